@@ -1,0 +1,1 @@
+//! micoff-bench (skeleton; filled in by its owner).

@@ -1,0 +1,1 @@
+//! micoff-doctor (skeleton; filled in by its owner).

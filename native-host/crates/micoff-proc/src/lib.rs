@@ -1,0 +1,1 @@
+//! micoff-proc (skeleton; filled in by its owner).

@@ -1,0 +1,1 @@
+//! micoff-pulse (skeleton; filled in by its owner).

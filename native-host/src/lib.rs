@@ -1,0 +1,1 @@
+//! micoff-host library (skeleton).
