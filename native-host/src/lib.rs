@@ -1,1 +1,34 @@
-//! micoff-host library (skeleton).
+//! micoff-host: the native messaging host and command-line tools of micoff.
+//!
+//! Module map:
+//! - [`framing`]: native messaging frames (4-byte native-endian length + UTF-8 JSON); the only
+//!   code that sees bytes.
+//! - [`protocol`]: typed requests, results, errors and events (PROTOCOL.md), with their decoder.
+//! - [`deps`]: what handlers need from the world as small traits (`Sampler`, `AudioServer`), the
+//!   launch arguments, per-connection limits.
+//! - [`server`]: `run(reader, writer, deps)`, one task per request, one writer task.
+//! - [`backend`]: the real `Sampler` (micoff-proc) and `AudioServer` (micoff-pulse).
+//! - [`cli`]: the subcommands (`sample`, `top`, `install`, `doctor`, `fix`, `bench`).
+
+pub mod backend;
+pub mod cli;
+pub mod deps;
+pub mod framing;
+pub mod protocol;
+pub mod server;
+
+/// The Chrome extension id, derived by build.rs from `manifests/chrome.json` `key`.
+pub const CHROME_EXTENSION_ID: &str = env!("MICOFF_CHROME_EXTENSION_ID");
+/// The Firefox extension id (`manifests/firefox.json` `browser_specific_settings.gecko.id`).
+pub const FIREFOX_EXTENSION_ID: &str = env!("MICOFF_FIREFOX_EXTENSION_ID");
+/// The native messaging host name.
+pub const HOST_NAME: &str = "org.micoff.host";
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn extension_ids_come_from_the_manifests() {
+        assert_eq!(super::CHROME_EXTENSION_ID, "ipgdconbmedmelnlpalblnicflhpfkim");
+        assert_eq!(super::FIREFOX_EXTENSION_ID, "micoff@micoff.org");
+    }
+}

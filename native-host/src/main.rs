@@ -1,3 +1,67 @@
-fn main() {
-    eprintln!("micoff-host: skeleton");
+//! micoff-host: thin entry point. Browser arguments -> native messaging on stdin/stdout;
+//! otherwise the subcommands. Logs go to stderr.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use micoff_host::cli::{self, Cli, EXIT_ERROR, EXIT_OK};
+use micoff_host::deps::Launch;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let native = Launch::from_args(&args);
+    init_tracing(native.is_some());
+    let code = match native {
+        Some(launch) => native_messaging(launch),
+        None => match Cli::try_parse() {
+            // --help / --version / usage errors (clap prints help to stdout, errors to stderr).
+            Err(e) => {
+                let _ = e.print();
+                e.exit_code()
+            }
+            Ok(cli) => cli::run(cli, &mut std::io::stdout().lock(), &mut std::io::stderr().lock()),
+        },
+    };
+    ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+fn init_tracing(native: bool) {
+    let default = if native { "micoff_host=info" } else { "micoff_host=warn,micoff=warn" };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .init();
+}
+
+fn native_messaging(launch: Launch) -> i32 {
+    tracing::info!(origin = ?launch.origin, extension = ?launch.extension_id, "native messaging mode");
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => rt,
+        Err(e) => {
+            tracing::error!("cannot start the runtime: {e}");
+            return EXIT_ERROR;
+        }
+    };
+    let deps = micoff_host::backend::real(launch);
+    let result = runtime.block_on(micoff_host::server::run(
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        deps,
+    ));
+    // Blocking stdin reads would otherwise keep the runtime alive at shutdown.
+    runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+    match result {
+        Ok(()) => EXIT_OK,
+        Err(e) => {
+            tracing::error!("{e}");
+            EXIT_ERROR
+        }
+    }
 }

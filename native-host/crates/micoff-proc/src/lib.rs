@@ -1,1 +1,134 @@
-//! micoff-proc (skeleton; filled in by its owner).
+//! micoff-proc: per-thread CPU of the browser and the audio server, read from `/proc`.
+//!
+//! Module map:
+//! - [`fs`]: [`ProcFs`], the injectable proc root (`ProcFs::system()` = `/proc`, `ProcFs::new(dir)`
+//!   for fake trees), cheap reads (one `read` per file into reused buffers), [`Error`].
+//! - [`parse`]: parsers of `stat`, `schedstat`, `status`, `io`, `cmdline`, `net/unix`, fd links.
+//!   Take text, do no I/O.
+//! - [`role`]: [`Role`] (stable snake_case string, e.g. `audio_service`) and [`BrowserFamily`],
+//!   named from comm + command line.
+//! - [`sample`]: [`Snapshot`] = raw counters of processes and their threads at one instant
+//!   ([`ProcFs::snapshot`]); vanished processes/threads are skipped silently.
+//! - [`rates`]: [`rates()`] = the PURE function of two snapshots giving a [`CpuReport`] (per thread,
+//!   per process, per role).
+//! - [`tree`]: [`ProcessInfo`], [`ProcFs::process_tree`], [`ProcFs::find_browser_ancestor`].
+//! - [`audio`]: the PulseAudio socket from the environment ([`pulse_socket_candidates`]), its owner
+//!   ([`ProcFs::socket_owner`]) and [`ProcFs::audio_server_processes`] (+ PipeWire companions).
+//!
+//! Everything is synchronous std code; the async host calls it from `spawn_blocking`.
+//!
+//! ```no_run
+//! use micoff_proc::{ProcFs, env_map};
+//! use std::time::Duration;
+//! let fs = ProcFs::system();
+//! let host_parent = std::os::unix::process::parent_id();
+//! let targets = fs.default_targets(host_parent, &env_map());
+//! let report = fs.sample_over(&targets.pids(), Duration::from_secs(1));
+//! ```
+
+pub mod audio;
+pub mod fs;
+pub mod parse;
+pub mod rates;
+pub mod role;
+pub mod sample;
+pub mod tree;
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+pub use audio::{env_map, pulse_socket_candidates, pulse_socket_path};
+pub use fs::{Error, ProcFs};
+pub use rates::{rates, CpuReport, ProcessRates, RoleTotals, ThreadRates};
+pub use role::{browser_family_of_name, BrowserFamily, Role};
+pub use sample::{monotonic_ns, ProcessSample, Snapshot, ThreadSample};
+pub use tree::ProcessInfo;
+
+/// A process or thread id.
+pub type Pid = u32;
+
+/// The default set of processes to watch: the browser's tree and the audio server.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Targets {
+    /// The browser's main process, when one was found.
+    pub browser: Option<ProcessInfo>,
+    /// The browser's tree, root first (empty without a browser).
+    pub browser_tree: Vec<ProcessInfo>,
+    /// The audio server's process(es).
+    pub audio_server: Vec<ProcessInfo>,
+}
+
+impl Targets {
+    /// All pids, browser tree first, without duplicates.
+    pub fn pids(&self) -> Vec<Pid> {
+        let mut out: Vec<Pid> = Vec::new();
+        for p in self.browser_tree.iter().chain(&self.audio_server) {
+            if !out.contains(&p.pid) {
+                out.push(p.pid);
+            }
+        }
+        out
+    }
+}
+
+impl ProcFs {
+    /// The browser above `start_pid` (pass the host's parent) with its whole tree, and the audio
+    /// server's processes as seen from `env`.
+    pub fn default_targets(&self, start_pid: Pid, env: &HashMap<String, String>) -> Targets {
+        let browser = self.find_browser_ancestor(start_pid);
+        let browser_tree = match &browser {
+            Some(b) => self.process_tree(b.pid).unwrap_or_default(),
+            None => Vec::new(),
+        };
+        Targets {
+            browser,
+            browser_tree,
+            audio_server: self.audio_server_processes(env),
+        }
+    }
+
+    /// Blocks for `window`: a snapshot, a sleep, a snapshot, and the rates between them.
+    pub fn sample_over(&self, pids: &[Pid], window: Duration) -> CpuReport {
+        let a = self.snapshot(pids);
+        std::thread::sleep(window);
+        let b = self.snapshot(pids);
+        rates(&a, &b)
+    }
+}
+
+/// Keeps the previous snapshot, for periodic reports (each report covers the time since the last).
+#[derive(Debug)]
+pub struct Sampler {
+    fs: ProcFs,
+    pids: Vec<Pid>,
+    last: Option<Snapshot>,
+}
+
+impl Sampler {
+    pub fn new(fs: ProcFs, pids: Vec<Pid>) -> Self {
+        Self {
+            fs,
+            pids,
+            last: None,
+        }
+    }
+
+    /// Changes the watched pids (processes new to the set get their first report one tick later).
+    pub fn set_pids(&mut self, pids: Vec<Pid>) {
+        self.pids = pids;
+    }
+
+    pub fn pids(&self) -> &[Pid] {
+        &self.pids
+    }
+
+    /// Takes a snapshot; returns the report since the previous one (`None` on the first call).
+    pub fn tick(&mut self) -> Option<CpuReport> {
+        let now = self.fs.snapshot(&self.pids);
+        let report = self.last.as_ref().map(|prev| rates(prev, &now));
+        self.last = Some(now);
+        report
+    }
+}

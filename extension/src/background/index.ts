@@ -1,0 +1,40 @@
+// Background entry (Chrome service worker / Firefox background script): builds the collaborators,
+// registers listeners and starts each feature. No logic here.
+import { POPUP_PORT } from '../shared/messages.ts';
+import { browserSettingsStore } from '../shared/settings.ts';
+import { createAudioMonitor } from './audio-monitor.ts';
+import type { BackgroundContext, Feature } from './context.ts';
+import { browserHostClient } from './host-client.ts';
+import { createPopupHub, type PopupPortLike } from './popup-hub.ts';
+import { createTabViews } from './popup-tab-views.ts';
+import { installTestSurface } from './test-surface.ts';
+
+/** Features started with the shared context; issue 4's release-on-mute adds its start function here. */
+const FEATURES: Feature[] = [];
+
+const log = (m: string) => console.debug(`[micoff] ${m}`);
+const host = browserHostClient(log);
+const audio = createAudioMonitor(host);
+const settings = browserSettingsStore();
+const tabs = createTabViews();
+const popups = createPopupHub({ host, audio, tabs });
+
+// Listeners are registered synchronously at top level, so a waking service worker gets the event.
+chrome.runtime.onConnect.addListener((port) => {
+  if (port.name === POPUP_PORT) popups.attach(port as unknown as PopupPortLike);
+});
+
+const micoff = installTestSurface({ host, audio, settings, tabs, popups });
+const ctx: BackgroundContext = {
+  host,
+  audio,
+  settings,
+  tabs,
+  popups,
+  expose: (name, value) => {
+    micoff[name] = value;
+  },
+  log,
+};
+for (const start of FEATURES) start(ctx);
+host.start();

@@ -1,0 +1,82 @@
+// Popup entry: one port to the background (its lifetime = the popup is open), rendering in view.ts.
+// `popup.html?tab=<id>` pins the tab (tests open the popup as a normal page).
+
+import { type BackgroundToPopup, POPUP_PORT, type PopupToBackground } from '../shared/messages.ts';
+import { browserSettingsStore, normalizeOrigin, releaseEnabledFor } from '../shared/settings.ts';
+import { cpuTable, doctorList, hostNotice, hostPill, streamsTable, tabState } from './view.ts';
+
+const $ = (id: string) => document.getElementById(id) as HTMLElement;
+const settings = browserSettingsStore();
+const port = chrome.runtime.connect({ name: POPUP_PORT });
+const post = (m: PopupToBackground) => port.postMessage(m);
+
+port.onMessage.addListener((raw: unknown) => {
+  const msg = raw as BackgroundToPopup;
+  switch (msg.type) {
+    case 'host_status': {
+      const pill = hostPill(msg.status);
+      $('host-pill').textContent = pill.text;
+      $('host-pill').className = pill.cls;
+      $('host').replaceChildren(...hostNotice(msg.status, () => post({ type: 'host_reconnect' })));
+      if (msg.status.state !== 'connected') {
+        $('cpu-body').replaceChildren('Waiting for micoff-host…');
+      }
+      break;
+    }
+    case 'cpu':
+      $('cpu-body').replaceChildren(...cpuTable(msg.view));
+      break;
+    case 'cpu_error':
+      $('cpu-body').replaceChildren(msg.message);
+      break;
+    case 'audio':
+      $('streams-body').replaceChildren(...streamsTable(msg.audio));
+      break;
+    case 'tab':
+      $('tab-state').textContent = tabState(msg.tab);
+      if (msg.tab?.origin && !siteOrigin) void showSite(msg.tab.origin);
+      break;
+    case 'doctor':
+      $('doctor-body').replaceChildren(...doctorList(msg.result));
+      break;
+  }
+});
+
+$('doctor-run').addEventListener('click', () => {
+  $('doctor-body').replaceChildren('Running…');
+  post({ type: 'run_doctor' });
+});
+
+let siteOrigin: string | null = null;
+
+async function showSite(url: string): Promise<void> {
+  const origin = normalizeOrigin(url);
+  if (!origin || !/^https?:/.test(url)) return;
+  siteOrigin = origin;
+  const box = $('site-release') as HTMLInputElement;
+  $('site-origin').textContent = new URL(origin).host;
+  box.checked = releaseEnabledFor(await settings.get(), origin);
+  $('site-row').hidden = false;
+}
+
+($('site-release') as HTMLInputElement).addEventListener('change', (e) => {
+  if (!siteOrigin) return;
+  void settings.setSiteOverride(siteOrigin, { release: (e.target as HTMLInputElement).checked });
+});
+
+async function init(): Promise<void> {
+  const pinned = Number(new URLSearchParams(location.search).get('tab'));
+  let tabId: number | null = Number.isInteger(pinned) && pinned > 0 ? pinned : null;
+  let url: string | undefined;
+  if (tabId === null) {
+    const [tab] = await chrome.tabs.query({ active: true, currentWindow: true });
+    tabId = tab?.id ?? null;
+    url = tab?.url; // present with activeTab (the user opened the popup on this tab)
+  } else {
+    url = (await chrome.tabs.get(tabId).catch(() => undefined))?.url;
+  }
+  post({ type: 'popup_hello', tab_id: tabId });
+  if (url) await showSite(url);
+}
+
+void init();

@@ -1,0 +1,55 @@
+// A CpuReport (the whole browser tree + audio server, every thread) -> the few rows the popup shows:
+// totals, and the busiest threads that do audio work.
+import type { CpuReport } from './protocol.ts';
+
+export interface CpuRow {
+  pid: number;
+  tid: number;
+  role: string;
+  thread: string;
+  cpu_pct: number;
+  wakeups_per_s: number;
+}
+
+export interface CpuView {
+  window_ms: number;
+  browser_cpu_pct: number;
+  audio_server_cpu_pct: number;
+  threads: CpuRow[];
+}
+
+/** Thread names (Linux `comm`, 15 chars) doing audio work: Chromium `AudioInputDevic`, `AudioOutputDevi`,
+ * `AudioProcessing`, `ThreadPoolAudio`, `WebRTC_W_and_N`, `threaded-ml` (libpulse); Firefox
+ * `GraphRunner`, `AudioIP~allback`, `AudioIP~ver RPC`, `cubeb*`. */
+export const AUDIO_THREAD = /audio|webrtc|threaded-ml|graphrunner|cubeb|pulse|capture|media/i;
+/** Processes whose every thread counts as audio work. */
+const AUDIO_ROLES = new Set(['audio_server', 'audio_service']);
+
+export function cpuView(report: CpuReport, limit = 8): CpuView {
+  let browser = 0;
+  let server = 0;
+  const rows: CpuRow[] = [];
+  for (const p of report.processes) {
+    if (p.role === 'audio_server') server += p.cpu_pct;
+    else browser += p.cpu_pct;
+    const all = AUDIO_ROLES.has(p.role);
+    for (const t of p.threads) {
+      if (!all && !AUDIO_THREAD.test(t.name)) continue;
+      rows.push({
+        pid: p.pid,
+        tid: t.tid,
+        role: p.role,
+        thread: t.name,
+        cpu_pct: t.cpu_pct,
+        wakeups_per_s: t.wakeups_per_s,
+      });
+    }
+  }
+  rows.sort((a, b) => b.cpu_pct - a.cpu_pct || b.wakeups_per_s - a.wakeups_per_s || a.tid - b.tid);
+  return {
+    window_ms: report.window_ms,
+    browser_cpu_pct: browser,
+    audio_server_cpu_pct: server,
+    threads: rows.slice(0, limit),
+  };
+}

@@ -1,0 +1,2 @@
+// Build-time constants (scripts/build.mjs passes them to esbuild with --define).
+declare const __BROWSER__: 'chrome' | 'firefox';

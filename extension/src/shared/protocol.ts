@@ -1,0 +1,468 @@
+// The native messaging protocol between the extension and `micoff-host`, mirrored from
+// native-host/PROTOCOL.md (the contract) and native-host/src/protocol.rs. Both sides test against
+// fixtures/protocol/*.json; change all of them together.
+//
+// Types say who sends them: `ExtensionToHost` (requests) and `HostToExtension` (results, errors,
+// events). Everything the host sends is `unknown` until a guard below has checked it.
+
+export const HOST_NAME = 'org.micoff.host';
+export const PROTOCOL_VERSION = 1;
+/** Host -> browser frame limit (the browser closes the port above it). */
+export const MAX_HOST_MESSAGE_BYTES = 1024 * 1024;
+export const CPU_WINDOW_MS = { min: 100, max: 60_000 } as const;
+export const CPU_INTERVAL_MS = { min: 250, max: 60_000, default: 1000 } as const;
+export const MAX_PIDS = 256;
+export const MAX_PID = 2_147_483_647;
+export const MAX_IN_FLIGHT = 32;
+export const MAX_SUBSCRIPTIONS = 8;
+
+export const ErrorCode = {
+  InvalidJson: 1,
+  InvalidRequest: 2,
+  UnknownType: 3,
+  TooLarge: 4,
+  AudioServerUnavailable: 5,
+  NotFound: 6,
+  Internal: 7,
+  Busy: 8,
+  NotImplemented: 9,
+} as const;
+export type KnownErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+// ---------------------------------------------------------------------------------------------
+// Extension -> host
+
+export type RequestId = number;
+
+export type ExtensionToHost =
+  | { id: RequestId; type: 'version' }
+  | { id: RequestId; type: 'processes'; browser_pid?: number | null }
+  | { id: RequestId; type: 'cpu_sample'; window_ms: number; pids?: number[] | null }
+  | { id: RequestId; type: 'subscribe'; topic: 'cpu'; interval_ms?: number | null; pids?: number[] | null }
+  | { id: RequestId; type: 'subscribe'; topic: 'audio' }
+  | { id: RequestId; type: 'unsubscribe'; subscription: number }
+  | { id: RequestId; type: 'audio_server_info' }
+  | { id: RequestId; type: 'audio_streams' }
+  | { id: RequestId; type: 'doctor' };
+
+export type RequestType = ExtensionToHost['type'];
+export const REQUEST_TYPES: readonly RequestType[] = [
+  'version',
+  'processes',
+  'cpu_sample',
+  'subscribe',
+  'unsubscribe',
+  'audio_server_info',
+  'audio_streams',
+  'doctor',
+];
+
+// ---------------------------------------------------------------------------------------------
+// Host -> extension: payloads
+
+export type BrowserFamily = 'chromium' | 'firefox';
+
+export interface Version {
+  host_version: string;
+  protocol_version: number;
+  pid: number;
+  origin: string | null;
+  extension_id: string | null;
+  browser_family: BrowserFamily | null;
+  chrome_extension_id: string;
+  firefox_extension_id: string;
+}
+
+/** Open set: unknown roles must be tolerated (shown as-is). */
+export type KnownRole =
+  | 'browser'
+  | 'renderer'
+  | 'gpu'
+  | 'audio_service'
+  | 'network_service'
+  | 'utility'
+  | 'zygote'
+  | 'crashpad'
+  | 'content'
+  | 'rdd'
+  | 'socket'
+  | 'forkserver'
+  | 'audio_server'
+  | 'other';
+export type Role = KnownRole | (string & {});
+
+export interface ProcessInfo {
+  pid: number;
+  ppid: number | null;
+  name: string;
+  role: Role;
+}
+
+export interface BrowserRef {
+  pid: number;
+  family: BrowserFamily | 'unknown';
+  source: 'parent' | 'explicit';
+}
+
+export interface Processes {
+  browser: BrowserRef | null;
+  processes: ProcessInfo[];
+  audio_server: ProcessInfo[];
+}
+
+export interface ThreadCpu {
+  tid: number;
+  name: string;
+  cpu_pct: number;
+  usr_pct: number;
+  sys_pct: number;
+  run_time_ns: number | null;
+  wakeups_per_s: number;
+  involuntary_per_s: number;
+  read_syscalls_per_s: number | null;
+  write_syscalls_per_s: number | null;
+}
+
+export interface ProcessCpu {
+  pid: number;
+  ppid: number | null;
+  name: string;
+  role: Role;
+  cpu_pct: number;
+  usr_pct: number;
+  sys_pct: number;
+  wakeups_per_s: number;
+  threads: ThreadCpu[];
+}
+
+export interface CpuReport {
+  window_ms: number;
+  elapsed_ms: number;
+  total_cpu_pct: number;
+  threads_omitted: number;
+  gone_pids: number[];
+  processes: ProcessCpu[];
+}
+
+export type AudioServerKind = 'pulseaudio' | 'pipewire' | 'unknown';
+
+export interface AudioServerInfo {
+  server_name: string;
+  server_version: string;
+  kind: AudioServerKind;
+  host_name: string | null;
+  user_name: string | null;
+  default_source_name: string | null;
+  default_sink_name: string | null;
+  sample_rate_hz: number;
+  channels: number;
+  pids: number[];
+}
+
+export type StreamKind = 'record' | 'playback';
+
+export interface AudioStream {
+  kind: StreamKind;
+  index: number;
+  name: string | null;
+  client_index: number | null;
+  device_index: number;
+  device_name: string | null;
+  application_name: string | null;
+  application_process_id: number | null;
+  application_process_binary: string | null;
+  media_role: string | null;
+  corked: boolean;
+  muted: boolean;
+  sample_rate_hz: number;
+  channels: number;
+  sample_format: string;
+  buffer_latency_us: number;
+  device_latency_us: number;
+}
+
+export interface SubscriptionResult {
+  subscription: number;
+}
+
+export interface AudioStreams {
+  streams: AudioStream[];
+}
+
+/** The result payload each request type answers with. */
+export interface ResultByType {
+  version: Version;
+  processes: Processes;
+  cpu_sample: CpuReport;
+  subscribe: SubscriptionResult;
+  unsubscribe: SubscriptionResult;
+  audio_server_info: AudioServerInfo;
+  audio_streams: AudioStreams;
+  doctor: unknown;
+}
+
+export type HostEvent =
+  | { type: 'cpu'; report: CpuReport }
+  | { type: 'audio_connected'; server: AudioServerInfo }
+  | { type: 'audio_disconnected'; reason: string }
+  | { type: 'stream_added'; stream: AudioStream }
+  | { type: 'stream_changed'; stream: AudioStream }
+  | { type: 'stream_removed'; kind: StreamKind; index: number };
+
+export interface ErrorBody {
+  /** A `KnownErrorCode`, or a code from a newer host. */
+  code: number;
+  message: string;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host -> extension: envelope
+
+export type HostToExtension =
+  | { id: RequestId; type: 'result'; result: unknown }
+  | { id: RequestId | null; type: 'error'; error: ErrorBody }
+  | { type: 'event'; subscription: number; event: HostEvent };
+
+// ---------------------------------------------------------------------------------------------
+// Guards. Small combinators so every shape above has exactly one checker.
+
+type Guard<T> = (v: unknown) => v is T;
+type Rec = Record<string, unknown>;
+
+const isRecord = (v: unknown): v is Rec => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isString: Guard<string> = (v): v is string => typeof v === 'string';
+const isBool: Guard<boolean> = (v): v is boolean => typeof v === 'boolean';
+const isNumber: Guard<number> = (v): v is number => typeof v === 'number' && Number.isFinite(v);
+const isUint: Guard<number> = (v): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+const isPid: Guard<number> = (v): v is number => isUint(v) && v >= 1 && v <= MAX_PID;
+const nullable =
+  <T>(g: Guard<T>): Guard<T | null> =>
+  (v): v is T | null =>
+    v === null || g(v);
+/** Optional request field: absent, null or valid. */
+const optional = (g: (v: unknown) => boolean, v: unknown): boolean => v === undefined || v === null || g(v);
+const arrayOf =
+  <T>(g: Guard<T>): Guard<T[]> =>
+  (v): v is T[] =>
+    Array.isArray(v) && v.every(g);
+const oneOf =
+  <T extends string>(...values: readonly T[]): Guard<T> =>
+  (v): v is T =>
+    typeof v === 'string' && (values as readonly string[]).includes(v);
+const inRange = (v: unknown, min: number, max: number): boolean => isUint(v) && v >= min && v <= max;
+/** An object whose listed fields all pass their guards (extra fields are allowed). */
+const shape =
+  <T>(fields: { [K in keyof T]-?: Guard<T[K]> }): Guard<T> =>
+  (v): v is T =>
+    isRecord(v) && Object.entries(fields).every(([key, guard]) => (guard as Guard<unknown>)(v[key]));
+
+const isPidList = (v: unknown): boolean =>
+  Array.isArray(v) && v.length >= 1 && v.length <= MAX_PIDS && v.every(isPid);
+
+/** True when `v` is a request the host accepts (the same rules as the host's decoder). */
+export function isExtensionToHost(v: unknown): v is ExtensionToHost {
+  if (!isRecord(v) || !isUint(v.id) || typeof v.type !== 'string') return false;
+  switch (v.type) {
+    case 'version':
+    case 'audio_server_info':
+    case 'audio_streams':
+    case 'doctor':
+      return true;
+    case 'processes':
+      return optional(isPid, v.browser_pid);
+    case 'cpu_sample':
+      return inRange(v.window_ms, CPU_WINDOW_MS.min, CPU_WINDOW_MS.max) && optional(isPidList, v.pids);
+    case 'subscribe':
+      if (v.topic === 'audio') return true;
+      return (
+        v.topic === 'cpu' &&
+        optional((x) => inRange(x, CPU_INTERVAL_MS.min, CPU_INTERVAL_MS.max), v.interval_ms) &&
+        optional(isPidList, v.pids)
+      );
+    case 'unsubscribe':
+      return isUint(v.subscription);
+    default:
+      return false;
+  }
+}
+
+/**
+ * The error code the host replies with for a request frame body (`null` when the host accepts it).
+ * Mirrors `protocol::decode_request` so the extension can explain a rejection before sending.
+ */
+export function requestErrorCode(text: string): KnownErrorCode | null {
+  let v: unknown;
+  try {
+    v = JSON.parse(text);
+  } catch {
+    return ErrorCode.InvalidJson;
+  }
+  if (isExtensionToHost(v)) return null;
+  if (
+    isRecord(v) &&
+    isUint(v.id) &&
+    typeof v.type === 'string' &&
+    !REQUEST_TYPES.includes(v.type as RequestType)
+  ) {
+    return ErrorCode.UnknownType;
+  }
+  return ErrorCode.InvalidRequest;
+}
+
+const isBrowserFamily = oneOf<BrowserFamily>('chromium', 'firefox');
+const isStreamKind = oneOf<StreamKind>('record', 'playback');
+
+export const isVersion = shape<Version>({
+  host_version: isString,
+  protocol_version: isUint,
+  pid: isUint,
+  origin: nullable(isString),
+  extension_id: nullable(isString),
+  browser_family: nullable(isBrowserFamily),
+  chrome_extension_id: isString,
+  firefox_extension_id: isString,
+});
+
+export const isProcessInfo = shape<ProcessInfo>({
+  pid: isUint,
+  ppid: nullable(isUint),
+  name: isString,
+  role: isString,
+});
+
+export const isProcesses = shape<Processes>({
+  browser: nullable(
+    shape<BrowserRef>({
+      pid: isUint,
+      family: oneOf<BrowserRef['family']>('chromium', 'firefox', 'unknown'),
+      source: oneOf<BrowserRef['source']>('parent', 'explicit'),
+    }),
+  ),
+  processes: arrayOf(isProcessInfo),
+  audio_server: arrayOf(isProcessInfo),
+});
+
+export const isThreadCpu = shape<ThreadCpu>({
+  tid: isUint,
+  name: isString,
+  cpu_pct: isNumber,
+  usr_pct: isNumber,
+  sys_pct: isNumber,
+  run_time_ns: nullable(isUint),
+  wakeups_per_s: isNumber,
+  involuntary_per_s: isNumber,
+  read_syscalls_per_s: nullable(isNumber),
+  write_syscalls_per_s: nullable(isNumber),
+});
+
+export const isProcessCpu = shape<ProcessCpu>({
+  pid: isUint,
+  ppid: nullable(isUint),
+  name: isString,
+  role: isString,
+  cpu_pct: isNumber,
+  usr_pct: isNumber,
+  sys_pct: isNumber,
+  wakeups_per_s: isNumber,
+  threads: arrayOf(isThreadCpu),
+});
+
+export const isCpuReport = shape<CpuReport>({
+  window_ms: isUint,
+  elapsed_ms: isNumber,
+  total_cpu_pct: isNumber,
+  threads_omitted: isUint,
+  gone_pids: arrayOf(isUint),
+  processes: arrayOf(isProcessCpu),
+});
+
+export const isAudioServerInfo = shape<AudioServerInfo>({
+  server_name: isString,
+  server_version: isString,
+  kind: oneOf<AudioServerKind>('pulseaudio', 'pipewire', 'unknown'),
+  host_name: nullable(isString),
+  user_name: nullable(isString),
+  default_source_name: nullable(isString),
+  default_sink_name: nullable(isString),
+  sample_rate_hz: isUint,
+  channels: isUint,
+  pids: arrayOf(isUint),
+});
+
+export const isAudioStream = shape<AudioStream>({
+  kind: isStreamKind,
+  index: isUint,
+  name: nullable(isString),
+  client_index: nullable(isUint),
+  device_index: isUint,
+  device_name: nullable(isString),
+  application_name: nullable(isString),
+  application_process_id: nullable(isUint),
+  application_process_binary: nullable(isString),
+  media_role: nullable(isString),
+  corked: isBool,
+  muted: isBool,
+  sample_rate_hz: isUint,
+  channels: isUint,
+  sample_format: isString,
+  buffer_latency_us: isUint,
+  device_latency_us: isUint,
+});
+
+const isSubscriptionResult = shape<SubscriptionResult>({ subscription: isUint });
+
+const resultGuards: { [K in RequestType]: Guard<ResultByType[K]> } = {
+  version: isVersion,
+  processes: isProcesses,
+  cpu_sample: isCpuReport,
+  subscribe: isSubscriptionResult,
+  unsubscribe: isSubscriptionResult,
+  audio_server_info: isAudioServerInfo,
+  audio_streams: shape<AudioStreams>({ streams: arrayOf(isAudioStream) }),
+  doctor: (v): v is unknown => v !== undefined,
+};
+
+/** Checks a `result` payload against the request type it answers. */
+export function isResultFor<K extends RequestType>(type: K, result: unknown): result is ResultByType[K] {
+  return resultGuards[type](result);
+}
+
+export function isHostEvent(v: unknown): v is HostEvent {
+  if (!isRecord(v)) return false;
+  switch (v.type) {
+    case 'cpu':
+      return isCpuReport(v.report);
+    case 'audio_connected':
+      return isAudioServerInfo(v.server);
+    case 'audio_disconnected':
+      return isString(v.reason);
+    case 'stream_added':
+    case 'stream_changed':
+      return isAudioStream(v.stream);
+    case 'stream_removed':
+      return isStreamKind(v.kind) && isUint(v.index);
+    default:
+      return false;
+  }
+}
+
+const isErrorBody = shape<ErrorBody>({ code: isUint, message: isString });
+
+/** Checks the envelope of anything the host sent; `result` payloads stay `unknown` (see `isResultFor`). */
+export function decodeHostToExtension(v: unknown): HostToExtension | null {
+  if (!isRecord(v)) return null;
+  switch (v.type) {
+    case 'result':
+      return isUint(v.id) && 'result' in v ? { id: v.id, type: 'result', result: v.result } : null;
+    case 'error':
+      return (v.id === null || isUint(v.id)) && isErrorBody(v.error)
+        ? { id: v.id, type: 'error', error: v.error }
+        : null;
+    case 'event':
+      return isUint(v.subscription) && isHostEvent(v.event)
+        ? { type: 'event', subscription: v.subscription, event: v.event }
+        : null;
+    default:
+      return null;
+  }
+}

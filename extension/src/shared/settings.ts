@@ -1,0 +1,175 @@
+// User settings: one object under one storage key, validated on every read so a hand-edited or older
+// stored value can never hand the rest of the extension an out-of-range delay or a malformed origin.
+//
+// Readers: the options page (edits everything), the popup (flips the current site), the release-on-mute
+// code (issue 4: `releaseDelayFor`, `releaseEnabledFor`, `bluetoothPolicy`).
+
+/** What to do when the capture source is a Bluetooth device (`device.bus = "bluetooth"`): releasing it
+ * switches the headset between its call and music profiles (audible glitch, 1-2 s of silence). */
+export type BluetoothPolicy = 'keep-open' | 'release';
+
+export interface SiteOverride {
+  /** false: never release on this site; true: release even if the global switch is off. */
+  release: boolean;
+}
+
+export interface Settings {
+  /** Master switch for release-on-mute. */
+  releaseOnMute: boolean;
+  /** Firefox's rule: release at max(0, delay - time since the device was last turned on). 0..10000. */
+  releaseDelayMs: number;
+  bluetoothPolicy: BluetoothPolicy;
+  /** Keyed by origin (`https://meet.example.com`), see `normalizeOrigin`. */
+  siteOverrides: Record<string, SiteOverride>;
+}
+
+export const SETTINGS_KEY = 'settings';
+export const RELEASE_DELAY_MIN_MS = 0;
+export const RELEASE_DELAY_MAX_MS = 10_000;
+
+export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
+  releaseOnMute: true,
+  releaseDelayMs: 3000,
+  bluetoothPolicy: 'keep-open',
+  siteOverrides: {},
+});
+
+/** A delay from user input or storage; null when it is not a number in range (fractions round). */
+export function parseReleaseDelay(input: unknown): number | null {
+  const n = typeof input === 'string' && input.trim() !== '' ? Number(input) : input;
+  if (typeof n !== 'number' || !Number.isFinite(n)) return null;
+  const ms = Math.round(n);
+  return ms >= RELEASE_DELAY_MIN_MS && ms <= RELEASE_DELAY_MAX_MS ? ms : null;
+}
+
+/** `https://meet.example.com/abc?x` -> `https://meet.example.com`; a bare host means https. Only
+ * http(s) origins: other schemes have no site to override. null when it is not one. */
+export function normalizeOrigin(input: string): string | null {
+  const text = input.trim();
+  if (text === '') return null;
+  const withScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text) ? text : `https://${text}`;
+  try {
+    const url = new URL(withScheme);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return null;
+    if (url.hostname === '') return null;
+    return url.origin;
+  } catch {
+    return null;
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+/** Anything (stored value, older version, junk) -> valid Settings. Invalid fields take their default;
+ * invalid site entries are dropped. */
+export function validateSettings(raw: unknown): Settings {
+  const r = isRecord(raw) ? raw : {};
+  const siteOverrides: Record<string, SiteOverride> = {};
+  if (isRecord(r.siteOverrides)) {
+    for (const [key, value] of Object.entries(r.siteOverrides)) {
+      const origin = normalizeOrigin(key);
+      if (origin && isRecord(value) && typeof value.release === 'boolean') {
+        siteOverrides[origin] = { release: value.release };
+      }
+    }
+  }
+  return {
+    releaseOnMute: typeof r.releaseOnMute === 'boolean' ? r.releaseOnMute : DEFAULT_SETTINGS.releaseOnMute,
+    releaseDelayMs: parseReleaseDelay(r.releaseDelayMs) ?? DEFAULT_SETTINGS.releaseDelayMs,
+    bluetoothPolicy:
+      r.bluetoothPolicy === 'keep-open' || r.bluetoothPolicy === 'release'
+        ? r.bluetoothPolicy
+        : DEFAULT_SETTINGS.bluetoothPolicy,
+    siteOverrides,
+  };
+}
+
+/** Whether release-on-mute applies to a page of this origin (any URL is accepted). */
+export function releaseEnabledFor(settings: Settings, urlOrOrigin: string): boolean {
+  const origin = normalizeOrigin(urlOrOrigin);
+  const override = origin ? settings.siteOverrides[origin] : undefined;
+  return override ? override.release : settings.releaseOnMute;
+}
+
+/** Whether to release a source, given whether the host reports it as Bluetooth. */
+export function releaseAllowedForSource(settings: Settings, isBluetooth: boolean): boolean {
+  return !isBluetooth || settings.bluetoothPolicy === 'release';
+}
+
+/** The part of chrome.storage.StorageArea the store uses (a Map-backed fake in tests). */
+export interface StorageAreaLike {
+  get(key: string): Promise<Record<string, unknown>>;
+  set(items: Record<string, unknown>): Promise<void>;
+}
+
+/** The part of chrome.storage.onChanged the store uses. */
+export interface StorageChangedLike {
+  addListener(cb: (changes: Record<string, { newValue?: unknown }>, areaName: string) => void): void;
+}
+
+export interface SettingsStore {
+  get(): Promise<Settings>;
+  /** Merge, validate, write; resolves to what was stored. Rejects on invalid explicit values. */
+  update(patch: Partial<Settings>): Promise<Settings>;
+  /** Set (or with null clear) one site's override. Rejects on an invalid origin. */
+  setSiteOverride(urlOrOrigin: string, override: SiteOverride | null): Promise<Settings>;
+  /** Called with the new settings whenever they change (from any page of the extension). */
+  onChange(listener: (settings: Settings) => void): () => void;
+}
+
+export function createSettingsStore(
+  area: StorageAreaLike,
+  changed?: StorageChangedLike,
+  areaName = 'sync',
+): SettingsStore {
+  const listeners = new Set<(s: Settings) => void>();
+  changed?.addListener((changes, name) => {
+    const change = changes[SETTINGS_KEY];
+    if (name !== areaName || !change) return;
+    const next = validateSettings(change.newValue);
+    for (const l of listeners) l(next);
+  });
+
+  async function get(): Promise<Settings> {
+    const stored = await area.get(SETTINGS_KEY);
+    return validateSettings(stored[SETTINGS_KEY]);
+  }
+
+  async function write(next: Settings): Promise<Settings> {
+    const valid = validateSettings(next);
+    await area.set({ [SETTINGS_KEY]: valid });
+    return valid;
+  }
+
+  return {
+    get,
+    async update(patch) {
+      if (patch.releaseDelayMs !== undefined && parseReleaseDelay(patch.releaseDelayMs) === null) {
+        throw new RangeError(
+          `release delay must be ${RELEASE_DELAY_MIN_MS}-${RELEASE_DELAY_MAX_MS} ms, got ${patch.releaseDelayMs}`,
+        );
+      }
+      return write({ ...(await get()), ...patch });
+    },
+    async setSiteOverride(urlOrOrigin, override) {
+      const origin = normalizeOrigin(urlOrOrigin);
+      if (!origin) throw new TypeError(`not an http(s) site: ${urlOrOrigin}`);
+      const current = await get();
+      const siteOverrides = { ...current.siteOverrides };
+      if (override) siteOverrides[origin] = { release: override.release };
+      else delete siteOverrides[origin];
+      return write({ ...current, siteOverrides });
+    },
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+/** The store over the browser's storage.sync (available to every extension page and the background). */
+export function browserSettingsStore(): SettingsStore {
+  return createSettingsStore(chrome.storage.sync, chrome.storage.onChanged, 'sync');
+}

@@ -1,0 +1,527 @@
+//! The report arithmetic and its rendering: per-thread rates grouped into the seeds' columns
+//! (client, server main thread, server device thread(s), total), medians over repeats, the relative
+//! saving of srbchannel, the latency sweep table. Pure: no I/O besides the writer it is given.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use serde::{Deserialize, Serialize};
+
+use crate::sample::ThreadRates;
+
+/// How the measured client talked to the server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Mode {
+    /// Our client, shared memory on: PulseAudio offers srbchannel.
+    SrbchannelOn,
+    /// Our client, `enable-shm = no`, `enable-memfd = no`: control over the socket (iochannel).
+    SrbchannelOff,
+    /// Our client on a server without shared memory (pipewire-pulse): the socket is all there is.
+    Socket,
+    /// parec / pacat at the same latency, the outside reference.
+    Reference,
+}
+
+impl Mode {
+    pub fn label(self) -> &'static str {
+        match self {
+            Mode::SrbchannelOn => "srbchannel on",
+            Mode::SrbchannelOff => "srbchannel off",
+            Mode::Socket => "socket only",
+            Mode::Reference => "parec/pacat",
+        }
+    }
+}
+
+/// Whether srbchannel carried the control channel, as seen from the client's file descriptors
+/// (srbchannel hands the client two eventfds; the iochannel path has none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SrbchannelState {
+    Active,
+    Inactive,
+    NotApplicable,
+    Unknown,
+}
+
+impl SrbchannelState {
+    pub fn label(self) -> &'static str {
+        match self {
+            SrbchannelState::Active => "active",
+            SrbchannelState::Inactive => "inactive",
+            SrbchannelState::NotApplicable => "not applicable",
+            SrbchannelState::Unknown => "unknown",
+        }
+    }
+
+    pub fn from_eventfds(eventfds: Option<usize>) -> Self {
+        match eventfds {
+            Some(n) if n >= 2 => SrbchannelState::Active,
+            Some(_) => SrbchannelState::Inactive,
+            None => SrbchannelState::Unknown,
+        }
+    }
+}
+
+/// Summed rates of a group of threads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Figures {
+    pub cpu_pct: f64,
+    pub wakeups_per_s: f64,
+    pub read_syscalls_per_s: f64,
+    pub write_syscalls_per_s: f64,
+}
+
+impl Figures {
+    pub fn sum<'a>(threads: impl IntoIterator<Item = &'a ThreadRates>) -> Self {
+        threads
+            .into_iter()
+            .fold(Figures::default(), |acc, t| Figures {
+                cpu_pct: acc.cpu_pct + t.cpu_pct,
+                wakeups_per_s: acc.wakeups_per_s + t.wakeups_per_s,
+                read_syscalls_per_s: acc.read_syscalls_per_s + t.read_syscalls_per_s,
+                write_syscalls_per_s: acc.write_syscalls_per_s + t.write_syscalls_per_s,
+            })
+    }
+
+    pub fn plus(self, o: Figures) -> Figures {
+        Figures {
+            cpu_pct: self.cpu_pct + o.cpu_pct,
+            wakeups_per_s: self.wakeups_per_s + o.wakeups_per_s,
+            read_syscalls_per_s: self.read_syscalls_per_s + o.read_syscalls_per_s,
+            write_syscalls_per_s: self.write_syscalls_per_s + o.write_syscalls_per_s,
+        }
+    }
+
+    fn get(&self, m: Metric) -> f64 {
+        match m {
+            Metric::Cpu => self.cpu_pct,
+            Metric::Wakeups => self.wakeups_per_s,
+            Metric::Reads => self.read_syscalls_per_s,
+            Metric::Writes => self.write_syscalls_per_s,
+        }
+    }
+}
+
+/// The seeds' columns.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Columns {
+    pub client: Figures,
+    pub server_main: Figures,
+    pub server_device: Figures,
+    pub total: Figures,
+}
+
+impl Columns {
+    /// Group per-thread rates: all client threads; the server's main thread is the one whose tid
+    /// is the server's pid, every other server thread counts as device (I/O) thread.
+    pub fn from_threads(client: &[ThreadRates], server: &[ThreadRates], server_pid: u32) -> Self {
+        let client = Figures::sum(client);
+        let server_main = Figures::sum(server.iter().filter(|t| t.tid == server_pid));
+        let server_device = Figures::sum(server.iter().filter(|t| t.tid != server_pid));
+        Columns {
+            client,
+            server_main,
+            server_device,
+            total: client.plus(server_main).plus(server_device),
+        }
+    }
+}
+
+/// One measured window of one mode.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    pub mode: Mode,
+    pub latency_ms: u32,
+    pub window_s: f64,
+    pub columns: Columns,
+    /// fragsize (record) or tlength (playback) the server granted, in µs.
+    pub granted_us: Option<u64>,
+    /// Stream latency at the end of the window, in µs.
+    pub latency_us: Option<u64>,
+    pub srbchannel: SrbchannelState,
+    /// Client wakeups the client itself counted (read/write callbacks), per second.
+    pub callbacks_per_s: Option<f64>,
+    pub client_threads: Vec<ThreadRates>,
+    pub server_threads: Vec<ThreadRates>,
+}
+
+/// Medians over the repeats of one (latency, mode).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Summary {
+    pub mode: Mode,
+    pub latency_ms: u32,
+    pub runs: usize,
+    pub columns: Columns,
+    pub granted_us: Option<u64>,
+    pub latency_us: Option<u64>,
+    pub srbchannel: SrbchannelState,
+    pub callbacks_per_s: Option<f64>,
+    /// Relative saving of total CPU against the baseline mode of the same latency, in percent
+    /// (positive = cheaper). Set for `SrbchannelOn` against `SrbchannelOff`.
+    pub cpu_saving_pct: Option<f64>,
+    pub wakeups_saving_pct: Option<f64>,
+}
+
+/// Median; the mean of the two middle values for an even count. `None` for no values.
+pub fn median(values: &[f64]) -> Option<f64> {
+    let mut v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return None;
+    }
+    v.sort_by(f64::total_cmp);
+    let n = v.len();
+    Some(if n % 2 == 1 {
+        v[n / 2]
+    } else {
+        (v[n / 2 - 1] + v[n / 2]) / 2.0
+    })
+}
+
+fn median_u64(values: impl Iterator<Item = Option<u64>>) -> Option<u64> {
+    let v: Vec<f64> = values.flatten().map(|x| x as f64).collect();
+    median(&v).map(|m| m.round() as u64)
+}
+
+/// Relative saving of `new` against `base`, in percent of `base`. `None` when the base is zero.
+pub fn saving_pct(base: f64, new: f64) -> Option<f64> {
+    if base.abs() < f64::EPSILON || !base.is_finite() || !new.is_finite() {
+        return None;
+    }
+    Some((base - new) / base * 100.0)
+}
+
+fn median_figures(f: &[Figures]) -> Figures {
+    let m = |g: fn(&Figures) -> f64| median(&f.iter().map(g).collect::<Vec<_>>()).unwrap_or(0.0);
+    Figures {
+        cpu_pct: m(|x| x.cpu_pct),
+        wakeups_per_s: m(|x| x.wakeups_per_s),
+        read_syscalls_per_s: m(|x| x.read_syscalls_per_s),
+        write_syscalls_per_s: m(|x| x.write_syscalls_per_s),
+    }
+}
+
+/// Medians per (latency, mode), in latency order then mode order. The total is the median of the
+/// per-run totals (not the sum of the columns' medians).
+pub fn summarize(runs: &[Run]) -> Vec<Summary> {
+    let mut groups: BTreeMap<(u32, Mode), Vec<&Run>> = BTreeMap::new();
+    for r in runs {
+        groups.entry((r.latency_ms, r.mode)).or_default().push(r);
+    }
+    let mut out: Vec<Summary> = groups
+        .into_iter()
+        .map(|((latency_ms, mode), rs)| {
+            let col = |g: fn(&Columns) -> Figures| {
+                median_figures(&rs.iter().map(|r| g(&r.columns)).collect::<Vec<_>>())
+            };
+            let srbchannel = if rs.iter().all(|r| r.srbchannel == rs[0].srbchannel) {
+                rs[0].srbchannel
+            } else {
+                SrbchannelState::Unknown
+            };
+            let cbs: Vec<f64> = rs.iter().filter_map(|r| r.callbacks_per_s).collect();
+            Summary {
+                mode,
+                latency_ms,
+                runs: rs.len(),
+                columns: Columns {
+                    client: col(|c| c.client),
+                    server_main: col(|c| c.server_main),
+                    server_device: col(|c| c.server_device),
+                    total: col(|c| c.total),
+                },
+                granted_us: median_u64(rs.iter().map(|r| r.granted_us)),
+                latency_us: median_u64(rs.iter().map(|r| r.latency_us)),
+                srbchannel,
+                callbacks_per_s: median(&cbs),
+                cpu_saving_pct: None,
+                wakeups_saving_pct: None,
+            }
+        })
+        .collect();
+    // Savings of srbchannel on against off at the same latency.
+    let bases: BTreeMap<u32, Columns> = out
+        .iter()
+        .filter(|s| s.mode == Mode::SrbchannelOff)
+        .map(|s| (s.latency_ms, s.columns))
+        .collect();
+    for s in out.iter_mut().filter(|s| s.mode == Mode::SrbchannelOn) {
+        if let Some(base) = bases.get(&s.latency_ms) {
+            s.cpu_saving_pct = saving_pct(base.total.cpu_pct, s.columns.total.cpu_pct);
+            s.wakeups_saving_pct =
+                saving_pct(base.total.wakeups_per_s, s.columns.total.wakeups_per_s);
+        }
+    }
+    out
+}
+
+#[derive(Debug, Clone, Copy)]
+enum Metric {
+    Cpu,
+    Wakeups,
+    Reads,
+    Writes,
+}
+
+impl Metric {
+    const ALL: [Metric; 4] = [Metric::Cpu, Metric::Wakeups, Metric::Reads, Metric::Writes];
+
+    fn title(self) -> &'static str {
+        match self {
+            Metric::Cpu => "CPU % of one core",
+            Metric::Wakeups => "wakeups/s (context switches)",
+            Metric::Reads => "read syscalls/s",
+            Metric::Writes => "write syscalls/s",
+        }
+    }
+
+    fn fmt(self, v: f64) -> String {
+        match self {
+            Metric::Cpu => format!("{v:.2}"),
+            _ => format!("{v:.0}"),
+        }
+    }
+}
+
+pub fn fmt_ms(us: Option<u64>) -> String {
+    match us {
+        Some(us) => format!("{:.1} ms", us as f64 / 1000.0),
+        None => "-".to_string(),
+    }
+}
+
+fn fmt_pct(p: Option<f64>) -> String {
+    match p {
+        Some(p) => format!("{p:+.1} %"),
+        None => "-".to_string(),
+    }
+}
+
+/// The per-mode table of one latency, like the seeds': per metric, one row per mode with the
+/// client, server main thread, server device thread(s) and total, and srbchannel's saving.
+pub fn write_table(out: &mut dyn Write, summaries: &[&Summary]) -> io::Result<()> {
+    writeln!(
+        out,
+        "{:<16} {:<15} {:>10} {:>10} {:>10}",
+        "mode", "srbchannel", "granted", "latency", "callbacks/s"
+    )?;
+    for s in summaries {
+        let cbs = s
+            .callbacks_per_s
+            .map_or_else(|| "-".to_string(), |c| format!("{c:.0}"));
+        writeln!(
+            out,
+            "{:<16} {:<15} {:>10} {:>10} {:>10}",
+            s.mode.label(),
+            s.srbchannel.label(),
+            fmt_ms(s.granted_us),
+            fmt_ms(s.latency_us),
+            cbs
+        )?;
+    }
+    for m in Metric::ALL {
+        writeln!(out)?;
+        writeln!(
+            out,
+            "{:<30} {:>9} {:>11} {:>13} {:>9} {:>9}",
+            m.title(),
+            "client",
+            "server main",
+            "server device",
+            "total",
+            "saving"
+        )?;
+        for s in summaries {
+            let c = &s.columns;
+            let saving = match (s.mode, m) {
+                (Mode::SrbchannelOn, Metric::Cpu) => fmt_pct(s.cpu_saving_pct),
+                (Mode::SrbchannelOn, Metric::Wakeups) => fmt_pct(s.wakeups_saving_pct),
+                (Mode::SrbchannelOn, _) => {
+                    let base = summaries.iter().find(|b| b.mode == Mode::SrbchannelOff);
+                    fmt_pct(base.and_then(|b| saving_pct(b.columns.total.get(m), c.total.get(m))))
+                }
+                _ => String::new(),
+            };
+            writeln!(
+                out,
+                "  {:<28} {:>9} {:>11} {:>13} {:>9} {:>9}",
+                s.mode.label(),
+                m.fmt(c.client.get(m)),
+                m.fmt(c.server_main.get(m)),
+                m.fmt(c.server_device.get(m)),
+                m.fmt(c.total.get(m)),
+                saving
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Seed 000's table: CPU against the requested latency, one row per (latency, mode).
+pub fn write_sweep(out: &mut dyn Write, summaries: &[Summary]) -> io::Result<()> {
+    writeln!(
+        out,
+        "| requested | mode | granted | client CPU % | server main % | server device % | total CPU % | wakeups/s |"
+    )?;
+    writeln!(out, "|---:|---|---:|---:|---:|---:|---:|---:|")?;
+    for s in summaries {
+        let c = &s.columns;
+        writeln!(
+            out,
+            "| {} ms | {} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.0} |",
+            s.latency_ms,
+            s.mode.label(),
+            fmt_ms(s.granted_us),
+            c.client.cpu_pct,
+            c.server_main.cpu_pct,
+            c.server_device.cpu_pct,
+            c.total.cpu_pct,
+            c.total.wakeups_per_s
+        )?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn tr(tid: u32, cpu: f64, wk: f64, r: f64, w: f64) -> ThreadRates {
+        ThreadRates {
+            tid,
+            name: format!("t{tid}"),
+            cpu_pct: cpu,
+            wakeups_per_s: wk,
+            read_syscalls_per_s: r,
+            write_syscalls_per_s: w,
+        }
+    }
+
+    fn run(mode: Mode, latency_ms: u32, client: f64, main: f64, dev: f64) -> Run {
+        let columns = Columns::from_threads(
+            &[tr(50, client, 100.0, 10.0, 0.0)],
+            &[
+                tr(7, main, 200.0, 600.0, 300.0),
+                tr(8, dev, 100.0, 0.0, 0.0),
+            ],
+            7,
+        );
+        Run {
+            mode,
+            latency_ms,
+            window_s: 10.0,
+            columns,
+            granted_us: Some(10_000),
+            latency_us: Some(12_000),
+            srbchannel: SrbchannelState::Active,
+            callbacks_per_s: Some(100.0),
+            client_threads: vec![],
+            server_threads: vec![],
+        }
+    }
+
+    #[test]
+    fn median_odd_even_empty() {
+        assert_eq!(median(&[3.0, 1.0, 2.0]), Some(2.0));
+        assert_eq!(median(&[4.0, 1.0, 2.0, 3.0]), Some(2.5));
+        assert_eq!(median(&[]), None);
+        assert_eq!(median(&[f64::NAN, 5.0]), Some(5.0));
+    }
+
+    #[test]
+    fn saving_matches_the_seed() {
+        // Seed 004, recording at 10 ms: 6.9 % with iochannel, 5.3 % with srchannel: ~25 % less.
+        let s = saving_pct(6.9, 5.3).unwrap();
+        assert!((s - 23.19).abs() < 0.01, "{s}");
+        // Playback at 20 ms: 5.8 -> 4.9: ~15 %.
+        assert!((saving_pct(5.8, 4.9).unwrap() - 15.52).abs() < 0.01);
+        assert_eq!(saving_pct(0.0, 1.0), None);
+        assert!(saving_pct(1.0, 2.0).unwrap() < 0.0);
+    }
+
+    #[test]
+    fn columns_split_main_and_device_threads_and_total() {
+        let c = Columns::from_threads(
+            &[tr(50, 1.7, 100.0, 1.0, 0.0), tr(51, 0.1, 1.0, 0.0, 0.0)],
+            &[tr(7, 2.3, 300.0, 600.0, 300.0), tr(8, 1.7, 200.0, 0.0, 0.0)],
+            7,
+        );
+        assert!((c.client.cpu_pct - 1.8).abs() < 1e-9);
+        assert!((c.server_main.read_syscalls_per_s - 600.0).abs() < 1e-9);
+        assert!((c.server_device.cpu_pct - 1.7).abs() < 1e-9);
+        assert!((c.total.cpu_pct - 5.8).abs() < 1e-9);
+        assert!((c.total.wakeups_per_s - 601.0).abs() < 1e-9);
+        assert!((c.total.write_syscalls_per_s - 300.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn summarize_takes_medians_and_savings() {
+        let runs = vec![
+            run(Mode::SrbchannelOn, 10, 1.7, 2.3, 1.7),
+            run(Mode::SrbchannelOff, 10, 2.6, 2.6, 1.7),
+            run(Mode::SrbchannelOn, 10, 1.5, 2.0, 1.7),
+            run(Mode::SrbchannelOff, 10, 2.6, 2.6, 1.7),
+            run(Mode::SrbchannelOn, 10, 9.0, 9.0, 9.0), // outlier: the median ignores it
+            run(Mode::SrbchannelOff, 10, 2.6, 2.6, 1.7),
+            run(Mode::SrbchannelOn, 20, 1.0, 1.0, 1.0),
+        ];
+        let s = summarize(&runs);
+        assert_eq!(s.len(), 3);
+        assert_eq!((s[0].latency_ms, s[0].mode), (10, Mode::SrbchannelOn));
+        assert_eq!((s[1].latency_ms, s[1].mode), (10, Mode::SrbchannelOff));
+        assert_eq!(s[2].latency_ms, 20);
+        assert_eq!(s[0].runs, 3);
+        assert!((s[0].columns.client.cpu_pct - 1.7).abs() < 1e-9);
+        // Total is the median of per-run totals: 5.7, 5.2, 27.0 -> 5.7.
+        assert!((s[0].columns.total.cpu_pct - 5.7).abs() < 1e-9);
+        assert!((s[1].columns.total.cpu_pct - 6.9).abs() < 1e-9);
+        let saving = s[0].cpu_saving_pct.unwrap();
+        assert!((saving - (6.9 - 5.7) / 6.9 * 100.0).abs() < 1e-9);
+        assert_eq!(s[1].cpu_saving_pct, None);
+        // No baseline at 20 ms.
+        assert_eq!(s[2].cpu_saving_pct, None);
+        assert_eq!(s[0].granted_us, Some(10_000));
+    }
+
+    #[test]
+    fn table_and_sweep_render() {
+        let s = summarize(&[
+            run(Mode::SrbchannelOn, 10, 1.7, 2.3, 1.7),
+            run(Mode::SrbchannelOff, 10, 2.6, 2.6, 1.7),
+            run(Mode::Reference, 10, 1.9, 2.3, 1.7),
+        ]);
+        let refs: Vec<&Summary> = s.iter().collect();
+        let mut buf = Vec::new();
+        write_table(&mut buf, &refs).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert!(text.contains("CPU % of one core"), "{text}");
+        assert!(text.contains("srbchannel on"));
+        assert!(text.contains("+17.4 %"), "{text}"); // (6.9 - 5.7) / 6.9
+        assert!(text.contains("10.0 ms"));
+        assert!(text.contains("write syscalls/s"));
+
+        let mut buf = Vec::new();
+        write_sweep(&mut buf, &s).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert_eq!(text.lines().count(), 2 + 3);
+        assert!(text.contains("| 10 ms | srbchannel off | 10.0 ms | 2.60 | 2.60 | 1.70 | 6.90 |"));
+    }
+
+    #[test]
+    fn srbchannel_state_from_eventfds() {
+        assert_eq!(
+            SrbchannelState::from_eventfds(Some(2)),
+            SrbchannelState::Active
+        );
+        assert_eq!(
+            SrbchannelState::from_eventfds(Some(0)),
+            SrbchannelState::Inactive
+        );
+        assert_eq!(
+            SrbchannelState::from_eventfds(None),
+            SrbchannelState::Unknown
+        );
+    }
+}

@@ -1,0 +1,382 @@
+//! The bench against real audio servers started privately in a temp dir (docs: test-rig notes):
+//! - PulseAudio with a debug log: `--srbchannel both` must show in the server's own log that the
+//!   `on` client got srbchannel and the `off` one did not, and the bench must report a granted
+//!   10 ms fragment.
+//! - pipewire-pulse: the bench reports srbchannel "not applicable" and still measures.
+//!
+//! Each test skips (passes with a message on stderr) when its server binaries are not installed;
+//! scripts/ensure-deps.sh installs them. Servers are stopped by the PIDs these tests started.
+
+#![allow(clippy::unwrap_used)]
+
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+const BENCH: &str = env!("CARGO_BIN_EXE_micoff-bench");
+
+fn have(bin: &str) -> bool {
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join(bin).is_file()))
+        .unwrap_or(false)
+}
+
+/// Poll `cond` every 50 ms until it holds or `timeout` passes.
+fn wait_for(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool) {
+    let deadline = Instant::now() + timeout;
+    while !cond() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A server process group we started; SIGTERM to it (by its id) on drop.
+struct Server {
+    child: Child,
+    group: bool,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let pid = self.child.id() as i32;
+        // SAFETY: plain kill(2) on the pid / process group id of a child we spawned.
+        unsafe {
+            libc::kill(if self.group { -pid } else { pid }, libc::SIGTERM);
+        }
+        let _ = self.child.wait();
+    }
+}
+
+struct Rig {
+    dir: tempfile::TempDir,
+    env: Vec<(String, String)>,
+    server: String,
+}
+
+impl Rig {
+    fn path(&self, p: &str) -> PathBuf {
+        self.dir.path().join(p)
+    }
+
+    fn command(&self, bin: &str) -> Command {
+        let mut c = Command::new(bin);
+        for (k, v) in &self.env {
+            c.env(k, v);
+        }
+        c.env("PULSE_SERVER", &self.server)
+            .env_remove("PULSE_CLIENTCONFIG");
+        c
+    }
+
+    fn pactl_ok(&self, args: &[&str]) -> bool {
+        self.command("pactl")
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
+    fn bench(&self, args: &[&str]) -> Output {
+        let out = self
+            .command(BENCH)
+            .args(args)
+            .arg("--server")
+            .arg(&self.server)
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        eprintln!("bench stderr:\n{stderr}");
+        assert!(out.status.success(), "bench failed: {stderr}");
+        out
+    }
+}
+
+fn start_pulseaudio() -> (Rig, Server) {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().to_path_buf();
+    for d in ["runtime", "state", "home"] {
+        std::fs::create_dir_all(root.join(d)).unwrap();
+    }
+    let sock = root.join("pulse.sock");
+    std::fs::write(
+        root.join("rig.pa"),
+        format!(
+            "load-module module-native-protocol-unix auth-anonymous=1 socket={}\n\
+             load-module module-null-sink sink_name=spk\n\
+             load-module module-remap-source source_name=mic master=spk.monitor\n\
+             set-default-sink spk\nset-default-source mic\n",
+            sock.display()
+        ),
+    )
+    .unwrap();
+    let s = |p: &str| root.join(p).display().to_string();
+    let env = vec![
+        ("XDG_RUNTIME_DIR".into(), s("runtime")),
+        ("PULSE_RUNTIME_PATH".into(), s("runtime")),
+        ("PULSE_STATE_PATH".into(), s("state")),
+        ("HOME".into(), s("home")),
+    ];
+    let rig = Rig {
+        dir,
+        env,
+        server: format!("unix:{}", sock.display()),
+    };
+    let child = rig
+        .command("pulseaudio")
+        .args(["--daemonize=no", "--exit-idle-time=-1", "-n", "-F"])
+        .arg(rig.path("rig.pa"))
+        .args([
+            "--disallow-exit=yes",
+            "--use-pid-file=no",
+            "--log-level=debug",
+            "--log-meta=no",
+        ])
+        .arg(format!(
+            "--log-target=file:{}",
+            rig.path("pulse.log").display()
+        ))
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let server = Server {
+        child,
+        group: false,
+    };
+    wait_for("the PulseAudio socket", Duration::from_secs(20), || {
+        sock.exists() && rig.pactl_ok(&["info"])
+    });
+    (rig, server)
+}
+
+/// PulseAudio's debug log split by native-protocol client: (client name, its lines).
+fn clients_in_log(log: &str) -> Vec<(String, Vec<String>)> {
+    let mut out: Vec<(Option<u32>, String, Vec<String>)> = Vec::new();
+    for line in log.lines() {
+        if let Some(rest) = line.split("client.c: Created ").nth(1) {
+            let idx = rest.split_whitespace().next().and_then(|n| n.parse().ok());
+            out.push((idx, String::new(), Vec::new()));
+        } else if let Some(rest) = line.split("client.c: Freed ").nth(1) {
+            let (idx, name) = rest.split_once(' ').unwrap_or((rest, ""));
+            let idx: Option<u32> = idx.parse().ok();
+            if let Some(c) = out.iter_mut().rev().find(|c| c.0 == idx) {
+                c.1 = name.trim_matches('"').to_string();
+            }
+        } else if let Some(last) = out.last_mut() {
+            last.2.push(line.to_string());
+        }
+    }
+    out.into_iter().map(|(_, n, l)| (n, l)).collect()
+}
+
+#[test]
+fn log_splitting_by_client() {
+    let log = "I: [pulseaudio] client.c: Created 0 \"Native client (UNIX socket client)\"\n\
+               D: [pulseaudio] protocol-native.c: Enabling srbchannel...\n\
+               I: [pulseaudio] client.c: Freed 0 \"micoff-bench srbchannel-on\"\n\
+               I: [pulseaudio] client.c: Created 1 \"Native client (UNIX socket client)\"\n\
+               D: [pulseaudio] protocol-native.c: Disabling srbchannel, reason: No SHM support\n\
+               I: [pulseaudio] client.c: Freed 1 \"micoff-bench srbchannel-off\"\n";
+    let c = clients_in_log(log);
+    assert_eq!(c.len(), 2);
+    assert_eq!(c[0].0, "micoff-bench srbchannel-on");
+    assert!(c[0].1[0].contains("Enabling srbchannel"));
+    assert_eq!(c[1].0, "micoff-bench srbchannel-off");
+}
+
+fn summary<'a>(report: &'a serde_json::Value, mode: &str) -> &'a serde_json::Value {
+    report["summaries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["mode"] == mode)
+        .unwrap_or_else(|| panic!("no {mode} summary in {report}"))
+}
+
+#[test]
+fn pulseaudio_srbchannel_modes_differ_in_the_server_log() {
+    if !have("pulseaudio") || !have("pactl") {
+        eprintln!("SKIP: pulseaudio/pactl not installed");
+        return;
+    }
+    let (rig, server) = start_pulseaudio();
+    let out = rig.bench(&[
+        "record",
+        "--latency-ms",
+        "10",
+        "--duration",
+        "2",
+        "--warmup-ms",
+        "300",
+        "--srbchannel",
+        "both",
+        "--json",
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    std::fs::create_dir_all(artifacts()).ok();
+    std::fs::write(artifacts().join("bench-rig-pulseaudio.json"), &out.stdout).ok();
+
+    // The bench's own view: granted 10 ms fragment, srbchannel seen in the client's eventfds.
+    for mode in ["srbchannel_on", "srbchannel_off"] {
+        let s = summary(&report, mode);
+        let granted = s["granted_us"].as_u64().unwrap();
+        assert!(
+            (9_000..=11_000).contains(&granted),
+            "{mode}: granted {granted} us, want 10 ms"
+        );
+        assert!(s["columns"]["total"]["cpu_pct"].as_f64().unwrap() > 0.0);
+        assert!(
+            s["columns"]["server_main"]["wakeups_per_s"]
+                .as_f64()
+                .unwrap()
+                > 0.0
+        );
+    }
+    assert_eq!(summary(&report, "srbchannel_on")["srbchannel"], "active");
+    assert_eq!(summary(&report, "srbchannel_off")["srbchannel"], "inactive");
+    assert_eq!(
+        report["server"]["pid"].as_u64(),
+        Some(u64::from(server.child.id()))
+    );
+
+    // The server's own view: its debug log per client.
+    let log = std::fs::read_to_string(rig.path("pulse.log")).unwrap();
+    std::fs::write(artifacts().join("bench-rig-pulse.log"), &log).ok();
+    let clients = clients_in_log(&log);
+    let lines_of = |name: &str| -> Vec<String> {
+        clients
+            .iter()
+            .filter(|(n, _)| n == name)
+            .flat_map(|(_, l)| l.clone())
+            .collect()
+    };
+    let on = lines_of("micoff-bench srbchannel-on");
+    let off = lines_of("micoff-bench srbchannel-off");
+    assert!(!on.is_empty() && !off.is_empty(), "clients not in the log");
+    assert!(
+        on.iter().any(|l| l.contains("Enabling srbchannel")),
+        "on: {on:#?}"
+    );
+    assert!(on.iter().any(|l| l.contains("Client enabled srbchannel")));
+    assert!(
+        off.iter()
+            .any(|l| l.contains("Disabling srbchannel, reason: No SHM support")),
+        "off: {off:#?}"
+    );
+    assert!(!off.iter().any(|l| l.contains("Enabling srbchannel")));
+    drop(server);
+}
+
+#[test]
+fn pulseaudio_playback_and_sweep_chart() {
+    if !have("pulseaudio") || !have("pactl") {
+        eprintln!("SKIP: pulseaudio/pactl not installed");
+        return;
+    }
+    let (rig, server) = start_pulseaudio();
+    let chart = rig.path("chart.svg");
+    let out = rig.bench(&[
+        "playback",
+        "--latency-ms",
+        "10,50",
+        "--duration",
+        "1",
+        "--warmup-ms",
+        "200",
+        "--srbchannel",
+        "on",
+        "--chart",
+        chart.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("== CPU against requested latency =="),
+        "{text}"
+    );
+    assert!(text.contains("| 50 ms | srbchannel on |"), "{text}");
+    let svg = std::fs::read_to_string(&chart).unwrap();
+    assert!(svg.starts_with("<svg") && svg.contains("srbchannel on"));
+    drop(server);
+}
+
+fn artifacts() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../e2e/artifacts")
+}
+
+#[test]
+fn pipewire_pulse_reports_not_applicable() {
+    if ![
+        "pipewire",
+        "wireplumber",
+        "pipewire-pulse",
+        "dbus-run-session",
+        "pactl",
+    ]
+    .iter()
+    .all(|b| have(b))
+    {
+        eprintln!("SKIP: pipewire/wireplumber/pipewire-pulse/dbus not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let run = dir.path().join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::create_dir_all(dir.path().join("home")).unwrap();
+    let env = vec![
+        ("XDG_RUNTIME_DIR".to_string(), run.display().to_string()),
+        ("HOME".into(), dir.path().join("home").display().to_string()),
+    ];
+    let sock = run.join("pulse/native");
+    let rig = Rig {
+        dir,
+        env,
+        server: format!("unix:{}", sock.display()),
+    };
+    // WirePlumber needs a session bus; the whole group is ours and goes on drop.
+    let child = rig
+        .command("dbus-run-session")
+        .args([
+            "--",
+            "sh",
+            "-c",
+            "pipewire & while [ ! -S \"$XDG_RUNTIME_DIR/pipewire-0\" ]; do sleep 0.05; done; \
+             wireplumber & pipewire-pulse & wait",
+        ])
+        .env_remove("PULSE_SERVER")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let _server = Server { child, group: true };
+    wait_for("the pipewire-pulse socket", Duration::from_secs(30), || {
+        sock.exists() && rig.pactl_ok(&["info"])
+    });
+    assert!(rig.pactl_ok(&["load-module", "module-null-sink", "sink_name=spk"]));
+    assert!(rig.pactl_ok(&[
+        "load-module",
+        "module-remap-source",
+        "source_name=mic",
+        "master=spk.monitor"
+    ]));
+    assert!(rig.pactl_ok(&["set-default-source", "mic"]));
+    let out = rig.bench(&[
+        "record",
+        "--duration",
+        "1",
+        "--warmup-ms",
+        "200",
+        "--srbchannel",
+        "both",
+        "--json",
+    ]);
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["server"]["pipewire"], true);
+    assert_eq!(report["server"]["srbchannel"], "not applicable");
+    let s = summary(&report, "socket");
+    assert_eq!(s["srbchannel"], "not_applicable");
+    assert_eq!(report["summaries"].as_array().unwrap().len(), 1);
+    assert!(s["columns"]["client"]["cpu_pct"].as_f64().unwrap() > 0.0);
+}

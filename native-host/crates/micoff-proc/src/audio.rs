@@ -1,0 +1,193 @@
+//! The audio server's processes: the process holding the PulseAudio socket (PulseAudio itself or
+//! pipewire-pulse) and, for pipewire-pulse, the `pipewire`/`wireplumber` daemons of the same user.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::fs::text;
+use crate::parse::{parse_net_unix_listeners, parse_socket_link, parse_status_uid};
+use crate::role::Role;
+use crate::sample::Scratch;
+use crate::tree::ProcessInfo;
+use crate::{Pid, ProcFs};
+
+/// The process environment as a map (non-UTF-8 values are converted lossily).
+pub fn env_map() -> HashMap<String, String> {
+    std::env::vars_os()
+        .map(|(k, v)| (k.to_string_lossy().into_owned(), v.to_string_lossy().into_owned()))
+        .collect()
+}
+
+/// Where libpulse would look for the server's unix socket, in its order:
+/// - `PULSE_SERVER`: a space-separated list; entries `unix:/path`, `{machine-id}unix:/path` or a bare
+///   absolute path are unix sockets (tcp entries are skipped). When it is set, nothing else is tried;
+/// - `$PULSE_RUNTIME_PATH/native`, else `$XDG_RUNTIME_DIR/pulse/native`;
+/// - the system-wide `/var/run/pulse/native`.
+pub fn pulse_socket_candidates(env: &HashMap<String, String>) -> Vec<PathBuf> {
+    let nonempty = |k: &str| env.get(k).map(|v| v.trim()).filter(|v| !v.is_empty());
+    if let Some(servers) = nonempty("PULSE_SERVER") {
+        return servers
+            .split_ascii_whitespace()
+            .filter_map(|entry| {
+                // `{machine-id}` prefix: the entry is only for that machine; we take it regardless.
+                let entry = match entry.strip_prefix('{') {
+                    Some(rest) => rest.split_once('}').map(|(_, e)| e).unwrap_or(rest),
+                    None => entry,
+                };
+                let path = entry.strip_prefix("unix:").unwrap_or(entry);
+                path.starts_with('/').then(|| PathBuf::from(path))
+            })
+            .collect();
+    }
+    let mut out = Vec::new();
+    if let Some(d) = nonempty("PULSE_RUNTIME_PATH") {
+        out.push(Path::new(d).join("native"));
+    } else if let Some(d) = nonempty("XDG_RUNTIME_DIR") {
+        out.push(Path::new(d).join("pulse").join("native"));
+    }
+    out.push(PathBuf::from("/var/run/pulse/native"));
+    out
+}
+
+/// The first socket candidate (see [`pulse_socket_candidates`]).
+pub fn pulse_socket_path(env: &HashMap<String, String>) -> Option<PathBuf> {
+    pulse_socket_candidates(env).into_iter().next()
+}
+
+impl ProcFs {
+    /// Inodes of the listening unix sockets bound to `path` (from `<root>/net/unix`).
+    pub fn listening_socket_inodes(&self, path: &Path) -> Vec<u64> {
+        let Ok(raw) = std::fs::read(self.root().join("net").join("unix")) else {
+            return Vec::new();
+        };
+        let t = text(&raw);
+        let mut inodes = parse_net_unix_listeners(&t, &path.to_string_lossy());
+        if inodes.is_empty() {
+            // The server may have bound the socket through a symlinked directory.
+            if let Ok(canon) = std::fs::canonicalize(path) {
+                if canon != path {
+                    inodes = parse_net_unix_listeners(&t, &canon.to_string_lossy());
+                }
+            }
+        }
+        inodes
+    }
+
+    /// Whether one of `pid`'s open fds is one of the socket `inodes` (unreadable fds are skipped).
+    pub fn holds_socket(&self, pid: Pid, inodes: &[u64]) -> bool {
+        let dir = self.root().join(pid.to_string()).join("fd");
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            return false;
+        };
+        rd.filter_map(|e| e.ok())
+            .filter_map(|e| std::fs::read_link(e.path()).ok())
+            .filter_map(|t| parse_socket_link(&t.to_string_lossy()))
+            .any(|inode| inodes.contains(&inode))
+    }
+
+    /// The process holding the listening unix socket at `path`: likely servers (by comm) are
+    /// checked first, then every process. `None` when nobody listens there or the fds are not ours to
+    /// read.
+    pub fn socket_owner(&self, path: &Path) -> Option<Pid> {
+        let inodes = self.listening_socket_inodes(path);
+        if inodes.is_empty() {
+            return None;
+        }
+        let all = self.all_parents().ok()?;
+        let likely = |comm: &str| Role::classify(comm, &[]).is_audio_server();
+        let (first, rest): (Vec<_>, Vec<_>) = all.iter().partition(|(_, _, comm)| likely(comm));
+        first
+            .into_iter()
+            .chain(rest)
+            .map(|(pid, _, _)| *pid)
+            .find(|&pid| self.holds_socket(pid, &inodes))
+    }
+
+    /// The real uid of a process (from `status`).
+    pub fn uid_of(&self, pid: Pid) -> Option<u32> {
+        let mut s = Scratch::new(self);
+        let raw = s.read(&[&pid, &"status"])?;
+        parse_status_uid(&text(raw))
+    }
+
+    /// The PulseAudio server's processes as seen from `env`: the process holding the socket, and when
+    /// that is pipewire-pulse, the `pipewire` and `wireplumber` processes of the same uid as
+    /// companions. Empty when no socket owner is found.
+    pub fn audio_server_processes(&self, env: &HashMap<String, String>) -> Vec<ProcessInfo> {
+        let Some(owner) = pulse_socket_candidates(env)
+            .iter()
+            .find_map(|p| self.socket_owner(p))
+        else {
+            return Vec::new();
+        };
+        let Some(mut info) = self.process_info(owner) else {
+            return Vec::new();
+        };
+        if !info.role.is_audio_server() {
+            // Whoever holds the socket is the server, whatever its name.
+            info.role = Role::AudioServer;
+        }
+        let mut out = vec![info];
+        if out[0].role == Role::PipewirePulse {
+            out.extend(self.pipewire_companions(owner));
+        }
+        out
+    }
+
+    /// `pipewire` and `wireplumber` processes with the same real uid as `pid`.
+    pub fn pipewire_companions(&self, pid: Pid) -> Vec<ProcessInfo> {
+        let uid = self.uid_of(pid);
+        let Ok(all) = self.all_parents() else {
+            return Vec::new();
+        };
+        all.iter()
+            .filter(|(p, _, comm)| *p != pid && (comm == "pipewire" || comm == "wireplumber"))
+            .filter(|(p, _, _)| self.uid_of(*p) == uid)
+            .filter_map(|(p, _, _)| self.process_info(*p))
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    }
+
+    #[test]
+    fn socket_candidates() {
+        let sys = PathBuf::from("/var/run/pulse/native");
+        let cases: Vec<(HashMap<String, String>, Vec<PathBuf>)> = vec![
+            (
+                env(&[("PULSE_SERVER", "unix:/tmp/rig/pulse.sock"), ("XDG_RUNTIME_DIR", "/run/user/1")]),
+                vec!["/tmp/rig/pulse.sock".into()],
+            ),
+            (env(&[("PULSE_SERVER", "/tmp/a.sock")]), vec!["/tmp/a.sock".into()]),
+            (
+                env(&[("PULSE_SERVER", "tcp:localhost:4713 {abc}unix:/tmp/b unix:/tmp/c")]),
+                vec!["/tmp/b".into(), "/tmp/c".into()],
+            ),
+            (env(&[("PULSE_SERVER", "tcp:10.0.0.1")]), vec![]),
+            (
+                env(&[("XDG_RUNTIME_DIR", "/run/user/1000")]),
+                vec!["/run/user/1000/pulse/native".into(), sys.clone()],
+            ),
+            (
+                env(&[("PULSE_RUNTIME_PATH", "/tmp/rt"), ("XDG_RUNTIME_DIR", "/run/user/1000")]),
+                vec!["/tmp/rt/native".into(), sys.clone()],
+            ),
+            (env(&[("PULSE_SERVER", "  ")]), vec![sys.clone()]),
+            (env(&[]), vec![sys.clone()]),
+        ];
+        for (e, want) in cases {
+            assert_eq!(pulse_socket_candidates(&e), want, "{e:?}");
+        }
+        assert_eq!(
+            pulse_socket_path(&env(&[("XDG_RUNTIME_DIR", "/r")])),
+            Some(PathBuf::from("/r/pulse/native"))
+        );
+        assert_eq!(pulse_socket_path(&env(&[("PULSE_SERVER", "tcp:x")])), None);
+    }
+}

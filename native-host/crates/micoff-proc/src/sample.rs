@@ -1,0 +1,187 @@
+//! Raw per-thread counters at one instant ([`Snapshot`]), read by [`ProcFs::snapshot`].
+
+use std::sync::OnceLock;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::fs::{is_vanished_or_denied, read_small, text, PathBuilder};
+use crate::parse::{parse_cmdline, parse_io, parse_schedstat, parse_stat, parse_status_ctxt};
+use crate::role::Role;
+use crate::{Pid, ProcFs};
+
+/// Nanoseconds on the monotonic clock since an arbitrary, process-wide origin.
+pub fn monotonic_ns() -> u64 {
+    static ORIGIN: OnceLock<Instant> = OnceLock::new();
+    let origin = *ORIGIN.get_or_init(Instant::now);
+    u64::try_from(origin.elapsed().as_nanos()).unwrap_or(u64::MAX)
+}
+
+/// Counters of a set of processes at one instant. Rates come from two of them ([`crate::rates`]).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Snapshot {
+    /// Clock ticks per second of `utime`/`stime`.
+    pub clk_tck: u64,
+    /// Monotonic time ([`monotonic_ns`]) when the snapshot started.
+    pub taken_at_ns: u64,
+    pub processes: Vec<ProcessSample>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProcessSample {
+    pub pid: Pid,
+    pub ppid: Pid,
+    pub comm: String,
+    pub role: Role,
+    /// Start time in clock ticks after boot: tells a reused pid from the process sampled before.
+    pub starttime: u64,
+    /// Monotonic time ([`monotonic_ns`]) when this process was read.
+    pub at_ns: u64,
+    /// The whole thread group's user/system ticks (includes threads that already exited).
+    pub utime: u64,
+    pub stime: u64,
+    pub threads: Vec<ThreadSample>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadSample {
+    pub tid: Pid,
+    pub comm: String,
+    pub starttime: u64,
+    pub utime: u64,
+    pub stime: u64,
+    /// `schedstat` run time; `None` where the kernel has no schedstats.
+    pub run_time_ns: Option<u64>,
+    pub voluntary_ctxt: Option<u64>,
+    pub involuntary_ctxt: Option<u64>,
+    /// `io` syscr/syscw; `None` where `io` is not readable (another user's process without root).
+    pub syscr: Option<u64>,
+    pub syscw: Option<u64>,
+}
+
+/// Reused buffers for one snapshot: one path buffer and one read buffer for every file.
+pub(crate) struct Scratch {
+    pub(crate) path: PathBuilder,
+    pub(crate) buf: Vec<u8>,
+}
+
+impl Scratch {
+    pub(crate) fn new(fs: &ProcFs) -> Self {
+        Self {
+            path: PathBuilder::new(fs.root()),
+            buf: vec![0; 4096],
+        }
+    }
+
+    /// Reads `root/<parts>` into the buffer; `None` when missing, vanished, unreadable or empty.
+    pub(crate) fn read(&mut self, parts: &[&dyn std::fmt::Display]) -> Option<&[u8]> {
+        let path = self.path.at(parts);
+        match read_small(path, &mut self.buf) {
+            Ok(0) => None,
+            Ok(n) => Some(&self.buf[..n]),
+            Err(e) => {
+                if !is_vanished_or_denied(&e) {
+                    tracing::debug!(path = %path.display(), error = %e, "proc read failed");
+                }
+                None
+            }
+        }
+    }
+}
+
+impl ProcFs {
+    /// Reads the counters of `pids` and all their threads. Processes and threads that vanish (or
+    /// cannot be read) are left out silently; duplicate pids are read once.
+    pub fn snapshot(&self, pids: &[Pid]) -> Snapshot {
+        let mut sorted: Vec<Pid> = pids.to_vec();
+        sorted.sort_unstable();
+        sorted.dedup();
+        let mut scratch = Scratch::new(self);
+        let mut tids: Vec<Pid> = Vec::with_capacity(64);
+        let taken_at_ns = monotonic_ns();
+        let mut processes = Vec::with_capacity(sorted.len());
+        for &pid in &sorted {
+            if let Some(p) = self.read_process(pid, &mut scratch, &mut tids) {
+                processes.push(p);
+            }
+        }
+        Snapshot {
+            clk_tck: self.clk_tck(),
+            taken_at_ns,
+            processes,
+        }
+    }
+
+    fn read_process(&self, pid: Pid, s: &mut Scratch, tids: &mut Vec<Pid>) -> Option<ProcessSample> {
+        let at_ns = monotonic_ns();
+        let (ppid, comm, starttime, utime, stime) = {
+            let raw = s.read(&[&pid, &"stat"])?;
+            let t = text(raw);
+            let st = parse_stat(&t)?;
+            (st.ppid, st.comm.to_owned(), st.starttime, st.utime, st.stime)
+        };
+        let role = match s.read(&[&pid, &"cmdline"]) {
+            Some(raw) => Role::classify(&comm, &parse_cmdline(raw)),
+            // Kernel threads and zombies have an empty command line.
+            None => Role::classify(&comm, &[]),
+        };
+        tids.clear();
+        let task_dir = s.path.at(&[&pid, &"task"]);
+        match std::fs::read_dir(task_dir) {
+            Ok(rd) => tids.extend(
+                rd.filter_map(|e| e.ok())
+                    .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<Pid>().ok())),
+            ),
+            Err(_) => return None, // vanished
+        }
+        tids.sort_unstable();
+        let mut threads = Vec::with_capacity(tids.len());
+        for &tid in tids.iter() {
+            if let Some(t) = read_thread(pid, tid, s) {
+                threads.push(t);
+            }
+        }
+        Some(ProcessSample {
+            pid,
+            ppid,
+            comm,
+            role,
+            starttime,
+            at_ns,
+            utime,
+            stime,
+            threads,
+        })
+    }
+}
+
+fn read_thread(pid: Pid, tid: Pid, s: &mut Scratch) -> Option<ThreadSample> {
+    let (comm, starttime, utime, stime) = {
+        let raw = s.read(&[&pid, &"task", &tid, &"stat"])?;
+        let t = text(raw);
+        let st = parse_stat(&t)?;
+        (st.comm.to_owned(), st.starttime, st.utime, st.stime)
+    };
+    let run_time_ns = s
+        .read(&[&pid, &"task", &tid, &"schedstat"])
+        .and_then(|raw| parse_schedstat(&text(raw)))
+        .map(|x| x.run_time_ns);
+    let ctxt = s
+        .read(&[&pid, &"task", &tid, &"status"])
+        .and_then(|raw| parse_status_ctxt(&text(raw)));
+    let io = s
+        .read(&[&pid, &"task", &tid, &"io"])
+        .and_then(|raw| parse_io(&text(raw)));
+    Some(ThreadSample {
+        tid,
+        comm,
+        starttime,
+        utime,
+        stime,
+        run_time_ns,
+        voluntary_ctxt: ctxt.map(|c| c.voluntary),
+        involuntary_ctxt: ctxt.map(|c| c.involuntary),
+        syscr: io.map(|i| i.syscr),
+        syscw: io.map(|i| i.syscw),
+    })
+}

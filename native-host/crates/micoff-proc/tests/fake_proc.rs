@@ -1,0 +1,438 @@
+//! ProcFs over fake /proc trees built in a temp dir.
+#![allow(clippy::unwrap_used)]
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use micoff_proc::{rates, BrowserFamily, Pid, ProcFs, Role};
+
+struct FakeProc {
+    dir: tempfile::TempDir,
+}
+
+fn stat_text(pid: Pid, comm: &str, ppid: Pid, utime: u64, stime: u64, starttime: u64) -> String {
+    format!(
+        "{pid} ({comm}) S {ppid} {pid} {pid} 0 -1 4194560 1197 0 0 0 {utime} {stime} 0 0 20 0 1 0 \
+         {starttime} 1000000 100 18446744073709551615 1 1 0 0 0 0 0 4096 0 0 0 0 17 1 0 0 0 0 0\n"
+    )
+}
+
+#[derive(Clone, Copy)]
+struct T {
+    utime: u64,
+    stime: u64,
+    run_ns: u64,
+    vol: u64,
+    inv: u64,
+    io: Option<(u64, u64)>,
+}
+
+const T0: T = T {
+    utime: 0,
+    stime: 0,
+    run_ns: 0,
+    vol: 0,
+    inv: 0,
+    io: Some((0, 0)),
+};
+
+impl FakeProc {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        // Non-process entries every /proc has.
+        fs::create_dir_all(dir.path().join("net")).unwrap();
+        fs::create_dir_all(dir.path().join("sys")).unwrap();
+        fs::write(dir.path().join("uptime"), "1.0 1.0\n").unwrap();
+        Self { dir }
+    }
+
+    fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn fs(&self) -> ProcFs {
+        ProcFs::with_clk_tck(self.root(), 100)
+    }
+
+    fn pdir(&self, pid: Pid) -> PathBuf {
+        self.root().join(pid.to_string())
+    }
+
+    fn process(&self, pid: Pid, ppid: Pid, comm: &str, cmdline: &[&str]) {
+        self.process_times(pid, ppid, comm, cmdline, 0, 0);
+        self.status(pid, 1000);
+    }
+
+    fn process_times(&self, pid: Pid, ppid: Pid, comm: &str, cmdline: &[&str], utime: u64, stime: u64) {
+        let d = self.pdir(pid);
+        fs::create_dir_all(d.join("task")).unwrap();
+        fs::create_dir_all(d.join("fd")).unwrap();
+        fs::write(d.join("stat"), stat_text(pid, comm, ppid, utime, stime, 1000 + u64::from(pid))).unwrap();
+        let mut cl = Vec::new();
+        for a in cmdline {
+            cl.extend_from_slice(a.as_bytes());
+            cl.push(0);
+        }
+        fs::write(d.join("cmdline"), cl).unwrap();
+    }
+
+    fn status(&self, pid: Pid, uid: u32) {
+        fs::write(
+            self.pdir(pid).join("status"),
+            format!("Name:\tx\nPid:\t{pid}\nUid:\t{uid}\t{uid}\t{uid}\t{uid}\n"),
+        )
+        .unwrap();
+    }
+
+    fn thread(&self, pid: Pid, tid: Pid, comm: &str, t: T) {
+        let d = self.pdir(pid).join("task").join(tid.to_string());
+        fs::create_dir_all(&d).unwrap();
+        fs::write(d.join("stat"), stat_text(tid, comm, 1, t.utime, t.stime, 2000 + u64::from(tid))).unwrap();
+        fs::write(d.join("schedstat"), format!("{} 0 1\n", t.run_ns)).unwrap();
+        fs::write(
+            d.join("status"),
+            format!(
+                "Name:\t{comm}\nState:\tS (sleeping)\nvoluntary_ctxt_switches:\t{}\nnonvoluntary_ctxt_switches:\t{}\n",
+                t.vol, t.inv
+            ),
+        )
+        .unwrap();
+        let io = d.join("io");
+        match t.io {
+            Some((r, w)) => fs::write(io, format!("rchar: 1\nwchar: 1\nsyscr: {r}\nsyscw: {w}\nread_bytes: 0\n")).unwrap(),
+            None => {
+                let _ = fs::remove_file(io);
+            }
+        }
+    }
+
+    fn exe(&self, pid: Pid, target: &str) {
+        std::os::unix::fs::symlink(target, self.pdir(pid).join("exe")).unwrap();
+    }
+
+    fn fd(&self, pid: Pid, fd: u32, target: &str) {
+        std::os::unix::fs::symlink(target, self.pdir(pid).join("fd").join(fd.to_string())).unwrap();
+    }
+}
+
+#[test]
+fn list_pids_skips_non_numeric() {
+    let p = FakeProc::new();
+    p.process(10, 1, "a", &["a"]);
+    p.process(2, 1, "b", &["b"]);
+    fs::create_dir_all(p.root().join("self")).unwrap();
+    fs::create_dir_all(p.root().join("12abc")).unwrap();
+    assert_eq!(p.fs().list_pids().unwrap(), vec![2, 10]);
+    assert!(ProcFs::new(p.root().join("missing")).list_pids().is_err());
+}
+
+#[test]
+fn snapshot_awkward_names_vanished_threads_and_missing_io() {
+    let p = FakeProc::new();
+    p.process(100, 1, "chromium", &["/usr/lib/chromium/chromium", "--type=renderer"]);
+    let names = [
+        (100, "chromium"),
+        (101, "with space"),
+        (102, "a) (b"),
+        (103, ")"),
+        (104, "AudioInputDevic"),
+        (105, "AudioIP~allback"),
+        (106, "ünïcødé🎤"),
+    ];
+    for (tid, comm) in names {
+        p.thread(100, tid, comm, T0);
+    }
+    // A thread that vanished between readdir and the reads: its directory has no files.
+    fs::create_dir_all(p.pdir(100).join("task/107")).unwrap();
+    // A thread whose stat is empty (exiting).
+    fs::create_dir_all(p.pdir(100).join("task/108")).unwrap();
+    fs::write(p.pdir(100).join("task/108/stat"), "").unwrap();
+    // io missing (not ours to read) / unreadable (a directory) / schedstat missing.
+    p.thread(100, 109, "no io", T { io: None, ..T0 });
+    p.thread(100, 110, "io is a dir", T { io: None, ..T0 });
+    fs::create_dir_all(p.pdir(100).join("task/110/io")).unwrap();
+    fs::remove_file(p.pdir(100).join("task/101/schedstat")).unwrap();
+    // A 15-byte truncation that split a UTF-8 character.
+    let d = p.pdir(100).join("task/111");
+    fs::create_dir_all(&d).unwrap();
+    let mut raw = b"111 (Audio\xc3) S 1".to_vec();
+    raw.extend_from_slice(b" 1 1 0 -1 0 0 0 0 0 5 6 0 0 20 0 1 0 999 0 0\n");
+    fs::write(d.join("stat"), raw).unwrap();
+
+    // Processes that are gone, or whose directory is empty.
+    fs::create_dir_all(p.pdir(300)).unwrap();
+    let s = p.fs().snapshot(&[100, 200, 300, 100]);
+    assert_eq!(s.processes.len(), 1);
+    let proc100 = &s.processes[0];
+    assert_eq!(proc100.role, Role::Renderer);
+    let got: Vec<(Pid, &str)> = proc100.threads.iter().map(|t| (t.tid, t.comm.as_str())).collect();
+    let mut want: Vec<(Pid, &str)> = names.to_vec();
+    want.extend([(109, "no io"), (110, "io is a dir"), (111, "Audio\u{fffd}")]);
+    assert_eq!(got, want);
+    let t = |tid: Pid| proc100.threads.iter().find(|t| t.tid == tid).unwrap();
+    assert_eq!(t(109).syscr, None);
+    assert_eq!(t(110).syscw, None);
+    assert_eq!(t(104).syscr, Some(0));
+    assert_eq!(t(101).run_time_ns, None);
+    assert_eq!(t(102).run_time_ns, Some(0));
+    assert_eq!(t(111).voluntary_ctxt, None);
+    assert_eq!((t(111).utime, t(111).stime), (5, 6));
+}
+
+#[test]
+fn rates_between_fake_snapshots() {
+    let p = FakeProc::new();
+    p.process_times(100, 1, "pulseaudio", &["pulseaudio", "-n"], 1000, 500);
+    p.thread(100, 100, "pulseaudio", T { utime: 900, stime: 400, run_ns: 0, vol: 0, inv: 0, io: Some((0, 0)) });
+    p.thread(100, 101, "null-source", T { utime: 100, stime: 100, run_ns: 0, vol: 0, inv: 0, io: None });
+    p.thread(100, 102, "dies", T0);
+    let fs_ = p.fs();
+    let mut a = fs_.snapshot(&[100]);
+
+    p.process_times(100, 1, "pulseaudio", &["pulseaudio", "-n"], 1015, 510);
+    p.thread(
+        100,
+        100,
+        "pulseaudio",
+        T { utime: 910, stime: 405, run_ns: 150_000_000, vol: 500, inv: 100, io: Some((600, 300)) },
+    );
+    p.thread(100, 101, "null-source", T { utime: 102, stime: 101, run_ns: 30_000_000, vol: 100, inv: 0, io: None });
+    fs::remove_dir_all(p.pdir(100).join("task/102")).unwrap();
+    let mut b = fs_.snapshot(&[100]);
+
+    // Make the window exactly one second (the real clock moved by microseconds).
+    a.taken_at_ns = 0;
+    a.processes[0].at_ns = 0;
+    b.taken_at_ns = 1_000_000_000;
+    b.processes[0].at_ns = 1_000_000_000;
+    let r = rates(&a, &b);
+    assert_eq!(r.window_ms, 1000.0);
+    let pr = &r.processes[0];
+    assert_eq!(pr.role, Role::AudioServer);
+    assert_eq!((pr.cpu_pct, pr.user_pct, pr.system_pct), (25.0, 15.0, 10.0));
+    assert_eq!(pr.threads.len(), 2);
+    let main = &pr.threads[0];
+    assert_eq!((main.tid, main.cpu_pct, main.user_pct, main.system_pct), (100, 15.0, 10.0, 5.0));
+    assert_eq!(main.run_time_ns, Some(150_000_000));
+    assert_eq!(main.run_time_pct, Some(15.0));
+    assert_eq!(main.wakeups_per_s, Some(600.0));
+    assert_eq!(main.involuntary_ctxt_per_s, Some(100.0));
+    assert_eq!(main.read_syscalls_per_s, Some(600.0));
+    assert_eq!(main.write_syscalls_per_s, Some(300.0));
+    let src = &pr.threads[1];
+    assert_eq!((src.comm.as_str(), src.cpu_pct), ("null-source", 3.0));
+    assert_eq!(src.read_syscalls_per_s, None);
+    assert_eq!(pr.wakeups_per_s, Some(700.0));
+    assert_eq!(pr.read_syscalls_per_s, Some(600.0));
+    assert_eq!(pr.run_time_ns, Some(180_000_000));
+    assert_eq!(r.roles.len(), 1);
+    assert_eq!(r.roles[0].role, Role::AudioServer);
+    assert_eq!(r.roles[0].cpu_pct, 25.0);
+
+    // The process vanishes: reported as gone.
+    fs::remove_dir_all(p.pdir(100)).unwrap();
+    let c = fs_.snapshot(&[100]);
+    let r = rates(&b, &c);
+    assert!(r.processes.is_empty());
+    assert_eq!(r.gone_pids, vec![100]);
+}
+
+/// node (launcher) -> chromium browser -> {zygote -> renderers, gpu, utility..., crashpad, host}
+fn chromium_tree(p: &FakeProc) {
+    let exe = "/usr/lib/chromium/chromium";
+    p.process(1, 0, "init", &["/sbin/init"]);
+    p.process(50, 1, "node", &["node", "playwright.js"]);
+    p.process(100, 50, "chromium", &[exe, "--headless=new", "--user-data-dir=/tmp/u"]);
+    p.exe(100, exe);
+    p.process(101, 100, "chrome_crashpad", &["/usr/lib/chromium/chrome_crashpad_handler", "--monitor-self"]);
+    p.process(102, 100, "chromium", &[exe, "--type=zygote", "--no-zygote-sandbox"]);
+    p.process(103, 100, "chromium", &[exe, "--type=zygote"]);
+    p.process(104, 100, "chromium", &[exe, "--type=gpu-process", "--headless=new"]);
+    p.process(
+        105,
+        100,
+        "chromium",
+        &[&format!("{exe} --type=utility --utility-sub-type=network.mojom.NetworkService --lang=en-US")],
+    );
+    p.process(106, 100, "chromium", &[exe, "--type=utility", "--utility-sub-type=storage.mojom.StorageService"]);
+    p.process(107, 100, "chromium", &[exe, "--type=utility", "--utility-sub-type=audio.mojom.AudioService"]);
+    p.process(108, 103, "chromium", &[&format!("{exe} --type=renderer --lang=en-US")]);
+    p.process(109, 103, "chromium", &[&format!("{exe} --type=renderer --extension-process")]);
+    p.process(110, 100, "micoff-host", &["/usr/bin/micoff-host", "chrome-extension://abc/"]);
+    p.process(200, 1, "pulseaudio", &["pulseaudio", "-n"]);
+}
+
+#[test]
+fn chromium_tree_and_browser_ancestor() {
+    let p = FakeProc::new();
+    chromium_tree(&p);
+    let fs_ = p.fs();
+    let tree = fs_.process_tree(100).unwrap();
+    let got: Vec<(Pid, Role)> = tree.iter().map(|i| (i.pid, i.role)).collect();
+    assert_eq!(
+        got,
+        vec![
+            (100, Role::Browser),
+            (101, Role::Crashpad),
+            (102, Role::Zygote),
+            (103, Role::Zygote),
+            (104, Role::Gpu),
+            (105, Role::NetworkService),
+            (106, Role::StorageService),
+            (107, Role::AudioService),
+            (110, Role::Other),
+            (108, Role::Renderer),
+            (109, Role::ExtensionRenderer),
+        ]
+    );
+    assert!(tree.iter().all(|i| i.family == Some(BrowserFamily::Chromium)), "{tree:?}");
+    assert_eq!(tree[0].ppid, 50);
+    assert!(tree[0].cmdline_summary(20).chars().count() <= 20);
+
+    // From the host's parent, from the host itself, from a renderer: the browser's main process.
+    for start in [100, 110, 108] {
+        let b = fs_.find_browser_ancestor(start).unwrap();
+        assert_eq!((b.pid, b.role, b.family), (100, Role::Browser, Some(BrowserFamily::Chromium)), "{start}");
+    }
+    assert!(fs_.find_browser_ancestor(200).is_none());
+    assert!(fs_.find_browser_ancestor(50).is_none());
+    assert!(fs_.find_browser_ancestor(9999).is_none());
+    assert!(fs_.process_tree(9999).unwrap().is_empty());
+
+    // default_targets: browser tree + the audio server (none listening here).
+    let t = fs_.default_targets(100, &HashMap::new());
+    assert_eq!(t.browser.as_ref().map(|b| b.pid), Some(100));
+    assert_eq!(t.pids().len(), 11);
+    assert!(t.audio_server.is_empty());
+}
+
+#[test]
+fn browser_found_by_exe_when_comm_is_odd() {
+    let p = FakeProc::new();
+    p.process(1, 0, "init", &["/sbin/init"]);
+    // e.g. a renamed main thread: comm says nothing, exe does.
+    p.process(100, 1, "MainThread", &["/opt/google/chrome/chrome"]);
+    p.exe(100, "/opt/google/chrome/chrome");
+    p.process(101, 100, "host", &["host"]);
+    let b = p.fs().find_browser_ancestor(100).unwrap();
+    assert_eq!((b.pid, b.family), (100, Some(BrowserFamily::Chromium)));
+    assert_eq!(b.role, Role::Browser);
+}
+
+#[test]
+fn firefox_tree_named_by_comm() {
+    let p = FakeProc::new();
+    let exe = "/usr/lib/firefox-esr/firefox-esr";
+    p.process(1, 0, "init", &["/sbin/init"]);
+    p.process(300, 1, "firefox-esr", &[exe, "--headless", "--profile", "/tmp/p"]);
+    p.exe(300, exe);
+    p.process(301, 300, "forkserver", &[exe, "-contentproc", "-forkserver"]);
+    let fork_cmd = [exe, "-contentproc", "-forkserver"];
+    for (pid, comm) in [
+        (302, "Socket Process"),
+        (303, "RDD Process"),
+        (304, "Web Content"),
+        (305, "Isolated Web Co"),
+        (306, "WebExtensions"),
+        (307, "Utility Process"),
+    ] {
+        p.process(pid, 301, comm, &fork_cmd);
+    }
+    p.process(308, 300, "micoff-host", &["/usr/bin/micoff-host", "/x/org.micoff.host.json", "micoff@micoff.org"]);
+    let fs_ = p.fs();
+    let b = fs_.find_browser_ancestor(300).unwrap();
+    assert_eq!((b.pid, b.role, b.family), (300, Role::Browser, Some(BrowserFamily::Firefox)));
+    let tree = fs_.process_tree(300).unwrap();
+    let got: Vec<(Pid, Role)> = tree.iter().map(|i| (i.pid, i.role)).collect();
+    assert_eq!(
+        got,
+        vec![
+            (300, Role::Browser),
+            (301, Role::Forkserver),
+            (308, Role::Other),
+            (302, Role::Socket),
+            (303, Role::Rdd),
+            (304, Role::Content),
+            (305, Role::Content),
+            (306, Role::ExtensionRenderer),
+            (307, Role::Utility),
+        ]
+    );
+    assert!(tree.iter().all(|i| i.family == Some(BrowserFamily::Firefox)));
+}
+
+const NET_UNIX_HEADER: &str = "Num       RefCount Protocol Flags    Type St Inode Path\n";
+
+#[test]
+fn pulseaudio_socket_owner() {
+    let p = FakeProc::new();
+    p.process(1, 0, "init", &["/sbin/init"]);
+    p.process(200, 1, "pulseaudio", &["pulseaudio", "-n", "-F", "/tmp/rig/rig.pa"]);
+    p.process(201, 1, "parec", &["parec", "-d", "mic"]);
+    p.process(202, 1, "bash", &["bash"]);
+    // (PULSE_SERVER is whitespace-separated, so the rig socket path has no space; parse.rs tests spaces.)
+    let sock = "/tmp/rig/pulse.sock";
+    fs::write(
+        p.root().join("net/unix"),
+        format!(
+            "{NET_UNIX_HEADER}\
+             0000000000000000: 00000003 00000000 00000000 0001 03 7001 {sock}\n\
+             0000000000000000: 00000002 00000000 00010000 0001 01 7000 {sock}\n\
+             0000000000000000: 00000002 00000000 00010000 0001 01 7100 /run/other\n"
+        ),
+    )
+    .unwrap();
+    // The client holds the connected socket (7001), the server the listening one (7000).
+    p.fd(201, 3, "socket:[7001]");
+    p.fd(200, 0, "/dev/null");
+    p.fd(200, 5, "pipe:[55]");
+    p.fd(200, 6, "socket:[7000]");
+    // An unreadable fd entry (not a link) is skipped.
+    fs::write(p.pdir(202).join("fd/9"), "").unwrap();
+    p.fd(202, 4, "socket:[7100]");
+    let fs_ = p.fs();
+    assert_eq!(fs_.socket_owner(Path::new(sock)), Some(200));
+    assert_eq!(fs_.socket_owner(Path::new("/run/other")), Some(202));
+    assert_eq!(fs_.socket_owner(Path::new("/nope")), None);
+
+    let env: HashMap<String, String> = [("PULSE_SERVER".to_string(), format!("unix:{sock}"))].into();
+    let servers = fs_.audio_server_processes(&env);
+    let got: Vec<(Pid, Role)> = servers.iter().map(|i| (i.pid, i.role)).collect();
+    assert_eq!(got, vec![(200, Role::AudioServer)]);
+    let env: HashMap<String, String> = [("XDG_RUNTIME_DIR".to_string(), "/run/user/5".to_string())].into();
+    assert!(fs_.audio_server_processes(&env).is_empty());
+}
+
+#[test]
+fn pipewire_pulse_with_companions_of_same_uid() {
+    let p = FakeProc::new();
+    p.process(1, 0, "init", &["/sbin/init"]);
+    p.process(400, 1, "pipewire", &["pipewire"]);
+    p.process(401, 1, "wireplumber", &["wireplumber"]);
+    p.process(402, 1, "pipewire-pulse", &["pipewire-pulse"]);
+    // Another user's PipeWire: not a companion.
+    p.process(500, 1, "pipewire", &["pipewire"]);
+    p.status(500, 2000);
+    // Whose pipewire-pulse is not the one listening on our socket.
+    p.process(501, 1, "pipewire-pulse", &["pipewire-pulse"]);
+    p.status(501, 2000);
+    fs::write(
+        p.root().join("net/unix"),
+        format!(
+            "{NET_UNIX_HEADER}\
+             0000000000000000: 00000002 00000000 00010000 0001 01 8000 /run/user/1000/pulse/native\n\
+             0000000000000000: 00000002 00000000 00010000 0001 01 8001 /run/user/1000/pipewire-0\n\
+             0000000000000000: 00000002 00000000 00010000 0001 01 9000 /run/user/2000/pulse/native\n"
+        ),
+    )
+    .unwrap();
+    p.fd(400, 3, "socket:[8001]");
+    p.fd(402, 7, "socket:[8000]");
+    p.fd(501, 7, "socket:[9000]");
+    let env: HashMap<String, String> = [("XDG_RUNTIME_DIR".to_string(), "/run/user/1000".to_string())].into();
+    let servers = p.fs().audio_server_processes(&env);
+    let got: Vec<(Pid, Role)> = servers.iter().map(|i| (i.pid, i.role)).collect();
+    assert_eq!(got, vec![(402, Role::PipewirePulse), (400, Role::Pipewire), (401, Role::Wireplumber)]);
+    assert!(servers.iter().all(|s| s.family.is_none()));
+}

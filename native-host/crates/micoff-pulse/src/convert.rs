@@ -1,0 +1,501 @@
+//! Translation from libpulse's borrowed info structs to owned data, and the pure parsing behind
+//! it (props, server names, latencies). The pure functions are unit-tested with literal samples.
+
+use std::borrow::Cow;
+
+use libpulse_binding as pulse;
+use pulse::context::introspect;
+use pulse::proplist::Proplist;
+use pulse::sample;
+
+use crate::types::{Device, DeviceKind, Props, SampleSpec, Stream, StreamKind};
+
+/// A client as the server lists it (kept in the cache to name streams).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Client {
+    pub index: u32,
+    pub name: Option<String>,
+    pub props: Props,
+}
+
+/// A stream as the server lists it, before joining with its client and device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct RawStream {
+    pub kind: StreamKind,
+    pub index: u32,
+    pub name: Option<String>,
+    pub client_index: Option<u32>,
+    pub device_index: u32,
+    pub sample_spec: SampleSpec,
+    pub buffer_latency_us: u64,
+    pub device_latency_us: u64,
+    pub corked: bool,
+    pub muted: bool,
+    pub driver: Option<String>,
+    pub resample_method: Option<String>,
+    pub owner_module: Option<u32>,
+    pub props: Props,
+}
+
+/// The raw server-info fields (context-level bits are added by the worker).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub(crate) struct RawServerInfo {
+    pub server_name: String,
+    pub server_version: String,
+    pub host_name: String,
+    pub user_name: String,
+    pub default_sink_name: Option<String>,
+    pub default_source_name: Option<String>,
+    pub sample_spec: SampleSpec,
+}
+
+// ---- pure helpers -------------------------------------------------------------------------
+
+/// pipewire-pulse names itself `PulseAudio (on PipeWire 0.3.65)`.
+pub fn pipewire_version(server_name: &str) -> Option<String> {
+    let start = server_name.find("on PipeWire")? + "on PipeWire".len();
+    let rest = server_name[start..].trim_start();
+    let version: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '-')
+        .collect();
+    Some(version)
+}
+
+/// Whether a server is pipewire-pulse, from its `server_name` (or `server_version`).
+pub fn is_pipewire(server_name: &str) -> bool {
+    server_name.contains("PipeWire")
+}
+
+/// Parses a numeric prop like `application.process.id` = `"4242"`.
+pub fn parse_u32(value: Option<&str>) -> Option<u32> {
+    value?.trim().parse().ok()
+}
+
+/// PipeWire's `node.latency` = `"480/48000"` (frames/rate) as microseconds.
+pub fn parse_node_latency_us(value: &str) -> Option<u64> {
+    let (frames, rate) = value.trim().split_once('/')?;
+    let frames: u64 = frames.trim().parse().ok()?;
+    let rate: u64 = rate.trim().parse().ok()?;
+    if rate == 0 {
+        return None;
+    }
+    Some(frames * 1_000_000 / rate)
+}
+
+/// Bytes of audio at `spec` as microseconds (None for an unknown format or zero rate).
+pub fn bytes_to_us(bytes: u64, spec: &SampleSpec) -> Option<u64> {
+    let sample_bytes: u64 = match spec.format.as_str() {
+        "u8" | "aLaw" | "uLaw" | "alaw" | "ulaw" => 1,
+        "s16le" | "s16be" => 2,
+        "s24le" | "s24be" => 3,
+        "float32le" | "float32be" | "s32le" | "s32be" | "s24-32le" | "s24-32be" => 4,
+        _ => return None,
+    };
+    let per_s = sample_bytes * u64::from(spec.channels) * u64::from(spec.rate_hz);
+    if per_s == 0 {
+        return None;
+    }
+    Some(bytes * 1_000_000 / per_s)
+}
+
+/// The unix socket path inside a libpulse server string: `unix:/x/native`, `/x/native`,
+/// `{machine-id}unix:/x/native`. Network servers (`tcp:host`) have none.
+pub fn socket_path_of(server: &str) -> Option<String> {
+    let s = server.trim();
+    let s = match s.strip_prefix('{') {
+        Some(rest) => rest.split_once('}').map_or(rest, |(_, after)| after),
+        None => s,
+    };
+    if let Some(path) = s.strip_prefix("unix:") {
+        return Some(path.to_owned());
+    }
+    s.starts_with('/').then(|| s.to_owned())
+}
+
+/// The server libpulse will try first when none is configured: `$PULSE_SERVER`, else
+/// `$XDG_RUNTIME_DIR/pulse/native`. (libpulse also reads `client.conf`; this is what we report.)
+pub fn default_server(pulse_server: Option<&str>, xdg_runtime_dir: Option<&str>) -> Option<String> {
+    if let Some(s) = pulse_server.filter(|s| !s.trim().is_empty()) {
+        return Some(s.to_owned());
+    }
+    xdg_runtime_dir
+        .filter(|d| !d.is_empty())
+        .map(|d| format!("{}/pulse/native", d.trim_end_matches('/')))
+}
+
+/// [`default_server`] from this process's environment.
+pub fn default_server_from_env() -> Option<String> {
+    let pulse_server = std::env::var("PULSE_SERVER").ok();
+    let xdg = std::env::var("XDG_RUNTIME_DIR").ok();
+    default_server(pulse_server.as_deref(), xdg.as_deref())
+}
+
+/// Joins a raw stream with its device and client. Application props come from the stream and,
+/// where it does not carry them, from its client (PulseAudio copies them; pipewire-pulse may not).
+pub(crate) fn build_stream(raw: &RawStream, device: Option<&Device>, client: Option<&Client>) -> Stream {
+    let prop = |key: &str| -> Option<String> {
+        raw.props
+            .get(key)
+            .or_else(|| client.and_then(|c| c.props.get(key)))
+            .cloned()
+    };
+    let fragment_size_bytes = parse_u32(raw.props.get("pulse.attr.fragsize").map(String::as_str))
+        .filter(|&b| b != u32::MAX && b != 0);
+    let fragment_latency_us =
+        fragment_size_bytes.and_then(|b| bytes_to_us(u64::from(b), &raw.sample_spec));
+    let requested_latency_us = raw
+        .props
+        .get("node.latency")
+        .and_then(|v| parse_node_latency_us(v))
+        .or(fragment_latency_us);
+    Stream {
+        kind: raw.kind,
+        index: raw.index,
+        name: raw.name.clone(),
+        media_name: raw.props.get("media.name").cloned().or_else(|| raw.name.clone()),
+        client_index: raw.client_index,
+        client_name: client.and_then(|c| c.name.clone()),
+        application_name: prop("application.name"),
+        application_process_id: parse_u32(prop("application.process.id").as_deref()),
+        application_process_binary: prop("application.process.binary"),
+        device_index: raw.device_index,
+        device_name: device.map(|d| d.name.clone()),
+        device_description: device.and_then(|d| d.description.clone()),
+        device_bus: device.and_then(|d| d.bus.clone()),
+        device_class: device.and_then(|d| d.class.clone()),
+        device_props: device.map(|d| d.props.clone()).unwrap_or_default(),
+        device_configured_latency_us: device.map(|d| d.configured_latency_us),
+        sample_spec: raw.sample_spec.clone(),
+        buffer_latency_us: raw.buffer_latency_us,
+        device_latency_us: raw.device_latency_us,
+        fragment_size_bytes,
+        fragment_latency_us,
+        requested_latency_us,
+        corked: raw.corked,
+        muted: raw.muted,
+        driver: raw.driver.clone(),
+        resample_method: raw.resample_method.clone(),
+        owner_module: raw.owner_module,
+        props: raw.props.clone(),
+    }
+}
+
+// ---- from libpulse ------------------------------------------------------------------------
+
+fn owned(s: &Option<Cow<'_, str>>) -> Option<String> {
+    s.as_ref().map(|c| c.to_string())
+}
+
+pub(crate) fn props_of(list: &Proplist) -> Props {
+    list.iter()
+        .filter_map(|key| {
+            let value = match list.get_str(&key) {
+                Some(v) => v,
+                // Binary props (rare, e.g. icons): keep a lossy text form.
+                None => String::from_utf8_lossy(list.get(&key)?)
+                    .trim_end_matches('\0')
+                    .to_owned(),
+            };
+            Some((key, value))
+        })
+        .collect()
+}
+
+pub(crate) fn spec_of(spec: &sample::Spec) -> SampleSpec {
+    SampleSpec {
+        format: spec
+            .format
+            .to_string()
+            .map_or_else(|| "invalid".to_owned(), |s| s.into_owned()),
+        rate_hz: spec.rate,
+        channels: spec.channels,
+    }
+}
+
+pub(crate) fn source_device(info: &introspect::SourceInfo<'_>) -> Device {
+    let props = props_of(&info.proplist);
+    Device {
+        kind: DeviceKind::Source,
+        index: info.index,
+        name: owned(&info.name).unwrap_or_default(),
+        description: owned(&info.description),
+        driver: owned(&info.driver),
+        state: format!("{:?}", info.state).to_lowercase(),
+        sample_spec: spec_of(&info.sample_spec),
+        latency_us: info.latency.0,
+        configured_latency_us: info.configured_latency.0,
+        bus: props.get("device.bus").cloned(),
+        class: props.get("device.class").cloned(),
+        monitor_index: info.monitor_of_sink,
+        muted: info.mute,
+        card_index: info.card,
+        owner_module: info.owner_module,
+        props,
+    }
+}
+
+pub(crate) fn sink_device(info: &introspect::SinkInfo<'_>) -> Device {
+    let props = props_of(&info.proplist);
+    Device {
+        kind: DeviceKind::Sink,
+        index: info.index,
+        name: owned(&info.name).unwrap_or_default(),
+        description: owned(&info.description),
+        driver: owned(&info.driver),
+        state: format!("{:?}", info.state).to_lowercase(),
+        sample_spec: spec_of(&info.sample_spec),
+        latency_us: info.latency.0,
+        configured_latency_us: info.configured_latency.0,
+        bus: props.get("device.bus").cloned(),
+        class: props.get("device.class").cloned(),
+        monitor_index: Some(info.monitor_source).filter(|&i| i != u32::MAX),
+        muted: info.mute,
+        card_index: info.card,
+        owner_module: info.owner_module,
+        props,
+    }
+}
+
+pub(crate) fn record_stream(info: &introspect::SourceOutputInfo<'_>) -> RawStream {
+    RawStream {
+        kind: StreamKind::Record,
+        index: info.index,
+        name: owned(&info.name),
+        client_index: info.client,
+        device_index: info.source,
+        sample_spec: spec_of(&info.sample_spec),
+        buffer_latency_us: info.buffer_usec.0,
+        device_latency_us: info.source_usec.0,
+        corked: info.corked,
+        muted: info.mute,
+        driver: owned(&info.driver),
+        resample_method: owned(&info.resample_method),
+        owner_module: info.owner_module,
+        props: props_of(&info.proplist),
+    }
+}
+
+pub(crate) fn playback_stream(info: &introspect::SinkInputInfo<'_>) -> RawStream {
+    RawStream {
+        kind: StreamKind::Playback,
+        index: info.index,
+        name: owned(&info.name),
+        client_index: info.client,
+        device_index: info.sink,
+        sample_spec: spec_of(&info.sample_spec),
+        buffer_latency_us: info.buffer_usec.0,
+        device_latency_us: info.sink_usec.0,
+        corked: info.corked,
+        muted: info.mute,
+        driver: owned(&info.driver),
+        resample_method: owned(&info.resample_method),
+        owner_module: info.owner_module,
+        props: props_of(&info.proplist),
+    }
+}
+
+pub(crate) fn client_of(info: &introspect::ClientInfo<'_>) -> Client {
+    Client {
+        index: info.index,
+        name: owned(&info.name),
+        props: props_of(&info.proplist),
+    }
+}
+
+pub(crate) fn server_of(info: &introspect::ServerInfo<'_>) -> RawServerInfo {
+    RawServerInfo {
+        server_name: owned(&info.server_name).unwrap_or_default(),
+        server_version: owned(&info.server_version).unwrap_or_default(),
+        host_name: owned(&info.host_name).unwrap_or_default(),
+        user_name: owned(&info.user_name).unwrap_or_default(),
+        default_sink_name: owned(&info.default_sink_name),
+        default_source_name: owned(&info.default_source_name),
+        sample_spec: spec_of(&info.sample_spec),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pipewire_detection_from_server_name() {
+        let cases = [
+            ("PulseAudio (on PipeWire 0.3.65)", true, Some("0.3.65")),
+            ("PulseAudio (on PipeWire 1.2.7)", true, Some("1.2.7")),
+            ("pulseaudio", false, None),
+            ("PulseAudio", false, None),
+        ];
+        for (name, pw, version) in cases {
+            assert_eq!(is_pipewire(name), pw, "{name}");
+            assert_eq!(pipewire_version(name).as_deref(), version, "{name}");
+        }
+    }
+
+    #[test]
+    fn numeric_props() {
+        assert_eq!(parse_u32(Some("4242")), Some(4242));
+        assert_eq!(parse_u32(Some(" 7 ")), Some(7));
+        assert_eq!(parse_u32(Some("-1")), None);
+        assert_eq!(parse_u32(Some("abc")), None);
+        assert_eq!(parse_u32(None), None);
+    }
+
+    #[test]
+    fn node_latency() {
+        assert_eq!(parse_node_latency_us("480/48000"), Some(10_000));
+        assert_eq!(parse_node_latency_us("1024/44100"), Some(23_219));
+        assert_eq!(parse_node_latency_us("480/0"), None);
+        assert_eq!(parse_node_latency_us("480"), None);
+        assert_eq!(parse_node_latency_us("x/48000"), None);
+    }
+
+    #[test]
+    fn bytes_as_time() {
+        let spec = SampleSpec {
+            format: "s16le".into(),
+            rate_hz: 44_100,
+            channels: 2,
+        };
+        assert_eq!(bytes_to_us(1764, &spec), Some(10_000));
+        let f32 = SampleSpec {
+            format: "float32le".into(),
+            rate_hz: 48_000,
+            channels: 1,
+        };
+        assert_eq!(bytes_to_us(1920, &f32), Some(10_000));
+        let bad = SampleSpec {
+            format: "invalid".into(),
+            ..spec
+        };
+        assert_eq!(bytes_to_us(1, &bad), None);
+    }
+
+    #[test]
+    fn socket_paths() {
+        let cases = [
+            ("unix:/run/user/0/pulse/native", Some("/run/user/0/pulse/native")),
+            ("/tmp/rig/pulse.sock", Some("/tmp/rig/pulse.sock")),
+            ("{abc123}unix:/tmp/p.sock", Some("/tmp/p.sock")),
+            ("tcp:localhost:4713", None),
+            ("localhost", None),
+        ];
+        for (server, path) in cases {
+            assert_eq!(socket_path_of(server).as_deref(), path, "{server}");
+        }
+    }
+
+    #[test]
+    fn default_server_order() {
+        assert_eq!(
+            default_server(Some("unix:/x.sock"), Some("/run/user/1")).as_deref(),
+            Some("unix:/x.sock")
+        );
+        assert_eq!(
+            default_server(None, Some("/run/user/1/")).as_deref(),
+            Some("/run/user/1/pulse/native")
+        );
+        assert_eq!(default_server(Some(" "), None), None);
+    }
+
+    fn raw(props: &[(&str, &str)]) -> RawStream {
+        RawStream {
+            kind: StreamKind::Record,
+            index: 3,
+            name: Some("Recording".into()),
+            client_index: Some(9),
+            device_index: 1,
+            sample_spec: SampleSpec {
+                format: "s16le".into(),
+                rate_hz: 48_000,
+                channels: 2,
+            },
+            buffer_latency_us: 0,
+            device_latency_us: 1234,
+            corked: false,
+            muted: false,
+            driver: Some("protocol-native.c".into()),
+            resample_method: None,
+            owner_module: None,
+            props: props.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect(),
+        }
+    }
+
+    #[test]
+    fn stream_joins_device_and_client() {
+        let device = Device {
+            kind: DeviceKind::Source,
+            index: 1,
+            name: "mic".into(),
+            description: Some("Mic".into()),
+            driver: None,
+            state: "running".into(),
+            sample_spec: SampleSpec::default(),
+            latency_us: 0,
+            configured_latency_us: 10_000,
+            bus: Some("bluetooth".into()),
+            class: Some("filter".into()),
+            monitor_index: None,
+            muted: false,
+            card_index: None,
+            owner_module: None,
+            props: [("device.bus".to_owned(), "bluetooth".to_owned())].into(),
+        };
+        let client = Client {
+            index: 9,
+            name: Some("parec".into()),
+            props: [
+                ("application.process.id".to_owned(), "77".to_owned()),
+                ("application.process.binary".to_owned(), "parec".to_owned()),
+            ]
+            .into(),
+        };
+        let r = raw(&[
+            ("application.name", "parec"),
+            ("media.name", "rec"),
+            ("pulse.attr.fragsize", "1920"),
+        ]);
+        let s = build_stream(&r, Some(&device), Some(&client));
+        assert_eq!(s.application_name.as_deref(), Some("parec"));
+        assert_eq!(s.application_process_id, Some(77), "falls back to the client's props");
+        assert_eq!(s.application_process_binary.as_deref(), Some("parec"));
+        assert_eq!(s.client_name.as_deref(), Some("parec"));
+        assert_eq!(s.media_name.as_deref(), Some("rec"));
+        assert_eq!(s.device_name.as_deref(), Some("mic"));
+        assert_eq!(s.device_bus.as_deref(), Some("bluetooth"));
+        assert_eq!(s.device_configured_latency_us, Some(10_000));
+        assert_eq!(s.fragment_size_bytes, Some(1920));
+        assert_eq!(s.fragment_latency_us, Some(10_000));
+        assert_eq!(s.requested_latency_us, Some(10_000));
+        assert_eq!(s.device_latency_us, 1234);
+    }
+
+    #[test]
+    fn stream_without_device_or_client() {
+        let r = raw(&[("node.latency", "960/48000"), ("pulse.attr.fragsize", "4294967295")]);
+        let s = build_stream(&r, None, None);
+        assert_eq!(s.device_name, None);
+        assert_eq!(s.client_name, None);
+        assert_eq!(s.fragment_size_bytes, None, "-1 means server default");
+        assert_eq!(s.requested_latency_us, Some(20_000));
+        assert_eq!(s.media_name.as_deref(), Some("Recording"));
+    }
+
+    #[test]
+    fn serializes_snake_case_with_units() {
+        let s = build_stream(&raw(&[]), None, None);
+        let json = serde_json::to_value(&s).unwrap();
+        assert_eq!(json["kind"], "record");
+        assert_eq!(json["device_latency_us"], 1234);
+        assert!(json.get("buffer_latency_us").is_some());
+        let ev = crate::PulseEvent::StreamRemoved {
+            kind: StreamKind::Playback,
+            index: 4,
+        };
+        assert_eq!(
+            serde_json::to_value(&ev).unwrap(),
+            serde_json::json!({"type": "stream_removed", "kind": "playback", "index": 4})
+        );
+    }
+}

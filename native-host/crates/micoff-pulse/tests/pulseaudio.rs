@@ -1,0 +1,232 @@
+//! Against a private PulseAudio (see `common::PulseRig`).
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::{next_event, wait_for, PulseRig};
+use micoff_pulse::{query_once, PulseClient, PulseConfig, PulseError, PulseEvent, StreamKind};
+
+const LIMIT: Duration = Duration::from_secs(10);
+
+fn client(rig: &PulseRig) -> PulseClient {
+    PulseClient::spawn(PulseConfig::new(Some(rig.server()), "micoff-pulse-test")).unwrap()
+}
+
+#[tokio::test]
+async fn server_info_of_plain_pulseaudio() {
+    let rig = PulseRig::start();
+    let client = client(&rig);
+    let info = client.server_info().await.unwrap();
+    assert_eq!(info.server_name, "pulseaudio");
+    assert!(!info.is_pipewire);
+    assert_eq!(info.pipewire_version, None);
+    assert!(!info.server_version.is_empty());
+    assert_eq!(info.default_sink_name.as_deref(), Some("spk"));
+    assert_eq!(info.default_source_name.as_deref(), Some("mic"));
+    assert_eq!(info.socket_path.as_deref(), Some(rig.socket.to_str().unwrap()));
+    assert!(info.server_protocol_version.unwrap_or(0) >= 30);
+    assert!(info.client_protocol_version >= 30);
+    assert!(info.sample_spec.rate_hz > 0 && info.sample_spec.channels > 0);
+    assert!(!info.host_name.is_empty());
+    assert!(client.is_connected());
+
+    let sources = client.sources().await.unwrap();
+    let mic = sources.iter().find(|s| s.name == "mic").expect("mic source");
+    assert_eq!(mic.kind, micoff_pulse::DeviceKind::Source);
+    assert!(mic.props.contains_key("device.description"));
+    let sinks = client.sinks().await.unwrap();
+    assert!(sinks.iter().any(|s| s.name == "spk"));
+}
+
+#[tokio::test]
+async fn record_stream_appears_with_latency_and_pid_then_goes_away() {
+    let rig = PulseRig::start();
+    let client = client(&rig);
+    let mut events = client.subscribe();
+    next_event(&mut events, LIMIT, "connected", |e| matches!(e, PulseEvent::Connected { .. })).await;
+
+    let parec = rig.parec("mic", 10);
+    let pid = parec.pid();
+    let ev = next_event(&mut events, LIMIT, "parec's record stream", |e| {
+        matches!(e, PulseEvent::StreamAdded { kind: StreamKind::Record, stream }
+            if stream.application_process_id == Some(pid))
+    })
+    .await;
+    let PulseEvent::StreamAdded { stream, .. } = ev else { unreachable!() };
+    assert_eq!(stream.device_name.as_deref(), Some("mic"));
+    assert_eq!(stream.application_process_binary.as_deref(), Some("parec"));
+    assert_eq!(stream.client_name.as_deref(), Some("micoff-test-parec"));
+    assert_eq!(stream.sample_spec.rate_hz, 44_100);
+    assert!(stream.props.contains_key("media.name"));
+
+    // Latency: a fresh listing reports the device's configured latency, which parec's 10 ms
+    // request drives down (PulseAudio configures the source at about half of it).
+    let index = stream.index;
+    let mut configured = None;
+    for _ in 0..100 {
+        let streams = client.streams().await.unwrap();
+        let s = streams.record.iter().find(|s| s.index == index).expect("listed");
+        assert_eq!(s.application_process_id, Some(pid));
+        if let Some(c) = s.device_configured_latency_us.filter(|&c| c > 0) {
+            configured = Some((c, s.clone()));
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let (configured_us, listed) = configured.expect("configured latency never reported");
+    assert!(configured_us <= 10_000, "configured latency {configured_us} us for a 10 ms reader");
+    let json = serde_json::to_value(&listed).unwrap();
+    assert!(json.get("buffer_latency_us").is_some() && json.get("device_latency_us").is_some());
+
+    drop(parec);
+    let ev = next_event(&mut events, LIMIT, "record stream removed", |e| {
+        matches!(e, PulseEvent::StreamRemoved { kind: StreamKind::Record, index: i } if *i == index)
+    })
+    .await;
+    assert!(matches!(ev, PulseEvent::StreamRemoved { .. }));
+    let streams = client.streams().await.unwrap();
+    assert!(streams.record.iter().all(|s| s.index != index));
+}
+
+#[tokio::test]
+async fn bluetooth_source_is_reported_by_device_bus() {
+    let rig = PulseRig::start();
+    rig.pactl(&[
+        "load-module",
+        "module-remap-source",
+        "source_name=btmic",
+        "master=spk.monitor",
+        "source_properties=device.bus=bluetooth",
+    ]);
+    let client = client(&rig);
+    let _parec = rig.parec("btmic", 20);
+    let mut found = None;
+    for _ in 0..250 {
+        let streams = client.streams().await.unwrap();
+        if let Some(s) = streams.record.into_iter().find(|s| s.device_name.as_deref() == Some("btmic")) {
+            found = Some(s);
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let stream = found.expect("record stream on btmic");
+    assert_eq!(stream.device_bus.as_deref(), Some("bluetooth"));
+    assert_eq!(stream.device_props.get("device.bus").map(String::as_str), Some("bluetooth"));
+    let sources = client.sources().await.unwrap();
+    let bt = sources.iter().find(|s| s.name == "btmic").unwrap();
+    assert_eq!(bt.bus.as_deref(), Some("bluetooth"));
+    let mic = sources.iter().find(|s| s.name == "mic").unwrap();
+    assert_ne!(mic.bus.as_deref(), Some("bluetooth"));
+}
+
+#[tokio::test]
+async fn server_restart_disconnects_then_reconnects() {
+    let mut rig = PulseRig::start();
+    let client = client(&rig);
+    let mut events = client.subscribe();
+    next_event(&mut events, LIMIT, "connected", |e| matches!(e, PulseEvent::Connected { .. })).await;
+
+    rig.kill_server();
+    next_event(&mut events, LIMIT, "disconnected", |e| matches!(e, PulseEvent::Disconnected { .. })).await;
+    assert!(!client.is_connected());
+    // While down, a request fails at once instead of hanging.
+    let err = tokio::time::timeout(Duration::from_secs(2), client.streams())
+        .await
+        .expect("request hung while disconnected")
+        .unwrap_err();
+    assert!(matches!(err, PulseError::Disconnected { .. }), "{err:?}");
+
+    rig.start_server();
+    let ev = next_event(&mut events, LIMIT, "reconnected", |e| matches!(e, PulseEvent::Connected { .. })).await;
+    let PulseEvent::Connected { info } = ev else { unreachable!() };
+    assert_eq!(info.server_name, "pulseaudio");
+    assert!(client.is_connected());
+
+    let parec = rig.parec("mic", 10);
+    let pid = parec.pid();
+    next_event(&mut events, LIMIT, "stream after reconnect", |e| {
+        matches!(e, PulseEvent::StreamAdded { stream, .. } if stream.application_process_id == Some(pid))
+    })
+    .await;
+    let streams = client.streams().await.unwrap();
+    assert!(streams.record.iter().any(|s| s.application_process_id == Some(pid)));
+}
+
+#[tokio::test]
+async fn existing_streams_are_announced_after_connected() {
+    let rig = PulseRig::start();
+    let parec = rig.parec("mic", 10);
+    let pid = parec.pid();
+    wait_for("parec's stream", LIMIT, || rig.pactl(&["list", "short", "source-outputs"]).lines().count() > 0);
+    let client = client(&rig);
+    // The first connect runs after spawn() returns, so a subscriber taken right away sees
+    // Connected and then StreamAdded for the stream that was already there.
+    let mut events = client.subscribe();
+    next_event(&mut events, LIMIT, "connected", |e| matches!(e, PulseEvent::Connected { .. })).await;
+    next_event(&mut events, LIMIT, "existing stream announced", |e| {
+        matches!(e, PulseEvent::StreamAdded { stream, .. } if stream.application_process_id == Some(pid))
+    })
+    .await;
+    let streams = client.streams().await.unwrap();
+    assert!(streams.record.iter().any(|s| s.application_process_id == Some(pid)));
+    drop(parec);
+    next_event(&mut events, LIMIT, "removed", |e| matches!(e, PulseEvent::StreamRemoved { .. })).await;
+}
+
+#[tokio::test]
+async fn load_and_unload_module() {
+    let rig = PulseRig::start();
+    let client = client(&rig);
+    let mut events = client.subscribe();
+    let index = client
+        .load_module("module-null-sink", "sink_name=extra")
+        .await
+        .unwrap();
+    next_event(&mut events, LIMIT, "sink added", |e| {
+        matches!(e, PulseEvent::DeviceAdded { device, .. } if device.name == "extra")
+    })
+    .await;
+    assert!(client.sinks().await.unwrap().iter().any(|s| s.name == "extra"));
+    client.unload_module(index).await.unwrap();
+    assert!(client.sinks().await.unwrap().iter().all(|s| s.name != "extra"));
+    let err = client.load_module("module-does-not-exist", "").await.unwrap_err();
+    assert!(matches!(err, PulseError::Protocol { .. }), "{err:?}");
+}
+
+#[test]
+fn query_once_lists_everything() {
+    let rig = PulseRig::start();
+    let _parec = rig.parec("mic", 10);
+    wait_for("parec's stream", LIMIT, || rig.pactl(&["list", "short", "source-outputs"]).lines().count() > 0);
+    let snap = query_once(Some(&rig.server()), LIMIT).unwrap();
+    assert_eq!(snap.server.server_name, "pulseaudio");
+    assert!(snap.sources.iter().any(|s| s.name == "mic"));
+    assert!(snap.sinks.iter().any(|s| s.name == "spk"));
+    assert_eq!(snap.streams.record.len(), 1);
+    assert_eq!(snap.streams.record[0].device_name.as_deref(), Some("mic"));
+}
+
+#[test]
+fn query_once_without_a_server_is_not_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = format!("unix:{}/nothing.sock", dir.path().display());
+    let start = std::time::Instant::now();
+    let err = query_once(Some(&server), LIMIT).unwrap_err();
+    assert!(matches!(err, PulseError::NotRunning { .. }), "{err:?}");
+    assert!(start.elapsed() < Duration::from_secs(3), "took {:?}", start.elapsed());
+}
+
+#[tokio::test]
+async fn client_without_a_server_answers_not_running_and_drops_cleanly() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = format!("unix:{}/nothing.sock", dir.path().display());
+    let client = PulseClient::spawn(PulseConfig::new(Some(server), "t")).unwrap();
+    let err = tokio::time::timeout(Duration::from_secs(3), client.server_info())
+        .await
+        .expect("hung")
+        .unwrap_err();
+    assert!(matches!(err, PulseError::NotRunning { .. }), "{err:?}");
+    drop(client);
+}

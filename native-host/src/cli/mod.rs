@@ -1,0 +1,116 @@
+//! The command line: native messaging mode is chosen by the browser's arguments (see `main.rs`);
+//! everything else is a subcommand. Output goes through an explicit writer (stdout is the protocol
+//! in native messaging mode, so nothing here prints on its own).
+
+pub mod install;
+pub mod report;
+pub mod sample;
+pub mod top;
+
+use std::io::Write;
+
+use clap::{Parser, Subcommand};
+
+pub const EXIT_OK: i32 = 0;
+pub const EXIT_ERROR: i32 = 1;
+pub const EXIT_USAGE: i32 = 2;
+pub const EXIT_PARTIAL: i32 = 3;
+pub const EXIT_NOT_FOUND: i32 = 4;
+
+pub const EXIT_CODES_HELP: &str = "Exit codes: 0 ok, 1 error, 2 usage error, 3 partial (some of the \
+work failed), 4 nothing found (no matching browser, process or audio server).";
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "micoff-host",
+    version,
+    about = "micoff native messaging host and tools: per-thread CPU of the browser's audio path and \
+             the audio server.",
+    long_about = "micoff native messaging host and tools.\n\nStarted by a browser (first argument \
+                  `chrome-extension://<id>/`, or a Firefox manifest path and extension id) it speaks \
+                  native messaging on stdin/stdout (native-host/PROTOCOL.md). Otherwise it runs one of \
+                  the subcommands below.",
+    after_help = EXIT_CODES_HELP
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// One CPU report (per process and thread) over a window.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Sample(sample::SampleArgs),
+    /// Live per-thread CPU of the audio path (browser + audio server), with the server's streams.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Top(top::TopArgs),
+    /// Install (or remove) the native messaging host manifest for the browsers on this machine.
+    Install(install::InstallArgs),
+    /// Check the machine's audio path (kernel, HDA, governor, audio server) and explain.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Doctor(PassThrough),
+    /// Apply one of doctor's fixes (`hda`, `governor`, `client-shm`).
+    #[command(after_help = EXIT_CODES_HELP)]
+    Fix(PassThrough),
+    /// Measure what the audio path costs a low-latency client and the audio server.
+    #[command(after_help = EXIT_CODES_HELP)]
+    Bench(PassThrough),
+}
+
+/// Arguments of a subcommand whose implementation is not wired yet.
+#[derive(Debug, Clone, clap::Args)]
+pub struct PassThrough {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
+    pub args: Vec<String>,
+}
+
+/// Runs a parsed command line; returns the exit code.
+pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    match cli.command {
+        Command::Sample(args) => match runtime(err) {
+            Some(rt) => rt.block_on(sample::run(&args, &real_deps(), out)),
+            None => EXIT_ERROR,
+        },
+        Command::Top(args) => match runtime(err) {
+            Some(rt) => rt.block_on(top::run(&args, &real_deps(), out)),
+            None => EXIT_ERROR,
+        },
+        Command::Install(args) => match install::InstallEnv::from_system() {
+            Ok(env) => install::run(&args, &env, out),
+            Err(e) => {
+                let _ = writeln!(err, "micoff-host install: {e}");
+                EXIT_ERROR
+            }
+        },
+        Command::Bench(_) => {
+            let _ = writeln!(err, "micoff-host: `bench` is not wired in this build yet");
+            EXIT_ERROR
+        }
+        Command::Doctor(_) | Command::Fix(_) => {
+            let _ = writeln!(
+                err,
+                "micoff-host: `doctor` and `fix` come with the micoff-doctor crate (issue 5), not wired yet"
+            );
+            EXIT_ERROR
+        }
+    }
+}
+
+fn runtime(err: &mut dyn Write) -> Option<tokio::runtime::Runtime> {
+    match tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+    {
+        Ok(rt) => Some(rt),
+        Err(e) => {
+            let _ = writeln!(err, "micoff-host: cannot start the runtime: {e}");
+            None
+        }
+    }
+}
+
+fn real_deps() -> crate::deps::Deps {
+    crate::backend::real(crate::deps::Launch::default())
+}

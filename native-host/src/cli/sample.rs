@@ -1,0 +1,103 @@
+//! `micoff-host sample`: one CPU report over a window (used by the demo and the e2e tests).
+
+use std::collections::BTreeSet;
+use std::io::Write;
+use std::time::Duration;
+
+use crate::cli::{report, EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE};
+use crate::deps::{Deps, HostError};
+use crate::protocol::CpuReport;
+
+#[derive(Debug, Clone, clap::Args)]
+pub struct SampleArgs {
+    /// Process to sample (repeatable); all its threads.
+    #[arg(long = "pid", value_name = "P")]
+    pub pids: Vec<u32>,
+    /// A browser's main process: sample its whole process tree.
+    #[arg(long, value_name = "P")]
+    pub browser_pid: Option<u32>,
+    /// Also sample the audio server's process(es) (found by its socket).
+    #[arg(long)]
+    pub audio_server: bool,
+    /// Window in seconds (0.1 to 600).
+    #[arg(long, value_name = "S", default_value_t = 1.0)]
+    pub window: f64,
+    /// Print one JSON document (the protocol's CpuReport) instead of a table.
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// The pids `sample` / `top` measure: explicit pids, a browser's tree, the audio server.
+pub async fn resolve_pids(
+    deps: &Deps,
+    pids: &[u32],
+    browser_pids: &[u32],
+    audio_server: bool,
+) -> Result<Vec<u32>, HostError> {
+    let mut all: BTreeSet<u32> = pids.iter().copied().collect();
+    for browser in browser_pids {
+        let tree = deps.sampler.processes(Some(*browser)).await?;
+        all.extend(tree.processes.iter().map(|p| p.pid));
+        if audio_server {
+            all.extend(tree.audio_server.iter().map(|p| p.pid));
+        }
+    }
+    if audio_server && browser_pids.is_empty() {
+        let found = deps.sampler.processes(None).await?;
+        all.extend(found.audio_server.iter().map(|p| p.pid));
+    }
+    Ok(all.into_iter().collect())
+}
+
+pub fn window(seconds: f64) -> Option<Duration> {
+    (seconds.is_finite() && (0.1..=600.0).contains(&seconds)).then(|| Duration::from_secs_f64(seconds))
+}
+
+pub async fn run(args: &SampleArgs, deps: &Deps, out: &mut dyn Write) -> i32 {
+    let Some(window) = window(args.window) else {
+        tracing::error!("--window must be between 0.1 and 600 seconds");
+        return EXIT_USAGE;
+    };
+    if args.pids.is_empty() && args.browser_pid.is_none() && !args.audio_server {
+        tracing::error!("name what to sample: --pid, --browser-pid and/or --audio-server");
+        return EXIT_USAGE;
+    }
+    let browsers: Vec<u32> = args.browser_pid.into_iter().collect();
+    let pids = match resolve_pids(deps, &args.pids, &browsers, args.audio_server).await {
+        Ok(pids) => pids,
+        Err(e) => return fail(&e),
+    };
+    if pids.is_empty() {
+        tracing::error!("nothing to sample (no audio server process found)");
+        return EXIT_NOT_FOUND;
+    }
+    match deps.sampler.cpu_sample(Some(pids), window).await {
+        Ok(report) => print(args.json, &report, out),
+        Err(e) => fail(&e),
+    }
+}
+
+fn fail(e: &HostError) -> i32 {
+    tracing::error!("{e}");
+    match e {
+        HostError::NotFound(_) => EXIT_NOT_FOUND,
+        _ => EXIT_ERROR,
+    }
+}
+
+fn print(json: bool, report: &CpuReport, out: &mut dyn Write) -> i32 {
+    let written = if json {
+        serde_json::to_string(report)
+            .map_err(std::io::Error::other)
+            .and_then(|line| writeln!(out, "{line}"))
+    } else {
+        report::write_report(out, report, None)
+    };
+    match written.and_then(|()| out.flush()) {
+        Ok(()) => EXIT_OK,
+        Err(e) => {
+            tracing::error!("cannot write the report: {e}");
+            EXIT_ERROR
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! What the request handlers need from the outside world, as small traits: the CPU sampler and
+//! process walker ([`Sampler`], backed by micoff-proc) and the audio server ([`AudioServer`], backed
+//! by micoff-pulse). Tests hand the server fakes; `backend` holds the real implementations.
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::mpsc;
+
+use crate::protocol::{
+    AudioServerInfo, AudioStream, BrowserFamily, CpuReport, ErrorCode, HostEvent, Processes,
+};
+
+pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
+
+/// A failure a handler turns into an error reply.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum HostError {
+    #[error("audio server unavailable: {0}")]
+    AudioServerUnavailable(String),
+    #[error("not found: {0}")]
+    NotFound(String),
+    #[error("not implemented: {0}")]
+    NotImplemented(String),
+    #[error("busy: {0}")]
+    Busy(String),
+    #[error("internal error: {0}")]
+    Internal(String),
+}
+
+impl HostError {
+    pub fn code(&self) -> ErrorCode {
+        match self {
+            Self::AudioServerUnavailable(_) => ErrorCode::AudioServerUnavailable,
+            Self::NotFound(_) => ErrorCode::NotFound,
+            Self::NotImplemented(_) => ErrorCode::NotImplemented,
+            Self::Busy(_) => ErrorCode::Busy,
+            Self::Internal(_) => ErrorCode::Internal,
+        }
+    }
+}
+
+/// CPU sampling and process naming.
+pub trait Sampler: Send + Sync + 'static {
+    /// The browser's process tree (`browser_pid`, else the browser that launched the host) and the
+    /// audio server's process(es).
+    fn processes(&self, browser_pid: Option<u32>) -> BoxFuture<Result<Processes, HostError>>;
+
+    /// One CPU report over `window`. `pids: None` means the default set: the launching browser's
+    /// tree plus the audio server.
+    fn cpu_sample(
+        &self,
+        pids: Option<Vec<u32>>,
+        window: Duration,
+    ) -> BoxFuture<Result<CpuReport, HostError>>;
+
+    /// Root pids of the running browsers of `family` (their main processes).
+    fn browsers(&self, family: BrowserFamily) -> BoxFuture<Result<Vec<u32>, HostError>>;
+}
+
+/// The audio server's view (PulseAudio or pipewire-pulse).
+pub trait AudioServer: Send + Sync + 'static {
+    fn server_info(&self) -> BoxFuture<Result<AudioServerInfo, HostError>>;
+    fn streams(&self) -> BoxFuture<Result<Vec<AudioStream>, HostError>>;
+    /// A stream of audio events (only the `audio_*` / `stream_*` kinds), starting with the current
+    /// state: `audio_connected` + one `stream_added` per stream, or `audio_disconnected`.
+    fn subscribe(&self) -> Result<mpsc::Receiver<HostEvent>, HostError>;
+}
+
+/// Who started the host (from its command line).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Launch {
+    /// `chrome-extension://<id>/` as Chromium passed it.
+    pub origin: Option<String>,
+    pub extension_id: Option<String>,
+    pub browser_family: Option<BrowserFamily>,
+}
+
+impl Launch {
+    /// Reads the browser's arguments: `chrome-extension://<id>/` (Chromium family, possibly
+    /// followed by more arguments), or `<manifest path> <extension id>` (Firefox). `None` when the
+    /// arguments are not a browser's.
+    pub fn from_args(args: &[String]) -> Option<Launch> {
+        let first = args.first()?;
+        if let Some(rest) = first.strip_prefix("chrome-extension://") {
+            let id = rest.trim_end_matches('/');
+            return Some(Launch {
+                origin: Some(first.clone()),
+                extension_id: (!id.is_empty()).then(|| id.to_owned()),
+                browser_family: Some(BrowserFamily::Chromium),
+            });
+        }
+        if let [manifest, extension_id] = args {
+            if manifest.ends_with(".json") && !extension_id.starts_with('-') {
+                return Some(Launch {
+                    origin: None,
+                    extension_id: Some(extension_id.clone()),
+                    browser_family: Some(BrowserFamily::Firefox),
+                });
+            }
+        }
+        None
+    }
+}
+
+/// Everything `server::run` needs besides the pipe.
+#[derive(Clone)]
+pub struct Deps {
+    pub sampler: Arc<dyn Sampler>,
+    pub audio: Arc<dyn AudioServer>,
+    pub launch: Launch,
+    pub limits: Limits,
+}
+
+/// Per-connection limits (PROTOCOL.md, "Transport").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Limits {
+    pub max_in_flight: usize,
+    pub max_subscriptions: usize,
+    pub codec: crate::framing::FrameCodec,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Self {
+            max_in_flight: 32,
+            max_subscriptions: 8,
+            codec: crate::framing::FrameCodec::default(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(a: &[&str]) -> Vec<String> {
+        a.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn recognises_browser_arguments() {
+        let chrome = Launch::from_args(&args(&["chrome-extension://abc/"])).unwrap();
+        assert_eq!(chrome.extension_id.as_deref(), Some("abc"));
+        assert_eq!(chrome.browser_family, Some(BrowserFamily::Chromium));
+        // Chrome on Windows appends --parent-window; tolerate extra arguments.
+        assert!(Launch::from_args(&args(&["chrome-extension://abc/", "--parent-window=0"])).is_some());
+        let firefox = Launch::from_args(&args(&[
+            "/home/u/.mozilla/native-messaging-hosts/org.micoff.host.json",
+            "micoff@micoff.org",
+        ]))
+        .unwrap();
+        assert_eq!(firefox.extension_id.as_deref(), Some("micoff@micoff.org"));
+        assert_eq!(firefox.origin, None);
+        assert!(Launch::from_args(&args(&["sample", "--json"])).is_none());
+        assert!(Launch::from_args(&args(&[])).is_none());
+    }
+}

@@ -1,0 +1,646 @@
+//! The typed protocol (native-host/PROTOCOL.md): requests from the extension, results, errors and
+//! events from the host. Serde enums tagged by `type`; field names snake_case with units in names.
+//!
+//! Requests are decoded in steps ([`decode_request`]) so every rejection gets its stable error code
+//! and, when it could be read, the request id. Nothing here does I/O.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+pub const PROTOCOL_VERSION: u32 = 1;
+/// Ids are JS numbers: safe integers only.
+pub const MAX_ID: u64 = (1 << 53) - 1;
+pub const CPU_WINDOW_MS_MIN: u64 = 100;
+pub const CPU_WINDOW_MS_MAX: u64 = 60_000;
+pub const CPU_INTERVAL_MS_MIN: u64 = 250;
+pub const CPU_INTERVAL_MS_MAX: u64 = 60_000;
+pub const CPU_INTERVAL_MS_DEFAULT: u64 = 1000;
+pub const MAX_PIDS: usize = 256;
+pub const MAX_PID: u32 = i32::MAX as u32;
+
+/// Stable numeric error codes (PROTOCOL.md, "Error codes").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[repr(u32)]
+pub enum ErrorCode {
+    InvalidJson = 1,
+    InvalidRequest = 2,
+    UnknownType = 3,
+    TooLarge = 4,
+    AudioServerUnavailable = 5,
+    NotFound = 6,
+    Internal = 7,
+    Busy = 8,
+    NotImplemented = 9,
+}
+
+impl ErrorCode {
+    pub const ALL: [ErrorCode; 9] = [
+        Self::InvalidJson,
+        Self::InvalidRequest,
+        Self::UnknownType,
+        Self::TooLarge,
+        Self::AudioServerUnavailable,
+        Self::NotFound,
+        Self::Internal,
+        Self::Busy,
+        Self::NotImplemented,
+    ];
+
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::InvalidJson => "invalid_json",
+            Self::InvalidRequest => "invalid_request",
+            Self::UnknownType => "unknown_type",
+            Self::TooLarge => "too_large",
+            Self::AudioServerUnavailable => "audio_server_unavailable",
+            Self::NotFound => "not_found",
+            Self::Internal => "internal",
+            Self::Busy => "busy",
+            Self::NotImplemented => "not_implemented",
+        }
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// Extension -> host
+
+pub type RequestId = u64;
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Request {
+    pub id: RequestId,
+    #[serde(flatten)]
+    pub body: RequestBody,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum RequestBody {
+    Version,
+    Processes {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        browser_pid: Option<u32>,
+    },
+    CpuSample {
+        window_ms: u64,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pids: Option<Vec<u32>>,
+    },
+    Subscribe(Topic),
+    Unsubscribe {
+        subscription: u64,
+    },
+    AudioServerInfo,
+    AudioStreams,
+    /// Reserved for issue 5; answered with `not_implemented` until then.
+    Doctor,
+}
+
+impl RequestBody {
+    pub const TYPES: [&'static str; 8] = [
+        "version",
+        "processes",
+        "cpu_sample",
+        "subscribe",
+        "unsubscribe",
+        "audio_server_info",
+        "audio_streams",
+        "doctor",
+    ];
+
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Self::Version => "version",
+            Self::Processes { .. } => "processes",
+            Self::CpuSample { .. } => "cpu_sample",
+            Self::Subscribe(_) => "subscribe",
+            Self::Unsubscribe { .. } => "unsubscribe",
+            Self::AudioServerInfo => "audio_server_info",
+            Self::AudioStreams => "audio_streams",
+            Self::Doctor => "doctor",
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "topic", rename_all = "snake_case")]
+pub enum Topic {
+    Cpu {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        interval_ms: Option<u64>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pids: Option<Vec<u32>>,
+    },
+    Audio,
+}
+
+/// Why a request frame was rejected: what goes into the error reply.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
+pub struct RequestError {
+    pub id: Option<RequestId>,
+    pub code: ErrorCode,
+    pub message: String,
+}
+
+impl RequestError {
+    fn new(id: Option<RequestId>, code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            id,
+            code,
+            message: message.into(),
+        }
+    }
+}
+
+/// Decodes one request frame body: UTF-8 JSON -> object -> id -> type -> fields -> ranges.
+pub fn decode_request(body: &[u8]) -> Result<Request, RequestError> {
+    let value: Value = serde_json::from_slice(body)
+        .map_err(|e| RequestError::new(None, ErrorCode::InvalidJson, format!("invalid JSON: {e}")))?;
+    let Value::Object(object) = &value else {
+        return Err(RequestError::new(
+            None,
+            ErrorCode::InvalidRequest,
+            "a request must be a JSON object",
+        ));
+    };
+    let id = match object.get("id") {
+        None => {
+            return Err(RequestError::new(
+                None,
+                ErrorCode::InvalidRequest,
+                "missing `id`",
+            ))
+        }
+        Some(id) => id.as_u64().filter(|id| *id <= MAX_ID).ok_or_else(|| {
+            RequestError::new(
+                None,
+                ErrorCode::InvalidRequest,
+                format!("`id` must be an integer in 0..=2^53-1, got {id}"),
+            )
+        })?,
+    };
+    let type_name = match object.get("type") {
+        Some(Value::String(t)) => t.as_str(),
+        Some(_) => {
+            return Err(RequestError::new(
+                Some(id),
+                ErrorCode::InvalidRequest,
+                "`type` must be a string",
+            ))
+        }
+        None => {
+            return Err(RequestError::new(
+                Some(id),
+                ErrorCode::InvalidRequest,
+                "missing `type`",
+            ))
+        }
+    };
+    if !RequestBody::TYPES.contains(&type_name) {
+        let shown: String = type_name.chars().take(64).collect();
+        return Err(RequestError::new(
+            Some(id),
+            ErrorCode::UnknownType,
+            format!("unknown request type `{shown}`"),
+        ));
+    }
+    let body = RequestBody::deserialize(&value).map_err(|e| {
+        RequestError::new(
+            Some(id),
+            ErrorCode::InvalidRequest,
+            format!("invalid `{type_name}` request: {e}"),
+        )
+    })?;
+    validate(&body).map_err(|message| {
+        RequestError::new(
+            Some(id),
+            ErrorCode::InvalidRequest,
+            format!("invalid `{type_name}` request: {message}"),
+        )
+    })?;
+    Ok(Request { id, body })
+}
+
+fn validate(body: &RequestBody) -> Result<(), String> {
+    match body {
+        RequestBody::Processes {
+            browser_pid: Some(pid),
+        } => validate_pid(*pid),
+        RequestBody::CpuSample { window_ms, pids } => {
+            if !(CPU_WINDOW_MS_MIN..=CPU_WINDOW_MS_MAX).contains(window_ms) {
+                return Err(format!(
+                    "`window_ms` must be in {CPU_WINDOW_MS_MIN}..={CPU_WINDOW_MS_MAX}, got {window_ms}"
+                ));
+            }
+            validate_pids(pids.as_deref())
+        }
+        RequestBody::Subscribe(Topic::Cpu { interval_ms, pids }) => {
+            if let Some(interval) = interval_ms {
+                if !(CPU_INTERVAL_MS_MIN..=CPU_INTERVAL_MS_MAX).contains(interval) {
+                    return Err(format!(
+                        "`interval_ms` must be in {CPU_INTERVAL_MS_MIN}..={CPU_INTERVAL_MS_MAX}, got {interval}"
+                    ));
+                }
+            }
+            validate_pids(pids.as_deref())
+        }
+        _ => Ok(()),
+    }
+}
+
+fn validate_pid(pid: u32) -> Result<(), String> {
+    if pid == 0 || pid > MAX_PID {
+        return Err(format!("pid {pid} is out of range 1..={MAX_PID}"));
+    }
+    Ok(())
+}
+
+fn validate_pids(pids: Option<&[u32]>) -> Result<(), String> {
+    let Some(pids) = pids else { return Ok(()) };
+    if pids.is_empty() || pids.len() > MAX_PIDS {
+        return Err(format!(
+            "`pids` must have 1..={MAX_PIDS} entries, got {}",
+            pids.len()
+        ));
+    }
+    pids.iter().try_for_each(|pid| validate_pid(*pid))
+}
+
+// ------------------------------------------------------------------------------------------------
+// Host -> extension: envelope
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum HostToExtension {
+    Result {
+        id: RequestId,
+        result: Value,
+    },
+    Error {
+        id: Option<RequestId>,
+        error: ErrorBody,
+    },
+    Event {
+        subscription: u64,
+        event: HostEvent,
+    },
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ErrorBody {
+    /// An [`ErrorCode`], or a code from a newer host.
+    pub code: u32,
+    pub message: String,
+}
+
+impl HostToExtension {
+    pub fn error(id: Option<RequestId>, code: ErrorCode, message: impl Into<String>) -> Self {
+        Self::Error {
+            id,
+            error: ErrorBody {
+                code: code.code(),
+                message: message.into(),
+            },
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum HostEvent {
+    Cpu { report: CpuReport },
+    AudioConnected { server: AudioServerInfo },
+    AudioDisconnected { reason: String },
+    StreamAdded { stream: AudioStream },
+    StreamChanged { stream: AudioStream },
+    StreamRemoved { kind: StreamKind, index: u32 },
+}
+
+// ------------------------------------------------------------------------------------------------
+// Result payloads
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BrowserFamily {
+    Chromium,
+    Firefox,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Version {
+    pub host_version: String,
+    pub protocol_version: u32,
+    pub pid: u32,
+    pub origin: Option<String>,
+    pub extension_id: Option<String>,
+    pub browser_family: Option<BrowserFamily>,
+    pub chrome_extension_id: String,
+    pub firefox_extension_id: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProcessInfo {
+    pub pid: u32,
+    pub ppid: Option<u32>,
+    /// `comm`.
+    pub name: String,
+    /// Open set (PROTOCOL.md, "Roles").
+    pub role: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BrowserKind {
+    Chromium,
+    Firefox,
+    Unknown,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BrowserSource {
+    /// Found by walking up from the host's parent process.
+    Parent,
+    /// Given as `browser_pid`.
+    Explicit,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BrowserRef {
+    pub pid: u32,
+    pub family: BrowserKind,
+    pub source: BrowserSource,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Processes {
+    pub browser: Option<BrowserRef>,
+    pub processes: Vec<ProcessInfo>,
+    pub audio_server: Vec<ProcessInfo>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ThreadCpu {
+    pub tid: u32,
+    pub name: String,
+    pub cpu_pct: f64,
+    pub usr_pct: f64,
+    pub sys_pct: f64,
+    pub run_time_ns: Option<u64>,
+    pub wakeups_per_s: f64,
+    pub involuntary_per_s: f64,
+    pub read_syscalls_per_s: Option<f64>,
+    pub write_syscalls_per_s: Option<f64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ProcessCpu {
+    pub pid: u32,
+    pub ppid: Option<u32>,
+    pub name: String,
+    pub role: String,
+    pub cpu_pct: f64,
+    pub usr_pct: f64,
+    pub sys_pct: f64,
+    pub wakeups_per_s: f64,
+    pub threads: Vec<ThreadCpu>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CpuReport {
+    pub window_ms: u64,
+    pub elapsed_ms: f64,
+    pub total_cpu_pct: f64,
+    pub threads_omitted: u64,
+    pub gone_pids: Vec<u32>,
+    pub processes: Vec<ProcessCpu>,
+}
+
+impl CpuReport {
+    /// Sorts processes and their threads by `cpu_pct`, highest first (the documented order).
+    pub fn sort(&mut self) {
+        let by_cpu = |a: f64, b: f64| b.total_cmp(&a);
+        for process in &mut self.processes {
+            process
+                .threads
+                .sort_by(|a, b| by_cpu(a.cpu_pct, b.cpu_pct).then(a.tid.cmp(&b.tid)));
+        }
+        self.processes
+            .sort_by(|a, b| by_cpu(a.cpu_pct, b.cpu_pct).then(a.pid.cmp(&b.pid)));
+    }
+
+    pub fn thread_count(&self) -> usize {
+        self.processes.iter().map(|p| p.threads.len()).sum()
+    }
+
+    /// Drops the `n` threads with the lowest `cpu_pct` (over all processes), counting them in
+    /// `threads_omitted`. Used to fit the report into one frame.
+    pub fn drop_lowest_threads(&mut self, n: usize) {
+        let mut all: Vec<(f64, usize, usize)> = Vec::with_capacity(self.thread_count());
+        for (p, process) in self.processes.iter().enumerate() {
+            for (t, thread) in process.threads.iter().enumerate() {
+                all.push((thread.cpu_pct, p, t));
+            }
+        }
+        all.sort_by(|a, b| a.0.total_cmp(&b.0));
+        let mut doomed: Vec<Vec<usize>> = vec![Vec::new(); self.processes.len()];
+        for (_, p, t) in all.into_iter().take(n) {
+            if let Some(list) = doomed.get_mut(p) {
+                list.push(t);
+            }
+        }
+        let mut dropped = 0u64;
+        for (process, mut list) in self.processes.iter_mut().zip(doomed) {
+            list.sort_unstable();
+            for t in list.into_iter().rev() {
+                if t < process.threads.len() {
+                    process.threads.remove(t);
+                    dropped += 1;
+                }
+            }
+        }
+        self.threads_omitted += dropped;
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum AudioServerKind {
+    Pulseaudio,
+    Pipewire,
+    Unknown,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AudioServerInfo {
+    pub server_name: String,
+    pub server_version: String,
+    pub kind: AudioServerKind,
+    pub host_name: Option<String>,
+    pub user_name: Option<String>,
+    pub default_source_name: Option<String>,
+    pub default_sink_name: Option<String>,
+    pub sample_rate_hz: u32,
+    pub channels: u8,
+    pub pids: Vec<u32>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StreamKind {
+    Record,
+    Playback,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AudioStream {
+    pub kind: StreamKind,
+    pub index: u32,
+    pub name: Option<String>,
+    pub client_index: Option<u32>,
+    pub device_index: u32,
+    pub device_name: Option<String>,
+    pub application_name: Option<String>,
+    pub application_process_id: Option<u32>,
+    pub application_process_binary: Option<String>,
+    pub media_role: Option<String>,
+    pub corked: bool,
+    pub muted: bool,
+    pub sample_rate_hz: u32,
+    pub channels: u8,
+    pub sample_format: String,
+    pub buffer_latency_us: u64,
+    pub device_latency_us: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SubscriptionResult {
+    pub subscription: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AudioStreams {
+    pub streams: Vec<AudioStream>,
+}
+
+/// Checks a `result` payload against the request type it answers: decodes it into the typed
+/// payload and re-encodes it (used by the fixture tests and available to tools).
+pub fn typed_result(request_type: &str, result: &Value) -> Result<Value, String> {
+    fn roundtrip<T: Serialize + for<'de> Deserialize<'de>>(v: &Value) -> Result<Value, String> {
+        let typed = T::deserialize(v).map_err(|e| e.to_string())?;
+        serde_json::to_value(typed).map_err(|e| e.to_string())
+    }
+    match request_type {
+        "version" => roundtrip::<Version>(result),
+        "processes" => roundtrip::<Processes>(result),
+        "cpu_sample" => roundtrip::<CpuReport>(result),
+        "subscribe" | "unsubscribe" => roundtrip::<SubscriptionResult>(result),
+        "audio_server_info" => roundtrip::<AudioServerInfo>(result),
+        "audio_streams" => roundtrip::<AudioStreams>(result),
+        other => Err(format!("no typed result for `{other}`")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn request_serializes_back_to_the_wire_shape() {
+        let req = Request {
+            id: 3,
+            body: RequestBody::Subscribe(Topic::Cpu {
+                interval_ms: Some(500),
+                pids: None,
+            }),
+        };
+        let json = serde_json::to_value(&req).unwrap();
+        assert_eq!(
+            json,
+            serde_json::json!({"id": 3, "type": "subscribe", "topic": "cpu", "interval_ms": 500})
+        );
+        let back = decode_request(json.to_string().as_bytes()).unwrap();
+        assert_eq!(back, req);
+    }
+
+    #[test]
+    fn error_codes_are_stable() {
+        let codes: Vec<(u32, &str)> = ErrorCode::ALL.iter().map(|c| (c.code(), c.name())).collect();
+        assert_eq!(
+            codes,
+            vec![
+                (1, "invalid_json"),
+                (2, "invalid_request"),
+                (3, "unknown_type"),
+                (4, "too_large"),
+                (5, "audio_server_unavailable"),
+                (6, "not_found"),
+                (7, "internal"),
+                (8, "busy"),
+                (9, "not_implemented"),
+            ]
+        );
+    }
+
+    #[test]
+    fn rejection_keeps_the_id_when_it_was_readable() {
+        let err = decode_request(br#"{"id": 9, "type": "cpu_sample", "window_ms": 5}"#).unwrap_err();
+        assert_eq!((err.id, err.code), (Some(9), ErrorCode::InvalidRequest));
+        let err = decode_request(b"\xff\xfe").unwrap_err();
+        assert_eq!((err.id, err.code), (None, ErrorCode::InvalidJson));
+    }
+
+    fn thread(tid: u32, cpu_pct: f64) -> ThreadCpu {
+        ThreadCpu {
+            tid,
+            name: format!("t{tid}"),
+            cpu_pct,
+            usr_pct: cpu_pct,
+            sys_pct: 0.0,
+            run_time_ns: None,
+            wakeups_per_s: 0.0,
+            involuntary_per_s: 0.0,
+            read_syscalls_per_s: None,
+            write_syscalls_per_s: None,
+        }
+    }
+
+    #[test]
+    fn drop_lowest_threads_keeps_the_busy_ones() {
+        let process = |pid, threads| ProcessCpu {
+            pid,
+            ppid: None,
+            name: "p".into(),
+            role: "other".into(),
+            cpu_pct: 0.0,
+            usr_pct: 0.0,
+            sys_pct: 0.0,
+            wakeups_per_s: 0.0,
+            threads,
+        };
+        let mut report = CpuReport {
+            window_ms: 100,
+            elapsed_ms: 100.0,
+            total_cpu_pct: 0.0,
+            threads_omitted: 0,
+            gone_pids: vec![],
+            processes: vec![
+                process(1, vec![thread(1, 5.0), thread(2, 0.1)]),
+                process(2, vec![thread(3, 0.2), thread(4, 3.0)]),
+            ],
+        };
+        report.drop_lowest_threads(2);
+        let left: Vec<u32> = report
+            .processes
+            .iter()
+            .flat_map(|p| p.threads.iter().map(|t| t.tid))
+            .collect();
+        assert_eq!(left, vec![1, 4]);
+        assert_eq!(report.threads_omitted, 2);
+    }
+}

@@ -1,0 +1,300 @@
+//! The server run loop in memory (tokio duplex) with a fake sampler and audio server.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use micoff_host::deps::{AudioServer, BoxFuture, Deps, HostError, Launch, Limits, Sampler};
+use micoff_host::framing::{FrameCodec, FrameReader, FrameWriter};
+use micoff_host::protocol::*;
+use serde_json::{json, Value};
+use tokio::io::{DuplexStream, ReadHalf, WriteHalf};
+use tokio::sync::{mpsc, Mutex, Notify};
+
+fn report(window_ms: u64, threads: usize) -> CpuReport {
+    CpuReport {
+        window_ms,
+        elapsed_ms: window_ms as f64,
+        total_cpu_pct: 1.0,
+        threads_omitted: 0,
+        gone_pids: vec![],
+        processes: vec![ProcessCpu {
+            pid: 100,
+            ppid: Some(1),
+            name: "chromium".into(),
+            role: "renderer".into(),
+            cpu_pct: 1.0,
+            usr_pct: 1.0,
+            sys_pct: 0.0,
+            wakeups_per_s: 10.0,
+            threads: (0..threads)
+                .map(|i| ThreadCpu {
+                    tid: 1000 + i as u32,
+                    name: format!("thread-with-a-long-name-{i:06}"),
+                    cpu_pct: i as f64,
+                    usr_pct: 0.0,
+                    sys_pct: 0.0,
+                    run_time_ns: Some(1),
+                    wakeups_per_s: 0.0,
+                    involuntary_per_s: 0.0,
+                    read_syscalls_per_s: None,
+                    write_syscalls_per_s: None,
+                })
+                .collect(),
+        }],
+    }
+}
+
+#[derive(Default)]
+struct FakeSampler {
+    /// When set, cpu_sample waits for a notification (a "long" window).
+    gate: Option<Arc<Notify>>,
+    threads: usize,
+}
+
+impl Sampler for FakeSampler {
+    fn processes(&self, browser_pid: Option<u32>) -> BoxFuture<Result<Processes, HostError>> {
+        Box::pin(async move {
+            match browser_pid {
+                Some(99) => Err(HostError::NotFound("pid 99".into())),
+                _ => Ok(Processes { browser: None, processes: vec![], audio_server: vec![] }),
+            }
+        })
+    }
+    fn cpu_sample(&self, _pids: Option<Vec<u32>>, window: Duration) -> BoxFuture<Result<CpuReport, HostError>> {
+        let gate = self.gate.clone();
+        let threads = self.threads;
+        Box::pin(async move {
+            match gate {
+                Some(gate) => gate.notified().await,
+                None => tokio::time::sleep(window.min(Duration::from_millis(300))).await,
+            }
+            Ok(report(window.as_millis() as u64, threads))
+        })
+    }
+    fn browsers(&self, _family: BrowserFamily) -> BoxFuture<Result<Vec<u32>, HostError>> {
+        Box::pin(async { Ok(vec![]) })
+    }
+}
+
+struct FakeAudio {
+    events: Mutex<Option<mpsc::Receiver<HostEvent>>>,
+}
+
+impl AudioServer for FakeAudio {
+    fn server_info(&self) -> BoxFuture<Result<AudioServerInfo, HostError>> {
+        Box::pin(async { Err(HostError::AudioServerUnavailable("no server in tests".into())) })
+    }
+    fn streams(&self) -> BoxFuture<Result<Vec<AudioStream>, HostError>> {
+        Box::pin(async { Ok(vec![]) })
+    }
+    fn subscribe(&self) -> Result<mpsc::Receiver<HostEvent>, HostError> {
+        self.events
+            .try_lock()
+            .ok()
+            .and_then(|mut e| e.take())
+            .ok_or_else(|| HostError::AudioServerUnavailable("already taken".into()))
+    }
+}
+
+struct Client {
+    reader: FrameReader<ReadHalf<DuplexStream>>,
+    writer: FrameWriter<WriteHalf<DuplexStream>>,
+    server: tokio::task::JoinHandle<Result<(), micoff_host::server::ServerError>>,
+}
+
+impl Client {
+    async fn send(&mut self, v: Value) {
+        self.writer.write_frame(v.to_string().as_bytes()).await.unwrap();
+    }
+    async fn send_raw(&mut self, body: &[u8]) {
+        self.writer.write_frame(body).await.unwrap();
+    }
+    async fn recv(&mut self) -> Value {
+        let body = tokio::time::timeout(Duration::from_secs(10), self.reader.next_frame())
+            .await
+            .expect("reply within 10 s")
+            .unwrap()
+            .expect("a frame");
+        serde_json::from_slice(&body).unwrap()
+    }
+}
+
+fn start_with(sampler: FakeSampler, events: Option<mpsc::Receiver<HostEvent>>, limits: Limits) -> Client {
+    let (client, server) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server);
+    let (client_read, client_write) = tokio::io::split(client);
+    let deps = Deps {
+        sampler: Arc::new(sampler),
+        audio: Arc::new(FakeAudio { events: Mutex::new(events) }),
+        launch: Launch::from_args(&["chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/".to_owned()]).unwrap(),
+        limits,
+    };
+    let server = tokio::spawn(micoff_host::server::run(server_read, server_write, deps));
+    Client {
+        reader: FrameReader::new(client_read, FrameCodec::default()),
+        writer: FrameWriter::new(client_write, FrameCodec::default()),
+        server,
+    }
+}
+
+fn start() -> Client {
+    start_with(FakeSampler::default(), None, Limits::default())
+}
+
+#[tokio::test]
+async fn version_reports_the_launching_extension() {
+    let mut c = start();
+    c.send(json!({"id": 1, "type": "version"})).await;
+    let r = c.recv().await;
+    assert_eq!(r["id"], 1);
+    assert_eq!(r["type"], "result");
+    assert_eq!(r["result"]["protocol_version"], 1);
+    assert_eq!(r["result"]["extension_id"], "ipgdconbmedmelnlpalblnicflhpfkim");
+    assert_eq!(r["result"]["browser_family"], "chromium");
+    assert_eq!(r["result"]["pid"], std::process::id());
+}
+
+#[tokio::test]
+async fn bad_requests_get_error_replies_and_the_server_keeps_going() {
+    let mut c = start();
+    c.send_raw(b"{nope").await;
+    assert_eq!(c.recv().await["error"]["code"], 1);
+    c.send_raw(&[0xff, 0xfe]).await;
+    assert_eq!(c.recv().await["error"]["code"], 1);
+    c.send_raw(b"").await;
+    let r = c.recv().await;
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (Value::Null, json!(1)));
+    c.send(json!({"id": 2, "type": "frobnicate"})).await;
+    let r = c.recv().await;
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(2), json!(3)));
+    c.send(json!({"id": 3, "type": "cpu_sample", "window_ms": "x"})).await;
+    let r = c.recv().await;
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(3), json!(2)));
+    c.send(json!({"id": 4, "type": "processes", "browser_pid": 99})).await;
+    assert_eq!(c.recv().await["error"]["code"], 6);
+    c.send(json!({"id": 5, "type": "audio_server_info"})).await;
+    assert_eq!(c.recv().await["error"]["code"], 5);
+    c.send(json!({"id": 6, "type": "doctor"})).await;
+    assert_eq!(c.recv().await["error"]["code"], 9);
+    c.send(json!({"id": 7, "type": "audio_streams"})).await;
+    assert_eq!(c.recv().await["result"], json!({"streams": []}));
+}
+
+#[tokio::test]
+async fn a_long_cpu_sample_does_not_block_other_requests() {
+    let gate = Arc::new(Notify::new());
+    let mut c = start_with(FakeSampler { gate: Some(gate.clone()), threads: 1 }, None, Limits::default());
+    c.send(json!({"id": 1, "type": "cpu_sample", "window_ms": 2000})).await;
+    c.send(json!({"id": 2, "type": "version"})).await;
+    assert_eq!(c.recv().await["id"], 2);
+    gate.notify_one();
+    let r = c.recv().await;
+    assert_eq!(r["id"], 1);
+    assert_eq!(r["result"]["window_ms"], 2000);
+}
+
+#[tokio::test]
+async fn too_many_requests_in_flight_is_busy() {
+    let gate = Arc::new(Notify::new());
+    let limits = Limits { max_in_flight: 1, ..Limits::default() };
+    let mut c = start_with(FakeSampler { gate: Some(gate.clone()), threads: 0 }, None, limits);
+    c.send(json!({"id": 1, "type": "cpu_sample", "window_ms": 100})).await;
+    c.send(json!({"id": 2, "type": "cpu_sample", "window_ms": 100})).await;
+    let r = c.recv().await;
+    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(2), json!(8)));
+    gate.notify_one();
+    assert_eq!(c.recv().await["id"], 1);
+}
+
+#[tokio::test]
+async fn oversized_cpu_reports_are_trimmed_and_other_results_refused() {
+    let limits = Limits {
+        codec: FrameCodec { max_outgoing_bytes: 4096, ..FrameCodec::default() },
+        ..Limits::default()
+    };
+    let mut c = start_with(FakeSampler { gate: None, threads: 500 }, None, limits);
+    c.send(json!({"id": 1, "type": "cpu_sample", "window_ms": 100})).await;
+    let r = c.recv().await;
+    let result = &r["result"];
+    let kept = result["processes"][0]["threads"].as_array().unwrap().len() as u64;
+    assert!(kept > 0 && kept < 500);
+    assert_eq!(kept + result["threads_omitted"].as_u64().unwrap(), 500);
+    // The busiest thread survives.
+    assert_eq!(result["processes"][0]["threads"][0]["cpu_pct"].as_f64(), Some(499.0));
+}
+
+#[tokio::test]
+async fn subscribe_and_unsubscribe() {
+    let (tx, rx) = mpsc::channel(8);
+    let mut c = start_with(FakeSampler::default(), Some(rx), Limits::default());
+    c.send(json!({"id": 1, "type": "subscribe", "topic": "audio"})).await;
+    let r = c.recv().await;
+    let sub = r["result"]["subscription"].as_u64().unwrap();
+    tx.send(HostEvent::AudioDisconnected { reason: "gone".into() }).await.unwrap();
+    let e = c.recv().await;
+    assert_eq!(e, json!({"type": "event", "subscription": sub, "event": {"type": "audio_disconnected", "reason": "gone"}}));
+
+    c.send(json!({"id": 2, "type": "subscribe", "topic": "cpu", "interval_ms": 250})).await;
+    let r = c.recv().await;
+    let cpu_sub = r["result"]["subscription"].as_u64().unwrap();
+    assert_ne!(cpu_sub, sub);
+    let e = c.recv().await;
+    assert_eq!((e["subscription"].as_u64(), e["event"]["type"].as_str()), (Some(cpu_sub), Some("cpu")));
+    assert_eq!(e["event"]["report"]["window_ms"], 250);
+
+    c.send(json!({"id": 3, "type": "unsubscribe", "subscription": cpu_sub})).await;
+    // Events queued before the reply may still arrive; after the reply none does.
+    loop {
+        let r = c.recv().await;
+        if r["type"] == "result" {
+            assert_eq!(r, json!({"id": 3, "type": "result", "result": {"subscription": cpu_sub}}));
+            break;
+        }
+        assert_eq!(r["subscription"].as_u64(), Some(cpu_sub));
+    }
+    c.send(json!({"id": 4, "type": "unsubscribe", "subscription": cpu_sub})).await;
+    assert_eq!(c.recv().await["error"]["code"], 6);
+    c.send(json!({"id": 5, "type": "version"})).await;
+    assert_eq!(c.recv().await["id"], 5);
+}
+
+#[tokio::test]
+async fn subscription_limit_is_busy() {
+    let limits = Limits { max_subscriptions: 1, ..Limits::default() };
+    let mut c = start_with(FakeSampler::default(), None, limits);
+    c.send(json!({"id": 1, "type": "subscribe", "topic": "cpu", "interval_ms": 60000})).await;
+    assert!(c.recv().await["result"]["subscription"].is_u64());
+    c.send(json!({"id": 2, "type": "subscribe", "topic": "cpu", "interval_ms": 60000})).await;
+    assert_eq!(c.recv().await["error"]["code"], 8);
+}
+
+#[tokio::test]
+async fn eof_ends_cleanly_after_answering_what_was_asked() {
+    let mut c = start();
+    c.send(json!({"id": 1, "type": "subscribe", "topic": "cpu", "interval_ms": 60000})).await;
+    c.send(json!({"id": 2, "type": "version"})).await;
+    c.writer.shutdown().await.unwrap();
+    let mut ids = vec![c.recv().await["id"].clone(), c.recv().await["id"].clone()];
+    ids.sort_by_key(|v| v.as_u64());
+    assert_eq!(ids, vec![json!(1), json!(2)]);
+    assert!(c.reader.next_frame().await.unwrap().is_none());
+    assert!(c.server.await.unwrap().is_ok());
+}
+
+#[tokio::test]
+async fn a_bad_length_ends_the_server_with_an_error() {
+    let (client, server) = tokio::io::duplex(1 << 16);
+    let (server_read, server_write) = tokio::io::split(server);
+    let (_client_read, mut client_write) = tokio::io::split(client);
+    let deps = Deps {
+        sampler: Arc::new(FakeSampler::default()),
+        audio: Arc::new(FakeAudio { events: Mutex::new(None) }),
+        launch: Launch::default(),
+        limits: Limits::default(),
+    };
+    let server = tokio::spawn(micoff_host::server::run(server_read, server_write, deps));
+    use tokio::io::AsyncWriteExt;
+    client_write.write_all(&u32::MAX.to_ne_bytes()).await.unwrap();
+    let result = tokio::time::timeout(Duration::from_secs(10), server).await.unwrap().unwrap();
+    assert!(result.is_err());
+}
