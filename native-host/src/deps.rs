@@ -133,6 +133,7 @@ impl Default for Limits {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -146,7 +147,9 @@ mod tests {
         assert_eq!(chrome.extension_id.as_deref(), Some("abc"));
         assert_eq!(chrome.browser_family, Some(BrowserFamily::Chromium));
         // Chrome on Windows appends --parent-window; tolerate extra arguments.
-        assert!(Launch::from_args(&args(&["chrome-extension://abc/", "--parent-window=0"])).is_some());
+        assert!(
+            Launch::from_args(&args(&["chrome-extension://abc/", "--parent-window=0"])).is_some()
+        );
         let firefox = Launch::from_args(&args(&[
             "/home/u/.mozilla/native-messaging-hosts/org.micoff.host.json",
             "micoff@micoff.org",

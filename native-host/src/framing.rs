@@ -178,6 +178,7 @@ impl<W: AsyncWrite + Unpin> FrameWriter<W> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

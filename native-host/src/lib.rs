@@ -25,10 +25,14 @@ pub const FIREFOX_EXTENSION_ID: &str = env!("MICOFF_FIREFOX_EXTENSION_ID");
 pub const HOST_NAME: &str = "org.micoff.host";
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     #[test]
     fn extension_ids_come_from_the_manifests() {
-        assert_eq!(super::CHROME_EXTENSION_ID, "ipgdconbmedmelnlpalblnicflhpfkim");
+        assert_eq!(
+            super::CHROME_EXTENSION_ID,
+            "ipgdconbmedmelnlpalblnicflhpfkim"
+        );
         assert_eq!(super::FIREFOX_EXTENSION_ID, "micoff@micoff.org");
     }
 }

@@ -19,14 +19,22 @@ fn main() -> ExitCode {
                 let _ = e.print();
                 e.exit_code()
             }
-            Ok(cli) => cli::run(cli, &mut std::io::stdout().lock(), &mut std::io::stderr().lock()),
+            Ok(cli) => cli::run(
+                cli,
+                &mut std::io::stdout().lock(),
+                &mut std::io::stderr().lock(),
+            ),
         },
     };
     ExitCode::from(u8::try_from(code).unwrap_or(1))
 }
 
 fn init_tracing(native: bool) {
-    let default = if native { "micoff_host=info" } else { "micoff_host=warn,micoff=warn" };
+    let default = if native {
+        "micoff_host=info"
+    } else {
+        "micoff_host=warn,micoff=warn"
+    };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
     tracing_subscriber::fmt()

@@ -159,8 +159,9 @@ impl RequestError {
 
 /// Decodes one request frame body: UTF-8 JSON -> object -> id -> type -> fields -> ranges.
 pub fn decode_request(body: &[u8]) -> Result<Request, RequestError> {
-    let value: Value = serde_json::from_slice(body)
-        .map_err(|e| RequestError::new(None, ErrorCode::InvalidJson, format!("invalid JSON: {e}")))?;
+    let value: Value = serde_json::from_slice(body).map_err(|e| {
+        RequestError::new(None, ErrorCode::InvalidJson, format!("invalid JSON: {e}"))
+    })?;
     let Value::Object(object) = &value else {
         return Err(RequestError::new(
             None,
@@ -547,6 +548,7 @@ pub fn typed_result(request_type: &str, result: &Value) -> Result<Value, String>
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -570,7 +572,10 @@ mod tests {
 
     #[test]
     fn error_codes_are_stable() {
-        let codes: Vec<(u32, &str)> = ErrorCode::ALL.iter().map(|c| (c.code(), c.name())).collect();
+        let codes: Vec<(u32, &str)> = ErrorCode::ALL
+            .iter()
+            .map(|c| (c.code(), c.name()))
+            .collect();
         assert_eq!(
             codes,
             vec![
@@ -589,7 +594,8 @@ mod tests {
 
     #[test]
     fn rejection_keeps_the_id_when_it_was_readable() {
-        let err = decode_request(br#"{"id": 9, "type": "cpu_sample", "window_ms": 5}"#).unwrap_err();
+        let err =
+            decode_request(br#"{"id": 9, "type": "cpu_sample", "window_ms": 5}"#).unwrap_err();
         assert_eq!((err.id, err.code), (Some(9), ErrorCode::InvalidRequest));
         let err = decode_request(b"\xff\xfe").unwrap_err();
         assert_eq!((err.id, err.code), (None, ErrorCode::InvalidJson));

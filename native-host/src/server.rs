@@ -76,7 +76,13 @@ where
 
     // Subscriptions end with the connection; requests already in flight still get their reply
     // (unless the input was corrupt).
-    let subscriptions: Vec<JoinHandle<()>> = ctx.subscriptions.lock().await.drain().map(|(_, h)| h).collect();
+    let subscriptions: Vec<JoinHandle<()>> = ctx
+        .subscriptions
+        .lock()
+        .await
+        .drain()
+        .map(|(_, h)| h)
+        .collect();
     for handle in subscriptions {
         handle.abort();
         let _ = handle.await;
@@ -188,7 +194,8 @@ async fn handle(ctx: &Ctx, request: Request) -> Vec<u8> {
             .await
             .map(|report| {
                 encode_cpu(report, ctx.max_bytes, |report| {
-                    serde_json::to_value(report).map(|result| HostToExtension::Result { id, result })
+                    serde_json::to_value(report)
+                        .map(|result| HostToExtension::Result { id, result })
                 })
                 .unwrap_or_else(|| too_large(Some(id), ctx.max_bytes))
             }),
@@ -270,8 +277,7 @@ async fn subscribe(ctx: &Arc<Ctx>, id: RequestId, topic: Topic) {
     let handle = match (topic, audio_events) {
         (Topic::Audio, Some(rx)) => tokio::spawn(audio_loop(task_ctx, subscription, rx)),
         (Topic::Cpu { interval_ms, pids }, _) => {
-            let interval =
-                Duration::from_millis(interval_ms.unwrap_or(CPU_INTERVAL_MS_DEFAULT));
+            let interval = Duration::from_millis(interval_ms.unwrap_or(CPU_INTERVAL_MS_DEFAULT));
             tokio::spawn(cpu_loop(task_ctx, subscription, interval, pids))
         }
         (Topic::Audio, None) => return,
@@ -430,7 +436,12 @@ fn sanitize(report: &mut CpuReport) {
     fix(&mut report.elapsed_ms);
     fix(&mut report.total_cpu_pct);
     for p in &mut report.processes {
-        for v in [&mut p.cpu_pct, &mut p.usr_pct, &mut p.sys_pct, &mut p.wakeups_per_s] {
+        for v in [
+            &mut p.cpu_pct,
+            &mut p.usr_pct,
+            &mut p.sys_pct,
+            &mut p.wakeups_per_s,
+        ] {
             fix(v);
         }
         for t in &mut p.threads {

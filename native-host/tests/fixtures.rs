@@ -2,6 +2,8 @@
 //! extension/src/shared/protocol.test.ts: every valid case decodes and round-trips, every invalid
 //! request gets its documented error code, every invalid response/event is refused.
 
+#![allow(clippy::unwrap_used)] // tests may unwrap (house style)
+
 use std::path::PathBuf;
 
 use micoff_host::protocol::{decode_request, typed_result, HostToExtension};
@@ -31,7 +33,8 @@ fn cases() -> Vec<Case> {
     files.sort();
     assert_eq!(files.len(), 3, "requests, responses, events");
     for path in files {
-        let list: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let list: Vec<Value> =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         for c in list {
             let text = match (c.get("json"), c.get("json_text")) {
                 (Some(json), None) => json.to_string(),
@@ -44,7 +47,10 @@ fn cases() -> Vec<Case> {
                 kind: c["kind"].as_str().unwrap().to_owned(),
                 valid: c["valid"].as_bool().unwrap(),
                 text,
-                request_type: c.get("request_type").and_then(Value::as_str).map(str::to_owned),
+                request_type: c
+                    .get("request_type")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned),
                 expect_error_code: c.get("expect_error_code").and_then(Value::as_u64),
             });
         }
@@ -56,7 +62,9 @@ fn cases() -> Vec<Case> {
 fn same(a: &Value, b: &Value) -> bool {
     match (a, b) {
         (Value::Number(x), Value::Number(y)) => x.as_f64() == y.as_f64(),
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b)),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same(a, b))
+        }
         (Value::Object(x), Value::Object(y)) => {
             x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same(v, w)))
         }
@@ -66,7 +74,8 @@ fn same(a: &Value, b: &Value) -> bool {
 
 fn check_host_message(c: &Case) -> Result<(), String> {
     let value: Value = serde_json::from_str(&c.text).map_err(|e| e.to_string())?;
-    let message: HostToExtension = serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
+    let message: HostToExtension =
+        serde_json::from_value(value.clone()).map_err(|e| e.to_string())?;
     match (&message, c.kind.as_str()) {
         (HostToExtension::Event { .. }, "event") => {}
         (HostToExtension::Result { .. } | HostToExtension::Error { .. }, "response") => {}
@@ -76,7 +85,9 @@ fn check_host_message(c: &Case) -> Result<(), String> {
     if !same(&back, &value) {
         return Err(format!("round trip changed it: {back}"));
     }
-    if let (HostToExtension::Result { result, .. }, Some(request_type)) = (&message, &c.request_type) {
+    if let (HostToExtension::Result { result, .. }, Some(request_type)) =
+        (&message, &c.request_type)
+    {
         let typed = typed_result(request_type, result)?;
         if !same(&typed, result) {
             return Err(format!("typed round trip changed the result: {typed}"));
@@ -91,7 +102,12 @@ fn fixtures_match_the_rust_protocol() {
     assert!(cases.len() >= 60, "only {} cases", cases.len());
     let mut failures = Vec::new();
     for c in &cases {
-        let label = format!("{} / {} ({})", c.file, c.name, if c.valid { "valid" } else { "invalid" });
+        let label = format!(
+            "{} / {} ({})",
+            c.file,
+            c.name,
+            if c.valid { "valid" } else { "invalid" }
+        );
         match c.kind.as_str() {
             "request" => match (decode_request(c.text.as_bytes()), c.valid) {
                 (Ok(request), true) => {
@@ -123,5 +139,10 @@ fn fixtures_match_the_rust_protocol() {
             other => failures.push(format!("{label}: unknown kind {other}")),
         }
     }
-    assert!(failures.is_empty(), "{} fixture failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} fixture failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

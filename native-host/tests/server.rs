@@ -1,5 +1,7 @@
 //! The server run loop in memory (tokio duplex) with a fake sampler and audio server.
 
+#![allow(clippy::unwrap_used)] // tests may unwrap (house style)
+
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -56,11 +58,19 @@ impl Sampler for FakeSampler {
         Box::pin(async move {
             match browser_pid {
                 Some(99) => Err(HostError::NotFound("pid 99".into())),
-                _ => Ok(Processes { browser: None, processes: vec![], audio_server: vec![] }),
+                _ => Ok(Processes {
+                    browser: None,
+                    processes: vec![],
+                    audio_server: vec![],
+                }),
             }
         })
     }
-    fn cpu_sample(&self, _pids: Option<Vec<u32>>, window: Duration) -> BoxFuture<Result<CpuReport, HostError>> {
+    fn cpu_sample(
+        &self,
+        _pids: Option<Vec<u32>>,
+        window: Duration,
+    ) -> BoxFuture<Result<CpuReport, HostError>> {
         let gate = self.gate.clone();
         let threads = self.threads;
         Box::pin(async move {
@@ -82,7 +92,11 @@ struct FakeAudio {
 
 impl AudioServer for FakeAudio {
     fn server_info(&self) -> BoxFuture<Result<AudioServerInfo, HostError>> {
-        Box::pin(async { Err(HostError::AudioServerUnavailable("no server in tests".into())) })
+        Box::pin(async {
+            Err(HostError::AudioServerUnavailable(
+                "no server in tests".into(),
+            ))
+        })
     }
     fn streams(&self) -> BoxFuture<Result<Vec<AudioStream>, HostError>> {
         Box::pin(async { Ok(vec![]) })
@@ -104,7 +118,10 @@ struct Client {
 
 impl Client {
     async fn send(&mut self, v: Value) {
-        self.writer.write_frame(v.to_string().as_bytes()).await.unwrap();
+        self.writer
+            .write_frame(v.to_string().as_bytes())
+            .await
+            .unwrap();
     }
     async fn send_raw(&mut self, body: &[u8]) {
         self.writer.write_frame(body).await.unwrap();
@@ -119,14 +136,23 @@ impl Client {
     }
 }
 
-fn start_with(sampler: FakeSampler, events: Option<mpsc::Receiver<HostEvent>>, limits: Limits) -> Client {
+fn start_with(
+    sampler: FakeSampler,
+    events: Option<mpsc::Receiver<HostEvent>>,
+    limits: Limits,
+) -> Client {
     let (client, server) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server);
     let (client_read, client_write) = tokio::io::split(client);
     let deps = Deps {
         sampler: Arc::new(sampler),
-        audio: Arc::new(FakeAudio { events: Mutex::new(events) }),
-        launch: Launch::from_args(&["chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/".to_owned()]).unwrap(),
+        audio: Arc::new(FakeAudio {
+            events: Mutex::new(events),
+        }),
+        launch: Launch::from_args(&[
+            "chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/".to_owned()
+        ])
+        .unwrap(),
         limits,
     };
     let server = tokio::spawn(micoff_host::server::run(server_read, server_write, deps));
@@ -149,7 +175,10 @@ async fn version_reports_the_launching_extension() {
     assert_eq!(r["id"], 1);
     assert_eq!(r["type"], "result");
     assert_eq!(r["result"]["protocol_version"], 1);
-    assert_eq!(r["result"]["extension_id"], "ipgdconbmedmelnlpalblnicflhpfkim");
+    assert_eq!(
+        r["result"]["extension_id"],
+        "ipgdconbmedmelnlpalblnicflhpfkim"
+    );
     assert_eq!(r["result"]["browser_family"], "chromium");
     assert_eq!(r["result"]["pid"], std::process::id());
 }
@@ -163,14 +192,25 @@ async fn bad_requests_get_error_replies_and_the_server_keeps_going() {
     assert_eq!(c.recv().await["error"]["code"], 1);
     c.send_raw(b"").await;
     let r = c.recv().await;
-    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (Value::Null, json!(1)));
+    assert_eq!(
+        (r["id"].clone(), r["error"]["code"].clone()),
+        (Value::Null, json!(1))
+    );
     c.send(json!({"id": 2, "type": "frobnicate"})).await;
     let r = c.recv().await;
-    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(2), json!(3)));
-    c.send(json!({"id": 3, "type": "cpu_sample", "window_ms": "x"})).await;
+    assert_eq!(
+        (r["id"].clone(), r["error"]["code"].clone()),
+        (json!(2), json!(3))
+    );
+    c.send(json!({"id": 3, "type": "cpu_sample", "window_ms": "x"}))
+        .await;
     let r = c.recv().await;
-    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(3), json!(2)));
-    c.send(json!({"id": 4, "type": "processes", "browser_pid": 99})).await;
+    assert_eq!(
+        (r["id"].clone(), r["error"]["code"].clone()),
+        (json!(3), json!(2))
+    );
+    c.send(json!({"id": 4, "type": "processes", "browser_pid": 99}))
+        .await;
     assert_eq!(c.recv().await["error"]["code"], 6);
     c.send(json!({"id": 5, "type": "audio_server_info"})).await;
     assert_eq!(c.recv().await["error"]["code"], 5);
@@ -183,8 +223,16 @@ async fn bad_requests_get_error_replies_and_the_server_keeps_going() {
 #[tokio::test]
 async fn a_long_cpu_sample_does_not_block_other_requests() {
     let gate = Arc::new(Notify::new());
-    let mut c = start_with(FakeSampler { gate: Some(gate.clone()), threads: 1 }, None, Limits::default());
-    c.send(json!({"id": 1, "type": "cpu_sample", "window_ms": 2000})).await;
+    let mut c = start_with(
+        FakeSampler {
+            gate: Some(gate.clone()),
+            threads: 1,
+        },
+        None,
+        Limits::default(),
+    );
+    c.send(json!({"id": 1, "type": "cpu_sample", "window_ms": 2000}))
+        .await;
     c.send(json!({"id": 2, "type": "version"})).await;
     assert_eq!(c.recv().await["id"], 2);
     gate.notify_one();
@@ -196,12 +244,27 @@ async fn a_long_cpu_sample_does_not_block_other_requests() {
 #[tokio::test]
 async fn too_many_requests_in_flight_is_busy() {
     let gate = Arc::new(Notify::new());
-    let limits = Limits { max_in_flight: 1, ..Limits::default() };
-    let mut c = start_with(FakeSampler { gate: Some(gate.clone()), threads: 0 }, None, limits);
-    c.send(json!({"id": 1, "type": "cpu_sample", "window_ms": 100})).await;
-    c.send(json!({"id": 2, "type": "cpu_sample", "window_ms": 100})).await;
+    let limits = Limits {
+        max_in_flight: 1,
+        ..Limits::default()
+    };
+    let mut c = start_with(
+        FakeSampler {
+            gate: Some(gate.clone()),
+            threads: 0,
+        },
+        None,
+        limits,
+    );
+    c.send(json!({"id": 1, "type": "cpu_sample", "window_ms": 100}))
+        .await;
+    c.send(json!({"id": 2, "type": "cpu_sample", "window_ms": 100}))
+        .await;
     let r = c.recv().await;
-    assert_eq!((r["id"].clone(), r["error"]["code"].clone()), (json!(2), json!(8)));
+    assert_eq!(
+        (r["id"].clone(), r["error"]["code"].clone()),
+        (json!(2), json!(8))
+    );
     gate.notify_one();
     assert_eq!(c.recv().await["id"], 1);
 }
@@ -209,50 +272,81 @@ async fn too_many_requests_in_flight_is_busy() {
 #[tokio::test]
 async fn oversized_cpu_reports_are_trimmed_and_other_results_refused() {
     let limits = Limits {
-        codec: FrameCodec { max_outgoing_bytes: 4096, ..FrameCodec::default() },
+        codec: FrameCodec {
+            max_outgoing_bytes: 4096,
+            ..FrameCodec::default()
+        },
         ..Limits::default()
     };
-    let mut c = start_with(FakeSampler { gate: None, threads: 500 }, None, limits);
-    c.send(json!({"id": 1, "type": "cpu_sample", "window_ms": 100})).await;
+    let mut c = start_with(
+        FakeSampler {
+            gate: None,
+            threads: 500,
+        },
+        None,
+        limits,
+    );
+    c.send(json!({"id": 1, "type": "cpu_sample", "window_ms": 100}))
+        .await;
     let r = c.recv().await;
     let result = &r["result"];
     let kept = result["processes"][0]["threads"].as_array().unwrap().len() as u64;
     assert!(kept > 0 && kept < 500);
     assert_eq!(kept + result["threads_omitted"].as_u64().unwrap(), 500);
     // The busiest thread survives.
-    assert_eq!(result["processes"][0]["threads"][0]["cpu_pct"].as_f64(), Some(499.0));
+    assert_eq!(
+        result["processes"][0]["threads"][0]["cpu_pct"].as_f64(),
+        Some(499.0)
+    );
 }
 
 #[tokio::test]
 async fn subscribe_and_unsubscribe() {
     let (tx, rx) = mpsc::channel(8);
     let mut c = start_with(FakeSampler::default(), Some(rx), Limits::default());
-    c.send(json!({"id": 1, "type": "subscribe", "topic": "audio"})).await;
+    c.send(json!({"id": 1, "type": "subscribe", "topic": "audio"}))
+        .await;
     let r = c.recv().await;
     let sub = r["result"]["subscription"].as_u64().unwrap();
-    tx.send(HostEvent::AudioDisconnected { reason: "gone".into() }).await.unwrap();
+    tx.send(HostEvent::AudioDisconnected {
+        reason: "gone".into(),
+    })
+    .await
+    .unwrap();
     let e = c.recv().await;
-    assert_eq!(e, json!({"type": "event", "subscription": sub, "event": {"type": "audio_disconnected", "reason": "gone"}}));
+    assert_eq!(
+        e,
+        json!({"type": "event", "subscription": sub, "event": {"type": "audio_disconnected", "reason": "gone"}})
+    );
 
-    c.send(json!({"id": 2, "type": "subscribe", "topic": "cpu", "interval_ms": 250})).await;
+    c.send(json!({"id": 2, "type": "subscribe", "topic": "cpu", "interval_ms": 250}))
+        .await;
     let r = c.recv().await;
     let cpu_sub = r["result"]["subscription"].as_u64().unwrap();
     assert_ne!(cpu_sub, sub);
     let e = c.recv().await;
-    assert_eq!((e["subscription"].as_u64(), e["event"]["type"].as_str()), (Some(cpu_sub), Some("cpu")));
+    assert_eq!(
+        (e["subscription"].as_u64(), e["event"]["type"].as_str()),
+        (Some(cpu_sub), Some("cpu"))
+    );
     assert_eq!(e["event"]["report"]["window_ms"], 250);
 
-    c.send(json!({"id": 3, "type": "unsubscribe", "subscription": cpu_sub})).await;
+    c.send(json!({"id": 3, "type": "unsubscribe", "subscription": cpu_sub}))
+        .await;
     // Events queued before the reply may still arrive; after the reply none does.
     loop {
         let r = c.recv().await;
         if r["type"] == "result" {
-            assert_eq!(r, json!({"id": 3, "type": "result", "result": {"subscription": cpu_sub}}));
+            assert_eq!(
+                r,
+                json!({"id": 3, "type": "result", "result": {"subscription": cpu_sub}})
+            );
             break;
         }
         assert_eq!(r["subscription"].as_u64(), Some(cpu_sub));
     }
-    c.send(json!({"id": 4, "type": "unsubscribe", "subscription": cpu_sub})).await;
+    c.send(json!({"id": 4, "type": "unsubscribe", "subscription": cpu_sub}))
+        .await;
     assert_eq!(c.recv().await["error"]["code"], 6);
     c.send(json!({"id": 5, "type": "version"})).await;
     assert_eq!(c.recv().await["id"], 5);
@@ -260,18 +354,24 @@ async fn subscribe_and_unsubscribe() {
 
 #[tokio::test]
 async fn subscription_limit_is_busy() {
-    let limits = Limits { max_subscriptions: 1, ..Limits::default() };
+    let limits = Limits {
+        max_subscriptions: 1,
+        ..Limits::default()
+    };
     let mut c = start_with(FakeSampler::default(), None, limits);
-    c.send(json!({"id": 1, "type": "subscribe", "topic": "cpu", "interval_ms": 60000})).await;
+    c.send(json!({"id": 1, "type": "subscribe", "topic": "cpu", "interval_ms": 60000}))
+        .await;
     assert!(c.recv().await["result"]["subscription"].is_u64());
-    c.send(json!({"id": 2, "type": "subscribe", "topic": "cpu", "interval_ms": 60000})).await;
+    c.send(json!({"id": 2, "type": "subscribe", "topic": "cpu", "interval_ms": 60000}))
+        .await;
     assert_eq!(c.recv().await["error"]["code"], 8);
 }
 
 #[tokio::test]
 async fn eof_ends_cleanly_after_answering_what_was_asked() {
     let mut c = start();
-    c.send(json!({"id": 1, "type": "subscribe", "topic": "cpu", "interval_ms": 60000})).await;
+    c.send(json!({"id": 1, "type": "subscribe", "topic": "cpu", "interval_ms": 60000}))
+        .await;
     c.send(json!({"id": 2, "type": "version"})).await;
     c.writer.shutdown().await.unwrap();
     let mut ids = vec![c.recv().await["id"].clone(), c.recv().await["id"].clone()];
@@ -288,13 +388,21 @@ async fn a_bad_length_ends_the_server_with_an_error() {
     let (_client_read, mut client_write) = tokio::io::split(client);
     let deps = Deps {
         sampler: Arc::new(FakeSampler::default()),
-        audio: Arc::new(FakeAudio { events: Mutex::new(None) }),
+        audio: Arc::new(FakeAudio {
+            events: Mutex::new(None),
+        }),
         launch: Launch::default(),
         limits: Limits::default(),
     };
     let server = tokio::spawn(micoff_host::server::run(server_read, server_write, deps));
     use tokio::io::AsyncWriteExt;
-    client_write.write_all(&u32::MAX.to_ne_bytes()).await.unwrap();
-    let result = tokio::time::timeout(Duration::from_secs(10), server).await.unwrap().unwrap();
+    client_write
+        .write_all(&u32::MAX.to_ne_bytes())
+        .await
+        .unwrap();
+    let result = tokio::time::timeout(Duration::from_secs(10), server)
+        .await
+        .unwrap()
+        .unwrap();
     assert!(result.is_err());
 }

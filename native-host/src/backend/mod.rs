@@ -7,7 +7,9 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use crate::deps::{AudioServer, BoxFuture, Deps, HostError, Launch, Limits, Sampler};
-use crate::protocol::{AudioServerInfo, AudioStream, BrowserFamily, CpuReport, HostEvent, Processes};
+use crate::protocol::{
+    AudioServerInfo, AudioStream, BrowserFamily, CpuReport, HostEvent, Processes,
+};
 
 /// The production dependencies for a connection launched by `launch`.
 pub fn real(launch: Launch) -> Deps {

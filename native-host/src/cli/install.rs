@@ -320,7 +320,11 @@ pub fn plan(args: &InstallArgs, env: &InstallEnv) -> Result<(Vec<Target>, Vec<St
             list if list.iter().all(|b| !b.is_firefox()) => false,
             _ => return Err("--target-dir takes one manifest: either Firefox or Chromium-family browsers, not both".into()),
         };
-        let label = if firefox { "Firefox" } else { "Chromium family" };
+        let label = if firefox {
+            "Firefox"
+        } else {
+            "Chromium family"
+        };
         return Ok((
             vec![Target {
                 label: format!("{label} ({})", dir.display()),

@@ -17,7 +17,8 @@ pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_PARTIAL: i32 = 3;
 pub const EXIT_NOT_FOUND: i32 = 4;
 
-pub const EXIT_CODES_HELP: &str = "Exit codes: 0 ok, 1 error, 2 usage error, 3 partial (some of the \
+pub const EXIT_CODES_HELP: &str =
+    "Exit codes: 0 ok, 1 error, 2 usage error, 3 partial (some of the \
 work failed), 4 nothing found (no matching browser, process or audio server).";
 
 #[derive(Debug, Parser)]
@@ -55,7 +56,7 @@ pub enum Command {
     Fix(PassThrough),
     /// Measure what the audio path costs a low-latency client and the audio server.
     #[command(after_help = EXIT_CODES_HELP)]
-    Bench(PassThrough),
+    Bench(micoff_bench::BenchArgs),
 }
 
 /// Arguments of a subcommand whose implementation is not wired yet.
@@ -83,10 +84,7 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
                 EXIT_ERROR
             }
         },
-        Command::Bench(_) => {
-            let _ = writeln!(err, "micoff-host: `bench` is not wired in this build yet");
-            EXIT_ERROR
-        }
+        Command::Bench(args) => micoff_bench::run(&args, out, err),
         Command::Doctor(_) | Command::Fix(_) => {
             let _ = writeln!(
                 err,

@@ -10,7 +10,11 @@ fn opt(v: Option<f64>) -> String {
 
 /// Per process: a header (pid, role, cpu); per thread: tid, name, usr%, sys%, cpu%, wakeups/s,
 /// rd/s, wr/s. `max_threads` limits the rows per process (`None`: all).
-pub fn write_report(out: &mut dyn Write, report: &CpuReport, max_threads: Option<usize>) -> io::Result<()> {
+pub fn write_report(
+    out: &mut dyn Write,
+    report: &CpuReport,
+    max_threads: Option<usize>,
+) -> io::Result<()> {
     writeln!(
         out,
         "window {:.0} ms, total {:.1} % of one core{}",
@@ -49,7 +53,12 @@ pub fn write_report(out: &mut dyn Write, report: &CpuReport, max_threads: Option
             )?;
         }
         if p.threads.len() > shown {
-            writeln!(out, "{:>7}  ... {} more threads", "", p.threads.len() - shown)?;
+            writeln!(
+                out,
+                "{:>7}  ... {} more threads",
+                "",
+                p.threads.len() - shown
+            )?;
         }
     }
     if report.threads_omitted > 0 {

@@ -50,7 +50,8 @@ pub async fn resolve_pids(
 }
 
 pub fn window(seconds: f64) -> Option<Duration> {
-    (seconds.is_finite() && (0.1..=600.0).contains(&seconds)).then(|| Duration::from_secs_f64(seconds))
+    (seconds.is_finite() && (0.1..=600.0).contains(&seconds))
+        .then(|| Duration::from_secs_f64(seconds))
 }
 
 pub async fn run(args: &SampleArgs, deps: &Deps, out: &mut dyn Write) -> i32 {

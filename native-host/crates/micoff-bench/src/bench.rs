@@ -14,9 +14,9 @@ use serde::{Deserialize, Serialize};
 use crate::client::{ChildMessage, DoneInfo, ReadyInfo, CHANNELS, SAMPLE_RATE};
 use crate::report::{self, Columns, Mode, Run, SrbchannelState, Summary};
 use crate::sample;
-use micoff_proc::ProcFs;
 use crate::server;
 use crate::{BenchArgs, ChildCommand, CompareArg, Direction, SrbchannelArg};
+use micoff_proc::ProcFs;
 
 /// How long a client may take to deliver its first data (an idle null sink takes about 2 s).
 const READY_TIMEOUT: Duration = Duration::from_secs(20);

@@ -239,13 +239,18 @@ pub fn run_client(cfg: &ClientConfig, out: &mut dyn Write) -> Result<(), ClientE
             })));
     }
 
-    // Wait for the stream to be ready and the first data to move (an idle null sink can take
-    // about 2 s to deliver the first fragment).
+    // Wait for the stream to be ready and data to move (an idle null sink can take about 2 s to
+    // deliver the first fragment, or to consume the first one). A playback stream's first write
+    // request comes at once, before the sink has consumed anything: wait for the second.
+    let min_callbacks = match cfg.direction {
+        Direction::Record => 1,
+        Direction::Playback => 2,
+    };
     loop {
         iterate(&mut mainloop)?;
         let state = stream.borrow().get_state();
         match state {
-            StreamState::Ready if counters.callbacks.get() > 0 => break,
+            StreamState::Ready if counters.callbacks.get() >= min_callbacks => break,
             StreamState::Failed | StreamState::Terminated => {
                 return Err(ClientError::Stream(pa_err(context.errno())));
             }

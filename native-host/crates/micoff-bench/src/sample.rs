@@ -75,7 +75,11 @@ mod tests {
         for (i, tid) in [10u32, 11].iter().enumerate() {
             let t = p.join("task").join(tid.to_string());
             std::fs::create_dir_all(&t).unwrap();
-            let comm = if *tid == 10 { "pulseaudio" } else { "null-sink" };
+            let comm = if *tid == 10 {
+                "pulseaudio"
+            } else {
+                "null-sink"
+            };
             std::fs::write(
                 t.join("stat"),
                 format!("{tid} ({comm}) S 1 10 10 0 -1 0 0 0 0 0 5 5 0 0 20 0 2 0 100 0 0\n"),
@@ -84,7 +88,10 @@ mod tests {
             std::fs::write(t.join("schedstat"), format!("{} 0 0\n", run_ns[i])).unwrap();
             std::fs::write(
                 t.join("status"),
-                format!("voluntary_ctxt_switches:\t{}\nnonvoluntary_ctxt_switches:\t0\n", cs[i]),
+                format!(
+                    "voluntary_ctxt_switches:\t{}\nnonvoluntary_ctxt_switches:\t0\n",
+                    cs[i]
+                ),
             )
             .unwrap();
             std::fs::write(

@@ -295,6 +295,15 @@ fn pulseaudio_playback_and_sweep_chart() {
         text.contains("== CPU against requested latency =="),
         "{text}"
     );
+    // Every window saw the stream running (a stalled start would show 0 wakeups).
+    for line in text
+        .lines()
+        .filter(|l| l.starts_with("| ") && l.contains(" ms |"))
+    {
+        let last = line.trim_end_matches('|').rsplit('|').next().unwrap();
+        let wakeups: f64 = last.trim().parse().unwrap();
+        assert!(wakeups > 0.0, "stalled window: {line}");
+    }
     assert!(text.contains("| 50 ms | srbchannel on |"), "{text}");
     let svg = std::fs::read_to_string(&chart).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("srbchannel on"));

@@ -107,7 +107,7 @@ fn debian_upstream(proc_version: &str) -> Option<KernelVersion> {
     let tail = &proc_version[proc_version.rfind('#')?..];
     tail.match_indices("Debian ")
         .filter_map(|(i, m)| KernelVersion::parse_prefix(&tail[i + m.len()..]))
-        .next_back()
+        .last()
 }
 
 fn ubuntu_upstream(sig: &str) -> Option<KernelVersion> {

@@ -1,1 +1,31 @@
-//! micoff-doctor (skeleton; filled in by its owner).
+//! micoff-doctor: `micoff-host doctor` (what this machine does below the browser and why it
+//! matters for audio CPU and latency) and `micoff-host fix hda|client-shm|governor`.
+//!
+//! Modules:
+//! - [`root`]: every read and write goes through an injectable root (`/` or a fixture tree).
+//! - [`parse`]: parsers of /proc/asound, /proc/interrupts, limits.conf, client.conf, ... (no I/O).
+//! - [`kernel`]: kernel version parsing and the Skylake+ capture-udelay version table.
+//! - [`hda`]: the Intel Skylake+ HD-audio PCI id table and `position_fix` values.
+//! - [`facts`]: reads a root into [`facts::Facts`].
+//! - [`audio`]: [`AudioServerFacts`] from micoff-pulse (preferred) or `pactl` output.
+//! - [`findings`]: facts -> [`findings::Finding`]s (ok / worth_changing / not_applicable).
+//! - [`report`]: the JSON document and the human listing.
+//! - [`fix`]: the fixers, atomic writes with backups, escalation through pkexec/sudo.
+//! - [`cli`]: clap types and the entry points [`run_doctor`] and [`run_fix`].
+
+pub mod audio;
+pub mod cli;
+pub mod facts;
+pub mod findings;
+pub mod fix;
+pub mod hda;
+pub mod kernel;
+pub mod parse;
+pub mod report;
+pub mod root;
+
+pub use audio::{AudioServerFacts, DeviceLatency};
+pub use cli::{run_doctor, run_fix, run_fix_with, DoctorArgs, FixArgs, FixCommand};
+pub use findings::{Finding, Status};
+pub use report::Report;
+pub use root::Root;

@@ -3,8 +3,9 @@
 //! CPU (getrusage) and peak RSS (VmHWM).
 //!
 //! ```text
-//! cargo run --release -p micoff-proc --example sampler_cost -- [--threads 300] [--seconds 30] [--pid P...]
+//! cargo run --release -p micoff-proc --example sampler_cost -- [--threads 300] [--active 0] [--seconds 30] [--pid P...]
 //! ```
+//! `--active K`: K of the child's threads wake every 10 ms (they must be re-read each tick).
 //! With `--pid` the given real processes (and their threads) are sampled instead of the child.
 #![allow(clippy::print_stderr)]
 
@@ -35,13 +36,22 @@ fn status_kib(field: &str) -> u64 {
         .unwrap_or(0)
 }
 
-fn child(threads: usize) {
+fn child(threads: usize, active: usize) {
     for i in 0..threads {
-        let _ = std::thread::Builder::new()
-            .name(format!("idle-{i:03}"))
-            .spawn(|| loop {
-                std::thread::park();
-            });
+        let _ = if i < active {
+            // Wakes 100 times a second, like an audio thread at 10 ms.
+            std::thread::Builder::new()
+                .name(format!("active-{i:03}"))
+                .spawn(|| loop {
+                    std::thread::sleep(Duration::from_millis(10));
+                })
+        } else {
+            std::thread::Builder::new()
+                .name(format!("idle-{i:03}"))
+                .spawn(|| loop {
+                    std::thread::park();
+                })
+        };
     }
     // Live until the parent closes our stdin.
     let mut sink = Vec::new();
@@ -52,17 +62,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let args: Vec<String> = std::env::args().collect();
     let mut threads = 300usize;
     let mut seconds = 30u64;
+    let mut active = 0usize;
     let mut pids: Vec<Pid> = Vec::new();
     let mut i = 1;
     while i < args.len() {
         let val = args.get(i + 1).cloned().unwrap_or_default();
         match args[i].as_str() {
             "--child" => {
-                child(val.parse()?);
+                let active = args.get(i + 2).and_then(|a| a.parse().ok()).unwrap_or(0);
+                child(val.parse()?, active);
                 return Ok(());
             }
             "--threads" => threads = val.parse()?,
             "--seconds" => seconds = val.parse()?,
+            "--active" => active = val.parse()?,
             "--pid" => pids.push(val.parse()?),
             other => return Err(format!("unknown argument {other}").into()),
         }
@@ -73,7 +86,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut spawned = None;
     if pids.is_empty() {
         let c = Command::new(std::env::current_exe()?)
-            .args(["--child", &threads.to_string()])
+            .args(["--child", &threads.to_string(), &active.to_string()])
             .stdin(Stdio::piped())
             .spawn()?;
         let pid = c.id();
@@ -94,6 +107,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut json = Vec::with_capacity(256 * 1024);
     let mut sampled_threads = 0usize;
     let mut json_bytes = 0usize;
+    let mut full_reads = 0usize;
     let wall0 = Instant::now();
     let cpu0 = cpu_time();
     let mut next = Instant::now();
@@ -103,6 +117,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             serde_json::to_writer(&mut json, &report)?;
             json_bytes = json.len();
             sampled_threads = report.processes.iter().map(|p| p.threads.len()).sum();
+            full_reads = sampler.last_full_reads();
         }
         next += Duration::from_secs(1);
         std::thread::sleep(next.saturating_duration_since(Instant::now()));
@@ -117,7 +132,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
-        "sampled {} process(es), {sampled_threads} threads, {ticks} ticks over {:.1} s (report JSON {json_bytes} bytes)",
+        "sampled {} process(es), {sampled_threads} threads ({full_reads} re-read in the last tick), {ticks} ticks over {:.1} s (report JSON {json_bytes} bytes)",
         pids.len(),
         wall.as_secs_f64()
     )?;

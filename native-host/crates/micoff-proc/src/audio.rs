@@ -14,7 +14,12 @@ use crate::{Pid, ProcFs};
 /// The process environment as a map (non-UTF-8 values are converted lossily).
 pub fn env_map() -> HashMap<String, String> {
     std::env::vars_os()
-        .map(|(k, v)| (k.to_string_lossy().into_owned(), v.to_string_lossy().into_owned()))
+        .map(|(k, v)| {
+            (
+                k.to_string_lossy().into_owned(),
+                v.to_string_lossy().into_owned(),
+            )
+        })
         .collect()
 }
 
@@ -153,7 +158,10 @@ mod tests {
     use super::*;
 
     fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
-        pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
     }
 
     #[test]
@@ -161,12 +169,21 @@ mod tests {
         let sys = PathBuf::from("/var/run/pulse/native");
         let cases: Vec<(HashMap<String, String>, Vec<PathBuf>)> = vec![
             (
-                env(&[("PULSE_SERVER", "unix:/tmp/rig/pulse.sock"), ("XDG_RUNTIME_DIR", "/run/user/1")]),
+                env(&[
+                    ("PULSE_SERVER", "unix:/tmp/rig/pulse.sock"),
+                    ("XDG_RUNTIME_DIR", "/run/user/1"),
+                ]),
                 vec!["/tmp/rig/pulse.sock".into()],
             ),
-            (env(&[("PULSE_SERVER", "/tmp/a.sock")]), vec!["/tmp/a.sock".into()]),
             (
-                env(&[("PULSE_SERVER", "tcp:localhost:4713 {abc}unix:/tmp/b unix:/tmp/c")]),
+                env(&[("PULSE_SERVER", "/tmp/a.sock")]),
+                vec!["/tmp/a.sock".into()],
+            ),
+            (
+                env(&[(
+                    "PULSE_SERVER",
+                    "tcp:localhost:4713 {abc}unix:/tmp/b unix:/tmp/c",
+                )]),
                 vec!["/tmp/b".into(), "/tmp/c".into()],
             ),
             (env(&[("PULSE_SERVER", "tcp:10.0.0.1")]), vec![]),
@@ -175,7 +192,10 @@ mod tests {
                 vec!["/run/user/1000/pulse/native".into(), sys.clone()],
             ),
             (
-                env(&[("PULSE_RUNTIME_PATH", "/tmp/rt"), ("XDG_RUNTIME_DIR", "/run/user/1000")]),
+                env(&[
+                    ("PULSE_RUNTIME_PATH", "/tmp/rt"),
+                    ("XDG_RUNTIME_DIR", "/run/user/1000"),
+                ]),
                 vec!["/tmp/rt/native".into(), sys.clone()],
             ),
             (env(&[("PULSE_SERVER", "  ")]), vec![sys.clone()]),

@@ -80,11 +80,13 @@ fn system_clk_tck() -> u64 {
 /// Whether an error only means the task is gone (or its file is not ours to read); such tasks and
 /// fields are skipped silently.
 pub(crate) fn is_vanished_or_denied(e: &io::Error) -> bool {
-    matches!(e.kind(), io::ErrorKind::NotFound | io::ErrorKind::PermissionDenied)
-        || matches!(
-            e.raw_os_error(),
-            Some(libc::ESRCH) | Some(libc::ENOENT) | Some(libc::EACCES) | Some(libc::EPERM)
-        )
+    matches!(
+        e.kind(),
+        io::ErrorKind::NotFound | io::ErrorKind::PermissionDenied
+    ) || matches!(
+        e.raw_os_error(),
+        Some(libc::ESRCH) | Some(libc::ENOENT) | Some(libc::EACCES) | Some(libc::EPERM)
+    )
 }
 
 /// Reads a small proc file with one `read` into a reused buffer (proc's seq files hand out the whole

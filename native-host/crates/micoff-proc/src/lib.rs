@@ -9,6 +9,9 @@
 //!   named from comm + command line.
 //! - [`sample`]: [`Snapshot`] = raw counters of processes and their threads at one instant
 //!   ([`ProcFs::snapshot`]); vanished processes/threads are skipped silently.
+//! - [`sampler`]: [`Sampler`], the periodic sampler: same snapshots as [`ProcFs::snapshot`], but it
+//!   keeps each thread's `schedstat` open and re-reads `stat`/`status`/`io` only for threads that ran
+//!   since the last tick (a thread that did not run cannot have changed any counter).
 //! - [`rates`]: [`rates()`] = the PURE function of two snapshots giving a [`CpuReport`] (per thread,
 //!   per process, per role).
 //! - [`tree`]: [`ProcessInfo`], [`ProcFs::process_tree`], [`ProcFs::find_browser_ancestor`].
@@ -32,6 +35,7 @@ pub mod parse;
 pub mod rates;
 pub mod role;
 pub mod sample;
+pub mod sampler;
 pub mod tree;
 
 use std::collections::HashMap;
@@ -44,6 +48,7 @@ pub use fs::{Error, ProcFs};
 pub use rates::{rates, CpuReport, ProcessRates, RoleTotals, ThreadRates};
 pub use role::{browser_family_of_name, BrowserFamily, Role};
 pub use sample::{monotonic_ns, ProcessSample, Snapshot, ThreadSample};
+pub use sampler::Sampler;
 pub use tree::ProcessInfo;
 
 /// A process or thread id.
@@ -95,40 +100,5 @@ impl ProcFs {
         std::thread::sleep(window);
         let b = self.snapshot(pids);
         rates(&a, &b)
-    }
-}
-
-/// Keeps the previous snapshot, for periodic reports (each report covers the time since the last).
-#[derive(Debug)]
-pub struct Sampler {
-    fs: ProcFs,
-    pids: Vec<Pid>,
-    last: Option<Snapshot>,
-}
-
-impl Sampler {
-    pub fn new(fs: ProcFs, pids: Vec<Pid>) -> Self {
-        Self {
-            fs,
-            pids,
-            last: None,
-        }
-    }
-
-    /// Changes the watched pids (processes new to the set get their first report one tick later).
-    pub fn set_pids(&mut self, pids: Vec<Pid>) {
-        self.pids = pids;
-    }
-
-    pub fn pids(&self) -> &[Pid] {
-        &self.pids
-    }
-
-    /// Takes a snapshot; returns the report since the previous one (`None` on the first call).
-    pub fn tick(&mut self) -> Option<CpuReport> {
-        let now = self.fs.snapshot(&self.pids);
-        let report = self.last.as_ref().map(|prev| rates(prev, &now));
-        self.last = Some(now);
-        report
     }
 }

@@ -231,17 +231,29 @@ mod tests {
 
     #[test]
     fn stat_real_sample() {
-        let line = "1 (systemd) S 0 1 1 0 -1 4194560 52021 2187046 131 1222 94 167 6532 2262 20 0 1 0 \
+        let line =
+            "1 (systemd) S 0 1 1 0 -1 4194560 52021 2187046 131 1222 94 167 6532 2262 20 0 1 0 \
                     16 22941696 3278 18446744073709551615 1 1 0 0 0 0 671173123 4096 1260 0 0 0 17 \
                     0 0 0 0 0 0 0 0 0 0 0 0 0 0\n";
         let s = parse_stat(line).unwrap();
         assert_eq!((s.pid, s.comm, s.ppid), (1, "systemd", 0));
-        assert_eq!((s.utime, s.stime, s.num_threads, s.starttime), (94, 167, 1, 16));
+        assert_eq!(
+            (s.utime, s.stime, s.num_threads, s.starttime),
+            (94, 167, 1, 16)
+        );
     }
 
     #[test]
     fn stat_rejects_garbage() {
-        for bad in ["", "12", "12 (x", "12 x) S", "x (y) S 1", "12 (y) S", "12 (y) S 1 2 3"] {
+        for bad in [
+            "",
+            "12",
+            "12 (x",
+            "12 x) S",
+            "x (y) S 1",
+            "12 (y) S",
+            "12 (y) S 1 2 3",
+        ] {
             assert!(parse_stat(bad).is_none(), "{bad:?}");
         }
     }
@@ -276,7 +288,10 @@ mod tests {
             })
         );
         assert_eq!(parse_status_uid(STATUS), Some(1000));
-        assert_eq!(parse_status_ctxt("Name:\tx\nvoluntary_ctxt_switches:\t1\n"), None);
+        assert_eq!(
+            parse_status_ctxt("Name:\tx\nvoluntary_ctxt_switches:\t1\n"),
+            None
+        );
         assert_eq!(parse_status_ctxt(""), None);
         assert_eq!(parse_status_uid("Name:\tx\n"), None);
     }
@@ -301,7 +316,11 @@ mod tests {
         let nul = b"/usr/lib/chromium/chromium\0--type=renderer\0--lang=en-US\0";
         assert_eq!(
             parse_cmdline(nul),
-            vec!["/usr/lib/chromium/chromium", "--type=renderer", "--lang=en-US"]
+            vec![
+                "/usr/lib/chromium/chromium",
+                "--type=renderer",
+                "--lang=en-US"
+            ]
         );
         // Chromium's setproctitle: one string, spaces, NUL padding.
         let titled = b"/usr/lib/chromium/chromium --type=utility --utility-sub-type=audio.mojom.AudioService\0\0\0";
@@ -317,7 +336,10 @@ mod tests {
             ]
         );
         assert!(parse_cmdline(b"").is_empty());
-        assert_eq!(parse_cmdline(b"\xff\xfe\0x\0"), vec!["\u{fffd}\u{fffd}", "x"]);
+        assert_eq!(
+            parse_cmdline(b"\xff\xfe\0x\0"),
+            vec!["\u{fffd}\u{fffd}", "x"]
+        );
     }
 
     #[test]
@@ -333,7 +355,10 @@ mod tests {
             parse_net_unix_listeners(s, "/run/user/1000/pulse/native"),
             vec![30001]
         );
-        assert_eq!(parse_net_unix_listeners(s, "/tmp/rig dir/pulse.sock"), vec![30003]);
+        assert_eq!(
+            parse_net_unix_listeners(s, "/tmp/rig dir/pulse.sock"),
+            vec![30003]
+        );
         assert!(parse_net_unix_listeners(s, "/nope").is_empty());
         assert!(parse_net_unix_listeners("", "/x").is_empty());
     }

@@ -109,7 +109,12 @@ fn add_opt(acc: &mut Option<f64>, v: Option<f64>) {
 }
 
 /// The rates of one thread between two samples of it.
-pub fn thread_rates(a: &ThreadSample, b: &ThreadSample, clk_tck: u64, elapsed_ns: u64) -> ThreadRates {
+pub fn thread_rates(
+    a: &ThreadSample,
+    b: &ThreadSample,
+    clk_tck: u64,
+    elapsed_ns: u64,
+) -> ThreadRates {
     let du = b.utime.saturating_sub(a.utime);
     let ds = b.stime.saturating_sub(a.stime);
     let run_time_ns = match (a.run_time_ns, b.run_time_ns) {
@@ -143,8 +148,11 @@ pub fn thread_rates(a: &ThreadSample, b: &ThreadSample, clk_tck: u64, elapsed_ns
 /// The rates of one process between two samples of it (same pid and start time).
 pub fn process_rates(a: &ProcessSample, b: &ProcessSample, clk_tck: u64) -> ProcessRates {
     let elapsed_ns = b.at_ns.saturating_sub(a.at_ns);
-    let before: HashMap<(Pid, u64), &ThreadSample> =
-        a.threads.iter().map(|t| ((t.tid, t.starttime), t)).collect();
+    let before: HashMap<(Pid, u64), &ThreadSample> = a
+        .threads
+        .iter()
+        .map(|t| ((t.tid, t.starttime), t))
+        .collect();
     let mut threads: Vec<ThreadRates> = b
         .threads
         .iter()
@@ -237,8 +245,11 @@ pub fn role_totals(processes: &[ProcessRates]) -> Vec<RoleTotals> {
 /// threads present only in `b` have no baseline and are left out.
 pub fn rates(a: &Snapshot, b: &Snapshot) -> CpuReport {
     let clk_tck = b.clk_tck;
-    let after: HashMap<(Pid, u64), &ProcessSample> =
-        b.processes.iter().map(|p| ((p.pid, p.starttime), p)).collect();
+    let after: HashMap<(Pid, u64), &ProcessSample> = b
+        .processes
+        .iter()
+        .map(|p| ((p.pid, p.starttime), p))
+        .collect();
     let mut processes = Vec::with_capacity(a.processes.len());
     let mut gone_pids = Vec::new();
     for pa in &a.processes {
@@ -304,7 +315,15 @@ mod tests {
         }
     }
 
-    fn thread(tid: Pid, utime: u64, stime: u64, run: u64, vol: u64, inv: u64, io: Option<(u64, u64)>) -> ThreadSample {
+    fn thread(
+        tid: Pid,
+        utime: u64,
+        stime: u64,
+        run: u64,
+        vol: u64,
+        inv: u64,
+        io: Option<(u64, u64)>,
+    ) -> ThreadSample {
         ThreadSample {
             tid,
             comm: format!("t{tid}"),
@@ -319,7 +338,14 @@ mod tests {
         }
     }
 
-    fn process(pid: Pid, role: Role, at_ns: u64, utime: u64, stime: u64, threads: Vec<ThreadSample>) -> ProcessSample {
+    fn process(
+        pid: Pid,
+        role: Role,
+        at_ns: u64,
+        utime: u64,
+        stime: u64,
+        threads: Vec<ThreadSample>,
+    ) -> ProcessSample {
         ProcessSample {
             pid,
             ppid: 1,
@@ -378,8 +404,22 @@ mod tests {
                         thread(102, 0, 0, 0, 0, 0, None), // exits during the window
                     ],
                 ),
-                process(200, Role::AudioService, 0, 10, 0, vec![thread(201, 10, 0, 0, 0, 0, None)]),
-                process(300, Role::Renderer, 0, 0, 0, vec![thread(300, 0, 0, 0, 0, 0, None)]),
+                process(
+                    200,
+                    Role::AudioService,
+                    0,
+                    10,
+                    0,
+                    vec![thread(201, 10, 0, 0, 0, 0, None)],
+                ),
+                process(
+                    300,
+                    Role::Renderer,
+                    0,
+                    0,
+                    0,
+                    vec![thread(300, 0, 0, 0, 0, 0, None)],
+                ),
                 process(400, Role::Gpu, 0, 0, 0, vec![]),
             ],
         };
@@ -401,8 +441,22 @@ mod tests {
                         thread(103, 5, 0, 0, 0, 0, None), // new: no baseline
                     ],
                 ),
-                process(200, Role::AudioService, SEC, 40, 0, vec![thread(201, 40, 0, 0, 0, 0, None)]),
-                process(300, Role::Renderer, SEC, 5, 0, vec![thread(300, 5, 0, 0, 0, 0, None)]),
+                process(
+                    200,
+                    Role::AudioService,
+                    SEC,
+                    40,
+                    0,
+                    vec![thread(201, 40, 0, 0, 0, 0, None)],
+                ),
+                process(
+                    300,
+                    Role::Renderer,
+                    SEC,
+                    5,
+                    0,
+                    vec![thread(300, 5, 0, 0, 0, 0, None)],
+                ),
                 pid400_reused,
             ],
         };
@@ -427,14 +481,27 @@ mod tests {
         assert!(close(p.read_syscalls_per_s.unwrap(), 300.0));
         assert!(close(p.write_syscalls_per_s.unwrap(), 30.0));
         assert!(close(r.total_cpu_pct, 85.0));
-        let roles: Vec<(Role, usize, f64)> = r.roles.iter().map(|x| (x.role, x.process_count, x.cpu_pct)).collect();
-        assert_eq!(roles, vec![(Role::Renderer, 2, 55.0), (Role::AudioService, 1, 30.0)]);
+        let roles: Vec<(Role, usize, f64)> = r
+            .roles
+            .iter()
+            .map(|x| (x.role, x.process_count, x.cpu_pct))
+            .collect();
+        assert_eq!(
+            roles,
+            vec![(Role::Renderer, 2, 55.0), (Role::AudioService, 1, 30.0)]
+        );
         assert_eq!(r.roles[0].label, "renderer");
         assert_eq!(r.roles[0].thread_count, 4);
 
         // Serde: snake_case with units, round trip.
         let json = serde_json::to_value(&r).unwrap();
-        for key in ["window_ms", "total_cpu_pct", "processes", "roles", "gone_pids"] {
+        for key in [
+            "window_ms",
+            "total_cpu_pct",
+            "processes",
+            "roles",
+            "gone_pids",
+        ] {
             assert!(json.get(key).is_some(), "{key}");
         }
         let t = &json["processes"][0]["threads"][1];
@@ -465,7 +532,14 @@ mod tests {
         let s = Snapshot {
             clk_tck: 100,
             taken_at_ns: 5,
-            processes: vec![process(1, Role::Other, 5, 10, 10, vec![thread(1, 10, 10, 0, 0, 0, None)])],
+            processes: vec![process(
+                1,
+                Role::Other,
+                5,
+                10,
+                10,
+                vec![thread(1, 10, 10, 0, 0, 0, None)],
+            )],
         };
         let r = rates(&s, &s);
         assert!(close(r.window_ms, 0.0));

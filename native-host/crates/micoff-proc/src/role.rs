@@ -162,10 +162,7 @@ impl Role {
         if let Some(role) = audio_server_role(comm) {
             return role;
         }
-        let argv0 = args
-            .first()
-            .and_then(|a| a.split(' ').next())
-            .unwrap_or("");
+        let argv0 = args.first().and_then(|a| a.split(' ').next()).unwrap_or("");
         if comm.starts_with("chrome_crashpad") || basename(argv0).contains("crashpad_handler") {
             return Role::Crashpad;
         }
@@ -247,14 +244,25 @@ fn firefox_child_role(comm: &str) -> Option<Role> {
 /// browser's comm is `chromium`. Chrome's binary is `chrome`, Edge's `msedge`, Vivaldi's `vivaldi-bin`.
 pub fn browser_family_of_name(name: &str) -> Option<BrowserFamily> {
     match name {
-        "chromium" | "chromium-browser" | "chromium-freeworld" | "chrome" | "google-chrome"
-        | "google-chrome-stable" | "google-chrome-beta" | "google-chrome-unstable" | "msedge"
-        | "microsoft-edge" | "brave" | "brave-browser" | "vivaldi" | "vivaldi-bin" => {
-            Some(BrowserFamily::Chromium)
-        }
-        "firefox" | "firefox-esr" | "firefox-bin" | "firefox-nightly" | "firefox-developer-edition" => {
-            Some(BrowserFamily::Firefox)
-        }
+        "chromium"
+        | "chromium-browser"
+        | "chromium-freeworld"
+        | "chrome"
+        | "google-chrome"
+        | "google-chrome-stable"
+        | "google-chrome-beta"
+        | "google-chrome-unstable"
+        | "msedge"
+        | "microsoft-edge"
+        | "brave"
+        | "brave-browser"
+        | "vivaldi"
+        | "vivaldi-bin" => Some(BrowserFamily::Chromium),
+        "firefox"
+        | "firefox-esr"
+        | "firefox-bin"
+        | "firefox-nightly"
+        | "firefox-developer-edition" => Some(BrowserFamily::Firefox),
         _ => None,
     }
 }
@@ -278,7 +286,11 @@ mod tests {
         let exe = "/usr/lib/chromium/chromium";
         let cases: &[(&str, &[&str], Role)] = &[
             ("chromium", &[exe, "--user-data-dir=/tmp/x"], Role::Browser),
-            ("chromium", &[exe, "--type=renderer", "--lang=en"], Role::Renderer),
+            (
+                "chromium",
+                &[exe, "--type=renderer", "--lang=en"],
+                Role::Renderer,
+            ),
             (
                 "chromium",
                 &[exe, "--type=renderer", "--extension-process", "--lang=en"],
@@ -286,34 +298,61 @@ mod tests {
             ),
             (
                 "chromium",
-                &[exe, "--type=utility", "--utility-sub-type=audio.mojom.AudioService"],
+                &[
+                    exe,
+                    "--type=utility",
+                    "--utility-sub-type=audio.mojom.AudioService",
+                ],
                 Role::AudioService,
             ),
             (
                 "chromium",
-                &[exe, "--type=utility", "--utility-sub-type=network.mojom.NetworkService"],
+                &[
+                    exe,
+                    "--type=utility",
+                    "--utility-sub-type=network.mojom.NetworkService",
+                ],
                 Role::NetworkService,
             ),
             (
                 "chromium",
-                &[exe, "--type=utility", "--utility-sub-type=storage.mojom.StorageService"],
+                &[
+                    exe,
+                    "--type=utility",
+                    "--utility-sub-type=storage.mojom.StorageService",
+                ],
                 Role::StorageService,
             ),
             (
                 "chromium",
-                &[exe, "--type=utility", "--utility-sub-type=data_decoder.mojom.DataDecoderService"],
+                &[
+                    exe,
+                    "--type=utility",
+                    "--utility-sub-type=data_decoder.mojom.DataDecoderService",
+                ],
                 Role::Utility,
             ),
             ("chromium", &[exe, "--type=gpu-process"], Role::Gpu),
-            ("chromium", &[exe, "--type=zygote", "--no-zygote-sandbox"], Role::Zygote),
+            (
+                "chromium",
+                &[exe, "--type=zygote", "--no-zygote-sandbox"],
+                Role::Zygote,
+            ),
             (
                 "chrome_crashpad",
-                &["/usr/lib/chromium/chrome_crashpad_handler", "--monitor-self"],
+                &[
+                    "/usr/lib/chromium/chrome_crashpad_handler",
+                    "--monitor-self",
+                ],
                 Role::Crashpad,
             ),
             ("chromium", &[exe, "--type=broker"], Role::Other),
             ("chrome", &["/opt/google/chrome/chrome"], Role::Browser),
-            ("msedge", &["/opt/microsoft/msedge/msedge", "--type=renderer"], Role::Renderer),
+            (
+                "msedge",
+                &["/opt/microsoft/msedge/msedge", "--type=renderer"],
+                Role::Renderer,
+            ),
             // Debian's wrapper exec'd: comm is the binary's name.
             ("chromium", &[], Role::Browser),
         ];
@@ -329,14 +368,19 @@ mod tests {
             b"/usr/lib/chromium/chromium --type=utility --utility-sub-type=audio.mojom.AudioService --lang=en-US\0\0\0\0",
         );
         assert_eq!(Role::classify("chromium", &args), Role::AudioService);
-        let args = parse_cmdline(b"/usr/lib/chromium/chromium --type=renderer --extension-process\0");
+        let args =
+            parse_cmdline(b"/usr/lib/chromium/chromium --type=renderer --extension-process\0");
         assert_eq!(Role::classify("chromium", &args), Role::ExtensionRenderer);
     }
 
     #[test]
     fn firefox_roles_by_comm() {
         // Content processes keep the fork server's command line; only comm tells them apart.
-        let fork = nul(&["/usr/lib/firefox-esr/firefox-esr", "-contentproc", "-forkserver"]);
+        let fork = nul(&[
+            "/usr/lib/firefox-esr/firefox-esr",
+            "-contentproc",
+            "-forkserver",
+        ]);
         let cases: &[(&str, Role)] = &[
             ("Web Content", Role::Content),
             ("Isolated Web Co", Role::Content),
@@ -351,9 +395,17 @@ mod tests {
         for (comm, want) in cases {
             assert_eq!(Role::classify(comm, &fork), *want, "{comm}");
         }
-        let main = nul(&["/usr/lib/firefox-esr/firefox-esr", "--headless", "-profile", "/tmp/p"]);
+        let main = nul(&[
+            "/usr/lib/firefox-esr/firefox-esr",
+            "--headless",
+            "-profile",
+            "/tmp/p",
+        ]);
         assert_eq!(Role::classify("firefox-esr", &main), Role::Browser);
-        assert_eq!(Role::classify("firefox", &nul(&["/usr/lib/firefox/firefox"])), Role::Browser);
+        assert_eq!(
+            Role::classify("firefox", &nul(&["/usr/lib/firefox/firefox"])),
+            Role::Browser
+        );
     }
 
     #[test]
@@ -390,13 +442,35 @@ mod tests {
 
     #[test]
     fn family_names() {
-        for n in ["chromium", "chrome", "google-chrome", "msedge", "brave", "vivaldi", "vivaldi-bin"] {
-            assert_eq!(browser_family_of_name(n), Some(BrowserFamily::Chromium), "{n}");
+        for n in [
+            "chromium",
+            "chrome",
+            "google-chrome",
+            "msedge",
+            "brave",
+            "vivaldi",
+            "vivaldi-bin",
+        ] {
+            assert_eq!(
+                browser_family_of_name(n),
+                Some(BrowserFamily::Chromium),
+                "{n}"
+            );
         }
         for n in ["firefox", "firefox-esr", "firefox-bin"] {
-            assert_eq!(browser_family_of_name(n), Some(BrowserFamily::Firefox), "{n}");
+            assert_eq!(
+                browser_family_of_name(n),
+                Some(BrowserFamily::Firefox),
+                "{n}"
+            );
         }
-        for n in ["chromium-wrapper", "sh", "node", "chrome_crashpad", "Web Content"] {
+        for n in [
+            "chromium-wrapper",
+            "sh",
+            "node",
+            "chrome_crashpad",
+            "Web Content",
+        ] {
             assert_eq!(browser_family_of_name(n), None, "{n}");
         }
     }

@@ -112,13 +112,24 @@ impl ProcFs {
         }
     }
 
-    fn read_process(&self, pid: Pid, s: &mut Scratch, tids: &mut Vec<Pid>) -> Option<ProcessSample> {
+    fn read_process(
+        &self,
+        pid: Pid,
+        s: &mut Scratch,
+        tids: &mut Vec<Pid>,
+    ) -> Option<ProcessSample> {
         let at_ns = monotonic_ns();
         let (ppid, comm, starttime, utime, stime) = {
             let raw = s.read(&[&pid, &"stat"])?;
             let t = text(raw);
             let st = parse_stat(&t)?;
-            (st.ppid, st.comm.to_owned(), st.starttime, st.utime, st.stime)
+            (
+                st.ppid,
+                st.comm.to_owned(),
+                st.starttime,
+                st.utime,
+                st.stime,
+            )
         };
         let role = match s.read(&[&pid, &"cmdline"]) {
             Some(raw) => Role::classify(&comm, &parse_cmdline(raw)),
@@ -155,7 +166,7 @@ impl ProcFs {
     }
 }
 
-fn read_thread(pid: Pid, tid: Pid, s: &mut Scratch) -> Option<ThreadSample> {
+pub(crate) fn read_thread(pid: Pid, tid: Pid, s: &mut Scratch) -> Option<ThreadSample> {
     let (comm, starttime, utime, stime) = {
         let raw = s.read(&[&pid, &"task", &tid, &"stat"])?;
         let t = text(raw);

@@ -82,7 +82,10 @@ impl ProcFs {
             let st = parse_stat(&t)?;
             (st.ppid, st.comm.to_owned())
         };
-        let cmdline = s.read(&[&pid, &"cmdline"]).map(parse_cmdline).unwrap_or_default();
+        let cmdline = s
+            .read(&[&pid, &"cmdline"])
+            .map(parse_cmdline)
+            .unwrap_or_default();
         let role = Role::classify(&comm, &cmdline);
         let family = family_of(&comm, &cmdline, role);
         Some(ProcessInfo {
@@ -161,10 +164,8 @@ impl ProcFs {
 
     /// Whether a process's comm or exe basename names a browser's main executable.
     fn browser_family_of_pid(&self, pid: Pid, comm: &str) -> Option<BrowserFamily> {
-        browser_family_of_name(comm).or_else(|| {
-            self.exe_name(pid)
-                .and_then(|n| browser_family_of_name(&n))
-        })
+        browser_family_of_name(comm)
+            .or_else(|| self.exe_name(pid).and_then(|n| browser_family_of_name(&n)))
     }
 
     /// The browser that launched `pid`: walking up from `pid` itself (pass the host's parent), the

@@ -64,11 +64,23 @@ impl FakeProc {
         self.status(pid, 1000);
     }
 
-    fn process_times(&self, pid: Pid, ppid: Pid, comm: &str, cmdline: &[&str], utime: u64, stime: u64) {
+    fn process_times(
+        &self,
+        pid: Pid,
+        ppid: Pid,
+        comm: &str,
+        cmdline: &[&str],
+        utime: u64,
+        stime: u64,
+    ) {
         let d = self.pdir(pid);
         fs::create_dir_all(d.join("task")).unwrap();
         fs::create_dir_all(d.join("fd")).unwrap();
-        fs::write(d.join("stat"), stat_text(pid, comm, ppid, utime, stime, 1000 + u64::from(pid))).unwrap();
+        fs::write(
+            d.join("stat"),
+            stat_text(pid, comm, ppid, utime, stime, 1000 + u64::from(pid)),
+        )
+        .unwrap();
         let mut cl = Vec::new();
         for a in cmdline {
             cl.extend_from_slice(a.as_bytes());
@@ -88,7 +100,11 @@ impl FakeProc {
     fn thread(&self, pid: Pid, tid: Pid, comm: &str, t: T) {
         let d = self.pdir(pid).join("task").join(tid.to_string());
         fs::create_dir_all(&d).unwrap();
-        fs::write(d.join("stat"), stat_text(tid, comm, 1, t.utime, t.stime, 2000 + u64::from(tid))).unwrap();
+        fs::write(
+            d.join("stat"),
+            stat_text(tid, comm, 1, t.utime, t.stime, 2000 + u64::from(tid)),
+        )
+        .unwrap();
         fs::write(d.join("schedstat"), format!("{} 0 1\n", t.run_ns)).unwrap();
         fs::write(
             d.join("status"),
@@ -100,7 +116,11 @@ impl FakeProc {
         .unwrap();
         let io = d.join("io");
         match t.io {
-            Some((r, w)) => fs::write(io, format!("rchar: 1\nwchar: 1\nsyscr: {r}\nsyscw: {w}\nread_bytes: 0\n")).unwrap(),
+            Some((r, w)) => fs::write(
+                io,
+                format!("rchar: 1\nwchar: 1\nsyscr: {r}\nsyscw: {w}\nread_bytes: 0\n"),
+            )
+            .unwrap(),
             None => {
                 let _ = fs::remove_file(io);
             }
@@ -130,7 +150,12 @@ fn list_pids_skips_non_numeric() {
 #[test]
 fn snapshot_awkward_names_vanished_threads_and_missing_io() {
     let p = FakeProc::new();
-    p.process(100, 1, "chromium", &["/usr/lib/chromium/chromium", "--type=renderer"]);
+    p.process(
+        100,
+        1,
+        "chromium",
+        &["/usr/lib/chromium/chromium", "--type=renderer"],
+    );
     let names = [
         (100, "chromium"),
         (101, "with space"),
@@ -166,7 +191,11 @@ fn snapshot_awkward_names_vanished_threads_and_missing_io() {
     assert_eq!(s.processes.len(), 1);
     let proc100 = &s.processes[0];
     assert_eq!(proc100.role, Role::Renderer);
-    let got: Vec<(Pid, &str)> = proc100.threads.iter().map(|t| (t.tid, t.comm.as_str())).collect();
+    let got: Vec<(Pid, &str)> = proc100
+        .threads
+        .iter()
+        .map(|t| (t.tid, t.comm.as_str()))
+        .collect();
     let mut want: Vec<(Pid, &str)> = names.to_vec();
     want.extend([(109, "no io"), (110, "io is a dir"), (111, "Audio\u{fffd}")]);
     assert_eq!(got, want);
@@ -184,8 +213,32 @@ fn snapshot_awkward_names_vanished_threads_and_missing_io() {
 fn rates_between_fake_snapshots() {
     let p = FakeProc::new();
     p.process_times(100, 1, "pulseaudio", &["pulseaudio", "-n"], 1000, 500);
-    p.thread(100, 100, "pulseaudio", T { utime: 900, stime: 400, run_ns: 0, vol: 0, inv: 0, io: Some((0, 0)) });
-    p.thread(100, 101, "null-source", T { utime: 100, stime: 100, run_ns: 0, vol: 0, inv: 0, io: None });
+    p.thread(
+        100,
+        100,
+        "pulseaudio",
+        T {
+            utime: 900,
+            stime: 400,
+            run_ns: 0,
+            vol: 0,
+            inv: 0,
+            io: Some((0, 0)),
+        },
+    );
+    p.thread(
+        100,
+        101,
+        "null-source",
+        T {
+            utime: 100,
+            stime: 100,
+            run_ns: 0,
+            vol: 0,
+            inv: 0,
+            io: None,
+        },
+    );
     p.thread(100, 102, "dies", T0);
     let fs_ = p.fs();
     let mut a = fs_.snapshot(&[100]);
@@ -195,9 +248,28 @@ fn rates_between_fake_snapshots() {
         100,
         100,
         "pulseaudio",
-        T { utime: 910, stime: 405, run_ns: 150_000_000, vol: 500, inv: 100, io: Some((600, 300)) },
+        T {
+            utime: 910,
+            stime: 405,
+            run_ns: 150_000_000,
+            vol: 500,
+            inv: 100,
+            io: Some((600, 300)),
+        },
     );
-    p.thread(100, 101, "null-source", T { utime: 102, stime: 101, run_ns: 30_000_000, vol: 100, inv: 0, io: None });
+    p.thread(
+        100,
+        101,
+        "null-source",
+        T {
+            utime: 102,
+            stime: 101,
+            run_ns: 30_000_000,
+            vol: 100,
+            inv: 0,
+            io: None,
+        },
+    );
     fs::remove_dir_all(p.pdir(100).join("task/102")).unwrap();
     let mut b = fs_.snapshot(&[100]);
 
@@ -213,7 +285,10 @@ fn rates_between_fake_snapshots() {
     assert_eq!((pr.cpu_pct, pr.user_pct, pr.system_pct), (25.0, 15.0, 10.0));
     assert_eq!(pr.threads.len(), 2);
     let main = &pr.threads[0];
-    assert_eq!((main.tid, main.cpu_pct, main.user_pct, main.system_pct), (100, 15.0, 10.0, 5.0));
+    assert_eq!(
+        (main.tid, main.cpu_pct, main.user_pct, main.system_pct),
+        (100, 15.0, 10.0, 5.0)
+    );
     assert_eq!(main.run_time_ns, Some(150_000_000));
     assert_eq!(main.run_time_pct, Some(15.0));
     assert_eq!(main.wakeups_per_s, Some(600.0));
@@ -243,23 +318,81 @@ fn chromium_tree(p: &FakeProc) {
     let exe = "/usr/lib/chromium/chromium";
     p.process(1, 0, "init", &["/sbin/init"]);
     p.process(50, 1, "node", &["node", "playwright.js"]);
-    p.process(100, 50, "chromium", &[exe, "--headless=new", "--user-data-dir=/tmp/u"]);
+    p.process(
+        100,
+        50,
+        "chromium",
+        &[exe, "--headless=new", "--user-data-dir=/tmp/u"],
+    );
     p.exe(100, exe);
-    p.process(101, 100, "chrome_crashpad", &["/usr/lib/chromium/chrome_crashpad_handler", "--monitor-self"]);
-    p.process(102, 100, "chromium", &[exe, "--type=zygote", "--no-zygote-sandbox"]);
+    p.process(
+        101,
+        100,
+        "chrome_crashpad",
+        &[
+            "/usr/lib/chromium/chrome_crashpad_handler",
+            "--monitor-self",
+        ],
+    );
+    p.process(
+        102,
+        100,
+        "chromium",
+        &[exe, "--type=zygote", "--no-zygote-sandbox"],
+    );
     p.process(103, 100, "chromium", &[exe, "--type=zygote"]);
-    p.process(104, 100, "chromium", &[exe, "--type=gpu-process", "--headless=new"]);
+    p.process(
+        104,
+        100,
+        "chromium",
+        &[exe, "--type=gpu-process", "--headless=new"],
+    );
     p.process(
         105,
         100,
         "chromium",
-        &[&format!("{exe} --type=utility --utility-sub-type=network.mojom.NetworkService --lang=en-US")],
+        &[&format!(
+            "{exe} --type=utility --utility-sub-type=network.mojom.NetworkService --lang=en-US"
+        )],
     );
-    p.process(106, 100, "chromium", &[exe, "--type=utility", "--utility-sub-type=storage.mojom.StorageService"]);
-    p.process(107, 100, "chromium", &[exe, "--type=utility", "--utility-sub-type=audio.mojom.AudioService"]);
-    p.process(108, 103, "chromium", &[&format!("{exe} --type=renderer --lang=en-US")]);
-    p.process(109, 103, "chromium", &[&format!("{exe} --type=renderer --extension-process")]);
-    p.process(110, 100, "micoff-host", &["/usr/bin/micoff-host", "chrome-extension://abc/"]);
+    p.process(
+        106,
+        100,
+        "chromium",
+        &[
+            exe,
+            "--type=utility",
+            "--utility-sub-type=storage.mojom.StorageService",
+        ],
+    );
+    p.process(
+        107,
+        100,
+        "chromium",
+        &[
+            exe,
+            "--type=utility",
+            "--utility-sub-type=audio.mojom.AudioService",
+        ],
+    );
+    p.process(
+        108,
+        103,
+        "chromium",
+        &[&format!("{exe} --type=renderer --lang=en-US")],
+    );
+    p.process(
+        109,
+        103,
+        "chromium",
+        &[&format!("{exe} --type=renderer --extension-process")],
+    );
+    p.process(
+        110,
+        100,
+        "micoff-host",
+        &["/usr/bin/micoff-host", "chrome-extension://abc/"],
+    );
     p.process(200, 1, "pulseaudio", &["pulseaudio", "-n"]);
 }
 
@@ -286,14 +419,22 @@ fn chromium_tree_and_browser_ancestor() {
             (109, Role::ExtensionRenderer),
         ]
     );
-    assert!(tree.iter().all(|i| i.family == Some(BrowserFamily::Chromium)), "{tree:?}");
+    assert!(
+        tree.iter()
+            .all(|i| i.family == Some(BrowserFamily::Chromium)),
+        "{tree:?}"
+    );
     assert_eq!(tree[0].ppid, 50);
     assert!(tree[0].cmdline_summary(20).chars().count() <= 20);
 
     // From the host's parent, from the host itself, from a renderer: the browser's main process.
     for start in [100, 110, 108] {
         let b = fs_.find_browser_ancestor(start).unwrap();
-        assert_eq!((b.pid, b.role, b.family), (100, Role::Browser, Some(BrowserFamily::Chromium)), "{start}");
+        assert_eq!(
+            (b.pid, b.role, b.family),
+            (100, Role::Browser, Some(BrowserFamily::Chromium)),
+            "{start}"
+        );
     }
     assert!(fs_.find_browser_ancestor(200).is_none());
     assert!(fs_.find_browser_ancestor(50).is_none());
@@ -325,9 +466,19 @@ fn firefox_tree_named_by_comm() {
     let p = FakeProc::new();
     let exe = "/usr/lib/firefox-esr/firefox-esr";
     p.process(1, 0, "init", &["/sbin/init"]);
-    p.process(300, 1, "firefox-esr", &[exe, "--headless", "--profile", "/tmp/p"]);
+    p.process(
+        300,
+        1,
+        "firefox-esr",
+        &[exe, "--headless", "--profile", "/tmp/p"],
+    );
     p.exe(300, exe);
-    p.process(301, 300, "forkserver", &[exe, "-contentproc", "-forkserver"]);
+    p.process(
+        301,
+        300,
+        "forkserver",
+        &[exe, "-contentproc", "-forkserver"],
+    );
     let fork_cmd = [exe, "-contentproc", "-forkserver"];
     for (pid, comm) in [
         (302, "Socket Process"),
@@ -339,10 +490,22 @@ fn firefox_tree_named_by_comm() {
     ] {
         p.process(pid, 301, comm, &fork_cmd);
     }
-    p.process(308, 300, "micoff-host", &["/usr/bin/micoff-host", "/x/org.micoff.host.json", "micoff@micoff.org"]);
+    p.process(
+        308,
+        300,
+        "micoff-host",
+        &[
+            "/usr/bin/micoff-host",
+            "/x/org.micoff.host.json",
+            "micoff@micoff.org",
+        ],
+    );
     let fs_ = p.fs();
     let b = fs_.find_browser_ancestor(300).unwrap();
-    assert_eq!((b.pid, b.role, b.family), (300, Role::Browser, Some(BrowserFamily::Firefox)));
+    assert_eq!(
+        (b.pid, b.role, b.family),
+        (300, Role::Browser, Some(BrowserFamily::Firefox))
+    );
     let tree = fs_.process_tree(300).unwrap();
     let got: Vec<(Pid, Role)> = tree.iter().map(|i| (i.pid, i.role)).collect();
     assert_eq!(
@@ -359,7 +522,9 @@ fn firefox_tree_named_by_comm() {
             (307, Role::Utility),
         ]
     );
-    assert!(tree.iter().all(|i| i.family == Some(BrowserFamily::Firefox)));
+    assert!(tree
+        .iter()
+        .all(|i| i.family == Some(BrowserFamily::Firefox)));
 }
 
 const NET_UNIX_HEADER: &str = "Num       RefCount Protocol Flags    Type St Inode Path\n";
@@ -368,7 +533,12 @@ const NET_UNIX_HEADER: &str = "Num       RefCount Protocol Flags    Type St Inod
 fn pulseaudio_socket_owner() {
     let p = FakeProc::new();
     p.process(1, 0, "init", &["/sbin/init"]);
-    p.process(200, 1, "pulseaudio", &["pulseaudio", "-n", "-F", "/tmp/rig/rig.pa"]);
+    p.process(
+        200,
+        1,
+        "pulseaudio",
+        &["pulseaudio", "-n", "-F", "/tmp/rig/rig.pa"],
+    );
     p.process(201, 1, "parec", &["parec", "-d", "mic"]);
     p.process(202, 1, "bash", &["bash"]);
     // (PULSE_SERVER is whitespace-separated, so the rig socket path has no space; parse.rs tests spaces.)
@@ -396,11 +566,13 @@ fn pulseaudio_socket_owner() {
     assert_eq!(fs_.socket_owner(Path::new("/run/other")), Some(202));
     assert_eq!(fs_.socket_owner(Path::new("/nope")), None);
 
-    let env: HashMap<String, String> = [("PULSE_SERVER".to_string(), format!("unix:{sock}"))].into();
+    let env: HashMap<String, String> =
+        [("PULSE_SERVER".to_string(), format!("unix:{sock}"))].into();
     let servers = fs_.audio_server_processes(&env);
     let got: Vec<(Pid, Role)> = servers.iter().map(|i| (i.pid, i.role)).collect();
     assert_eq!(got, vec![(200, Role::AudioServer)]);
-    let env: HashMap<String, String> = [("XDG_RUNTIME_DIR".to_string(), "/run/user/5".to_string())].into();
+    let env: HashMap<String, String> =
+        [("XDG_RUNTIME_DIR".to_string(), "/run/user/5".to_string())].into();
     assert!(fs_.audio_server_processes(&env).is_empty());
 }
 
@@ -430,9 +602,104 @@ fn pipewire_pulse_with_companions_of_same_uid() {
     p.fd(400, 3, "socket:[8001]");
     p.fd(402, 7, "socket:[8000]");
     p.fd(501, 7, "socket:[9000]");
-    let env: HashMap<String, String> = [("XDG_RUNTIME_DIR".to_string(), "/run/user/1000".to_string())].into();
+    let env: HashMap<String, String> =
+        [("XDG_RUNTIME_DIR".to_string(), "/run/user/1000".to_string())].into();
     let servers = p.fs().audio_server_processes(&env);
     let got: Vec<(Pid, Role)> = servers.iter().map(|i| (i.pid, i.role)).collect();
-    assert_eq!(got, vec![(402, Role::PipewirePulse), (400, Role::Pipewire), (401, Role::Wireplumber)]);
+    assert_eq!(
+        got,
+        vec![
+            (402, Role::PipewirePulse),
+            (400, Role::Pipewire),
+            (401, Role::Wireplumber)
+        ]
+    );
     assert!(servers.iter().all(|s| s.family.is_none()));
+}
+
+#[test]
+fn sampler_matches_snapshot_and_rereads_only_threads_that_ran() {
+    let p = FakeProc::new();
+    p.process(
+        100,
+        1,
+        "chromium",
+        &["/usr/lib/chromium/chromium", "--type=renderer"],
+    );
+    p.thread(100, 100, "chromium", T { run_ns: 10, ..T0 });
+    p.thread(100, 101, "AudioInputDevic", T { run_ns: 10, ..T0 });
+    p.thread(100, 102, "idle", T { run_ns: 10, ..T0 });
+    let fs_ = p.fs();
+    let mut sampler = micoff_proc::Sampler::new(fs_.clone(), vec![100]);
+    assert!(sampler.tick().is_none());
+    assert_eq!(sampler.last_full_reads(), 3);
+
+    // 101 ran; 102 did not run (its stat is rewritten anyway, to show it is not re-read).
+    p.thread(
+        100,
+        101,
+        "AudioInputDevic",
+        T {
+            utime: 10,
+            stime: 5,
+            run_ns: 150_000_000,
+            vol: 100,
+            inv: 1,
+            io: Some((100, 0)),
+        },
+    );
+    p.thread(
+        100,
+        102,
+        "idle",
+        T {
+            utime: 99,
+            run_ns: 10,
+            ..T0
+        },
+    );
+    let s = sampler.snapshot();
+    assert_eq!(sampler.last_full_reads(), 1);
+    let t = |tid: Pid| {
+        s.processes[0]
+            .threads
+            .iter()
+            .find(|t| t.tid == tid)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(
+        (
+            t(101).utime,
+            t(101).stime,
+            t(101).voluntary_ctxt,
+            t(101).syscr
+        ),
+        (10, 5, Some(100), Some(100))
+    );
+    assert_eq!(t(102).utime, 0);
+
+    // Equal to a stateless snapshot for every thread that ran.
+    let fresh = fs_.snapshot(&[100]);
+    assert_eq!(fresh.processes[0].threads[1], t(101));
+    assert_eq!(s.processes[0].role, Role::Renderer);
+
+    // A thread vanishes and another appears: the task dir is listed again.
+    fs::remove_dir_all(p.pdir(100).join("task/102")).unwrap();
+    p.thread(100, 103, "new one", T { run_ns: 5, ..T0 });
+    let s = sampler.snapshot();
+    let tids: Vec<Pid> = s.processes[0].threads.iter().map(|t| t.tid).collect();
+    assert_eq!(tids, vec![100, 101, 103]);
+
+    // Without kept fds (cap 0) the result is the same.
+    let mut by_path = micoff_proc::Sampler::new(fs_.clone(), vec![100]).with_max_open_fds(0);
+    let s2 = by_path.snapshot();
+    let strip = |s: &micoff_proc::Snapshot| s.processes[0].threads.clone();
+    assert_eq!(strip(&s2), strip(&fs_.snapshot(&[100])));
+
+    // The process goes away.
+    fs::remove_dir_all(p.pdir(100)).unwrap();
+    let r = sampler.tick().unwrap();
+    assert_eq!(r.gone_pids, vec![100]);
+    assert!(sampler.snapshot().processes.is_empty());
 }

@@ -307,13 +307,13 @@ impl Worker {
 
     /// Runs until shutdown (a `Shutdown` command or every sender gone).
     pub(crate) fn run(mut self) {
-        while self.turn() {}
+        while self.turn(&mut || false) {}
         self.shutdown();
     }
 
     /// Runs until `done` says so; used by the blocking one-shot query on the caller's thread.
     pub(crate) fn run_until(mut self, mut done: impl FnMut() -> bool) {
-        while !done() && self.turn() {}
+        while !done() && self.turn(&mut done) {}
         self.shutdown();
     }
 
@@ -326,8 +326,9 @@ impl Worker {
         }
     }
 
-    /// One loop turn. Returns false when it is time to stop.
-    fn turn(&mut self) -> bool {
+    /// One loop turn. Returns false when it is time to stop (`done` is asked right before the
+    /// loop would block).
+    fn turn(&mut self, done: &mut dyn FnMut() -> bool) -> bool {
         loop {
             match self.commands.try_recv() {
                 Ok(Command::Shutdown) | Err(mpsc::TryRecvError::Disconnected) => return false,
@@ -352,6 +353,9 @@ impl Worker {
             }
         }
         self.expire(now);
+        if done() {
+            return false;
+        }
 
         let timeout = self
             .next_deadline()

@@ -1,0 +1,27 @@
+// e2e on the real-audio rig (e2e/rig/): one worker (the rig, Chromium and the CPU figures share two
+// cores), retries only on CI (a retried pass shows up as "flaky" in the JSON report), list + JSON
+// reporters; e2e/artifacts/results.json is what scripts/test.sh counts.
+import { defineConfig } from '@playwright/test';
+import type { WorkerFixtures } from './rig/fixtures.ts';
+
+const CI = !!process.env.CI;
+
+export default defineConfig<unknown, WorkerFixtures>({
+  testDir: './tests',
+  outputDir: './artifacts/test-results',
+  workers: 1,
+  fullyParallel: false,
+  retries: CI ? 1 : 0,
+  forbidOnly: CI,
+  timeout: 90_000,
+  expect: { timeout: 15_000 },
+  reporter: [
+    ['list'],
+    ['json', { outputFile: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ?? './artifacts/results.json' }],
+  ],
+  use: { trace: 'retain-on-failure' },
+  projects: [
+    { name: 'pulseaudio', use: { audioServer: 'pulseaudio' } },
+    { name: 'pipewire', use: { audioServer: 'pipewire' } },
+  ],
+});

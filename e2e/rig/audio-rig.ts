@@ -1,0 +1,432 @@
+// A private audio server with a real signal on its default source, for capture tests without a sound
+// card (recipe: ../shared/notes/test-rig.md). Two variants with one interface:
+//   PulseAudio: `pulseaudio -n -F rig.pa` on its own socket and runtime/state folders;
+//   PipeWire:   dbus-daemon + pipewire + wireplumber + pipewire-pulse, privately, modules via pactl.
+// Either way: null sink `spk`, `module-remap-source` of its monitor as the default source `mic` (a
+// `.monitor` as default made Chromium open no record stream at all), a test signal (tone bursts) played into `spk`
+// by `pacat` (fed from here), a second null sink `out` as the default sink (a page that plays audio must
+// not loop it back into the mic: the recipe's default sink `spk` would), and a low-latency reader `parec --latency-msec=10 -d mic` that keeps the
+// source running so a new capture gets data in ~50 ms instead of ~2 s.
+// Everything is started as a child in its own process group and stopped by PID.
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Writable } from 'node:stream';
+import * as q from './pactl.ts';
+import { assertAlive, type Child, logTail, RigError, startChild, stopChild, waitFor, which } from './proc.ts';
+
+export type AudioServerKind = 'pulseaudio' | 'pipewire';
+
+export interface AudioRigOptions {
+  /** Where the per-run folder goes (default: os.tmpdir(); socket paths must stay short). */
+  parentDir?: string;
+  /** Extra properties of the `mic` source, e.g. `{ 'device.bus': 'bluetooth' }`. */
+  sourceProperties?: Record<string, string>;
+  /** Keep the low-latency `parec` reader on `mic` (default true). */
+  reader?: boolean;
+  /** Play the test tone into `spk` (default true). */
+  tone?: boolean;
+  /** Deadline for each part to come up. */
+  startTimeoutMs?: number;
+  /** Keep the run folder (logs) after stop (default: env MICOFF_KEEP_RIG=1). */
+  keep?: boolean;
+}
+
+export interface AudioRig {
+  readonly kind: AudioServerKind;
+  /** The per-run folder (logs live here). */
+  readonly dir: string;
+  /** `unix:<socket>`: what PULSE_SERVER must say for clients (Chromium, micoff-host, pactl). */
+  readonly server: string;
+  readonly socket: string;
+  /** Environment for audio clients: the caller's environment plus PULSE_SERVER. */
+  readonly clientEnv: NodeJS.ProcessEnv;
+  /** PIDs of the server process(es) (pulseaudio; pipewire + wireplumber + pipewire-pulse). */
+  serverPids(): number[];
+  /** PIDs of the rig's own clients (tone, reader): keep them out of browser figures. */
+  clientPids(): number[];
+  pactl: q.Pactl;
+  info(): Promise<q.PactlInfo>;
+  recordStreams(): Promise<q.RecordStream[]>;
+  /** Stops and starts the server on the same socket (tone and reader come back too). */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+  /** The last lines of every log, for failure reports. */
+  logs(): string;
+}
+
+const SINE_RATE = 48_000;
+
+/**
+ * One second of test signal, s16le mono: two tone bursts (440 Hz and 660 Hz, 250 ms each, 5 ms fades)
+ * separated by silence. Bursts, not a steady sine: Chromium's default noise suppression learns a
+ * steady tone as noise and fades it to near silence within seconds; the gaps keep its noise estimate low.
+ */
+function testSignalSecond(): Buffer {
+  const buf = Buffer.alloc(SINE_RATE * 2);
+  const bursts = [
+    { start: 0, hz: 440 },
+    { start: 0.5, hz: 660 },
+  ];
+  const len = 0.25;
+  const fade = 0.005;
+  for (let i = 0; i < SINE_RATE; i++) {
+    const t = i / SINE_RATE;
+    let v = 0;
+    for (const b of bursts) {
+      const u = t - b.start;
+      if (u < 0 || u >= len) continue;
+      const env = Math.min(1, u / fade, (len - u) / fade);
+      v = env * Math.sin(2 * Math.PI * b.hz * u);
+    }
+    buf.writeInt16LE(Math.round(0.3 * 32767 * v), i * 2);
+  }
+  return buf;
+}
+
+/** Feeds the sine to a pacat's stdin forever; the pipe's back-pressure paces it at playback speed. */
+function feedTone(stdin: Writable): void {
+  const second = testSignalSecond();
+  let stopped = false;
+  stdin.on('error', () => {
+    stopped = true; // EPIPE when pacat goes away (server restart/stop)
+  });
+  const pump = () => {
+    while (!stopped && stdin.write(second)) {
+      /* fill the pipe */
+    }
+    if (!stopped) stdin.once('drain', pump);
+  };
+  pump();
+}
+
+abstract class BaseRig implements AudioRig {
+  abstract readonly kind: AudioServerKind;
+  readonly dir: string;
+  readonly socket: string;
+  readonly server: string;
+  readonly clientEnv: NodeJS.ProcessEnv;
+  readonly pactl: q.Pactl;
+  protected readonly opts: Required<Omit<AudioRigOptions, 'parentDir'>>;
+  protected servers: Child[] = [];
+  protected clients: Child[] = [];
+  private stopped = false;
+
+  constructor(socketRel: string, options: AudioRigOptions) {
+    this.opts = {
+      sourceProperties: options.sourceProperties ?? {},
+      reader: options.reader ?? true,
+      tone: options.tone ?? true,
+      startTimeoutMs: options.startTimeoutMs ?? 15_000,
+      keep: options.keep ?? process.env.MICOFF_KEEP_RIG === '1',
+    };
+    for (const tool of ['pactl', 'pacat', 'parec']) {
+      if (!which(tool)) throw new RigError(tool, 'not installed (run scripts/ensure-deps.sh)');
+    }
+    this.dir = mkdtempSync(join(options.parentDir ?? tmpdir(), 'micoff-rig-'));
+    this.socket = join(this.dir, socketRel);
+    this.server = `unix:${this.socket}`;
+    // Clients only need PULSE_SERVER; drop a desktop's PipeWire/Pulse hints so nothing leaks out.
+    const env: NodeJS.ProcessEnv = { ...process.env, PULSE_SERVER: this.server };
+    delete env.PIPEWIRE_REMOTE;
+    delete env.PULSE_COOKIE;
+    this.clientEnv = env;
+    this.pactl = q.pactlFor(env);
+  }
+
+  protected path(...p: string[]): string {
+    return join(this.dir, ...p);
+  }
+
+  protected mkdirs(...rel: string[]): void {
+    for (const r of rel) mkdirSync(this.path(r), { recursive: true, mode: 0o700 });
+  }
+
+  protected abstract startServer(): Promise<void>;
+
+  serverPids(): number[] {
+    return this.servers.filter((c) => !c.exit && c.name !== 'dbus-daemon').map((c) => c.pid);
+  }
+
+  clientPids(): number[] {
+    return this.clients.filter((c) => !c.exit).map((c) => c.pid);
+  }
+
+  info(): Promise<q.PactlInfo> {
+    return q.info(this.pactl);
+  }
+
+  recordStreams(): Promise<q.RecordStream[]> {
+    return q.recordStreams(this.pactl);
+  }
+
+  protected checkServers = (): void => {
+    for (const c of this.servers) assertAlive(c);
+  };
+
+  /** Socket exists and `pactl info` answers, while every server child is alive. */
+  protected async waitPulseReady(part: string, logFile: string): Promise<void> {
+    try {
+      await waitFor(`${part}: \`pactl info\` to answer on ${this.socket}`, async () => (await this.info()).serverName, {
+        timeoutMs: this.opts.startTimeoutMs,
+        intervalMs: 100,
+        check: this.checkServers,
+      });
+    } catch (e) {
+      if (e instanceof RigError) throw e;
+      throw new RigError(part, (e as Error).message, logFile);
+    }
+  }
+
+  async start(): Promise<this> {
+    try {
+      await this.startServer();
+      await this.startClients();
+    } catch (e) {
+      await this.stop();
+      throw e;
+    }
+    return this;
+  }
+
+  protected async startClients(): Promise<void> {
+    const env = this.clientEnv;
+    if (this.opts.tone) {
+      const tone = startChild(
+        'tone (pacat)',
+        'pacat',
+        ['--playback', '-d', 'spk', '--raw', '--format=s16le', `--rate=${SINE_RATE}`, '--channels=1', '--client-name=micoff-rig-tone'],
+        this.path('tone.log'),
+        { env, stdin: 'pipe' },
+      );
+      this.clients.push(tone);
+      if (tone.proc.stdin) feedTone(tone.proc.stdin);
+    }
+    if (this.opts.reader) {
+      this.clients.push(
+        startChild(
+          'reader (parec)',
+          'parec',
+          ['--latency-msec=10', '-d', 'mic', '--raw', '--client-name=micoff-rig-reader'],
+          this.path('reader.log'),
+          { env },
+        ),
+      );
+    }
+    // Both show up as streams at the server: wait for them, failing fast if one dies.
+    const wantPlayback = this.opts.tone ? 1 : 0;
+    const wantRecord = this.opts.reader ? 1 : 0;
+    await waitFor(
+      'the rig tone and reader streams at the server',
+      async () => {
+        const [si, so] = await Promise.all([
+          this.pactl(['-f', 'json', 'list', 'sink-inputs']),
+          this.pactl(['-f', 'json', 'list', 'source-outputs']),
+        ]);
+        const mine = (s: string) => (JSON.parse(s) as { properties?: Record<string, string> }[]).filter((x) =>
+          /^micoff-rig-/.test(x.properties?.['application.name'] ?? ''),
+        ).length;
+        return mine(si) >= wantPlayback && mine(so) >= wantRecord;
+      },
+      {
+        timeoutMs: this.opts.startTimeoutMs,
+        intervalMs: 100,
+        check: () => {
+          this.checkServers();
+          for (const c of this.clients) assertAlive(c);
+        },
+      },
+    );
+  }
+
+  async restart(): Promise<void> {
+    await this.stopAll();
+    this.stopped = false;
+    await this.startServer();
+    await this.startClients();
+  }
+
+  private async stopAll(): Promise<void> {
+    for (const c of this.clients.reverse()) await stopChild(c);
+    this.clients = [];
+    // Stop in reverse start order (pipewire-pulse before pipewire, dbus last).
+    for (const c of [...this.servers].reverse()) await stopChild(c);
+    this.servers = [];
+  }
+
+  async stop(): Promise<void> {
+    if (this.stopped) return;
+    this.stopped = true;
+    await this.stopAll();
+    if (!this.opts.keep) rmSync(this.dir, { recursive: true, force: true });
+  }
+
+  logs(): string {
+    return [...this.servers, ...this.clients]
+      .map((c) => `--- ${c.name} (pid ${c.pid}) ${c.logFile}\n${logTail(c.logFile, 15)}`)
+      .join('\n');
+  }
+
+  protected sourcePropsArg(): string {
+    const entries = Object.entries(this.opts.sourceProperties);
+    if (entries.length === 0) return '';
+    // PulseAudio's proplist syntax: key=value pairs; quote values so spaces survive.
+    return ` source_properties="${entries.map(([k, v]) => `${k}='${v}'`).join(' ')}"`;
+  }
+}
+
+export class PulseAudioRig extends BaseRig {
+  readonly kind = 'pulseaudio' as const;
+
+  constructor(options: AudioRigOptions = {}) {
+    super('pulse.sock', options);
+    if (!which('pulseaudio')) throw new RigError('pulseaudio', 'not installed (run scripts/ensure-deps.sh)');
+    this.mkdirs('runtime', 'state', 'home');
+    writeFileSync(
+      this.path('rig.pa'),
+      [
+        `load-module module-native-protocol-unix auth-anonymous=1 socket=${this.socket}`,
+        'load-module module-null-sink sink_name=spk',
+        'load-module module-null-sink sink_name=out',
+        `load-module module-remap-source source_name=mic master=spk.monitor${this.sourcePropsArg()}`,
+        'set-default-sink out',
+        'set-default-source mic',
+        '',
+      ].join('\n'),
+    );
+  }
+
+  protected async startServer(): Promise<void> {
+    const log = this.path('pulse.log');
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      XDG_RUNTIME_DIR: this.path('runtime'),
+      PULSE_RUNTIME_PATH: this.path('runtime'),
+      PULSE_STATE_PATH: this.path('state'),
+      HOME: this.path('home'),
+      XDG_CONFIG_HOME: this.path('home', '.config'),
+    };
+    delete env.PULSE_SERVER;
+    delete env.DBUS_SESSION_BUS_ADDRESS;
+    const pa = startChild(
+      'pulseaudio',
+      'pulseaudio',
+      [
+        '--daemonize=no',
+        '--system=no',
+        '--exit-idle-time=-1',
+        '-n',
+        '-F',
+        this.path('rig.pa'),
+        '--disallow-exit=yes',
+        '--disallow-module-loading=no',
+        '--use-pid-file=no',
+        `--log-target=file:${log}`,
+      ],
+      this.path('pulse.stderr.log'),
+      { env },
+    );
+    this.servers.push(pa);
+    // pulseaudio logs to its own file; a failure before logging starts lands in stderr.
+    try {
+      await this.waitPulseReady('pulseaudio', log);
+    } catch (e) {
+      throw new RigError('pulseaudio', `${(e as Error).message}\nstderr: ${logTail(pa.logFile, 10)}`);
+    }
+  }
+}
+
+export class PipeWireRig extends BaseRig {
+  readonly kind = 'pipewire' as const;
+
+  constructor(options: AudioRigOptions = {}) {
+    super('run/pulse/native', options);
+    for (const tool of ['pipewire', 'wireplumber', 'pipewire-pulse', 'dbus-daemon']) {
+      if (!which(tool)) throw new RigError(tool, 'not installed (run scripts/ensure-deps.sh)');
+    }
+    this.mkdirs('run', 'home', 'home/.config', 'home/.local/state', 'home/.local/share');
+  }
+
+  protected async startServer(): Promise<void> {
+    const bus = this.path('bus');
+    rmSync(bus, { force: true });
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      XDG_RUNTIME_DIR: this.path('run'),
+      PIPEWIRE_RUNTIME_DIR: this.path('run'),
+      HOME: this.path('home'),
+      XDG_CONFIG_HOME: this.path('home', '.config'),
+      XDG_STATE_HOME: this.path('home', '.local', 'state'),
+      XDG_DATA_HOME: this.path('home', '.local', 'share'),
+      DBUS_SESSION_BUS_ADDRESS: `unix:path=${bus}`,
+      DISPLAY: '',
+    };
+    delete env.PULSE_SERVER;
+    delete env.PIPEWIRE_REMOTE;
+    const opts = { timeoutMs: this.opts.startTimeoutMs, intervalMs: 50, check: this.checkServers };
+
+    // WirePlumber needs a session bus; a private one (what dbus-run-session would give).
+    const dbus = startChild(
+      'dbus-daemon',
+      'dbus-daemon',
+      ['--session', '--nofork', '--nopidfile', `--address=unix:path=${bus}`],
+      this.path('dbus.log'),
+      { env },
+    );
+    this.servers.push(dbus);
+    await this.waitPart('dbus-daemon', dbus, `the session bus socket ${bus}`, () => existsSync(bus), opts);
+
+    const pw = startChild('pipewire', 'pipewire', [], this.path('pipewire.log'), { env });
+    this.servers.push(pw);
+    const pwSock = this.path('run', 'pipewire-0');
+    await this.waitPart('pipewire', pw, `its socket ${pwSock}`, () => existsSync(pwSock), opts);
+
+    const wp = startChild('wireplumber', 'wireplumber', [], this.path('wireplumber.log'), { env });
+    this.servers.push(wp);
+    const pp = startChild('pipewire-pulse', 'pipewire-pulse', [], this.path('pipewire-pulse.log'), { env });
+    this.servers.push(pp);
+    await this.waitPulseReady('pipewire-pulse', pp.logFile);
+
+    // The same devices as rig.pa, loaded at run time (pipewire-pulse implements these two modules).
+    try {
+      await this.pactl(['load-module', 'module-null-sink', 'sink_name=spk']);
+      await this.pactl(['load-module', 'module-null-sink', 'sink_name=out']);
+      await this.pactl([
+        'load-module',
+        'module-remap-source',
+        'source_name=mic',
+        'master=spk.monitor',
+        ...(this.sourcePropsArg() ? [this.sourcePropsArg().trim()] : []),
+      ]);
+      // WirePlumber creates the nodes asynchronously: wait until `mic` exists before making it default.
+      await waitFor('the `mic` source', async () => (await q.sources(this.pactl)).some((s) => s.name === 'mic'), opts);
+      await this.pactl(['set-default-sink', 'out']);
+      await this.pactl(['set-default-source', 'mic']);
+      await waitFor('`mic` as the default source', async () => (await this.info()).defaultSource === 'mic', opts);
+    } catch (e) {
+      if (e instanceof RigError) throw e;
+      throw new RigError('pipewire-pulse (devices)', (e as Error).message, pp.logFile);
+    }
+  }
+
+  private async waitPart(
+    part: string,
+    child: Child,
+    what: string,
+    cond: () => boolean,
+    opts: { timeoutMs: number; intervalMs: number; check: () => void },
+  ): Promise<void> {
+    try {
+      await waitFor(`${part}: ${what}`, cond, opts);
+    } catch (e) {
+      if (e instanceof RigError) throw e;
+      throw new RigError(part, (e as Error).message, child.logFile);
+    }
+  }
+}
+
+/** Starts the rig of the given kind; on failure everything it started is stopped again. */
+export function startAudioRig(kind: AudioServerKind, options: AudioRigOptions = {}): Promise<AudioRig> {
+  const rig = kind === 'pipewire' ? new PipeWireRig(options) : new PulseAudioRig(options);
+  return rig.start();
+}

@@ -1,0 +1,108 @@
+// Debian's Chromium with the unpacked extension, launched through Playwright and capturing for real
+// from the rig's server (PULSE_SERVER; no --use-fake-device-for-media-stream), with an explicit
+// user-data-dir whose NativeMessagingHosts/ points at the built micoff-host.
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type BrowserContext, chromium, type Worker } from '@playwright/test';
+import { installHostManifest } from './host.ts';
+import { CHROMIUM, EXTENSION_DIR } from './paths.ts';
+import { waitFor } from './proc.ts';
+
+export interface LaunchOptions {
+  /** The audio server's client environment (PULSE_SERVER). */
+  env: NodeJS.ProcessEnv;
+  extensionDir?: string;
+  /** Without the extension (a baseline). */
+  withExtension?: boolean;
+  /** Write the native host manifest (default true with the extension). */
+  withHost?: boolean;
+  userDataDir?: string;
+  extraArgs?: string[];
+}
+
+export interface LaunchedChromium {
+  context: BrowserContext;
+  userDataDir: string;
+  /** The browser (main) process: found by its --user-data-dir among /proc/<pid>/cmdline. */
+  browserPid(): Promise<number>;
+  close(): Promise<void>;
+}
+
+export function chromiumArgs(o: { extensionDir?: string; userDataDir: string; extra?: string[] }): string[] {
+  const args = [
+    '--headless=new',
+    '--use-fake-ui-for-media-stream', // auto-accept the permission prompt; the DEVICE is real
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+    '--no-default-browser-check',
+    // Chromium's sandbox needs user namespaces or a setuid helper; as root it refuses to start.
+    ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
+  ];
+  if (o.extensionDir) {
+    args.push(`--disable-extensions-except=${o.extensionDir}`, `--load-extension=${o.extensionDir}`);
+  }
+  return [...args, ...(o.extra ?? [])];
+}
+
+export async function launchChromium(o: LaunchOptions): Promise<LaunchedChromium> {
+  const ext = o.withExtension === false ? undefined : (o.extensionDir ?? EXTENSION_DIR);
+  const userDataDir = o.userDataDir ?? mkdtempSync(join(tmpdir(), 'micoff-chromium-'));
+  const ownsDir = !o.userDataDir;
+  if (ext && o.withHost !== false) await installHostManifest(userDataDir);
+  const context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    // Playwright mutes audio by default; capture and the audio service must run as for a user.
+    ignoreDefaultArgs: ['--mute-audio'],
+    env: { ...o.env },
+    args: chromiumArgs({ extensionDir: ext, userDataDir, extra: o.extraArgs }),
+  });
+  let pid: number | null = null;
+  return {
+    context,
+    userDataDir,
+    async browserPid() {
+      pid ??= await waitFor('the Chromium browser process in /proc', () => findBrowserPid(userDataDir), {
+        timeoutMs: 5000,
+      });
+      return pid;
+    },
+    async close() {
+      await context.close().catch(() => {});
+      if (ownsDir) rmSync(userDataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** The main Chromium process of a profile: `--user-data-dir=<dir>` and no `--type=`. */
+export function findBrowserPid(userDataDir: string, procRoot = '/proc'): number | null {
+  for (const e of readdirSync(procRoot)) {
+    if (!/^\d+$/.test(e)) continue;
+    let argv: string[];
+    try {
+      argv = readFileSync(join(procRoot, e, 'cmdline'), 'utf8').split('\0');
+    } catch {
+      continue; // gone, or not ours to read
+    }
+    if (!argv.includes(`--user-data-dir=${userDataDir}`)) continue;
+    if (argv.some((a) => a.startsWith('--type='))) continue;
+    // /usr/bin/chromium is a shell wrapper that execs the binary; skip a shell still in between.
+    if (/(^|\/)(ba|da)?sh$/.test(argv[0] ?? '')) continue;
+    return Number(e);
+  }
+  return null;
+}
+
+/** The extension's MV3 service worker (it may start before or after the context is handed over). */
+export async function extensionServiceWorker(context: BrowserContext, extensionId: string): Promise<Worker> {
+  const prefix = `chrome-extension://${extensionId}/`;
+  const existing = context.serviceWorkers().find((w) => w.url().startsWith(prefix));
+  if (existing) return existing;
+  return context.waitForEvent('serviceworker', {
+    predicate: (w) => w.url().startsWith(prefix),
+    timeout: 15_000,
+  });
+}

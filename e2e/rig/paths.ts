@@ -1,0 +1,11 @@
+// Where things are, relative to the repository root (this file lives in e2e/rig/).
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const PAGES_DIR = join(ROOT, 'e2e', 'pages');
+export const ARTIFACTS_DIR = join(ROOT, 'e2e', 'artifacts');
+export const EXTENSION_DIR = process.env.MICOFF_EXTENSION_DIR ?? join(ROOT, 'dist', 'chrome');
+export const HOST_BINARY = process.env.MICOFF_HOST ?? join(ROOT, 'target', 'release', 'micoff-host');
+export const CHROMIUM = process.env.MICOFF_CHROMIUM ?? '/usr/bin/chromium';
+export const HOST_NAME = 'org.micoff.host';

@@ -1,0 +1,249 @@
+//! The live audio-server part of the doctor. The doctor itself only takes an
+//! [`AudioServerFacts`]; it is filled from a micoff-pulse snapshot ([`from_snapshot`], preferred)
+//! or, where libpulse cannot connect for us, from `pactl` output ([`from_pactl`]).
+
+use std::process::Command;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+/// A default source or sink as the doctor needs it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct DeviceLatency {
+    pub name: String,
+    pub description: Option<String>,
+    /// `running`, `idle`, `suspended`.
+    pub state: Option<String>,
+    pub latency_us: Option<u64>,
+    pub configured_latency_us: Option<u64>,
+    /// `device.bus`: `pci`, `usb`, `bluetooth`.
+    pub bus: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub struct AudioServerFacts {
+    /// `pulseaudio`, or `PulseAudio (on PipeWire 0.3.65)`.
+    pub server_name: String,
+    pub server_version: String,
+    pub is_pipewire: bool,
+    pub pipewire_version: Option<String>,
+    pub server_protocol_version: Option<u32>,
+    pub client_protocol_version: Option<u32>,
+    /// `unix:/run/user/1000/pulse/native`, `tcp:host`.
+    pub server_string: Option<String>,
+    /// Whether the connection is a local unix socket (srbchannel is only offered there).
+    pub unix_socket: Option<bool>,
+    pub default_source: Option<DeviceLatency>,
+    pub default_sink: Option<DeviceLatency>,
+    /// `srbchannel=` argument of module-native-protocol-unix when it is known (default true).
+    pub srbchannel_module_arg: Option<bool>,
+    /// Where these facts came from: `micoff-pulse` or `pactl`.
+    pub gathered_by: String,
+}
+
+/// From a micoff-pulse snapshot.
+pub fn from_snapshot(s: &micoff_pulse::Snapshot) -> AudioServerFacts {
+    let find = |list: &[micoff_pulse::Device], name: &Option<String>| {
+        let name = name.as_deref()?;
+        list.iter().find(|d| d.name == name).map(|d| DeviceLatency {
+            name: d.name.clone(),
+            description: d.description.clone(),
+            state: Some(d.state.clone()),
+            latency_us: Some(d.latency_us),
+            configured_latency_us: Some(d.configured_latency_us),
+            bus: d.bus.clone(),
+        })
+    };
+    let server_string = s.server.server_string.clone();
+    AudioServerFacts {
+        server_name: s.server.server_name.clone(),
+        server_version: s.server.server_version.clone(),
+        is_pipewire: s.server.is_pipewire,
+        pipewire_version: s.server.pipewire_version.clone(),
+        server_protocol_version: s.server.server_protocol_version,
+        client_protocol_version: Some(s.server.client_protocol_version),
+        unix_socket: Some(s.server.socket_path.is_some()),
+        server_string,
+        default_source: find(&s.sources, &s.server.default_source_name)
+            .or_else(|| bare_device(&s.server.default_source_name)),
+        default_sink: find(&s.sinks, &s.server.default_sink_name)
+            .or_else(|| bare_device(&s.server.default_sink_name)),
+        srbchannel_module_arg: None,
+        gathered_by: "micoff-pulse".into(),
+    }
+}
+
+fn bare_device(name: &Option<String>) -> Option<DeviceLatency> {
+    name.as_ref().map(|n| DeviceLatency {
+        name: n.clone(),
+        ..DeviceLatency::default()
+    })
+}
+
+/// From `LANG=C pactl info`, `pactl list sources`, `pactl list sinks` and
+/// `pactl list short modules` (any of the last three may be empty).
+pub fn from_pactl(info: &str, sources: &str, sinks: &str, modules: &str) -> AudioServerFacts {
+    let field = |k: &str| {
+        info.lines()
+            .find_map(|l| l.trim().strip_prefix(k))
+            .map(|v| v.trim().to_owned())
+    };
+    let server_name = field("Server Name:").unwrap_or_default();
+    let is_pipewire = server_name.contains("PipeWire");
+    let pipewire_version = is_pipewire
+        .then(|| {
+            server_name
+                .split("PipeWire ")
+                .nth(1)
+                .map(|v| v.trim_end_matches(')').to_owned())
+        })
+        .flatten();
+    let server_string = field("Server String:");
+    let unix_socket = server_string
+        .as_deref()
+        .map(|s| s.starts_with('/') || s.starts_with("unix:"));
+    let proto = |k: &str| field(k).and_then(|v| v.parse().ok());
+    let default_source_name = field("Default Source:");
+    let default_sink_name = field("Default Sink:");
+    let srbchannel_module_arg = modules
+        .lines()
+        .find(|l| l.contains("module-native-protocol-unix"))
+        .map(|l| {
+            !l.split_whitespace()
+                .any(|w| w.starts_with("srbchannel=") && (w.ends_with("=0") || w.ends_with("=false")))
+        });
+    AudioServerFacts {
+        server_name,
+        server_version: field("Server Version:").unwrap_or_default(),
+        is_pipewire,
+        pipewire_version,
+        server_protocol_version: proto("Server Protocol Version:"),
+        client_protocol_version: proto("Library Protocol Version:"),
+        server_string,
+        unix_socket,
+        default_source: default_source_name
+            .as_deref()
+            .map(|n| pactl_device(sources, n)),
+        default_sink: default_sink_name.as_deref().map(|n| pactl_device(sinks, n)),
+        srbchannel_module_arg,
+        gathered_by: "pactl".into(),
+    }
+}
+
+/// The block of `pactl list sources|sinks` whose `Name:` is `name`.
+fn pactl_device(list: &str, name: &str) -> DeviceLatency {
+    let mut dev = DeviceLatency {
+        name: name.to_owned(),
+        ..DeviceLatency::default()
+    };
+    let mut inside = false;
+    for line in list.lines() {
+        let t = line.trim();
+        if line.starts_with("Source #") || line.starts_with("Sink #") {
+            inside = false;
+        }
+        if let Some(n) = t.strip_prefix("Name:") {
+            inside = n.trim() == name;
+            continue;
+        }
+        if !inside {
+            continue;
+        }
+        if let Some(v) = t.strip_prefix("Description:") {
+            dev.description = Some(v.trim().to_owned());
+        } else if let Some(v) = t.strip_prefix("State:") {
+            dev.state = Some(v.trim().to_ascii_lowercase());
+        } else if let Some(v) = t.strip_prefix("Latency:") {
+            // "Latency: 835610 usec, configured 2000000 usec"
+            let nums: Vec<u64> = v
+                .split(|c: char| !c.is_ascii_digit())
+                .filter_map(|n| n.parse().ok())
+                .collect();
+            dev.latency_us = nums.first().copied();
+            dev.configured_latency_us = nums.get(1).copied();
+        } else if let Some(v) = t.strip_prefix("device.bus = ") {
+            dev.bus = Some(v.trim_matches('"').to_owned());
+        }
+    }
+    dev
+}
+
+/// Asks the running audio server: micoff-pulse first, `pactl` when that fails.
+/// `Err` says why neither worked.
+pub fn gather(timeout: Duration) -> Result<AudioServerFacts, String> {
+    let pulse_err = match micoff_pulse::query_once(None, timeout) {
+        Ok(snapshot) => {
+            let mut facts = from_snapshot(&snapshot);
+            // The module list is not in the snapshot; pactl can add the srbchannel arg.
+            facts.srbchannel_module_arg = run_pactl(&["list", "short", "modules"])
+                .ok()
+                .and_then(|m| from_pactl("", "", "", &m).srbchannel_module_arg);
+            return Ok(facts);
+        }
+        Err(e) => e.to_string(),
+    };
+    let info = run_pactl(&["info"]).map_err(|e| format!("{pulse_err}; pactl: {e}"))?;
+    let sources = run_pactl(&["list", "sources"]).unwrap_or_default();
+    let sinks = run_pactl(&["list", "sinks"]).unwrap_or_default();
+    let modules = run_pactl(&["list", "short", "modules"]).unwrap_or_default();
+    Ok(from_pactl(&info, &sources, &sinks, &modules))
+}
+
+fn run_pactl(args: &[&str]) -> Result<String, String> {
+    let out = Command::new("pactl")
+        .args(args)
+        .env("LC_ALL", "C")
+        .output()
+        .map_err(|e| e.to_string())?;
+    if !out.status.success() {
+        return Err(String::from_utf8_lossy(&out.stderr).trim().to_owned());
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const INFO_PA: &str = "Server String: /run/user/1000/pulse/native\nLibrary Protocol Version: 35\nServer Protocol Version: 35\nIs Local: yes\nClient Index: 7\nTile Size: 65472\nUser Name: tommi\nHost Name: laptop\nServer Name: pulseaudio\nServer Version: 16.1\nDefault Sample Specification: s16le 2ch 44100Hz\nDefault Channel Map: front-left,front-right\nDefault Sink: alsa_output.pci-0000_00_1f.3.analog-stereo\nDefault Source: alsa_input.pci-0000_00_1f.3.analog-stereo\nCookie: 1234:abcd\n";
+    const INFO_PW: &str = "Server String: /run/user/1000/pulse/native\nLibrary Protocol Version: 35\nServer Protocol Version: 35\nIs Local: yes\nServer Name: PulseAudio (on PipeWire 0.3.65)\nServer Version: 15.0.0\nDefault Sink: alsa_output.usb-Jabra.analog-stereo\nDefault Source: alsa_input.usb-Jabra.mono-fallback\n";
+    const SOURCES: &str = "Source #1\n\tState: SUSPENDED\n\tName: alsa_output.pci-0000_00_1f.3.analog-stereo.monitor\n\tLatency: 0 usec, configured 0 usec\nSource #2\n\tState: RUNNING\n\tName: alsa_input.pci-0000_00_1f.3.analog-stereo\n\tDescription: Built-in Audio Analog Stereo\n\tLatency: 835610 usec, configured 2000000 usec\n\tProperties:\n\t\tdevice.bus = \"pci\"\n";
+
+    #[test]
+    fn pactl_pulseaudio() {
+        let f = from_pactl(
+            INFO_PA,
+            SOURCES,
+            "",
+            "0\tmodule-device-restore\t\t\n9\tmodule-native-protocol-unix\t\t\n",
+        );
+        assert_eq!(f.server_name, "pulseaudio");
+        assert_eq!(f.server_version, "16.1");
+        assert!(!f.is_pipewire);
+        assert_eq!(f.server_protocol_version, Some(35));
+        assert_eq!(f.unix_socket, Some(true));
+        assert_eq!(f.srbchannel_module_arg, Some(true));
+        let src = f.default_source.unwrap();
+        assert_eq!(src.latency_us, Some(835610));
+        assert_eq!(src.configured_latency_us, Some(2_000_000));
+        assert_eq!(src.state.as_deref(), Some("running"));
+        assert_eq!(src.bus.as_deref(), Some("pci"));
+        // The sink list was empty: name only.
+        assert_eq!(f.default_sink.unwrap().latency_us, None);
+    }
+
+    #[test]
+    fn pactl_pipewire_and_srbchannel_off() {
+        let f = from_pactl(INFO_PW, "", "", "");
+        assert!(f.is_pipewire);
+        assert_eq!(f.pipewire_version.as_deref(), Some("0.3.65"));
+        assert_eq!(f.srbchannel_module_arg, None);
+        let f = from_pactl(
+            INFO_PA,
+            "",
+            "",
+            "9\tmodule-native-protocol-unix\tsrbchannel=0 auth-anonymous=1\t\n",
+        );
+        assert_eq!(f.srbchannel_module_arg, Some(false));
+    }
+}

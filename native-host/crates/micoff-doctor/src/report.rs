@@ -1,0 +1,128 @@
+//! The doctor's report: a stable JSON document (`--json`, the `doctor` protocol request) and a
+//! compact human listing.
+
+use std::io::{self, Write};
+
+use serde::Serialize;
+
+use crate::audio::AudioServerFacts;
+use crate::facts::{self, Facts, UserEnv};
+use crate::findings::{self, Finding, Status};
+use crate::root::Root;
+
+/// Bump when a field changes meaning or disappears (adding fields or findings does not).
+pub const SCHEMA_VERSION: u32 = 1;
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    pub ok: usize,
+    pub worth_changing: usize,
+    pub not_applicable: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Report {
+    pub schema_version: u32,
+    /// The root the files were read from (`/` on a real machine).
+    pub root: String,
+    pub kernel_release: String,
+    /// Upstream version the kernel checks used (`5.10.197`), when known.
+    pub kernel_version: Option<String>,
+    pub summary: Summary,
+    pub findings: Vec<Finding>,
+}
+
+/// Reads `root` and judges it. `audio`: the server's facts, or why there are none.
+pub fn build(root: &Root, env: &UserEnv, audio: Result<&AudioServerFacts, &str>) -> Report {
+    let facts = facts::gather(root, env);
+    from_facts(root, &facts, audio)
+}
+
+pub fn from_facts(root: &Root, facts: &Facts, audio: Result<&AudioServerFacts, &str>) -> Report {
+    let findings = findings::diagnose(facts, audio);
+    let mut summary = Summary::default();
+    for f in &findings {
+        match f.status {
+            Status::Ok => summary.ok += 1,
+            Status::WorthChanging => summary.worth_changing += 1,
+            Status::NotApplicable => summary.not_applicable += 1,
+        }
+    }
+    Report {
+        schema_version: SCHEMA_VERSION,
+        root: root.base().display().to_string(),
+        kernel_release: facts.kernel.release.clone(),
+        kernel_version: facts.kernel.version.map(|v| v.to_string()),
+        summary,
+        findings,
+    }
+}
+
+impl Report {
+    pub fn finding(&self, id: &str) -> Option<&Finding> {
+        self.findings.iter().find(|f| f.id == id)
+    }
+
+    pub fn write_json(&self, out: &mut dyn Write) -> io::Result<()> {
+        serde_json::to_writer_pretty(&mut *out, self).map_err(io::Error::other)?;
+        writeln!(out)
+    }
+
+    /// One line per finding; `why` and `fix` under the ones worth changing; `details` when
+    /// `verbose`.
+    pub fn write_human(&self, out: &mut dyn Write, verbose: bool) -> io::Result<()> {
+        writeln!(
+            out,
+            "micoff doctor: kernel {}{}",
+            self.kernel_release,
+            if self.root == "/" {
+                String::new()
+            } else {
+                format!(" (root {})", self.root)
+            }
+        )?;
+        let mut category = "";
+        for f in &self.findings {
+            if f.category != category {
+                category = f.category;
+                writeln!(out, "\n{}", category_title(category))?;
+            }
+            let tag = match f.status {
+                Status::Ok => " ok ",
+                Status::WorthChanging => "FIX ",
+                Status::NotApplicable => " -- ",
+            };
+            writeln!(out, "  [{tag}] {}: {}", f.title, f.current)?;
+            if f.status == Status::WorthChanging || verbose {
+                writeln!(out, "         why: {}", f.why)?;
+            }
+            if let Some(fix) = f.fix.as_deref().filter(|_| f.status == Status::WorthChanging) {
+                writeln!(out, "         fix: {fix}")?;
+            }
+            let show_details = verbose || f.status == Status::WorthChanging || f.details.len() <= 4;
+            if show_details {
+                for d in &f.details {
+                    writeln!(out, "         - {d}")?;
+                }
+            }
+        }
+        writeln!(
+            out,
+            "\n{} ok, {} worth changing, {} not applicable",
+            self.summary.ok, self.summary.worth_changing, self.summary.not_applicable
+        )
+    }
+}
+
+fn category_title(c: &str) -> &'static str {
+    match c {
+        "audio_server" => "Audio server",
+        "sound" => "Sound hardware",
+        "intel_hda" => "Intel HD-audio",
+        "cpu" => "CPU",
+        "kernel" => "Kernel",
+        "irq" => "Interrupts",
+        "limits" => "Realtime limits",
+        _ => "Other",
+    }
+}

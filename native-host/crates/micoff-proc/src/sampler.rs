@@ -1,0 +1,261 @@
+//! [`Sampler`]: periodic snapshots at a fraction of [`ProcFs::snapshot`]'s cost.
+//!
+//! Why it is cheaper: opening a `/proc/<pid>/task/<tid>/*` file costs more than reading it, and
+//! `status` is the most expensive file to generate. A thread's `schedstat` run time
+//! (`sum_exec_runtime`) grows whenever the thread runs at all, and none of the counters we read
+//! (utime/stime, context switches, syscr/syscw) can change without the thread running. So each tick
+//! reads one `schedstat` per thread through an fd kept open (`pread` at 0), and reads `stat`,
+//! `status` and `io` only for threads whose run time moved. The task directory is listed only when
+//! the process's thread count changed or a thread vanished. The snapshots are identical in content
+//! to [`ProcFs::snapshot`]'s.
+
+use std::collections::HashMap;
+use std::fs::File;
+use std::os::unix::fs::FileExt;
+
+use crate::fs::text;
+use crate::parse::{parse_cmdline, parse_schedstat, parse_stat};
+use crate::rates::{rates, CpuReport};
+use crate::role::Role;
+use crate::sample::{monotonic_ns, read_thread, ProcessSample, Scratch, Snapshot, ThreadSample};
+use crate::{Pid, ProcFs};
+
+/// Default cap on the `schedstat` fds kept open (below the common soft limit of 1024 fds, leaving
+/// room for the rest of the host). Threads beyond it are sampled by path.
+pub const DEFAULT_MAX_OPEN_FDS: usize = 640;
+
+/// Keeps the previous snapshot (each report covers the time since the last tick) and per-thread
+/// state that makes the next snapshot cheap.
+#[derive(Debug)]
+pub struct Sampler {
+    fs: ProcFs,
+    pids: Vec<Pid>,
+    last: Option<Snapshot>,
+    procs: HashMap<Pid, ProcCache>,
+    open_fds: usize,
+    max_open_fds: usize,
+    /// How many threads were fully re-read in the last tick (for tests and benchmarks).
+    last_full_reads: usize,
+}
+
+#[derive(Debug)]
+struct ProcCache {
+    starttime: u64,
+    role: Role,
+    threads: Vec<ThreadCache>,
+}
+
+#[derive(Debug)]
+struct ThreadCache {
+    sample: ThreadSample,
+    schedstat: Option<File>,
+}
+
+impl Sampler {
+    pub fn new(fs: ProcFs, pids: Vec<Pid>) -> Self {
+        Self {
+            fs,
+            pids,
+            last: None,
+            procs: HashMap::new(),
+            open_fds: 0,
+            max_open_fds: DEFAULT_MAX_OPEN_FDS,
+            last_full_reads: 0,
+        }
+    }
+
+    /// Caps the `schedstat` fds kept open (0: keep none, sample every file by path).
+    pub fn with_max_open_fds(mut self, max: usize) -> Self {
+        self.max_open_fds = max;
+        self
+    }
+
+    /// Changes the watched pids (processes new to the set get their first report one tick later).
+    pub fn set_pids(&mut self, pids: Vec<Pid>) {
+        self.pids = pids;
+    }
+
+    pub fn pids(&self) -> &[Pid] {
+        &self.pids
+    }
+
+    /// Threads whose `stat`/`status`/`io` were read in the last tick (the others had not run).
+    pub fn last_full_reads(&self) -> usize {
+        self.last_full_reads
+    }
+
+    /// Takes a snapshot; returns the report since the previous one (`None` on the first call).
+    pub fn tick(&mut self) -> Option<CpuReport> {
+        let now = self.snapshot();
+        let report = self.last.as_ref().map(|prev| rates(prev, &now));
+        self.last = Some(now);
+        report
+    }
+
+    /// A snapshot of the watched pids (updates the per-thread state).
+    pub fn snapshot(&mut self) -> Snapshot {
+        let mut pids = self.pids.clone();
+        pids.sort_unstable();
+        pids.dedup();
+        // Forget processes no longer watched.
+        let stale: Vec<Pid> = self
+            .procs
+            .keys()
+            .copied()
+            .filter(|p| pids.binary_search(p).is_err())
+            .collect();
+        for p in stale {
+            self.forget(p);
+        }
+        let mut scratch = Scratch::new(&self.fs);
+        self.last_full_reads = 0;
+        let taken_at_ns = monotonic_ns();
+        let mut processes = Vec::with_capacity(pids.len());
+        for pid in pids {
+            match self.sample_process(pid, &mut scratch) {
+                Some(p) => processes.push(p),
+                None => self.forget(pid),
+            }
+        }
+        Snapshot {
+            clk_tck: self.fs.clk_tck(),
+            taken_at_ns,
+            processes,
+        }
+    }
+
+    fn forget(&mut self, pid: Pid) {
+        if let Some(c) = self.procs.remove(&pid) {
+            self.open_fds -= c.threads.iter().filter(|t| t.schedstat.is_some()).count();
+        }
+    }
+
+    fn sample_process(&mut self, pid: Pid, s: &mut Scratch) -> Option<ProcessSample> {
+        let at_ns = monotonic_ns();
+        let (ppid, comm, starttime, utime, stime, num_threads) = {
+            let raw = s.read(&[&pid, &"stat"])?;
+            let t = text(raw);
+            let st = parse_stat(&t)?;
+            (
+                st.ppid,
+                st.comm.to_owned(),
+                st.starttime,
+                st.utime,
+                st.stime,
+                st.num_threads,
+            )
+        };
+        if self
+            .procs
+            .get(&pid)
+            .is_some_and(|c| c.starttime != starttime)
+        {
+            self.forget(pid); // pid reused
+        }
+        if let std::collections::hash_map::Entry::Vacant(e) = self.procs.entry(pid) {
+            let role = match s.read(&[&pid, &"cmdline"]) {
+                Some(raw) => Role::classify(&comm, &parse_cmdline(raw)),
+                None => Role::classify(&comm, &[]),
+            };
+            e.insert(ProcCache {
+                starttime,
+                role,
+                threads: Vec::new(),
+            });
+        }
+        let mut open_fds = self.open_fds;
+        let max_open_fds = self.max_open_fds;
+        let mut full_reads = 0;
+        let cache = self.procs.get_mut(&pid)?;
+
+        let mut relist = cache.threads.len() as u64 != num_threads;
+        let mut i = 0;
+        while i < cache.threads.len() {
+            let tc = &mut cache.threads[i];
+            let tid = tc.sample.tid;
+            let run = match &tc.schedstat {
+                Some(f) => pread_schedstat(f, &mut s.buf),
+                None => s
+                    .read(&[&pid, &"task", &tid, &"schedstat"])
+                    .and_then(|raw| parse_schedstat(&text(raw)))
+                    .map(|x| x.run_time_ns),
+            };
+            let unchanged = run.is_some() && run == tc.sample.run_time_ns;
+            if !unchanged {
+                full_reads += 1;
+                match read_thread(pid, tid, s) {
+                    Some(t) if t.starttime == tc.sample.starttime => tc.sample = t,
+                    _ => {
+                        // Gone (or a reused tid): drop it and list the task dir again.
+                        if cache.threads.swap_remove(i).schedstat.is_some() {
+                            open_fds -= 1;
+                        }
+                        relist = true;
+                        continue;
+                    }
+                }
+            }
+            i += 1;
+        }
+
+        if relist {
+            let mut tids: Vec<Pid> = match std::fs::read_dir(s.path.at(&[&pid, &"task"])) {
+                Ok(rd) => rd
+                    .filter_map(|e| e.ok())
+                    .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse().ok()))
+                    .collect(),
+                Err(_) => return None,
+            };
+            tids.sort_unstable();
+            cache
+                .threads
+                .retain(|t| tids.binary_search(&t.sample.tid).is_ok());
+            for tid in tids {
+                if cache.threads.iter().any(|t| t.sample.tid == tid) {
+                    continue;
+                }
+                let Some(sample) = read_thread(pid, tid, s) else {
+                    continue;
+                };
+                full_reads += 1;
+                let schedstat = if open_fds < max_open_fds && sample.run_time_ns.is_some() {
+                    File::open(s.path.at(&[&pid, &"task", &tid, &"schedstat"])).ok()
+                } else {
+                    None
+                };
+                if schedstat.is_some() {
+                    open_fds += 1;
+                }
+                cache.threads.push(ThreadCache { sample, schedstat });
+            }
+        }
+        cache.threads.sort_unstable_by_key(|t| t.sample.tid);
+        let threads = cache.threads.iter().map(|t| t.sample.clone()).collect();
+        let role = cache.role;
+        self.open_fds = open_fds;
+        self.last_full_reads += full_reads;
+        Some(ProcessSample {
+            pid,
+            ppid,
+            comm,
+            role,
+            starttime,
+            at_ns,
+            utime,
+            stime,
+            threads,
+        })
+    }
+}
+
+/// The run time from a kept-open `schedstat` (`None` once the thread is gone: ESRCH).
+fn pread_schedstat(f: &File, buf: &mut Vec<u8>) -> Option<u64> {
+    if buf.len() < 4096 {
+        buf.resize(4096, 0);
+    }
+    let n = f.read_at(buf, 0).ok()?;
+    if n == 0 {
+        return None;
+    }
+    parse_schedstat(&text(&buf[..n])).map(|x| x.run_time_ns)
+}

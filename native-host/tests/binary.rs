@@ -1,0 +1,105 @@
+//! The built binary in native messaging mode: frames over its real stdin/stdout.
+
+#![allow(clippy::unwrap_used)] // tests may unwrap (house style)
+
+use std::io::{Read, Write};
+use std::process::{Command, Stdio};
+
+fn frame(body: &str) -> Vec<u8> {
+    let mut out = (body.len() as u32).to_ne_bytes().to_vec();
+    out.extend_from_slice(body.as_bytes());
+    out
+}
+
+fn read_frames(mut bytes: &[u8]) -> Vec<serde_json::Value> {
+    let mut out = Vec::new();
+    while !bytes.is_empty() {
+        let len = u32::from_ne_bytes(bytes[..4].try_into().unwrap()) as usize;
+        out.push(serde_json::from_slice(&bytes[4..4 + len]).unwrap());
+        bytes = &bytes[4 + len..];
+    }
+    out
+}
+
+fn host(args: &[&str]) -> std::process::Child {
+    Command::new(env!("CARGO_BIN_EXE_micoff-host"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn chrome_launch_answers_frames_and_exits_0_on_eof() {
+    let mut child = host(&["chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/"]);
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(&frame(r#"{"id":1,"type":"version"}"#))
+        .unwrap();
+    stdin
+        .write_all(&frame(r#"{"id":2,"type":"nope"}"#))
+        .unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut frames = read_frames(&out.stdout);
+    frames.sort_by_key(|f| f["id"].as_u64());
+    assert_eq!(frames.len(), 2);
+    assert_eq!(
+        frames[0]["result"]["extension_id"],
+        "ipgdconbmedmelnlpalblnicflhpfkim"
+    );
+    assert_eq!(
+        frames[0]["result"]["host_version"],
+        env!("CARGO_PKG_VERSION")
+    );
+    assert_eq!(frames[1]["error"]["code"], 3);
+}
+
+#[test]
+fn firefox_launch_and_truncated_frame_exits_1_with_only_frames_on_stdout() {
+    let mut child = host(&["/tmp/org.micoff.host.json", "micoff@micoff.org"]);
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(&frame(r#"{"id":1,"type":"version"}"#))
+        .unwrap();
+    stdin.write_all(&100u32.to_ne_bytes()).unwrap();
+    stdin.write_all(b"{\"id\"").unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let frames = read_frames(&out.stdout);
+    assert_eq!(frames.len(), 1);
+    assert_eq!(frames[0]["result"]["browser_family"], "firefox");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("input ended inside a frame body"));
+}
+
+#[test]
+fn help_is_available_on_every_command() {
+    for cmd in [
+        &["--help"][..],
+        &["sample", "--help"],
+        &["top", "--help"],
+        &["install", "--help"],
+    ] {
+        let mut child = host(cmd);
+        let mut text = String::new();
+        child
+            .stdout
+            .take()
+            .unwrap()
+            .read_to_string(&mut text)
+            .unwrap();
+        assert_eq!(child.wait().unwrap().code(), Some(0), "{cmd:?}");
+        assert!(text.contains("Usage"), "{cmd:?}: {text}");
+    }
+    let status = host(&["--no-such-flag"]).wait().unwrap();
+    assert_eq!(status.code(), Some(2));
+}
