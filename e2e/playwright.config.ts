@@ -19,7 +19,6 @@ export default defineConfig<unknown, WorkerFixtures>({
     ['list'],
     ['json', { outputFile: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ?? './artifacts/results.json' }],
   ],
-  use: { trace: 'retain-on-failure' },
   projects: [
     { name: 'pulseaudio', use: { audioServer: 'pulseaudio' } },
     { name: 'pipewire', use: { audioServer: 'pipewire' } },

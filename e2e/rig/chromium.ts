@@ -106,3 +106,19 @@ export async function extensionServiceWorker(context: BrowserContext, extensionI
     timeout: 15_000,
   });
 }
+
+/** Is `pid` the process `ancestor` or one of its descendants (by /proc/<pid>/stat ppid)? */
+export function isInTree(pid: number, ancestor: number, procRoot = '/proc'): boolean {
+  for (let p = pid, hops = 0; p > 1 && hops < 64; hops++) {
+    if (p === ancestor) return true;
+    let stat: string;
+    try {
+      stat = readFileSync(join(procRoot, String(p), 'stat'), 'utf8');
+    } catch {
+      return false;
+    }
+    // comm may hold spaces and parentheses: the ppid is the 2nd field after the LAST ')'.
+    p = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+  }
+  return false;
+}

@@ -226,3 +226,138 @@ pub fn spawn_parec(source: &str, latency_ms: u32, env: impl FnOnce(&mut Command)
     env(&mut cmd);
     Proc(cmd.spawn().expect("cannot start parec"))
 }
+
+/// A private PipeWire + WirePlumber + pipewire-pulse under `dbus-run-session`, runtime dir in a
+/// temp dir, pulse socket `<dir>/run/pulse/native`, with a null sink `spk` and a remapped
+/// source `mic` loaded through pactl (the same layout as [`PulseRig`]). On drop the three
+/// daemons are stopped by the PIDs the start script wrote; dbus-run-session then stops its bus.
+pub struct PipeWireRig {
+    pub dir: TempDir,
+    pub socket: PathBuf,
+    session: Option<Child>,
+}
+
+impl PipeWireRig {
+    pub fn start() -> Self {
+        for (tool, package) in [
+            ("pipewire", "pipewire-bin"),
+            ("pipewire-pulse", "pipewire-pulse"),
+            ("wireplumber", "wireplumber"),
+            ("dbus-run-session", "dbus"),
+            ("pactl", "pulseaudio-utils"),
+        ] {
+            require(tool, package);
+        }
+        let dir = tempfile::Builder::new().prefix("micoff-pw-rig").tempdir().unwrap();
+        let d = dir.path();
+        fs::create_dir_all(d.join("run")).unwrap();
+        fs::create_dir_all(d.join("home")).unwrap();
+        // WirePlumber wants the PipeWire socket up first: wait for it (tiny polling, no fixed
+        // sleep). Each daemon's PID goes to `pids` so the rig can stop exactly those.
+        let script = "pipewire & echo $! > \"$1/pids\"\n\
+                      while [ ! -S \"$XDG_RUNTIME_DIR/pipewire-0\" ]; do sleep 0.02; done\n\
+                      wireplumber & echo $! >> \"$1/pids\"\n\
+                      pipewire-pulse & echo $! >> \"$1/pids\"\n\
+                      wait\n";
+        fs::write(d.join("start.sh"), script).unwrap();
+        let log = fs::File::create(d.join("pipewire.log")).unwrap();
+        let mut cmd = Command::new("dbus-run-session");
+        cmd.args(["--", "sh"])
+            .arg(d.join("start.sh"))
+            .arg(d)
+            .env("XDG_RUNTIME_DIR", d.join("run"))
+            .env("HOME", d.join("home"))
+            .env_remove("PULSE_SERVER")
+            .env_remove("DBUS_SESSION_BUS_ADDRESS")
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log);
+        let session = cmd.spawn().expect("cannot start dbus-run-session");
+        let socket = d.join("run/pulse/native");
+        let rig = Self {
+            dir,
+            socket,
+            session: Some(session),
+        };
+        let limit = Duration::from_secs(20);
+        let start = Instant::now();
+        while !(rig.socket.exists() && rig.pactl_ok(&["info"])) {
+            if start.elapsed() > limit {
+                panic!("pipewire-pulse did not come up; log:\n{}", rig.log());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        rig.pactl(&["load-module", "module-null-sink", "sink_name=spk"]);
+        rig.pactl(&["load-module", "module-remap-source", "source_name=mic", "master=spk.monitor"]);
+        rig.pactl(&["set-default-source", "mic"]);
+        rig
+    }
+
+    pub fn server(&self) -> String {
+        format!("unix:{}", self.socket.display())
+    }
+
+    fn env(&self, cmd: &mut Command) {
+        let d = self.dir.path();
+        cmd.env("XDG_RUNTIME_DIR", d.join("run"))
+            .env("HOME", d.join("home"))
+            .env("PULSE_SERVER", self.server());
+    }
+
+    fn pactl_ok(&self, args: &[&str]) -> bool {
+        let mut cmd = Command::new("pactl");
+        cmd.args(args).stdout(Stdio::null()).stderr(Stdio::null());
+        self.env(&mut cmd);
+        cmd.status().map(|s| s.success()).unwrap_or(false)
+    }
+
+    pub fn pactl(&self, args: &[&str]) -> String {
+        let mut cmd = Command::new("pactl");
+        cmd.args(args);
+        self.env(&mut cmd);
+        let out = cmd.output().expect("cannot run pactl");
+        assert!(
+            out.status.success(),
+            "pactl {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    pub fn parec(&self, source: &str, latency_ms: u32) -> Proc {
+        spawn_parec(source, latency_ms, |cmd| self.env(cmd))
+    }
+
+    pub fn log(&self) -> String {
+        fs::read_to_string(self.dir.path().join("pipewire.log")).unwrap_or_default()
+    }
+
+    /// PIDs of pipewire, wireplumber and pipewire-pulse, as the start script wrote them.
+    pub fn daemon_pids(&self) -> Vec<u32> {
+        fs::read_to_string(self.dir.path().join("pids"))
+            .unwrap_or_default()
+            .lines()
+            .filter_map(|l| l.trim().parse().ok())
+            .collect()
+    }
+}
+
+impl Drop for PipeWireRig {
+    fn drop(&mut self) {
+        let pids: Vec<String> = self.daemon_pids().iter().map(u32::to_string).collect();
+        if !pids.is_empty() {
+            let _ = Command::new("kill").args(&pids).status();
+        }
+        if let Some(mut session) = self.session.take() {
+            // With its children gone the script exits and dbus-run-session stops its bus.
+            let start = Instant::now();
+            while start.elapsed() < Duration::from_secs(5) {
+                if let Ok(Some(_)) = session.try_wait() {
+                    return;
+                }
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            kill_child(&mut session);
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! Against a private PipeWire + pipewire-pulse (see `common::PipeWireRig`).
+#![allow(clippy::unwrap_used)]
+
+mod common;
+
+use std::time::Duration;
+
+use common::{next_event, PipeWireRig};
+use micoff_pulse::{query_once, PulseClient, PulseConfig, PulseEvent, StreamKind};
+
+const LIMIT: Duration = Duration::from_secs(15);
+
+#[tokio::test]
+async fn pipewire_pulse_server_info_and_record_streams() {
+    let rig = PipeWireRig::start();
+    let client = PulseClient::spawn(PulseConfig::new(Some(rig.server()), "micoff-pulse-test")).unwrap();
+    let mut events = client.subscribe();
+
+    let info = client.server_info().await.unwrap();
+    assert!(info.is_pipewire, "{info:?}");
+    assert!(info.server_name.contains("on PipeWire"), "{}", info.server_name);
+    assert!(info.pipewire_version.as_deref().is_some_and(|v| !v.is_empty()));
+    assert_eq!(info.default_source_name.as_deref(), Some("mic"));
+    assert_eq!(info.socket_path.as_deref(), Some(rig.socket.to_str().unwrap()));
+
+    let parec = rig.parec("mic", 10);
+    let pid = parec.pid();
+    let ev = next_event(&mut events, LIMIT, "parec's record stream", |e| {
+        matches!(e, PulseEvent::StreamAdded { kind: StreamKind::Record, stream }
+            if stream.application_process_id == Some(pid))
+    })
+    .await;
+    let PulseEvent::StreamAdded { stream, .. } = ev else { unreachable!() };
+    let index = stream.index;
+
+    // pipewire-pulse shows the requested latency in the props (`node.latency`,
+    // `pulse.attr.fragsize`); the device name may arrive with a later change event, so list.
+    let streams = client.streams().await.unwrap();
+    let s = streams.record.iter().find(|s| s.index == index).expect("listed");
+    assert_eq!(s.application_process_id, Some(pid));
+    assert_eq!(s.application_name.as_deref(), Some("micoff-test-parec"));
+    assert_eq!(s.requested_latency_us, Some(10_000), "{s:#?}");
+    assert_eq!(s.fragment_latency_us, Some(10_000), "{s:#?}");
+
+    let snap = tokio::task::spawn_blocking({
+        let server = rig.server();
+        move || query_once(Some(&server), LIMIT)
+    })
+    .await
+    .unwrap()
+    .unwrap();
+    assert!(snap.server.is_pipewire);
+    assert!(snap.streams.record.iter().any(|s| s.application_process_id == Some(pid)));
+
+    drop(parec);
+    next_event(&mut events, LIMIT, "record stream removed", |e| {
+        matches!(e, PulseEvent::StreamRemoved { kind: StreamKind::Record, index: i } if *i == index)
+    })
+    .await;
+}
