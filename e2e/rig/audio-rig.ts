@@ -8,12 +8,12 @@
 // not loop it back into the mic: the recipe's default sink `spk` would), and a low-latency reader `parec --latency-msec=10 -d mic` that keeps the
 // source running so a new capture gets data in ~50 ms instead of ~2 s.
 // Everything is started as a child in its own process group and stopped by PID.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import * as q from './pactl.ts';
-import { assertAlive, type Child, logTail, RigError, startChild, stopChild, waitFor, which } from './proc.ts';
+import { assertAlive, type Child, describeExit, logTail, RigError, startChild, stopChild, waitFor, which } from './proc.ts';
 
 export type AudioServerKind = 'pulseaudio' | 'pipewire';
 
@@ -209,7 +209,7 @@ abstract class BaseRig implements AudioRig {
           'parec',
           ['--latency-msec=10', '-d', 'mic', '--raw', '--client-name=micoff-rig-reader'],
           this.path('reader.log'),
-          { env },
+          { env, stdout: 'ignore' },
         ),
       );
     }
@@ -262,9 +262,9 @@ abstract class BaseRig implements AudioRig {
   }
 
   logs(): string {
-    return [...this.servers, ...this.clients]
-      .map((c) => `--- ${c.name} (pid ${c.pid}) ${c.logFile}\n${logTail(c.logFile, 15)}`)
-      .join('\n');
+    const state = [...this.servers, ...this.clients].map((c) => `${c.name}: pid ${c.pid}, ${describeExit(c)}`);
+    const files = readdirSync(this.dir).filter((f) => f.endsWith('.log'));
+    return [state.join('\n'), ...files.map((f) => `--- ${f}\n${logTail(this.path(f), 20)}`)].join('\n');
   }
 
   protected sourcePropsArg(): string {

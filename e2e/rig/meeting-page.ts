@@ -80,32 +80,56 @@ export class MeetingPage {
     return this.page.evaluate(() => window.hangUp());
   }
 
-  /** Waits until the far end receives signal: energy grows and the level is above zero. */
+  /** Was the page opened with `playout=1` (received audio is decoded and played)? */
+  get playout(): boolean {
+    return new URL(this.url).searchParams.get('playout') === '1';
+  }
+
+  /**
+   * Waits until audio flows through the call. With playout: the far end's inbound-rtp audioLevel > 0
+   * and its totalAudioEnergy grows. Without (Chromium decodes nothing then): the sender's media-source
+   * level > 0 with growing energy (real signal captured) and the far end's packetsReceived grows.
+   */
   async waitForAudioFlowing(timeoutMs = 15_000): Promise<MeetingStats> {
-    let firstEnergy: number | null = null;
+    let first: MeetingStats | null = null;
     return waitFor(
-      'received audio (inbound-rtp audioLevel > 0 and growing totalAudioEnergy)',
+      this.playout
+        ? 'received audio (inbound-rtp audioLevel > 0, totalAudioEnergy growing)'
+        : 'captured audio sent and received (media-source energy and inbound packets growing)',
       async () => {
         const s = await this.stats();
         if (s.error) throw new Error(`meeting page error: ${s.error}`);
-        const e = s.inbound?.totalAudioEnergy ?? null;
-        if (e === null) return null;
-        firstEnergy ??= e;
-        return (s.inbound?.audioLevel ?? 0) > 0 && e > firstEnergy ? s : null;
+        if (!s.inbound) return null;
+        first ??= s;
+        const packets = s.inbound.packetsReceived > (first.inbound?.packetsReceived ?? 0);
+        if (this.playout) {
+          const e = s.inbound.totalAudioEnergy ?? 0;
+          return packets && (s.inbound.audioLevel ?? 0) > 0 && e > (first.inbound?.totalAudioEnergy ?? 0) ? s : null;
+        }
+        const e = s.source?.totalAudioEnergy ?? 0;
+        return packets && (s.source?.audioLevel ?? 0) > 0 && e > (first.source?.totalAudioEnergy ?? 0) ? s : null;
       },
       { timeoutMs, intervalMs: 200 },
     );
   }
 
-  /** Waits until the far end hears silence (a disabled track sends zeros). */
+  /**
+   * Waits until the call carries silence (a disabled track sends zeros): no energy added over a poll
+   * interval longer than the test signal's gaps (media-source, or inbound with playout).
+   */
   async waitForSilence(timeoutMs = 10_000): Promise<MeetingStats> {
+    const energy = (s: MeetingStats) =>
+      (this.playout ? s.inbound?.totalAudioEnergy : s.source?.totalAudioEnergy) ?? 0;
+    let prev: MeetingStats | null = null;
     return waitFor(
-      'received audio to fall silent (audioLevel = 0)',
+      'the call to fall silent (no audio energy added for 600 ms)',
       async () => {
         const s = await this.stats();
-        return s.inbound && (s.inbound.audioLevel ?? 0) === 0 ? s : null;
+        const silent = prev !== null && energy(s) - energy(prev) < 1e-6;
+        prev = s;
+        return silent ? s : null;
       },
-      { timeoutMs, intervalMs: 200 },
+      { timeoutMs, intervalMs: 600 },
     );
   }
 

@@ -19,6 +19,8 @@ export interface StartOptions {
   cwd?: string;
   /** Default: stdin ignored. A 'pipe' stdin lets the caller feed it (the tone). */
   stdin?: 'ignore' | 'pipe';
+  /** Default: into the log. 'ignore' for a child whose stdout is data (parec). */
+  stdout?: 'log' | 'ignore';
 }
 
 /** Starts `cmd` in a new process group, stdout+stderr appended to `logFile`. */
@@ -36,7 +38,7 @@ export function startChild(
       env: opts.env ?? process.env,
       cwd: opts.cwd,
       detached: true, // own process group: stop() can signal the group, only ours
-      stdio: [opts.stdin ?? 'ignore', fd, fd],
+      stdio: [opts.stdin ?? 'ignore', opts.stdout === 'ignore' ? 'ignore' : fd, fd],
     });
   } finally {
     closeSync(fd);

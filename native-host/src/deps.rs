@@ -58,6 +58,36 @@ pub trait Sampler: Send + Sync + 'static {
 
     /// Root pids of the running browsers of `family` (their main processes).
     fn browsers(&self, family: BrowserFamily) -> BoxFuture<Result<Vec<u32>, HostError>>;
+
+    /// Periodic reports for a `cpu` subscription: one every `interval`, the first after one
+    /// interval, each covering the time since the previous one. The producer stops when the
+    /// receiver is dropped. The default runs `cpu_sample` back to back; the real sampler keeps
+    /// state between ticks (micoff-proc's `Sampler`, much cheaper) and re-resolves the default
+    /// pids now and then.
+    fn cpu_reports(
+        self: Arc<Self>,
+        pids: Option<Vec<u32>>,
+        interval: Duration,
+    ) -> mpsc::Receiver<Result<CpuReport, HostError>> {
+        let (tx, rx) = mpsc::channel(2);
+        tokio::spawn(async move {
+            loop {
+                let report = tokio::select! {
+                    r = self.cpu_sample(pids.clone(), interval) => r,
+                    () = tx.closed() => return,
+                };
+                let failed = report.is_err();
+                if tx.send(report).await.is_err() {
+                    return;
+                }
+                if failed {
+                    // Do not spin on a failing sampler.
+                    tokio::time::sleep(interval).await;
+                }
+            }
+        });
+        rx
+    }
 }
 
 /// The audio server's view (PulseAudio or pipewire-pulse).

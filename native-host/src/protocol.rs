@@ -325,12 +325,17 @@ pub enum HostEvent {
 // ------------------------------------------------------------------------------------------------
 // Result payloads
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BrowserFamily {
-    Chromium,
-    Firefox,
-}
+/// The browser families (`chromium`, `firefox`), micoff-proc's definition.
+pub use micoff_proc::BrowserFamily;
+/// CPU reports are micoff-proc's own types, carried as they are (one definition): per process, per
+/// thread (`comm`, `user_pct`/`system_pct`, `run_time_ns`/`run_time_pct`, voluntary and involuntary
+/// context switches per second, read/write syscalls per second) and per role (`roles`).
+/// `threads_omitted` counts threads the host dropped to fit a frame.
+pub use micoff_proc::{CpuReport, ProcessRates, Role, RoleTotals, ThreadRates};
+/// Audio streams are micoff-pulse's `Stream`, carried as it is: the device's properties
+/// (`device_bus`, `device_description`, `device_props`), the sample spec, requested and current
+/// latencies, corked state.
+pub use micoff_pulse::{SampleSpec, Stream as AudioStream, StreamKind};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Version {
@@ -344,14 +349,34 @@ pub struct Version {
     pub firefox_extension_id: String,
 }
 
+/// Longest `cmdline` summary on the wire (Chromium children carry kilobytes of flags).
+pub const CMDLINE_SUMMARY_CHARS: usize = 160;
+
+/// micoff-proc's [`micoff_proc::ProcessInfo`] on the wire: the command line shortened to a summary.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProcessInfo {
     pub pid: u32,
-    pub ppid: Option<u32>,
-    /// `comm`.
-    pub name: String,
-    /// Open set (PROTOCOL.md, "Roles").
-    pub role: String,
+    /// 0 when there is none.
+    pub ppid: u32,
+    pub comm: String,
+    /// Open set (PROTOCOL.md, "Roles"; unknown strings read as `other`).
+    pub role: Role,
+    pub family: Option<BrowserFamily>,
+    /// At most [`CMDLINE_SUMMARY_CHARS`] characters of the command line (ends with `…` when cut).
+    pub cmdline: String,
+}
+
+impl From<&micoff_proc::ProcessInfo> for ProcessInfo {
+    fn from(p: &micoff_proc::ProcessInfo) -> Self {
+        Self {
+            pid: p.pid,
+            ppid: p.ppid,
+            comm: p.comm.clone(),
+            role: p.role,
+            family: p.family,
+            cmdline: p.cmdline_summary(CMDLINE_SUMMARY_CHARS),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -360,6 +385,16 @@ pub enum BrowserKind {
     Chromium,
     Firefox,
     Unknown,
+}
+
+impl From<Option<BrowserFamily>> for BrowserKind {
+    fn from(f: Option<BrowserFamily>) -> Self {
+        match f {
+            Some(BrowserFamily::Chromium) => Self::Chromium,
+            Some(BrowserFamily::Firefox) => Self::Firefox,
+            None => Self::Unknown,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -385,88 +420,52 @@ pub struct Processes {
     pub audio_server: Vec<ProcessInfo>,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ThreadCpu {
-    pub tid: u32,
-    pub name: String,
-    pub cpu_pct: f64,
-    pub usr_pct: f64,
-    pub sys_pct: f64,
-    pub run_time_ns: Option<u64>,
-    pub wakeups_per_s: f64,
-    pub involuntary_per_s: f64,
-    pub read_syscalls_per_s: Option<f64>,
-    pub write_syscalls_per_s: Option<f64>,
+/// Sorts processes and their threads by `cpu_pct`, highest first (the documented order).
+pub fn sort_report(report: &mut CpuReport) {
+    let by_cpu = |a: f64, b: f64| b.total_cmp(&a);
+    for process in &mut report.processes {
+        process
+            .threads
+            .sort_by(|a, b| by_cpu(a.cpu_pct, b.cpu_pct).then(a.tid.cmp(&b.tid)));
+    }
+    report
+        .processes
+        .sort_by(|a, b| by_cpu(a.cpu_pct, b.cpu_pct).then(a.pid.cmp(&b.pid)));
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct ProcessCpu {
-    pub pid: u32,
-    pub ppid: Option<u32>,
-    pub name: String,
-    pub role: String,
-    pub cpu_pct: f64,
-    pub usr_pct: f64,
-    pub sys_pct: f64,
-    pub wakeups_per_s: f64,
-    pub threads: Vec<ThreadCpu>,
+/// Threads listed in the report (after any trimming).
+pub fn thread_count(report: &CpuReport) -> usize {
+    report.processes.iter().map(|p| p.threads.len()).sum()
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CpuReport {
-    pub window_ms: u64,
-    pub elapsed_ms: f64,
-    pub total_cpu_pct: f64,
-    pub threads_omitted: u64,
-    pub gone_pids: Vec<u32>,
-    pub processes: Vec<ProcessCpu>,
-}
-
-impl CpuReport {
-    /// Sorts processes and their threads by `cpu_pct`, highest first (the documented order).
-    pub fn sort(&mut self) {
-        let by_cpu = |a: f64, b: f64| b.total_cmp(&a);
-        for process in &mut self.processes {
-            process
-                .threads
-                .sort_by(|a, b| by_cpu(a.cpu_pct, b.cpu_pct).then(a.tid.cmp(&b.tid)));
+/// Drops the `n` threads with the lowest `cpu_pct` (over all processes), counting them in
+/// `threads_omitted`. Used to fit the report into one frame. Process and role totals keep counting
+/// the dropped threads (`thread_count` stays the real count).
+pub fn drop_lowest_threads(report: &mut CpuReport, n: usize) {
+    let mut all: Vec<(f64, usize, usize)> = Vec::with_capacity(thread_count(report));
+    for (p, process) in report.processes.iter().enumerate() {
+        for (t, thread) in process.threads.iter().enumerate() {
+            all.push((thread.cpu_pct, p, t));
         }
-        self.processes
-            .sort_by(|a, b| by_cpu(a.cpu_pct, b.cpu_pct).then(a.pid.cmp(&b.pid)));
     }
-
-    pub fn thread_count(&self) -> usize {
-        self.processes.iter().map(|p| p.threads.len()).sum()
+    all.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut doomed: Vec<Vec<usize>> = vec![Vec::new(); report.processes.len()];
+    for (_, p, t) in all.into_iter().take(n) {
+        if let Some(list) = doomed.get_mut(p) {
+            list.push(t);
+        }
     }
-
-    /// Drops the `n` threads with the lowest `cpu_pct` (over all processes), counting them in
-    /// `threads_omitted`. Used to fit the report into one frame.
-    pub fn drop_lowest_threads(&mut self, n: usize) {
-        let mut all: Vec<(f64, usize, usize)> = Vec::with_capacity(self.thread_count());
-        for (p, process) in self.processes.iter().enumerate() {
-            for (t, thread) in process.threads.iter().enumerate() {
-                all.push((thread.cpu_pct, p, t));
+    let mut dropped = 0u64;
+    for (process, mut list) in report.processes.iter_mut().zip(doomed) {
+        list.sort_unstable();
+        for t in list.into_iter().rev() {
+            if t < process.threads.len() {
+                process.threads.remove(t);
+                dropped += 1;
             }
         }
-        all.sort_by(|a, b| a.0.total_cmp(&b.0));
-        let mut doomed: Vec<Vec<usize>> = vec![Vec::new(); self.processes.len()];
-        for (_, p, t) in all.into_iter().take(n) {
-            if let Some(list) = doomed.get_mut(p) {
-                list.push(t);
-            }
-        }
-        let mut dropped = 0u64;
-        for (process, mut list) in self.processes.iter_mut().zip(doomed) {
-            list.sort_unstable();
-            for t in list.into_iter().rev() {
-                if t < process.threads.len() {
-                    process.threads.remove(t);
-                    dropped += 1;
-                }
-            }
-        }
-        self.threads_omitted += dropped;
     }
+    report.threads_omitted += dropped;
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -477,46 +476,29 @@ pub enum AudioServerKind {
     Unknown,
 }
 
+/// micoff-pulse's [`micoff_pulse::ServerInfo`] (flattened), plus what the host adds: the server's
+/// `kind` and its process(es).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AudioServerInfo {
-    pub server_name: String,
-    pub server_version: String,
+    #[serde(flatten)]
+    pub server: micoff_pulse::ServerInfo,
     pub kind: AudioServerKind,
-    pub host_name: Option<String>,
-    pub user_name: Option<String>,
-    pub default_source_name: Option<String>,
-    pub default_sink_name: Option<String>,
-    pub sample_rate_hz: u32,
-    pub channels: u8,
+    /// The process holding the server's socket (plus pipewire and wireplumber for pipewire-pulse);
+    /// possibly empty.
     pub pids: Vec<u32>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum StreamKind {
-    Record,
-    Playback,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AudioStream {
-    pub kind: StreamKind,
-    pub index: u32,
-    pub name: Option<String>,
-    pub client_index: Option<u32>,
-    pub device_index: u32,
-    pub device_name: Option<String>,
-    pub application_name: Option<String>,
-    pub application_process_id: Option<u32>,
-    pub application_process_binary: Option<String>,
-    pub media_role: Option<String>,
-    pub corked: bool,
-    pub muted: bool,
-    pub sample_rate_hz: u32,
-    pub channels: u8,
-    pub sample_format: String,
-    pub buffer_latency_us: u64,
-    pub device_latency_us: u64,
+impl AudioServerInfo {
+    pub fn new(server: micoff_pulse::ServerInfo, pids: Vec<u32>) -> Self {
+        let kind = if server.is_pipewire {
+            AudioServerKind::Pipewire
+        } else if server.server_name.to_ascii_lowercase().contains("pulseaudio") {
+            AudioServerKind::Pulseaudio
+        } else {
+            AudioServerKind::Unknown
+        };
+        Self { server, kind, pids }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -601,16 +583,18 @@ mod tests {
         assert_eq!((err.id, err.code), (None, ErrorCode::InvalidJson));
     }
 
-    fn thread(tid: u32, cpu_pct: f64) -> ThreadCpu {
-        ThreadCpu {
+    fn thread(tid: u32, cpu_pct: f64) -> ThreadRates {
+        ThreadRates {
             tid,
-            name: format!("t{tid}"),
+            comm: format!("t{tid}"),
             cpu_pct,
-            usr_pct: cpu_pct,
-            sys_pct: 0.0,
+            user_pct: cpu_pct,
+            system_pct: 0.0,
             run_time_ns: None,
-            wakeups_per_s: 0.0,
-            involuntary_per_s: 0.0,
+            run_time_pct: None,
+            wakeups_per_s: None,
+            voluntary_ctxt_per_s: None,
+            involuntary_ctxt_per_s: None,
             read_syscalls_per_s: None,
             write_syscalls_per_s: None,
         }
@@ -618,21 +602,28 @@ mod tests {
 
     #[test]
     fn drop_lowest_threads_keeps_the_busy_ones() {
-        let process = |pid, threads| ProcessCpu {
+        let process = |pid, threads: Vec<ThreadRates>| ProcessRates {
             pid,
-            ppid: None,
-            name: "p".into(),
-            role: "other".into(),
+            ppid: 1,
+            comm: "p".into(),
+            role: Role::Other,
             cpu_pct: 0.0,
-            usr_pct: 0.0,
-            sys_pct: 0.0,
-            wakeups_per_s: 0.0,
+            user_pct: 0.0,
+            system_pct: 0.0,
+            run_time_ns: None,
+            run_time_pct: None,
+            wakeups_per_s: None,
+            voluntary_ctxt_per_s: None,
+            involuntary_ctxt_per_s: None,
+            read_syscalls_per_s: None,
+            write_syscalls_per_s: None,
+            thread_count: threads.len(),
             threads,
         };
         let mut report = CpuReport {
-            window_ms: 100,
-            elapsed_ms: 100.0,
+            window_ms: 100.0,
             total_cpu_pct: 0.0,
+            roles: vec![],
             threads_omitted: 0,
             gone_pids: vec![],
             processes: vec![
@@ -640,7 +631,7 @@ mod tests {
                 process(2, vec![thread(3, 0.2), thread(4, 3.0)]),
             ],
         };
-        report.drop_lowest_threads(2);
+        drop_lowest_threads(&mut report, 2);
         let left: Vec<u32> = report
             .processes
             .iter()

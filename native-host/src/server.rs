@@ -15,9 +15,9 @@ use tokio::task::{JoinHandle, JoinSet};
 use crate::deps::{Deps, HostError};
 use crate::framing::{FrameReader, FrameWriter, TransportError};
 use crate::protocol::{
-    decode_request, AudioStreams, CpuReport, ErrorCode, HostEvent, HostToExtension, Request,
-    RequestBody, RequestId, SubscriptionResult, Topic, Version, CPU_INTERVAL_MS_DEFAULT,
-    PROTOCOL_VERSION,
+    decode_request, drop_lowest_threads, sort_report, thread_count, AudioStreams, CpuReport,
+    ErrorCode, HostEvent, HostToExtension, Request, RequestBody, RequestId, SubscriptionResult,
+    Topic, Version, CPU_INTERVAL_MS_DEFAULT, PROTOCOL_VERSION,
 };
 
 /// Why the server stopped other than a clean end of input.
@@ -309,8 +309,9 @@ async fn unsubscribe(ctx: &Arc<Ctx>, id: RequestId, subscription: u64) {
 }
 
 async fn cpu_loop(ctx: Arc<Ctx>, subscription: u64, interval: Duration, pids: Option<Vec<u32>>) {
-    loop {
-        match ctx.deps.sampler.cpu_sample(pids.clone(), interval).await {
+    let mut reports = Arc::clone(&ctx.deps.sampler).cpu_reports(pids, interval);
+    while let Some(report) = reports.recv().await {
+        match report {
             Ok(report) => {
                 let event = encode_cpu(report, ctx.max_bytes, |report| {
                     Ok(HostToExtension::Event {
@@ -325,13 +326,11 @@ async fn cpu_loop(ctx: Arc<Ctx>, subscription: u64, interval: Duration, pids: Op
                     None => tracing::warn!(subscription, "cpu event too large even when trimmed"),
                 }
             }
-            Err(e) => {
-                // Keep the subscription (processes come and go); do not spin.
-                tracing::warn!(subscription, "cpu sample failed: {e}");
-                tokio::time::sleep(interval).await;
-            }
+            // Keep the subscription (processes come and go).
+            Err(e) => tracing::warn!(subscription, "cpu sample failed: {e}"),
         }
     }
+    tracing::warn!(subscription, "the cpu report source ended");
 }
 
 async fn audio_loop(ctx: Arc<Ctx>, subscription: u64, mut rx: mpsc::Receiver<HostEvent>) {
@@ -408,13 +407,13 @@ pub fn encode_cpu(
     wrap: impl Fn(&CpuReport) -> Result<HostToExtension, serde_json::Error>,
 ) -> Option<Vec<u8>> {
     sanitize(&mut report);
-    report.sort();
+    sort_report(&mut report);
     loop {
         let body = wrap(&report).and_then(|m| serde_json::to_vec(&m)).ok()?;
         if body.len() <= max_bytes {
             return Some(body);
         }
-        let threads = report.thread_count();
+        let threads = thread_count(&report);
         if threads == 0 {
             return None;
         }
@@ -422,42 +421,63 @@ pub fn encode_cpu(
         // in a few rounds and never drops more than needed by much.
         let excess = (body.len() - max_bytes) as f64 / body.len() as f64;
         let n = ((threads as f64 * excess).ceil() as usize).clamp(1, threads);
-        report.drop_lowest_threads(n);
+        drop_lowest_threads(&mut report, n);
     }
 }
 
 /// serde_json writes NaN/inf as `null`, which the extension's guards reject; never send them.
 fn sanitize(report: &mut CpuReport) {
-    let fix = |v: &mut f64| {
+    fn fix(v: &mut f64) {
         if !v.is_finite() {
             *v = 0.0;
         }
-    };
-    fix(&mut report.elapsed_ms);
+    }
+    fn fix_opt(v: &mut Option<f64>) {
+        if v.is_some_and(|x| !x.is_finite()) {
+            *v = None;
+        }
+    }
+    fix(&mut report.window_ms);
     fix(&mut report.total_cpu_pct);
-    for p in &mut report.processes {
-        for v in [
-            &mut p.cpu_pct,
-            &mut p.usr_pct,
-            &mut p.sys_pct,
-            &mut p.wakeups_per_s,
-        ] {
+    for r in &mut report.roles {
+        for v in [&mut r.cpu_pct, &mut r.user_pct, &mut r.system_pct] {
             fix(v);
         }
+        for v in [
+            &mut r.wakeups_per_s,
+            &mut r.read_syscalls_per_s,
+            &mut r.write_syscalls_per_s,
+        ] {
+            fix_opt(v);
+        }
+    }
+    for p in &mut report.processes {
+        for v in [&mut p.cpu_pct, &mut p.user_pct, &mut p.system_pct] {
+            fix(v);
+        }
+        for v in [
+            &mut p.run_time_pct,
+            &mut p.wakeups_per_s,
+            &mut p.voluntary_ctxt_per_s,
+            &mut p.involuntary_ctxt_per_s,
+            &mut p.read_syscalls_per_s,
+            &mut p.write_syscalls_per_s,
+        ] {
+            fix_opt(v);
+        }
         for t in &mut p.threads {
-            for v in [
-                &mut t.cpu_pct,
-                &mut t.usr_pct,
-                &mut t.sys_pct,
-                &mut t.wakeups_per_s,
-                &mut t.involuntary_per_s,
-            ] {
+            for v in [&mut t.cpu_pct, &mut t.user_pct, &mut t.system_pct] {
                 fix(v);
             }
-            for v in [&mut t.read_syscalls_per_s, &mut t.write_syscalls_per_s] {
-                if v.is_some_and(|x| !x.is_finite()) {
-                    *v = None;
-                }
+            for v in [
+                &mut t.run_time_pct,
+                &mut t.wakeups_per_s,
+                &mut t.voluntary_ctxt_per_s,
+                &mut t.involuntary_ctxt_per_s,
+                &mut t.read_syscalls_per_s,
+                &mut t.write_syscalls_per_s,
+            ] {
+                fix_opt(v);
             }
         }
     }

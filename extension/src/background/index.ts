@@ -7,10 +7,11 @@ import type { BackgroundContext, Feature } from './context.ts';
 import { browserHostClient } from './host-client.ts';
 import { createPopupHub, type PopupPortLike } from './popup-hub.ts';
 import { createTabViews } from './popup-tab-views.ts';
+import { startRelease } from './release-feature.ts';
 import { installTestSurface } from './test-surface.ts';
 
 /** Features started with the shared context; issue 4's release-on-mute adds its start function here. */
-const FEATURES: Feature[] = [];
+const FEATURES: Feature[] = [startRelease];
 
 const log = (m: string) => console.debug(`[micoff] ${m}`);
 const host = browserHostClient(log);

@@ -8,8 +8,13 @@ fn opt(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_owned(), |v| format!("{v:.0}"))
 }
 
-/// Per process: a header (pid, role, cpu); per thread: tid, name, usr%, sys%, cpu%, wakeups/s,
-/// rd/s, wr/s. `max_threads` limits the rows per process (`None`: all).
+fn opt_ms(v: Option<u64>) -> String {
+    v.map_or_else(|| "-".to_owned(), |v| format!("{:.1}", v as f64 / 1e6))
+}
+
+/// Per role: totals; per process: a header (pid, role, cpu); per thread: tid, name, usr%, sys%,
+/// cpu%, run ms, voluntary and involuntary context switches/s, rd/s, wr/s. `max_threads` limits
+/// the rows per process (`None`: all).
 pub fn write_report(
     out: &mut dyn Write,
     report: &CpuReport,
@@ -18,7 +23,7 @@ pub fn write_report(
     writeln!(
         out,
         "window {:.0} ms, total {:.1} % of one core{}",
-        report.elapsed_ms,
+        report.window_ms,
         report.total_cpu_pct,
         if report.gone_pids.is_empty() {
             String::new()
@@ -26,28 +31,50 @@ pub fn write_report(
             format!(", gone: {:?}", report.gone_pids)
         }
     )?;
+    for r in &report.roles {
+        writeln!(
+            out,
+            "  {:<30} {:>3} proc {:>4} thr  cpu {:>6.1} %  usr {:>5.1}  sys {:>5.1}  wakeups/s {:>7}",
+            r.label,
+            r.process_count,
+            r.thread_count,
+            r.cpu_pct,
+            r.user_pct,
+            r.system_pct,
+            opt(r.wakeups_per_s)
+        )?;
+    }
     for p in &report.processes {
         writeln!(
             out,
-            "\n{:>7}  {:<16} {:<16} cpu {:>6.1} %  usr {:>5.1}  sys {:>5.1}  wakeups/s {:>7.0}",
-            p.pid, p.role, p.name, p.cpu_pct, p.usr_pct, p.sys_pct, p.wakeups_per_s
+            "\n{:>7}  {:<16} {:<16} cpu {:>6.1} %  usr {:>5.1}  sys {:>5.1}  wakeups/s {:>7}  threads {}",
+            p.pid,
+            p.role.as_str(),
+            p.comm,
+            p.cpu_pct,
+            p.user_pct,
+            p.system_pct,
+            opt(p.wakeups_per_s),
+            p.thread_count
         )?;
         writeln!(
             out,
-            "{:>7}  {:<16} {:>6} {:>6} {:>6} {:>10} {:>7} {:>7}",
-            "tid", "thread", "usr%", "sys%", "cpu%", "wakeups/s", "rd/s", "wr/s"
+            "{:>7}  {:<16} {:>6} {:>6} {:>6} {:>7} {:>7} {:>7} {:>7} {:>7}",
+            "tid", "thread", "usr%", "sys%", "cpu%", "run ms", "cswch/s", "nvcsw/s", "rd/s", "wr/s"
         )?;
         let shown = max_threads.unwrap_or(usize::MAX);
         for t in p.threads.iter().take(shown) {
             writeln!(
                 out,
-                "{:>7}  {:<16} {:>6.1} {:>6.1} {:>6.1} {:>10.0} {:>7} {:>7}",
+                "{:>7}  {:<16} {:>6.1} {:>6.1} {:>6.1} {:>7} {:>7} {:>7} {:>7} {:>7}",
                 t.tid,
-                t.name,
-                t.usr_pct,
-                t.sys_pct,
+                t.comm,
+                t.user_pct,
+                t.system_pct,
                 t.cpu_pct,
-                t.wakeups_per_s,
+                opt_ms(t.run_time_ns),
+                opt(t.voluntary_ctxt_per_s),
+                opt(t.involuntary_ctxt_per_s),
                 opt(t.read_syscalls_per_s),
                 opt(t.write_syscalls_per_s)
             )?;
@@ -79,13 +106,16 @@ pub fn write_streams(out: &mut dyn Write, streams: &[AudioStream]) -> io::Result
         };
         writeln!(
             out,
-            "  {kind:<8} #{:<4} {:<20} pid {:<7} {} Hz x{} {}  buffer {:.1} ms  device {:.1} ms{}{}",
+            "  {kind:<8} #{:<4} {:<20} pid {:<7} {} Hz x{} {}  on {} ({})  buffer {:.1} ms  device {:.1} ms{}{}",
             s.index,
             s.application_name.as_deref().unwrap_or("?"),
-            s.application_process_id.map_or_else(|| "-".to_owned(), |p| p.to_string()),
-            s.sample_rate_hz,
-            s.channels,
-            s.sample_format,
+            s.application_process_id
+                .map_or_else(|| "-".to_owned(), |p| p.to_string()),
+            s.sample_spec.rate_hz,
+            s.sample_spec.channels,
+            s.sample_spec.format,
+            s.device_name.as_deref().unwrap_or("?"),
+            s.device_bus.as_deref().unwrap_or("no bus"),
             s.buffer_latency_us as f64 / 1000.0,
             s.device_latency_us as f64 / 1000.0,
             if s.corked { "  corked" } else { "" },

@@ -109,8 +109,9 @@ pub fn from_pactl(info: &str, sources: &str, sinks: &str, modules: &str) -> Audi
         .lines()
         .find(|l| l.contains("module-native-protocol-unix"))
         .map(|l| {
-            !l.split_whitespace()
-                .any(|w| w.starts_with("srbchannel=") && (w.ends_with("=0") || w.ends_with("=false")))
+            !l.split_whitespace().any(|w| {
+                w.starts_with("srbchannel=") && (w.ends_with("=0") || w.ends_with("=false"))
+            })
         });
     AudioServerFacts {
         server_name,
@@ -130,25 +131,29 @@ pub fn from_pactl(info: &str, sources: &str, sinks: &str, modules: &str) -> Audi
     }
 }
 
-/// The block of `pactl list sources|sinks` whose `Name:` is `name`.
+/// The block of `pactl list sources|sinks` whose `Name:` is `name` (`State:` comes before
+/// `Name:` in a block, so blocks are split on their `Source #N` / `Sink #N` headers first).
 fn pactl_device(list: &str, name: &str) -> DeviceLatency {
     let mut dev = DeviceLatency {
         name: name.to_owned(),
         ..DeviceLatency::default()
     };
-    let mut inside = false;
+    let mut blocks: Vec<Vec<&str>> = Vec::new();
     for line in list.lines() {
-        let t = line.trim();
-        if line.starts_with("Source #") || line.starts_with("Sink #") {
-            inside = false;
+        if line.starts_with("Source #") || line.starts_with("Sink #") || blocks.is_empty() {
+            blocks.push(Vec::new());
         }
-        if let Some(n) = t.strip_prefix("Name:") {
-            inside = n.trim() == name;
-            continue;
+        if let Some(b) = blocks.last_mut() {
+            b.push(line.trim());
         }
-        if !inside {
-            continue;
-        }
+    }
+    let Some(block) = blocks.into_iter().find(|b| {
+        b.iter()
+            .any(|l| l.strip_prefix("Name:").map(str::trim) == Some(name))
+    }) else {
+        return dev;
+    };
+    for t in block {
         if let Some(v) = t.strip_prefix("Description:") {
             dev.description = Some(v.trim().to_owned());
         } else if let Some(v) = t.strip_prefix("State:") {
@@ -182,11 +187,18 @@ pub fn gather(timeout: Duration) -> Result<AudioServerFacts, String> {
         }
         Err(e) => e.to_string(),
     };
-    let info = run_pactl(&["info"]).map_err(|e| format!("{pulse_err}; pactl: {e}"))?;
+    let info = run_pactl(&["info"]).map_err(|e| {
+        tracing::debug!("pactl info: {e}");
+        one_line(&pulse_err)
+    })?;
     let sources = run_pactl(&["list", "sources"]).unwrap_or_default();
     let sinks = run_pactl(&["list", "sinks"]).unwrap_or_default();
     let modules = run_pactl(&["list", "short", "modules"]).unwrap_or_default();
     Ok(from_pactl(&info, &sources, &sinks, &modules))
+}
+
+fn one_line(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn run_pactl(args: &[&str]) -> Result<String, String> {
@@ -202,6 +214,7 @@ fn run_pactl(args: &[&str]) -> Result<String, String> {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

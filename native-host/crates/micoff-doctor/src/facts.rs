@@ -272,7 +272,10 @@ pub fn gather(root: &Root, env: &UserEnv) -> Facts {
     let governors = root
         .list("/sys/devices/system/cpu")
         .into_iter()
-        .filter(|n| n.strip_prefix("cpu").is_some_and(|r| r.parse::<u32>().is_ok()))
+        .filter(|n| {
+            n.strip_prefix("cpu")
+                .is_some_and(|r| r.parse::<u32>().is_ok())
+        })
         .filter_map(|n| {
             root.read_trim(format!(
                 "/sys/devices/system/cpu/{n}/cpufreq/scaling_governor"
@@ -417,7 +420,12 @@ fn read_pcms(root: &Root, card: u32) -> Vec<Pcm> {
 
 fn read_modprobe_hda(root: &Root) -> Vec<ModprobeOption> {
     let mut out = Vec::new();
-    for dir in ["/etc/modprobe.d", "/run/modprobe.d", "/usr/lib/modprobe.d", "/lib/modprobe.d"] {
+    for dir in [
+        "/etc/modprobe.d",
+        "/run/modprobe.d",
+        "/usr/lib/modprobe.d",
+        "/lib/modprobe.d",
+    ] {
         for name in root.list(dir).into_iter().filter(|n| n.ends_with(".conf")) {
             let file = format!("{dir}/{name}");
             for line in root.read(&file).unwrap_or_default().lines() {

@@ -175,7 +175,7 @@ fn device_latency(audio: AudioInput<'_>, source: bool) -> Finding {
     let Some(dev) = dev else {
         let cur = match audio {
             Ok(_) => "no default device".to_owned(),
-            Err(e) => format!("no audio server reachable ({e})"),
+            Err(_) => "no audio server reachable".to_owned(),
         };
         return f.make(Status::NotApplicable, cur, why, None);
     };
@@ -214,15 +214,16 @@ fn srbchannel(facts: &Facts, audio: AudioInput<'_>) -> Finding {
         category: "audio_server",
         title: "srbchannel (shared-memory control channel)",
     };
-    let why = "With srbchannel, stream control messages go through a shared ring buffer instead of \
+    let why =
+        "With srbchannel, stream control messages go through a shared ring buffer instead of \
                the socket; the seeds measured 25 % less CPU for a 10 ms recording client. It \
                needs PulseAudio >= 6, a local unix socket and shared memory on both ends.";
     let a = match audio {
         Ok(a) => a,
-        Err(e) => {
+        Err(_) => {
             return f.make(
                 Status::NotApplicable,
-                format!("no audio server reachable ({e})"),
+                "no audio server reachable",
                 why,
                 None,
             )
@@ -231,7 +232,10 @@ fn srbchannel(facts: &Facts, audio: AudioInput<'_>) -> Finding {
     if a.is_pipewire {
         return f.make(
             Status::NotApplicable,
-            format!("{}: pipewire-pulse has no shared memory or srbchannel", server_label(a)),
+            format!(
+                "{}: pipewire-pulse has no shared memory or srbchannel",
+                server_label(a)
+            ),
             why,
             None,
         );
@@ -243,7 +247,9 @@ fn srbchannel(facts: &Facts, audio: AudioInput<'_>) -> Finding {
             "connected over {} (srbchannel is unix-socket only)",
             a.server_string.as_deref().unwrap_or("a non-unix transport")
         ));
-        fix = Some("unset PULSE_SERVER / default-server so clients use the local unix socket".to_owned());
+        fix = Some(
+            "unset PULSE_SERVER / default-server so clients use the local unix socket".to_owned(),
+        );
     }
     if let Some(p) = a.server_protocol_version.filter(|p| *p < 30) {
         problems.push(format!("server protocol {p} < 30"));
@@ -440,7 +446,10 @@ fn hda_controller(facts: &Facts) -> Finding {
                 c.id,
                 p.vendor,
                 p.device,
-                p.slot.as_deref().map(|s| format!(" at {s}")).unwrap_or_default(),
+                p.slot
+                    .as_deref()
+                    .map(|s| format!(" at {s}"))
+                    .unwrap_or_default(),
                 c.skylake_plus
                     .as_deref()
                     .map(|n| format!("Intel {n} (Skylake or later)"))
@@ -504,12 +513,7 @@ fn hda_udelay(facts: &Facts) -> Finding {
         format!("kernel {v} ({})", k.release)
     };
     match kernel::skl_capture_udelay(v) {
-        UdelayState::Removed => f.make(
-            Status::Ok,
-            format!("{kdesc}: udelay removed"),
-            why,
-            None,
-        ),
+        UdelayState::Removed => f.make(Status::Ok, format!("{kdesc}: udelay removed"), why, None),
         UdelayState::NotIntroduced => f.make(
             Status::Ok,
             format!("{kdesc}: older than azx_get_pos_skl()"),
@@ -814,11 +818,7 @@ fn kernel_isolation(facts: &Facts) -> Finding {
     };
     let set: Vec<String> = ["isolcpus", "nohz_full", "irqaffinity", "rcu_nocbs"]
         .iter()
-        .filter_map(|k| {
-            has_arg(facts, k)
-                .flatten()
-                .map(|v| format!("{k}={v}"))
-        })
+        .filter_map(|k| has_arg(facts, k).flatten().map(|v| format!("{k}={v}")))
         .collect();
     let cur = if set.is_empty() {
         "none".to_owned()
@@ -911,9 +911,7 @@ fn irq_sharing(facts: &Facts) -> Finding {
     let relevant: Vec<&facts::IrqInfo> = facts
         .irqs
         .iter()
-        .filter(|i| {
-            facts::irq_is_sound(i, &facts.cards) || (usb_cards && facts::irq_is_usb(i))
-        })
+        .filter(|i| facts::irq_is_sound(i, &facts.cards) || (usb_cards && facts::irq_is_usb(i)))
         .collect();
     let shared: Vec<String> = relevant
         .iter()
@@ -979,7 +977,12 @@ fn rt_limits(facts: &Facts) -> Finding {
             .unwrap_or_default()
     );
     if user == "root" {
-        return f.make(Status::Ok, format!("{cur}; root may use any RT priority"), why, None);
+        return f.make(
+            Status::Ok,
+            format!("{cur}; root may use any RT priority"),
+            why,
+            None,
+        );
     }
     let rt_ok = rtprio
         .as_deref()

@@ -101,6 +101,7 @@ pub fn position_fix_for(live: &[i32], index: u32) -> i32 {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

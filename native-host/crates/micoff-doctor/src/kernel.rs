@@ -195,11 +195,11 @@ pub enum PreemptBuild {
 
 pub fn preempt_build(proc_version: &str) -> PreemptBuild {
     let words: Vec<&str> = proc_version.split_whitespace().collect();
-    if words.iter().any(|w| *w == "PREEMPT_RT") {
+    if words.contains(&"PREEMPT_RT") {
         PreemptBuild::Rt
-    } else if words.iter().any(|w| *w == "PREEMPT_DYNAMIC") {
+    } else if words.contains(&"PREEMPT_DYNAMIC") {
         PreemptBuild::Dynamic
-    } else if words.iter().any(|w| *w == "PREEMPT") {
+    } else if words.contains(&"PREEMPT") {
         PreemptBuild::Full
     } else {
         PreemptBuild::NoneOrVoluntary
@@ -207,6 +207,7 @@ pub fn preempt_build(proc_version: &str) -> PreemptBuild {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -283,7 +284,9 @@ mod tests {
     fn preempt_models() {
         assert_eq!(preempt_build(DEB11), PreemptBuild::NoneOrVoluntary);
         assert_eq!(
-            preempt_build("Linux version 6.1.0-18-amd64 (x) #1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1"),
+            preempt_build(
+                "Linux version 6.1.0-18-amd64 (x) #1 SMP PREEMPT_DYNAMIC Debian 6.1.76-1"
+            ),
             PreemptBuild::Dynamic
         );
         assert_eq!(

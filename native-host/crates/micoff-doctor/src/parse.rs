@@ -160,7 +160,11 @@ pub fn interrupts(text: &str) -> Vec<IrqLine> {
     let mut lines = text.lines();
     let ncpu = lines
         .next()
-        .map(|h| h.split_whitespace().filter(|w| w.starts_with("CPU")).count())
+        .map(|h| {
+            h.split_whitespace()
+                .filter(|w| w.starts_with("CPU"))
+                .count()
+        })
         .unwrap_or(0);
     let mut out = Vec::new();
     for line in lines {
@@ -324,6 +328,7 @@ pub fn cpuinfo(text: &str) -> CpuInfo {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -361,7 +366,10 @@ mod tests {
         let text = "           CPU0       CPU1       \n  0:         36          0   IO-APIC   2-edge      timer\n 16:        100         20   IO-APIC  16-fasteoi   ehci_hcd:usb1, snd_hda_intel:card0\n134:       5000       6000   IR-PCI-MSI 514048-edge      snd_hda_intel:card0\nNMI:          0          0   Non-maskable interrupts\n";
         let irqs = interrupts(text);
         assert_eq!(irqs.len(), 3);
-        assert_eq!(irqs[1].actions, vec!["ehci_hcd:usb1", "snd_hda_intel:card0"]);
+        assert_eq!(
+            irqs[1].actions,
+            vec!["ehci_hcd:usb1", "snd_hda_intel:card0"]
+        );
         assert_eq!(irqs[1].count, 120);
         assert_eq!(irqs[2].irq, 134);
         assert_eq!(irqs[2].actions, vec!["snd_hda_intel:card0"]);

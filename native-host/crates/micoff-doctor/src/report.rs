@@ -96,7 +96,11 @@ impl Report {
             if f.status == Status::WorthChanging || verbose {
                 writeln!(out, "         why: {}", f.why)?;
             }
-            if let Some(fix) = f.fix.as_deref().filter(|_| f.status == Status::WorthChanging) {
+            if let Some(fix) = f
+                .fix
+                .as_deref()
+                .filter(|_| f.status == Status::WorthChanging)
+            {
                 writeln!(out, "         fix: {fix}")?;
             }
             let show_details = verbose || f.status == Status::WorthChanging || f.details.len() <= 4;

@@ -74,9 +74,7 @@ impl Root {
     /// Last component of a symlink's target (`/sys/class/sound/card0/device` -> `0000:00:1f.3`).
     pub fn link_name(&self, abs: impl AsRef<Path>) -> Option<String> {
         let target = fs::read_link(self.path(abs)).ok()?;
-        target
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
+        target.file_name().map(|n| n.to_string_lossy().into_owned())
     }
 }
 
@@ -100,6 +98,7 @@ pub fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

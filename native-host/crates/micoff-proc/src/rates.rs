@@ -22,6 +22,10 @@ pub struct CpuReport {
     pub roles: Vec<RoleTotals>,
     /// Processes in the first snapshot that were gone (or replaced by a reused pid) in the second.
     pub gone_pids: Vec<Pid>,
+    /// Threads left out of `processes[].threads` by a consumer that had to shorten the report (the
+    /// native host drops the lowest-CPU threads to fit a 1 MiB frame). Always 0 from [`rates`].
+    #[serde(default)]
+    pub threads_omitted: u64,
 }
 
 /// One process over the window. `cpu_pct`/`user_pct`/`system_pct` come from the process's own
@@ -266,6 +270,7 @@ pub fn rates(a: &Snapshot, b: &Snapshot) -> CpuReport {
         processes,
         roles,
         gone_pids,
+        threads_omitted: 0,
     }
 }
 

@@ -25,7 +25,7 @@ pub(crate) struct RawStream {
     pub index: u32,
     pub name: Option<String>,
     pub client_index: Option<u32>,
-    pub device_index: u32,
+    pub device_index: Option<u32>,
     pub sample_spec: SampleSpec,
     pub buffer_latency_us: u64,
     pub device_latency_us: u64,
@@ -133,7 +133,11 @@ pub fn default_server_from_env() -> Option<String> {
 
 /// Joins a raw stream with its device and client. Application props come from the stream and,
 /// where it does not carry them, from its client (PulseAudio copies them; pipewire-pulse may not).
-pub(crate) fn build_stream(raw: &RawStream, device: Option<&Device>, client: Option<&Client>) -> Stream {
+pub(crate) fn build_stream(
+    raw: &RawStream,
+    device: Option<&Device>,
+    client: Option<&Client>,
+) -> Stream {
     let prop = |key: &str| -> Option<String> {
         raw.props
             .get(key)
@@ -153,7 +157,11 @@ pub(crate) fn build_stream(raw: &RawStream, device: Option<&Device>, client: Opt
         kind: raw.kind,
         index: raw.index,
         name: raw.name.clone(),
-        media_name: raw.props.get("media.name").cloned().or_else(|| raw.name.clone()),
+        media_name: raw
+            .props
+            .get("media.name")
+            .cloned()
+            .or_else(|| raw.name.clone()),
         client_index: raw.client_index,
         client_name: client.and_then(|c| c.name.clone()),
         application_name: prop("application.name"),
@@ -263,7 +271,7 @@ pub(crate) fn record_stream(info: &introspect::SourceOutputInfo<'_>) -> RawStrea
         index: info.index,
         name: owned(&info.name),
         client_index: info.client,
-        device_index: info.source,
+        device_index: Some(info.source).filter(|&i| i != u32::MAX),
         sample_spec: spec_of(&info.sample_spec),
         buffer_latency_us: info.buffer_usec.0,
         device_latency_us: info.source_usec.0,
@@ -282,7 +290,7 @@ pub(crate) fn playback_stream(info: &introspect::SinkInputInfo<'_>) -> RawStream
         index: info.index,
         name: owned(&info.name),
         client_index: info.client,
-        device_index: info.sink,
+        device_index: Some(info.sink).filter(|&i| i != u32::MAX),
         sample_spec: spec_of(&info.sample_spec),
         buffer_latency_us: info.buffer_usec.0,
         device_latency_us: info.sink_usec.0,
@@ -316,6 +324,7 @@ pub(crate) fn server_of(info: &introspect::ServerInfo<'_>) -> RawServerInfo {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 
@@ -375,7 +384,10 @@ mod tests {
     #[test]
     fn socket_paths() {
         let cases = [
-            ("unix:/run/user/0/pulse/native", Some("/run/user/0/pulse/native")),
+            (
+                "unix:/run/user/0/pulse/native",
+                Some("/run/user/0/pulse/native"),
+            ),
             ("/tmp/rig/pulse.sock", Some("/tmp/rig/pulse.sock")),
             ("{abc123}unix:/tmp/p.sock", Some("/tmp/p.sock")),
             ("tcp:localhost:4713", None),
@@ -405,7 +417,7 @@ mod tests {
             index: 3,
             name: Some("Recording".into()),
             client_index: Some(9),
-            device_index: 1,
+            device_index: Some(1),
             sample_spec: SampleSpec {
                 format: "s16le".into(),
                 rate_hz: 48_000,
@@ -418,7 +430,10 @@ mod tests {
             driver: Some("protocol-native.c".into()),
             resample_method: None,
             owner_module: None,
-            props: props.iter().map(|(k, v)| ((*k).into(), (*v).into())).collect(),
+            props: props
+                .iter()
+                .map(|(k, v)| ((*k).into(), (*v).into()))
+                .collect(),
         }
     }
 
@@ -458,7 +473,11 @@ mod tests {
         ]);
         let s = build_stream(&r, Some(&device), Some(&client));
         assert_eq!(s.application_name.as_deref(), Some("parec"));
-        assert_eq!(s.application_process_id, Some(77), "falls back to the client's props");
+        assert_eq!(
+            s.application_process_id,
+            Some(77),
+            "falls back to the client's props"
+        );
         assert_eq!(s.application_process_binary.as_deref(), Some("parec"));
         assert_eq!(s.client_name.as_deref(), Some("parec"));
         assert_eq!(s.media_name.as_deref(), Some("rec"));
@@ -473,7 +492,10 @@ mod tests {
 
     #[test]
     fn stream_without_device_or_client() {
-        let r = raw(&[("node.latency", "960/48000"), ("pulse.attr.fragsize", "4294967295")]);
+        let r = raw(&[
+            ("node.latency", "960/48000"),
+            ("pulse.attr.fragsize", "4294967295"),
+        ]);
         let s = build_stream(&r, None, None);
         assert_eq!(s.device_name, None);
         assert_eq!(s.client_name, None);

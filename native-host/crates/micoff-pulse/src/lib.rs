@@ -104,12 +104,20 @@ impl PulseClient {
     /// Starts the pulse thread; it connects (and reconnects) on its own. Fails only when the
     /// thread cannot be set up (bad config, no main loop, no thread).
     pub fn spawn(config: PulseConfig) -> Result<Self> {
+        Self::spawn_subscribed(config).map(|(client, _)| client)
+    }
+
+    /// Like [`spawn`](Self::spawn), plus a receiver that exists before the thread starts, so
+    /// it sees the very first `Connected` and the `StreamAdded` of streams already open.
+    pub fn spawn_subscribed(
+        config: PulseConfig,
+    ) -> Result<(Self, broadcast::Receiver<PulseEvent>)> {
         let (tx, rx) = mpsc::channel();
         let (wake, wake_rx) =
             UnixStream::pair().map_err(|e| PulseError::Thread(format!("wake socket: {e}")))?;
         wake.set_nonblocking(true)
             .map_err(|e| PulseError::Thread(format!("wake socket: {e}")))?;
-        let (events, _) = broadcast::channel(config.event_capacity.max(1));
+        let (events, first_rx) = broadcast::channel(config.event_capacity.max(1));
         let connected = Arc::new(AtomicBool::new(false));
         let request_timeout = config.request_timeout;
         // The worker (and everything libpulse) is built on its own thread; only its setup
@@ -118,15 +126,17 @@ impl PulseClient {
         let (ev, conn) = (events.clone(), connected.clone());
         let thread = std::thread::Builder::new()
             .name("micoff-pulse".into())
-            .spawn(move || match Worker::new(config, rx, Some(wake_rx), ev, conn) {
-                Ok(worker) => {
-                    let _ = ready_tx.send(Ok(()));
-                    worker.run();
-                }
-                Err(e) => {
-                    let _ = ready_tx.send(Err(e));
-                }
-            })
+            .spawn(
+                move || match Worker::new(config, rx, Some(wake_rx), ev, conn) {
+                    Ok(worker) => {
+                        let _ = ready_tx.send(Ok(()));
+                        worker.run();
+                    }
+                    Err(e) => {
+                        let _ = ready_tx.send(Err(e));
+                    }
+                },
+            )
             .map_err(|e| PulseError::Thread(format!("spawn: {e}")))?;
         match ready_rx.recv() {
             Ok(Ok(())) => {}
@@ -136,20 +146,24 @@ impl PulseClient {
             }
             Err(_) => {
                 let _ = thread.join();
-                return Err(PulseError::Thread("the pulse thread died while starting".into()));
+                return Err(PulseError::Thread(
+                    "the pulse thread died while starting".into(),
+                ));
             }
         }
-        Ok(Self {
+        let client = Self {
             commands: tx,
             wake,
             events,
             connected,
             request_timeout,
             thread: Some(thread),
-        })
+        };
+        Ok((client, first_rx))
     }
 
-    /// Events from now on. Subscribe first, then ask `streams()`, to miss nothing.
+    /// Events from now on. Subscribe first, then ask `streams()`, to miss nothing (or use
+    /// [`spawn_subscribed`](Self::spawn_subscribed) to also get the first `Connected`).
     pub fn subscribe(&self) -> broadcast::Receiver<PulseEvent> {
         self.events.subscribe()
     }
@@ -264,5 +278,28 @@ pub fn query_once(server: Option<&str>, timeout: Duration) -> Result<Snapshot> {
         result.is_some()
     });
     drop(tx);
-    result.unwrap_or_else(|| Err(PulseError::Thread("the query ended without an answer".into())))
+    result.unwrap_or_else(|| {
+        Err(PulseError::Thread(
+            "the query ended without an answer".into(),
+        ))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn send_sync<T: Send + Sync>(_: &T) {}
+
+    #[test]
+    fn client_and_its_futures_can_cross_threads() {
+        // Compile-time: the host keeps the client in an Arc and awaits from any task.
+        fn check(c: &PulseClient) {
+            send_sync(c);
+            let f = c.streams();
+            fn send<T: Send>(_: &T) {}
+            send(&f);
+        }
+        let _ = check;
+    }
 }

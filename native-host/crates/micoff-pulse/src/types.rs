@@ -8,7 +8,8 @@ use serde::{Deserialize, Serialize};
 /// Property list of a stream, device or client (`application.name` -> `Firefox`, ...).
 pub type Props = BTreeMap<String, String>;
 
-/// Sample format, rate and channel count.
+/// Sample format, rate and channel count. (The wire structs carry these flat, as
+/// `sample_format`, `sample_rate_hz`, `channels`, as the shared protocol fixtures do.)
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct SampleSpec {
     /// libpulse's short name: `s16le`, `float32le`, ... (`invalid` when unknown).
@@ -30,17 +31,23 @@ pub struct ServerInfo {
     /// `16.1`, or `15.0.0` for pipewire-pulse (whose `server_name` then says
     /// `PulseAudio (on PipeWire 0.3.65)`).
     pub server_version: String,
+    #[serde(default)]
     pub is_pipewire: bool,
     /// `0.3.65` when `is_pipewire`.
     pub pipewire_version: Option<String>,
-    pub host_name: String,
-    pub user_name: String,
+    pub host_name: Option<String>,
+    pub user_name: Option<String>,
     pub default_sink_name: Option<String>,
     pub default_source_name: Option<String>,
-    pub sample_spec: SampleSpec,
+    /// The server's default sample spec.
+    #[serde(default)]
+    pub sample_format: String,
+    pub sample_rate_hz: u32,
+    pub channels: u8,
     /// Protocol version of the server.
     pub server_protocol_version: Option<u32>,
     /// Protocol version of our libpulse.
+    #[serde(default)]
     pub client_protocol_version: u32,
     /// Whether the server is on this machine.
     pub is_local: Option<bool>,
@@ -62,6 +69,9 @@ pub enum DeviceKind {
     Sink,
 }
 
+/// PA_INVALID_INDEX: "no such object" in libpulse's index fields.
+pub const INVALID_INDEX: u32 = u32::MAX;
+
 /// A source or a sink.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Device {
@@ -72,7 +82,9 @@ pub struct Device {
     pub driver: Option<String>,
     /// `running`, `idle`, `suspended` or `invalid`.
     pub state: String,
-    pub sample_spec: SampleSpec,
+    pub sample_format: String,
+    pub sample_rate_hz: u32,
+    pub channels: u8,
     /// Current latency of the device.
     pub latency_us: u64,
     /// The latency the device is configured to (the smallest any stream asked for).
@@ -86,6 +98,7 @@ pub struct Device {
     pub muted: bool,
     pub card_index: Option<u32>,
     pub owner_module: Option<u32>,
+    #[serde(default)]
     pub props: Props,
 }
 
@@ -105,16 +118,23 @@ pub struct Stream {
     pub application_process_id: Option<u32>,
     /// `application.process.binary` (of the stream, else of its client).
     pub application_process_binary: Option<String>,
-    /// Source index for a record stream, sink index for a playback stream.
+    /// Source index for a record stream, sink index for a playback stream. `4294967295`
+    /// (PA_INVALID_INDEX) while the stream is not linked yet (pipewire-pulse shows new streams
+    /// unlinked for a moment); `device_name` is then null.
     pub device_index: u32,
     pub device_name: Option<String>,
     pub device_description: Option<String>,
     pub device_bus: Option<String>,
     pub device_class: Option<String>,
+    #[serde(default)]
     pub device_props: Props,
     /// The device's configured latency (source/sink `configured_latency`).
     pub device_configured_latency_us: Option<u64>,
-    pub sample_spec: SampleSpec,
+    /// `media.role`: `phone`, `music`, ... (often unset).
+    pub media_role: Option<String>,
+    pub sample_format: String,
+    pub sample_rate_hz: u32,
+    pub channels: u8,
     /// Latency of the stream's own buffer (`buffer_usec`).
     pub buffer_latency_us: u64,
     /// Latency of the device it is attached to (`source_usec` / `sink_usec`).
@@ -132,7 +152,24 @@ pub struct Stream {
     pub driver: Option<String>,
     pub resample_method: Option<String>,
     pub owner_module: Option<u32>,
+    #[serde(default)]
     pub props: Props,
+}
+
+impl Stream {
+    /// A stream a server module opened for itself (e.g. `module-remap-source` recording from
+    /// its master, loopbacks): it has an owner module and no client. Not an application's.
+    pub fn is_module_stream(&self) -> bool {
+        self.owner_module.is_some() && self.client_index.is_none()
+    }
+
+    pub fn sample_spec(&self) -> SampleSpec {
+        SampleSpec {
+            format: self.sample_format.clone(),
+            rate_hz: self.sample_rate_hz,
+            channels: self.channels,
+        }
+    }
 }
 
 /// Record and playback streams at one moment.

@@ -150,11 +150,29 @@ enum Fetched {
 
 /// What libpulse callbacks report to the loop. `conn` is the connection generation.
 enum Internal {
-    State { conn: u64 },
-    Event { conn: u64, facility: Facility, op: SubOp, index: u32 },
-    Part { conn: u64, refresh: u64, part: Part },
-    Fetched { conn: u64, item: Fetched },
-    ModuleDone { conn: u64, op: u64, result: std::result::Result<u32, String> },
+    State {
+        conn: u64,
+    },
+    Event {
+        conn: u64,
+        facility: Facility,
+        op: SubOp,
+        index: u32,
+    },
+    Part {
+        conn: u64,
+        refresh: u64,
+        part: Part,
+    },
+    Fetched {
+        conn: u64,
+        item: Fetched,
+    },
+    ModuleDone {
+        conn: u64,
+        op: u64,
+        result: std::result::Result<u32, String>,
+    },
 }
 
 type Queue = Rc<RefCell<VecDeque<Internal>>>;
@@ -204,10 +222,11 @@ impl Cache {
     }
 
     fn stream(&self, raw: &RawStream) -> Stream {
-        let device = match raw.kind {
-            StreamKind::Record => self.sources.get(&raw.device_index),
-            StreamKind::Playback => self.sinks.get(&raw.device_index),
+        let devices = match raw.kind {
+            StreamKind::Record => &self.sources,
+            StreamKind::Playback => &self.sinks,
         };
+        let device = raw.device_index.and_then(|i| devices.get(&i));
         let client = raw.client_index.and_then(|c| self.clients.get(&c));
         convert::build_stream(raw, device, client)
     }
@@ -229,7 +248,9 @@ struct Refresh {
 pub(crate) struct Worker {
     // Field order is drop order: the context and the wake event go before the main loop.
     conn: Option<Conn>,
-    _wake_event: Option<IoEvent<pulse::mainloop::api::MainloopInner<pulse::mainloop::standard::MainloopInternal>>>,
+    _wake_event: Option<
+        IoEvent<pulse::mainloop::api::MainloopInner<pulse::mainloop::standard::MainloopInternal>>,
+    >,
     mainloop: Mainloop,
     config: PulseConfig,
     queue: Queue,
@@ -258,7 +279,9 @@ impl Worker {
     ) -> Result<Self> {
         if let Some(server) = &config.server {
             if server.contains('\0') {
-                return Err(PulseError::Config("server string contains a NUL byte".into()));
+                return Err(PulseError::Config(
+                    "server string contains a NUL byte".into(),
+                ));
             }
         }
         if config.app_name.contains('\0') {
@@ -357,9 +380,13 @@ impl Worker {
             return false;
         }
 
-        let timeout = self
-            .next_deadline()
-            .map(|d| MicroSeconds(d.saturating_duration_since(now).as_micros().min(i32::MAX as u128) as u64));
+        let timeout = self.next_deadline().map(|d| {
+            MicroSeconds(
+                d.saturating_duration_since(now)
+                    .as_micros()
+                    .min(i32::MAX as u128) as u64,
+            )
+        });
         if let Err(e) = self.mainloop.prepare(timeout) {
             tracing::warn!(error = %e, "pulse main loop prepare failed");
             return false;
@@ -389,7 +416,10 @@ impl Worker {
                 consider(conn.started + self.config.connect_timeout);
             }
         }
-        self.queued.iter().filter_map(Command::deadline).for_each(&mut consider);
+        self.queued
+            .iter()
+            .filter_map(Command::deadline)
+            .for_each(&mut consider);
         for r in self.refreshes.values() {
             r.waiters.iter().for_each(|(d, _)| consider(*d));
         }
@@ -409,8 +439,9 @@ impl Worker {
             cmd.fail(timeout(what));
         }
         for r in self.refreshes.values_mut() {
-            let (expired, keep): (Vec<_>, Vec<_>) =
-                std::mem::take(&mut r.waiters).into_iter().partition(|(d, _)| *d <= now);
+            let (expired, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut r.waiters)
+                .into_iter()
+                .partition(|(d, _)| *d <= now);
             r.waiters = keep;
             for (_, req) in expired {
                 let what = req.name();
@@ -474,17 +505,31 @@ impl Worker {
             Some(p) => p,
             None => return self.connect_failed(id, "cannot allocate a proplist".into()),
         };
-        let _ = props.set_str(pulse::proplist::properties::APPLICATION_NAME, &self.config.app_name);
-        let Some(mut ctx) = Context::new_with_proplist(&self.mainloop, &self.config.app_name, &props)
+        let _ = props.set_str(
+            pulse::proplist::properties::APPLICATION_NAME,
+            &self.config.app_name,
+        );
+        let Some(mut ctx) =
+            Context::new_with_proplist(&self.mainloop, &self.config.app_name, &props)
         else {
             return self.connect_failed(id, "cannot create a pulse context".into());
         };
         let q = self.queue.clone();
-        ctx.set_state_callback(Some(Box::new(move || push(&q, Internal::State { conn: id }))));
+        ctx.set_state_callback(Some(Box::new(move || {
+            push(&q, Internal::State { conn: id })
+        })));
         let q = self.queue.clone();
         ctx.set_subscribe_callback(Some(Box::new(move |facility, op, index| {
             if let (Some(facility), Some(op)) = (facility, op) {
-                push(&q, Internal::Event { conn: id, facility, op, index });
+                push(
+                    &q,
+                    Internal::Event {
+                        conn: id,
+                        facility,
+                        op,
+                        index,
+                    },
+                );
             }
         })));
         tracing::debug!(server = ?self.config.server, "connecting to the audio server");
@@ -516,7 +561,10 @@ impl Worker {
     }
 
     fn connection_lost(&mut self, reason: String) {
-        let was_ready = self.conn.as_ref().is_some_and(|c| c.state == ConnState::Ready);
+        let was_ready = self
+            .conn
+            .as_ref()
+            .is_some_and(|c| c.state == ConnState::Ready);
         self.drop_conn();
         self.after_loss(reason, was_ready);
     }
@@ -599,7 +647,9 @@ impl Worker {
             }
             State::Failed | State::Terminated => {
                 let err = conn.ctx.errno();
-                let reason = err.to_string().unwrap_or_else(|| format!("error {}", err.0));
+                let reason = err
+                    .to_string()
+                    .unwrap_or_else(|| format!("error {}", err.0));
                 self.connection_lost(reason);
             }
             _ => {}
@@ -637,7 +687,9 @@ impl Worker {
         match &req {
             ModuleRequest::Load { name, args, .. } => {
                 if name.contains('\0') || args.contains('\0') {
-                    return req.fail(PulseError::Config("module name or arguments contain NUL".into()));
+                    return req.fail(PulseError::Config(
+                        "module name or arguments contain NUL".into(),
+                    ));
                 }
                 let (name, args) = (name.clone(), args.clone());
                 let Some(ctx) = self.ready_ctx() else {
@@ -650,7 +702,14 @@ impl Worker {
                     } else {
                         Ok(index)
                     };
-                    push(&q, Internal::ModuleDone { conn: conn_id, op, result });
+                    push(
+                        &q,
+                        Internal::ModuleDone {
+                            conn: conn_id,
+                            op,
+                            result,
+                        },
+                    );
                 });
             }
             ModuleRequest::Unload { index, .. } => {
@@ -664,7 +723,14 @@ impl Worker {
                     } else {
                         Err(format!("unloading module {index} failed"))
                     };
-                    push(&q, Internal::ModuleDone { conn: conn_id, op, result });
+                    push(
+                        &q,
+                        Internal::ModuleDone {
+                            conn: conn_id,
+                            op,
+                            result,
+                        },
+                    );
                 });
             }
         }
@@ -684,9 +750,11 @@ impl Worker {
         let q = self.queue.clone();
         let Some(ctx) = self.ready_ctx() else {
             self.connection_lost("connection is not ready".into());
-            waiters.into_iter().for_each(|(_, w)| w.fail(PulseError::Disconnected {
-                reason: "connection is not ready".into(),
-            }));
+            waiters.into_iter().for_each(|(_, w)| {
+                w.fail(PulseError::Disconnected {
+                    reason: "connection is not ready".into(),
+                })
+            });
             return;
         };
         let intro = ctx.introspect();
@@ -697,16 +765,22 @@ impl Worker {
                 let mut acc = Vec::new();
                 intro.$method(move |r| match r {
                     ListResult::Item(info) => acc.push($convert(info)),
-                    ListResult::End => push(&q, Internal::Part {
-                        conn: conn_id,
-                        refresh,
-                        part: Part::$part(Some(std::mem::take(&mut acc))),
-                    }),
-                    ListResult::Error => push(&q, Internal::Part {
-                        conn: conn_id,
-                        refresh,
-                        part: Part::$part(None),
-                    }),
+                    ListResult::End => push(
+                        &q,
+                        Internal::Part {
+                            conn: conn_id,
+                            refresh,
+                            part: Part::$part(Some(std::mem::take(&mut acc))),
+                        },
+                    ),
+                    ListResult::Error => push(
+                        &q,
+                        Internal::Part {
+                            conn: conn_id,
+                            refresh,
+                            part: Part::$part(None),
+                        },
+                    ),
                 });
             }};
         }
@@ -715,24 +789,37 @@ impl Worker {
         list!(get_source_info_list, convert::source_device, Sources);
         list!(get_sink_info_list, convert::sink_device, Sinks);
         list!(get_source_output_info_list, convert::record_stream, Records);
-        list!(get_sink_input_info_list, convert::playback_stream, Playbacks);
+        list!(
+            get_sink_input_info_list,
+            convert::playback_stream,
+            Playbacks
+        );
         let q2 = q.clone();
         intro.get_server_info(move |info| {
-            push(&q2, Internal::Part {
-                conn: conn_id,
-                refresh,
-                part: Part::Server(Some(convert::server_of(info))),
-            })
+            push(
+                &q2,
+                Internal::Part {
+                    conn: conn_id,
+                    refresh,
+                    part: Part::Server(Some(convert::server_of(info))),
+                },
+            )
         });
-        self.refreshes.insert(refresh, Refresh {
-            parts_left: PARTS,
-            error: None,
-            waiters,
-        });
+        self.refreshes.insert(
+            refresh,
+            Refresh {
+                parts_left: PARTS,
+                error: None,
+                waiters,
+            },
+        );
     }
 
     fn on_part(&mut self, refresh: u64, part: Part) {
-        let ready = self.conn.as_ref().is_some_and(|c| c.state == ConnState::Ready);
+        let ready = self
+            .conn
+            .as_ref()
+            .is_some_and(|c| c.state == ConnState::Ready);
         let mut failed: Option<&'static str> = None;
         match part {
             Part::Server(Some(s)) => self.cache.server = Some(s),
@@ -755,7 +842,8 @@ impl Worker {
         };
         if let Some(what) = failed {
             tracing::warn!(what, "audio server failed a listing");
-            r.error.get_or_insert_with(|| format!("the server failed the {what}"));
+            r.error
+                .get_or_insert_with(|| format!("the server failed the {what}"));
         }
         r.parts_left = r.parts_left.saturating_sub(1);
         if r.parts_left > 0 {
@@ -789,7 +877,12 @@ impl Worker {
         let info = self.server_info();
         tracing::info!(server = %info.server_name, version = %info.server_version, "connected to the audio server");
         self.emit(PulseEvent::Connected { info });
-        for raw in self.cache.records.values().chain(self.cache.playbacks.values()) {
+        for raw in self
+            .cache
+            .records
+            .values()
+            .chain(self.cache.playbacks.values())
+        {
             self.emit(PulseEvent::StreamAdded {
                 kind: raw.kind,
                 stream: self.cache.stream(raw),
@@ -839,8 +932,12 @@ impl Worker {
         let _ = match req {
             ViewRequest::Server(tx) => tx.send(Ok(self.server_info())).is_ok(),
             ViewRequest::Streams(tx) => tx.send(Ok(self.cache.streams())).is_ok(),
-            ViewRequest::Sources(tx) => tx.send(Ok(self.cache.sources.values().cloned().collect())).is_ok(),
-            ViewRequest::Sinks(tx) => tx.send(Ok(self.cache.sinks.values().cloned().collect())).is_ok(),
+            ViewRequest::Sources(tx) => tx
+                .send(Ok(self.cache.sources.values().cloned().collect()))
+                .is_ok(),
+            ViewRequest::Sinks(tx) => tx
+                .send(Ok(self.cache.sinks.values().cloned().collect()))
+                .is_ok(),
             ViewRequest::Snapshot(tx) => tx
                 .send(Ok(Snapshot {
                     server: self.server_info(),
@@ -858,7 +955,12 @@ impl Worker {
         if !emit {
             return;
         }
-        for index in old.keys().filter(|i| !self.cache.devices_of(kind).contains_key(i)).copied().collect::<Vec<_>>() {
+        for index in old
+            .keys()
+            .filter(|i| !self.cache.devices_of(kind).contains_key(i))
+            .copied()
+            .collect::<Vec<_>>()
+        {
             self.emit(PulseEvent::DeviceRemoved { kind, index });
         }
         let added: Vec<Device> = self
@@ -881,7 +983,10 @@ impl Worker {
         }
         let current = self.cache.streams_of(kind).clone();
         for index in old.keys().filter(|i| !current.contains_key(i)) {
-            self.emit(PulseEvent::StreamRemoved { kind, index: *index });
+            self.emit(PulseEvent::StreamRemoved {
+                kind,
+                index: *index,
+            });
         }
         for raw in current.values().filter(|s| !old.contains_key(&s.index)) {
             self.emit(PulseEvent::StreamAdded {
@@ -897,7 +1002,10 @@ impl Worker {
         let Some(conn_id) = self.conn.as_ref().map(|c| c.id) else {
             return;
         };
-        let ready = self.conn.as_ref().is_some_and(|c| c.state == ConnState::Ready);
+        let ready = self
+            .conn
+            .as_ref()
+            .is_some_and(|c| c.state == ConnState::Ready);
         if op == SubOp::Removed {
             match facility {
                 Facility::SourceOutput | Facility::SinkInput => {
@@ -938,23 +1046,44 @@ impl Worker {
                 intro.$method(index, move |r| {
                     // Error = it went away meanwhile; its Removed event follows.
                     if let ListResult::Item(info) = r {
-                        push(&q, Internal::Fetched { conn: conn_id, item: $wrap(info) });
+                        push(
+                            &q,
+                            Internal::Fetched {
+                                conn: conn_id,
+                                item: $wrap(info),
+                            },
+                        );
                     }
                 });
             }};
         }
         match facility {
-            Facility::SourceOutput => fetch!(get_source_output_info, |i| Fetched::Stream(convert::record_stream(i), changed)),
-            Facility::SinkInput => fetch!(get_sink_input_info, |i| Fetched::Stream(convert::playback_stream(i), changed)),
-            Facility::Source => fetch!(get_source_info_by_index, |i| Fetched::Device(convert::source_device(i), changed)),
-            Facility::Sink => fetch!(get_sink_info_by_index, |i| Fetched::Device(convert::sink_device(i), changed)),
+            Facility::SourceOutput => fetch!(get_source_output_info, |i| Fetched::Stream(
+                convert::record_stream(i),
+                changed
+            )),
+            Facility::SinkInput => fetch!(get_sink_input_info, |i| Fetched::Stream(
+                convert::playback_stream(i),
+                changed
+            )),
+            Facility::Source => fetch!(get_source_info_by_index, |i| Fetched::Device(
+                convert::source_device(i),
+                changed
+            )),
+            Facility::Sink => fetch!(get_sink_info_by_index, |i| Fetched::Device(
+                convert::sink_device(i),
+                changed
+            )),
             Facility::Client => fetch!(get_client_info, |i| Fetched::Client(convert::client_of(i))),
             Facility::Server => {
                 intro.get_server_info(move |info| {
-                    push(&q, Internal::Fetched {
-                        conn: conn_id,
-                        item: Fetched::Server(convert::server_of(info)),
-                    })
+                    push(
+                        &q,
+                        Internal::Fetched {
+                            conn: conn_id,
+                            item: Fetched::Server(convert::server_of(info)),
+                        },
+                    )
                 });
             }
             _ => {}
@@ -962,7 +1091,10 @@ impl Worker {
     }
 
     fn on_fetched(&mut self, item: Fetched) {
-        let ready = self.conn.as_ref().is_some_and(|c| c.state == ConnState::Ready);
+        let ready = self
+            .conn
+            .as_ref()
+            .is_some_and(|c| c.state == ConnState::Ready);
         match item {
             Fetched::Server(raw) => {
                 let differs = self.cache.server.as_ref() != Some(&raw);
@@ -978,7 +1110,10 @@ impl Worker {
             }
             Fetched::Device(device, changed) => {
                 let kind = device.kind;
-                let existed = self.cache.devices_of(kind).insert(device.index, device.clone());
+                let existed = self
+                    .cache
+                    .devices_of(kind)
+                    .insert(device.index, device.clone());
                 if !ready {
                     return;
                 }
@@ -1030,12 +1165,17 @@ impl Worker {
             let current = self.conn.as_ref().map(|c| c.id);
             match item {
                 Internal::State { conn } => self.on_state(conn),
-                Internal::Event { conn, facility, op, index } if Some(conn) == current => {
-                    self.on_event(facility, op, index)
-                }
-                Internal::Part { conn, refresh, part } if Some(conn) == current => {
-                    self.on_part(refresh, part)
-                }
+                Internal::Event {
+                    conn,
+                    facility,
+                    op,
+                    index,
+                } if Some(conn) == current => self.on_event(facility, op, index),
+                Internal::Part {
+                    conn,
+                    refresh,
+                    part,
+                } if Some(conn) == current => self.on_part(refresh, part),
                 Internal::Fetched { conn, item } if Some(conn) == current => self.on_fetched(item),
                 Internal::ModuleDone { conn, op, result } if Some(conn) == current => {
                     self.on_module_done(op, result)

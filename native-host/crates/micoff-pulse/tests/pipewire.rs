@@ -13,15 +13,26 @@ const LIMIT: Duration = Duration::from_secs(15);
 #[tokio::test]
 async fn pipewire_pulse_server_info_and_record_streams() {
     let rig = PipeWireRig::start();
-    let client = PulseClient::spawn(PulseConfig::new(Some(rig.server()), "micoff-pulse-test")).unwrap();
-    let mut events = client.subscribe();
+    let (client, mut events) =
+        PulseClient::spawn_subscribed(PulseConfig::new(Some(rig.server()), "micoff-pulse-test"))
+            .unwrap();
 
     let info = client.server_info().await.unwrap();
     assert!(info.is_pipewire, "{info:?}");
-    assert!(info.server_name.contains("on PipeWire"), "{}", info.server_name);
-    assert!(info.pipewire_version.as_deref().is_some_and(|v| !v.is_empty()));
+    assert!(
+        info.server_name.contains("on PipeWire"),
+        "{}",
+        info.server_name
+    );
+    assert!(info
+        .pipewire_version
+        .as_deref()
+        .is_some_and(|v| !v.is_empty()));
     assert_eq!(info.default_source_name.as_deref(), Some("mic"));
-    assert_eq!(info.socket_path.as_deref(), Some(rig.socket.to_str().unwrap()));
+    assert_eq!(
+        info.socket_path.as_deref(),
+        Some(rig.socket.to_str().unwrap())
+    );
 
     let parec = rig.parec("mic", 10);
     let pid = parec.pid();
@@ -30,13 +41,33 @@ async fn pipewire_pulse_server_info_and_record_streams() {
             if stream.application_process_id == Some(pid))
     })
     .await;
-    let PulseEvent::StreamAdded { stream, .. } = ev else { unreachable!() };
+    let PulseEvent::StreamAdded { stream, .. } = ev else {
+        unreachable!()
+    };
     let index = stream.index;
 
-    // pipewire-pulse shows the requested latency in the props (`node.latency`,
-    // `pulse.attr.fragsize`); the device name may arrive with a later change event, so list.
+    // pipewire-pulse announces a new stream corked and unlinked (no source, no fragsize yet)
+    // and completes it with change events.
+    let ev = next_event(&mut events, LIMIT, "record stream linked to mic", |e| {
+        matches!(e, PulseEvent::StreamChanged { stream, .. }
+            if stream.index == index && stream.device_name.as_deref() == Some("mic")
+                && stream.fragment_size_bytes.is_some())
+    })
+    .await;
+    assert!(matches!(
+        ev,
+        PulseEvent::StreamChanged {
+            kind: StreamKind::Record,
+            ..
+        }
+    ));
     let streams = client.streams().await.unwrap();
-    let s = streams.record.iter().find(|s| s.index == index).expect("listed");
+    let s = streams
+        .record
+        .iter()
+        .find(|s| s.index == index)
+        .expect("listed");
+    assert_eq!(s.device_name.as_deref(), Some("mic"));
     assert_eq!(s.application_process_id, Some(pid));
     assert_eq!(s.application_name.as_deref(), Some("micoff-test-parec"));
     assert_eq!(s.requested_latency_us, Some(10_000), "{s:#?}");
@@ -50,7 +81,11 @@ async fn pipewire_pulse_server_info_and_record_streams() {
     .unwrap()
     .unwrap();
     assert!(snap.server.is_pipewire);
-    assert!(snap.streams.record.iter().any(|s| s.application_process_id == Some(pid)));
+    assert!(snap
+        .streams
+        .record
+        .iter()
+        .any(|s| s.application_process_id == Some(pid)));
 
     drop(parec);
     next_event(&mut events, LIMIT, "record stream removed", |e| {

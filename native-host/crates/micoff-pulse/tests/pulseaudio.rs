@@ -7,11 +7,21 @@ use std::time::Duration;
 
 use common::{next_event, wait_for, PulseRig};
 use micoff_pulse::{query_once, PulseClient, PulseConfig, PulseError, PulseEvent, StreamKind};
+use tokio::sync::broadcast;
 
 const LIMIT: Duration = Duration::from_secs(10);
 
+fn config(rig: &PulseRig) -> PulseConfig {
+    PulseConfig::new(Some(rig.server()), "micoff-pulse-test")
+}
+
 fn client(rig: &PulseRig) -> PulseClient {
-    PulseClient::spawn(PulseConfig::new(Some(rig.server()), "micoff-pulse-test")).unwrap()
+    PulseClient::spawn(config(rig)).unwrap()
+}
+
+/// A client whose event receiver exists before its thread starts: no race with `Connected`.
+fn subscribed(rig: &PulseRig) -> (PulseClient, broadcast::Receiver<PulseEvent>) {
+    PulseClient::spawn_subscribed(config(rig)).unwrap()
 }
 
 #[tokio::test]
@@ -25,7 +35,10 @@ async fn server_info_of_plain_pulseaudio() {
     assert!(!info.server_version.is_empty());
     assert_eq!(info.default_sink_name.as_deref(), Some("spk"));
     assert_eq!(info.default_source_name.as_deref(), Some("mic"));
-    assert_eq!(info.socket_path.as_deref(), Some(rig.socket.to_str().unwrap()));
+    assert_eq!(
+        info.socket_path.as_deref(),
+        Some(rig.socket.to_str().unwrap())
+    );
     assert!(info.server_protocol_version.unwrap_or(0) >= 30);
     assert!(info.client_protocol_version >= 30);
     assert!(info.sample_spec.rate_hz > 0 && info.sample_spec.channels > 0);
@@ -33,7 +46,10 @@ async fn server_info_of_plain_pulseaudio() {
     assert!(client.is_connected());
 
     let sources = client.sources().await.unwrap();
-    let mic = sources.iter().find(|s| s.name == "mic").expect("mic source");
+    let mic = sources
+        .iter()
+        .find(|s| s.name == "mic")
+        .expect("mic source");
     assert_eq!(mic.kind, micoff_pulse::DeviceKind::Source);
     assert!(mic.props.contains_key("device.description"));
     let sinks = client.sinks().await.unwrap();
@@ -43,9 +59,11 @@ async fn server_info_of_plain_pulseaudio() {
 #[tokio::test]
 async fn record_stream_appears_with_latency_and_pid_then_goes_away() {
     let rig = PulseRig::start();
-    let client = client(&rig);
-    let mut events = client.subscribe();
-    next_event(&mut events, LIMIT, "connected", |e| matches!(e, PulseEvent::Connected { .. })).await;
+    let (client, mut events) = subscribed(&rig);
+    next_event(&mut events, LIMIT, "connected", |e| {
+        matches!(e, PulseEvent::Connected { .. })
+    })
+    .await;
 
     let parec = rig.parec("mic", 10);
     let pid = parec.pid();
@@ -54,22 +72,31 @@ async fn record_stream_appears_with_latency_and_pid_then_goes_away() {
             if stream.application_process_id == Some(pid))
     })
     .await;
-    let PulseEvent::StreamAdded { stream, .. } = ev else { unreachable!() };
+    let PulseEvent::StreamAdded { stream, .. } = ev else {
+        unreachable!()
+    };
     assert_eq!(stream.device_name.as_deref(), Some("mic"));
     // parec is a link to pacat.
-    let binary = stream.application_process_binary.clone().unwrap_or_default();
+    let binary = stream
+        .application_process_binary
+        .clone()
+        .unwrap_or_default();
     assert!(binary == "parec" || binary == "pacat", "{binary}");
     assert_eq!(stream.client_name.as_deref(), Some("micoff-test-parec"));
     assert_eq!(stream.sample_spec.rate_hz, 44_100);
     assert!(stream.props.contains_key("media.name"));
 
     // Latency: a fresh listing reports the device's configured latency, which parec's 10 ms
-    // request drives down (PulseAudio configures the source at about half of it).
+    // request drives down.
     let index = stream.index;
     let mut configured = None;
     for _ in 0..100 {
         let streams = client.streams().await.unwrap();
-        let s = streams.record.iter().find(|s| s.index == index).expect("listed");
+        let s = streams
+            .record
+            .iter()
+            .find(|s| s.index == index)
+            .expect("listed");
         assert_eq!(s.application_process_id, Some(pid));
         if let Some(c) = s.device_configured_latency_us.filter(|&c| c > 0) {
             configured = Some((c, s.clone()));
@@ -78,7 +105,10 @@ async fn record_stream_appears_with_latency_and_pid_then_goes_away() {
         tokio::time::sleep(Duration::from_millis(20)).await;
     }
     let (configured_us, listed) = configured.expect("configured latency never reported");
-    assert!(configured_us <= 10_000, "configured latency {configured_us} us for a 10 ms reader");
+    assert!(
+        configured_us <= 10_000,
+        "configured latency {configured_us} us for a 10 ms reader"
+    );
     let json = serde_json::to_value(&listed).unwrap();
     assert!(json.get("buffer_latency_us").is_some() && json.get("device_latency_us").is_some());
 
@@ -107,7 +137,11 @@ async fn bluetooth_source_is_reported_by_device_bus() {
     let mut found = None;
     for _ in 0..250 {
         let streams = client.streams().await.unwrap();
-        if let Some(s) = streams.record.into_iter().find(|s| s.device_name.as_deref() == Some("btmic")) {
+        if let Some(s) = streams
+            .record
+            .into_iter()
+            .find(|s| s.device_name.as_deref() == Some("btmic"))
+        {
             found = Some(s);
             break;
         }
@@ -115,7 +149,10 @@ async fn bluetooth_source_is_reported_by_device_bus() {
     }
     let stream = found.expect("record stream on btmic");
     assert_eq!(stream.device_bus.as_deref(), Some("bluetooth"));
-    assert_eq!(stream.device_props.get("device.bus").map(String::as_str), Some("bluetooth"));
+    assert_eq!(
+        stream.device_props.get("device.bus").map(String::as_str),
+        Some("bluetooth")
+    );
     let sources = client.sources().await.unwrap();
     let bt = sources.iter().find(|s| s.name == "btmic").unwrap();
     assert_eq!(bt.bus.as_deref(), Some("bluetooth"));
@@ -126,12 +163,17 @@ async fn bluetooth_source_is_reported_by_device_bus() {
 #[tokio::test]
 async fn server_restart_disconnects_then_reconnects() {
     let mut rig = PulseRig::start();
-    let client = client(&rig);
-    let mut events = client.subscribe();
-    next_event(&mut events, LIMIT, "connected", |e| matches!(e, PulseEvent::Connected { .. })).await;
+    let (client, mut events) = subscribed(&rig);
+    next_event(&mut events, LIMIT, "connected", |e| {
+        matches!(e, PulseEvent::Connected { .. })
+    })
+    .await;
 
     rig.kill_server();
-    next_event(&mut events, LIMIT, "disconnected", |e| matches!(e, PulseEvent::Disconnected { .. })).await;
+    next_event(&mut events, LIMIT, "disconnected", |e| {
+        matches!(e, PulseEvent::Disconnected { .. })
+    })
+    .await;
     assert!(!client.is_connected());
     // While down, a request fails at once instead of hanging.
     let err = tokio::time::timeout(Duration::from_secs(2), client.streams())
@@ -141,8 +183,13 @@ async fn server_restart_disconnects_then_reconnects() {
     assert!(matches!(err, PulseError::Disconnected { .. }), "{err:?}");
 
     rig.start_server();
-    let ev = next_event(&mut events, LIMIT, "reconnected", |e| matches!(e, PulseEvent::Connected { .. })).await;
-    let PulseEvent::Connected { info } = ev else { unreachable!() };
+    let ev = next_event(&mut events, LIMIT, "reconnected", |e| {
+        matches!(e, PulseEvent::Connected { .. })
+    })
+    .await;
+    let PulseEvent::Connected { info } = ev else {
+        unreachable!()
+    };
     assert_eq!(info.server_name, "pulseaudio");
     assert!(client.is_connected());
 
@@ -153,7 +200,10 @@ async fn server_restart_disconnects_then_reconnects() {
     })
     .await;
     let streams = client.streams().await.unwrap();
-    assert!(streams.record.iter().any(|s| s.application_process_id == Some(pid)));
+    assert!(streams
+        .record
+        .iter()
+        .any(|s| s.application_process_id == Some(pid)));
 }
 
 #[tokio::test]
@@ -161,39 +211,66 @@ async fn existing_streams_are_announced_after_connected() {
     let rig = PulseRig::start();
     let parec = rig.parec("mic", 10);
     let pid = parec.pid();
-    wait_for("parec's stream", LIMIT, || rig.pactl(&["list", "short", "source-outputs"]).lines().count() > 0);
-    let client = client(&rig);
-    // The first connect runs after spawn() returns, so a subscriber taken right away sees
-    // Connected and then StreamAdded for the stream that was already there.
-    let mut events = client.subscribe();
-    next_event(&mut events, LIMIT, "connected", |e| matches!(e, PulseEvent::Connected { .. })).await;
+    wait_for("parec's stream", LIMIT, || {
+        rig.pactl(&["list", "short", "source-outputs"])
+            .lines()
+            .count()
+            > 0
+    });
+    // Connected, then StreamAdded for the stream that was already there.
+    let (client, mut events) = subscribed(&rig);
+    next_event(&mut events, LIMIT, "connected", |e| {
+        matches!(e, PulseEvent::Connected { .. })
+    })
+    .await;
     next_event(&mut events, LIMIT, "existing stream announced", |e| {
         matches!(e, PulseEvent::StreamAdded { stream, .. } if stream.application_process_id == Some(pid))
     })
     .await;
     let streams = client.streams().await.unwrap();
-    assert!(streams.record.iter().any(|s| s.application_process_id == Some(pid)));
+    assert!(streams
+        .record
+        .iter()
+        .any(|s| s.application_process_id == Some(pid)));
     drop(parec);
-    next_event(&mut events, LIMIT, "removed", |e| matches!(e, PulseEvent::StreamRemoved { .. })).await;
+    next_event(&mut events, LIMIT, "removed", |e| {
+        matches!(e, PulseEvent::StreamRemoved { .. })
+    })
+    .await;
 }
 
 #[tokio::test]
 async fn load_and_unload_module() {
     let rig = PulseRig::start();
-    let client = client(&rig);
-    let mut events = client.subscribe();
+    let (client, mut events) = subscribed(&rig);
     let index = client
         .load_module("module-null-sink", "sink_name=extra")
         .await
         .unwrap();
-    next_event(&mut events, LIMIT, "sink added", |e| {
-        matches!(e, PulseEvent::DeviceAdded { device, .. } if device.name == "extra")
-    })
+    next_event(
+        &mut events,
+        LIMIT,
+        "sink added",
+        |e| matches!(e, PulseEvent::DeviceAdded { device, .. } if device.name == "extra"),
+    )
     .await;
-    assert!(client.sinks().await.unwrap().iter().any(|s| s.name == "extra"));
+    assert!(client
+        .sinks()
+        .await
+        .unwrap()
+        .iter()
+        .any(|s| s.name == "extra"));
     client.unload_module(index).await.unwrap();
-    assert!(client.sinks().await.unwrap().iter().all(|s| s.name != "extra"));
-    let err = client.load_module("module-does-not-exist", "").await.unwrap_err();
+    assert!(client
+        .sinks()
+        .await
+        .unwrap()
+        .iter()
+        .all(|s| s.name != "extra"));
+    let err = client
+        .load_module("module-does-not-exist", "")
+        .await
+        .unwrap_err();
     assert!(matches!(err, PulseError::Protocol { .. }), "{err:?}");
 }
 
@@ -201,17 +278,32 @@ async fn load_and_unload_module() {
 fn query_once_lists_everything() {
     let rig = PulseRig::start();
     let _parec = rig.parec("mic", 10);
-    wait_for("parec's stream", LIMIT, || rig.pactl(&["list", "short", "source-outputs"]).lines().count() > 0);
+    wait_for("parec's stream", LIMIT, || {
+        rig.pactl(&["list", "short", "source-outputs"])
+            .lines()
+            .count()
+            > 0
+    });
     let snap = query_once(Some(&rig.server()), LIMIT).unwrap();
     assert_eq!(snap.server.server_name, "pulseaudio");
     assert!(snap.sources.iter().any(|s| s.name == "mic"));
     assert!(snap.sinks.iter().any(|s| s.name == "spk"));
     // module-remap-source records from spk.monitor itself: a module-owned stream, no client.
-    let on_mic: Vec<_> = snap.streams.record.iter().filter(|s| s.device_name.as_deref() == Some("mic")).collect();
+    let on_mic: Vec<_> = snap
+        .streams
+        .record
+        .iter()
+        .filter(|s| s.device_name.as_deref() == Some("mic"))
+        .collect();
     assert_eq!(on_mic.len(), 1, "{:#?}", snap.streams.record);
     assert!(on_mic[0].client_index.is_some());
-    let remap = snap.streams.record.iter().find(|s| s.device_name.as_deref() == Some("spk.monitor"));
-    assert!(remap.is_some_and(|s| s.owner_module.is_some() && s.client_index.is_none()));
+    let remap = snap
+        .streams
+        .record
+        .iter()
+        .find(|s| s.device_name.as_deref() == Some("spk.monitor"));
+    assert!(remap.is_some_and(|s| s.is_module_stream()));
+    assert!(!on_mic[0].is_module_stream());
 }
 
 #[test]
@@ -221,7 +313,11 @@ fn query_once_without_a_server_is_not_running() {
     let start = std::time::Instant::now();
     let err = query_once(Some(&server), LIMIT).unwrap_err();
     assert!(matches!(err, PulseError::NotRunning { .. }), "{err:?}");
-    assert!(start.elapsed() < Duration::from_secs(3), "took {:?}", start.elapsed());
+    assert!(
+        start.elapsed() < Duration::from_secs(3),
+        "took {:?}",
+        start.elapsed()
+    );
 }
 
 #[tokio::test]
@@ -235,4 +331,89 @@ async fn client_without_a_server_answers_not_running_and_drops_cleanly() {
         .unwrap_err();
     assert!(matches!(err, PulseError::NotRunning { .. }), "{err:?}");
     drop(client);
+}
+
+fn signal(pid: u32, sig: &str) {
+    let ok = std::process::Command::new("kill")
+        .args([sig, &pid.to_string()])
+        .status()
+        .unwrap()
+        .success();
+    assert!(ok, "kill {sig} {pid}");
+}
+
+#[tokio::test]
+async fn a_stuck_server_gives_timeout_and_a_dying_one_fails_pending_requests() {
+    let mut rig = PulseRig::start();
+    let mut cfg = config(&rig);
+    cfg.request_timeout = Duration::from_millis(300);
+    let (client, mut events) = PulseClient::spawn_subscribed(cfg).unwrap();
+    next_event(&mut events, LIMIT, "connected", |e| {
+        matches!(e, PulseEvent::Connected { .. })
+    })
+    .await;
+    let pid = rig.server_pid().unwrap();
+
+    // A stopped server does not answer: the request times out.
+    signal(pid, "-STOP");
+    let err = client.streams().await.unwrap_err();
+    assert!(
+        matches!(
+            err,
+            PulseError::Timeout {
+                what: "streams",
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    signal(pid, "-CONT");
+    client.streams().await.unwrap();
+    drop(client);
+
+    // A request pending when the server dies gets Disconnected, not a hang or a timeout.
+    let mut cfg = config(&rig);
+    cfg.request_timeout = Duration::from_secs(30);
+    let (client, mut events) = PulseClient::spawn_subscribed(cfg).unwrap();
+    next_event(&mut events, LIMIT, "connected", |e| {
+        matches!(e, PulseEvent::Connected { .. })
+    })
+    .await;
+    signal(pid, "-STOP");
+    let pending = client.server_info();
+    let killer = async {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        rig.kill_server();
+    };
+    let (result, ()) = tokio::time::timeout(Duration::from_secs(5), async {
+        tokio::join!(pending, killer)
+    })
+    .await
+    .expect("pending request hung after the server died");
+    let err = result.unwrap_err();
+    assert!(matches!(err, PulseError::Disconnected { .. }), "{err:?}");
+}
+
+#[tokio::test]
+async fn default_source_change_is_a_server_changed_event() {
+    let rig = PulseRig::start();
+    rig.pactl(&[
+        "load-module",
+        "module-remap-source",
+        "source_name=other",
+        "master=spk.monitor",
+    ]);
+    let (client, mut events) = subscribed(&rig);
+    next_event(&mut events, LIMIT, "connected", |e| {
+        matches!(e, PulseEvent::Connected { .. })
+    })
+    .await;
+    rig.pactl(&["set-default-source", "other"]);
+    next_event(&mut events, LIMIT, "server changed", |e| {
+        matches!(e, PulseEvent::ServerChanged { info }
+            if info.default_source_name.as_deref() == Some("other"))
+    })
+    .await;
+    let info = client.server_info().await.unwrap();
+    assert_eq!(info.default_source_name.as_deref(), Some("other"));
 }

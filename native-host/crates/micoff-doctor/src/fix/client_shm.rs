@@ -30,7 +30,9 @@ fn is_off_line(line: &str) -> bool {
 /// Our version of the user's file: `base` (the user's file or the system settings) with every
 /// line turning shm/memfd off replaced by its `yes` form (the old line kept as a comment).
 pub fn render(base: &str, base_name: &str) -> String {
-    let mut s = format!("{MARKER} fix client-shm (micoff). Undo with: micoff-host fix client-shm --revert\n");
+    let mut s = format!(
+        "{MARKER} fix client-shm (micoff). Undo with: micoff-host fix client-shm --revert\n"
+    );
     s.push_str(&format!(
         "# Based on {base_name}; shared memory re-enabled so clients can use srbchannel.\n"
     ));
@@ -58,12 +60,19 @@ pub fn run(
     err: &mut dyn Write,
 ) -> io::Result<i32> {
     let Some(user_conf) = env.user_client_conf() else {
-        writeln!(out, "fix client-shm: no home directory known ($HOME unset).")?;
+        writeln!(
+            out,
+            "fix client-shm: no home directory known ($HOME unset)."
+        )?;
         return Ok(1);
     };
     let path = root.path(&user_conf);
     let shown = user_conf.display().to_string();
-    if sys.euid() == 0 && root.is_system() && opts.mode != Mode::DryRun && env.user.as_deref() != Some("root") {
+    if sys.euid() == 0
+        && root.is_system()
+        && opts.mode != Mode::DryRun
+        && env.user.as_deref() != Some("root")
+    {
         writeln!(
             out,
             "fix client-shm edits your own {shown}; run it as your user, not as root."
@@ -73,11 +82,17 @@ pub fn run(
     if opts.mode == Mode::Revert {
         return match uninstall(&path, opts.force)? {
             Removed::NothingThere => {
-                writeln!(out, "fix client-shm --revert: nothing to revert ({shown} does not exist).")?;
+                writeln!(
+                    out,
+                    "fix client-shm --revert: nothing to revert ({shown} does not exist)."
+                )?;
                 Ok(0)
             }
             Removed::NotOurs => {
-                writeln!(out, "fix client-shm --revert: {shown} was not written by micoff; left alone.")?;
+                writeln!(
+                    out,
+                    "fix client-shm --revert: {shown} was not written by micoff; left alone."
+                )?;
                 Ok(1)
             }
             Removed::Removed { restored } => {
@@ -131,7 +146,10 @@ pub fn run(
         .filter(|d| d.contains("client.conf.d/") && user_exists)
         .collect();
     for d in &user_dot_d {
-        writeln!(err, "warning: {d} also turns it off; micoff does not edit that file.")?;
+        writeln!(
+            err,
+            "warning: {d} also turns it off; micoff does not edit that file."
+        )?;
     }
     let content = render(&base, &base_name);
     match opts.mode {
@@ -145,10 +163,15 @@ pub fn run(
                     }
                 }
             }
-            writeln!(out, "Nothing changed. Apply with: micoff-host fix client-shm --apply")?;
+            writeln!(
+                out,
+                "Nothing changed. Apply with: micoff-host fix client-shm --apply"
+            )?;
         }
         Mode::Apply => match install(&path, &content)? {
-            Installed::AlreadyApplied => writeln!(out, "fix client-shm: already applied ({shown}).")?,
+            Installed::AlreadyApplied => {
+                writeln!(out, "fix client-shm: already applied ({shown}).")?
+            }
             Installed::Written { backup } => {
                 writeln!(out, "fix client-shm: wrote {shown}.")?;
                 if let Some(b) = backup {

@@ -35,7 +35,10 @@ fn chosen(root: &Root, cpus: Option<&[u32]>) -> Vec<(String, String)> {
         .filter(|n| {
             n.strip_prefix("cpu")
                 .and_then(|r| r.parse::<u32>().ok())
-                .is_some_and(|i| cpus.map_or(true, |c| c.contains(&i)))
+                .is_some_and(|i| match cpus {
+                    Some(c) => c.contains(&i),
+                    None => true,
+                })
         })
         .filter_map(|n| root.read_trim(governor_path(&n)).map(|g| (n, g)))
         .collect()
@@ -77,7 +80,11 @@ pub fn run(
     }
     let todo: Vec<&(String, String)> = cores.iter().filter(|(_, g)| g != "performance").collect();
     if todo.is_empty() {
-        writeln!(out, "fix governor: already applied (performance on {}).", names(&cores))?;
+        writeln!(
+            out,
+            "fix governor: already applied (performance on {}).",
+            names(&cores)
+        )?;
         return Ok(0);
     }
     for (cpu, g) in &todo {
@@ -98,7 +105,10 @@ pub fn run(
         format!("{MARKER} fix governor: previous governors, one `cpuN governor` per line\n")
     });
     for (cpu, g) in &todo {
-        if !state.lines().any(|l| l.split(' ').next() == Some(cpu.as_str())) {
+        if !state
+            .lines()
+            .any(|l| l.split(' ').next() == Some(cpu.as_str()))
+        {
             state.push_str(&format!("{cpu} {g}\n"));
         }
     }
@@ -123,6 +133,7 @@ fn names(cores: &[(String, String)]) -> String {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -55,7 +55,10 @@ pub fn target_cards(facts: &Facts, force: bool) -> Vec<&Card> {
         .cards
         .iter()
         .filter(|c| {
-            c.is_hda_intel() && c.pci.as_ref().is_some_and(|p| p.vendor == hda::INTEL_VENDOR)
+            c.is_hda_intel()
+                && c.pci
+                    .as_ref()
+                    .is_some_and(|p| p.vendor == hda::INTEL_VENDOR)
         })
         .collect()
 }
@@ -228,7 +231,10 @@ fn report_live(root: &Root, targets: &[&Card], out: &mut dyn Write) -> io::Resul
                 )
             }
         }
-        None => writeln!(out, "snd_hda_intel is not loaded; the value applies when it loads."),
+        None => writeln!(
+            out,
+            "snd_hda_intel is not loaded; the value applies when it loads."
+        ),
     }
 }
 
@@ -296,7 +302,10 @@ fn offer_reload(
 fn revert(root: &Root, opts: &Opts, sys: &mut dyn System, out: &mut dyn Write) -> io::Result<i32> {
     let path = root.path(CONF_PATH);
     if !path.exists() {
-        writeln!(out, "fix hda --revert: nothing to revert ({CONF_PATH} does not exist).")?;
+        writeln!(
+            out,
+            "fix hda --revert: nothing to revert ({CONF_PATH} does not exist)."
+        )?;
         return Ok(0);
     }
     if sys.euid() != 0 {

@@ -81,9 +81,8 @@ impl System for RealSystem {
         Ok(status.code().unwrap_or(-1))
     }
     fn has(&self, program: &str) -> bool {
-        std::env::var_os("PATH").is_some_and(|paths| {
-            std::env::split_paths(&paths).any(|d| d.join(program).is_file())
-        })
+        std::env::var_os("PATH")
+            .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
     }
     fn graphical(&self) -> bool {
         std::env::var_os("DISPLAY").is_some() || std::env::var_os("WAYLAND_DISPLAY").is_some()
@@ -223,7 +222,10 @@ pub fn escalate(
         None
     };
     let Some(tool) = tool else {
-        writeln!(out, "{what} needs root, and neither sudo nor pkexec is available.")?;
+        writeln!(
+            out,
+            "{what} needs root, and neither sudo nor pkexec is available."
+        )?;
         return Ok(1);
     };
     let agreed = opts.yes
@@ -247,60 +249,7 @@ pub fn escalate(
 }
 
 #[cfg(test)]
-pub mod testing {
-    //! A scripted [`System`] for tests.
-    use super::*;
-
-    #[derive(Debug, Default)]
-    pub struct FakeSystem {
-        pub euid: u32,
-        pub interactive: bool,
-        pub answer: bool,
-        pub asked: Vec<String>,
-        pub ran: Vec<(String, Vec<String>)>,
-        /// Run when `modprobe snd_hda_intel` loads the module: (file under root, text).
-        pub on_load: Option<(PathBuf, String)>,
-    }
-
-    impl System for FakeSystem {
-        fn euid(&self) -> u32 {
-            self.euid
-        }
-        fn interactive(&self) -> bool {
-            self.interactive
-        }
-        fn ask(&mut self, question: &str, _out: &mut dyn Write) -> bool {
-            self.asked.push(question.to_owned());
-            self.answer
-        }
-        fn run(&mut self, program: &str, args: &[String]) -> io::Result<i32> {
-            self.ran.push((program.to_owned(), args.to_vec()));
-            if program == "modprobe" && args.len() == 1 {
-                if let Some((path, text)) = &self.on_load {
-                    fs::write(path, text)?;
-                }
-            }
-            Ok(0)
-        }
-        fn has(&self, program: &str) -> bool {
-            program == "sudo" || program == "pkexec"
-        }
-        fn graphical(&self) -> bool {
-            false
-        }
-        fn self_command(&self) -> (String, Vec<String>) {
-            (
-                "/usr/bin/micoff-host".into(),
-                vec!["fix".into(), "hda".into(), "--apply".into()],
-            )
-        }
-        fn can_reload(&self, _root: &Root) -> bool {
-            true
-        }
-    }
-}
-
-#[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -16,7 +16,10 @@ use tokio::sync::broadcast;
 pub fn wait_for(what: &str, limit: Duration, mut cond: impl FnMut() -> bool) {
     let start = Instant::now();
     while !cond() {
-        assert!(start.elapsed() < limit, "timed out after {limit:?} waiting for {what}");
+        assert!(
+            start.elapsed() < limit,
+            "timed out after {limit:?} waiting for {what}"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
 }
@@ -84,7 +87,10 @@ impl PulseRig {
     pub fn start() -> Self {
         require("pulseaudio", "pulseaudio");
         require("pactl", "pulseaudio-utils");
-        let dir = tempfile::Builder::new().prefix("micoff-pulse-rig").tempdir().unwrap();
+        let dir = tempfile::Builder::new()
+            .prefix("micoff-pulse-rig")
+            .tempdir()
+            .unwrap();
         for sub in ["runtime", "state", "home"] {
             fs::create_dir_all(dir.path().join(sub)).unwrap();
         }
@@ -131,18 +137,13 @@ impl PulseRig {
         let d = self.dir.path();
         let log = d.join("pulse.log");
         let mut cmd = Command::new("pulseaudio");
-        cmd.args([
-            "--daemonize=no",
-            "--exit-idle-time=-1",
-            "-n",
-            "-F",
-        ])
-        .arg(d.join("rig.pa"))
-        .args(["--disallow-exit=yes", "--use-pid-file=no"])
-        .arg(format!("--log-target=file:{}", log.display()))
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null());
+        cmd.args(["--daemonize=no", "--exit-idle-time=-1", "-n", "-F"])
+            .arg(d.join("rig.pa"))
+            .args(["--disallow-exit=yes", "--use-pid-file=no"])
+            .arg(format!("--log-target=file:{}", log.display()))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
         self.env(&mut cmd);
         cmd.env_remove("PULSE_SERVER");
         let child = cmd.spawn().expect("cannot start pulseaudio");
@@ -152,7 +153,11 @@ impl PulseRig {
             if self.socket.exists() && self.pactl_ok(&["info"]) {
                 break;
             }
-            if let Some(status) = self.server.as_mut().and_then(|c| c.try_wait().ok().flatten()) {
+            if let Some(status) = self
+                .server
+                .as_mut()
+                .and_then(|c| c.try_wait().ok().flatten())
+            {
                 panic!(
                     "pulseaudio exited ({status}); log:\n{}",
                     fs::read_to_string(&log).unwrap_or_default()
@@ -248,7 +253,10 @@ impl PipeWireRig {
         ] {
             require(tool, package);
         }
-        let dir = tempfile::Builder::new().prefix("micoff-pw-rig").tempdir().unwrap();
+        let dir = tempfile::Builder::new()
+            .prefix("micoff-pw-rig")
+            .tempdir()
+            .unwrap();
         let d = dir.path();
         fs::create_dir_all(d.join("run")).unwrap();
         fs::create_dir_all(d.join("home")).unwrap();
@@ -288,7 +296,12 @@ impl PipeWireRig {
             std::thread::sleep(Duration::from_millis(20));
         }
         rig.pactl(&["load-module", "module-null-sink", "sink_name=spk"]);
-        rig.pactl(&["load-module", "module-remap-source", "source_name=mic", "master=spk.monitor"]);
+        rig.pactl(&[
+            "load-module",
+            "module-remap-source",
+            "source_name=mic",
+            "master=spk.monitor",
+        ]);
         rig.pactl(&["set-default-source", "mic"]);
         rig
     }

@@ -1,0 +1,63 @@
+// Helpers shared by the release-on-mute specs (release-*.spec.ts): Chromium's record streams at the rig
+// server, timing polls, medians and raw-sample artifacts.
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Worker } from '@playwright/test';
+import type { AudioRig } from '../rig/audio-rig.ts';
+import { isChromium, type RecordStream } from '../rig/pactl.ts';
+import { ARTIFACTS_DIR } from '../rig/paths.ts';
+import { waitFor } from '../rig/proc.ts';
+
+export async function chromiumStreams(rig: AudioRig): Promise<RecordStream[]> {
+  return (await rig.recordStreams()).filter(isChromium);
+}
+
+/** Polls the server as fast as pactl answers until `pred(count)`; resolves with Date.now() of the
+ * first poll that saw it (resolution: one pactl round trip, ~10-20 ms). */
+export async function whenStreams(
+  rig: AudioRig,
+  what: string,
+  pred: (n: number) => boolean,
+  timeoutMs = 5000,
+): Promise<number> {
+  return waitFor(
+    what,
+    async () => {
+      const n = (await chromiumStreams(rig)).length;
+      return pred(n) ? Date.now() : null;
+    },
+    { timeoutMs, intervalMs: 5 },
+  );
+}
+
+export function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const mid = s.length >> 1;
+  return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
+}
+
+export function saveArtifact(name: string, data: unknown): string {
+  mkdirSync(ARTIFACTS_DIR, { recursive: true });
+  const file = join(ARTIFACTS_DIR, name);
+  writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
+  return file;
+}
+
+type Micoff = {
+  settings: { update(p: unknown): Promise<unknown>; get(): Promise<unknown> };
+  release: { frames(): unknown; decisions(): unknown };
+};
+
+export async function setReleaseSettings(sw: Worker, patch: Record<string, unknown>): Promise<void> {
+  await sw.evaluate((p) => (globalThis as unknown as { micoff: Micoff }).micoff.settings.update(p), patch);
+}
+
+export function releaseFrames(sw: Worker): Promise<Record<string, Record<string, { groups: unknown[] }>>> {
+  return sw.evaluate(
+    () =>
+      (globalThis as unknown as { micoff: Micoff }).micoff.release.frames() as Record<
+        string,
+        Record<string, { groups: unknown[] }>
+      >,
+  );
+}

@@ -1,0 +1,50 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { AudioStream } from '../shared/protocol.ts';
+import { classifySource } from './release-bluetooth.ts';
+
+const stream = (index: number, extra: Record<string, unknown>): AudioStream =>
+  ({
+    kind: 'record',
+    index,
+    name: 'RecordStream',
+    client_index: 1,
+    device_index: 1,
+    device_name: 'mic',
+    application_name: 'Chromium',
+    application_process_id: 10,
+    application_process_binary: 'chromium',
+    media_role: null,
+    corked: false,
+    muted: false,
+    sample_rate_hz: 48000,
+    channels: 1,
+    sample_format: 's16le',
+    buffer_latency_us: 10000,
+    device_latency_us: 0,
+    ...extra,
+  }) as AudioStream;
+
+test('classifySource', () => {
+  const bt = stream(1, { device_bus: 'bluetooth', device_props: { 'device.description': 'Headset' } });
+  const usb = stream(2, { device_bus: 'usb', device_props: { 'device.description': 'USB Mic' } });
+  const parec = stream(3, {
+    application_name: 'parec',
+    application_process_binary: 'parec',
+    device_bus: 'bluetooth',
+  });
+  const cases: [AudioStream[], string, boolean, number | null][] = [
+    [[], 'x', false, null],
+    [[bt], 'Headset', true, 1],
+    [[bt, usb], 'USB Mic', false, 2], // the label picks the source
+    [[usb, bt], 'unknown label', true, 1], // no match: any Chromium stream on Bluetooth keeps it open
+    [[usb], 'USB Mic', false, 2],
+    [[parec], '', false, null], // not Chromium's
+    [[stream(4, { device_props: { 'device.bus': 'bluetooth' } })], '', true, 4], // props only
+  ];
+  for (const [streams, label, bluetooth, index] of cases) {
+    const v = classifySource(streams, label);
+    assert.equal(v.bluetooth, bluetooth, `${label}`);
+    assert.equal(v.stream?.index ?? null, index, `${label}`);
+  }
+});

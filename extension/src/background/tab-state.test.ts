@@ -1,0 +1,53 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { GroupReport } from '../content/page-protocol.ts';
+import { badgeOf, TabFrames, tabViewOf } from './tab-state.ts';
+
+const g = (state: GroupReport['state'], since_ms: number, reason: string | null = null): GroupReport => ({
+  id: `${since_ms}`,
+  state,
+  since_ms,
+  reason,
+  label: 'mic',
+  tracks: 1,
+  enabled: state === 'capturing' ? 1 : 0,
+});
+
+test('tabViewOf folds frames: capturing > kept open > released', () => {
+  const url = 'https://meet.example.com/room';
+  const cases: [GroupReport[][], string | null, number | null][] = [
+    [[], null, null],
+    [[[g('ended', 1)]], null, null],
+    [[[g('capturing', 5)]], 'capturing', 5],
+    [[[g('released', 5)], [g('capturing', 7)]], 'capturing', 7],
+    [[[g('released', 5), g('not_released', 9, 'Bluetooth headset')]], 'not_released', 9],
+    [[[g('released', 5)], [g('released', 8)]], 'released', 8],
+  ];
+  for (const [frames, state, since] of cases) {
+    const v = tabViewOf(
+      frames.map((groups) => ({ url, groups })),
+      url,
+    );
+    assert.equal(v?.state ?? null, state, JSON.stringify(frames));
+    assert.equal(v?.since_ms ?? null, since);
+    if (v) assert.equal(v.origin, 'https://meet.example.com');
+    if (v?.state === 'not_released') assert.equal(v.reason, 'Bluetooth headset');
+  }
+});
+
+test('badgeOf', () => {
+  assert.equal(badgeOf(null).text, '');
+  assert.equal(badgeOf({ origin: null, state: 'released', since_ms: 1, reason: null }).text, 'OFF');
+  assert.match(badgeOf({ origin: null, state: 'not_released', since_ms: 1, reason: 'why' }).title, /why/);
+});
+
+test('TabFrames drops a frame that reports nothing, and the tab with its last frame', () => {
+  const t = new TabFrames();
+  t.set(1, 0, { url: 'https://a.example', groups: [g('capturing', 1)] });
+  t.set(1, 5, { url: 'about:blank', groups: [g('released', 2)] });
+  assert.equal(t.frames(1).length, 2);
+  assert.equal(t.topUrl(1), 'https://a.example');
+  t.set(1, 5, { url: 'about:blank', groups: [] });
+  t.set(1, 0, { url: 'https://a.example', groups: [] });
+  assert.deepEqual(t.all(), {});
+});

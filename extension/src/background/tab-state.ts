@@ -1,0 +1,100 @@
+// Per-tab release state: every frame of a tab reports its capture devices (GroupReport); the tab's view
+// (what the badge and the popup show) folds them into one: capturing wins over "kept open", which wins
+// over released. Pure functions plus a small store; the feature (release-feature.ts) feeds it.
+import type { GroupReport } from '../content/page-protocol.ts';
+import type { TabReleaseView } from '../shared/messages.ts';
+import { normalizeOrigin } from '../shared/settings.ts';
+
+export interface FrameReport {
+  url: string;
+  groups: GroupReport[];
+}
+
+/** The tab's view from its frames' reports; null when nothing in the tab holds a microphone. */
+export function tabViewOf(frames: Iterable<FrameReport>, topUrl: string | null): TabReleaseView | null {
+  const live: GroupReport[] = [];
+  let firstUrl: string | null = null;
+  for (const f of frames) {
+    for (const g of f.groups) {
+      if (g.state === 'ended') continue;
+      live.push(g);
+      firstUrl ??= f.url;
+    }
+  }
+  if (live.length === 0) return null;
+  const origin = normalizeOrigin(topUrl ?? firstUrl ?? '') ?? null;
+  const of = (state: GroupReport['state']) => live.filter((g) => g.state === state);
+  const capturing = of('capturing');
+  if (capturing.length > 0) {
+    return {
+      origin,
+      state: 'capturing',
+      since_ms: Math.min(...capturing.map((g) => g.since_ms)),
+      reason: null,
+    };
+  }
+  const kept = of('not_released');
+  if (kept.length > 0) {
+    const first = kept.reduce((a, b) => (a.since_ms <= b.since_ms ? a : b));
+    return { origin, state: 'not_released', since_ms: first.since_ms, reason: first.reason };
+  }
+  // Every device released: since the last one went.
+  return { origin, state: 'released', since_ms: Math.max(...live.map((g) => g.since_ms)), reason: null };
+}
+
+export interface Badge {
+  text: string;
+  color: string;
+  title: string;
+}
+
+export function badgeOf(view: TabReleaseView | null): Badge {
+  if (!view) return { text: '', color: '#475569', title: 'micoff' };
+  switch (view.state) {
+    case 'capturing':
+      return { text: 'ON', color: '#dc2626', title: 'micoff: microphone on' };
+    case 'released':
+      return { text: 'OFF', color: '#16a34a', title: 'micoff: muted, microphone released' };
+    case 'not_released':
+      return {
+        text: '!',
+        color: '#d97706',
+        title: `micoff: muted, microphone kept open${view.reason ? ` (${view.reason})` : ''}`,
+      };
+  }
+}
+
+/** Frames by tab: `${frameId}` -> latest report. */
+export class TabFrames {
+  private readonly tabs = new Map<number, Map<number, FrameReport>>();
+
+  set(tabId: number, frameId: number, report: FrameReport): void {
+    let frames = this.tabs.get(tabId);
+    if (!frames) {
+      frames = new Map();
+      this.tabs.set(tabId, frames);
+    }
+    if (report.groups.length === 0) frames.delete(frameId);
+    else frames.set(frameId, report);
+    if (frames.size === 0) this.tabs.delete(tabId);
+  }
+
+  clear(tabId: number): void {
+    this.tabs.delete(tabId);
+  }
+
+  frames(tabId: number): FrameReport[] {
+    return [...(this.tabs.get(tabId)?.values() ?? [])];
+  }
+
+  /** The top frame's URL when it reported, for the origin shown in the popup. */
+  topUrl(tabId: number): string | null {
+    return this.tabs.get(tabId)?.get(0)?.url ?? null;
+  }
+
+  all(): Record<number, Record<number, FrameReport>> {
+    const out: Record<number, Record<number, FrameReport>> = {};
+    for (const [tab, frames] of this.tabs) out[tab] = Object.fromEntries(frames);
+    return out;
+  }
+}

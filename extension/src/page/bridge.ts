@@ -1,0 +1,95 @@
+// Page-world side of the page <-> content channel: JSON strings in CustomEvents on the window (the only
+// thing that crosses from the MAIN world to the isolated one). Until the content script speaks, the
+// defaults apply (delay 3000 ms, release on), so a page that captures at once is still covered.
+import {
+  CONTENT_EVENT,
+  type GroupReport,
+  PAGE_EVENT,
+  type PageToContent,
+  parseContentMessage,
+} from '../content/page-protocol.ts';
+
+export interface ReleaseConfig {
+  delayMs: number;
+  release: boolean;
+  /** Why release is off (shown in the popup), when it is. */
+  reason: string | null;
+}
+
+export interface PolicyAnswer {
+  allow: boolean;
+  reason: string | null;
+}
+
+export interface Bridge {
+  config(): ReleaseConfig;
+  onConfig(listener: () => void): void;
+  /** The current groups of one realm (the top document or a frame patched from it). */
+  report(realm: number, groups: GroupReport[]): void;
+  /** Ask the background whether the source may be released (site switch, Bluetooth policy). */
+  askPolicy(label: string): Promise<PolicyAnswer>;
+}
+
+/** How long a release waits for the background's answer before going ahead with the page's config. */
+const POLICY_TIMEOUT_MS = 500;
+
+export function createBridge(w: Window & typeof globalThis): Bridge {
+  // Captured before page scripts run.
+  const dispatch = w.dispatchEvent.bind(w);
+  const listen = w.addEventListener.bind(w);
+  const CustomEventCtor = w.CustomEvent;
+  const stringify = JSON.stringify;
+  const setTimer = w.setTimeout.bind(w);
+
+  let config: ReleaseConfig = { delayMs: 3000, release: true, reason: null };
+  const configListeners: (() => void)[] = [];
+  const realms = new Map<number, GroupReport[]>();
+  const pending = new Map<number, (a: PolicyAnswer) => void>();
+  let nextQuery = 1;
+  let lastSent = '';
+
+  const send = (m: PageToContent) => {
+    dispatch(new CustomEventCtor(PAGE_EVENT, { detail: stringify(m) }));
+  };
+
+  listen(CONTENT_EVENT, (e: Event) => {
+    const msg = parseContentMessage((e as CustomEvent).detail);
+    if (!msg) return;
+    if (msg.type === 'config') {
+      const delayMs = Math.min(10_000, Math.max(0, Math.round(msg.delay_ms) || 0));
+      config = { delayMs, release: msg.release, reason: msg.reason };
+      for (const l of configListeners) l();
+    } else {
+      const resolve = pending.get(msg.query);
+      pending.delete(msg.query);
+      resolve?.({ allow: msg.allow, reason: msg.reason });
+    }
+  });
+  send({ type: 'hello' });
+
+  return {
+    config: () => config,
+    onConfig(listener) {
+      configListeners.push(listener);
+    },
+    report(realm, groups) {
+      realms.set(realm, groups);
+      const all = [...realms.values()].flat();
+      const text = stringify(all);
+      if (text === lastSent) return;
+      lastSent = text;
+      send({ type: 'state', groups: all });
+    },
+    askPolicy(label) {
+      const query = nextQuery++;
+      return new Promise((resolve) => {
+        pending.set(query, resolve);
+        setTimer(() => {
+          if (!pending.delete(query)) return;
+          resolve({ allow: config.release, reason: config.reason });
+        }, POLICY_TIMEOUT_MS);
+        send({ type: 'policy_query', query, label });
+      });
+    },
+  };
+}

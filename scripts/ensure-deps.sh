@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Installs what micoff's build, tests and demo need, and nothing when it is all there (a few dpkg/stat
+# checks, well under a second). Used by `npm test` (scripts/test.sh) and `npm run demo`.
+#   apt:   pulseaudio, pipewire (+ pulse, wireplumber), dbus, chromium, sysstat, libpulse-dev, pkg-config
+#          (build-essential and curl only when gcc / curl are missing). As root, or through `sudo -n`;
+#          otherwise prints the exact command and exits 1. `apt-get update` only when installing.
+#   npm:   `npm ci` when node_modules is missing or older than package-lock.json (browser downloads off:
+#          the suite uses Debian's /usr/bin/chromium).
+#   cargo: must exist (rustup); says how to get it otherwise.
+# Environment: MICOFF_SKIP_APT=1 skips the apt part (e.g. a machine set up by hand).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+say() { printf 'ensure-deps: %s\n' "$*" >&2; }
+
+# --- apt ---------------------------------------------------------------------------------------------
+APT_PACKAGES=(pulseaudio pulseaudio-utils libpulse-dev pkg-config chromium sysstat
+  pipewire pipewire-pulse wireplumber pipewire-bin dbus)
+missing=()
+if [ "${MICOFF_SKIP_APT:-0}" != 1 ]; then
+  if ! command -v dpkg-query >/dev/null 2>&1; then
+    say "not a Debian/Ubuntu system (no dpkg): install the equivalents of: ${APT_PACKAGES[*]}"
+  else
+    installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q '^install ok installed$'; }
+    for p in "${APT_PACKAGES[@]}"; do installed "$p" || missing+=("$p"); done
+    command -v cc >/dev/null 2>&1 || installed build-essential || missing+=(build-essential)
+    command -v curl >/dev/null 2>&1 || missing+=(curl)
+  fi
+fi
+
+if ((${#missing[@]} > 0)); then
+  # Ubuntu ships Chromium as a snap behind its deb; Debian's `chromium` is a real package.
+  if [ "$(id -u)" = 0 ]; then
+    SUDO=()
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+    SUDO=(sudo -n)
+  else
+    say "missing packages: ${missing[*]}"
+    say "run this, then try again:"
+    printf '  sudo apt-get update && sudo apt-get install -y --no-install-recommends %s\n' "${missing[*]}" >&2
+    exit 1
+  fi
+  say "installing: ${missing[*]}"
+  export DEBIAN_FRONTEND=noninteractive
+  "${SUDO[@]}" apt-get update -qq >&2
+  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+# --- npm ---------------------------------------------------------------------------------------------
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  say "node and npm are missing: install Node.js 20+ (e.g. https://nodejs.org or your distribution's nodejs)"
+  exit 1
+fi
+if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] ||
+  [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  say "npm ci"
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error >&2
+fi
+
+# --- cargo -------------------------------------------------------------------------------------------
+if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
+  say "cargo is missing. Install Rust with rustup, then open a new shell (or source ~/.cargo/env):"
+  printf "  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal -c clippy,rustfmt\n" >&2
+  exit 1
+fi
+exit 0
