@@ -8,7 +8,6 @@
 //   hangUp(): stops the track and closes both connections
 //   stats(): the received audio level and energy (inbound-rtp) and the local track's state
 // Plain JS on purpose: no build step, nothing between the mic and the sender.
-'use strict';
 
 const stateEl = document.getElementById('state');
 const call = { stream: null, track: null, sender: null, receiver: null, pcs: [], error: null };
@@ -56,7 +55,8 @@ async function start() {
   await new Promise((resolve, reject) => {
     const check = () => {
       if (a.connectionState === 'connected' && b.connectionState === 'connected') resolve();
-      else if (a.connectionState === 'failed' || b.connectionState === 'failed') reject(new Error('ICE failed'));
+      else if (a.connectionState === 'failed' || b.connectionState === 'failed')
+        reject(new Error('ICE failed'));
     };
     a.onconnectionstatechange = check;
     b.onconnectionstatechange = check;
@@ -79,7 +79,7 @@ function trackState() {
 }
 
 window.ready = start().catch((e) => {
-  call.error = String(e && e.message ? `${e.name}: ${e.message}` : e);
+  call.error = e?.message ? `${e.name}: ${e.message}` : String(e);
   setState(`error: ${call.error}`);
   throw e;
 });
@@ -108,7 +108,13 @@ window.hangUp = () => {
 };
 
 window.stats = async () => {
-  const out = { error: call.error, track: trackState(), inbound: null, outbound: null, at: performance.now() };
+  const out = {
+    error: call.error,
+    track: trackState(),
+    inbound: null,
+    outbound: null,
+    at: performance.now(),
+  };
   const [a, b] = call.pcs;
   if (b && b.connectionState !== 'closed') {
     for (const r of (await b.getStats()).values()) {

@@ -13,7 +13,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import * as q from './pactl.ts';
-import { assertAlive, type Child, describeExit, logTail, RigError, startChild, stopChild, waitFor, which } from './proc.ts';
+import {
+  assertAlive,
+  type Child,
+  describeExit,
+  logTail,
+  RigError,
+  startChild,
+  stopChild,
+  waitFor,
+  which,
+} from './proc.ts';
 
 export type AudioServerKind = 'pulseaudio' | 'pipewire';
 
@@ -167,11 +177,15 @@ abstract class BaseRig implements AudioRig {
   /** Socket exists and `pactl info` answers, while every server child is alive. */
   protected async waitPulseReady(part: string, logFile: string): Promise<void> {
     try {
-      await waitFor(`${part}: \`pactl info\` to answer on ${this.socket}`, async () => (await this.info()).serverName, {
-        timeoutMs: this.opts.startTimeoutMs,
-        intervalMs: 100,
-        check: this.checkServers,
-      });
+      await waitFor(
+        `${part}: \`pactl info\` to answer on ${this.socket}`,
+        async () => (await this.info()).serverName,
+        {
+          timeoutMs: this.opts.startTimeoutMs,
+          intervalMs: 100,
+          check: this.checkServers,
+        },
+      );
     } catch (e) {
       if (e instanceof RigError) throw e;
       throw new RigError(part, (e as Error).message, logFile);
@@ -195,7 +209,16 @@ abstract class BaseRig implements AudioRig {
       const tone = startChild(
         'tone (pacat)',
         'pacat',
-        ['--playback', '-d', 'spk', '--raw', '--format=s16le', `--rate=${SINE_RATE}`, '--channels=1', '--client-name=micoff-rig-tone'],
+        [
+          '--playback',
+          '-d',
+          'spk',
+          '--raw',
+          '--format=s16le',
+          `--rate=${SINE_RATE}`,
+          '--channels=1',
+          '--client-name=micoff-rig-tone',
+        ],
         this.path('tone.log'),
         { env, stdin: 'pipe' },
       );
@@ -223,9 +246,10 @@ abstract class BaseRig implements AudioRig {
           this.pactl(['-f', 'json', 'list', 'sink-inputs']),
           this.pactl(['-f', 'json', 'list', 'source-outputs']),
         ]);
-        const mine = (s: string) => (JSON.parse(s) as { properties?: Record<string, string> }[]).filter((x) =>
-          /^micoff-rig-/.test(x.properties?.['application.name'] ?? ''),
-        ).length;
+        const mine = (s: string) =>
+          (JSON.parse(s) as { properties?: Record<string, string> }[]).filter((x) =>
+            /^micoff-rig-/.test(x.properties?.['application.name'] ?? ''),
+          ).length;
         return mine(si) >= wantPlayback && mine(so) >= wantRecord;
       },
       {
@@ -262,7 +286,9 @@ abstract class BaseRig implements AudioRig {
   }
 
   logs(): string {
-    const state = [...this.servers, ...this.clients].map((c) => `${c.name}: pid ${c.pid}, ${describeExit(c)}`);
+    const state = [...this.servers, ...this.clients].map(
+      (c) => `${c.name}: pid ${c.pid}, ${describeExit(c)}`,
+    );
     const files = readdirSync(this.dir).filter((f) => f.endsWith('.log'));
     return [state.join('\n'), ...files.map((f) => `--- ${f}\n${logTail(this.path(f), 20)}`)].join('\n');
   }
@@ -399,10 +425,18 @@ export class PipeWireRig extends BaseRig {
         ...(this.sourcePropsArg() ? [this.sourcePropsArg().trim()] : []),
       ]);
       // WirePlumber creates the nodes asynchronously: wait until `mic` exists before making it default.
-      await waitFor('the `mic` source', async () => (await q.sources(this.pactl)).some((s) => s.name === 'mic'), opts);
+      await waitFor(
+        'the `mic` source',
+        async () => (await q.sources(this.pactl)).some((s) => s.name === 'mic'),
+        opts,
+      );
       await this.pactl(['set-default-sink', 'out']);
       await this.pactl(['set-default-source', 'mic']);
-      await waitFor('`mic` as the default source', async () => (await this.info()).defaultSource === 'mic', opts);
+      await waitFor(
+        '`mic` as the default source',
+        async () => (await this.info()).defaultSource === 'mic',
+        opts,
+      );
     } catch (e) {
       if (e instanceof RigError) throw e;
       throw new RigError('pipewire-pulse (devices)', (e as Error).message, pp.logFile);

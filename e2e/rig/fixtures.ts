@@ -4,7 +4,7 @@
 //   test scope:   `chromium` (launched with dist/chrome + the host manifest), `context` (its
 //                 BrowserContext), `extensionId`, `serviceWorker` (Playwright Worker), `ext` (the
 //                 test-surface driver), `browserPid`, `openMeeting(opts)`, `meetingPage` (unmuted call)
-import { test as base, type BrowserContext, type Worker } from '@playwright/test';
+import { type BrowserContext, test as base, type Worker } from '@playwright/test';
 import { type AudioRig, type AudioServerKind, startAudioRig } from './audio-rig.ts';
 import { extensionServiceWorker, type LaunchedChromium, launchChromium } from './chromium.ts';
 import { extensionId as builtExtensionId, requireHost } from './host.ts';
@@ -52,6 +52,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
   ],
 
   pages: [
+    // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern
     async ({}, use) => {
       const pages = await startPageServer();
       await use(pages);
@@ -77,6 +78,7 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     await use(chromium.context);
   },
 
+  // biome-ignore lint/correctness/noEmptyPattern: Playwright reads a fixture's dependencies from this pattern
   extensionId: async ({}, use) => {
     await use(builtExtensionId());
   },

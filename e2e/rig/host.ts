@@ -105,4 +105,5 @@ export async function sampleCpu(o: SampleOptions): Promise<CpuReport> {
 }
 
 /** Threads that do Chromium's capture work (see the recipe's "Which threads do the audio work"). */
-export const CHROMIUM_AUDIO_THREADS = /^(AudioInputDevic|AudioProcessing|threaded-ml|ThreadPoolAudio|WebRTC_W_and_N|AudioOutputDevi)/;
+export const CHROMIUM_AUDIO_THREADS =
+  /^(AudioInputDevic|AudioProcessing|threaded-ml|ThreadPoolAudio|WebRTC_W_and_N|AudioOutputDevi)/;

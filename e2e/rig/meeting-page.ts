@@ -56,7 +56,9 @@ export class MeetingPage {
     await this.page.waitForFunction(() => window.ready !== undefined, null, { timeout: timeoutMs });
     await Promise.race([
       this.page.evaluate(() => window.ready),
-      new Promise((_, j) => setTimeout(() => j(new Error('meeting page: call not up in time')), timeoutMs).unref()),
+      new Promise((_, j) =>
+        setTimeout(() => j(new Error('meeting page: call not up in time')), timeoutMs).unref(),
+      ),
     ]);
   }
 
@@ -104,10 +106,14 @@ export class MeetingPage {
         const packets = s.inbound.packetsReceived > (first.inbound?.packetsReceived ?? 0);
         if (this.playout) {
           const e = s.inbound.totalAudioEnergy ?? 0;
-          return packets && (s.inbound.audioLevel ?? 0) > 0 && e > (first.inbound?.totalAudioEnergy ?? 0) ? s : null;
+          return packets && (s.inbound.audioLevel ?? 0) > 0 && e > (first.inbound?.totalAudioEnergy ?? 0)
+            ? s
+            : null;
         }
         const e = s.source?.totalAudioEnergy ?? 0;
-        return packets && (s.source?.audioLevel ?? 0) > 0 && e > (first.source?.totalAudioEnergy ?? 0) ? s : null;
+        return packets && (s.source?.audioLevel ?? 0) > 0 && e > (first.source?.totalAudioEnergy ?? 0)
+          ? s
+          : null;
       },
       { timeoutMs, intervalMs: 200 },
     );

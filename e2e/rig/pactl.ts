@@ -30,9 +30,7 @@ export interface Source {
   properties: Record<string, string>;
 }
 
-export interface Pactl {
-  (args: string[], timeoutMs?: number): Promise<string>;
-}
+export type Pactl = (args: string[], timeoutMs?: number) => Promise<string>;
 
 /** A `pactl` bound to one server; throws with pactl's stderr on failure. */
 export function pactlFor(env: NodeJS.ProcessEnv): Pactl {

@@ -179,7 +179,11 @@ export function run(
       { env: opts.env ?? process.env, timeout: opts.timeoutMs ?? 10_000, cwd: opts.cwd, maxBuffer: 64 << 20 },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : -1) : 0;
-        resolve({ code, stdout: String(stdout), stderr: String(stderr) || (err && code === -1 ? err.message : '') });
+        resolve({
+          code,
+          stdout: String(stdout),
+          stderr: String(stderr) || (err && code === -1 ? err.message : ''),
+        });
       },
     );
   });

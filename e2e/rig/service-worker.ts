@@ -29,7 +29,9 @@ export class ExtensionWorker {
 
   /** The extension's audio snapshot: folded ONLY from the host's `audio` subscription events. */
   audioSnapshot(): Promise<AudioSnapshot> {
-    return this.worker.evaluate(() => (globalThis as unknown as { micoff: MicoffLike }).micoff.audio.snapshot());
+    return this.worker.evaluate(() =>
+      (globalThis as unknown as { micoff: MicoffLike }).micoff.audio.snapshot(),
+    );
   }
 
   hasTestSurface(): Promise<boolean> {

@@ -2,16 +2,18 @@
 // server while the meeting is unmuted and audio flows, (c) the extension reaches micoff-host over native
 // messaging and gets an answer.
 import { isInTree } from '../rig/chromium.ts';
+import { expect, test } from '../rig/fixtures.ts';
 import { isChromium } from '../rig/pactl.ts';
 import { waitFor } from '../rig/proc.ts';
-import { expect, test } from '../rig/fixtures.ts';
 
 test('the extension service worker runs in Chromium', async ({ serviceWorker, extensionId, ext }) => {
   expect(serviceWorker.url()).toBe(`chrome-extension://${extensionId}/background.js`);
   expect(await ext.hasTestSurface()).toBe(true);
-  expect(await serviceWorker.evaluate(() => (globalThis as unknown as { micoff: { browser: string } }).micoff.browser)).toBe(
-    'chrome',
-  );
+  expect(
+    await serviceWorker.evaluate(
+      () => (globalThis as unknown as { micoff: { browser: string } }).micoff.browser,
+    ),
+  ).toBe('chrome');
 });
 
 test('an unmuted meeting has a Chromium record stream at the rig server and audio flows', async ({

@@ -5,16 +5,18 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { AudioStream, CpuReport } from '../../extension/src/shared/protocol.ts';
 import { isInTree } from '../rig/chromium.ts';
+import { expect, test } from '../rig/fixtures.ts';
 import { CHROMIUM_AUDIO_THREADS, sampleCpu } from '../rig/host.ts';
 import { ARTIFACTS_DIR } from '../rig/paths.ts';
-import { expect, test } from '../rig/fixtures.ts';
 
 const chromiumRecord = (s: AudioStream) =>
   s.kind === 'record' && /chrom/i.test(`${s.application_process_binary ?? ''} ${s.application_name ?? ''}`);
 
 function audioThreads(r: CpuReport) {
   return r.processes.flatMap((p) =>
-    p.threads.filter((t) => CHROMIUM_AUDIO_THREADS.test(t.name)).map((t) => ({ role: p.role, pid: p.pid, ...t })),
+    p.threads
+      .filter((t) => CHROMIUM_AUDIO_THREADS.test(t.name))
+      .map((t) => ({ role: p.role, pid: p.pid, ...t })),
   );
 }
 
@@ -39,7 +41,9 @@ test('cpu_sample from the service worker: Chromium audio threads and the server 
 
   const busyAudio = audioThreads(report).filter((t) => t.cpu_pct > 0);
   expect(busyAudio.map((t) => `${t.role}/${t.name}`)).toEqual(
-    expect.arrayContaining([expect.stringMatching(/^(renderer\/AudioInputDevic|audio_service\/(AudioProcessing|threaded-ml))/)]),
+    expect.arrayContaining([
+      expect.stringMatching(/^(renderer\/AudioInputDevic|audio_service\/(AudioProcessing|threaded-ml))/),
+    ]),
   );
   const capture = busyAudio.find((t) => t.name.startsWith('AudioInputDevic'));
   expect(capture?.wakeups_per_s ?? 0).toBeGreaterThan(10);
@@ -62,7 +66,11 @@ test('micoff-host sample (CLI) over the browser tree and the audio server', asyn
   expect(serverPids.some((p) => rig.serverPids().includes(p))).toBe(true);
 });
 
-test('audio_streams lists Chromium’s record stream with its latency', async ({ ext, meetingPage, browserPid }) => {
+test('audio_streams lists Chromium’s record stream with its latency', async ({
+  ext,
+  meetingPage,
+  browserPid,
+}) => {
   await ext.waitHostConnected();
   await meetingPage.waitForAudioFlowing();
   const { streams } = await ext.request({ type: 'audio_streams' });
@@ -82,13 +90,15 @@ test('an audio event when Chromium’s record stream goes away', async ({ ext, m
   await ext.waitHostConnected();
   await meetingPage.waitForAudioFlowing();
   // The snapshot is folded only from `audio` subscription events (stream_added / stream_removed).
-  const before = await ext.waitAudio('the snapshot to show Chromium’s record stream', (s) =>
-    s.connected && s.streams.some(chromiumRecord),
+  const before = await ext.waitAudio(
+    'the snapshot to show Chromium’s record stream',
+    (s) => s.connected && s.streams.some(chromiumRecord),
   );
   const index = before.streams.find(chromiumRecord)?.index;
   await meetingPage.stopTrack();
-  const after = await ext.waitAudio('stream_removed for Chromium’s record stream', (s) =>
-    !s.streams.some((x) => x.kind === 'record' && x.index === index),
+  const after = await ext.waitAudio(
+    'stream_removed for Chromium’s record stream',
+    (s) => !s.streams.some((x) => x.kind === 'record' && x.index === index),
   );
   expect(after.connected).toBe(true);
   expect(after.streams.some(chromiumRecord)).toBe(false);
@@ -98,7 +108,10 @@ test('micoff-host lives through an audio server restart mid-session', async ({ r
   await ext.waitHostConnected();
   await meetingPage.waitForAudioFlowing();
   const v1 = await ext.request({ type: 'version' });
-  await ext.waitAudio('the snapshot to show Chromium’s record stream', (s) => s.connected && s.streams.some(chromiumRecord));
+  await ext.waitAudio(
+    'the snapshot to show Chromium’s record stream',
+    (s) => s.connected && s.streams.some(chromiumRecord),
+  );
   const oldReaders = new Set(rig.clientPids());
 
   await rig.restart();

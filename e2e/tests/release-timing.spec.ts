@@ -1,8 +1,9 @@
 // Issue 4 bars: release gone within 250 ms of the release point; a record stream back within 250 ms of
 // enable; the receiving peer's audio energy rising within 500 ms. Medians over several cycles, raw
 // samples in e2e/artifacts/release-timing.json.
-import { waitFor } from '../rig/proc.ts';
+
 import { expect, test } from '../rig/fixtures.ts';
+import { waitFor } from '../rig/proc.ts';
 import { chromiumStreams, median, saveArtifact, setReleaseSettings, whenStreams } from './release-util.ts';
 
 const CYCLES = 7;
@@ -33,13 +34,16 @@ test('release and resume latency (medians over cycles)', async ({ rig, openMeeti
     await meeting.unmute();
     const [backAt, risesAt] = await Promise.all([
       whenStreams(rig, 'a record stream back', (n) => n >= 1),
-      waitFor(
-        'received energy to rise',
-        async () => ((await energy()) > e0 + 1e-6 ? Date.now() : null),
-        { timeoutMs: 5000, intervalMs: 10 },
-      ),
+      waitFor('received energy to rise', async () => ((await energy()) > e0 + 1e-6 ? Date.now() : null), {
+        timeoutMs: 5000,
+        intervalMs: 10,
+      }),
     ]);
-    samples.push({ release_ms: goneAt - mutedAt, resume_ms: backAt - unmutedAt, energy_ms: risesAt - unmutedAt });
+    samples.push({
+      release_ms: goneAt - mutedAt,
+      resume_ms: backAt - unmutedAt,
+      energy_ms: risesAt - unmutedAt,
+    });
   }
   const result = {
     cycles: CYCLES,

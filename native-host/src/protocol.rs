@@ -335,7 +335,7 @@ pub use micoff_proc::{CpuReport, ProcessRates, Role, RoleTotals, ThreadRates};
 /// Audio streams are micoff-pulse's `Stream`, carried as it is: the device's properties
 /// (`device_bus`, `device_description`, `device_props`), the sample spec, requested and current
 /// latencies, corked state.
-pub use micoff_pulse::{SampleSpec, Stream as AudioStream, StreamKind};
+pub use micoff_pulse::{Stream as AudioStream, StreamKind};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Version {

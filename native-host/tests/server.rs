@@ -13,35 +13,45 @@ use tokio::io::{DuplexStream, ReadHalf, WriteHalf};
 use tokio::sync::{mpsc, Mutex, Notify};
 
 fn report(window_ms: u64, threads: usize) -> CpuReport {
+    let threads: Vec<ThreadRates> = (0..threads)
+        .map(|i| ThreadRates {
+            tid: 1000 + i as u32,
+            comm: format!("thread-with-a-long-name-{i:06}"),
+            cpu_pct: i as f64,
+            user_pct: 0.0,
+            system_pct: 0.0,
+            run_time_ns: Some(1),
+            run_time_pct: Some(0.0),
+            wakeups_per_s: Some(0.0),
+            voluntary_ctxt_per_s: Some(0.0),
+            involuntary_ctxt_per_s: Some(0.0),
+            read_syscalls_per_s: None,
+            write_syscalls_per_s: None,
+        })
+        .collect();
     CpuReport {
-        window_ms,
-        elapsed_ms: window_ms as f64,
+        window_ms: window_ms as f64,
         total_cpu_pct: 1.0,
         threads_omitted: 0,
         gone_pids: vec![],
-        processes: vec![ProcessCpu {
+        roles: vec![],
+        processes: vec![ProcessRates {
             pid: 100,
-            ppid: Some(1),
-            name: "chromium".into(),
-            role: "renderer".into(),
+            ppid: 1,
+            comm: "chromium".into(),
+            role: Role::Renderer,
             cpu_pct: 1.0,
-            usr_pct: 1.0,
-            sys_pct: 0.0,
-            wakeups_per_s: 10.0,
-            threads: (0..threads)
-                .map(|i| ThreadCpu {
-                    tid: 1000 + i as u32,
-                    name: format!("thread-with-a-long-name-{i:06}"),
-                    cpu_pct: i as f64,
-                    usr_pct: 0.0,
-                    sys_pct: 0.0,
-                    run_time_ns: Some(1),
-                    wakeups_per_s: 0.0,
-                    involuntary_per_s: 0.0,
-                    read_syscalls_per_s: None,
-                    write_syscalls_per_s: None,
-                })
-                .collect(),
+            user_pct: 1.0,
+            system_pct: 0.0,
+            run_time_ns: Some(1),
+            run_time_pct: Some(0.0),
+            wakeups_per_s: Some(10.0),
+            voluntary_ctxt_per_s: Some(10.0),
+            involuntary_ctxt_per_s: Some(0.0),
+            read_syscalls_per_s: None,
+            write_syscalls_per_s: None,
+            thread_count: threads.len(),
+            threads,
         }],
     }
 }
@@ -238,7 +248,7 @@ async fn a_long_cpu_sample_does_not_block_other_requests() {
     gate.notify_one();
     let r = c.recv().await;
     assert_eq!(r["id"], 1);
-    assert_eq!(r["result"]["window_ms"], 2000);
+    assert_eq!(r["result"]["window_ms"].as_f64(), Some(2000.0));
 }
 
 #[tokio::test]
@@ -329,7 +339,7 @@ async fn subscribe_and_unsubscribe() {
         (e["subscription"].as_u64(), e["event"]["type"].as_str()),
         (Some(cpu_sub), Some("cpu"))
     );
-    assert_eq!(e["event"]["report"]["window_ms"], 250);
+    assert_eq!(e["event"]["report"]["window_ms"].as_f64(), Some(250.0));
 
     c.send(json!({"id": 3, "type": "unsubscribe", "subscription": cpu_sub}))
         .await;

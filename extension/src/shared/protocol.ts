@@ -73,13 +73,15 @@ export interface Version {
   firefox_extension_id: string;
 }
 
-/** Open set: unknown roles must be tolerated (shown as-is). */
+/** Open set: unknown roles must be tolerated (shown as-is). micoff-proc's `Role` strings. */
 export type KnownRole =
   | 'browser'
   | 'renderer'
+  | 'extension_renderer'
   | 'gpu'
   | 'audio_service'
   | 'network_service'
+  | 'storage_service'
   | 'utility'
   | 'zygote'
   | 'crashpad'
@@ -88,14 +90,29 @@ export type KnownRole =
   | 'socket'
   | 'forkserver'
   | 'audio_server'
+  | 'pipewire_pulse'
+  | 'pipewire'
+  | 'wireplumber'
   | 'other';
 export type Role = KnownRole | (string & {});
 
+/** The roles that are the audio server (PulseAudio, or pipewire-pulse and its companions). */
+export const AUDIO_SERVER_ROLES: ReadonlySet<string> = new Set([
+  'audio_server',
+  'pipewire_pulse',
+  'pipewire',
+  'wireplumber',
+]);
+
 export interface ProcessInfo {
   pid: number;
-  ppid: number | null;
-  name: string;
+  /** 0 when there is none. */
+  ppid: number;
+  comm: string;
   role: Role;
+  family: BrowserFamily | null;
+  /** A summary of the command line (at most 160 characters, ends with `…` when cut). */
+  cmdline: string;
 }
 
 export interface BrowserRef {
@@ -110,75 +127,132 @@ export interface Processes {
   audio_server: ProcessInfo[];
 }
 
-export interface ThreadCpu {
+/** micoff-proc `ThreadRates`. Percentages are % of one core. */
+export interface ThreadRates {
   tid: number;
-  name: string;
+  comm: string;
   cpu_pct: number;
-  usr_pct: number;
-  sys_pct: number;
+  user_pct: number;
+  system_pct: number;
   run_time_ns: number | null;
-  wakeups_per_s: number;
-  involuntary_per_s: number;
+  run_time_pct: number | null;
+  /** Voluntary + involuntary context switches per second. */
+  wakeups_per_s: number | null;
+  voluntary_ctxt_per_s: number | null;
+  involuntary_ctxt_per_s: number | null;
   read_syscalls_per_s: number | null;
   write_syscalls_per_s: number | null;
 }
 
-export interface ProcessCpu {
+/** micoff-proc `ProcessRates`: cpu from the process's own stat; the rest summed over its threads. */
+export interface ProcessRates {
   pid: number;
-  ppid: number | null;
-  name: string;
+  ppid: number;
+  comm: string;
   role: Role;
   cpu_pct: number;
-  usr_pct: number;
-  sys_pct: number;
-  wakeups_per_s: number;
-  threads: ThreadCpu[];
+  user_pct: number;
+  system_pct: number;
+  run_time_ns: number | null;
+  run_time_pct: number | null;
+  wakeups_per_s: number | null;
+  voluntary_ctxt_per_s: number | null;
+  involuntary_ctxt_per_s: number | null;
+  read_syscalls_per_s: number | null;
+  write_syscalls_per_s: number | null;
+  /** All threads of the process (also those trimmed from `threads`). */
+  thread_count: number;
+  threads: ThreadRates[];
 }
 
+/** micoff-proc `RoleTotals`: all processes sharing a role. */
+export interface RoleTotals {
+  role: Role;
+  label: string;
+  process_count: number;
+  thread_count: number;
+  cpu_pct: number;
+  user_pct: number;
+  system_pct: number;
+  wakeups_per_s: number | null;
+  read_syscalls_per_s: number | null;
+  write_syscalls_per_s: number | null;
+}
+
+/** micoff-proc `CpuReport`. `window_ms` is the measured window. */
 export interface CpuReport {
   window_ms: number;
-  elapsed_ms: number;
   total_cpu_pct: number;
-  threads_omitted: number;
+  processes: ProcessRates[];
+  roles: RoleTotals[];
   gone_pids: number[];
-  processes: ProcessCpu[];
+  threads_omitted: number;
 }
 
 export type AudioServerKind = 'pulseaudio' | 'pipewire' | 'unknown';
 
+/** micoff-pulse `ServerInfo` plus the host's `kind` and `pids`. */
 export interface AudioServerInfo {
+  server_string: string | null;
+  socket_path: string | null;
   server_name: string;
   server_version: string;
-  kind: AudioServerKind;
+  is_pipewire: boolean;
+  pipewire_version: string | null;
   host_name: string | null;
   user_name: string | null;
-  default_source_name: string | null;
   default_sink_name: string | null;
+  default_source_name: string | null;
+  sample_format: string;
   sample_rate_hz: number;
   channels: number;
+  server_protocol_version: number | null;
+  client_protocol_version: number;
+  is_local: boolean | null;
+  kind: AudioServerKind;
   pids: number[];
 }
 
 export type StreamKind = 'record' | 'playback';
 
+/** Property list (`device.bus` -> `usb`, ...). */
+export type Props = Record<string, string>;
+
+/** micoff-pulse `Stream`: a record stream (source output) or playback stream (sink input). */
 export interface AudioStream {
   kind: StreamKind;
   index: number;
   name: string | null;
+  media_name: string | null;
   client_index: number | null;
-  device_index: number;
-  device_name: string | null;
+  client_name: string | null;
   application_name: string | null;
   application_process_id: number | null;
   application_process_binary: string | null;
+  /** Source (record) or sink (playback) index; 4294967295 while not linked yet. */
+  device_index: number;
+  device_name: string | null;
+  device_description: string | null;
+  /** The device's `device.bus`: `pci`, `usb`, `bluetooth`, ... */
+  device_bus: string | null;
+  device_class: string | null;
+  device_props: Props;
+  device_configured_latency_us: number | null;
   media_role: string | null;
-  corked: boolean;
-  muted: boolean;
+  sample_format: string;
   sample_rate_hz: number;
   channels: number;
-  sample_format: string;
   buffer_latency_us: number;
   device_latency_us: number;
+  fragment_size_bytes: number | null;
+  fragment_latency_us: number | null;
+  requested_latency_us: number | null;
+  corked: boolean;
+  muted: boolean;
+  driver: string | null;
+  resample_method: string | null;
+  owner_module: number | null;
+  props: Props;
 }
 
 export interface SubscriptionResult {
@@ -325,9 +399,11 @@ export const isVersion = shape<Version>({
 
 export const isProcessInfo = shape<ProcessInfo>({
   pid: isUint,
-  ppid: nullable(isUint),
-  name: isString,
+  ppid: isUint,
+  comm: isString,
   role: isString,
+  family: nullable(isBrowserFamily),
+  cmdline: isString,
 });
 
 export const isProcesses = shape<Processes>({
@@ -342,71 +418,119 @@ export const isProcesses = shape<Processes>({
   audio_server: arrayOf(isProcessInfo),
 });
 
-export const isThreadCpu = shape<ThreadCpu>({
+const nullableNumber = nullable(isNumber);
+
+export const isThreadRates = shape<ThreadRates>({
   tid: isUint,
-  name: isString,
+  comm: isString,
   cpu_pct: isNumber,
-  usr_pct: isNumber,
-  sys_pct: isNumber,
+  user_pct: isNumber,
+  system_pct: isNumber,
   run_time_ns: nullable(isUint),
-  wakeups_per_s: isNumber,
-  involuntary_per_s: isNumber,
-  read_syscalls_per_s: nullable(isNumber),
-  write_syscalls_per_s: nullable(isNumber),
+  run_time_pct: nullableNumber,
+  wakeups_per_s: nullableNumber,
+  voluntary_ctxt_per_s: nullableNumber,
+  involuntary_ctxt_per_s: nullableNumber,
+  read_syscalls_per_s: nullableNumber,
+  write_syscalls_per_s: nullableNumber,
 });
 
-export const isProcessCpu = shape<ProcessCpu>({
+export const isProcessRates = shape<ProcessRates>({
   pid: isUint,
-  ppid: nullable(isUint),
-  name: isString,
+  ppid: isUint,
+  comm: isString,
   role: isString,
   cpu_pct: isNumber,
-  usr_pct: isNumber,
-  sys_pct: isNumber,
-  wakeups_per_s: isNumber,
-  threads: arrayOf(isThreadCpu),
+  user_pct: isNumber,
+  system_pct: isNumber,
+  run_time_ns: nullable(isUint),
+  run_time_pct: nullableNumber,
+  wakeups_per_s: nullableNumber,
+  voluntary_ctxt_per_s: nullableNumber,
+  involuntary_ctxt_per_s: nullableNumber,
+  read_syscalls_per_s: nullableNumber,
+  write_syscalls_per_s: nullableNumber,
+  thread_count: isUint,
+  threads: arrayOf(isThreadRates),
+});
+
+export const isRoleTotals = shape<RoleTotals>({
+  role: isString,
+  label: isString,
+  process_count: isUint,
+  thread_count: isUint,
+  cpu_pct: isNumber,
+  user_pct: isNumber,
+  system_pct: isNumber,
+  wakeups_per_s: nullableNumber,
+  read_syscalls_per_s: nullableNumber,
+  write_syscalls_per_s: nullableNumber,
 });
 
 export const isCpuReport = shape<CpuReport>({
-  window_ms: isUint,
-  elapsed_ms: isNumber,
+  window_ms: isNumber,
   total_cpu_pct: isNumber,
-  threads_omitted: isUint,
+  processes: arrayOf(isProcessRates),
+  roles: arrayOf(isRoleTotals),
   gone_pids: arrayOf(isUint),
-  processes: arrayOf(isProcessCpu),
+  threads_omitted: isUint,
 });
 
 export const isAudioServerInfo = shape<AudioServerInfo>({
+  server_string: nullable(isString),
+  socket_path: nullable(isString),
   server_name: isString,
   server_version: isString,
-  kind: oneOf<AudioServerKind>('pulseaudio', 'pipewire', 'unknown'),
+  is_pipewire: isBool,
+  pipewire_version: nullable(isString),
   host_name: nullable(isString),
   user_name: nullable(isString),
-  default_source_name: nullable(isString),
   default_sink_name: nullable(isString),
+  default_source_name: nullable(isString),
+  sample_format: isString,
   sample_rate_hz: isUint,
   channels: isUint,
+  server_protocol_version: nullable(isUint),
+  client_protocol_version: isUint,
+  is_local: nullable(isBool),
+  kind: oneOf<AudioServerKind>('pulseaudio', 'pipewire', 'unknown'),
   pids: arrayOf(isUint),
 });
+
+const isProps = (v: unknown): v is Props => isRecord(v) && Object.values(v).every(isString);
 
 export const isAudioStream = shape<AudioStream>({
   kind: isStreamKind,
   index: isUint,
   name: nullable(isString),
+  media_name: nullable(isString),
   client_index: nullable(isUint),
-  device_index: isUint,
-  device_name: nullable(isString),
+  client_name: nullable(isString),
   application_name: nullable(isString),
   application_process_id: nullable(isUint),
   application_process_binary: nullable(isString),
+  device_index: isUint,
+  device_name: nullable(isString),
+  device_description: nullable(isString),
+  device_bus: nullable(isString),
+  device_class: nullable(isString),
+  device_props: isProps,
+  device_configured_latency_us: nullable(isUint),
   media_role: nullable(isString),
-  corked: isBool,
-  muted: isBool,
+  sample_format: isString,
   sample_rate_hz: isUint,
   channels: isUint,
-  sample_format: isString,
   buffer_latency_us: isUint,
   device_latency_us: isUint,
+  fragment_size_bytes: nullable(isUint),
+  fragment_latency_us: nullable(isUint),
+  requested_latency_us: nullable(isUint),
+  corked: isBool,
+  muted: isBool,
+  driver: nullable(isString),
+  resample_method: nullable(isString),
+  owner_module: nullable(isUint),
+  props: isProps,
 });
 
 const isSubscriptionResult = shape<SubscriptionResult>({ subscription: isUint });

@@ -111,9 +111,9 @@ pub fn write_streams(out: &mut dyn Write, streams: &[AudioStream]) -> io::Result
             s.application_name.as_deref().unwrap_or("?"),
             s.application_process_id
                 .map_or_else(|| "-".to_owned(), |p| p.to_string()),
-            s.sample_spec.rate_hz,
-            s.sample_spec.channels,
-            s.sample_spec.format,
+            s.sample_rate_hz,
+            s.channels,
+            s.sample_format,
             s.device_name.as_deref().unwrap_or("?"),
             s.device_bus.as_deref().unwrap_or("no bus"),
             s.buffer_latency_us as f64 / 1000.0,

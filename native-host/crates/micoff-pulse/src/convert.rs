@@ -167,14 +167,17 @@ pub(crate) fn build_stream(
         application_name: prop("application.name"),
         application_process_id: parse_u32(prop("application.process.id").as_deref()),
         application_process_binary: prop("application.process.binary"),
-        device_index: raw.device_index,
+        device_index: raw.device_index.unwrap_or(crate::types::INVALID_INDEX),
         device_name: device.map(|d| d.name.clone()),
         device_description: device.and_then(|d| d.description.clone()),
         device_bus: device.and_then(|d| d.bus.clone()),
         device_class: device.and_then(|d| d.class.clone()),
         device_props: device.map(|d| d.props.clone()).unwrap_or_default(),
         device_configured_latency_us: device.map(|d| d.configured_latency_us),
-        sample_spec: raw.sample_spec.clone(),
+        media_role: raw.props.get("media.role").cloned(),
+        sample_format: raw.sample_spec.format.clone(),
+        sample_rate_hz: raw.sample_spec.rate_hz,
+        channels: raw.sample_spec.channels,
         buffer_latency_us: raw.buffer_latency_us,
         device_latency_us: raw.device_latency_us,
         fragment_size_bytes,
@@ -223,6 +226,7 @@ pub(crate) fn spec_of(spec: &sample::Spec) -> SampleSpec {
 
 pub(crate) fn source_device(info: &introspect::SourceInfo<'_>) -> Device {
     let props = props_of(&info.proplist);
+    let spec = spec_of(&info.sample_spec);
     Device {
         kind: DeviceKind::Source,
         index: info.index,
@@ -230,7 +234,9 @@ pub(crate) fn source_device(info: &introspect::SourceInfo<'_>) -> Device {
         description: owned(&info.description),
         driver: owned(&info.driver),
         state: format!("{:?}", info.state).to_lowercase(),
-        sample_spec: spec_of(&info.sample_spec),
+        sample_format: spec.format,
+        sample_rate_hz: spec.rate_hz,
+        channels: spec.channels,
         latency_us: info.latency.0,
         configured_latency_us: info.configured_latency.0,
         bus: props.get("device.bus").cloned(),
@@ -245,6 +251,7 @@ pub(crate) fn source_device(info: &introspect::SourceInfo<'_>) -> Device {
 
 pub(crate) fn sink_device(info: &introspect::SinkInfo<'_>) -> Device {
     let props = props_of(&info.proplist);
+    let spec = spec_of(&info.sample_spec);
     Device {
         kind: DeviceKind::Sink,
         index: info.index,
@@ -252,7 +259,9 @@ pub(crate) fn sink_device(info: &introspect::SinkInfo<'_>) -> Device {
         description: owned(&info.description),
         driver: owned(&info.driver),
         state: format!("{:?}", info.state).to_lowercase(),
-        sample_spec: spec_of(&info.sample_spec),
+        sample_format: spec.format,
+        sample_rate_hz: spec.rate_hz,
+        channels: spec.channels,
         latency_us: info.latency.0,
         configured_latency_us: info.configured_latency.0,
         bus: props.get("device.bus").cloned(),
@@ -446,7 +455,9 @@ mod tests {
             description: Some("Mic".into()),
             driver: None,
             state: "running".into(),
-            sample_spec: SampleSpec::default(),
+            sample_format: "s16le".into(),
+            sample_rate_hz: 48_000,
+            channels: 1,
             latency_us: 0,
             configured_latency_us: 10_000,
             bus: Some("bluetooth".into()),
@@ -498,6 +509,7 @@ mod tests {
         ]);
         let s = build_stream(&r, None, None);
         assert_eq!(s.device_name, None);
+        assert_eq!(s.device_index, 1);
         assert_eq!(s.client_name, None);
         assert_eq!(s.fragment_size_bytes, None, "-1 means server default");
         assert_eq!(s.requested_latency_us, Some(20_000));

@@ -33,7 +33,7 @@ pub use convert::{default_server, default_server_from_env, is_pipewire};
 pub use error::{PulseError, Result};
 pub use types::{
     Device, DeviceKind, Props, PulseEvent, SampleSpec, ServerInfo, Snapshot, Stream, StreamKind,
-    Streams,
+    Streams, INVALID_INDEX,
 };
 
 use worker::{Command, ModuleRequest, ViewRequest, Worker};

@@ -41,8 +41,8 @@ async fn server_info_of_plain_pulseaudio() {
     );
     assert!(info.server_protocol_version.unwrap_or(0) >= 30);
     assert!(info.client_protocol_version >= 30);
-    assert!(info.sample_spec.rate_hz > 0 && info.sample_spec.channels > 0);
-    assert!(!info.host_name.is_empty());
+    assert!(info.sample_rate_hz > 0 && info.channels > 0 && !info.sample_format.is_empty());
+    assert!(info.host_name.is_some_and(|h| !h.is_empty()));
     assert!(client.is_connected());
 
     let sources = client.sources().await.unwrap();
@@ -83,7 +83,7 @@ async fn record_stream_appears_with_latency_and_pid_then_goes_away() {
         .unwrap_or_default();
     assert!(binary == "parec" || binary == "pacat", "{binary}");
     assert_eq!(stream.client_name.as_deref(), Some("micoff-test-parec"));
-    assert_eq!(stream.sample_spec.rate_hz, 44_100);
+    assert_eq!(stream.sample_rate_hz, 44_100);
     assert!(stream.props.contains_key("media.name"));
 
     // Latency: a fresh listing reports the device's configured latency, which parec's 10 ms

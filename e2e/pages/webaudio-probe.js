@@ -1,0 +1,93 @@
+// Transparency probe, added to a meeting page (meeting.html or webaudio.html) by the release specs: it
+// hangs every consumer the issue lists on the page's mic track BEFORE the release, records every event
+// the page could see, and reports what the page can observe. window.probe.{attach, snap, levels, events}.
+'use strict';
+
+window.probe = (() => {
+  const events = [];
+  const consumers = {};
+  let base = null;
+
+  function rms(analyser) {
+    const buf = new Float32Array(analyser.fftSize);
+    analyser.getFloatTimeDomainData(buf);
+    let s = 0;
+    for (const v of buf) s += v * v;
+    return Math.sqrt(s / buf.length);
+  }
+
+  async function attach({ track, stream, sender }) {
+    // A page whose sender carries something else (webaudio.html) gets a sender of its own for the mic.
+    if (!sender) sender = new RTCPeerConnection().addTrack(track, stream);
+    for (const type of ['ended', 'mute', 'unmute']) track.addEventListener(type, () => events.push(`track:${type}`));
+    for (const type of ['inactive', 'active', 'addtrack', 'removetrack']) {
+      stream.addEventListener(type, () => events.push(`stream:${type}`));
+    }
+    const ctx = new AudioContext();
+    await ctx.resume().catch(() => {});
+    const analyser = (node) => {
+      const a = ctx.createAnalyser();
+      a.fftSize = 2048;
+      node.connect(a);
+      return a;
+    };
+    // WebAudio, both ways of making a source node.
+    const node1 = ctx.createMediaStreamSource(stream);
+    const node2 = new MediaStreamAudioSourceNode(ctx, { mediaStream: stream });
+    // A media element playing the stream, routed into WebAudio so its output can be measured.
+    const el = document.createElement('audio');
+    el.srcObject = stream;
+    document.body.append(el);
+    await el.play().catch((e) => events.push(`element:play-failed:${e.name}`));
+    const elNode = ctx.createMediaElementSource(el);
+    // A clone (disabled with the original by the specs' mute) and a source node on it.
+    const clone = track.clone();
+    const cloneStream = new MediaStream([clone]);
+    const cloneNode = ctx.createMediaStreamSource(cloneStream);
+    // A MediaRecorder made before the release, started after the resume.
+    const recorder = new MediaRecorder(stream);
+    const chunks = [];
+    recorder.ondataavailable = (e) => chunks.push(e.data.size);
+    recorder.onerror = (e) => events.push(`recorder:error:${e.error && e.error.name}`);
+    Object.assign(consumers, {
+      ctx, track, stream, sender, node1, node2, el, clone, cloneStream, recorder, chunks,
+      a1: analyser(node1), a2: analyser(node2), aEl: analyser(elNode), aClone: analyser(cloneNode),
+    });
+    base = snap();
+    return base;
+  }
+
+  function snap() {
+    const { track, stream, sender, node1, node2, el, clone, recorder } = consumers;
+    return {
+      id: track.id,
+      label: track.label,
+      kind: track.kind,
+      readyState: track.readyState,
+      enabled: track.enabled,
+      muted: track.muted,
+      settings: track.getSettings(),
+      constraints: track.getConstraints(),
+      capabilities: track.getCapabilities(),
+      streamActive: stream.active,
+      streamTracksSame: stream.getTracks().length === 1 && stream.getTracks()[0] === track,
+      streamById: stream.getTrackById(track.id) === track,
+      senderSame: sender ? sender.track === track : null,
+      senderInList: sender ? sender.transport !== undefined : null,
+      node1Stream: node1.mediaStream === stream,
+      node2Stream: node2.mediaStream === stream,
+      elementSrc: el.srcObject === stream,
+      recorderStream: recorder.stream === stream,
+      cloneState: { readyState: clone.readyState, enabled: clone.enabled, label: clone.label },
+      isTrack: track instanceof MediaStreamTrack && Object.getPrototypeOf(track) === MediaStreamTrack.prototype,
+      nativeLooking: /\[native code\]/.test(Function.prototype.toString.call(navigator.mediaDevices.getUserMedia)),
+    };
+  }
+
+  function levels() {
+    const c = consumers;
+    return { node1: rms(c.a1), node2: rms(c.a2), element: rms(c.aEl), clone: rms(c.aClone) };
+  }
+
+  return { attach, snap, levels, events, consumers, get base() { return base; } };
+})();

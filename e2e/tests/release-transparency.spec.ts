@@ -1,0 +1,129 @@
+// Issue 4 "Transparency": apart from the silence it expects, the page cannot tell the microphone was
+// released. On the meeting page and on a page that runs the mic through WebAudio, every consumer made
+// BEFORE the release (RTCRtpSender, both kinds of WebAudio source node, a media element, a clone, a
+// MediaRecorder) works after the resume, and every property reads as before.
+import type { Page } from '@playwright/test';
+import { MeetingPage } from '../rig/meeting-page.ts';
+import { waitFor } from '../rig/proc.ts';
+import { expect, test } from '../rig/fixtures.ts';
+import { saveArtifact, setReleaseSettings, whenStreams } from './release-util.ts';
+
+type Snap = Record<string, unknown> & { settings: MediaTrackSettings; cloneState: Record<string, unknown> };
+type Levels = { node1: number; node2: number; element: number; clone: number };
+declare global {
+  interface Window {
+    probe: {
+      attach(c: { track: unknown; stream: unknown; sender: unknown }): Promise<Snap>;
+      snap(): Snap;
+      levels(): Levels;
+      events: string[];
+      consumers: Record<string, unknown> & { clone: MediaStreamTrack; track: MediaStreamTrack };
+    };
+  }
+}
+
+const LEVEL = 0.002; // RMS over an analyser window: the tone bursts are far above, silence is 0
+
+async function waitLevels(page: Page, what: string, timeoutMs = 3000): Promise<Levels> {
+  return waitFor(
+    what,
+    async () => {
+      const l = await page.evaluate(() => window.probe.levels());
+      return Object.values(l).every((v) => v > LEVEL) ? l : null;
+    },
+    { timeoutMs, intervalMs: 20 },
+  );
+}
+
+for (const pageName of ['meeting.html', 'webaudio.html']) {
+  test(`transparency on ${pageName}`, async ({ rig, context, pages, serviceWorker }) => {
+    test.setTimeout(60_000);
+    await setReleaseSettings(serviceWorker, { releaseOnMute: true, releaseDelayMs: 500 });
+    const meeting = await MeetingPage.open(context, pages.url(`${pageName}?playout=1`));
+    await meeting.ready();
+    await meeting.waitForAudioFlowing();
+    const page = meeting.page;
+    const errors: string[] = [];
+    page.on('pageerror', (e) => errors.push(String(e)));
+    await page.addScriptTag({ url: pages.url('webaudio-probe.js') });
+    // The pages keep their call in a top-level `const call` (a global binding, not a window property).
+    await page.evaluate('window.__call = call');
+    const base = await page.evaluate(() => {
+      const c = (window as unknown as { __call: { track: unknown; stream: unknown; sender: unknown } }).__call;
+      const mic = c.stream; // the page's own mic stream on both pages
+      return window.probe.attach({
+        track: c.track,
+        stream: mic,
+        sender: location.pathname.endsWith('meeting.html') ? c.sender : null,
+      });
+    });
+    await waitLevels(page, 'every consumer to hear the mic before the release');
+
+    // Mute: the track and its clone disabled -> released.
+    await page.evaluate(() => {
+      window.probe.consumers.clone.enabled = false;
+      window.mute();
+    });
+    await whenStreams(rig, 'the record stream to go (released)', (n) => n === 0, 3000);
+    const released = await page.evaluate(() => window.probe.snap());
+    const sameAsBefore = (s: Snap) => ({
+      id: s.id,
+      label: s.label,
+      kind: s.kind,
+      settings: s.settings,
+      constraints: s.constraints,
+      capabilities: s.capabilities,
+    });
+    expect(sameAsBefore(released)).toEqual(sameAsBefore(base));
+    expect(released).toMatchObject({
+      readyState: 'live',
+      enabled: false,
+      muted: false,
+      streamActive: true,
+      streamTracksSame: true,
+      streamById: true,
+      senderSame: true,
+      node1Stream: true,
+      node2Stream: true,
+      elementSrc: true,
+      recorderStream: true,
+      isTrack: true,
+      nativeLooking: true,
+      cloneState: { readyState: 'live', enabled: false, label: base.label },
+    });
+
+    // applyConstraints while released: kept, read back, applied on reacquire.
+    const applied = { echoCancellation: base.settings.echoCancellation };
+    await page.evaluate((c) => window.probe.consumers.track.applyConstraints(c), applied);
+    expect(await page.evaluate(() => window.probe.consumers.track.getConstraints())).toEqual(applied);
+
+    // Resume: every consumer made before the release hears the mic again.
+    const e0 = (await meeting.stats()).inbound?.totalAudioEnergy ?? 0;
+    await page.evaluate(() => {
+      window.unmute();
+      window.probe.consumers.clone.enabled = true;
+    });
+    await whenStreams(rig, 'a record stream back', (n) => n >= 1, 3000);
+    const levels = await waitLevels(page, 'every consumer to hear the mic after the resume');
+    await waitFor('received energy to rise', async () => ((await meeting.stats()).inbound?.totalAudioEnergy ?? 0) > e0, {
+      timeoutMs: 3000,
+    });
+    // The MediaRecorder made before the release records after it.
+    await page.evaluate(() => (window.probe.consumers.recorder as MediaRecorder).start(100));
+    await waitFor(
+      'MediaRecorder data',
+      () => page.evaluate(() => (window.probe.consumers.chunks as number[]).filter((n) => n > 0).length >= 3),
+      { timeoutMs: 5000 },
+    );
+    await page.evaluate(() => (window.probe.consumers.recorder as MediaRecorder).stop());
+
+    const after = await page.evaluate(() => window.probe.snap());
+    expect(sameAsBefore({ ...after, constraints: base.constraints })).toEqual(sameAsBefore(base));
+    expect(after.constraints).toEqual(applied);
+    expect(after).toMatchObject({ readyState: 'live', enabled: true, senderSame: true, streamTracksSame: true });
+    const events = await page.evaluate(() => window.probe.events);
+    expect(events).toEqual([]);
+    expect(errors).toEqual([]);
+    saveArtifact(`release-transparency-${pageName}.json`, { base, released, after, levels, events });
+  });
+}

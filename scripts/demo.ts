@@ -1,0 +1,151 @@
+// `npm run demo` (after scripts/demo.sh has installed and built): starts the real-audio rig, launches
+// Chromium with the extension, opens the meeting page, holds it unmuted for a window and then muted
+// (track.enabled = false) for a window, measures each phase with `micoff-host sample` over the browser's
+// process tree and the audio server, prints the table and writes JSON + an HTML chart.
+//
+//   tsx scripts/demo.ts [--window S] [--server pulseaudio|pipewire] [--no-reader] [--out DIR]
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { parseArgs } from 'node:util';
+import { type AudioServerKind, startAudioRig } from '../e2e/rig/audio-rig.ts';
+import { launchChromium } from '../e2e/rig/chromium.ts';
+import { requireHost, sampleCpu } from '../e2e/rig/host.ts';
+import { MeetingPage } from '../e2e/rig/meeting-page.ts';
+import { startPageServer } from '../e2e/rig/page-server.ts';
+import { ROOT } from '../e2e/rig/paths.ts';
+import { run as runCmd } from '../e2e/rig/proc.ts';
+import { renderHtml } from './demo/chart.ts';
+import { buildRows, formatTable, type PhaseResult, type Run } from './demo/report.ts';
+
+const USAGE = `usage: npm run demo -- [--window S] [--server pulseaudio|pipewire] [--no-reader] [--out DIR]
+  --window S     seconds per phase (default 10)
+  --server K     the rig's audio server (default pulseaudio)
+  --no-reader    no low-latency parec reader on the mic (it adds its own load to the server's figures)
+  --out DIR      results folder (default results/demo-<timestamp>)`;
+
+const { values: args } = parseArgs({
+  options: {
+    window: { type: 'string', default: '10' },
+    server: { type: 'string', default: 'pulseaudio' },
+    'no-reader': { type: 'boolean', default: false },
+    out: { type: 'string' },
+    help: { type: 'boolean', short: 'h', default: false },
+  },
+});
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+const windowS = Number(args.window);
+if (!Number.isFinite(windowS) || windowS < 1 || windowS > 600) {
+  console.error(`--window must be 1..600 seconds\n${USAGE}`);
+  process.exit(2);
+}
+if (args.server !== 'pulseaudio' && args.server !== 'pipewire') {
+  console.error(`--server must be pulseaudio or pipewire\n${USAGE}`);
+  process.exit(2);
+}
+const serverKind = args.server as AudioServerKind;
+const log = (m: string) => console.error(`demo: ${m}`);
+
+async function main(): Promise<number> {
+  requireHost();
+  const created = new Date();
+  const stamp = created.toISOString().replace(/[:.]/g, '-').replace(/Z$/, '');
+  const outDir = args.out ?? join(ROOT, 'results', `demo-${stamp}`);
+
+  log(`starting the ${serverKind} rig`);
+  const rig = await startAudioRig(serverKind, { reader: !args['no-reader'] });
+  const pages = await startPageServer();
+  let chromium: Awaited<ReturnType<typeof launchChromium>> | null = null;
+  const cleanup = async () => {
+    await chromium?.close();
+    await pages.close();
+    await rig.stop();
+  };
+  const onSignal = () => {
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const info = await rig.info();
+    log('launching Chromium with the extension');
+    chromium = await launchChromium({ env: rig.clientEnv });
+    const browserPid = await chromium.browserPid();
+    const version = (await runCmd('/usr/lib/chromium/chromium', ['--version'])).stdout.trim() || null;
+
+    const meeting = await MeetingPage.open(chromium.context, pages.url('meeting.html'));
+    await meeting.ready();
+    await meeting.waitForAudioFlowing();
+    const streams = (await rig.recordStreams()).filter((s) => /chrom/i.test(s.processBinary ?? ''));
+    if (streams.length === 0)
+      throw new Error('the meeting is up but Chromium has no record stream at the server');
+
+    const phases: PhaseResult[] = [];
+    const measure = async (id: string, label: string) => {
+      log(`${label}: measuring ${windowS} s`);
+      const report = await sampleCpu({ browserPid, audioServer: true, windowS, env: rig.clientEnv });
+      phases.push({ id, label, window_s: windowS, report });
+    };
+
+    await measure('unmuted', 'unmuted');
+    const muted = await meeting.mute();
+    if (muted?.enabled !== false) throw new Error('mute() did not disable the track');
+    await meeting.waitForSilence();
+    // Chromium keeps its record stream open while the track is disabled (crbug 642785): say so.
+    const stillOpen = (await rig.recordStreams()).some((s) => /chrom/i.test(s.processBinary ?? ''));
+    await measure('muted', 'muted');
+
+    const runResult: Run = {
+      scenario: {
+        browser: 'chromium',
+        browser_version: version,
+        server: { kind: serverKind, name: info.serverName, version: info.serverVersion },
+        capture_latency: 'default (10 ms, processed capture)',
+        notes: [
+          'Meeting: getUserMedia({audio: true}) (default processing) sent over an RTCPeerConnection loopback on one page; no playback.',
+          'Muted = track.enabled = false (what most meeting apps do).',
+          `Chromium's record stream while muted: ${stillOpen ? 'still open' : 'closed'}.`,
+          'The audio server also serves the rig: a test-signal player (pacat into the null sink)' +
+            (args['no-reader'] ? '.' : ' and a 10 ms reader on the mic (parec), in both phases.'),
+        ],
+      },
+      phases,
+      rows: buildRows(phases),
+    };
+
+    const table = formatTable(phases, runResult.rows);
+    console.log(
+      `\nmicoff demo: Chromium ${version ?? ''} on ${info.serverName} ${info.serverVersion}, ${windowS} s per phase (CPU in % of one core)\n`,
+    );
+    console.log(table);
+    console.log('');
+    for (const n of runResult.scenario.notes) console.log(`- ${n}`);
+
+    mkdirSync(outDir, { recursive: true });
+    const command = `npm run demo -- ${process.argv.slice(2).join(' ')}`.trim();
+    const doc = { schema: 'micoff-demo/1', created: created.toISOString(), command, runs: [runResult] };
+    writeFileSync(join(outDir, 'results.json'), `${JSON.stringify(doc, null, 2)}\n`);
+    writeFileSync(join(outDir, 'table.txt'), `${table}\n`);
+    writeFileSync(
+      join(outDir, 'chart.html'),
+      renderHtml([runResult], { created: created.toISOString(), command }),
+    );
+    const rel = relative(process.cwd(), outDir) || '.';
+    console.log(
+      `\nresults: ${rel}/results.json (figures + raw reports), ${rel}/chart.html (chart), ${rel}/table.txt`,
+    );
+    return 0;
+  } finally {
+    await cleanup();
+  }
+}
+
+main().then(
+  (code) => process.exit(code),
+  (e) => {
+    console.error(`demo failed: ${e instanceof Error ? e.message : String(e)}`);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,181 @@
+// The demo's figures: CpuReports of several phases (one `micoff-host sample` each) folded into rows per
+// process and per audio thread, with one column group per phase. Pure functions, unit-tested.
+//
+// Designed to grow: a phase is any measured state (`unmuted`, `muted`, later `muted_micoff`,
+// `muted_no_micoff`, ...), and a run carries its scenario (browser, server, capture latency), so other
+// browsers and latencies become more runs in the same JSON and more column groups in the table.
+import type { CpuReport, ProcessCpu, ThreadCpu } from '../../e2e/rig/host.ts';
+
+export interface PhaseSpec {
+  id: string;
+  label: string;
+}
+
+export interface PhaseResult extends PhaseSpec {
+  window_s: number;
+  report: CpuReport;
+}
+
+export interface Figures {
+  cpu_pct: number;
+  wakeups_per_s: number;
+}
+
+export interface Row {
+  kind: 'process' | 'thread' | 'total';
+  /** `renderer`, `audio_server`, ... (the host's role names). */
+  role: string;
+  pid: number | null;
+  tid: number | null;
+  name: string;
+  /** Figures per phase id; null where the process/thread did not exist in that phase. */
+  values: Record<string, Figures | null>;
+}
+
+export interface Scenario {
+  browser: string;
+  browser_version: string | null;
+  server: { kind: string; name: string; version: string };
+  capture_latency: string;
+  /** What else runs against the server in every phase (rig clients), for the reader of the figures. */
+  notes: string[];
+}
+
+export interface Run {
+  scenario: Scenario;
+  phases: PhaseResult[];
+  rows: Row[];
+}
+
+/** Threads that carry audio work (docs: shared notes "Which threads do the audio work"). */
+export const AUDIO_THREAD =
+  /^(AudioInputDevic|AudioOutputDevi|AudioProcessing|threaded-ml|ThreadPoolAudio|WebRTC_W_and_N|Chrome_ChildIOT|null-source|null-sink|alsa-|data-loop|pipewire-pulse|pipewire|pulseaudio|GraphRunner|AudioIP)/;
+
+export interface RowOptions {
+  /** Threads shown per process (besides the process row). */
+  threadsPerProcess?: number;
+  /** A thread is shown when it is an audio thread or reaches this CPU % in some phase. */
+  minThreadCpu?: number;
+}
+
+const ROLE_ORDER = [
+  'renderer',
+  'audio_service',
+  'network_service',
+  'gpu',
+  'browser',
+  'utility',
+  'audio_server',
+];
+const roleRank = (r: string) => {
+  const i = ROLE_ORDER.indexOf(r);
+  return i < 0 ? ROLE_ORDER.length - 1 : i;
+};
+
+const fig = (x: { cpu_pct: number; wakeups_per_s: number }): Figures => ({
+  cpu_pct: x.cpu_pct,
+  wakeups_per_s: x.wakeups_per_s,
+});
+
+/** Rows: per process (ordered by role), its top audio threads under it, then totals. */
+export function buildRows(phases: PhaseResult[], o: RowOptions = {}): Row[] {
+  const perProcess = o.threadsPerProcess ?? 4;
+  const minCpu = o.minThreadCpu ?? 0.5;
+  const procs = new Map<number, { p: ProcessCpu; by: Map<string, ProcessCpu> }>();
+  for (const ph of phases) {
+    for (const p of ph.report.processes) {
+      const e = procs.get(p.pid) ?? { p, by: new Map() };
+      e.by.set(ph.id, p);
+      procs.set(p.pid, e);
+    }
+  }
+  const peak = (e: { by: Map<string, ProcessCpu> }) =>
+    Math.max(0, ...[...e.by.values()].map((p) => p.cpu_pct));
+  const ordered = [...procs.values()].sort(
+    (a, b) => roleRank(a.p.role) - roleRank(b.p.role) || peak(b) - peak(a),
+  );
+
+  const rows: Row[] = [];
+  for (const e of ordered) {
+    const values: Record<string, Figures | null> = {};
+    for (const ph of phases) {
+      const p = e.by.get(ph.id);
+      values[ph.id] = p ? fig(p) : null;
+    }
+    rows.push({ kind: 'process', role: e.p.role, pid: e.p.pid, tid: null, name: e.p.name, values });
+
+    const threads = new Map<number, { t: ThreadCpu; by: Map<string, ThreadCpu> }>();
+    for (const [phase, p] of e.by) {
+      for (const t of p.threads) {
+        const te = threads.get(t.tid) ?? { t, by: new Map() };
+        te.by.set(phase, t);
+        threads.set(t.tid, te);
+      }
+    }
+    const tpeak = (te: { by: Map<string, ThreadCpu> }) =>
+      Math.max(0, ...[...te.by.values()].map((t) => t.cpu_pct));
+    const shown = [...threads.values()]
+      .filter((te) => (AUDIO_THREAD.test(te.t.name) && tpeak(te) > 0) || tpeak(te) >= minCpu)
+      .sort((a, b) => tpeak(b) - tpeak(a))
+      .slice(0, perProcess);
+    for (const te of shown) {
+      const tv: Record<string, Figures | null> = {};
+      for (const ph of phases) {
+        const t = te.by.get(ph.id);
+        tv[ph.id] = t ? fig(t) : null;
+      }
+      rows.push({ kind: 'thread', role: e.p.role, pid: e.p.pid, tid: te.t.tid, name: te.t.name, values: tv });
+    }
+  }
+
+  const total = (name: string, role: string, pred: (p: Row) => boolean) => {
+    const values: Record<string, Figures | null> = {};
+    for (const ph of phases) {
+      const ps = rows.filter((r) => r.kind === 'process' && pred(r));
+      values[ph.id] = {
+        cpu_pct: ps.reduce((a, r) => a + (r.values[ph.id]?.cpu_pct ?? 0), 0),
+        wakeups_per_s: ps.reduce((a, r) => a + (r.values[ph.id]?.wakeups_per_s ?? 0), 0),
+      };
+    }
+    rows.push({ kind: 'total', role, pid: null, tid: null, name, values });
+  };
+  total('browser total', 'browser_tree', (r) => r.role !== 'audio_server');
+  total('audio server total', 'audio_server', (r) => r.role === 'audio_server');
+  total('total', 'all', () => true);
+  return rows;
+}
+
+const f1 = (v: number | undefined | null) => (v === undefined || v === null ? '-' : v.toFixed(1));
+const f0 = (v: number | undefined | null) => (v === undefined || v === null ? '-' : v.toFixed(0));
+
+export function rowLabel(r: Row): string {
+  if (r.kind === 'process') return `${r.name} [${r.pid}]`;
+  if (r.kind === 'thread') return `  ${r.name} [${r.tid}]`;
+  return r.name.toUpperCase();
+}
+
+/** The text table: process/thread, role, then CPU % per phase, then wakeups/s per phase. */
+export function formatTable(phases: PhaseSpec[], rows: Row[]): string {
+  const head = [
+    'process / thread',
+    'role',
+    ...phases.map((p) => `${p.label} cpu%`),
+    ...phases.map((p) => `${p.label} wakeups/s`),
+  ];
+  const body = rows.map((r) => [
+    rowLabel(r),
+    r.kind === 'total' ? '' : r.role,
+    ...phases.map((p) => f1(r.values[p.id]?.cpu_pct)),
+    ...phases.map((p) => f0(r.values[p.id]?.wakeups_per_s)),
+  ]);
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
+  const line = (cells: string[]) =>
+    cells.map((c, i) => (i < 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
+  const sep = widths.map((w) => '-'.repeat(w)).join('  ');
+  const out = [line(head), sep];
+  for (const [i, b] of body.entries()) {
+    if (rows[i]?.kind === 'total' && rows[i - 1]?.kind !== 'total') out.push(sep);
+    out.push(line(b));
+  }
+  return out.join('\n');
+}
