@@ -1,19 +1,23 @@
 // `npm run demo` (after scripts/demo.sh has installed and built): starts the real-audio rig, launches
 // Chromium with the extension, opens the meeting page, holds it unmuted for a window and then muted
 // (track.enabled = false) for a window, measures each phase with `micoff-host sample` over the browser's
-// process tree and the audio server, prints the table and writes JSON + an HTML chart.
+// process tree and the audio server, prints the table and writes JSON + an HTML chart. When the extension
+// has micoff's release-on-mute, the muted phase runs with it off (plain Chromium) and a third phase
+// measures the same mute with it on.
 //
-//   tsx scripts/demo.ts [--window S] [--server pulseaudio|pipewire] [--no-reader] [--out DIR]
+//   tsx scripts/demo.ts [--window S] [--server pulseaudio|pipewire] [--no-reader] [--no-micoff] [--out DIR]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type AudioServerKind, startAudioRig } from '../e2e/rig/audio-rig.ts';
-import { launchChromium } from '../e2e/rig/chromium.ts';
-import { requireHost, sampleCpu } from '../e2e/rig/host.ts';
+import { extensionServiceWorker, launchChromium } from '../e2e/rig/chromium.ts';
+import { extensionId, requireHost, sampleCpu } from '../e2e/rig/host.ts';
 import { MeetingPage } from '../e2e/rig/meeting-page.ts';
+import { isChromium } from '../e2e/rig/pactl.ts';
 import { startPageServer } from '../e2e/rig/page-server.ts';
 import { ROOT } from '../e2e/rig/paths.ts';
-import { run as runCmd } from '../e2e/rig/proc.ts';
+import { run as runCmd, waitFor } from '../e2e/rig/proc.ts';
+import { ExtensionWorker } from '../e2e/rig/service-worker.ts';
 import { renderHtml } from './demo/chart.ts';
 import { buildRows, formatTable, type PhaseResult, type Run } from './demo/report.ts';
 
@@ -21,6 +25,7 @@ const USAGE = `usage: npm run demo -- [--window S] [--server pulseaudio|pipewire
   --window S     seconds per phase (default 10)
   --server K     the rig's audio server (default pulseaudio)
   --no-reader    no low-latency parec reader on the mic (it adds its own load to the server's figures)
+  --no-micoff    skip the third phase (muted with micoff's release on mute)
   --out DIR      results folder (default results/demo-<timestamp>)`;
 
 const { values: args } = parseArgs({
@@ -28,6 +33,7 @@ const { values: args } = parseArgs({
     window: { type: 'string', default: '10' },
     server: { type: 'string', default: 'pulseaudio' },
     'no-reader': { type: 'boolean', default: false },
+    'no-micoff': { type: 'boolean', default: false },
     out: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -78,24 +84,60 @@ async function main(): Promise<number> {
     const meeting = await MeetingPage.open(chromium.context, pages.url('meeting.html'));
     await meeting.ready();
     await meeting.waitForAudioFlowing();
-    const streams = (await rig.recordStreams()).filter((s) => /chrom/i.test(s.processBinary ?? ''));
+    const streams = (await rig.recordStreams()).filter(isChromium);
     if (streams.length === 0)
       throw new Error('the meeting is up but Chromium has no record stream at the server');
 
     const phases: PhaseResult[] = [];
-    const measure = async (id: string, label: string) => {
+    const measure = async (id: string, label: string, short: string) => {
       log(`${label}: measuring ${windowS} s`);
       const report = await sampleCpu({ browserPid, audioServer: true, windowS, env: rig.clientEnv });
-      phases.push({ id, label, window_s: windowS, report });
+      phases.push({ id, label, short, window_s: windowS, report });
     };
+    const chromiumStreamOpen = async () => (await rig.recordStreams()).some(isChromium);
+    const sw = new ExtensionWorker(await extensionServiceWorker(chromium.context, extensionId()));
+    // micoff's own release-on-mute (issue 4) is a setting of the extension; without the setting (an
+    // older build) there is only the "muted" phase of plain Chromium.
+    const setRelease = async (on: boolean): Promise<boolean> =>
+      sw.worker
+        .evaluate(async (v) => {
+          const m = (globalThis as { micoff?: { settings?: { update(p: unknown): Promise<unknown> } } })
+            .micoff;
+          if (!m?.settings) return false;
+          await m.settings.update(v ? { releaseOnMute: true, releaseDelayMs: 0 } : { releaseOnMute: false });
+          return true;
+        }, on)
+        .catch(() => false);
 
-    await measure('unmuted', 'unmuted');
+    // Phase 1: unmuted.
+    const hasRelease = await setRelease(false);
+    await measure('unmuted', 'unmuted', 'unmuted');
+
+    // Phase 2: muted the way meeting apps do it (track.enabled = false), micoff's release off: what
+    // Chromium does on its own (it keeps the device open, crbug 642785).
     const muted = await meeting.mute();
     if (muted?.enabled !== false) throw new Error('mute() did not disable the track');
     await meeting.waitForSilence();
-    // Chromium keeps its record stream open while the track is disabled (crbug 642785): say so.
-    const stillOpen = (await rig.recordStreams()).some((s) => /chrom/i.test(s.processBinary ?? ''));
-    await measure('muted', 'muted');
+    const openWhileMuted = await chromiumStreamOpen();
+    await measure('muted', hasRelease ? 'muted, without micoff' : 'muted', 'muted');
+
+    // Phase 3: the same mute with micoff releasing the microphone.
+    let releasedWithMicoff: boolean | null = null;
+    if (hasRelease && !args['no-micoff']) {
+      await meeting.unmute();
+      await meeting.waitForAudioFlowing();
+      await setRelease(true);
+      await meeting.mute();
+      releasedWithMicoff = await waitFor(
+        'micoff to release the microphone',
+        async () => !(await chromiumStreamOpen()),
+        {
+          timeoutMs: 10_000,
+          intervalMs: 50,
+        },
+      ).catch(() => false);
+      await measure('muted_micoff', 'muted, with micoff', 'muted+micoff');
+    }
 
     const runResult: Run = {
       scenario: {
@@ -106,9 +148,15 @@ async function main(): Promise<number> {
         notes: [
           'Meeting: getUserMedia({audio: true}) (default processing) sent over an RTCPeerConnection loopback on one page; no playback.',
           'Muted = track.enabled = false (what most meeting apps do).',
-          `Chromium's record stream while muted: ${stillOpen ? 'still open' : 'closed'}.`,
+          'Processes idle in every phase are left out of the table (they are in results.json).',
+          `Chromium's record stream while muted${hasRelease ? ' without micoff' : ''}: ${openWhileMuted ? 'still open' : 'closed'}.`,
+          ...(releasedWithMicoff === null
+            ? []
+            : [
+                `Muted with micoff (release on mute, no delay): record stream ${releasedWithMicoff ? 'closed' : 'STILL OPEN (micoff did not release)'}.`,
+              ]),
           'The audio server also serves the rig: a test-signal player (pacat into the null sink)' +
-            (args['no-reader'] ? '.' : ' and a 10 ms reader on the mic (parec), in both phases.'),
+            (args['no-reader'] ? '.' : ' and a 10 ms reader on the mic (parec), in every phase.'),
         ],
       },
       phases,

@@ -1,7 +1,6 @@
 // Transparency probe, added to a meeting page (meeting.html or webaudio.html) by the release specs: it
 // hangs every consumer the issue lists on the page's mic track BEFORE the release, records every event
 // the page could see, and reports what the page can observe. window.probe.{attach, snap, levels, events}.
-'use strict';
 
 window.probe = (() => {
   const events = [];
@@ -19,7 +18,8 @@ window.probe = (() => {
   async function attach({ track, stream, sender }) {
     // A page whose sender carries something else (webaudio.html) gets a sender of its own for the mic.
     if (!sender) sender = new RTCPeerConnection().addTrack(track, stream);
-    for (const type of ['ended', 'mute', 'unmute']) track.addEventListener(type, () => events.push(`track:${type}`));
+    for (const type of ['ended', 'mute', 'unmute'])
+      track.addEventListener(type, () => events.push(`track:${type}`));
     for (const type of ['inactive', 'active', 'addtrack', 'removetrack']) {
       stream.addEventListener(type, () => events.push(`stream:${type}`));
     }
@@ -34,12 +34,12 @@ window.probe = (() => {
     // WebAudio, both ways of making a source node.
     const node1 = ctx.createMediaStreamSource(stream);
     const node2 = new MediaStreamAudioSourceNode(ctx, { mediaStream: stream });
-    // A media element playing the stream, routed into WebAudio so its output can be measured.
+    // A media element playing the stream. Chromium routes no MediaStream element into WebAudio
+    // (createMediaElementSource stays silent), so the spec listens to the rig's output sink instead.
     const el = document.createElement('audio');
     el.srcObject = stream;
     document.body.append(el);
     await el.play().catch((e) => events.push(`element:play-failed:${e.name}`));
-    const elNode = ctx.createMediaElementSource(el);
     // A clone (disabled with the original by the specs' mute) and a source node on it.
     const clone = track.clone();
     const cloneStream = new MediaStream([clone]);
@@ -50,8 +50,20 @@ window.probe = (() => {
     recorder.ondataavailable = (e) => chunks.push(e.data.size);
     recorder.onerror = (e) => events.push(`recorder:error:${e.error && e.error.name}`);
     Object.assign(consumers, {
-      ctx, track, stream, sender, node1, node2, el, clone, cloneStream, recorder, chunks,
-      a1: analyser(node1), a2: analyser(node2), aEl: analyser(elNode), aClone: analyser(cloneNode),
+      ctx,
+      track,
+      stream,
+      sender,
+      node1,
+      node2,
+      el,
+      clone,
+      cloneStream,
+      recorder,
+      chunks,
+      a1: analyser(node1),
+      a2: analyser(node2),
+      aClone: analyser(cloneNode),
     });
     base = snap();
     return base;
@@ -79,15 +91,27 @@ window.probe = (() => {
       elementSrc: el.srcObject === stream,
       recorderStream: recorder.stream === stream,
       cloneState: { readyState: clone.readyState, enabled: clone.enabled, label: clone.label },
-      isTrack: track instanceof MediaStreamTrack && Object.getPrototypeOf(track) === MediaStreamTrack.prototype,
-      nativeLooking: /\[native code\]/.test(Function.prototype.toString.call(navigator.mediaDevices.getUserMedia)),
+      isTrack:
+        track instanceof MediaStreamTrack && Object.getPrototypeOf(track) === MediaStreamTrack.prototype,
+      nativeLooking: /\[native code\]/.test(
+        Function.prototype.toString.call(navigator.mediaDevices.getUserMedia),
+      ),
     };
   }
 
   function levels() {
     const c = consumers;
-    return { node1: rms(c.a1), node2: rms(c.a2), element: rms(c.aEl), clone: rms(c.aClone) };
+    return { node1: rms(c.a1), node2: rms(c.a2), clone: rms(c.aClone) };
   }
 
-  return { attach, snap, levels, events, consumers, get base() { return base; } };
+  return {
+    attach,
+    snap,
+    levels,
+    events,
+    consumers,
+    get base() {
+      return base;
+    },
+  };
 })();

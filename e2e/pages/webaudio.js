@@ -1,7 +1,6 @@
 // WebAudio meeting: mic -> createMediaStreamSource -> gain -> MediaStreamAudioDestinationNode -> sender.
 // Same window API as meeting.js (ready, mute, unmute, stopTrack, hangUp, stats), plus `call.source`,
 // `call.ctx`. With `playout=1` the received track plays in an <audio> element (for inbound levels).
-'use strict';
 
 const stateEl = document.getElementById('state');
 const call = { stream: null, track: null, sender: null, receiver: null, pcs: [], error: null };
@@ -50,7 +49,8 @@ async function start() {
   await new Promise((resolve, reject) => {
     const check = () => {
       if (a.connectionState === 'connected' && b.connectionState === 'connected') resolve();
-      else if (a.connectionState === 'failed' || b.connectionState === 'failed') reject(new Error('ICE failed'));
+      else if (a.connectionState === 'failed' || b.connectionState === 'failed')
+        reject(new Error('ICE failed'));
     };
     a.onconnectionstatechange = check;
     b.onconnectionstatechange = check;
@@ -62,7 +62,14 @@ async function start() {
 function trackState() {
   const t = call.track;
   if (!t) return null;
-  return { id: t.id, label: t.label, readyState: t.readyState, enabled: t.enabled, muted: t.muted, settings: t.getSettings() };
+  return {
+    id: t.id,
+    label: t.label,
+    readyState: t.readyState,
+    enabled: t.enabled,
+    muted: t.muted,
+    settings: t.getSettings(),
+  };
 }
 
 window.ready = start().catch((e) => {
@@ -93,7 +100,13 @@ window.hangUp = () => {
   return trackState();
 };
 window.stats = async () => {
-  const out = { error: call.error, track: trackState(), inbound: null, outbound: null, at: performance.now() };
+  const out = {
+    error: call.error,
+    track: trackState(),
+    inbound: null,
+    outbound: null,
+    at: performance.now(),
+  };
   const [a, b] = call.pcs;
   if (b && b.connectionState !== 'closed') {
     for (const r of (await b.getStats()).values()) {
@@ -111,7 +124,8 @@ window.stats = async () => {
   }
   if (a && a.connectionState !== 'closed') {
     for (const r of (await a.getStats()).values()) {
-      if (r.type === 'outbound-rtp' && r.kind === 'audio') out.outbound = { packetsSent: r.packetsSent ?? 0, bytesSent: r.bytesSent ?? 0 };
+      if (r.type === 'outbound-rtp' && r.kind === 'audio')
+        out.outbound = { packetsSent: r.packetsSent ?? 0, bytesSent: r.bytesSent ?? 0 };
       if (r.type === 'media-source' && r.kind === 'audio') {
         out.source = { audioLevel: r.audioLevel ?? null, totalAudioEnergy: r.totalAudioEnergy ?? null };
       }

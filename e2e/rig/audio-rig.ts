@@ -293,6 +293,34 @@ abstract class BaseRig implements AudioRig {
     return [state.join('\n'), ...files.map((f) => `--- ${f}\n${logTail(this.path(f), 20)}`)].join('\n');
   }
 
+  /** `spk`, `out` and `mic` exist and are the defaults (the server may start with a failed module). */
+  protected async verifyDevices(part: string, logFile: string): Promise<void> {
+    try {
+      await waitFor(
+        'sinks `spk` and `out`, source `mic`, defaults `out` / `mic`',
+        async () => {
+          const [i, sinks, srcs] = await Promise.all([
+            this.info(),
+            this.pactl(['-f', 'json', 'list', 'short', 'sinks']),
+            q.sources(this.pactl),
+          ]);
+          const sinkNames = (JSON.parse(sinks) as { name?: string }[]).map((s) => s.name);
+          return (
+            sinkNames.includes('spk') &&
+            sinkNames.includes('out') &&
+            srcs.some((s) => s.name === 'mic') &&
+            i.defaultSource === 'mic' &&
+            i.defaultSink === 'out'
+          );
+        },
+        { timeoutMs: 5000, intervalMs: 100, check: this.checkServers },
+      );
+    } catch (e) {
+      if (e instanceof RigError) throw e;
+      throw new RigError(part, (e as Error).message, logFile);
+    }
+  }
+
   protected sourcePropsArg(): string {
     const entries = Object.entries(this.opts.sourceProperties);
     if (entries.length === 0) return '';
@@ -359,6 +387,8 @@ export class PulseAudioRig extends BaseRig {
     } catch (e) {
       throw new RigError('pulseaudio', `${(e as Error).message}\nstderr: ${logTail(pa.logFile, 10)}`);
     }
+    // PulseAudio keeps running when a line of rig.pa fails (even under `.fail`): check the result.
+    await this.verifyDevices('pulseaudio (rig.pa)', log);
   }
 }
 

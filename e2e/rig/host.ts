@@ -2,41 +2,13 @@
 // `micoff-host sample --json` (one CpuReport over a window) for the demo and the CPU tests.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { CpuReport } from '../../extension/src/shared/protocol.ts';
 import { EXTENSION_DIR, HOST_BINARY, HOST_NAME } from './paths.ts';
 import { run } from './proc.ts';
 
-/** The protocol's CpuReport (native-host/PROTOCOL.md), the fields the rig reads. */
-export interface ThreadCpu {
-  tid: number;
-  name: string;
-  cpu_pct: number;
-  usr_pct: number;
-  sys_pct: number;
-  run_time_ns: number | null;
-  wakeups_per_s: number;
-  involuntary_per_s: number;
-  read_syscalls_per_s: number | null;
-  write_syscalls_per_s: number | null;
-}
-export interface ProcessCpu {
-  pid: number;
-  ppid: number | null;
-  name: string;
-  role: string;
-  cpu_pct: number;
-  usr_pct: number;
-  sys_pct: number;
-  wakeups_per_s: number;
-  threads: ThreadCpu[];
-}
-export interface CpuReport {
-  window_ms: number;
-  elapsed_ms: number;
-  total_cpu_pct: number;
-  threads_omitted: number;
-  gone_pids: number[];
-  processes: ProcessCpu[];
-}
+// The CpuReport shape is the protocol's (native-host/PROTOCOL.md, mirrored in TypeScript by the
+// extension): one definition for the extension, the tests and the demo.
+export type { CpuReport, ProcessRates, ThreadRates } from '../../extension/src/shared/protocol.ts';
 
 export function requireHost(binary = HOST_BINARY): string {
   if (!existsSync(binary)) {

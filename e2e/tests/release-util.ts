@@ -61,3 +61,42 @@ export function releaseFrames(sw: Worker): Promise<Record<string, Record<string,
       >,
   );
 }
+
+/** Fails if the Chromium record-stream count leaves `pred` at any poll during `ms`. */
+export async function holdsFor(
+  rig: AudioRig,
+  what: string,
+  pred: (n: number) => boolean,
+  ms: number,
+): Promise<void> {
+  const end = Date.now() + ms;
+  while (Date.now() < end) {
+    const n = (await chromiumStreams(rig)).length;
+    if (!pred(n)) throw new Error(`${what}: broke after ${ms - (end - Date.now())} ms (count ${n})`);
+    await new Promise((r) => setTimeout(r, 40));
+  }
+}
+
+/** The tab id of a capturing page, from the extension's own reports (no "tabs" permission: the
+ * extension cannot read tab URLs, but its content scripts say where they run). */
+export function tabIdOf(sw: Worker, url: string): Promise<number> {
+  return waitFor(`a release report from ${url}`, async () => {
+    const frames = await releaseFrames(sw);
+    for (const [tab, byFrame] of Object.entries(frames)) {
+      if (Object.values(byFrame).some((f) => (f as unknown as { url: string }).url === url))
+        return Number(tab);
+    }
+    return null;
+  });
+}
+
+export function tabView(sw: Worker, tabId: number): Promise<{ state: string; reason: string | null } | null> {
+  return sw.evaluate(
+    (id) =>
+      (globalThis as unknown as { micoff: { tabs: { get(i: number): unknown } } }).micoff.tabs.get(id) as {
+        state: string;
+        reason: string | null;
+      } | null,
+    tabId,
+  );
+}

@@ -99,6 +99,12 @@ pub trait AudioServer: Send + Sync + 'static {
     fn subscribe(&self) -> Result<mpsc::Receiver<HostEvent>, HostError>;
 }
 
+/// The machine check of micoff-doctor (issue 5), for the `doctor` request.
+pub trait Doctor: Send + Sync + 'static {
+    /// The doctor's JSON report (`micoff-host doctor --json`).
+    fn report(&self) -> BoxFuture<Result<serde_json::Value, HostError>>;
+}
+
 /// Who started the host (from its command line).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Launch {
@@ -140,6 +146,8 @@ impl Launch {
 pub struct Deps {
     pub sampler: Arc<dyn Sampler>,
     pub audio: Arc<dyn AudioServer>,
+    /// `None`: the `doctor` request answers `not_implemented`.
+    pub doctor: Option<Arc<dyn Doctor>>,
     pub launch: Launch,
     pub limits: Limits,
 }

@@ -4,10 +4,11 @@
 //! - [`framing`]: native messaging frames (4-byte native-endian length + UTF-8 JSON); the only
 //!   code that sees bytes.
 //! - [`protocol`]: typed requests, results, errors and events (PROTOCOL.md), with their decoder.
-//! - [`deps`]: what handlers need from the world as small traits (`Sampler`, `AudioServer`), the
+//! - [`deps`]: what handlers need from the world as small traits (`Sampler`, `AudioServer`, `Doctor`), the
 //!   launch arguments, per-connection limits.
 //! - [`server`]: `run(reader, writer, deps)`, one task per request, one writer task.
-//! - [`backend`]: the real `Sampler` (micoff-proc) and `AudioServer` (micoff-pulse).
+//! - [`backend`]: the real `Sampler` (micoff-proc), `AudioServer` (micoff-pulse, one client per
+//!   process) and `Doctor` (micoff-doctor).
 //! - [`cli`]: the subcommands (`sample`, `top`, `install`, `doctor`, `fix`, `bench`).
 
 pub mod backend;

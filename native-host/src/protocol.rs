@@ -288,7 +288,8 @@ pub enum HostToExtension {
     },
     Event {
         subscription: u64,
-        event: HostEvent,
+        /// Boxed: streams and server infos are large next to the other variants.
+        event: Box<HostEvent>,
     },
 }
 
@@ -492,7 +493,11 @@ impl AudioServerInfo {
     pub fn new(server: micoff_pulse::ServerInfo, pids: Vec<u32>) -> Self {
         let kind = if server.is_pipewire {
             AudioServerKind::Pipewire
-        } else if server.server_name.to_ascii_lowercase().contains("pulseaudio") {
+        } else if server
+            .server_name
+            .to_ascii_lowercase()
+            .contains("pulseaudio")
+        {
             AudioServerKind::Pulseaudio
         } else {
             AudioServerKind::Unknown
@@ -525,8 +530,32 @@ pub fn typed_result(request_type: &str, result: &Value) -> Result<Value, String>
         "subscribe" | "unsubscribe" => roundtrip::<SubscriptionResult>(result),
         "audio_server_info" => roundtrip::<AudioServerInfo>(result),
         "audio_streams" => roundtrip::<AudioStreams>(result),
+        "doctor" => check_doctor_report(result).map(|()| result.clone()),
         other => Err(format!("no typed result for `{other}`")),
     }
+}
+
+/// The `doctor` result is micoff-doctor's `Report` (serialize-only there): checks the fields the
+/// extension reads.
+fn check_doctor_report(v: &Value) -> Result<(), String> {
+    let str_field = |o: &Value, k: &str| o.get(k).and_then(Value::as_str).map(|_| ());
+    v.get("schema_version")
+        .and_then(Value::as_u64)
+        .ok_or("`schema_version` must be an integer")?;
+    str_field(v, "kernel_release").ok_or("`kernel_release` must be a string")?;
+    let findings = v
+        .get("findings")
+        .and_then(Value::as_array)
+        .ok_or("`findings` must be an array")?;
+    for f in findings {
+        for k in ["id", "category", "title", "status", "current", "why"] {
+            str_field(f, k).ok_or_else(|| format!("finding `{k}` must be a string: {f}"))?;
+        }
+        if !f.get("fix").is_some_and(|x| x.is_null() || x.is_string()) {
+            return Err(format!("finding `fix` must be a string or null: {f}"));
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -209,9 +209,15 @@ async fn handle(ctx: &Ctx, request: Request) -> Vec<u8> {
             .streams()
             .await
             .map(|streams| encode_result(id, &AudioStreams { streams }, ctx.max_bytes)),
-        RequestBody::Doctor => Err(HostError::NotImplemented(
-            "`doctor` over native messaging comes with issue 5; run `micoff-host doctor`".into(),
-        )),
+        RequestBody::Doctor => match &deps.doctor {
+            Some(doctor) => doctor
+                .report()
+                .await
+                .map(|report| encode_result(id, &report, ctx.max_bytes)),
+            None => Err(HostError::NotImplemented(
+                "this host has no doctor; run `micoff-host doctor`".into(),
+            )),
+        },
         RequestBody::Subscribe(_) | RequestBody::Unsubscribe { .. } => Err(HostError::Internal(
             "subscription requests are handled on the read loop".into(),
         )),
@@ -316,9 +322,9 @@ async fn cpu_loop(ctx: Arc<Ctx>, subscription: u64, interval: Duration, pids: Op
                 let event = encode_cpu(report, ctx.max_bytes, |report| {
                     Ok(HostToExtension::Event {
                         subscription,
-                        event: HostEvent::Cpu {
+                        event: Box::new(HostEvent::Cpu {
                             report: report.clone(),
-                        },
+                        }),
                     })
                 });
                 match event {
@@ -338,7 +344,7 @@ async fn audio_loop(ctx: Arc<Ctx>, subscription: u64, mut rx: mpsc::Receiver<Hos
         let body = encode(
             &HostToExtension::Event {
                 subscription,
-                event,
+                event: Box::new(event),
             },
             ctx.max_bytes,
         );

@@ -75,7 +75,8 @@ fn same_at(key: Option<&str>, a: &Value, b: &Value) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_at(key, a, b))
         }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter()
+            x.len() == y.len()
+                && x.iter()
                     .all(|(k, v)| y.get(k).is_some_and(|w| same_at(Some(k), v, w)))
         }
         _ => a == b,

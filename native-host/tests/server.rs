@@ -159,6 +159,7 @@ fn start_with(
         audio: Arc::new(FakeAudio {
             events: Mutex::new(events),
         }),
+        doctor: None,
         launch: Launch::from_args(&[
             "chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/".to_owned()
         ])
@@ -401,6 +402,7 @@ async fn a_bad_length_ends_the_server_with_an_error() {
         audio: Arc::new(FakeAudio {
             events: Mutex::new(None),
         }),
+        doctor: None,
         launch: Launch::default(),
         limits: Limits::default(),
     };

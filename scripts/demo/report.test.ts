@@ -1,40 +1,49 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { CpuReport, ProcessCpu } from '../../e2e/rig/host.ts';
+import type { CpuReport, ProcessRates, ThreadRates } from '../../e2e/rig/host.ts';
 import { buildRows, formatTable, type PhaseResult } from './report.ts';
 
-const thread = (tid: number, name: string, cpu: number, wakeups = 0) => ({
+const thread = (tid: number, comm: string, cpu: number, wakeups = 0): ThreadRates => ({
   tid,
-  name,
+  comm,
   cpu_pct: cpu,
-  usr_pct: cpu,
-  sys_pct: 0,
+  user_pct: cpu,
+  system_pct: 0,
   run_time_ns: null,
+  run_time_pct: null,
   wakeups_per_s: wakeups,
-  involuntary_per_s: 0,
+  voluntary_ctxt_per_s: wakeups,
+  involuntary_ctxt_per_s: 0,
   read_syscalls_per_s: null,
   write_syscalls_per_s: null,
 });
-const proc = (pid: number, role: string, threads: ReturnType<typeof thread>[]): ProcessCpu => ({
+const proc = (pid: number, role: string, threads: ThreadRates[]): ProcessRates => ({
   pid,
   ppid: 1,
-  name: role === 'audio_server' ? 'pulseaudio' : 'chromium',
+  comm: role === 'audio_server' ? 'pulseaudio' : 'chromium',
   role,
   cpu_pct: threads.reduce((a, t) => a + t.cpu_pct, 0),
-  usr_pct: 0,
-  sys_pct: 0,
-  wakeups_per_s: threads.reduce((a, t) => a + t.wakeups_per_s, 0),
+  user_pct: 0,
+  system_pct: 0,
+  run_time_ns: null,
+  run_time_pct: null,
+  wakeups_per_s: threads.reduce((a, t) => a + (t.wakeups_per_s ?? 0), 0),
+  voluntary_ctxt_per_s: null,
+  involuntary_ctxt_per_s: null,
+  read_syscalls_per_s: null,
+  write_syscalls_per_s: null,
+  thread_count: threads.length,
   threads,
 });
-const report = (processes: ProcessCpu[]): CpuReport => ({
+const report = (processes: ProcessRates[]): CpuReport => ({
   window_ms: 1000,
-  elapsed_ms: 1000,
   total_cpu_pct: 0,
-  threads_omitted: 0,
-  gone_pids: [],
   processes,
+  roles: [],
+  gone_pids: [],
+  threads_omitted: 0,
 });
-const phase = (id: string, processes: ProcessCpu[]): PhaseResult => ({
+const phase = (id: string, processes: ProcessRates[]): PhaseResult => ({
   id,
   label: id,
   window_s: 1,
@@ -77,7 +86,7 @@ test('rows: processes by role, audio threads under them, totals per phase', () =
   const table = formatTable(phases, rows).split('\n');
   assert.match(
     table[0] ?? '',
-    /process \/ thread\s+role\s+unmuted cpu%\s+muted cpu%\s+unmuted wakeups\/s\s+muted wakeups\/s/,
+    /process \/ thread\s+role\s+cpu% unmuted\s+cpu% muted\s+wakeups\/s unmuted\s+wakeups\/s muted/,
   );
   assert.match(
     table.find((l) => l.includes('AudioInputDevic')) ?? '',

@@ -4,11 +4,14 @@
 // Designed to grow: a phase is any measured state (`unmuted`, `muted`, later `muted_micoff`,
 // `muted_no_micoff`, ...), and a run carries its scenario (browser, server, capture latency), so other
 // browsers and latencies become more runs in the same JSON and more column groups in the table.
-import type { CpuReport, ProcessCpu, ThreadCpu } from '../../e2e/rig/host.ts';
+import type { CpuReport, ProcessRates, ThreadRates } from '../../e2e/rig/host.ts';
+import { AUDIO_SERVER_ROLES } from '../../extension/src/shared/protocol.ts';
 
 export interface PhaseSpec {
   id: string;
   label: string;
+  /** Column header in the text table (default: label). */
+  short?: string;
 }
 
 export interface PhaseResult extends PhaseSpec {
@@ -56,6 +59,8 @@ export interface RowOptions {
   threadsPerProcess?: number;
   /** A thread is shown when it is an audio thread or reaches this CPU % in some phase. */
   minThreadCpu?: number;
+  /** Keep processes that are idle in every phase (cpu 0, < 1 wakeup/s); default false. */
+  keepIdle?: boolean;
 }
 
 const ROLE_ORDER = [
@@ -66,22 +71,25 @@ const ROLE_ORDER = [
   'browser',
   'utility',
   'audio_server',
+  'pipewire_pulse',
+  'pipewire',
+  'wireplumber',
 ];
 const roleRank = (r: string) => {
   const i = ROLE_ORDER.indexOf(r);
   return i < 0 ? ROLE_ORDER.length - 1 : i;
 };
 
-const fig = (x: { cpu_pct: number; wakeups_per_s: number }): Figures => ({
+const fig = (x: { cpu_pct: number; wakeups_per_s: number | null }): Figures => ({
   cpu_pct: x.cpu_pct,
-  wakeups_per_s: x.wakeups_per_s,
+  wakeups_per_s: x.wakeups_per_s ?? 0,
 });
 
 /** Rows: per process (ordered by role), its top audio threads under it, then totals. */
 export function buildRows(phases: PhaseResult[], o: RowOptions = {}): Row[] {
   const perProcess = o.threadsPerProcess ?? 4;
   const minCpu = o.minThreadCpu ?? 0.5;
-  const procs = new Map<number, { p: ProcessCpu; by: Map<string, ProcessCpu> }>();
+  const procs = new Map<number, { p: ProcessRates; by: Map<string, ProcessRates> }>();
   for (const ph of phases) {
     for (const p of ph.report.processes) {
       const e = procs.get(p.pid) ?? { p, by: new Map() };
@@ -89,22 +97,25 @@ export function buildRows(phases: PhaseResult[], o: RowOptions = {}): Row[] {
       procs.set(p.pid, e);
     }
   }
-  const peak = (e: { by: Map<string, ProcessCpu> }) =>
+  const peak = (e: { by: Map<string, ProcessRates> }) =>
     Math.max(0, ...[...e.by.values()].map((p) => p.cpu_pct));
   const ordered = [...procs.values()].sort(
     (a, b) => roleRank(a.p.role) - roleRank(b.p.role) || peak(b) - peak(a),
   );
 
   const rows: Row[] = [];
+  const idle = (e: { by: Map<string, ProcessRates> }) =>
+    [...e.by.values()].every((p) => p.cpu_pct < 0.05 && (p.wakeups_per_s ?? 0) < 1);
   for (const e of ordered) {
+    if (!o.keepIdle && idle(e)) continue;
     const values: Record<string, Figures | null> = {};
     for (const ph of phases) {
       const p = e.by.get(ph.id);
       values[ph.id] = p ? fig(p) : null;
     }
-    rows.push({ kind: 'process', role: e.p.role, pid: e.p.pid, tid: null, name: e.p.name, values });
+    rows.push({ kind: 'process', role: e.p.role, pid: e.p.pid, tid: null, name: e.p.comm, values });
 
-    const threads = new Map<number, { t: ThreadCpu; by: Map<string, ThreadCpu> }>();
+    const threads = new Map<number, { t: ThreadRates; by: Map<string, ThreadRates> }>();
     for (const [phase, p] of e.by) {
       for (const t of p.threads) {
         const te = threads.get(t.tid) ?? { t, by: new Map() };
@@ -112,10 +123,10 @@ export function buildRows(phases: PhaseResult[], o: RowOptions = {}): Row[] {
         threads.set(t.tid, te);
       }
     }
-    const tpeak = (te: { by: Map<string, ThreadCpu> }) =>
+    const tpeak = (te: { by: Map<string, ThreadRates> }) =>
       Math.max(0, ...[...te.by.values()].map((t) => t.cpu_pct));
     const shown = [...threads.values()]
-      .filter((te) => (AUDIO_THREAD.test(te.t.name) && tpeak(te) > 0) || tpeak(te) >= minCpu)
+      .filter((te) => (AUDIO_THREAD.test(te.t.comm) && tpeak(te) > 0) || tpeak(te) >= minCpu)
       .sort((a, b) => tpeak(b) - tpeak(a))
       .slice(0, perProcess);
     for (const te of shown) {
@@ -124,7 +135,7 @@ export function buildRows(phases: PhaseResult[], o: RowOptions = {}): Row[] {
         const t = te.by.get(ph.id);
         tv[ph.id] = t ? fig(t) : null;
       }
-      rows.push({ kind: 'thread', role: e.p.role, pid: e.p.pid, tid: te.t.tid, name: te.t.name, values: tv });
+      rows.push({ kind: 'thread', role: e.p.role, pid: e.p.pid, tid: te.t.tid, name: te.t.comm, values: tv });
     }
   }
 
@@ -139,8 +150,8 @@ export function buildRows(phases: PhaseResult[], o: RowOptions = {}): Row[] {
     }
     rows.push({ kind: 'total', role, pid: null, tid: null, name, values });
   };
-  total('browser total', 'browser_tree', (r) => r.role !== 'audio_server');
-  total('audio server total', 'audio_server', (r) => r.role === 'audio_server');
+  total('browser total', 'browser_tree', (r) => !AUDIO_SERVER_ROLES.has(r.role));
+  total('audio server total', 'audio_server', (r) => AUDIO_SERVER_ROLES.has(r.role));
   total('total', 'all', () => true);
   return rows;
 }
@@ -159,8 +170,8 @@ export function formatTable(phases: PhaseSpec[], rows: Row[]): string {
   const head = [
     'process / thread',
     'role',
-    ...phases.map((p) => `${p.label} cpu%`),
-    ...phases.map((p) => `${p.label} wakeups/s`),
+    ...phases.map((p) => `cpu% ${p.short ?? p.label}`),
+    ...phases.map((p) => `wakeups/s ${p.short ?? p.label}`),
   ];
   const body = rows.map((r) => [
     rowLabel(r),

@@ -166,11 +166,11 @@ test('subscriptions: events routed, re-subscribed after reconnect, unsubscribe o
   assert.equal(sub.id, 7);
   const report = {
     window_ms: 1000,
-    elapsed_ms: 1000,
     total_cpu_pct: 0,
-    threads_omitted: 0,
-    gone_pids: [],
     processes: [],
+    roles: [],
+    gone_pids: [],
+    threads_omitted: 0,
   };
   p1.emit({ type: 'event', subscription: 7, event: { type: 'cpu', report } });
   p1.emit({ type: 'event', subscription: 8, event: { type: 'cpu', report } }); // not ours

@@ -58,11 +58,11 @@ test('cpu subscription lives exactly while a popup is open', async () => {
 
   const report = {
     window_ms: 1000,
-    elapsed_ms: 1000,
     total_cpu_pct: 0,
-    threads_omitted: 0,
-    gone_pids: [],
     processes: [],
+    roles: [],
+    gone_pids: [],
+    threads_omitted: 0,
   };
   port.emit({ type: 'event', subscription: 2, event: { type: 'cpu', report } });
   assert.equal(a.got.at(-1)?.type, 'cpu');

@@ -18,6 +18,8 @@ type Track = MediaStreamTrack;
 interface Root {
   /** Audio constraints for reacquiring: the page's own, deviceId made exact. */
   constraints: MediaTrackConstraints;
+  /** Settles once `constraints` name the concrete device (see pinDevice). */
+  pinned: Promise<void>;
 }
 
 interface Member {
@@ -88,6 +90,7 @@ export function install(w: Realm, opts: InstallOptions): boolean {
 
   // ---- originals -------------------------------------------------------------------------------------
   const origGUM = MediaDevicesProto.getUserMedia;
+  const origEnumerate = MediaDevicesProto.enumerateDevices;
   const origStop = TrackProto.stop;
   const origClone = TrackProto.clone;
   const origGetSettings = TrackProto.getSettings;
@@ -211,7 +214,10 @@ export function install(w: Realm, opts: InstallOptions): boolean {
       report();
       return;
     }
-    const answer = await bridge.askPolicy(g.label);
+    const [answer] = await Promise.all([
+      bridge.askPolicy(g.label),
+      ...[...g.members].map((m) => m.root.pinned),
+    ]);
     if (seq !== g.seq || g.state !== 'on' || !allDisabled(g)) return;
     if (!answer.allow) {
       g.kept = answer.reason ?? 'kept open by policy';
@@ -225,8 +231,9 @@ export function install(w: Realm, opts: InstallOptions): boolean {
     for (const m of g.members) {
       if (m.ended) continue;
       try {
-        m.settings = origGetSettings.call(m.real);
-        m.capabilities = origGetCapabilities.call(m.real);
+        const ids = { deviceId: m.settings.deviceId, groupId: m.settings.groupId };
+        m.settings = { ...origGetSettings.call(m.real), ...ids };
+        m.capabilities = { ...origGetCapabilities.call(m.real), ...ids };
       } catch {}
       origStop.call(m.real);
     }
@@ -373,16 +380,35 @@ export function install(w: Realm, opts: InstallOptions): boolean {
     return m;
   }
 
+  /** Chromium names the system default "default" (and "communications" on Windows): reopening that
+   * after the default moved would open another device. Pin the concrete device, found by groupId. */
+  async function pinDevice(root: Root, settings: MediaTrackSettings): Promise<void> {
+    const id = settings.deviceId;
+    if (id !== 'default' && id !== 'communications') return;
+    const devices = await origEnumerate.call(mediaDevices);
+    const concrete = devices.find(
+      (d) =>
+        d.kind === 'audioinput' &&
+        d.groupId === settings.groupId &&
+        d.deviceId !== 'default' &&
+        d.deviceId !== 'communications',
+    );
+    if (concrete) root.constraints = { ...root.constraints, deviceId: { exact: concrete.deviceId } };
+  }
+
   function adopt(stream: MediaStream, constraints: MediaStreamConstraints | undefined): void {
     const asked = constraints?.audio;
     const base: MediaTrackConstraints = typeof asked === 'object' && asked !== null ? { ...asked } : {};
     let touched = false;
     for (const t of origGetAudioTracks.call(stream)) {
       if (members.has(t) || isEnded(t)) continue;
-      const deviceId = origGetSettings.call(t).deviceId ?? '';
+      const settings = origGetSettings.call(t);
+      const deviceId = settings.deviceId ?? '';
       const root: Root = {
         constraints: deviceId ? { ...base, deviceId: { exact: deviceId } } : base,
+        pinned: Promise.resolve(),
       };
+      root.pinned = pinDevice(root, settings).catch(() => {});
       const g = groupFor(deviceId, labelOf?.call(t) ?? '');
       addMember(t, t, g, root);
       touched = true;
@@ -511,7 +537,8 @@ export function install(w: Realm, opts: InstallOptions): boolean {
         getCapabilities(this: Track) {
           const m = members.get(this);
           if (!m || m.ended) return original.call(this);
-          return m.group.state === 'on' && !isEnded(m.real) ? original.call(m.real) : { ...m.capabilities };
+          if (m.group.state !== 'on' || isEnded(m.real)) return { ...m.capabilities };
+          return { ...original.call(m.real), deviceId: m.settings.deviceId, groupId: m.settings.groupId };
         },
       }).getCapabilities,
   );

@@ -1,37 +1,46 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { cpuView } from './cpu-view.ts';
-import type { CpuReport, ProcessCpu, ThreadCpu } from './protocol.ts';
+import type { CpuReport, ProcessRates, ThreadRates } from './protocol.ts';
 
-const thread = (tid: number, name: string, cpu_pct: number): ThreadCpu => ({
+const thread = (tid: number, comm: string, cpu_pct: number): ThreadRates => ({
   tid,
-  name,
+  comm,
   cpu_pct,
-  usr_pct: cpu_pct,
-  sys_pct: 0,
+  user_pct: cpu_pct,
+  system_pct: 0,
   run_time_ns: null,
+  run_time_pct: null,
   wakeups_per_s: tid,
-  involuntary_per_s: 0,
+  voluntary_ctxt_per_s: tid,
+  involuntary_ctxt_per_s: 0,
   read_syscalls_per_s: null,
   write_syscalls_per_s: null,
 });
-const proc = (pid: number, role: string, threads: ThreadCpu[]): ProcessCpu => ({
+const proc = (pid: number, role: string, threads: ThreadRates[]): ProcessRates => ({
   pid,
   ppid: 1,
-  name: 'x',
+  comm: 'x',
   role,
   cpu_pct: threads.reduce((a, t) => a + t.cpu_pct, 0),
-  usr_pct: 0,
-  sys_pct: 0,
-  wakeups_per_s: 0,
+  user_pct: 0,
+  system_pct: 0,
+  run_time_ns: null,
+  run_time_pct: null,
+  wakeups_per_s: null,
+  voluntary_ctxt_per_s: null,
+  involuntary_ctxt_per_s: null,
+  read_syscalls_per_s: null,
+  write_syscalls_per_s: null,
+  thread_count: threads.length,
   threads,
 });
 
 test('cpuView: totals and audio threads, busiest first', () => {
   const report: CpuReport = {
-    window_ms: 1000,
-    elapsed_ms: 1001,
+    window_ms: 1001,
     total_cpu_pct: 0,
+    roles: [],
     threads_omitted: 0,
     gone_pids: [],
     processes: [
@@ -43,11 +52,12 @@ test('cpuView: totals and audio threads, busiest first', () => {
       proc(20, 'audio_service', [thread(21, 'AudioProcessing', 3), thread(22, 'Chrome_ChildIOT', 0.5)]),
       proc(30, 'audio_server', [thread(31, 'pulseaudio', 2.5)]),
       proc(40, 'gpu', [thread(41, 'VizCompositorTh', 4)]),
+      proc(50, 'wireplumber', [thread(51, 'wireplumber', 0.25)]),
     ],
   };
   const v = cpuView(report, 4);
   assert.equal(v.browser_cpu_pct, 15.5);
-  assert.equal(v.audio_server_cpu_pct, 2.5);
+  assert.equal(v.audio_server_cpu_pct, 2.75);
   assert.deepEqual(
     v.threads.map((t) => `${t.role}:${t.thread}`),
     [

@@ -1,6 +1,6 @@
 // A CpuReport (the whole browser tree + audio server, every thread) -> the few rows the popup shows:
 // totals, and the busiest threads that do audio work.
-import type { CpuReport } from './protocol.ts';
+import { AUDIO_SERVER_ROLES, type CpuReport } from './protocol.ts';
 
 export interface CpuRow {
   pid: number;
@@ -22,26 +22,26 @@ export interface CpuView {
  * `AudioProcessing`, `ThreadPoolAudio`, `WebRTC_W_and_N`, `threaded-ml` (libpulse); Firefox
  * `GraphRunner`, `AudioIP~allback`, `AudioIP~ver RPC`, `cubeb*`. */
 export const AUDIO_THREAD = /audio|webrtc|threaded-ml|graphrunner|cubeb|pulse|capture|media/i;
-/** Processes whose every thread counts as audio work. */
-const AUDIO_ROLES = new Set(['audio_server', 'audio_service']);
+/** Processes whose every thread counts as audio work: the audio server and Chromium's audio service. */
+const isAudioProcess = (role: string): boolean => role === 'audio_service' || AUDIO_SERVER_ROLES.has(role);
 
 export function cpuView(report: CpuReport, limit = 8): CpuView {
   let browser = 0;
   let server = 0;
   const rows: CpuRow[] = [];
   for (const p of report.processes) {
-    if (p.role === 'audio_server') server += p.cpu_pct;
+    if (AUDIO_SERVER_ROLES.has(p.role)) server += p.cpu_pct;
     else browser += p.cpu_pct;
-    const all = AUDIO_ROLES.has(p.role);
+    const all = isAudioProcess(p.role);
     for (const t of p.threads) {
-      if (!all && !AUDIO_THREAD.test(t.name)) continue;
+      if (!all && !AUDIO_THREAD.test(t.comm)) continue;
       rows.push({
         pid: p.pid,
         tid: t.tid,
         role: p.role,
-        thread: t.name,
+        thread: t.comm,
         cpu_pct: t.cpu_pct,
-        wakeups_per_s: t.wakeups_per_s,
+        wakeups_per_s: t.wakeups_per_s ?? 0,
       });
     }
   }

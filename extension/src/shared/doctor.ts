@@ -1,5 +1,6 @@
-// Doctor findings (issue 5) as the popup lists them. The host's `doctor` result is `unknown` in
-// protocol v1 (reserved); this reads it leniently so a newer host's extra fields never break the popup.
+// Doctor findings (issue 5) as the popup lists them. The host's `doctor` result is micoff-doctor's
+// report (`DoctorReport` in protocol.ts: findings with `status` ok | worth_changing | not_applicable,
+// `current`, `why`, `fix`); this reads it leniently so a newer host's extra fields never break the popup.
 
 export type Severity = 'ok' | 'info' | 'warning' | 'error';
 
@@ -13,6 +14,12 @@ export interface DoctorFinding {
 }
 
 const SEVERITIES: readonly Severity[] = ['ok', 'info', 'warning', 'error'];
+/** micoff-doctor's `status` -> the popup's severity. */
+const STATUS_SEVERITY: Record<string, Severity> = {
+  ok: 'ok',
+  worth_changing: 'warning',
+  not_applicable: 'info',
+};
 
 function str(v: unknown): string | null {
   return typeof v === 'string' && v !== '' ? v : null;
@@ -33,12 +40,12 @@ export function parseDoctorFindings(result: unknown): DoctorFinding[] {
     const r = raw as Record<string, unknown>;
     const title = str(r.title) ?? str(r.message) ?? str(r.summary);
     if (!title) continue;
-    const sev = r.severity === 'warn' ? 'warning' : r.severity;
+    const sev = r.severity === 'warn' ? 'warning' : (STATUS_SEVERITY[String(r.status)] ?? r.severity);
     out.push({
       id: str(r.id) ?? `finding-${i}`,
       severity: SEVERITIES.includes(sev as Severity) ? (sev as Severity) : 'info',
       title,
-      detail: str(r.detail),
+      detail: str(r.detail) ?? str(r.current),
       fix_command: str(r.fix_command) ?? str(r.fix),
     });
   }

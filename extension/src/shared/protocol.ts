@@ -255,6 +255,28 @@ export interface AudioStream {
   props: Props;
 }
 
+/** micoff-doctor's report (`micoff-host doctor --json`). */
+export interface DoctorReportFinding {
+  /** Stable id (`hda_udelay`). */
+  id: string;
+  category: string;
+  title: string;
+  status: 'ok' | 'worth_changing' | 'not_applicable' | (string & {});
+  current: string;
+  why: string;
+  fix: string | null;
+  details: string[];
+}
+
+export interface DoctorReport {
+  schema_version: number;
+  root: string;
+  kernel_release: string;
+  kernel_version: string | null;
+  summary: { ok: number; worth_changing: number; not_applicable: number };
+  findings: DoctorReportFinding[];
+}
+
 export interface SubscriptionResult {
   subscription: number;
 }
@@ -272,7 +294,7 @@ export interface ResultByType {
   unsubscribe: SubscriptionResult;
   audio_server_info: AudioServerInfo;
   audio_streams: AudioStreams;
-  doctor: unknown;
+  doctor: DoctorReport;
 }
 
 export type HostEvent =
@@ -535,6 +557,26 @@ export const isAudioStream = shape<AudioStream>({
 
 const isSubscriptionResult = shape<SubscriptionResult>({ subscription: isUint });
 
+export const isDoctorReport = shape<DoctorReport>({
+  schema_version: isUint,
+  root: isString,
+  kernel_release: isString,
+  kernel_version: nullable(isString),
+  summary: shape<DoctorReport['summary']>({ ok: isUint, worth_changing: isUint, not_applicable: isUint }),
+  findings: arrayOf(
+    shape<DoctorReportFinding>({
+      id: isString,
+      category: isString,
+      title: isString,
+      status: isString,
+      current: isString,
+      why: isString,
+      fix: nullable(isString),
+      details: arrayOf(isString),
+    }),
+  ),
+});
+
 const resultGuards: { [K in RequestType]: Guard<ResultByType[K]> } = {
   version: isVersion,
   processes: isProcesses,
@@ -543,7 +585,7 @@ const resultGuards: { [K in RequestType]: Guard<ResultByType[K]> } = {
   unsubscribe: isSubscriptionResult,
   audio_server_info: isAudioServerInfo,
   audio_streams: shape<AudioStreams>({ streams: arrayOf(isAudioStream) }),
-  doctor: (v): v is unknown => v !== undefined,
+  doctor: isDoctorReport,
 };
 
 /** Checks a `result` payload against the request type it answers. */

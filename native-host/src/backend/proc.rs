@@ -191,7 +191,7 @@ impl Sampler for ProcSampler {
             let mut ticks: u128 = 0;
             let mut next = tokio::time::Instant::now();
             loop {
-                if follow_defaults && ticks % resolve_every == 0 {
+                if follow_defaults && ticks.is_multiple_of(resolve_every) {
                     let this = Arc::clone(&self);
                     match blocking(move || Ok(this.default_targets().pids())).await {
                         Ok(pids) => sampler.set_pids(pids),

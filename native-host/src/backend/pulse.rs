@@ -52,6 +52,11 @@ impl PulseServer {
         Ok(client)
     }
 
+    /// Server, devices and streams at once (for the doctor).
+    pub async fn snapshot(&self) -> Result<micoff_pulse::Snapshot, HostError> {
+        self.client()?.snapshot().await.map_err(unavailable)
+    }
+
     fn pids_finder(&self) -> PidsFinder {
         PidsFinder {
             fs: self.fs.clone(),

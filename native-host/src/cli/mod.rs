@@ -50,20 +50,13 @@ pub enum Command {
     Install(install::InstallArgs),
     /// Check the machine's audio path (kernel, HDA, governor, audio server) and explain.
     #[command(after_help = EXIT_CODES_HELP)]
-    Doctor(PassThrough),
+    Doctor(micoff_doctor::DoctorArgs),
     /// Apply one of doctor's fixes (`hda`, `governor`, `client-shm`).
     #[command(after_help = EXIT_CODES_HELP)]
-    Fix(PassThrough),
+    Fix(micoff_doctor::FixArgs),
     /// Measure what the audio path costs a low-latency client and the audio server.
     #[command(after_help = EXIT_CODES_HELP)]
     Bench(micoff_bench::BenchArgs),
-}
-
-/// Arguments of a subcommand whose implementation is not wired yet.
-#[derive(Debug, Clone, clap::Args)]
-pub struct PassThrough {
-    #[arg(trailing_var_arg = true, allow_hyphen_values = true)]
-    pub args: Vec<String>,
 }
 
 /// Runs a parsed command line; returns the exit code.
@@ -85,13 +78,9 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             }
         },
         Command::Bench(args) => micoff_bench::run(&args, out, err),
-        Command::Doctor(_) | Command::Fix(_) => {
-            let _ = writeln!(
-                err,
-                "micoff-host: `doctor` and `fix` come with the micoff-doctor crate (issue 5), not wired yet"
-            );
-            EXIT_ERROR
-        }
+        // The doctor queries the audio server itself (one-shot, micoff-pulse then pactl).
+        Command::Doctor(args) => micoff_doctor::run_doctor(&args, None, out),
+        Command::Fix(args) => micoff_doctor::run_fix(&args, out, err),
     }
 }
 

@@ -1,0 +1,295 @@
+//! The real host binary against a private PulseAudio (the rig of micoff-pulse's tests, reused as
+//! is): native messaging over stdin/stdout frames with `PULSE_SERVER` set, and `sample
+//! --audio-server --json`. Fails (never skips) when pulseaudio or pactl/parec are missing.
+
+#![allow(clippy::unwrap_used)] // tests may unwrap (house style)
+
+#[path = "../crates/micoff-pulse/tests/common/mod.rs"]
+mod common;
+
+use std::io::{Read, Write};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use common::PulseRig;
+use serde_json::{json, Value};
+
+const LIMIT: Duration = Duration::from_secs(20);
+
+fn rig_env(rig: &PulseRig, cmd: &mut Command) {
+    let d = rig.path();
+    cmd.env("XDG_RUNTIME_DIR", d.join("runtime"))
+        .env("PULSE_RUNTIME_PATH", d.join("runtime"))
+        .env("PULSE_STATE_PATH", d.join("state"))
+        .env("HOME", d.join("home"))
+        .env("PULSE_SERVER", rig.server())
+        .env("RUST_LOG", "micoff_host=debug,micoff_pulse=debug");
+}
+
+/// The host in native messaging mode; frames read on a thread and handed over a channel.
+struct Host {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    frames: mpsc::Receiver<Value>,
+    next_id: u64,
+}
+
+impl Host {
+    fn start(rig: &PulseRig) -> Self {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_micoff-host"));
+        cmd.arg("chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit());
+        rig_env(rig, &mut cmd);
+        let mut child = cmd.spawn().unwrap();
+        let stdin = child.stdin.take();
+        let mut stdout = child.stdout.take().unwrap();
+        let (tx, frames) = mpsc::channel();
+        std::thread::spawn(move || loop {
+            let mut len = [0u8; 4];
+            if stdout.read_exact(&mut len).is_err() {
+                return;
+            }
+            let mut body = vec![0u8; u32::from_ne_bytes(len) as usize];
+            stdout.read_exact(&mut body).unwrap();
+            let value: Value = serde_json::from_slice(&body).unwrap();
+            if tx.send(value).is_err() {
+                return;
+            }
+        });
+        Self {
+            child,
+            stdin,
+            frames,
+            next_id: 1,
+        }
+    }
+
+    fn send(&mut self, mut request: Value) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        request["id"] = json!(id);
+        let body = serde_json::to_vec(&request).unwrap();
+        let stdin = self.stdin.as_mut().unwrap();
+        stdin.write_all(&(body.len() as u32).to_ne_bytes()).unwrap();
+        stdin.write_all(&body).unwrap();
+        stdin.flush().unwrap();
+        id
+    }
+
+    /// The next frame matching `pred` (others are skipped), or a panic naming `what`.
+    fn wait(&self, what: &str, mut pred: impl FnMut(&Value) -> bool) -> Value {
+        let deadline = Instant::now() + LIMIT;
+        loop {
+            let left = deadline.saturating_duration_since(Instant::now());
+            match self.frames.recv_timeout(left) {
+                Ok(v) if pred(&v) => return v,
+                Ok(_) => {}
+                Err(e) => panic!("no frame for {what} within {LIMIT:?}: {e}"),
+            }
+        }
+    }
+
+    /// Sends a request and returns its reply (result or error).
+    fn call(&mut self, request: Value) -> Value {
+        let what = format!("the reply to {request}");
+        let id = self.send(request);
+        self.wait(&what, |v| v["id"] == json!(id))
+    }
+
+    fn result(&mut self, request: Value) -> Value {
+        let reply = self.call(request.clone());
+        assert_eq!(reply["type"], "result", "{request} -> {reply}");
+        reply["result"].clone()
+    }
+
+    /// Repeats `request` until `pred` holds for its result.
+    fn poll(&mut self, what: &str, request: Value, mut pred: impl FnMut(&Value) -> bool) -> Value {
+        let start = Instant::now();
+        loop {
+            let reply = self.call(request.clone());
+            if reply["type"] == "result" && pred(&reply["result"]) {
+                return reply["result"].clone();
+            }
+            assert!(
+                start.elapsed() < LIMIT,
+                "timed out waiting for {what}; last reply {reply}"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    fn event(
+        &self,
+        subscription: &Value,
+        kind: &str,
+        mut pred: impl FnMut(&Value) -> bool,
+    ) -> Value {
+        self.wait(&format!("a `{kind}` event"), |v| {
+            v["type"] == "event"
+                && v["subscription"] == *subscription
+                && v["event"]["type"] == kind
+                && pred(&v["event"])
+        })["event"]
+            .clone()
+    }
+
+    /// Closes stdin: the host must end cleanly (exit 0).
+    fn finish(mut self) {
+        drop(self.stdin.take());
+        let deadline = Instant::now() + LIMIT;
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                assert!(status.success(), "host exited with {status}");
+                return;
+            }
+            assert!(Instant::now() < deadline, "host did not exit after EOF");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_none() {
+            common::kill_child(&mut self.child);
+        }
+    }
+}
+
+fn parec_stream(streams: &Value, pid: u32) -> Option<Value> {
+    streams["streams"]
+        .as_array()?
+        .iter()
+        .find(|s| s["kind"] == "record" && s["application_process_id"] == json!(pid))
+        .cloned()
+}
+
+#[test]
+fn native_messaging_against_a_private_pulseaudio() {
+    let mut rig = PulseRig::start();
+    let parec = rig.parec("mic", 10);
+    let mut host = Host::start(&rig);
+
+    let version = host.result(json!({"type": "version"}));
+    assert_eq!(version["protocol_version"], 1);
+
+    // The doctor answers over native messaging, with the server's facts from the host's client.
+    let doctor = host.result(json!({"type": "doctor"}));
+    let findings = doctor["findings"].as_array().unwrap();
+    let server_finding = findings.iter().find(|f| f["id"] == "audio_server");
+    assert_eq!(
+        server_finding.map(|f| f["status"].clone()),
+        Some(json!("ok")),
+        "{doctor}"
+    );
+
+    let info = host.result(json!({"type": "audio_server_info"}));
+    assert_eq!(info["kind"], "pulseaudio", "{info}");
+    assert_eq!(info["default_source_name"], "mic");
+    let server_pid = rig.server_pid().unwrap();
+    assert_eq!(info["pids"], json!([server_pid]), "{info}");
+
+    // parec's record stream, with its latency and its source's properties.
+    let streams = host.poll(
+        "parec's record stream",
+        json!({"type": "audio_streams"}),
+        |r| parec_stream(r, parec.pid()).is_some(),
+    );
+    let s = parec_stream(&streams, parec.pid()).unwrap();
+    assert_eq!(s["device_name"], "mic", "{s}");
+    assert!(s["device_props"].is_object(), "{s}");
+    assert!(s.get("device_bus").is_some(), "{s}");
+    assert!(s["sample_rate_hz"].as_u64().unwrap() > 0, "{s}");
+    // PulseAudio hands recorded data over at once (buffer latency ~0); parec's 10 ms request shows
+    // as the source's configured latency (the smallest any reader asked for).
+    assert!(
+        s["buffer_latency_us"].is_u64() && s["device_latency_us"].is_u64(),
+        "{s}"
+    );
+    let configured = s["device_configured_latency_us"].as_u64().unwrap();
+    assert!(
+        (1..=20_000).contains(&configured),
+        "10 ms asked, source configured to {configured} us: {s}"
+    );
+    assert_eq!(s["corked"], false);
+
+    // The audio server's threads in a CPU sample.
+    let report = host.result(json!({"type": "cpu_sample", "window_ms": 200, "pids": [server_pid]}));
+    let server = &report["processes"][0];
+    assert_eq!(server["pid"], json!(server_pid), "{report}");
+    assert_eq!(server["role"], "audio_server");
+    assert!(
+        !server["threads"].as_array().unwrap().is_empty(),
+        "{report}"
+    );
+    assert_eq!(report["roles"][0]["role"], "audio_server");
+
+    // Subscription: the current state first, then parec going away.
+    let sub = host.result(json!({"type": "subscribe", "topic": "audio"}))["subscription"].clone();
+    host.event(&sub, "audio_connected", |e| {
+        e["server"]["pids"] == json!([server_pid])
+    });
+    let added = host.event(&sub, "stream_added", |e| {
+        e["stream"]["application_process_id"] == json!(parec.pid())
+    });
+    let index = added["stream"]["index"].clone();
+    drop(parec); // killed by pid
+    host.event(&sub, "stream_removed", |e| {
+        e["kind"] == "record" && e["index"] == index
+    });
+
+    // The server restarts on the same socket: the host notices, reconnects, and answers again.
+    rig.kill_server();
+    host.event(&sub, "audio_disconnected", |_| true);
+    rig.start_server();
+    let new_pid = rig.server_pid().unwrap();
+    host.event(&sub, "audio_connected", |e| {
+        e["server"]["pids"] == json!([new_pid])
+    });
+    let parec = rig.parec("mic", 10);
+    host.event(&sub, "stream_added", |e| {
+        e["stream"]["application_process_id"] == json!(parec.pid())
+    });
+    host.poll(
+        "parec's stream after the restart",
+        json!({"type": "audio_streams"}),
+        |r| parec_stream(r, parec.pid()).is_some(),
+    );
+    let unsub = host.result(json!({"type": "unsubscribe", "subscription": sub}));
+    assert_eq!(unsub["subscription"], sub);
+    host.finish();
+}
+
+#[test]
+fn sample_audio_server_json_includes_the_server_threads() {
+    let rig = PulseRig::start();
+    let _parec = rig.parec("mic", 10);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_micoff-host"));
+    cmd.args(["sample", "--audio-server", "--window", "0.3", "--json"]);
+    rig_env(&rig, &mut cmd);
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "sample failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let server_pid = rig.server_pid().unwrap();
+    let server = report["processes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["pid"] == json!(server_pid))
+        .unwrap_or_else(|| panic!("no server process in {report}"));
+    assert_eq!(server["role"], "audio_server");
+    let threads = server["threads"].as_array().unwrap();
+    assert!(
+        threads.len() >= 2,
+        "pulseaudio has a main and an I/O thread: {server}"
+    );
+    assert!(threads.iter().all(|t| t["comm"].is_string()));
+    assert!(server["thread_count"].as_u64().unwrap() >= 2);
+}
