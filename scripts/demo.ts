@@ -5,7 +5,7 @@
 // has micoff's release-on-mute, the muted phase runs with it off (plain Chromium) and a third phase
 // measures the same mute with it on.
 //
-//   tsx scripts/demo.ts [--window S] [--server pulseaudio|pipewire] [--no-reader] [--no-micoff] [--out DIR]
+//   tsx scripts/demo.ts [--window S] [--server pulseaudio|pipewire] [--reader] [--no-micoff] [--out DIR]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -15,16 +15,17 @@ import { extensionId, requireHost, sampleCpu } from '../e2e/rig/host.ts';
 import { MeetingPage } from '../e2e/rig/meeting-page.ts';
 import { isChromium } from '../e2e/rig/pactl.ts';
 import { startPageServer } from '../e2e/rig/page-server.ts';
-import { ROOT } from '../e2e/rig/paths.ts';
+import { CHROMIUM, ROOT } from '../e2e/rig/paths.ts';
 import { run as runCmd, waitFor } from '../e2e/rig/proc.ts';
 import { ExtensionWorker } from '../e2e/rig/service-worker.ts';
 import { renderHtml } from './demo/chart.ts';
 import { buildRows, formatTable, type PhaseResult, type Run } from './demo/report.ts';
 
-const USAGE = `usage: npm run demo -- [--window S] [--server pulseaudio|pipewire] [--no-reader] [--out DIR]
+const USAGE = `usage: npm run demo -- [--window S] [--server pulseaudio|pipewire] [--reader] [--no-micoff] [--out DIR]
   --window S     seconds per phase (default 10)
   --server K     the rig's audio server (default pulseaudio)
-  --no-reader    no low-latency parec reader on the mic (it adds its own load to the server's figures)
+  --reader       keep the rig's low-latency parec reader on the mic (off by default: its own load at the
+                 server would hide what the browser costs there, most of all once micoff released the mic)
   --no-micoff    skip the third phase (muted with micoff's release on mute)
   --out DIR      results folder (default results/demo-<timestamp>)`;
 
@@ -32,7 +33,7 @@ const { values: args } = parseArgs({
   options: {
     window: { type: 'string', default: '10' },
     server: { type: 'string', default: 'pulseaudio' },
-    'no-reader': { type: 'boolean', default: false },
+    reader: { type: 'boolean', default: false },
     'no-micoff': { type: 'boolean', default: false },
     out: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
@@ -61,7 +62,7 @@ async function main(): Promise<number> {
   const outDir = args.out ?? join(ROOT, 'results', `demo-${stamp}`);
 
   log(`starting the ${serverKind} rig`);
-  const rig = await startAudioRig(serverKind, { reader: !args['no-reader'] });
+  const rig = await startAudioRig(serverKind, { reader: args.reader });
   const pages = await startPageServer();
   let chromium: Awaited<ReturnType<typeof launchChromium>> | null = null;
   const cleanup = async () => {
@@ -79,7 +80,7 @@ async function main(): Promise<number> {
     log('launching Chromium with the extension');
     chromium = await launchChromium({ env: rig.clientEnv });
     const browserPid = await chromium.browserPid();
-    const version = (await runCmd('/usr/lib/chromium/chromium', ['--version'])).stdout.trim() || null;
+    const version = /(\d+\.\d+\.\d+\.\d+)/.exec((await runCmd(CHROMIUM, ['--version'])).stdout)?.[1] ?? null;
 
     const meeting = await MeetingPage.open(chromium.context, pages.url('meeting.html'));
     await meeting.ready();
@@ -156,7 +157,7 @@ async function main(): Promise<number> {
                 `Muted with micoff (release on mute, no delay): record stream ${releasedWithMicoff ? 'closed' : 'STILL OPEN (micoff did not release)'}.`,
               ]),
           'The audio server also serves the rig: a test-signal player (pacat into the null sink)' +
-            (args['no-reader'] ? '.' : ' and a 10 ms reader on the mic (parec), in every phase.'),
+            (args.reader ? ' and a 10 ms reader on the mic (parec), in every phase.' : ', in every phase.'),
         ],
       },
       phases,

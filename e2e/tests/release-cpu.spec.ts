@@ -5,6 +5,12 @@
 //   - control: muted without micoff >= 80 % of unmuted without micoff (the test measures something)
 //   - overhead: unmuted with micoff <= 105 % of unmuted without micoff
 // CPU = browser process tree + audio server, from `micoff-host sample --browser-pid --audio-server`.
+// The released/control ratios are large effects: sequential configurations, alternated per round,
+// ratio of medians. The overhead bar is a small effect on a shared 2-core machine whose load swings
+// single 5 s windows by +-25 %: there both calls run AT ONCE and each window samples both browser trees
+// over the same interval (the load hits both alike), the side that starts first alternating per
+// window; the bar is the median of the per-window ratios. The audio server serves both streams there,
+// so it is left out of that ratio (same stream parameters asserted instead).
 // Raw samples: e2e/artifacts/release-cpu.json.
 import { startAudioRig } from '../rig/audio-rig.ts';
 import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
@@ -13,8 +19,10 @@ import { extensionId, sampleCpu } from '../rig/host.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
 import { chromiumStreams, median, saveArtifact, setReleaseSettings, whenStreams } from './release-util.ts';
 
-const ROUNDS = Number(process.env.MICOFF_CPU_ROUNDS ?? 6);
+const ROUNDS = Number(process.env.MICOFF_CPU_ROUNDS ?? 4);
 const WINDOW_S = Number(process.env.MICOFF_CPU_WINDOW_S ?? 5);
+const PAIRED_WINDOWS = Number(process.env.MICOFF_CPU_PAIRED ?? 12);
+const PAIRED_WINDOW_S = 3;
 
 type Config = 'with' | 'without';
 interface Sample {
@@ -22,10 +30,14 @@ interface Sample {
   config: Config;
   state: 'unmuted' | 'muted';
   cpu_pct: number;
+  /** Per process (role:name) and the busiest threads, to see where a difference comes from. */
+  by_process: Record<string, number>;
 }
 
 test('CPU: released vs unmuted, control without micoff, overhead unmuted', async ({ pages }) => {
-  test.setTimeout(60_000 + ROUNDS * 2 * (2 * WINDOW_S + 8) * 1000);
+  test.setTimeout(
+    90_000 + (ROUNDS + 1) * 2 * (2 * WINDOW_S + 8) * 1000 + PAIRED_WINDOWS * (PAIRED_WINDOW_S + 2) * 1000,
+  );
   const rig = await startAudioRig('pulseaudio', { reader: false, tone: false });
   const browsers: Partial<Record<Config, LaunchedChromium>> = {};
   try {
@@ -42,22 +54,28 @@ test('CPU: released vs unmuted, control without micoff, overhead unmuted', async
         windowS: WINDOW_S,
         env: rig.clientEnv,
       });
-      return r.total_cpu_pct;
+      const by_process: Record<string, number> = {};
+      for (const p of r.processes) {
+        const key = `${p.role}:${p.comm}`;
+        by_process[key] = Math.round(((by_process[key] ?? 0) + p.cpu_pct) * 100) / 100;
+      }
+      return { cpu_pct: r.total_cpu_pct, by_process };
     };
 
-    for (let round = 0; round < ROUNDS; round++) {
-      const order: Config[] = round % 2 ? ['without', 'with'] : ['with', 'without'];
+    // Round -1 warms both browsers up (first page load, JIT, the host's first replies); discarded.
+    for (let round = -1; round < ROUNDS; round++) {
+      const order: Config[] = Math.abs(round) % 2 ? ['without', 'with'] : ['with', 'without'];
       for (const config of order) {
         const b = browsers[config] as LaunchedChromium;
         const meeting = await MeetingPage.open(b.context, pages.url('meeting.html'));
         await meeting.ready();
         await whenStreams(rig, 'capturing', (n) => n === 1);
-        await new Promise((r) => setTimeout(r, 1000)); // settle after the call comes up
-        samples.push({ round, config, state: 'unmuted', cpu_pct: await measure(config) });
+        await new Promise((r) => setTimeout(r, 2000)); // settle after the call comes up
+        samples.push({ round, config, state: 'unmuted', ...(await measure(config)) });
         await meeting.mute();
         if (config === 'with') await whenStreams(rig, 'released', (n) => n === 0, 2000);
         else await new Promise((r) => setTimeout(r, 500));
-        samples.push({ round, config, state: 'muted', cpu_pct: await measure(config) });
+        samples.push({ round, config, state: 'muted', ...(await measure(config)) });
         await meeting.hangUp();
         await meeting.close();
         await whenStreams(rig, 'no capture between configurations', (n) => n === 0, 5000);
@@ -65,30 +83,60 @@ test('CPU: released vs unmuted, control without micoff, overhead unmuted', async
     }
     expect(await chromiumStreams(rig)).toEqual([]);
 
+    // Overhead: both calls up at once, both trees sampled over the same windows.
+    const calls: Record<Config, MeetingPage> = {
+      with: await MeetingPage.open(browsers.with.context, pages.url('meeting.html')),
+      without: await MeetingPage.open(browsers.without.context, pages.url('meeting.html')),
+    };
+    await Promise.all([calls.with.ready(), calls.without.ready()]);
+    const streams = await whenStreams(rig, 'both browsers capturing', (n) => n === 2);
+    void streams;
+    const recParams = (await chromiumStreams(rig)).map((x) => x.bufferLatencyUs);
+    await new Promise((r) => setTimeout(r, 2000));
+    const paired: { window: number; with_pct: number; without_pct: number; ratio: number }[] = [];
+    const pids = { with: await browsers.with.browserPid(), without: await browsers.without.browserPid() };
+    for (let i = 0; i < PAIRED_WINDOWS; i++) {
+      const order: Config[] = i % 2 ? ['without', 'with'] : ['with', 'without'];
+      const [a, b] = await Promise.all(
+        order.map((c) => sampleCpu({ browserPid: pids[c], windowS: PAIRED_WINDOW_S, env: rig.clientEnv })),
+      );
+      const byConfig = Object.fromEntries(order.map((c, k) => [c, (k === 0 ? a : b)?.total_cpu_pct ?? 0]));
+      const w = byConfig.with as number;
+      const wo = byConfig.without as number;
+      paired.push({ window: i, with_pct: w, without_pct: wo, ratio: w / wo });
+    }
+    await calls.with.hangUp();
+    await calls.without.hangUp();
+
     const of = (config: Config, state: Sample['state']) =>
-      samples.filter((s) => s.config === config && s.state === state).map((s) => s.cpu_pct);
+      samples.filter((s) => s.round >= 0 && s.config === config && s.state === state).map((s) => s.cpu_pct);
     const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
-    const withUnmuted = mean(of('with', 'unmuted'));
-    const withMuted = mean(of('with', 'muted'));
-    const withoutUnmuted = mean(of('without', 'unmuted'));
-    const withoutMuted = mean(of('without', 'muted'));
+    // Ratios of medians: one 5 s window on two shared cores swings by +-20 % (a GC, a timer burst).
+    const withUnmuted = median(of('with', 'unmuted'));
+    const withMuted = median(of('with', 'muted'));
+    const withoutUnmuted = median(of('without', 'unmuted'));
+    const withoutMuted = median(of('without', 'muted'));
     const result = {
       rounds: ROUNDS,
       window_s: WINDOW_S,
-      mean_cpu_pct: { withUnmuted, withMuted, withoutUnmuted, withoutMuted },
-      median_cpu_pct: {
-        withUnmuted: median(of('with', 'unmuted')),
-        withMuted: median(of('with', 'muted')),
-        withoutUnmuted: median(of('without', 'unmuted')),
-        withoutMuted: median(of('without', 'muted')),
+      median_cpu_pct: { withUnmuted, withMuted, withoutUnmuted, withoutMuted },
+      mean_cpu_pct: {
+        withUnmuted: mean(of('with', 'unmuted')),
+        withMuted: mean(of('with', 'muted')),
+        withoutUnmuted: mean(of('without', 'unmuted')),
+        withoutMuted: mean(of('without', 'muted')),
       },
       released_over_unmuted: withMuted / withUnmuted,
       control_muted_over_unmuted: withoutMuted / withoutUnmuted,
-      overhead_with_over_without: withUnmuted / withoutUnmuted,
+      sequential_unmuted_with_over_without: withUnmuted / withoutUnmuted,
+      overhead_with_over_without: median(paired.map((p) => p.ratio)),
+      paired_record_stream_buffer_us: recParams,
+      paired,
       samples,
     };
     saveArtifact('release-cpu.json', result);
-    console.log(`release-cpu: ${JSON.stringify({ ...result, samples: undefined })}`);
+    console.log(`release-cpu: ${JSON.stringify({ ...result, samples: undefined, paired: undefined })}`);
+    expect(new Set(recParams).size, 'both browsers capture with the same buffer').toBe(1);
     expect(result.released_over_unmuted).toBeLessThanOrEqual(0.15);
     expect(result.control_muted_over_unmuted).toBeGreaterThanOrEqual(0.8);
     expect(result.overhead_with_over_without).toBeLessThanOrEqual(1.05);

@@ -3,12 +3,14 @@
 
 import { type BackgroundToPopup, POPUP_PORT, type PopupToBackground } from '../shared/messages.ts';
 import { browserSettingsStore, normalizeOrigin, releaseEnabledFor } from '../shared/settings.ts';
-import { cpuTable, doctorList, hostNotice, hostPill, streamsTable, tabState } from './view.ts';
+import { createTabSection } from './tab-section.ts';
+import { cpuTable, doctorList, hostNotice, hostPill, streamsTable } from './view.ts';
 
 const $ = (id: string) => document.getElementById(id) as HTMLElement;
 const settings = browserSettingsStore();
 const port = chrome.runtime.connect({ name: POPUP_PORT });
 const post = (m: PopupToBackground) => port.postMessage(m);
+const tabSection = createTabSection($('tab-state'));
 
 port.onMessage.addListener((raw: unknown) => {
   const msg = raw as BackgroundToPopup;
@@ -31,9 +33,10 @@ port.onMessage.addListener((raw: unknown) => {
       break;
     case 'audio':
       $('streams-body').replaceChildren(...streamsTable(msg.audio));
+      tabSection.audio(msg.audio);
       break;
     case 'tab':
-      $('tab-state').textContent = tabState(msg.tab);
+      tabSection.tab(msg.tab);
       if (msg.tab?.origin && !siteOrigin) void showSite(msg.tab.origin);
       break;
     case 'doctor':

@@ -1,0 +1,40 @@
+// The popup's "This tab" section (release-on-mute, issue 4): the tab's state as the page world reports
+// it (capturing / released since when / kept open and why) next to what the host sees at the audio
+// server (Chromium's record streams), so a user can check that "released" really means no capture.
+import { h } from '../shared/dom.ts';
+import type { AudioSnapshot, TabReleaseView } from '../shared/messages.ts';
+import { tabState } from './view.ts';
+
+const isChromium = (s: AudioSnapshot['streams'][number]) =>
+  s.kind === 'record' && /chrom/i.test(`${s.application_process_binary ?? ''} ${s.application_name ?? ''}`);
+
+/** One line about the browser's record streams at the audio server. */
+export function serverLine(audio: AudioSnapshot | null): string {
+  if (!audio) return 'Audio server: waiting for micoff-host…';
+  if (!audio.connected) return `Audio server: ${audio.reason ?? 'not reachable'}.`;
+  const rec = audio.streams.filter(isChromium);
+  if (rec.length === 0) return 'Audio server: no record stream from the browser (microphone closed).';
+  const parts = rec.map((s) => `${s.device_name ?? `source ${s.device_index}`} (${s.corked ? 'corked' : 'live'})`);
+  return `Audio server: ${rec.length} record stream${rec.length > 1 ? 's' : ''} open: ${parts.join(', ')}.`;
+}
+
+export function tabSectionNodes(view: TabReleaseView | null, audio: AudioSnapshot | null): Node[] {
+  return [h('div', null, tabState(view)), h('div', { class: 'muted', id: 'tab-server' }, serverLine(audio))];
+}
+
+/** Keeps the latest tab view and audio snapshot and re-renders `el` when either changes. */
+export function createTabSection(el: HTMLElement) {
+  let view: TabReleaseView | null = null;
+  let audio: AudioSnapshot | null = null;
+  const render = () => el.replaceChildren(...tabSectionNodes(view, audio));
+  return {
+    tab(v: TabReleaseView | null) {
+      view = v;
+      render();
+    },
+    audio(a: AudioSnapshot) {
+      audio = a;
+      render();
+    },
+  };
+}
