@@ -48,7 +48,7 @@ window.probe = (() => {
     const recorder = new MediaRecorder(stream);
     const chunks = [];
     recorder.ondataavailable = (e) => chunks.push(e.data.size);
-    recorder.onerror = (e) => events.push(`recorder:error:${e.error && e.error.name}`);
+    recorder.onerror = (e) => events.push(`recorder:error:${e.error?.name}`);
     Object.assign(consumers, {
       ctx,
       track,

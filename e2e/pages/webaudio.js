@@ -73,7 +73,7 @@ function trackState() {
 }
 
 window.ready = start().catch((e) => {
-  call.error = String(e && e.message ? `${e.name}: ${e.message}` : e);
+  call.error = String(e?.message ? `${e.name}: ${e.message}` : e);
   setState(`error: ${call.error}`);
   throw e;
 });

@@ -23,6 +23,14 @@ export interface StartOptions {
   stdout?: 'log' | 'ignore';
 }
 
+const SETPRIV = which('setpriv');
+
+/** Children still running: killed (by process group) if this process exits without stopping them. */
+const live = new Set<Child>();
+process.once('exit', () => {
+  for (const c of live) killGroup(c.pid, 'SIGKILL');
+});
+
 /** Starts `cmd` in a new process group, stdout+stderr appended to `logFile`. */
 export function startChild(
   name: string,
@@ -33,8 +41,12 @@ export function startChild(
 ): Child {
   const fd = openSync(logFile, 'a');
   let proc: ChildProcess;
+  // Through `setpriv --pdeathsig KILL` where available: the child dies with the process that started it,
+  // even when that one is killed hard (a Playwright worker at its timeout, ^C twice), instead of an
+  // orphaned audio server living on.
+  const [file, argv] = SETPRIV ? [SETPRIV, ['--pdeathsig', 'KILL', '--', cmd, ...args]] : [cmd, args];
   try {
-    proc = spawn(cmd, args, {
+    proc = spawn(file, argv, {
       env: opts.env ?? process.env,
       cwd: opts.cwd,
       detached: true, // own process group: stop() can signal the group, only ours
@@ -45,8 +57,10 @@ export function startChild(
   }
   if (proc.pid === undefined) throw new Error(`${name}: could not start \`${cmd}\` (not installed?)`);
   const child: Child = { name, proc, pid: proc.pid, logFile, exit: null };
+  live.add(child);
   proc.on('exit', (code, signal) => {
     child.exit = { code, signal };
+    live.delete(child);
   });
   proc.on('error', (e) => {
     child.exit ??= { code: -1, signal: null };

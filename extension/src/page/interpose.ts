@@ -9,6 +9,7 @@
 // bookkeeping never breaks the page's own call (errors are swallowed, the original result returned).
 import type { GroupReport, GroupState } from '../content/page-protocol.ts';
 import type { Bridge } from './bridge.ts';
+import { concreteDeviceId, groupKey, isVirtualDeviceId, reacquireConstraints } from './device-groups.ts';
 import { maskToString, replaceAccessor, replaceConstructor, replaceMethod } from './natives.ts';
 import { decideGroup } from './release-policy.ts';
 
@@ -380,32 +381,21 @@ export function install(w: Realm, opts: InstallOptions): boolean {
     return m;
   }
 
-  /** Chromium names the system default "default" (and "communications" on Windows): reopening that
-   * after the default moved would open another device. Pin the concrete device, found by groupId. */
+  /** Pin the concrete device behind Chromium's "default" (see device-groups.ts). */
   async function pinDevice(root: Root, settings: MediaTrackSettings): Promise<void> {
-    const id = settings.deviceId;
-    if (id !== 'default' && id !== 'communications') return;
-    const devices = await origEnumerate.call(mediaDevices);
-    const concrete = devices.find(
-      (d) =>
-        d.kind === 'audioinput' &&
-        d.groupId === settings.groupId &&
-        d.deviceId !== 'default' &&
-        d.deviceId !== 'communications',
-    );
-    if (concrete) root.constraints = { ...root.constraints, deviceId: { exact: concrete.deviceId } };
+    if (!isVirtualDeviceId(settings.deviceId)) return;
+    const id = concreteDeviceId(settings, await origEnumerate.call(mediaDevices));
+    if (id) root.constraints = { ...root.constraints, deviceId: { exact: id } };
   }
 
   function adopt(stream: MediaStream, constraints: MediaStreamConstraints | undefined): void {
-    const asked = constraints?.audio;
-    const base: MediaTrackConstraints = typeof asked === 'object' && asked !== null ? { ...asked } : {};
     let touched = false;
     for (const t of origGetAudioTracks.call(stream)) {
       if (members.has(t) || isEnded(t)) continue;
       const settings = origGetSettings.call(t);
-      const deviceId = settings.deviceId ?? '';
+      const deviceId = groupKey(settings);
       const root: Root = {
-        constraints: deviceId ? { ...base, deviceId: { exact: deviceId } } : base,
+        constraints: reacquireConstraints(constraints?.audio, deviceId),
         pinned: Promise.resolve(),
       };
       root.pinned = pinDevice(root, settings).catch(() => {});

@@ -14,7 +14,9 @@ export function serverLine(audio: AudioSnapshot | null): string {
   if (!audio.connected) return `Audio server: ${audio.reason ?? 'not reachable'}.`;
   const rec = audio.streams.filter(isChromium);
   if (rec.length === 0) return 'Audio server: no record stream from the browser (microphone closed).';
-  const parts = rec.map((s) => `${s.device_name ?? `source ${s.device_index}`} (${s.corked ? 'corked' : 'live'})`);
+  const parts = rec.map(
+    (s) => `${s.device_name ?? `source ${s.device_index}`} (${s.corked ? 'corked' : 'live'})`,
+  );
   return `Audio server: ${rec.length} record stream${rec.length > 1 ? 's' : ''} open: ${parts.join(', ')}.`;
 }
 

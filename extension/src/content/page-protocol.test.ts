@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseContentMessage, parsePageMessage } from './page-protocol.ts';
+
+const group = {
+  id: '0.1',
+  state: 'released',
+  since_ms: 1,
+  reason: null,
+  label: 'Mic',
+  tracks: 1,
+  enabled: 0,
+};
+
+test('parsePageMessage accepts only well-formed messages from the page world', () => {
+  const ok: [unknown, string][] = [
+    [{ type: 'hello' }, 'hello'],
+    [{ type: 'state', groups: [] }, 'state'],
+    [{ type: 'state', groups: [group] }, 'state'],
+    [{ type: 'policy_query', query: 3, label: 'Mic' }, 'policy_query'],
+  ];
+  for (const [m, type] of ok)
+    assert.equal(parsePageMessage(JSON.stringify(m))?.type, type, JSON.stringify(m));
+  const bad: unknown[] = [
+    { type: 'state', groups: [{ ...group, state: 'hacked' }] },
+    { type: 'state', groups: [{ ...group, since_ms: 'x' }] },
+    { type: 'state', groups: [{ ...group, label: 'x'.repeat(201) }] },
+    { type: 'state', groups: Array.from({ length: 33 }, () => group) },
+    { type: 'state', groups: [{ ...group, tracks: -1 }] },
+    { type: 'policy_query', query: -1, label: 'x' },
+    { type: 'policy_query', query: 1 },
+    { type: 'release_now' },
+    [],
+    null,
+  ];
+  for (const m of bad) assert.equal(parsePageMessage(JSON.stringify(m)), null, JSON.stringify(m));
+  assert.equal(parsePageMessage('{not json'), null);
+  assert.equal(parsePageMessage({ type: 'hello' }), null); // objects do not cross worlds: strings only
+  assert.equal(parsePageMessage('x'.repeat(70_000)), null);
+});
+
+test('parseContentMessage', () => {
+  assert.deepEqual(
+    parseContentMessage(JSON.stringify({ type: 'config', delay_ms: 3000, release: true, reason: null })),
+    {
+      type: 'config',
+      delay_ms: 3000,
+      release: true,
+      reason: null,
+    },
+  );
+  assert.equal(parseContentMessage(JSON.stringify({ type: 'policy', query: 1, allow: 'yes' })), null);
+  assert.equal(
+    parseContentMessage(JSON.stringify({ type: 'config', delay_ms: '3000', release: true })),
+    null,
+  );
+});
