@@ -53,8 +53,11 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 fi
 if [ ! -d node_modules ] || [ ! -f node_modules/.package-lock.json ] ||
   [ package-lock.json -nt node_modules/.package-lock.json ]; then
-  say "npm ci"
-  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error >&2
+  # `npm install`, not `npm ci`: the npm 11 here writes lock files without the other platforms'
+  # optional packages (e.g. @biomejs/cli-darwin-*), which `npm ci` then rejects as out of sync.
+  # The versions still come from package-lock.json.
+  say "npm install"
+  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm install --no-audit --no-fund --loglevel=error >&2
 fi
 
 # --- cargo -------------------------------------------------------------------------------------------

@@ -34,6 +34,9 @@ interface Sample {
   by_process: Record<string, number>;
 }
 
+// Its own PulseAudio rig either way: run it once, in the PulseAudio project.
+test.skip(({ audioServer }) => audioServer !== 'pulseaudio', 'own PulseAudio rig: PulseAudio project only');
+
 test('CPU: released vs unmuted, control without micoff, overhead unmuted', async ({ pages }) => {
   test.setTimeout(
     90_000 + (ROUNDS + 1) * 2 * (2 * WINDOW_S + 8) * 1000 + PAIRED_WINDOWS * (PAIRED_WINDOW_S + 2) * 1000,

@@ -4,7 +4,7 @@
 // unmute and releases followed by a reacquire racing the next mute.
 
 import { expect, test } from '../rig/fixtures.ts';
-import { holdsFor, saveArtifact, setReleaseSettings, whenStreams } from './release-util.ts';
+import { chromiumStreams, holdsFor, saveArtifact, setReleaseSettings, whenStreams } from './release-util.ts';
 
 const CYCLES = Number(process.env.MICOFF_STORM_CYCLES ?? 200);
 
@@ -17,6 +17,9 @@ function rng(seed: number): () => number {
     return (x >>> 0) / 2 ** 32;
   };
 }
+
+// 5 minutes: on the PulseAudio project only (the PipeWire project runs the functional specs).
+test.skip(({ audioServer }) => audioServer !== 'pulseaudio', 'long run: PulseAudio project only');
 
 test('toggle storm: 200 random mute/unmute cycles leak nothing', async ({
   rig,
@@ -42,7 +45,7 @@ test('toggle storm: 200 random mute/unmute cycles leak nothing', async ({
     await wait();
     await meeting.unmute();
     await wait();
-    if (i % 20 === 0) counts.push((await rig.recordStreams()).length);
+    if (i % 20 === 0) counts.push((await chromiumStreams(rig)).length); // just after an unmute: 0 or 1
   }
   const stormMs = Date.now() - started;
   // Unmuted at the end: exactly one record stream (nothing leaked), audio flows, the track is the same.

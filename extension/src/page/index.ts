@@ -8,6 +8,9 @@ import { install } from './interpose.ts';
 type Realm = Window & typeof globalThis;
 
 function main(): void {
+  // Firefox releases natively (media.getusermedia.microphone.off_while_disabled.enabled, a pref a
+  // policy can set); the interposition is written and tested against Chromium only.
+  if (__BROWSER__ !== 'chrome') return;
   const top = self as unknown as Realm;
   if (typeof top.navigator?.mediaDevices === 'undefined' && typeof top.MediaDevices === 'undefined') return;
   const bridge = createBridge(top);

@@ -4,7 +4,7 @@
 //!   10 ms fragment.
 //! - pipewire-pulse: the bench reports srbchannel "not applicable" and still measures.
 //!
-//! Each test skips (passes with a message on stderr) when its server binaries are not installed;
+//! Each test fails with an install hint when its server binaries are not installed;
 //! scripts/ensure-deps.sh installs them. Servers are stopped by the PIDs these tests started.
 
 #![allow(clippy::unwrap_used)]
@@ -198,8 +198,7 @@ fn summary<'a>(report: &'a serde_json::Value, mode: &str) -> &'a serde_json::Val
 #[test]
 fn pulseaudio_srbchannel_modes_differ_in_the_server_log() {
     if !have("pulseaudio") || !have("pactl") {
-        eprintln!("SKIP: pulseaudio/pactl not installed");
-        return;
+        panic!("pulseaudio/pactl not installed: the bench tests need them (bash scripts/ensure-deps.sh installs them)");
     }
     let (rig, server) = start_pulseaudio();
     let out = rig.bench(&[
@@ -272,8 +271,7 @@ fn pulseaudio_srbchannel_modes_differ_in_the_server_log() {
 #[test]
 fn pulseaudio_playback_and_sweep_chart() {
     if !have("pulseaudio") || !have("pactl") {
-        eprintln!("SKIP: pulseaudio/pactl not installed");
-        return;
+        panic!("pulseaudio/pactl not installed: the bench tests need them (bash scripts/ensure-deps.sh installs them)");
     }
     let (rig, server) = start_pulseaudio();
     let chart = rig.path("chart.svg");
@@ -326,8 +324,7 @@ fn pipewire_pulse_reports_not_applicable() {
     .iter()
     .all(|b| have(b))
     {
-        eprintln!("SKIP: pipewire/wireplumber/pipewire-pulse/dbus not installed");
-        return;
+        panic!("pipewire/wireplumber/pipewire-pulse/dbus not installed: the bench tests need them (bash scripts/ensure-deps.sh installs them)");
     }
     let dir = tempfile::tempdir().unwrap();
     let run = dir.path().join("run");
