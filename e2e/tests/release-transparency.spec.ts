@@ -70,7 +70,11 @@ async function waitLevels(page: Page, what: string, timeoutMs = 3000): Promise<L
 }
 
 for (const pageName of ['meeting.html', 'webaudio.html']) {
-  test(`transparency on ${pageName}`, async ({ rig, context, pages, serviceWorker }) => {
+  test(`transparency on ${pageName}`, async ({ rig, context, pages, serviceWorker, audioServer }) => {
+    // Listening to the output sink's monitor works on PulseAudio; PipeWire's null sink `out` has no
+    // driver while only Chromium plays into it (its monitor records silence), so there the media
+    // element is checked for identity only. TODO(2026-11-22): drive `out` in the PipeWire rig.
+    const hearElement = audioServer === 'pulseaudio';
     test.setTimeout(60_000);
     await setReleaseSettings(serviceWorker, { releaseOnMute: true, releaseDelayMs: 500 });
     const meeting = await MeetingPage.open(context, pages.url(pageName));
@@ -93,8 +97,8 @@ for (const pageName of ['meeting.html', 'webaudio.html']) {
       });
     });
     await waitLevels(page, 'every consumer to hear the mic before the release');
-    const elementBefore = await outputRms(rig.server, 1200);
-    expect(elementBefore).toBeGreaterThan(LEVEL);
+    const elementBefore = hearElement ? await outputRms(rig.server, 1200) : null;
+    if (hearElement) expect(elementBefore).toBeGreaterThan(LEVEL);
 
     // Mute: the track and its clone disabled -> released.
     await page.evaluate(() => {
@@ -144,8 +148,8 @@ for (const pageName of ['meeting.html', 'webaudio.html']) {
     await whenStreams(rig, 'a record stream back', (n) => n >= 1, 3000);
     const levels = await waitLevels(page, 'every consumer to hear the mic after the resume');
     await waitFor('sent energy to rise', async () => (await sent()) > e0, { timeoutMs: 3000 });
-    const elementAfter = await outputRms(rig.server, 1200);
-    expect(elementAfter).toBeGreaterThan(LEVEL);
+    const elementAfter = hearElement ? await outputRms(rig.server, 1200) : null;
+    if (hearElement) expect(elementAfter).toBeGreaterThan(LEVEL);
     // The MediaRecorder made before the release records after it.
     await page.evaluate(() => (window.probe.consumers.recorder as MediaRecorder).start(100));
     await waitFor(
@@ -167,7 +171,7 @@ for (const pageName of ['meeting.html', 'webaudio.html']) {
     const events = await page.evaluate(() => window.probe.events);
     expect(events).toEqual([]);
     expect(errors).toEqual([]);
-    saveArtifact(`release-transparency-${pageName}.json`, {
+    saveArtifact(`release-transparency-${audioServer}-${pageName}.json`, {
       base,
       released,
       after,
