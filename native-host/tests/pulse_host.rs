@@ -12,19 +12,14 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
-use common::PulseRig;
+use common::{AudioRig, PulseRig};
 use serde_json::{json, Value};
 
 const LIMIT: Duration = Duration::from_secs(20);
 
 fn rig_env(rig: &PulseRig, cmd: &mut Command) {
-    let d = rig.path();
-    cmd.env("XDG_RUNTIME_DIR", d.join("runtime"))
-        .env("PULSE_RUNTIME_PATH", d.join("runtime"))
-        .env("PULSE_STATE_PATH", d.join("state"))
-        .env("HOME", d.join("home"))
-        .env("PULSE_SERVER", rig.server())
-        .env("RUST_LOG", "micoff_host=debug,micoff_pulse=debug");
+    rig.env(cmd);
+    cmd.env("RUST_LOG", "micoff_host=debug,micoff_pulse=debug");
 }
 
 /// The host in native messaging mode; frames read on a thread and handed over a channel.

@@ -9,146 +9,31 @@
 
 #![allow(clippy::unwrap_used)]
 
-use std::os::unix::process::CommandExt;
+// The private audio servers of micoff-pulse's tests, reused as they are (like the host's
+// pulse_host.rs does).
+#[path = "../../micoff-pulse/tests/common/mod.rs"]
+mod common;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Output;
+
+use common::{AudioRig, PipeWireRig, PulseRig};
 
 const BENCH: &str = env!("CARGO_BIN_EXE_micoff-bench");
 
-fn have(bin: &str) -> bool {
-    std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).any(|d| d.join(bin).is_file()))
-        .unwrap_or(false)
-}
-
-/// Poll `cond` every 50 ms until it holds or `timeout` passes.
-fn wait_for(what: &str, timeout: Duration, mut cond: impl FnMut() -> bool) {
-    let deadline = Instant::now() + timeout;
-    while !cond() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-}
-
-/// A server process group we started; SIGTERM to it (by its id) on drop.
-struct Server {
-    child: Child,
-    group: bool,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let pid = self.child.id() as i32;
-        // SAFETY: plain kill(2) on the pid / process group id of a child we spawned.
-        unsafe {
-            libc::kill(if self.group { -pid } else { pid }, libc::SIGTERM);
-        }
-        let _ = self.child.wait();
-    }
-}
-
-struct Rig {
-    dir: tempfile::TempDir,
-    env: Vec<(String, String)>,
-    server: String,
-}
-
-impl Rig {
-    fn path(&self, p: &str) -> PathBuf {
-        self.dir.path().join(p)
-    }
-
-    fn command(&self, bin: &str) -> Command {
-        let mut c = Command::new(bin);
-        for (k, v) in &self.env {
-            c.env(k, v);
-        }
-        c.env("PULSE_SERVER", &self.server)
-            .env_remove("PULSE_CLIENTCONFIG");
-        c
-    }
-
-    fn pactl_ok(&self, args: &[&str]) -> bool {
-        self.command("pactl")
-            .args(args)
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()
-            .is_ok_and(|s| s.success())
-    }
-
-    fn bench(&self, args: &[&str]) -> Output {
-        let out = self
-            .command(BENCH)
-            .args(args)
-            .arg("--server")
-            .arg(&self.server)
-            .output()
-            .unwrap();
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        eprintln!("bench stderr:\n{stderr}");
-        assert!(out.status.success(), "bench failed: {stderr}");
-        out
-    }
-}
-
-fn start_pulseaudio() -> (Rig, Server) {
-    let dir = tempfile::tempdir().unwrap();
-    let root = dir.path().to_path_buf();
-    for d in ["runtime", "state", "home"] {
-        std::fs::create_dir_all(root.join(d)).unwrap();
-    }
-    let sock = root.join("pulse.sock");
-    std::fs::write(
-        root.join("rig.pa"),
-        format!(
-            "load-module module-native-protocol-unix auth-anonymous=1 socket={}\n\
-             load-module module-null-sink sink_name=spk\n\
-             load-module module-remap-source source_name=mic master=spk.monitor\n\
-             set-default-sink spk\nset-default-source mic\n",
-            sock.display()
-        ),
-    )
-    .unwrap();
-    let s = |p: &str| root.join(p).display().to_string();
-    let env = vec![
-        ("XDG_RUNTIME_DIR".into(), s("runtime")),
-        ("PULSE_RUNTIME_PATH".into(), s("runtime")),
-        ("PULSE_STATE_PATH".into(), s("state")),
-        ("HOME".into(), s("home")),
-    ];
-    let rig = Rig {
-        dir,
-        env,
-        server: format!("unix:{}", sock.display()),
-    };
-    let child = rig
-        .command("pulseaudio")
-        .args(["--daemonize=no", "--exit-idle-time=-1", "-n", "-F"])
-        .arg(rig.path("rig.pa"))
-        .args([
-            "--disallow-exit=yes",
-            "--use-pid-file=no",
-            "--log-level=debug",
-            "--log-meta=no",
-        ])
-        .arg(format!(
-            "--log-target=file:{}",
-            rig.path("pulse.log").display()
-        ))
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
+/// Runs the bench against the rig's server; panics with its stderr on failure.
+fn bench(rig: &impl AudioRig, args: &[&str]) -> Output {
+    let out = rig
+        .command(BENCH)
+        .args(args)
+        .arg("--server")
+        .arg(rig.server())
+        .output()
         .unwrap();
-    let server = Server {
-        child,
-        group: false,
-    };
-    wait_for("the PulseAudio socket", Duration::from_secs(20), || {
-        sock.exists() && rig.pactl_ok(&["info"])
-    });
-    (rig, server)
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    eprintln!("bench stderr:\n{stderr}");
+    assert!(out.status.success(), "bench failed: {stderr}");
+    out
 }
 
 /// PulseAudio's debug log split by native-protocol client: (client name, its lines).
@@ -197,22 +82,22 @@ fn summary<'a>(report: &'a serde_json::Value, mode: &str) -> &'a serde_json::Val
 
 #[test]
 fn pulseaudio_srbchannel_modes_differ_in_the_server_log() {
-    if !have("pulseaudio") || !have("pactl") {
-        panic!("pulseaudio/pactl not installed: the bench tests need them (bash scripts/ensure-deps.sh installs them)");
-    }
-    let (rig, server) = start_pulseaudio();
-    let out = rig.bench(&[
-        "record",
-        "--latency-ms",
-        "10",
-        "--duration",
-        "2",
-        "--warmup-ms",
-        "300",
-        "--srbchannel",
-        "both",
-        "--json",
-    ]);
+    let rig = PulseRig::start_with_debug_log();
+    let out = bench(
+        &rig,
+        &[
+            "record",
+            "--latency-ms",
+            "10",
+            "--duration",
+            "2",
+            "--warmup-ms",
+            "300",
+            "--srbchannel",
+            "both",
+            "--json",
+        ],
+    );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     std::fs::create_dir_all(artifacts()).ok();
     std::fs::write(artifacts().join("bench-rig-pulseaudio.json"), &out.stdout).ok();
@@ -237,11 +122,11 @@ fn pulseaudio_srbchannel_modes_differ_in_the_server_log() {
     assert_eq!(summary(&report, "srbchannel_off")["srbchannel"], "inactive");
     assert_eq!(
         report["server"]["pid"].as_u64(),
-        Some(u64::from(server.child.id()))
+        rig.server_pid().map(u64::from)
     );
 
     // The server's own view: its debug log per client.
-    let log = std::fs::read_to_string(rig.path("pulse.log")).unwrap();
+    let log = std::fs::read_to_string(rig.path().join("pulse.log")).unwrap();
     std::fs::write(artifacts().join("bench-rig-pulse.log"), &log).ok();
     let clients = clients_in_log(&log);
     let lines_of = |name: &str| -> Vec<String> {
@@ -265,29 +150,29 @@ fn pulseaudio_srbchannel_modes_differ_in_the_server_log() {
         "off: {off:#?}"
     );
     assert!(!off.iter().any(|l| l.contains("Enabling srbchannel")));
-    drop(server);
+    drop(rig);
 }
 
 #[test]
 fn pulseaudio_playback_and_sweep_chart() {
-    if !have("pulseaudio") || !have("pactl") {
-        panic!("pulseaudio/pactl not installed: the bench tests need them (bash scripts/ensure-deps.sh installs them)");
-    }
-    let (rig, server) = start_pulseaudio();
-    let chart = rig.path("chart.svg");
-    let out = rig.bench(&[
-        "playback",
-        "--latency-ms",
-        "10,50",
-        "--duration",
-        "1",
-        "--warmup-ms",
-        "200",
-        "--srbchannel",
-        "on",
-        "--chart",
-        chart.to_str().unwrap(),
-    ]);
+    let rig = PulseRig::start();
+    let chart = rig.path().join("chart.svg");
+    let out = bench(
+        &rig,
+        &[
+            "playback",
+            "--latency-ms",
+            "10,50",
+            "--duration",
+            "1",
+            "--warmup-ms",
+            "200",
+            "--srbchannel",
+            "on",
+            "--chart",
+            chart.to_str().unwrap(),
+        ],
+    );
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.contains("== CPU against requested latency =="),
@@ -305,7 +190,7 @@ fn pulseaudio_playback_and_sweep_chart() {
     assert!(text.contains("| 50 ms | srbchannel on |"), "{text}");
     let svg = std::fs::read_to_string(&chart).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("srbchannel on"));
-    drop(server);
+    drop(rig);
 }
 
 fn artifacts() -> PathBuf {
@@ -314,70 +199,20 @@ fn artifacts() -> PathBuf {
 
 #[test]
 fn pipewire_pulse_reports_not_applicable() {
-    if ![
-        "pipewire",
-        "wireplumber",
-        "pipewire-pulse",
-        "dbus-run-session",
-        "pactl",
-    ]
-    .iter()
-    .all(|b| have(b))
-    {
-        panic!("pipewire/wireplumber/pipewire-pulse/dbus not installed: the bench tests need them (bash scripts/ensure-deps.sh installs them)");
-    }
-    let dir = tempfile::tempdir().unwrap();
-    let run = dir.path().join("run");
-    std::fs::create_dir_all(&run).unwrap();
-    std::fs::create_dir_all(dir.path().join("home")).unwrap();
-    let env = vec![
-        ("XDG_RUNTIME_DIR".to_string(), run.display().to_string()),
-        ("HOME".into(), dir.path().join("home").display().to_string()),
-    ];
-    let sock = run.join("pulse/native");
-    let rig = Rig {
-        dir,
-        env,
-        server: format!("unix:{}", sock.display()),
-    };
-    // WirePlumber needs a session bus; the whole group is ours and goes on drop.
-    let child = rig
-        .command("dbus-run-session")
-        .args([
-            "--",
-            "sh",
-            "-c",
-            "pipewire & while [ ! -S \"$XDG_RUNTIME_DIR/pipewire-0\" ]; do sleep 0.05; done; \
-             wireplumber & pipewire-pulse & wait",
-        ])
-        .env_remove("PULSE_SERVER")
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .unwrap();
-    let _server = Server { child, group: true };
-    wait_for("the pipewire-pulse socket", Duration::from_secs(30), || {
-        sock.exists() && rig.pactl_ok(&["info"])
-    });
-    assert!(rig.pactl_ok(&["load-module", "module-null-sink", "sink_name=spk"]));
-    assert!(rig.pactl_ok(&[
-        "load-module",
-        "module-remap-source",
-        "source_name=mic",
-        "master=spk.monitor"
-    ]));
-    assert!(rig.pactl_ok(&["set-default-source", "mic"]));
-    let out = rig.bench(&[
-        "record",
-        "--duration",
-        "1",
-        "--warmup-ms",
-        "200",
-        "--srbchannel",
-        "both",
-        "--json",
-    ]);
+    let rig = PipeWireRig::start();
+    let out = bench(
+        &rig,
+        &[
+            "record",
+            "--duration",
+            "1",
+            "--warmup-ms",
+            "200",
+            "--srbchannel",
+            "both",
+            "--json",
+        ],
+    );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["server"]["pipewire"], true);
     assert_eq!(report["server"]["srbchannel"], "not applicable");

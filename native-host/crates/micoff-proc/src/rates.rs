@@ -102,6 +102,21 @@ pub fn per_s(before: u64, after: u64, elapsed_ns: u64) -> f64 {
     after.saturating_sub(before) as f64 * 1e9 / elapsed_ns as f64
 }
 
+/// (cpu, user, system) % of one core from `(utime, stime)` ticks at both ends of the window.
+fn tick_pcts(before: (u64, u64), after: (u64, u64), clk_tck: u64, elapsed_ns: u64) -> [f64; 3] {
+    let du = after.0.saturating_sub(before.0);
+    let ds = after.1.saturating_sub(before.1);
+    [du + ds, du, ds].map(|ticks| ticks_pct(ticks, clk_tck, elapsed_ns))
+}
+
+/// On-CPU time as % of the window.
+fn run_time_pct(run_time_ns: u64, elapsed_ns: u64) -> f64 {
+    if elapsed_ns == 0 {
+        return 0.0;
+    }
+    run_time_ns as f64 * 100.0 / elapsed_ns as f64
+}
+
 fn opt_per_s(before: Option<u64>, after: Option<u64>, elapsed_ns: u64) -> Option<f64> {
     Some(per_s(before?, after?, elapsed_ns))
 }
@@ -119,8 +134,8 @@ pub fn thread_rates(
     clk_tck: u64,
     elapsed_ns: u64,
 ) -> ThreadRates {
-    let du = b.utime.saturating_sub(a.utime);
-    let ds = b.stime.saturating_sub(a.stime);
+    let [cpu_pct, user_pct, system_pct] =
+        tick_pcts((a.utime, a.stime), (b.utime, b.stime), clk_tck, elapsed_ns);
     let run_time_ns = match (a.run_time_ns, b.run_time_ns) {
         (Some(x), Some(y)) => Some(y.saturating_sub(x)),
         _ => None,
@@ -130,17 +145,11 @@ pub fn thread_rates(
     ThreadRates {
         tid: b.tid,
         comm: b.comm.clone(),
-        cpu_pct: ticks_pct(du + ds, clk_tck, elapsed_ns),
-        user_pct: ticks_pct(du, clk_tck, elapsed_ns),
-        system_pct: ticks_pct(ds, clk_tck, elapsed_ns),
+        cpu_pct,
+        user_pct,
+        system_pct,
         run_time_ns,
-        run_time_pct: run_time_ns.map(|ns| {
-            if elapsed_ns == 0 {
-                0.0
-            } else {
-                ns as f64 * 100.0 / elapsed_ns as f64
-            }
-        }),
+        run_time_pct: run_time_ns.map(|ns| run_time_pct(ns, elapsed_ns)),
         wakeups_per_s: voluntary.zip(involuntary).map(|(v, i)| v + i),
         voluntary_ctxt_per_s: voluntary,
         involuntary_ctxt_per_s: involuntary,
@@ -180,24 +189,18 @@ pub fn process_rates(a: &ProcessSample, b: &ProcessSample, clk_tck: u64) -> Proc
         add_opt(&mut reads, t.read_syscalls_per_s);
         add_opt(&mut writes, t.write_syscalls_per_s);
     }
-    let du = b.utime.saturating_sub(a.utime);
-    let ds = b.stime.saturating_sub(a.stime);
+    let [cpu_pct, user_pct, system_pct] =
+        tick_pcts((a.utime, a.stime), (b.utime, b.stime), clk_tck, elapsed_ns);
     ProcessRates {
         pid: b.pid,
         ppid: b.ppid,
         comm: b.comm.clone(),
         role: b.role,
-        cpu_pct: ticks_pct(du + ds, clk_tck, elapsed_ns),
-        user_pct: ticks_pct(du, clk_tck, elapsed_ns),
-        system_pct: ticks_pct(ds, clk_tck, elapsed_ns),
+        cpu_pct,
+        user_pct,
+        system_pct,
         run_time_ns,
-        run_time_pct: run_time_ns.map(|ns| {
-            if elapsed_ns == 0 {
-                0.0
-            } else {
-                ns as f64 * 100.0 / elapsed_ns as f64
-            }
-        }),
+        run_time_pct: run_time_ns.map(|ns| run_time_pct(ns, elapsed_ns)),
         wakeups_per_s: wakeups,
         voluntary_ctxt_per_s: voluntary,
         involuntary_ctxt_per_s: involuntary,

@@ -87,6 +87,34 @@ impl Scratch {
             }
         }
     }
+
+    /// The role of `pid`, from its comm and its command line.
+    pub(crate) fn role(&mut self, pid: Pid, comm: &str) -> Role {
+        match self.read(&[&pid, &"cmdline"]) {
+            Some(raw) => Role::classify(comm, &parse_cmdline(raw)),
+            // Kernel threads and zombies have an empty command line.
+            None => Role::classify(comm, &[]),
+        }
+    }
+
+    /// The thread ids of `pid` (its `task` dir), sorted, into `tids`; `None` when it vanished.
+    pub(crate) fn task_ids(&mut self, pid: Pid, tids: &mut Vec<Pid>) -> Option<()> {
+        let rd = std::fs::read_dir(self.path.at(&[&pid, &"task"])).ok()?;
+        tids.clear();
+        tids.extend(
+            rd.filter_map(|e| e.ok())
+                .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<Pid>().ok())),
+        );
+        tids.sort_unstable();
+        Some(())
+    }
+
+    /// The thread's on-CPU time from its `schedstat` (`None` without schedstats or once gone).
+    pub(crate) fn run_time_ns(&mut self, pid: Pid, tid: Pid) -> Option<u64> {
+        self.read(&[&pid, &"task", &tid, &"schedstat"])
+            .and_then(|raw| parse_schedstat(&text(raw)))
+            .map(|x| x.run_time_ns)
+    }
 }
 
 impl ProcFs {
@@ -131,21 +159,8 @@ impl ProcFs {
                 st.stime,
             )
         };
-        let role = match s.read(&[&pid, &"cmdline"]) {
-            Some(raw) => Role::classify(&comm, &parse_cmdline(raw)),
-            // Kernel threads and zombies have an empty command line.
-            None => Role::classify(&comm, &[]),
-        };
-        tids.clear();
-        let task_dir = s.path.at(&[&pid, &"task"]);
-        match std::fs::read_dir(task_dir) {
-            Ok(rd) => tids.extend(
-                rd.filter_map(|e| e.ok())
-                    .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse::<Pid>().ok())),
-            ),
-            Err(_) => return None, // vanished
-        }
-        tids.sort_unstable();
+        let role = s.role(pid, &comm);
+        s.task_ids(pid, tids)?;
         let mut threads = Vec::with_capacity(tids.len());
         for &tid in tids.iter() {
             if let Some(t) = read_thread(pid, tid, s) {
@@ -173,10 +188,7 @@ pub(crate) fn read_thread(pid: Pid, tid: Pid, s: &mut Scratch) -> Option<ThreadS
         let st = parse_stat(&t)?;
         (st.comm.to_owned(), st.starttime, st.utime, st.stime)
     };
-    let run_time_ns = s
-        .read(&[&pid, &"task", &tid, &"schedstat"])
-        .and_then(|raw| parse_schedstat(&text(raw)))
-        .map(|x| x.run_time_ns);
+    let run_time_ns = s.run_time_ns(pid, tid);
     let ctxt = s
         .read(&[&pid, &"task", &tid, &"status"])
         .and_then(|raw| parse_status_ctxt(&text(raw)));

@@ -14,7 +14,7 @@ use std::fs::File;
 use std::os::unix::fs::FileExt;
 
 use crate::fs::text;
-use crate::parse::{parse_cmdline, parse_schedstat, parse_stat};
+use crate::parse::{parse_schedstat, parse_stat};
 use crate::rates::{rates, CpuReport};
 use crate::role::Role;
 use crate::sample::{monotonic_ns, read_thread, ProcessSample, Scratch, Snapshot, ThreadSample};
@@ -153,13 +153,9 @@ impl Sampler {
             self.forget(pid); // pid reused
         }
         if let std::collections::hash_map::Entry::Vacant(e) = self.procs.entry(pid) {
-            let role = match s.read(&[&pid, &"cmdline"]) {
-                Some(raw) => Role::classify(&comm, &parse_cmdline(raw)),
-                None => Role::classify(&comm, &[]),
-            };
             e.insert(ProcCache {
                 starttime,
-                role,
+                role: s.role(pid, &comm),
                 threads: Vec::new(),
             });
         }
@@ -175,10 +171,7 @@ impl Sampler {
             let tid = tc.sample.tid;
             let run = match &tc.schedstat {
                 Some(f) => pread_schedstat(f, &mut s.buf),
-                None => s
-                    .read(&[&pid, &"task", &tid, &"schedstat"])
-                    .and_then(|raw| parse_schedstat(&text(raw)))
-                    .map(|x| x.run_time_ns),
+                None => s.run_time_ns(pid, tid),
             };
             let unchanged = run.is_some() && run == tc.sample.run_time_ns;
             if !unchanged {
@@ -199,14 +192,8 @@ impl Sampler {
         }
 
         if relist {
-            let mut tids: Vec<Pid> = match std::fs::read_dir(s.path.at(&[&pid, &"task"])) {
-                Ok(rd) => rd
-                    .filter_map(|e| e.ok())
-                    .filter_map(|e| e.file_name().to_str().and_then(|n| n.parse().ok()))
-                    .collect(),
-                Err(_) => return None,
-            };
-            tids.sort_unstable();
+            let mut tids = Vec::new();
+            s.task_ids(pid, &mut tids)?;
             cache
                 .threads
                 .retain(|t| tids.binary_search(&t.sample.tid).is_ok());

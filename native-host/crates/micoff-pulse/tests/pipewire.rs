@@ -5,7 +5,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{next_event, PipeWireRig};
+use common::{next_event, AudioRig, PipeWireRig};
 use micoff_pulse::{query_once, PulseClient, PulseConfig, PulseEvent, StreamKind};
 
 const LIMIT: Duration = Duration::from_secs(15);

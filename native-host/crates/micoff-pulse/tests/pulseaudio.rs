@@ -5,7 +5,7 @@ mod common;
 
 use std::time::Duration;
 
-use common::{next_event, wait_for, PulseRig};
+use common::{next_event, wait_for, AudioRig, PulseRig};
 use micoff_pulse::{query_once, PulseClient, PulseConfig, PulseError, PulseEvent, StreamKind};
 use tokio::sync::broadcast;
 

@@ -31,7 +31,8 @@ pub fn require(tool: &str, package: &str) {
         .unwrap_or(false);
     assert!(
         found,
-        "`{tool}` is not installed; these tests need a real audio server: apt-get install {package}"
+        "`{tool}` is not installed; these tests need a real audio server: apt-get install {package} \
+         (bash scripts/ensure-deps.sh installs them)"
     );
 }
 
@@ -75,16 +76,115 @@ pub async fn next_event(
     }
 }
 
+/// What both rigs offer: the tools (`pactl`, `parec`, the program under test) run in the rig's
+/// own environment against its socket.
+pub trait AudioRig {
+    /// The rig's temp dir.
+    fn path(&self) -> &Path;
+    /// The pulse-protocol socket clients connect to.
+    fn socket(&self) -> &Path;
+    /// The server's log file, relative to [`AudioRig::path`].
+    fn log_file(&self) -> &'static str;
+    /// The rig's runtime dir, home, etc. (no `PULSE_SERVER`: see [`AudioRig::env`]).
+    fn private_env(&self, cmd: &mut Command);
+
+    /// `unix:<socket>`: what the client and the tools connect to.
+    fn server(&self) -> String {
+        format!("unix:{}", self.socket().display())
+    }
+
+    /// The rig's environment on `cmd`, pointed at its server. A client config from the
+    /// environment could redirect the client, so it is dropped.
+    fn env(&self, cmd: &mut Command) {
+        self.private_env(cmd);
+        cmd.env("PULSE_SERVER", self.server())
+            .env_remove("PULSE_CLIENTCONFIG");
+    }
+
+    /// `program` with the rig's environment.
+    fn command(&self, program: &str) -> Command {
+        let mut cmd = Command::new(program);
+        self.env(&mut cmd);
+        cmd
+    }
+
+    fn pactl_ok(&self, args: &[&str]) -> bool {
+        self.command("pactl")
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    }
+
+    /// Runs pactl against the rig; panics with its stderr on failure.
+    fn pactl(&self, args: &[&str]) -> String {
+        let out = self
+            .command("pactl")
+            .args(args)
+            .output()
+            .expect("cannot run pactl");
+        assert!(
+            out.status.success(),
+            "pactl {args:?} failed: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    /// `parec --latency-msec=<ms> -d <source>` writing to /dev/null.
+    fn parec(&self, source: &str, latency_ms: u32) -> Proc {
+        spawn_parec(source, latency_ms, |cmd| self.env(cmd))
+    }
+
+    fn log(&self) -> String {
+        fs::read_to_string(self.path().join(self.log_file())).unwrap_or_default()
+    }
+}
+
+/// Polls until the rig's socket exists and `pactl info` answers on it; panics with the server's
+/// log after `limit`, or as soon as `exited` reports that the server is gone.
+fn wait_until_up(
+    rig: &impl AudioRig,
+    what: &str,
+    limit: Duration,
+    mut exited: impl FnMut() -> Option<std::process::ExitStatus>,
+) {
+    let start = Instant::now();
+    while !(rig.socket().exists() && rig.pactl_ok(&["info"])) {
+        if let Some(status) = exited() {
+            panic!("{what} exited ({status}); log:\n{}", rig.log());
+        }
+        assert!(
+            start.elapsed() < limit,
+            "{what} did not come up; log:\n{}",
+            rig.log()
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
 /// A private PulseAudio: runtime/state/home under a temp dir, socket `<dir>/pulse.sock`, a null
-/// sink `spk` and a remapped source `mic` over its monitor (defaults).
+/// sink `spk` and a remapped source `mic` over its monitor (defaults), log in `<dir>/pulse.log`.
 pub struct PulseRig {
     pub dir: TempDir,
     pub socket: PathBuf,
-    server: Option<Child>,
+    server: Option<Proc>,
+    debug_log: bool,
 }
 
 impl PulseRig {
     pub fn start() -> Self {
+        Self::start_with(false)
+    }
+
+    /// Like [`PulseRig::start`], with the server logging at debug level (without the
+    /// file/line/function prefix), for tests that read what the server itself did.
+    pub fn start_with_debug_log() -> Self {
+        Self::start_with(true)
+    }
+
+    fn start_with(debug_log: bool) -> Self {
         require("pulseaudio", "pulseaudio");
         require("pactl", "pulseaudio-utils");
         let dir = tempfile::Builder::new()
@@ -108,109 +208,68 @@ impl PulseRig {
             dir,
             socket,
             server: None,
+            debug_log,
         };
         rig.start_server();
         rig
     }
 
-    /// `unix:<socket>`: what the client and the tools connect to.
-    pub fn server(&self) -> String {
-        format!("unix:{}", self.socket.display())
-    }
-
-    fn env(&self, cmd: &mut Command) {
-        let d = self.dir.path();
-        cmd.env("XDG_RUNTIME_DIR", d.join("runtime"))
-            .env("PULSE_RUNTIME_PATH", d.join("runtime"))
-            .env("PULSE_STATE_PATH", d.join("state"))
-            .env("HOME", d.join("home"))
-            .env("PULSE_SERVER", self.server());
-    }
-
     pub fn server_pid(&self) -> Option<u32> {
-        self.server.as_ref().map(Child::id)
+        self.server.as_ref().map(Proc::pid)
     }
 
     /// Starts the daemon and waits until `pactl info` answers on the socket.
     pub fn start_server(&mut self) {
         assert!(self.server.is_none(), "server already running");
         let d = self.dir.path();
-        let log = d.join("pulse.log");
-        let mut cmd = Command::new("pulseaudio");
+        let mut cmd = self.command("pulseaudio");
         cmd.args(["--daemonize=no", "--exit-idle-time=-1", "-n", "-F"])
             .arg(d.join("rig.pa"))
             .args(["--disallow-exit=yes", "--use-pid-file=no"])
-            .arg(format!("--log-target=file:{}", log.display()))
+            .arg(format!(
+                "--log-target=file:{}",
+                d.join(self.log_file()).display()
+            ))
+            .env_remove("PULSE_SERVER")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null());
-        self.env(&mut cmd);
-        cmd.env_remove("PULSE_SERVER");
-        let child = cmd.spawn().expect("cannot start pulseaudio");
-        self.server = Some(child);
-        let start = Instant::now();
-        loop {
-            if self.socket.exists() && self.pactl_ok(&["info"]) {
-                break;
-            }
-            if let Some(status) = self
-                .server
-                .as_mut()
-                .and_then(|c| c.try_wait().ok().flatten())
-            {
-                panic!(
-                    "pulseaudio exited ({status}); log:\n{}",
-                    fs::read_to_string(&log).unwrap_or_default()
-                );
-            }
-            assert!(
-                start.elapsed() < Duration::from_secs(15),
-                "pulseaudio did not come up; log:\n{}",
-                fs::read_to_string(&log).unwrap_or_default()
-            );
-            std::thread::sleep(Duration::from_millis(20));
+        if self.debug_log {
+            cmd.args(["--log-level=debug", "--log-meta=no"]);
         }
+        // Killed on drop should the wait fail.
+        let mut child = Proc(cmd.spawn().expect("cannot start pulseaudio"));
+        wait_until_up(&*self, "pulseaudio", Duration::from_secs(20), || {
+            child.0.try_wait().ok().flatten()
+        });
+        self.server = Some(child);
     }
 
     /// Kills the daemon by its PID (SIGKILL: as abrupt as a crash) and reaps it.
     pub fn kill_server(&mut self) {
-        if let Some(mut child) = self.server.take() {
-            kill_child(&mut child);
-        }
+        drop(self.server.take());
     }
+}
 
-    fn pactl_ok(&self, args: &[&str]) -> bool {
-        let mut cmd = Command::new("pactl");
-        cmd.args(args).stdout(Stdio::null()).stderr(Stdio::null());
-        self.env(&mut cmd);
-        cmd.status().map(|s| s.success()).unwrap_or(false)
-    }
-
-    /// Runs pactl against the rig; panics with its stderr on failure.
-    pub fn pactl(&self, args: &[&str]) -> String {
-        let mut cmd = Command::new("pactl");
-        cmd.args(args);
-        self.env(&mut cmd);
-        let out = cmd.output().expect("cannot run pactl");
-        assert!(
-            out.status.success(),
-            "pactl {args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    /// `parec --latency-msec=<ms> -d <source>` writing to /dev/null.
-    pub fn parec(&self, source: &str, latency_ms: u32) -> Proc {
-        spawn_parec(source, latency_ms, |cmd| self.env(cmd))
-    }
-
-    pub fn log(&self) -> String {
-        fs::read_to_string(self.dir.path().join("pulse.log")).unwrap_or_default()
-    }
-
-    pub fn path(&self) -> &Path {
+impl AudioRig for PulseRig {
+    fn path(&self) -> &Path {
         self.dir.path()
+    }
+
+    fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    fn log_file(&self) -> &'static str {
+        "pulse.log"
+    }
+
+    fn private_env(&self, cmd: &mut Command) {
+        let d = self.dir.path();
+        cmd.env("XDG_RUNTIME_DIR", d.join("runtime"))
+            .env("PULSE_RUNTIME_PATH", d.join("runtime"))
+            .env("PULSE_STATE_PATH", d.join("state"))
+            .env("HOME", d.join("home"));
     }
 }
 
@@ -287,14 +346,7 @@ impl PipeWireRig {
             socket,
             session: Some(session),
         };
-        let limit = Duration::from_secs(20);
-        let start = Instant::now();
-        while !(rig.socket.exists() && rig.pactl_ok(&["info"])) {
-            if start.elapsed() > limit {
-                panic!("pipewire-pulse did not come up; log:\n{}", rig.log());
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        wait_until_up(&rig, "pipewire-pulse", Duration::from_secs(30), || None);
         rig.pactl(&["load-module", "module-null-sink", "sink_name=spk"]);
         rig.pactl(&[
             "load-module",
@@ -306,45 +358,6 @@ impl PipeWireRig {
         rig
     }
 
-    pub fn server(&self) -> String {
-        format!("unix:{}", self.socket.display())
-    }
-
-    fn env(&self, cmd: &mut Command) {
-        let d = self.dir.path();
-        cmd.env("XDG_RUNTIME_DIR", d.join("run"))
-            .env("HOME", d.join("home"))
-            .env("PULSE_SERVER", self.server());
-    }
-
-    fn pactl_ok(&self, args: &[&str]) -> bool {
-        let mut cmd = Command::new("pactl");
-        cmd.args(args).stdout(Stdio::null()).stderr(Stdio::null());
-        self.env(&mut cmd);
-        cmd.status().map(|s| s.success()).unwrap_or(false)
-    }
-
-    pub fn pactl(&self, args: &[&str]) -> String {
-        let mut cmd = Command::new("pactl");
-        cmd.args(args);
-        self.env(&mut cmd);
-        let out = cmd.output().expect("cannot run pactl");
-        assert!(
-            out.status.success(),
-            "pactl {args:?} failed: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-
-    pub fn parec(&self, source: &str, latency_ms: u32) -> Proc {
-        spawn_parec(source, latency_ms, |cmd| self.env(cmd))
-    }
-
-    pub fn log(&self) -> String {
-        fs::read_to_string(self.dir.path().join("pipewire.log")).unwrap_or_default()
-    }
-
     /// PIDs of pipewire, wireplumber and pipewire-pulse, as the start script wrote them.
     pub fn daemon_pids(&self) -> Vec<u32> {
         fs::read_to_string(self.dir.path().join("pids"))
@@ -352,6 +365,26 @@ impl PipeWireRig {
             .lines()
             .filter_map(|l| l.trim().parse().ok())
             .collect()
+    }
+}
+
+impl AudioRig for PipeWireRig {
+    fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    fn socket(&self) -> &Path {
+        &self.socket
+    }
+
+    fn log_file(&self) -> &'static str {
+        "pipewire.log"
+    }
+
+    fn private_env(&self, cmd: &mut Command) {
+        let d = self.dir.path();
+        cmd.env("XDG_RUNTIME_DIR", d.join("run"))
+            .env("HOME", d.join("home"));
     }
 }
 
