@@ -43,11 +43,24 @@ window.probe = (() => {
     // A clone (disabled with the original by the specs' mute) and a source node on it.
     const clone = track.clone();
     const cloneStream = new MediaStream([clone]);
+    // Streams the page builds itself around the mic must not see the release either.
+    const ownStream = new MediaStream([track]);
+    for (const [name, s] of [
+      ['cloneStream', cloneStream],
+      ['ownStream', ownStream],
+    ]) {
+      for (const type of ['inactive', 'active'])
+        s.addEventListener(type, () => events.push(`${name}:${type}`));
+    }
     const cloneNode = ctx.createMediaStreamSource(cloneStream);
     // A MediaRecorder made before the release, started after the resume.
     const recorder = new MediaRecorder(stream);
     const chunks = [];
-    recorder.ondataavailable = (e) => chunks.push(e.data.size);
+    const blobs = [];
+    recorder.ondataavailable = (e) => {
+      chunks.push(e.data.size);
+      blobs.push(e.data);
+    };
     recorder.onerror = (e) => events.push(`recorder:error:${e.error?.name}`);
     Object.assign(consumers, {
       ctx,
@@ -59,8 +72,10 @@ window.probe = (() => {
       el,
       clone,
       cloneStream,
+      ownStream,
       recorder,
       chunks,
+      blobs,
       a1: analyser(node1),
       a2: analyser(node2),
       aClone: analyser(cloneNode),
@@ -89,6 +104,8 @@ window.probe = (() => {
       node1Stream: node1.mediaStream === stream,
       node2Stream: node2.mediaStream === stream,
       elementSrc: el.srcObject === stream,
+      ownStreamActive: consumers.ownStream.active,
+      cloneStreamActive: consumers.cloneStream.active,
       recorderStream: recorder.stream === stream,
       cloneState: { readyState: clone.readyState, enabled: clone.enabled, label: clone.label },
       isTrack:
@@ -97,6 +114,16 @@ window.probe = (() => {
         Function.prototype.toString.call(navigator.mediaDevices.getUserMedia),
       ),
     };
+  }
+
+  // RMS of what the MediaRecorder recorded (its chunks decoded as one file): silence is 0.
+  async function recordedRms() {
+    const blob = new Blob(consumers.blobs, { type: consumers.recorder.mimeType });
+    const audio = await consumers.ctx.decodeAudioData(await blob.arrayBuffer());
+    const data = audio.getChannelData(0);
+    let s = 0;
+    for (const v of data) s += v * v;
+    return { rms: data.length ? Math.sqrt(s / data.length) : 0, seconds: audio.duration };
   }
 
   function levels() {
@@ -108,6 +135,7 @@ window.probe = (() => {
     attach,
     snap,
     levels,
+    recordedRms,
     events,
     consumers,
     get base() {

@@ -13,15 +13,25 @@ test('delay rule: max(0, delay - time since on); re-enable cancels a pending rel
   openMeeting,
   serviceWorker,
 }) => {
-  await setReleaseSettings(serviceWorker, { releaseOnMute: true, releaseDelayMs: 2000 });
+  const DELAY = 2000;
+  await setReleaseSettings(serviceWorker, { releaseOnMute: true, releaseDelayMs: DELAY });
   const meeting = await openMeeting();
-  const readyAt = Date.now();
+  const tabId = await tabIdOf(serviceWorker, meeting.page.url());
+  // When the device came on, in the page's own clock (the same machine's epoch ms as ours).
+  const onAt = await waitFor('the tab view capturing', async () => {
+    const v = await tabView(serviceWorker, tabId);
+    return v?.state === 'capturing' ? (v.since_ms ?? null) : null;
+  });
+  // Mute about 1 s after it came on: the release waits for the REST of the delay, ~1 s from the mute.
+  await new Promise((r) => setTimeout(r, Math.max(0, onAt + 1000 - Date.now())));
   await meeting.mute();
   const mutedAt = Date.now();
   const goneAt = await whenStreams(rig, 'the release after the delay', none, 5000);
-  // Came on just before `ready`: the release waits for the rest of the 2 s, not a full 2 s from the mute.
-  expect(goneAt - mutedAt).toBeGreaterThan(1000);
-  expect(goneAt - readyAt).toBeLessThan(2000 + 250);
+  // Not before `delay` since it came on (a little slack for the two clocks' reads)...
+  expect(goneAt - onAt).toBeGreaterThan(DELAY - 100);
+  // ...and not a full delay from the mute either (that would be >= 2000 ms here).
+  expect(goneAt - mutedAt).toBeLessThan(DELAY - 500);
+  expect(goneAt - onAt).toBeLessThan(DELAY + 250);
 
   await meeting.unmute();
   await whenStreams(rig, 'a record stream back', some);
@@ -92,24 +102,21 @@ test('per-site switch keeps the mic open, with the reason in the tab view; badge
   });
   expect(kept.reason).toMatch(/off for this site/);
 
-  // Flip it back (what the popup's switch does): released at once.
-  await serviceWorker.evaluate(
-    (o) =>
-      (
-        globalThis as unknown as {
-          micoff: { settings: { setSiteOverride(o: string, v: unknown): Promise<unknown> } };
-        }
-      ).micoff.settings.setSiteOverride(o, null),
-    origin,
-  );
-  await whenStreams(rig, 'released after the site switch flips', none, 2000);
+  // The popup shows why, and flipping its per-site switch back releases at once.
+  const popup = await context.newPage();
+  await popup.goto(`chrome-extension://${extensionId}/popup.html?tab=${tabId}`);
+  await expect(popup.locator('#tab-state')).toContainText(/off for this site/i);
+  await expect(popup.locator('#tab-server')).toContainText(/1 record stream open/);
+  const box = popup.locator('#site-release');
+  await expect(popup.locator('#site-row')).toBeVisible();
+  await expect(box).not.toBeChecked();
+  await box.check();
+  await whenStreams(rig, 'released after the popup switch flips', none, 2000);
   await waitFor('tab view released', async () => (await tabView(serviceWorker, tabId))?.state === 'released');
   const badge = await serviceWorker.evaluate((id) => chrome.action.getBadgeText({ tabId: id }), tabId);
   expect(badge).toBe('OFF');
-
-  const popup = await context.newPage();
-  await popup.goto(`chrome-extension://${extensionId}/popup.html?tab=${tabId}`);
-  await expect(popup.locator('#tab-state')).toContainText(/released/i);
+  await expect(popup.locator('#tab-state')).toContainText(/released since \d/i);
+  await expect(popup.locator('#tab-server')).toContainText(/no record stream from the browser/);
   await popup.close();
   await meeting.unmute();
   await whenStreams(rig, 'back on unmute', some, 1000);
@@ -148,4 +155,26 @@ test('legacy webkitGetUserMedia, about:blank and srcdoc frames are covered', asy
     await page.evaluate('window.__t.stop()');
     await whenStreams(rig, `${name}: stopped`, none, 1000);
   }
+});
+
+test('a sender the page emptied (removeTrack) stays empty across a reacquire', async ({
+  rig,
+  openMeeting,
+  serviceWorker,
+}) => {
+  await setReleaseSettings(serviceWorker, { releaseOnMute: true, releaseDelayMs: 0 });
+  const meeting = await openMeeting();
+  const page = meeting.page;
+  // A second sender for the same track on another connection, emptied by the page while released.
+  await page.evaluate(
+    `window.__pc = new RTCPeerConnection(); window.__s2 = __pc.addTrack(call.track, call.stream)`,
+  );
+  await meeting.mute();
+  await whenStreams(rig, 'released', none, 3000);
+  await page.evaluate('__pc.removeTrack(__s2)');
+  await meeting.unmute();
+  await whenStreams(rig, 'back', some, 3000);
+  await meeting.waitForAudioFlowing();
+  // The call's own sender got the new track behind the page's; the emptied one did not come back.
+  expect(await page.evaluate('[call.sender.track === call.track, __s2.track]')).toEqual([true, null]);
 });

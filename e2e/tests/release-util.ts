@@ -3,6 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Worker } from '@playwright/test';
+import type { TabReleaseView } from '../../extension/src/shared/messages.ts';
 import type { AudioRig } from '../rig/audio-rig.ts';
 import { isChromium, type RecordStream } from '../rig/pactl.ts';
 import { ARTIFACTS_DIR } from '../rig/paths.ts';
@@ -90,13 +91,12 @@ export function tabIdOf(sw: Worker, url: string): Promise<number> {
   });
 }
 
-export function tabView(sw: Worker, tabId: number): Promise<{ state: string; reason: string | null } | null> {
+export function tabView(sw: Worker, tabId: number): Promise<TabReleaseView | null> {
   return sw.evaluate(
     (id) =>
-      (globalThis as unknown as { micoff: { tabs: { get(i: number): unknown } } }).micoff.tabs.get(id) as {
-        state: string;
-        reason: string | null;
-      } | null,
+      (globalThis as unknown as { micoff: { tabs: { get(i: number): unknown } } }).micoff.tabs.get(
+        id,
+      ) as TabReleaseView | null,
     tabId,
   );
 }

@@ -45,7 +45,15 @@ export function startRelease(ctx: BackgroundContext): void {
       refresh(tabId);
       return false;
     }
-    void releasePolicy(ctx, raw.url, raw.label.slice(0, 200)).then(
+    const label = raw.label.slice(0, 200);
+    // A frame may only ask about a device it reported itself: otherwise a page could probe the host's
+    // view of other tabs' microphones (is any Chromium stream on a Bluetooth source?) through the
+    // answer. Nothing to protect there, so the question gets the plain default.
+    if (!frames.hasLive(tabId, sender.frameId ?? 0, label)) {
+      reply({ allow: true, reason: null });
+      return false;
+    }
+    void releasePolicy(ctx, raw.url, label).then(
       (answer) => {
         decisions.push({ at_ms: Date.now(), tab: tabId, label: raw.label, answer });
         if (decisions.length > 50) decisions.shift();

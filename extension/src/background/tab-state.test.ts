@@ -51,3 +51,17 @@ test('TabFrames drops a frame that reports nothing, and the tab with its last fr
   t.set(1, 0, { url: 'https://a.example', groups: [] });
   assert.deepEqual(t.all(), {});
 });
+
+test('TabFrames.hasLive: a frame may only ask about a device it reported, live', () => {
+  const t = new TabFrames();
+  t.set(1, 0, { url: 'https://a.example', groups: [g('capturing', 1)] });
+  t.set(1, 3, { url: 'https://a.example', groups: [g('ended', 1)] });
+  const cases: [number, number, string, boolean][] = [
+    [1, 0, 'mic', true],
+    [1, 0, 'other mic', false],
+    [1, 3, 'mic', false], // ended
+    [1, 7, 'mic', false], // never reported
+    [2, 0, 'mic', false], // another tab
+  ];
+  for (const [tab, frame, label, want] of cases) assert.equal(t.hasLive(tab, frame, label), want);
+});

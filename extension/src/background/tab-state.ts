@@ -87,6 +87,12 @@ export class TabFrames {
     return [...(this.tabs.get(tabId)?.values() ?? [])];
   }
 
+  /** Has this frame reported a live device with this label (the only device it may ask about)? */
+  hasLive(tabId: number, frameId: number, label: string): boolean {
+    const report = this.tabs.get(tabId)?.get(frameId);
+    return !!report?.groups.some((g) => g.label === label && g.state !== 'ended');
+  }
+
   /** The top frame's URL when it reported, for the origin shown in the popup. */
   topUrl(tabId: number): string | null {
     return this.tabs.get(tabId)?.get(0)?.url ?? null;

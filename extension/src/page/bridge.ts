@@ -30,8 +30,10 @@ export interface Bridge {
   askPolicy(label: string): Promise<PolicyAnswer>;
 }
 
-/** How long a release waits for the background's answer before going ahead with the page's config. */
-const POLICY_TIMEOUT_MS = 500;
+/** How long a release waits for the background's answer before going ahead with the page's config.
+ * The answer normally takes a few ms; a service worker woken from idle can take several hundred, and
+ * giving up early would release a Bluetooth headset the policy keeps open. */
+const POLICY_TIMEOUT_MS = 2000;
 
 export function createBridge(w: Window & typeof globalThis): Bridge {
   // Captured before page scripts run.

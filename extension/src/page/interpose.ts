@@ -8,6 +8,7 @@
 // Hostile territory: every built-in used after install is captured here first, and a failure in our
 // bookkeeping never breaks the page's own call (errors are swallowed, the original result returned).
 import type { GroupReport, GroupState } from '../content/page-protocol.ts';
+import { disconnects } from './audio-connections.ts';
 import type { Bridge } from './bridge.ts';
 import { concreteDeviceId, groupKey, isVirtualDeviceId, reacquireConstraints } from './device-groups.ts';
 import { maskToString, replaceAccessor, replaceConstructor, replaceMethod } from './natives.ts';
@@ -58,6 +59,22 @@ interface Shadowed {
   shadow: MediaStream;
 }
 
+/** A recorder started while its device was released records a stand-in track (a generator), fed
+ * from the device once it is back: a recording MediaRecorder stops if its stream's tracks change. */
+interface Feed {
+  member: Member;
+  gen: Track & { writable: WritableStream };
+  abort: AbortController | null;
+  src: Track | null;
+}
+
+interface RecorderEntry {
+  rec: MediaRecorder;
+  page: MediaStream;
+  shadow: MediaStream;
+  feeds: Feed[];
+}
+
 interface SourceNodeEntry {
   ctx: BaseAudioContext;
   page: MediaStream;
@@ -67,6 +84,7 @@ interface SourceNodeEntry {
 }
 
 const MARK = Symbol.for('micoff.page');
+const RECORDING = 'a MediaRecorder is recording this microphone';
 const construct = Reflect.construct as (target: unknown, args: unknown[], newTarget: unknown) => object;
 
 export interface InstallOptions {
@@ -127,7 +145,8 @@ export function install(w: Realm, opts: InstallOptions): boolean {
   const shadows = new Set<Shadowed>(); // media elements' and recorders' private streams
   const shadowPage = new WeakMap<MediaStream, MediaStream>();
   const sourceNodes = new Map<AudioNode, SourceNodeEntry>();
-  const recorders = new Set<{ rec: MediaRecorder; page: MediaStream }>();
+  const recorders = new Set<RecorderEntry>();
+  const recorderOf = new WeakMap<MediaRecorder, RecorderEntry>();
   let nextGroup = 1;
 
   const managedIn = (s: MediaStream): Member[] => {
@@ -139,6 +158,31 @@ export function install(w: Realm, opts: InstallOptions): boolean {
     return out;
   };
   const realOf = (t: Track) => members.get(t)?.real ?? t;
+  const liveIn = (s: MediaStream) => managedIn(s).some((m) => !m.ended);
+
+  // Our release makes a stream of managed tracks inactive; Chromium's non-standard `inactive` event
+  // must not leak. The listener goes on first wherever we can: streams getUserMedia hands out, streams
+  // the page builds from managed tracks (constructor, clone) and, late but still, streams it adds one to.
+  const quiet = new WeakSet<MediaStream>();
+  function hideInactive(stream: MediaStream): void {
+    if (quiet.has(stream)) return;
+    quiet.add(stream);
+    origAddListener.call(stream, 'inactive', (e: Event) => {
+      if (liveIn(stream)) e.stopImmediatePropagation();
+    });
+  }
+
+  /** Forget consumers that can never play the mic again (closed contexts, streams with no live managed
+   * track, stopped recorders), so long calls do not accumulate them and swaps stay cheap. */
+  function prune(): void {
+    for (const [node, e] of sourceNodes) {
+      if (e.ctx.state === 'closed' || !liveIn(e.page)) sourceNodes.delete(node);
+    }
+    for (const r of recorders) {
+      if (r.rec.state === 'inactive' && !liveIn(r.page)) recorders.delete(r);
+    }
+    for (const sh of shadows) if (!liveIn(sh.page)) shadows.delete(sh);
+  }
   const makeShadow = (page: MediaStream) => new OrigMediaStream(origGetTracks.call(page).map(realOf));
 
   // ---- reporting -------------------------------------------------------------------------------------
@@ -211,7 +255,7 @@ export function install(w: Realm, opts: InstallOptions): boolean {
     g.timer = null;
     if (seq !== g.seq || g.state !== 'on' || !allDisabled(g)) return;
     if (recording(g)) {
-      g.kept = 'a MediaRecorder is recording this microphone';
+      g.kept = RECORDING;
       report();
       return;
     }
@@ -254,6 +298,7 @@ export function install(w: Realm, opts: InstallOptions): boolean {
   }
 
   async function acquire(g: Group): Promise<void> {
+    prune();
     g.state = 'acquiring';
     report();
     const roots = new Set<Root>();
@@ -290,6 +335,7 @@ export function install(w: Realm, opts: InstallOptions): boolean {
       return;
     }
     rebindSourceNodes(swapped);
+    feedRecorders(swapped);
     evaluate(g);
   }
 
@@ -316,12 +362,71 @@ export function install(w: Realm, opts: InstallOptions): boolean {
     setEnabled.call(next, m.enabled);
     watchReal(m, next);
     if (m.applied) origApply.call(next, m.applied).catch(() => {});
-    for (const s of m.senders) origReplaceTrack?.call(s, next).catch(() => {});
+    for (const s of m.senders) {
+      // Only where the sender still carries the old track: one the page emptied (removeTrack,
+      // replaceTrack(null)) or moved to another track stays as the page left it.
+      const carried = senderTrack?.get(s);
+      if (carried === old) origReplaceTrack?.call(s, next).catch(() => {});
+      else if (carried !== next) m.senders.delete(s);
+    }
     for (const sh of shadows) {
       if (!origGetTracks.call(sh.shadow).includes(old)) continue;
       origAddTrack.call(sh.shadow, next);
       origRemoveTrack.call(sh.shadow, old);
     }
+  }
+
+  // ---- recorders started while released ----------------------------------------------------------------
+  type Generator = new (init: { kind: 'audio' }) => Feed['gen'];
+  type Processor = new (init: { track: Track }) => { readable: ReadableStream };
+  const OrigGenerator = (w as unknown as { MediaStreamTrackGenerator?: Generator }).MediaStreamTrackGenerator;
+  const OrigProcessor = (w as unknown as { MediaStreamTrackProcessor?: Processor }).MediaStreamTrackProcessor;
+  const origPipeTo = w.ReadableStream?.prototype.pipeTo;
+  const OrigAbort = w.AbortController;
+
+  /** Before a recorder starts: a released member's dead track in its stream would make start() throw
+   * (NotSupportedError, where without micoff it records the disabled track's silence), so it gets a
+   * live stand-in. */
+  function standIns(r: RecorderEntry): void {
+    if (!OrigGenerator) return;
+    for (const t of origGetTracks.call(r.shadow)) {
+      const m = byReal.get(t);
+      if (!m || m.ended || !isEnded(t)) continue;
+      const gen = new OrigGenerator({ kind: 'audio' });
+      origAddTrack.call(r.shadow, gen);
+      origRemoveTrack.call(r.shadow, t);
+      r.feeds.push({ member: m, gen, abort: null, src: null });
+    }
+  }
+
+  /** After a reacquire: pump the device into the stand-ins of recorders started while it was off (the
+   * only case in which micoff touches audio frames; it ends with the recording). */
+  function feedRecorders(swapped: Member[]): void {
+    if (!OrigProcessor || !origPipeTo || !OrigAbort) return;
+    for (const r of recorders) {
+      for (const f of r.feeds) {
+        if (f.abort || !swapped.includes(f.member) || isEnded(f.member.real)) continue;
+        try {
+          const src = origClone.call(f.member.real);
+          const abort = new OrigAbort();
+          const readable = new OrigProcessor({ track: src }).readable;
+          origPipeTo.call(readable, f.gen.writable, { signal: abort.signal }).catch(() => {});
+          Object.assign(f, { src, abort });
+        } catch {}
+      }
+    }
+  }
+
+  /** The recording is over: the stand-ins go, the recorder's stream holds the members' tracks again. */
+  function dropStandIns(r: RecorderEntry): void {
+    for (const f of r.feeds) {
+      f.abort?.abort();
+      if (f.src) origStop.call(f.src);
+      origAddTrack.call(r.shadow, f.member.real);
+      origRemoveTrack.call(r.shadow, f.gen);
+      origStop.call(f.gen);
+    }
+    r.feeds = [];
   }
 
   function rebindSourceNodes(swapped: Member[]): void {
@@ -404,10 +509,7 @@ export function install(w: Realm, opts: InstallOptions): boolean {
       touched = true;
     }
     if (!touched) return;
-    // Our release makes the stream inactive; Chromium's non-standard `inactive` event must not leak.
-    origAddListener.call(stream, 'inactive', (e: Event) => {
-      if (managedIn(stream).some((m) => !m.ended)) e.stopImmediatePropagation();
-    });
+    hideInactive(stream);
     for (const g of groups.values()) evaluate(g);
   }
 
@@ -417,12 +519,14 @@ export function install(w: Realm, opts: InstallOptions): boolean {
     'getUserMedia',
     (original) =>
       ({
-        async getUserMedia(this: MediaDevices, constraints?: MediaStreamConstraints) {
-          const stream = await original.call(this, constraints);
-          try {
-            adopt(stream, constraints);
-          } catch {}
-          return stream;
+        // Not `async`: the page could tell an AsyncFunction from the native method.
+        getUserMedia(this: MediaDevices, constraints?: MediaStreamConstraints) {
+          return original.call(this, constraints).then((stream) => {
+            try {
+              adopt(stream, constraints);
+            } catch {}
+            return stream;
+          });
         },
       }).getUserMedia,
   );
@@ -515,7 +619,10 @@ export function install(w: Realm, opts: InstallOptions): boolean {
         getSettings(this: Track) {
           const m = members.get(this);
           if (!m || m.ended) return original.call(this);
-          return m.group.state === 'on' && !isEnded(m.real) ? original.call(m.real) : { ...m.settings };
+          if (m.group.state !== 'on' || isEnded(m.real)) return { ...m.settings };
+          // After a reacquire the real track is on the pinned concrete device; the page asked for (and
+          // saw) its own deviceId, e.g. "default".
+          return { ...original.call(m.real), deviceId: m.settings.deviceId, groupId: m.settings.groupId };
         },
       }).getSettings,
   );
@@ -540,7 +647,12 @@ export function install(w: Realm, opts: InstallOptions): boolean {
         getConstraints(this: Track) {
           const m = members.get(this);
           if (!m || m.ended) return original.call(this);
-          return { ...(m.applied ?? m.constraints) };
+          // Released, or never re-applied: the page's own. Once the page applied constraints and the
+          // device is on, the real track's (a reacquired track carries them because swapIn applied
+          // them; without that this would read the reopen constraints with their exact deviceId).
+          if (!m.applied || m.group.state !== 'on' || isEnded(m.real))
+            return { ...(m.applied ?? m.constraints) };
+          return original.call(m.real);
         },
       }).getConstraints,
   );
@@ -568,7 +680,7 @@ export function install(w: Realm, opts: InstallOptions): boolean {
   // ---- MediaStream -----------------------------------------------------------------------------------
   replaceAccessor<boolean>(StreamProto, 'active', (o) => ({
     get(this: unknown) {
-      return o.get(this) || managedIn(this as MediaStream).some((m) => !m.ended);
+      return o.get(this) || liveIn(this as MediaStream);
     },
   }));
   replaceMethod(
@@ -579,10 +691,28 @@ export function install(w: Realm, opts: InstallOptions): boolean {
         clone(this: MediaStream) {
           if (managedIn(this).length === 0) return original.call(this);
           // Through the patched track clone, so clones of released tracks are covered too.
-          return new OrigMediaStream(origGetTracks.call(this).map((t) => TrackProto.clone.call(t)));
+          const copy = new OrigMediaStream(origGetTracks.call(this).map((t) => TrackProto.clone.call(t)));
+          hideInactive(copy);
+          return copy;
         },
       }).clone,
   );
+  replaceMethod(
+    StreamProto,
+    'addTrack',
+    (original) =>
+      ({
+        addTrack(this: MediaStream, t: Track) {
+          original.call(this, t);
+          if (members.has(t)) hideInactive(this);
+        },
+      }).addTrack,
+  );
+  replaceConstructor<typeof MediaStream>(w, 'MediaStream', (Original, args, newTarget) => {
+    const stream = construct(Original, args, newTarget) as MediaStream;
+    if (managedIn(stream).length > 0) hideInactive(stream);
+    return stream;
+  });
 
   // ---- RTCPeerConnection / RTCRtpSender -------------------------------------------------------------
   const SenderProto = w.RTCRtpSender?.prototype;
@@ -593,7 +723,7 @@ export function install(w: Realm, opts: InstallOptions): boolean {
     const m = track ? members.get(track) : undefined;
     m?.senders.add(sender);
   };
-  replaceAccessor<Track | null>(SenderProto, 'track', (o) => ({
+  const senderTrack = replaceAccessor<Track | null>(SenderProto, 'track', (o) => ({
     get(this: unknown) {
       const t = o.get(this);
       return (t && byReal.get(t)?.page) || t;
@@ -670,14 +800,37 @@ export function install(w: Realm, opts: InstallOptions): boolean {
         newTarget,
       ) as MediaRecorder;
       if (managed) {
-        recorders.add({ rec, page: stream });
-        // A recorder that stops may let a muted device go.
+        const shadow = recStreamOf?.call(rec) as MediaStream;
+        const entry: RecorderEntry = { rec, page: stream, shadow, feeds: [] };
+        recorders.add(entry);
+        recorderOf.set(rec, entry);
+        // A recorder that stops may let a muted device go: the reason it was kept no longer holds.
         origAddListener.call(rec, 'stop', () => {
-          for (const m of managedIn(stream)) evaluate(m.group);
+          dropStandIns(entry);
+          for (const m of managedIn(stream)) {
+            if (m.group.kept === RECORDING) m.group.kept = null;
+            evaluate(m.group);
+          }
         });
       }
       return rec;
     });
+    replaceMethod(
+      w.MediaRecorder.prototype,
+      'start',
+      (original) =>
+        ({
+          start(this: MediaRecorder, timeslice?: number) {
+            const r = recorderOf.get(this);
+            if (r) {
+              try {
+                standIns(r);
+              } catch {}
+            }
+            return original.call(this, timeslice);
+          },
+        }).start,
+    );
     replaceAccessor<MediaStream>(w.MediaRecorder.prototype, 'stream', () => ({
       get(this: unknown) {
         const s = recStreamOf?.call(this) as MediaStream;
@@ -725,29 +878,34 @@ export function install(w: Realm, opts: InstallOptions): boolean {
       },
     }));
   }
+  // Method shorthand, like every replacement: not constructible and without a `prototype`, as natives.
   replaceMethod(NodeProto, 'connect', (original) => {
-    const connect = function (this: AudioNode, ...args: unknown[]) {
-      const out = (original as (...a: unknown[]) => unknown).apply(this, args);
-      const e = sourceNodes.get(this);
-      if (e) {
-        e.conns.push(args);
-        if (e.inner) (original as (...a: unknown[]) => unknown).apply(e.inner, args);
-      }
-      return out;
+    const { connect } = {
+      connect(this: AudioNode, ...args: unknown[]) {
+        const out = (original as (...a: unknown[]) => unknown).apply(this, args);
+        const e = sourceNodes.get(this);
+        if (e) {
+          e.conns.push(args);
+          if (e.inner) (original as (...a: unknown[]) => unknown).apply(e.inner, args);
+        }
+        return out;
+      },
     };
     return connect as unknown as AudioNode['connect'];
   });
   replaceMethod(NodeProto, 'disconnect', (original) => {
-    const disconnect = function (this: AudioNode, ...args: unknown[]) {
-      const out = (original as (...a: unknown[]) => unknown).apply(this, args);
-      const e = sourceNodes.get(this);
-      if (e) {
-        e.conns = args.length === 0 ? [] : e.conns.filter((c) => c[0] !== args[0]);
-        try {
-          if (e.inner) (original as (...a: unknown[]) => unknown).apply(e.inner, args);
-        } catch {}
-      }
-      return out;
+    const { disconnect } = {
+      disconnect(this: AudioNode, ...args: unknown[]) {
+        const out = (original as (...a: unknown[]) => unknown).apply(this, args);
+        const e = sourceNodes.get(this);
+        if (e) {
+          e.conns = e.conns.filter((c) => !disconnects(args, c));
+          try {
+            if (e.inner) (original as (...a: unknown[]) => unknown).apply(e.inner, args);
+          } catch {}
+        }
+        return out;
+      },
     };
     return disconnect as unknown as AudioNode['disconnect'];
   });

@@ -91,6 +91,8 @@ export function replaceConstructor<C extends abstract new (...args: never[]) => 
     construct: (target, args, newTarget): object =>
       construct(target, args, newTarget === proxy ? (target as object) : newTarget),
   });
+  // toString of a Proxy would read `function () { [native code] }`, without the name.
+  REPLACED.set(proxy as object, original as object);
   Object.defineProperty(holder, key, { ...d, value: proxy });
   const proto = (original as unknown as { prototype?: object }).prototype;
   if (proto) {
