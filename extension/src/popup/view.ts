@@ -1,6 +1,7 @@
 // Popup rendering: data in, DOM out. Each function owns one section's body.
 
 import type { CpuView } from '../shared/cpu-view.ts';
+import type { DoctorStatus } from '../shared/doctor.ts';
 import { commandBox, fmtPct, h } from '../shared/dom.ts';
 import type { HostStatus } from '../shared/host-status.ts';
 import type { AudioSnapshot, DoctorResult, TabReleaseView } from '../shared/messages.ts';
@@ -146,18 +147,26 @@ export function streamsTable(a: AudioSnapshot): Node[] {
   ];
 }
 
+/** The doctor's findings, labelled "ok / worth changing / not applicable" like the CLI. Only a finding's
+ * runnable command gets a copy button; its hint is prose and shown as text. */
 export function doctorList(r: DoctorResult): Node[] {
   if (!r.ok) return [h('div', { class: 'muted' }, `Not available: ${r.message}`)];
   if (r.findings.length === 0) return [h('div', null, 'Nothing to fix.')];
-  const cls = { ok: 'pill ok', info: 'pill', warning: 'pill warn', error: 'pill bad' } as const;
+  const cls: Record<DoctorStatus, string> = {
+    ok: 'pill ok',
+    worth_changing: 'pill warn',
+    not_applicable: 'pill',
+    other: 'pill',
+  };
   return r.findings.map((f) =>
     h(
       'div',
       { class: 'finding' },
-      h('span', { class: cls[f.severity] }, f.severity),
+      h('span', { class: cls[f.status] }, f.label),
       h('b', null, f.title),
       f.detail ? h('div', { class: 'muted' }, f.detail) : null,
-      f.fix_command ? commandBox(f.fix_command) : null,
+      f.command ? commandBox(f.command) : null,
+      f.hint ? h('div', { class: 'muted hint' }, f.hint) : null,
     ),
   );
 }

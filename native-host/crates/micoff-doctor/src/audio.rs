@@ -108,11 +108,7 @@ pub fn from_pactl(info: &str, sources: &str, sinks: &str, modules: &str) -> Audi
     let srbchannel_module_arg = modules
         .lines()
         .find(|l| l.contains("module-native-protocol-unix"))
-        .map(|l| {
-            !l.split_whitespace().any(|w| {
-                w.starts_with("srbchannel=") && (w.ends_with("=0") || w.ends_with("=false"))
-            })
-        });
+        .map(|l| srbchannel_arg(l).unwrap_or(true));
     AudioServerFacts {
         server_name,
         server_version: field("Server Version:").unwrap_or_default(),
@@ -129,6 +125,17 @@ pub fn from_pactl(info: &str, sources: &str, sinks: &str, modules: &str) -> Audi
         srbchannel_module_arg,
         gathered_by: "pactl".into(),
     }
+}
+
+/// The `srbchannel=` argument on a `pactl list short modules` line, as the module reads it
+/// (`pa_modargs_get_value_boolean`, i.e. pa_parse_boolean: 1/0, y/n, yes/no, t/f, true/false,
+/// on/off; quotes allowed). `None` when absent or unparsable (the module then refuses to load
+/// or uses its default, true).
+fn srbchannel_arg(line: &str) -> Option<bool> {
+    line.split_whitespace()
+        .filter_map(|w| w.strip_prefix("srbchannel="))
+        .next_back()
+        .and_then(|v| crate::parse::pulse_bool(v.trim_matches(|c| c == '"' || c == '\'')))
 }
 
 /// The block of `pactl list sources|sinks` whose `Name:` is `name` (`State:` comes before
@@ -258,5 +265,23 @@ mod tests {
             "9\tmodule-native-protocol-unix\tsrbchannel=0 auth-anonymous=1\t\n",
         );
         assert_eq!(f.srbchannel_module_arg, Some(false));
+        // Every spelling pa_parse_boolean accepts.
+        for (arg, want) in [
+            ("srbchannel=no", false),
+            ("srbchannel=off", false),
+            ("srbchannel=n", false),
+            ("srbchannel=f", false),
+            ("srbchannel=0", false),
+            ("srbchannel=false", false),
+            ("srbchannel=\"no\"", false),
+            ("srbchannel=Off", false),
+            ("srbchannel=yes", true),
+            ("srbchannel=1", true),
+            ("auth-anonymous=1", true),
+        ] {
+            let m = format!("9\tmodule-native-protocol-unix\t{arg}\t\n");
+            let f = from_pactl(INFO_PA, "", "", &m);
+            assert_eq!(f.srbchannel_module_arg, Some(want), "{arg}");
+        }
     }
 }

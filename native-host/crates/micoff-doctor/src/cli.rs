@@ -2,13 +2,14 @@
 //! points the host binary calls.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
 
 use crate::audio::{self, AudioServerFacts};
 use crate::facts::UserEnv;
+use crate::findings::shell_word;
 use crate::fix::{self, Mode, Opts, RealSystem, System};
 use crate::report;
 use crate::root::Root;
@@ -40,35 +41,83 @@ pub struct FixArgs {
 #[derive(Debug, Clone, Subcommand)]
 pub enum FixCommand {
     /// position_fix=1 for Intel Skylake+ HD-audio on kernels with the capture udelay
-    /// (/etc/modprobe.d/micoff-hda.conf).
-    Hda(FixCommon),
-    /// Re-enable PulseAudio client shared memory in ~/.config/pulse/client.conf.
-    ClientShm(FixCommon),
+    /// (/etc/modprobe.d/micoff-hda.conf). Exit 3: written, but another setting overrides it.
+    Hda(HdaArgs),
+    /// Re-enable PulseAudio client shared memory in ~/.config/pulse/client.conf. Exit 3:
+    /// written, but clients still get it off (a client.conf.d file, $PULSE_CLIENTCONFIG).
+    ClientShm(ClientShmArgs),
     /// The performance CPU governor on the chosen cores, until reboot.
-    Governor {
-        #[command(flatten)]
-        common: FixCommon,
-        /// Cores, e.g. `0-3,6` (default: all).
-        #[arg(long, value_name = "LIST")]
-        cpus: Option<String>,
-    },
+    Governor(GovernorArgs),
 }
 
+/// What to do; a dry run when none is given.
 #[derive(Debug, Clone, Args)]
-pub struct FixCommon {
+pub struct ModeArgs {
     /// Show what would change and change nothing (the default).
     #[arg(long, conflicts_with_all = ["apply", "revert"])]
     pub dry_run: bool,
     /// Make the change.
     #[arg(long, conflicts_with = "revert")]
     pub apply: bool,
-    /// Remove exactly what an earlier --apply wrote (restoring any backup).
+    /// Undo exactly what an earlier --apply did, and nothing else (hda, client-shm: remove the
+    /// file it wrote and put back the file that one replaced; governor: put back the recorded
+    /// governors).
     #[arg(long)]
     pub revert: bool,
-    /// Act even where the doctor says it would not help (with a warning).
-    #[arg(long)]
+}
+
+impl ModeArgs {
+    fn mode(&self) -> Mode {
+        if self.apply {
+            Mode::Apply
+        } else if self.revert {
+            Mode::Revert
+        } else {
+            Mode::DryRun
+        }
+    }
+}
+
+/// `micoff-host fix hda`
+#[derive(Debug, Clone, Args)]
+pub struct HdaArgs {
+    #[command(flatten)]
+    pub mode: ModeArgs,
+    /// Write the file even where the doctor says it would not help (with a warning); refused
+    /// when there is no Intel HD-audio controller on snd_hda_intel at all.
+    #[arg(long, conflicts_with = "revert")]
     pub force: bool,
-    /// Agree to running through sudo/pkexec and to the module reload without asking.
+    /// Run through sudo/pkexec without asking. It does not agree to the module reload.
+    #[arg(long, short)]
+    pub yes: bool,
+    /// Reload snd_hda_intel right after writing, without asking, when no stream is open on
+    /// the card (otherwise it asks on a terminal, or prints the command).
+    #[arg(long, conflicts_with_all = ["revert", "dry_run"])]
+    pub reload: bool,
+    /// Work under DIR instead of / (tests, images).
+    #[arg(long, value_name = "DIR", default_value = "/")]
+    pub root: PathBuf,
+}
+
+/// `micoff-host fix client-shm` (runs as your user: no sudo involved)
+#[derive(Debug, Clone, Args)]
+pub struct ClientShmArgs {
+    #[command(flatten)]
+    pub mode: ModeArgs,
+    /// Work under DIR instead of / (tests, images).
+    #[arg(long, value_name = "DIR", default_value = "/")]
+    pub root: PathBuf,
+}
+
+/// `micoff-host fix governor`
+#[derive(Debug, Clone, Args)]
+pub struct GovernorArgs {
+    #[command(flatten)]
+    pub mode: ModeArgs,
+    /// Cores, e.g. `0-3,6` (default: all). --revert restores every core --apply changed.
+    #[arg(long, value_name = "LIST")]
+    pub cpus: Option<String>,
+    /// Run through sudo/pkexec without asking.
     #[arg(long, short)]
     pub yes: bool,
     /// Work under DIR instead of / (tests, images).
@@ -76,19 +125,52 @@ pub struct FixCommon {
     pub root: PathBuf,
 }
 
-impl FixCommon {
+impl FixCommand {
+    pub fn root(&self) -> &Path {
+        match self {
+            FixCommand::Hda(a) => &a.root,
+            FixCommand::ClientShm(a) => &a.root,
+            FixCommand::Governor(a) => &a.root,
+        }
+    }
+
+    /// The options for the fixer, with the command that applies it as asked ("Apply with: ...").
     fn opts(&self) -> Opts {
-        let mode = if self.apply {
-            Mode::Apply
-        } else if self.revert {
-            Mode::Revert
-        } else {
-            Mode::DryRun
+        let root_arg = |root: &Path| {
+            if root == Path::new("/") {
+                String::new()
+            } else {
+                format!(" --root {}", shell_word(&root.display().to_string()))
+            }
         };
-        Opts {
-            mode,
-            force: self.force,
-            yes: self.yes,
+        match self {
+            FixCommand::Hda(a) => Opts {
+                force: a.force,
+                yes: a.yes,
+                reload: a.reload,
+                apply_command: format!(
+                    "sudo micoff-host fix hda --apply{}{}",
+                    if a.force { " --force" } else { "" },
+                    root_arg(&a.root)
+                ),
+                ..Opts::new(a.mode.mode())
+            },
+            FixCommand::ClientShm(a) => Opts {
+                apply_command: format!("micoff-host fix client-shm --apply{}", root_arg(&a.root)),
+                ..Opts::new(a.mode.mode())
+            },
+            FixCommand::Governor(a) => Opts {
+                yes: a.yes,
+                apply_command: format!(
+                    "sudo micoff-host fix governor --apply{}{}",
+                    a.cpus
+                        .as_deref()
+                        .map(|c| format!(" --cpus {}", shell_word(c)))
+                        .unwrap_or_default(),
+                    root_arg(&a.root)
+                ),
+                ..Opts::new(a.mode.mode())
+            },
         }
     }
 }
@@ -135,11 +217,7 @@ pub fn run_fix_with(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
-    let common = match &args.what {
-        FixCommand::Hda(c) | FixCommand::ClientShm(c) => c,
-        FixCommand::Governor { common, .. } => common,
-    };
-    let root = Root::new(&common.root);
+    let root = Root::new(args.what.root());
     let env = UserEnv::from_process(&root);
     run_fix_env(args, &root, &env, sys, out, err)
 }
@@ -153,11 +231,12 @@ pub fn run_fix_env(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
+    let opts = args.what.opts();
     let res = match &args.what {
-        FixCommand::Hda(c) => fix::hda::run(root, env, &c.opts(), sys, out, err),
-        FixCommand::ClientShm(c) => fix::client_shm::run(root, env, &c.opts(), sys, out, err),
-        FixCommand::Governor { common, cpus } => {
-            let list = match cpus.as_deref().map(fix::governor::parse_cpu_list) {
+        FixCommand::Hda(_) => fix::hda::run(root, env, &opts, sys, out, err),
+        FixCommand::ClientShm(_) => fix::client_shm::run(root, env, &opts, sys, out, err),
+        FixCommand::Governor(a) => {
+            let list = match a.cpus.as_deref().map(fix::governor::parse_cpu_list) {
                 Some(None) => {
                     let _ = writeln!(err, "fix governor: bad --cpus list");
                     return 2;
@@ -165,7 +244,7 @@ pub fn run_fix_env(
                 Some(Some(l)) => Some(l),
                 None => None,
             };
-            fix::governor::run(root, list.as_deref(), &common.opts(), sys, out)
+            fix::governor::run(root, list.as_deref(), &opts, sys, out)
         }
     };
     match res {

@@ -145,8 +145,18 @@ pub struct Card {
     pub pci: Option<PciId>,
     /// Set for Intel Skylake-or-later HD-audio controllers.
     pub skylake_plus: Option<String>,
+    /// The card's own interrupt (PCI cards).
     pub irq: Option<u32>,
+    /// For a card on snd_hda_intel: its index in snd_hda_intel's own probe order, which is what
+    /// the `position_fix` array is indexed by (not the ALSA card number). Approximated as the
+    /// rank of the card's number among the ALSA numbers of the snd_hda_intel cards: the driver
+    /// probes its controllers in PCI order and, with the default `index=-1`, each takes the next
+    /// free ALSA number, so the two orders agree unless `index=` options reorder the cards.
+    pub hda_dev: Option<u32>,
+    /// For a USB card: the PCI slot of the USB host controller it hangs off.
     pub usb_controller: Option<String>,
+    /// For a USB card: that host controller's interrupts (empty when unknown).
+    pub controller_irqs: Vec<u32>,
     pub pcms: Vec<Pcm>,
 }
 
@@ -164,6 +174,20 @@ impl Card {
     pub fn all_closed(&self) -> bool {
         self.pcms.iter().all(|p| p.state == "closed")
     }
+
+    /// The interrupts that carry this card's audio: its own, or its USB host controller's.
+    pub fn audio_irqs(&self) -> Vec<u32> {
+        match self.irq {
+            Some(i) => vec![i],
+            None => self.controller_irqs.clone(),
+        }
+    }
+
+    pub fn is_usb(&self) -> bool {
+        self.usb_controller.is_some()
+            || self.module.as_deref() == Some("snd_usb_audio")
+            || self.driver == "USB-Audio"
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -174,11 +198,14 @@ pub struct HdaParams {
     pub power_save_controller: Option<String>,
 }
 
-/// `options snd_hda_intel ...` lines found under /etc/modprobe.d and friends.
+/// An `options snd_hda_intel ...` line from /etc/modprobe.d and friends, or a
+/// `snd_hda_intel.x=y` on the kernel command line, in the order modprobe applies them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct ModprobeOption {
     pub file: String,
     pub line: String,
+    /// The `position_fix=` array it sets, if any (the last one on the line).
+    pub position_fix: Option<Vec<i32>>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -203,17 +230,45 @@ pub struct Limits {
 pub struct ShmConf {
     /// The config file that applies (PulseAudio reads only the first it finds, plus its `.d`).
     pub file: Option<String>,
+    /// Whether `file` is the one `$PULSE_CLIENTCONFIG` names.
+    pub from_env: bool,
     pub enable_shm: Option<bool>,
     pub enable_memfd: Option<bool>,
-    /// The file and line that turned shm off, for the message.
+    /// `file: enable-shm = no` lines that turned shared memory off, for the message.
     pub disabled_by: Vec<String>,
+    /// The files of those lines.
+    pub disabled_in: Vec<String>,
+    /// `file: enable-memfd = no` lines (memfd off only falls back to POSIX shared memory).
+    pub memfd_disabled_by: Vec<String>,
 }
 
 impl ShmConf {
+    /// Shared memory (and so srbchannel) is on. Only `enable-shm = no` turns it off: with
+    /// `enable-memfd = no` PulseAudio uses POSIX shared memory instead (`pa_mempool_new` with
+    /// `PA_MEM_TYPE_SHARED_POSIX`), and `setup_srbchannel()` still sets the channel up.
     pub fn shm_on(&self) -> bool {
-        self.enable_shm != Some(false) && self.enable_memfd != Some(false)
+        self.enable_shm != Some(false)
+    }
+
+    pub fn memfd_off(&self) -> bool {
+        self.enable_memfd == Some(false)
+    }
+
+    /// Whether `fix client-shm` (which writes the user's `~/.config/pulse/client.conf`, starting
+    /// from the system file and its `.d` when the user has none) can turn it back on: not when
+    /// `$PULSE_CLIENTCONFIG` picks another file, nor when the line is in the `.d` directory of
+    /// the user's own file (micoff does not edit those).
+    pub fn fixable_by_user_conf(&self) -> bool {
+        let file = self.file.as_deref().unwrap_or(SYSTEM_CLIENT_CONF);
+        !self.from_env
+            && self
+                .disabled_in
+                .iter()
+                .all(|p| p == file || p.starts_with(&format!("{SYSTEM_CLIENT_CONF}.d/")))
     }
 }
+
+pub const SYSTEM_CLIENT_CONF: &str = "/etc/pulse/client.conf";
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Facts {
@@ -235,6 +290,28 @@ pub struct Facts {
     pub cpu_dma_latency: bool,
     pub client_conf: ShmConf,
     pub daemon_conf: ShmConf,
+}
+
+impl Facts {
+    /// The `position_fix` array the next load of snd_hda_intel gets (the last `position_fix=`
+    /// modprobe passes wins) and where it comes from; `exclude` leaves one file out (ours, to
+    /// see what the machine would do without it).
+    pub fn configured_position_fix(&self, exclude: Option<&str>) -> Option<(Vec<i32>, String)> {
+        self.modprobe_hda
+            .iter()
+            .filter(|o| Some(o.file.as_str()) != exclude)
+            .filter_map(|o| o.position_fix.clone().map(|v| (v, o.file.clone())))
+            .next_back()
+    }
+
+    /// The live `position_fix` value of snd_hda_intel controller `dev` (-1 when the module's
+    /// parameters are unreadable).
+    pub fn live_position_fix(&self, dev: u32) -> i32 {
+        self.hda_params
+            .as_ref()
+            .map(|p| hda::position_fix_for(&p.position_fix, dev))
+            .unwrap_or(-1)
+    }
 }
 
 const CONFIG_KEYS: &[&str] = &[
@@ -261,6 +338,7 @@ pub fn gather(root: &Root, env: &UserEnv) -> Facts {
     let (config, config_file) = read_config(root, &kernel.release);
     let asound_present = root.exists("/proc/asound");
     let cards = read_cards(root);
+    let cmdline = root.read_trim("/proc/cmdline");
     let hda_params = root
         .read("/sys/module/snd_hda_intel/parameters/position_fix")
         .map(|pf| HdaParams {
@@ -288,10 +366,10 @@ pub fn gather(root: &Root, env: &UserEnv) -> Facts {
         .map(|v| v == "1");
     Facts {
         proc_version,
-        cmdline: root.read_trim("/proc/cmdline"),
+        modprobe_hda: read_modprobe_hda(root, cmdline.as_deref()),
+        cmdline,
         config,
         config_file,
-        modprobe_hda: read_modprobe_hda(root),
         cpu: parse::cpuinfo(&root.read("/proc/cpuinfo").unwrap_or_default()),
         governors,
         smt_active,
@@ -339,7 +417,7 @@ fn read_config(root: &Root, release: &str) -> (Option<BTreeMap<String, String>>,
 fn read_cards(root: &Root) -> Vec<Card> {
     let lines = parse::asound_cards(&root.read("/proc/asound/cards").unwrap_or_default());
     let modules = parse::asound_modules(&root.read("/proc/asound/modules").unwrap_or_default());
-    lines
+    let mut cards: Vec<Card> = lines
         .into_iter()
         .map(|l| {
             let dev = format!("/sys/class/sound/card{}/device", l.index);
@@ -367,8 +445,14 @@ fn read_cards(root: &Root) -> Vec<Card> {
                     .and_then(|v| v.parse().ok())
                     .filter(|v| *v != 0)
             });
+            let (usb_controller, controller_irqs) = if pci.is_none() {
+                usb_host(root, &dev, &l.long_name)
+            } else {
+                (None, Vec::new())
+            };
             Card {
-                usb_controller: parse::usb_controller_in_long_name(&l.long_name),
+                usb_controller,
+                controller_irqs,
                 pcms: read_pcms(root, l.index),
                 index: l.index,
                 id: l.id,
@@ -379,8 +463,68 @@ fn read_cards(root: &Root) -> Vec<Card> {
                 pci,
                 skylake_plus,
                 irq,
+                hda_dev: None,
             }
         })
+        .collect();
+    // snd_hda_intel's probe order, approximated by the ALSA numbers of its cards (see
+    // `Card::hda_dev`); /proc/asound/cards lists them by number already, sort to be sure.
+    let mut hda: Vec<(u32, usize)> = cards
+        .iter()
+        .enumerate()
+        .filter(|(_, c)| c.is_hda_intel())
+        .map(|(i, c)| (c.index, i))
+        .collect();
+    hda.sort_unstable();
+    for (dev, (_, i)) in (0u32..).zip(hda) {
+        cards[i].hda_dev = Some(dev);
+    }
+    cards
+}
+
+/// The PCI slot and interrupts of the USB host controller a USB sound card hangs off: the nearest
+/// PCI device above the first `usbN` bus in the card's resolved sysfs device path
+/// (`/sys/devices/pci0000:00/0000:00:14.0/usb1/1-2/1-2:1.0` -> `0000:00:14.0`), or failing that
+/// the slot in the card's long name (`... at usb-0000:00:14.0-2, full speed`).
+fn usb_host(root: &Root, device_link: &str, long_name: &str) -> (Option<String>, Vec<u32>) {
+    let from_sysfs = root.canonical(device_link).and_then(|path| {
+        let parts: Vec<String> = path
+            .components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect();
+        let bus = parts.iter().position(|p| parse::is_usb_bus(p))?;
+        let host = parts[..bus].iter().rposition(|p| parse::is_pci_slot(p))?;
+        let dir: PathBuf = parts[..=host].iter().collect();
+        Some((parts[host].clone(), dir))
+    });
+    let (slot, dir) = match from_sysfs {
+        Some((slot, dir)) => (slot, dir),
+        None => match parse::usb_controller_in_long_name(long_name) {
+            Some(slot) => {
+                let dir = PathBuf::from(format!("/sys/bus/pci/devices/{slot}"));
+                (slot, dir)
+            }
+            None => return (None, Vec::new()),
+        },
+    };
+    (Some(slot), pci_irqs(root, &dir))
+}
+
+/// A PCI device's interrupts: its MSI/MSI-X vectors (`msi_irqs/`), else its legacy `irq`.
+fn pci_irqs(root: &Root, dir: &std::path::Path) -> Vec<u32> {
+    let mut msi: Vec<u32> = root
+        .list(dir.join("msi_irqs"))
+        .iter()
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    if !msi.is_empty() {
+        msi.sort_unstable();
+        return msi;
+    }
+    root.read_trim(dir.join("irq"))
+        .and_then(|v| v.parse().ok())
+        .filter(|v| *v != 0)
+        .into_iter()
         .collect()
 }
 
@@ -418,32 +562,62 @@ fn read_pcms(root: &Root, card: u32) -> Vec<Pcm> {
     pcms
 }
 
-fn read_modprobe_hda(root: &Root) -> Vec<ModprobeOption> {
-    let mut out = Vec::new();
+/// The snd_hda_intel options modprobe would apply, in its order: kmod reads the `*.conf` files of
+/// these directories sorted by file name (a name in an earlier directory hides the same name in
+/// a later one), then the `module.param=` words of the kernel command line
+/// (`kmod_config_parse_kcmdline()` runs after the files); for a parameter given twice the last
+/// value wins.
+fn read_modprobe_hda(root: &Root, cmdline: Option<&str>) -> Vec<ModprobeOption> {
+    let mut files: BTreeMap<String, String> = BTreeMap::new();
     for dir in [
         "/etc/modprobe.d",
         "/run/modprobe.d",
+        "/usr/local/lib/modprobe.d",
         "/usr/lib/modprobe.d",
         "/lib/modprobe.d",
     ] {
         for name in root.list(dir).into_iter().filter(|n| n.ends_with(".conf")) {
-            let file = format!("{dir}/{name}");
-            for line in root.read(&file).unwrap_or_default().lines() {
-                let t = line.trim();
-                let w: Vec<&str> = t.split_whitespace().collect();
-                if w.len() >= 3
-                    && w[0] == "options"
-                    && (w[1] == "snd_hda_intel" || w[1] == "snd-hda-intel")
-                {
-                    out.push(ModprobeOption {
-                        file: file.clone(),
-                        line: t.to_owned(),
-                    });
-                }
+            files
+                .entry(name.clone())
+                .or_insert_with(|| format!("{dir}/{name}"));
+        }
+    }
+    let mut out = Vec::new();
+    for file in files.into_values() {
+        for line in root.read(&file).unwrap_or_default().lines() {
+            let t = line.trim();
+            let w: Vec<&str> = t.split_whitespace().collect();
+            if w.len() >= 3 && w[0] == "options" && is_hda_module(w[1]) {
+                out.push(ModprobeOption {
+                    file: file.clone(),
+                    line: t.to_owned(),
+                    position_fix: w[2..]
+                        .iter()
+                        .filter_map(|o| o.strip_prefix("position_fix="))
+                        .next_back()
+                        .map(hda::parse_int_array),
+                });
             }
         }
     }
+    for (k, v) in parse::cmdline(cmdline.unwrap_or_default()) {
+        let Some((module, param)) = k.split_once('.') else {
+            continue;
+        };
+        if is_hda_module(module) {
+            let v = v.unwrap_or_default();
+            out.push(ModprobeOption {
+                file: "/proc/cmdline".into(),
+                line: format!("{k}={v}"),
+                position_fix: (param == "position_fix").then(|| hda::parse_int_array(&v)),
+            });
+        }
+    }
     out
+}
+
+fn is_hda_module(name: &str) -> bool {
+    name == "snd_hda_intel" || name == "snd-hda-intel"
 }
 
 fn is_usb_hcd(action: &str) -> bool {
@@ -452,10 +626,11 @@ fn is_usb_hcd(action: &str) -> bool {
         .any(|h| action.starts_with(h))
 }
 
-/// IRQ lines that serve a sound card or a USB host controller.
+/// IRQ lines that serve a sound card (its own, or its USB host controller's) or any USB host
+/// controller.
 fn read_irqs(root: &Root, cards: &[Card]) -> Vec<IrqInfo> {
     let lines = parse::interrupts(&root.read("/proc/interrupts").unwrap_or_default());
-    let card_irqs: Vec<u32> = cards.iter().filter_map(|c| c.irq).collect();
+    let card_irqs: Vec<u32> = cards.iter().flat_map(Card::audio_irqs).collect();
     lines
         .into_iter()
         .filter(|l| {
@@ -476,7 +651,9 @@ pub fn irq_is_usb(info: &IrqInfo) -> bool {
 }
 
 pub fn irq_is_sound(info: &IrqInfo, cards: &[Card]) -> bool {
-    cards.iter().any(|c| c.irq == Some(info.line.irq))
+    cards
+        .iter()
+        .any(|c| c.audio_irqs().contains(&info.line.irq))
         || info.line.actions.iter().any(|a| a.starts_with("snd_"))
 }
 
@@ -534,13 +711,15 @@ fn read_limits(root: &Root, env: &UserEnv) -> Limits {
 }
 
 /// What PulseAudio's pa_open_config_file + pa_config_parse would read: the first existing of
-/// `candidates`, then `<that file>.d/*.conf`.
-fn read_shm_conf(root: &Root, candidates: &[PathBuf]) -> ShmConf {
+/// `candidates`, then `<that file>.d/*.conf`. `env_file`: the candidate `$PULSE_CLIENTCONFIG`
+/// names, if any.
+fn read_shm_conf(root: &Root, candidates: &[PathBuf], env_file: Option<&PathBuf>) -> ShmConf {
     let Some(file) = candidates.iter().find(|p| root.exists(p)) else {
         return ShmConf::default();
     };
     let mut conf = ShmConf {
         file: Some(file.display().to_string()),
+        from_env: env_file == Some(file),
         ..ShmConf::default()
     };
     let dot_d = PathBuf::from(format!("{}.d", file.display()));
@@ -554,31 +733,41 @@ fn read_shm_conf(root: &Root, candidates: &[PathBuf]) -> ShmConf {
     for p in paths {
         for (k, v) in parse::pulse_conf(&root.read(&p).unwrap_or_default()) {
             let b = parse::pulse_bool(&v);
-            let slot = match k.as_str() {
-                "enable-shm" => &mut conf.enable_shm,
-                "enable-memfd" => &mut conf.enable_memfd,
+            let (slot, off_lines) = match k.as_str() {
+                "enable-shm" => (&mut conf.enable_shm, &mut conf.disabled_by),
+                "enable-memfd" => (&mut conf.enable_memfd, &mut conf.memfd_disabled_by),
                 _ => continue,
             };
             *slot = b;
-            if b == Some(false) {
-                conf.disabled_by.push(format!("{}: {k} = {v}", p.display()));
+            // The last line wins: a later `yes` makes the earlier `no`s moot.
+            if b == Some(true) {
+                off_lines.clear();
+                if k == "enable-shm" {
+                    conf.disabled_in.clear();
+                }
+            } else if b == Some(false) {
+                off_lines.push(format!("{}: {k} = {v}", p.display()));
+                if k == "enable-shm" {
+                    conf.disabled_in.push(p.display().to_string());
+                }
             }
         }
     }
     conf
 }
 
-fn read_client_conf(root: &Root, env: &UserEnv) -> ShmConf {
+/// The client.conf settings a client of `env` gets.
+pub fn read_client_conf(root: &Root, env: &UserEnv) -> ShmConf {
     let mut candidates = Vec::new();
     candidates.extend(env.pulse_clientconfig.clone());
     candidates.extend(env.user_client_conf());
-    candidates.push(PathBuf::from("/etc/pulse/client.conf"));
-    read_shm_conf(root, &candidates)
+    candidates.push(PathBuf::from(SYSTEM_CLIENT_CONF));
+    read_shm_conf(root, &candidates, env.pulse_clientconfig.as_ref())
 }
 
 fn read_daemon_conf(root: &Root, env: &UserEnv) -> ShmConf {
     let mut candidates = Vec::new();
     candidates.extend(env.config_dir().map(|c| c.join("pulse/daemon.conf")));
     candidates.push(PathBuf::from("/etc/pulse/daemon.conf"));
-    read_shm_conf(root, &candidates)
+    read_shm_conf(root, &candidates, None)
 }

@@ -27,10 +27,31 @@ pub struct Finding {
     pub current: String,
     /// Why it matters for audio CPU or latency.
     pub why: String,
-    /// The exact command (or edit) that changes it; `None` when there is nothing to do.
+    /// A shell command that changes it, runnable as it is (the popup offers it for copying);
+    /// `None` when there is none (nothing to do, or the change is an edit only a person can
+    /// make: then `hint` says what to do).
     pub fix: Option<String>,
+    /// What to do, for a person: the edit to make, what else to consider, when it takes effect.
+    pub hint: Option<String>,
     /// Extra lines (per card, per core, per IRQ).
     pub details: Vec<String>,
+}
+
+impl Finding {
+    fn with_fix(mut self, command: impl Into<String>) -> Self {
+        self.fix = Some(command.into());
+        self
+    }
+
+    fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    fn with_details(mut self, details: Vec<String>) -> Self {
+        self.details = details;
+        self
+    }
 }
 
 /// Below this a client keeps the server waking up at least every 20 ms.
@@ -42,6 +63,9 @@ pub const FIX_HDA: &str = "sudo micoff-host fix hda --apply";
 pub const FIX_CLIENT_SHM: &str = "micoff-host fix client-shm --apply";
 pub const FIX_GOVERNOR: &str = "sudo micoff-host fix governor --apply";
 pub const RELOAD_HDA: &str = "sudo modprobe -r snd_hda_intel && sudo modprobe snd_hda_intel";
+pub const LARGER_LATENCY: &str = "PULSE_LATENCY_MSEC=60 chromium";
+pub const PIPEWIRE_QUANTUM: &str = "pw-metadata -n settings 0 clock.min-quantum 1024";
+pub const SMT_OFF: &str = "echo off | sudo tee /sys/devices/system/cpu/smt/control";
 
 /// The audio server's facts, or why there are none.
 pub type AudioInput<'a> = Result<&'a AudioServerFacts, &'a str>;
@@ -53,13 +77,7 @@ struct F {
 }
 
 impl F {
-    fn make(
-        &self,
-        status: Status,
-        current: impl Into<String>,
-        why: impl Into<String>,
-        fix: Option<String>,
-    ) -> Finding {
+    fn make(&self, status: Status, current: impl Into<String>, why: impl Into<String>) -> Finding {
         Finding {
             id: self.id,
             category: self.category,
@@ -67,15 +85,23 @@ impl F {
             status,
             current: current.into(),
             why: why.into(),
-            fix,
+            fix: None,
+            hint: None,
             details: Vec::new(),
         }
     }
 }
 
-fn with_details(mut f: Finding, details: Vec<String>) -> Finding {
-    f.details = details;
-    f
+/// `s` as one shell word (single-quoted unless it is plainly safe).
+pub fn shell_word(s: &str) -> String {
+    let safe = !s.is_empty()
+        && s.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"_@%+=:,./-".contains(&b));
+    if safe {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
 }
 
 pub fn diagnose(facts: &Facts, audio: AudioInput<'_>) -> Vec<Finding> {
@@ -86,7 +112,7 @@ pub fn diagnose(facts: &Facts, audio: AudioInput<'_>) -> Vec<Finding> {
         srbchannel(facts, audio),
         client_shm(facts, audio),
         sound_cards(facts),
-        pcm_periods(facts),
+        pcm_periods(facts, audio),
         hda_controller(facts),
         hda_udelay(facts),
         hda_position_fix(facts),
@@ -131,13 +157,11 @@ fn audio_server(audio: AudioInput<'_>) -> Finding {
             Status::Ok,
             format!("{} via {}", server_label(a), a.gathered_by),
             why,
-            None,
         ),
         Err(e) => f.make(
             Status::NotApplicable,
             format!("no audio server reachable ({e})"),
             why,
-            None,
         ),
     }
 }
@@ -177,7 +201,7 @@ fn device_latency(audio: AudioInput<'_>, source: bool) -> Finding {
             Ok(_) => "no default device".to_owned(),
             Err(_) => "no audio server reachable".to_owned(),
         };
-        return f.make(Status::NotApplicable, cur, why, None);
+        return f.make(Status::NotApplicable, cur, why);
     };
     let state = dev.state.as_deref().unwrap_or("unknown");
     let cur = format!(
@@ -193,18 +217,35 @@ fn device_latency(audio: AudioInput<'_>, source: bool) -> Finding {
             .configured_latency_us
             .is_some_and(|c| c > 0 && c < LOW_LATENCY_US);
     if low {
-        f.make(
-            Status::WorthChanging,
-            cur,
-            why,
-            Some(
-                "start the browser with a larger client latency, e.g. `PULSE_LATENCY_MSEC=60 chromium` \
-                 (works for any libpulse client on PulseAudio and pipewire-pulse)"
-                    .into(),
-            ),
-        )
+        f.make(Status::WorthChanging, cur, why)
+            .with_fix(LARGER_LATENCY)
+            .with_hint(
+                "Start the browser with a larger client latency (PULSE_LATENCY_MSEC works for \
+                 any libpulse client, on PulseAudio and on pipewire-pulse; put your browser's \
+                 command in place of chromium).",
+            )
     } else {
-        f.make(Status::Ok, cur, why, None)
+        f.make(Status::Ok, cur, why)
+    }
+}
+
+/// ` (enable-memfd = no: POSIX shared memory instead)` when memfd is off somewhere.
+fn memfd_note(facts: &Facts) -> String {
+    let off: Vec<&str> = [
+        ("client", &facts.client_conf),
+        ("server", &facts.daemon_conf),
+    ]
+    .iter()
+    .filter(|(_, c)| c.memfd_off())
+    .map(|(who, _)| *who)
+    .collect();
+    if off.is_empty() {
+        String::new()
+    } else {
+        format!(
+            " ({} enable-memfd = no: POSIX shared memory instead of memfd, srbchannel still works)",
+            off.join(" and ")
+        )
     }
 }
 
@@ -216,18 +257,11 @@ fn srbchannel(facts: &Facts, audio: AudioInput<'_>) -> Finding {
     };
     let why =
         "With srbchannel, stream control messages go through a shared ring buffer instead of \
-               the socket; the seeds measured 25 % less CPU for a 10 ms recording client. It \
-               needs PulseAudio >= 6, a local unix socket and shared memory on both ends.";
+         the socket; the seeds measured 25 % less CPU for a 10 ms recording client. It needs \
+         PulseAudio >= 6, a local unix socket and shared memory (enable-shm) on both ends.";
     let a = match audio {
         Ok(a) => a,
-        Err(_) => {
-            return f.make(
-                Status::NotApplicable,
-                "no audio server reachable",
-                why,
-                None,
-            )
-        }
+        Err(_) => return f.make(Status::NotApplicable, "no audio server reachable", why),
     };
     if a.is_pipewire {
         return f.make(
@@ -237,35 +271,47 @@ fn srbchannel(facts: &Facts, audio: AudioInput<'_>) -> Finding {
                 server_label(a)
             ),
             why,
-            None,
         );
     }
     let mut problems = Vec::new();
+    let mut hints = Vec::new();
     let mut fix = None;
     if a.unix_socket == Some(false) {
         problems.push(format!(
             "connected over {} (srbchannel is unix-socket only)",
             a.server_string.as_deref().unwrap_or("a non-unix transport")
         ));
-        fix = Some(
-            "unset PULSE_SERVER / default-server so clients use the local unix socket".to_owned(),
+        hints.push(
+            "unset PULSE_SERVER (and default-server in client.conf) so clients use the local \
+             unix socket"
+                .to_owned(),
         );
     }
     if let Some(p) = a.server_protocol_version.filter(|p| *p < 30) {
         problems.push(format!("server protocol {p} < 30"));
+        hints.push("upgrade PulseAudio to 6.0 or later".to_owned());
     }
     if a.srbchannel_module_arg == Some(false) {
-        problems.push("module-native-protocol-unix loaded with srbchannel=0".into());
-        fix = Some("remove srbchannel=0 from module-native-protocol-unix in default.pa, then `systemctl --user restart pulseaudio`".into());
+        problems.push("module-native-protocol-unix loaded with srbchannel off".into());
+        hints.push(
+            "remove the srbchannel= argument from module-native-protocol-unix in default.pa, \
+             then restart the server (systemctl --user restart pulseaudio)"
+                .to_owned(),
+        );
     }
     if !facts.daemon_conf.shm_on() {
         problems.push(format!(
             "server shared memory off ({})",
             facts.daemon_conf.disabled_by.join("; ")
         ));
-        fix = Some(format!(
-            "set `enable-shm = yes` and `enable-memfd = yes` in {}, then `systemctl --user restart pulseaudio`",
-            facts.daemon_conf.file.as_deref().unwrap_or("/etc/pulse/daemon.conf")
+        hints.push(format!(
+            "set enable-shm = yes in {}, then restart the server (systemctl --user restart \
+             pulseaudio)",
+            facts
+                .daemon_conf
+                .file
+                .as_deref()
+                .unwrap_or("/etc/pulse/daemon.conf")
         ));
     }
     if !facts.client_conf.shm_on() {
@@ -273,17 +319,56 @@ fn srbchannel(facts: &Facts, audio: AudioInput<'_>) -> Finding {
             "client shared memory off ({})",
             facts.client_conf.disabled_by.join("; ")
         ));
-        fix.get_or_insert_with(|| FIX_CLIENT_SHM.to_owned());
+        let (cmd, hint) = client_shm_fix(&facts.client_conf);
+        fix = cmd;
+        hints.push(hint);
     }
     if problems.is_empty() {
         f.make(
             Status::Ok,
-            format!("{}: usable by local clients", server_label(a)),
+            format!(
+                "{}: usable by local clients{}",
+                server_label(a),
+                memfd_note(facts)
+            ),
             why,
-            None,
         )
     } else {
-        f.make(Status::WorthChanging, problems.join("; "), why, fix)
+        let mut finding = f
+            .make(Status::WorthChanging, problems.join("; "), why)
+            .with_hint(hints.join("; "));
+        finding.fix = fix;
+        finding
+    }
+}
+
+/// The command and hint that turn client shared memory back on.
+fn client_shm_fix(c: &facts::ShmConf) -> (Option<String>, String) {
+    if c.fixable_by_user_conf() {
+        (
+            Some(FIX_CLIENT_SHM.to_owned()),
+            "writes enable-shm = yes into your ~/.config/pulse/client.conf (run as your user, \
+             not root), then restart the browser"
+                .to_owned(),
+        )
+    } else if c.from_env {
+        (
+            None,
+            format!(
+                "$PULSE_CLIENTCONFIG points clients at {}: set enable-shm = yes there (or unset \
+                 the variable), then restart the browser",
+                c.file.as_deref().unwrap_or("?")
+            ),
+        )
+    } else {
+        (
+            None,
+            format!(
+                "set enable-shm = yes in {} (micoff does not edit client.conf.d files), then \
+                 restart the browser",
+                c.disabled_in.join(", ")
+            ),
+        )
     }
 }
 
@@ -293,29 +378,41 @@ fn client_shm(facts: &Facts, audio: AudioInput<'_>) -> Finding {
         category: "audio_server",
         title: "Client shared memory (client.conf)",
     };
-    let why = "Clients with `enable-shm = no` or `enable-memfd = no` copy every audio block \
-               through the socket and cannot use srbchannel.";
+    let why = "Clients with `enable-shm = no` copy every audio block through the socket and \
+               cannot use srbchannel. (`enable-memfd = no` alone only makes them use POSIX \
+               shared memory instead of memfd; srbchannel still works.)";
     if let Ok(a) = audio {
         if a.is_pipewire {
             return f.make(
                 Status::NotApplicable,
                 "pipewire-pulse does not use client shared memory",
                 why,
-                None,
             );
         }
     }
     let c = &facts.client_conf;
     let file = c.file.as_deref().unwrap_or("no client.conf (defaults: on)");
     if c.shm_on() {
-        f.make(Status::Ok, format!("on ({file})"), why, None)
+        let memfd = if c.memfd_off() {
+            format!(
+                "; memfd off ({}): POSIX shared memory is used instead",
+                c.memfd_disabled_by.join("; ")
+            )
+        } else {
+            String::new()
+        };
+        f.make(Status::Ok, format!("on ({file}){memfd}"), why)
     } else {
-        f.make(
-            Status::WorthChanging,
-            format!("off: {}", c.disabled_by.join("; ")),
-            why,
-            Some(FIX_CLIENT_SHM.into()),
-        )
+        let (cmd, hint) = client_shm_fix(c);
+        let mut finding = f
+            .make(
+                Status::WorthChanging,
+                format!("off: {}", c.disabled_by.join("; ")),
+                why,
+            )
+            .with_hint(hint);
+        finding.fix = cmd;
+        finding
     }
 }
 
@@ -344,7 +441,7 @@ fn sound_cards(facts: &Facts) -> Finding {
         } else {
             "no sound card (/proc/asound missing)"
         };
-        return f.make(Status::NotApplicable, cur, why, None);
+        return f.make(Status::NotApplicable, cur, why);
     }
     let details = facts
         .cards
@@ -353,6 +450,9 @@ fn sound_cards(facts: &Facts) -> Finding {
             let mut s = format!("{}: {}", card_label(c), c.name);
             if let Some(p) = &c.pci {
                 s.push_str(&format!(" [{:04x}:{:04x}]", p.vendor, p.device));
+            }
+            if let Some(u) = &c.usb_controller {
+                s.push_str(&format!(" on the USB host controller at {u}"));
             }
             s
         })
@@ -363,10 +463,10 @@ fn sound_cards(facts: &Facts) -> Finding {
         .map(card_label)
         .collect::<Vec<_>>()
         .join(", ");
-    with_details(f.make(Status::Ok, cur, why, None), details)
+    f.make(Status::Ok, cur, why).with_details(details)
 }
 
-fn pcm_periods(facts: &Facts) -> Finding {
+fn pcm_periods(facts: &Facts, audio: AudioInput<'_>) -> Finding {
     let f = F {
         id: "pcm_periods",
         category: "sound",
@@ -403,27 +503,40 @@ fn pcm_periods(facts: &Facts) -> Finding {
         }
     }
     if details.is_empty() {
-        return f.make(Status::NotApplicable, "no PCM open", why, None);
+        return f.make(Status::NotApplicable, "no PCM open", why);
     }
     let cur = format!("{} open", details.len());
     let finding = if short {
+        let pipewire = audio.is_ok_and(|a| a.is_pipewire);
         f.make(
             Status::WorthChanging,
             format!("{cur}, a period under {}", fmt_ms(SHORT_PERIOD_US)),
             why,
-            Some(
-                "raise the latency the client asks for (`PULSE_LATENCY_MSEC=60`), or on PipeWire \
-                 the quantum floor: `pw-metadata -n settings 0 clock.min-quantum 1024`"
-                    .into(),
-            ),
         )
+        .with_fix(if pipewire {
+            PIPEWIRE_QUANTUM
+        } else {
+            LARGER_LATENCY
+        })
+        .with_hint(format!(
+            "raise the latency the client asks for (`{LARGER_LATENCY}`, with your browser's \
+             command), or on PipeWire the quantum floor (`{PIPEWIRE_QUANTUM}`, until the \
+             server restarts)"
+        ))
     } else {
-        f.make(Status::Ok, cur, why, None)
+        f.make(Status::Ok, cur, why)
     };
-    with_details(finding, details)
+    finding.with_details(details)
 }
 
 // ---- Intel HDA ----------------------------------------------------------------------------
+
+fn dev_label(c: &Card) -> String {
+    match c.hda_dev {
+        Some(d) => format!("card{} (snd_hda_intel #{d})", c.index),
+        None => format!("card{}", c.index),
+    }
+}
 
 fn hda_controller(facts: &Facts) -> Finding {
     let f = F {
@@ -435,14 +548,14 @@ fn hda_controller(facts: &Facts) -> Finding {
                azx_get_pos_skl(), which on older kernels busy-waits 20 us per query.";
     let hda: Vec<&Card> = facts.cards.iter().filter(|c| c.is_hda_intel()).collect();
     if hda.is_empty() {
-        return f.make(Status::NotApplicable, "snd_hda_intel not in use", why, None);
+        return f.make(Status::NotApplicable, "snd_hda_intel not in use", why);
     }
     let details: Vec<String> = hda
         .iter()
         .map(|c| match &c.pci {
             Some(p) => format!(
-                "card{} {}: PCI {:04x}:{:04x}{} -> {}",
-                c.index,
+                "{} {}: PCI {:04x}:{:04x}{} -> {}",
+                dev_label(c),
                 c.id,
                 p.vendor,
                 p.device,
@@ -455,7 +568,7 @@ fn hda_controller(facts: &Facts) -> Finding {
                     .map(|n| format!("Intel {n} (Skylake or later)"))
                     .unwrap_or_else(|| "not an Intel Skylake+ controller".into())
             ),
-            None => format!("card{} {}: PCI id unknown", c.index, c.id),
+            None => format!("{} {}: PCI id unknown", dev_label(c), c.id),
         })
         .collect();
     let skl = hda.iter().filter(|c| c.skylake_plus.is_some()).count();
@@ -463,16 +576,12 @@ fn hda_controller(facts: &Facts) -> Finding {
         "{} card(s) on snd_hda_intel, {skl} Intel Skylake or later",
         hda.len()
     );
-    with_details(f.make(Status::Ok, cur, why, None), details)
+    f.make(Status::Ok, cur, why).with_details(details)
 }
 
-/// Live position_fix of a card, or -1.
-fn live_position_fix(facts: &Facts, index: u32) -> i32 {
-    facts
-        .hda_params
-        .as_ref()
-        .map(|p| hda::position_fix_for(&p.position_fix, index))
-        .unwrap_or(-1)
+/// `position_fix=1 (LPIB)`.
+fn pf_label(v: i32) -> String {
+    format!("position_fix={v} ({})", hda::position_fix_name(v))
 }
 
 fn hda_udelay(facts: &Facts) -> Finding {
@@ -481,10 +590,14 @@ fn hda_udelay(facts: &Facts) -> Finding {
         category: "intel_hda",
         title: "Skylake+ capture udelay in the kernel",
     };
-    let why = "Kernels before 5.16 (and before the Nov 2021 stable updates 5.15.3, 5.10.80, 5.4.160, \
-               4.19.218) spin udelay(20) in azx_get_pos_skl() on every capture position query; \
-               PulseAudio queries constantly, so recording burns CPU in the kernel (the seeds: \
-               up to 29 % of the source thread in delay_tsc). position_fix=1 (LPIB) avoids that path.";
+    let why = format!(
+        "Kernels before 5.16 spin udelay(20) in azx_get_pos_skl() on every capture position \
+         query, unless they carry the November 2021 stable backport ({} or later in those \
+         series). PulseAudio queries constantly, so recording burns CPU in the kernel (the \
+         seeds: up to 29 % of the source thread in delay_tsc). position_fix values 0-4 and 6 \
+         (1 = LPIB) avoid that path; -1 (the default) and 5 (SKL+) take it.",
+        kernel::udelay_fixed_in_stable_list()
+    );
     let skl: Vec<&Card> = facts
         .cards
         .iter()
@@ -495,7 +608,6 @@ fn hda_udelay(facts: &Facts) -> Finding {
             Status::NotApplicable,
             "no Intel Skylake+ controller on snd_hda_intel",
             why,
-            None,
         );
     }
     let k = &facts.kernel;
@@ -504,7 +616,6 @@ fn hda_udelay(facts: &Facts) -> Finding {
             Status::NotApplicable,
             format!("kernel version unreadable ({:?})", k.release),
             why,
-            None,
         );
     };
     let kdesc = if k.release.starts_with(&v.to_string()) {
@@ -513,43 +624,67 @@ fn hda_udelay(facts: &Facts) -> Finding {
         format!("kernel {v} ({})", k.release)
     };
     match kernel::skl_capture_udelay(v) {
-        UdelayState::Removed => f.make(Status::Ok, format!("{kdesc}: udelay removed"), why, None),
+        UdelayState::Removed => f.make(Status::Ok, format!("{kdesc}: udelay removed"), why),
         UdelayState::NotIntroduced => f.make(
             Status::Ok,
             format!("{kdesc}: older than azx_get_pos_skl()"),
             why,
-            None,
         ),
         UdelayState::Present => {
-            let unfixed: Vec<u32> = skl
+            let live = |c: &Card| facts.live_position_fix(c.hda_dev.unwrap_or(c.index));
+            let unfixed: Vec<&Card> = skl
                 .iter()
-                .filter(|c| live_position_fix(facts, c.index) != 1)
-                .map(|c| c.index)
+                .copied()
+                .filter(|c| !hda::bypasses_skl_udelay(live(c)))
                 .collect();
             if unfixed.is_empty() {
-                f.make(
+                let by: Vec<String> = skl
+                    .iter()
+                    .map(|c| format!("{} {}", dev_label(c), pf_label(live(c))))
+                    .collect();
+                return f.make(
                     Status::Ok,
-                    format!("{kdesc} has the udelay, bypassed by position_fix=1"),
+                    format!("{kdesc} has the udelay, bypassed: {}", by.join(", ")),
                     why,
-                    None,
-                )
-            } else {
-                f.make(
-                    Status::WorthChanging,
-                    format!(
-                        "{kdesc} still has the udelay; card(s) {} use it",
-                        unfixed
-                            .iter()
-                            .map(|i| format!("card{i}"))
-                            .collect::<Vec<_>>()
-                            .join(", ")
-                    ),
-                    why,
-                    Some(format!(
-                        "{FIX_HDA}   (or upgrade the kernel to {})",
+                );
+            }
+            let names = unfixed
+                .iter()
+                .map(|c| format!("{} {}", dev_label(c), pf_label(live(c))))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let cur = format!("{kdesc} still has the udelay; used by {names}");
+            // Already configured (by anyone) for the next load: only the reload is missing.
+            let pending = facts.configured_position_fix(None).filter(|(conf, _)| {
+                unfixed.iter().all(|c| {
+                    hda::bypasses_skl_udelay(hda::position_fix_for(
+                        conf,
+                        c.hda_dev.unwrap_or(c.index),
+                    ))
+                })
+            });
+            match pending {
+                Some((_, file)) => f
+                    .make(
+                        Status::WorthChanging,
+                        format!("{cur} until snd_hda_intel is reloaded"),
+                        why,
+                    )
+                    .with_fix(RELOAD_HDA)
+                    .with_hint(format!(
+                        "{file} already sets a position_fix that avoids it; it takes effect \
+                         when the module is reloaded with no stream open on the card, or after \
+                         a reboot"
+                    )),
+                None => f
+                    .make(Status::WorthChanging, cur, why)
+                    .with_fix(FIX_HDA)
+                    .with_hint(format!(
+                        "writes position_fix=1 (LPIB) for the Skylake+ controllers into \
+                         /etc/modprobe.d/micoff-hda.conf and offers the module reload; or \
+                         upgrade the kernel to {}",
                         kernel::udelay_fixed_release_for(v)
                     )),
-                )
             }
         }
     }
@@ -561,20 +696,20 @@ fn hda_position_fix(facts: &Facts) -> Finding {
         category: "intel_hda",
         title: "snd_hda_intel position_fix",
     };
-    let why = "position_fix is read when the module loads; a value in /etc/modprobe.d only takes \
-               effect after the module is reloaded or the machine rebooted.";
-    let (Some(params), false) = (
-        facts.hda_params.as_ref(),
-        facts.cards.iter().all(|c| !c.is_hda_intel()),
-    ) else {
-        return f.make(Status::NotApplicable, "snd_hda_intel not in use", why, None);
-    };
+    let why = "position_fix is a per-controller array (entry n is the n-th controller \
+               snd_hda_intel drives, not ALSA card n), read when the module loads; a value in \
+               /etc/modprobe.d only takes effect after the module is reloaded or the machine \
+               rebooted.";
     let cards: Vec<&Card> = facts.cards.iter().filter(|c| c.is_hda_intel()).collect();
+    let (Some(params), false) = (facts.hda_params.as_ref(), cards.is_empty()) else {
+        return f.make(Status::NotApplicable, "snd_hda_intel not in use", why);
+    };
+    let dev = |c: &Card| c.hda_dev.unwrap_or(c.index);
     let live: Vec<String> = cards
         .iter()
         .map(|c| {
-            let v = hda::position_fix_for(&params.position_fix, c.index);
-            format!("card{}={v} ({})", c.index, hda::position_fix_name(v))
+            let v = hda::position_fix_for(&params.position_fix, dev(c));
+            format!("{}={v} ({})", dev_label(c), hda::position_fix_name(v))
         })
         .collect();
     let mut details: Vec<String> = facts
@@ -583,44 +718,35 @@ fn hda_position_fix(facts: &Facts) -> Finding {
         .map(|o| format!("{}: {}", o.file, o.line))
         .collect();
     // What modprobe would pass on the next load (the last position_fix= wins).
-    let configured = facts
-        .modprobe_hda
-        .iter()
-        .filter_map(|o| {
-            o.line
-                .split_whitespace()
-                .find_map(|w| w.strip_prefix("position_fix="))
-        })
-        .next_back()
-        .map(hda::parse_int_array);
-    let pending: Vec<String> = match &configured {
-        Some(conf) => cards
+    let pending: Vec<String> = match facts.configured_position_fix(None) {
+        Some((conf, _)) => cards
             .iter()
             .filter(|c| {
-                let want = hda::position_fix_for(conf, c.index);
-                want != hda::position_fix_for(&params.position_fix, c.index)
+                hda::position_fix_for(&conf, dev(c))
+                    != hda::position_fix_for(&params.position_fix, dev(c))
             })
-            .map(|c| format!("card{}", c.index))
+            .map(|c| dev_label(c))
             .collect(),
         None => Vec::new(),
     };
     let cur = format!("live: {}", live.join(", "));
     if pending.is_empty() {
-        with_details(f.make(Status::Ok, cur, why, None), details)
+        f.make(Status::Ok, cur, why).with_details(details)
     } else {
         details.push(format!(
             "configured value differs from the live one for {}",
             pending.join(", ")
         ));
-        with_details(
-            f.make(
-                Status::WorthChanging,
-                format!("{cur}; modprobe.d sets another value (reload pending)"),
-                why,
-                Some(format!("{RELOAD_HDA}   (with no stream open), or reboot")),
-            ),
-            details,
+        f.make(
+            Status::WorthChanging,
+            format!("{cur}; modprobe.d sets another value (reload pending)"),
+            why,
         )
+        .with_fix(RELOAD_HDA)
+        .with_hint(
+            "reload with no stream open on the card (close the programs using it), or reboot",
+        )
+        .with_details(details)
     }
 }
 
@@ -640,9 +766,9 @@ fn hda_power_save(facts: &Facts) -> Finding {
             } else {
                 format!("{ps} s (codec powers down when idle)")
             };
-            f.make(Status::Ok, cur, why, None)
+            f.make(Status::Ok, cur, why)
         }
-        _ => f.make(Status::NotApplicable, "snd_hda_intel not in use", why, None),
+        _ => f.make(Status::NotApplicable, "snd_hda_intel not in use", why),
     }
 }
 
@@ -670,7 +796,6 @@ fn cpu_model(facts: &Facts) -> Finding {
         status,
         cur,
         "Per-thread CPU figures are in % of one of these CPUs.",
-        None,
     )
 }
 
@@ -687,7 +812,6 @@ fn cpu_governor(facts: &Facts) -> Finding {
             Status::NotApplicable,
             "no cpufreq (virtual machine or fixed frequency)",
             why,
-            None,
         );
     }
     let mut by_gov: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
@@ -700,9 +824,14 @@ fn cpu_governor(facts: &Facts) -> Finding {
         .collect::<Vec<_>>()
         .join("; ");
     if facts.governors.iter().all(|(_, g)| g == "performance") {
-        f.make(Status::Ok, cur, why, None)
+        f.make(Status::Ok, cur, why)
     } else {
-        f.make(Status::WorthChanging, cur, why, Some(FIX_GOVERNOR.into()))
+        f.make(Status::WorthChanging, cur, why)
+            .with_fix(FIX_GOVERNOR)
+            .with_hint(
+                "until reboot, revertible with --revert; --cpus LIST sets only some cores (e.g. \
+                 the ones the audio threads run on)",
+            )
     }
 }
 
@@ -715,14 +844,15 @@ fn cpu_smt(facts: &Facts) -> Finding {
     let why = "A sibling hyper-thread shares the core's execution units, so the audio thread's \
                wakeup time varies; it matters for sub-5 ms real-time work, little for calls.";
     match facts.smt_active {
-        None => f.make(Status::NotApplicable, "not supported", why, None),
-        Some(false) => f.make(Status::Ok, "off", why, None),
-        Some(true) => f.make(
-            Status::WorthChanging,
-            "on",
-            why,
-            Some("echo off | sudo tee /sys/devices/system/cpu/smt/control   (until reboot; `nosmt` on the kernel command line to keep it)".into()),
-        ),
+        None => f.make(Status::NotApplicable, "not supported", why),
+        Some(false) => f.make(Status::Ok, "off", why),
+        Some(true) => f
+            .make(Status::WorthChanging, "on", why)
+            .with_fix(SMT_OFF)
+            .with_hint(
+                "until reboot (it halves the logical CPUs); add nosmt to the kernel command line \
+                 to keep it off",
+            ),
     }
 }
 
@@ -738,9 +868,10 @@ fn has_arg(facts: &Facts, key: &str) -> Option<Option<String>> {
     )
 }
 
-fn grub_fix(arg: &str) -> String {
+fn grub_hint(arg: &str) -> String {
     format!(
-        "add `{arg}` to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, then `sudo update-grub` and reboot"
+        "add {arg} to GRUB_CMDLINE_LINUX_DEFAULT in /etc/default/grub, run sudo update-grub \
+         (grub2-mkconfig or grubby on Fedora-like systems) and reboot"
     )
 }
 
@@ -753,30 +884,35 @@ fn kernel_preempt(facts: &Facts) -> Finding {
     let why = "With full preemption a waking audio thread runs as soon as it is runnable instead \
                of waiting for the kernel to reach a preemption point (lower, steadier latency).";
     let Some(pv) = facts.proc_version.as_deref() else {
-        return f.make(Status::NotApplicable, "/proc/version unreadable", why, None);
+        return f.make(Status::NotApplicable, "/proc/version unreadable", why);
     };
     let preempt_arg = has_arg(facts, "preempt").flatten();
     match kernel::preempt_build(pv) {
-        PreemptBuild::Rt => f.make(Status::Ok, "PREEMPT_RT", why, None),
-        PreemptBuild::Full => f.make(Status::Ok, "PREEMPT (full)", why, None),
+        PreemptBuild::Rt => f.make(Status::Ok, "PREEMPT_RT", why),
+        PreemptBuild::Full => f.make(Status::Ok, "PREEMPT (full)", why),
         PreemptBuild::Dynamic => match preempt_arg.as_deref() {
-            Some("full") => f.make(Status::Ok, "PREEMPT_DYNAMIC, preempt=full", why, None),
-            other => f.make(
-                Status::WorthChanging,
-                format!(
-                    "PREEMPT_DYNAMIC, preempt={}",
-                    other.unwrap_or("(default, usually voluntary)")
-                ),
-                why,
-                Some(grub_fix("preempt=full")),
-            ),
+            Some("full") => f.make(Status::Ok, "PREEMPT_DYNAMIC, preempt=full", why),
+            other => f
+                .make(
+                    Status::WorthChanging,
+                    format!(
+                        "PREEMPT_DYNAMIC, preempt={}",
+                        other.unwrap_or("(default, usually voluntary)")
+                    ),
+                    why,
+                )
+                .with_hint(grub_hint("preempt=full")),
         },
-        PreemptBuild::NoneOrVoluntary => f.make(
-            Status::WorthChanging,
-            "no preemption or voluntary (no PREEMPT in the build string)",
-            why,
-            Some("install a lowlatency or PREEMPT_DYNAMIC kernel (Debian 12 and Ubuntu 22.04+ kernels are PREEMPT_DYNAMIC; then add preempt=full)".into()),
-        ),
+        PreemptBuild::NoneOrVoluntary => f
+            .make(
+                Status::WorthChanging,
+                "no preemption or voluntary (no PREEMPT in the build string)",
+                why,
+            )
+            .with_hint(
+                "install a lowlatency or PREEMPT_DYNAMIC kernel (Debian 12 and Ubuntu 22.04+ \
+                 kernels are PREEMPT_DYNAMIC), then add preempt=full to the kernel command line",
+            ),
     }
 }
 
@@ -793,15 +929,12 @@ fn kernel_threadirqs(facts: &Facts) -> Finding {
         .as_deref()
         .is_some_and(|v| kernel::preempt_build(v) == PreemptBuild::Rt);
     match has_arg(facts, "threadirqs") {
-        None => f.make(Status::NotApplicable, "/proc/cmdline unreadable", why, None),
-        Some(Some(_)) => f.make(Status::Ok, "threadirqs on the command line", why, None),
-        Some(None) if rt => f.make(Status::Ok, "PREEMPT_RT (always threaded)", why, None),
-        Some(None) => f.make(
-            Status::WorthChanging,
-            "not set",
-            why,
-            Some(grub_fix("threadirqs")),
-        ),
+        None => f.make(Status::NotApplicable, "/proc/cmdline unreadable", why),
+        Some(Some(_)) => f.make(Status::Ok, "threadirqs on the command line", why),
+        Some(None) if rt => f.make(Status::Ok, "PREEMPT_RT (always threaded)", why),
+        Some(None) => f
+            .make(Status::WorthChanging, "not set", why)
+            .with_hint(grub_hint("threadirqs")),
     }
 }
 
@@ -814,7 +947,7 @@ fn kernel_isolation(facts: &Facts) -> Finding {
     let why = "Isolating a core for audio (isolcpus + nohz_full + irqaffinity) is for sub-ms \
                round trips; calls do not need it. Shown so the IRQ affinities below make sense.";
     let Some(_) = facts.cmdline.as_deref() else {
-        return f.make(Status::NotApplicable, "/proc/cmdline unreadable", why, None);
+        return f.make(Status::NotApplicable, "/proc/cmdline unreadable", why);
     };
     let set: Vec<String> = ["isolcpus", "nohz_full", "irqaffinity", "rcu_nocbs"]
         .iter()
@@ -825,7 +958,7 @@ fn kernel_isolation(facts: &Facts) -> Finding {
     } else {
         set.join(" ")
     };
-    f.make(Status::Ok, cur, why, None)
+    f.make(Status::Ok, cur, why)
 }
 
 fn kernel_config(facts: &Facts) -> Finding {
@@ -841,7 +974,6 @@ fn kernel_config(facts: &Facts) -> Finding {
             Status::NotApplicable,
             "no readable kernel config (/boot/config-*, /proc/config.gz)",
             why,
-            None,
         );
     };
     let get = |k: &str| cfg.get(k).map(String::as_str).unwrap_or("n");
@@ -855,92 +987,117 @@ fn kernel_config(facts: &Facts) -> Finding {
         facts.config_file.as_deref().unwrap_or("?")
     );
     if get("CONFIG_HIGH_RES_TIMERS") == "y" {
-        f.make(Status::Ok, cur, why, None)
+        f.make(Status::Ok, cur, why)
     } else {
-        f.make(
-            Status::WorthChanging,
-            cur,
-            why,
-            Some("use a distribution kernel (built with CONFIG_HIGH_RES_TIMERS=y)".into()),
-        )
+        f.make(Status::WorthChanging, cur, why)
+            .with_hint("use a distribution kernel (built with CONFIG_HIGH_RES_TIMERS=y)")
     }
 }
 
 // ---- IRQs ---------------------------------------------------------------------------------
 
+fn irq_line_label(i: &facts::IrqInfo) -> String {
+    format!(
+        "IRQ {} {}{} cpus {}",
+        i.line.irq,
+        i.line.actions.join(", "),
+        if i.line.actions.len() > 1 {
+            " [shared]"
+        } else {
+            ""
+        },
+        i.affinity_list.as_deref().unwrap_or("?")
+    )
+}
+
 fn irq_sharing(facts: &Facts) -> Finding {
     let f = F {
         id: "irq_sharing",
         category: "irq",
-        title: "Sound and USB interrupts",
+        title: "Sound card interrupts",
     };
-    let why = "A sound card's interrupt shared with another device runs both handlers on every \
-               interrupt and delays audio behind the other device; smp_affinity_list shows \
-               which cores take it.";
-    let sound: Vec<&facts::IrqInfo> = facts
+    let why = "A sound card's interrupt (a USB card's is its USB host controller's) shared with \
+               another device runs both handlers on every interrupt and delays audio behind the \
+               other device; smp_affinity_list shows which cores take it.";
+    let mut details: Vec<String> = facts
         .irqs
         .iter()
-        .filter(|i| facts::irq_is_sound(i, &facts.cards))
+        .map(|i| format!("{} ({} interrupts)", irq_line_label(i), i.line.count))
         .collect();
-    let usb_cards = facts.cards.iter().any(|c| c.usb_controller.is_some());
-    let details: Vec<String> = facts
+    if facts.cards.is_empty() {
+        return f
+            .make(Status::NotApplicable, "no sound card interrupt", why)
+            .with_details(details);
+    }
+    // (who, line) for every line that carries a card's audio.
+    let mut relevant: Vec<(String, &facts::IrqInfo)> = Vec::new();
+    for c in &facts.cards {
+        let who = match &c.usb_controller {
+            Some(slot) => format!("card{} {} via USB {slot}", c.index, c.id),
+            None => format!("card{} {}", c.index, c.id),
+        };
+        let irqs = c.audio_irqs();
+        if irqs.is_empty() {
+            if c.is_usb() {
+                details.push(format!(
+                    "card{}: the interrupt of its USB host controller is unknown",
+                    c.index
+                ));
+            }
+            continue;
+        }
+        for irq in irqs {
+            if let Some(i) = facts.irqs.iter().find(|i| i.line.irq == irq) {
+                relevant.push((who.clone(), i));
+            }
+        }
+    }
+    // Lines of snd_* handlers no card claimed (a card whose IRQ is not in its long name).
+    let unclaimed: Vec<&facts::IrqInfo> = facts
         .irqs
         .iter()
-        .map(|i| {
-            format!(
-                "IRQ {}: {}{} cpus {} ({} interrupts)",
-                i.line.irq,
-                i.line.actions.join(", "),
-                if i.line.actions.len() > 1 {
-                    " [shared]"
-                } else {
-                    ""
-                },
-                i.affinity_list.as_deref().unwrap_or("?"),
-                i.line.count
-            )
+        .filter(|i| {
+            i.line.actions.iter().any(|a| a.starts_with("snd_"))
+                && !relevant.iter().any(|(_, r)| r.line.irq == i.line.irq)
         })
         .collect();
-    if facts.cards.is_empty() || (sound.is_empty() && !usb_cards) {
-        return with_details(
-            f.make(Status::NotApplicable, "no sound card interrupt", why, None),
-            details,
-        );
+    for i in unclaimed {
+        relevant.push((i.line.actions.join(", "), i));
     }
-    // Sound lines, plus USB controller lines when a USB card rides on them.
-    let relevant: Vec<&facts::IrqInfo> = facts
-        .irqs
-        .iter()
-        .filter(|i| facts::irq_is_sound(i, &facts.cards) || (usb_cards && facts::irq_is_usb(i)))
-        .collect();
+    if relevant.is_empty() {
+        return f
+            .make(
+                Status::NotApplicable,
+                "no sound card interrupt found in /proc/interrupts",
+                why,
+            )
+            .with_details(details);
+    }
     let shared: Vec<String> = relevant
         .iter()
-        .filter(|i| i.line.actions.len() > 1)
-        .map(|i| format!("IRQ {} ({})", i.line.irq, i.line.actions.join(", ")))
+        .filter(|(_, i)| i.line.actions.len() > 1)
+        .map(|(who, i)| format!("{who}: IRQ {} ({})", i.line.irq, i.line.actions.join(", ")))
         .collect();
     let cur = relevant
         .iter()
-        .map(|i| {
-            format!(
-                "IRQ {} {} cpus {}",
-                i.line.irq,
-                i.line.actions.first().map(String::as_str).unwrap_or("?"),
-                i.affinity_list.as_deref().unwrap_or("?")
-            )
-        })
+        .map(|(who, i)| format!("{who}: {}", irq_line_label(i)))
         .collect::<Vec<_>>()
         .join("; ");
     let finding = if shared.is_empty() {
-        f.make(Status::Ok, format!("not shared: {cur}"), why, None)
+        f.make(Status::Ok, format!("not shared: {cur}"), why)
     } else {
         f.make(
             Status::WorthChanging,
             format!("shared: {}", shared.join("; ")),
             why,
-            Some("no software switch unshares a legacy IRQ: move the other device (or the USB headset) to a port on another controller (`lsusb -t`), or enable MSI for it".into()),
+        )
+        .with_hint(
+            "no software switch unshares a legacy IRQ: move the other device (or the USB \
+             headset) to a port on another controller (lsusb -t shows which), or enable MSI for \
+             it",
         )
     };
-    with_details(finding, details)
+    finding.with_details(details)
 }
 
 // ---- limits -------------------------------------------------------------------------------
@@ -955,7 +1112,7 @@ fn rt_limits(facts: &Facts) -> Finding {
                PipeWire also ask rtkit); MEMLOCK lets them lock their buffers against page faults.";
     let l = &facts.limits;
     let Some(user) = l.user.as_deref() else {
-        return f.make(Status::NotApplicable, "user unknown", why, None);
+        return f.make(Status::NotApplicable, "user unknown", why);
     };
     let rtprio = l
         .rtprio
@@ -981,23 +1138,21 @@ fn rt_limits(facts: &Facts) -> Finding {
             Status::Ok,
             format!("{cur}; root may use any RT priority"),
             why,
-            None,
         );
     }
     let rt_ok = rtprio
         .as_deref()
         .is_some_and(|v| v == "unlimited" || v.parse::<u32>().is_ok_and(|n| n > 0));
     if rt_ok {
-        f.make(Status::Ok, cur, why, None)
+        f.make(Status::Ok, cur, why)
     } else {
-        f.make(
-            Status::WorthChanging,
-            cur,
-            why,
-            Some(format!(
-                "printf '@audio - rtprio 95\\n@audio - memlock unlimited\\n' | sudo tee /etc/security/limits.d/95-audio.conf && sudo usermod -aG audio {user}   (log in again)"
-            )),
-        )
+        f.make(Status::WorthChanging, cur, why)
+            .with_fix(format!(
+                "printf '@audio - rtprio 95\\n@audio - memlock unlimited\\n' | sudo tee \
+                 /etc/security/limits.d/95-audio.conf && sudo usermod -aG audio {}",
+                shell_word(user)
+            ))
+            .with_hint("log in again afterwards: limits and group membership apply to new sessions")
     }
 }
 
@@ -1010,8 +1165,21 @@ fn cpu_dma_latency(facts: &Facts) -> Finding {
     let why = "Holding this device open with a small value keeps CPUs out of deep idle states, \
                whose exit latency otherwise delays audio wakeups (JACK and PipeWire can use it).";
     if facts.cpu_dma_latency {
-        f.make(Status::Ok, "present", why, None)
+        f.make(Status::Ok, "present", why)
     } else {
-        f.make(Status::NotApplicable, "missing (container?)", why, None)
+        f.make(Status::NotApplicable, "missing (container?)", why)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shell_words() {
+        assert_eq!(shell_word("tommi"), "tommi");
+        assert_eq!(shell_word("/tmp/a b"), "'/tmp/a b'");
+        assert_eq!(shell_word("it's"), "'it'\\''s'");
+        assert_eq!(shell_word(""), "''");
     }
 }

@@ -72,7 +72,8 @@ pub fn parse_hex_id(s: &str) -> Option<u16> {
     u16::from_str_radix(s, 16).ok()
 }
 
-/// `/sys/module/snd_hda_intel/parameters/position_fix` (`-1,-1,1,...`, one per possible card).
+/// `/sys/module/snd_hda_intel/parameters/position_fix` (`-1,-1,1,...`, one per possible
+/// controller).
 pub fn parse_int_array(s: &str) -> Vec<i32> {
     s.trim()
         .split(',')
@@ -95,9 +96,23 @@ pub fn position_fix_name(v: i32) -> &'static str {
     }
 }
 
-/// Which position_fix value (for card `index`) is in effect, given the live array.
-pub fn position_fix_for(live: &[i32], index: u32) -> i32 {
-    live.get(index as usize).copied().unwrap_or(-1)
+/// The `position_fix` value for snd_hda_intel's controller `dev`, given an array (the live one or
+/// a modprobe.d one).
+///
+/// The array is NOT indexed by the ALSA card number: `azx_probe()` keeps its own counter (`static
+/// int dev`) of the PCI devices snd_hda_intel has probed and reads `position_fix[dev]`, so entry n
+/// is the n-th controller driven by snd_hda_intel (see [`crate::facts::Card::hda_dev`]).
+pub fn position_fix_for(values: &[i32], dev: u32) -> i32 {
+    values.get(dev as usize).copied().unwrap_or(-1)
+}
+
+/// Whether a `position_fix` value keeps the capture position away from `azx_get_pos_skl()` (the
+/// path with the `udelay(20)`) on a Skylake+ controller. `assign_position_fix()` maps each value
+/// to a callback: 0 auto (position buffer with an LPIB fallback), 1 LPIB, 2 POSBUF, 3 VIACOMBO,
+/// 4 COMBO and 6 FIFO never call it; 5 (SKL+) does, and so does -1 (and any value the driver does
+/// not know), which `check_position_fix()` turns into `POS_FIX_SKL` on Skylake+.
+pub fn bypasses_skl_udelay(v: i32) -> bool {
+    matches!(v, 0..=4 | 6)
 }
 
 #[cfg(test)]
@@ -132,5 +147,24 @@ mod tests {
         assert_eq!(position_fix_for(&[-1, 1], 1), 1);
         assert_eq!(position_fix_for(&[-1, 1], 7), -1);
         assert_eq!(position_fix_name(1), "LPIB");
+    }
+
+    #[test]
+    fn which_values_bypass_the_udelay() {
+        let cases = [
+            (-1, false),
+            (0, true),
+            (1, true),
+            (2, true),
+            (3, true),
+            (4, true),
+            (5, false),
+            (6, true),
+            (7, false),
+            (-2, false),
+        ];
+        for (v, want) in cases {
+            assert_eq!(bypasses_skl_udelay(v), want, "position_fix={v}");
+        }
     }
 }

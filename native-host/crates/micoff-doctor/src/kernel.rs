@@ -135,24 +135,42 @@ pub const UDELAY_INTRODUCED: KernelVersion = KernelVersion::new(4, 12, 0);
 /// (46243b85b0ec5d2cee7545e5ce18c015ce91957e), merged for 5.16.
 pub const UDELAY_REMOVED_UPSTREAM: KernelVersion = KernelVersion::new(5, 16, 0);
 
-/// First stable release of each series that carries the backport.
+/// First stable release of each series that carries the backport ("ALSA: hda: Reduce udelay() at
+/// SKL+ position reporting", with "ALSA: hda: Use position buffer for SKL+ again" in 5.10 .. 5.15).
 ///
-/// Verified in the linux-stable-rc push logs (kernel.org gitolite mails): the commit is in the
-/// `queue/5.15`, `queue/5.14`, `queue/5.10`, `queue/5.4`, `queue/4.19` and `queue/4.14` pushes of
-/// 2021-11-15/17, in the `linux-5.4.y` branch push of 2021-11-16 and in the `linux-4.19.y`
-/// branch push of 2021-11-24. The sublevel numbers are the releases that followed those
-/// pushes (5.15.3, 5.14.20, 5.10.80 and 5.4.160 on 2021-11-18; 4.19.218 and 4.14.256 on
-/// 2021-11-26): ASSUMPTION from the release calendar, not read from a ChangeLog file.
+/// Read in the stable review mails (lore / vger archives of stable@vger.kernel.org):
+/// - 5.15.3: from the `queue/5.15` pushes of 2021-11-15/17 and the 5.15.3 release of 2021-11-18
+///   (the earlier table's reading; no 5.15 patch mail was found to confirm the number);
+/// - 5.14.19: "[PATCH 5.14 583/849] ALSA: hda: Use position buffer for SKL+ again" replies to
+///   "[PATCH 5.14 000/849] 5.14.19-rc1 review" (2021-11-15), and sashal's `pending-5.14` push of
+///   2021-11-14 carries both commits. (An earlier version of this table said 5.14.20.)
+/// - 5.10.80: both commits in the shortlog of "[PATCH 5.10 000/569] 5.10.80-rc4 review";
+/// - 5.4.160: in sashal's `pending-5.4` push of 2021-11-14, the day before the 5.4.160-rc1
+///   review (2021-11-15) was cut from it;
+/// - 4.19.218: "[PATCH 4.19 184/323] ALSA: hda: Reduce udelay() at SKL+ position reporting" in
+///   the 4.19.218-rc1 review (2021-11-24);
+/// - 4.14.256: in the shortlog of the 4.14.256-rc2 review (248 patches, 2021-11-25).
+///
 /// Series not listed (4.15-4.18, 4.20, 5.0-5.3, 5.5-5.9, 5.11-5.13) were end-of-life and never
 /// got it.
 pub const UDELAY_FIXED_IN_STABLE: &[KernelVersion] = &[
     KernelVersion::new(5, 15, 3),
-    KernelVersion::new(5, 14, 20),
+    KernelVersion::new(5, 14, 19),
     KernelVersion::new(5, 10, 80),
     KernelVersion::new(5, 4, 160),
     KernelVersion::new(4, 19, 218),
     KernelVersion::new(4, 14, 256),
 ];
+
+/// "5.15.3, 5.14.19, 5.10.80, 5.4.160, 4.19.218, 4.14.256": the table above for the messages, so
+/// the text and the gate cannot disagree.
+pub fn udelay_fixed_in_stable_list() -> String {
+    UDELAY_FIXED_IN_STABLE
+        .iter()
+        .map(KernelVersion::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 pub fn skl_capture_udelay(v: KernelVersion) -> UdelayState {
     if v < UDELAY_INTRODUCED {
@@ -264,6 +282,8 @@ mod tests {
             ((5, 10, 80), Removed),
             ((5, 10, 197), Removed),
             ((5, 13, 19), Present),
+            ((5, 14, 18), Present),
+            ((5, 14, 19), Removed),
             ((5, 15, 2), Present),
             ((5, 15, 3), Removed),
             ((5, 16, 0), Removed),
@@ -276,6 +296,10 @@ mod tests {
                 "{a}.{b}.{c}"
             );
         }
+        assert_eq!(
+            udelay_fixed_in_stable_list(),
+            "5.15.3, 5.14.19, 5.10.80, 5.4.160, 4.19.218, 4.14.256"
+        );
         let old = identify(None, Some(DEB11_OLD), None).version;
         assert_eq!(old.map(skl_capture_udelay), Some(Present));
     }

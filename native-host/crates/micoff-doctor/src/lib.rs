@@ -25,7 +25,10 @@ pub mod report;
 pub mod root;
 
 pub use audio::{AudioServerFacts, DeviceLatency};
-pub use cli::{run_doctor, run_fix, run_fix_with, DoctorArgs, FixArgs, FixCommand};
+pub use cli::{
+    run_doctor, run_fix, run_fix_with, ClientShmArgs, DoctorArgs, FixArgs, FixCommand,
+    GovernorArgs, HdaArgs, ModeArgs,
+};
 pub use findings::{Finding, Status};
 pub use report::Report;
 pub use root::Root;

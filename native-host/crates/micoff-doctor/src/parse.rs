@@ -80,11 +80,28 @@ pub fn irq_in_long_name(long_name: &str) -> Option<u32> {
 /// `at usb-0000:00:14.0-2, full speed` -> `0000:00:14.0` (the USB host controller's PCI slot).
 pub fn usb_controller_in_long_name(long_name: &str) -> Option<String> {
     let i = long_name.find("usb-")?;
-    let rest = &long_name[i + 4..];
-    // A PCI slot is dddd:bb:dd.f (12 chars).
-    let slot = rest.get(..12)?;
-    let ok = slot.len() == 12 && slot.as_bytes()[4] == b':' && slot.as_bytes()[7] == b':';
-    ok.then(|| slot.to_owned())
+    let slot = long_name[i + 4..].get(..12)?;
+    is_pci_slot(slot).then(|| slot.to_owned())
+}
+
+/// A PCI address as sysfs names devices: `dddd:bb:dd.f` (hex domain, bus, device; function 0-7).
+pub fn is_pci_slot(s: &str) -> bool {
+    let b = s.as_bytes();
+    let hex = |r: std::ops::Range<usize>| b[r].iter().all(u8::is_ascii_hexdigit);
+    b.len() == 12
+        && b[4] == b':'
+        && b[7] == b':'
+        && b[10] == b'.'
+        && hex(0..4)
+        && hex(5..7)
+        && hex(8..10)
+        && (b'0'..=b'7').contains(&b[11])
+}
+
+/// `usb1`, `usb12`: a USB bus (root hub) in a sysfs device path.
+pub fn is_usb_bus(s: &str) -> bool {
+    s.strip_prefix("usb")
+        .is_some_and(|n| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()))
 }
 
 /// hw_params of an open PCM substream (`closed` when it is not open).
@@ -346,6 +363,13 @@ mod tests {
             Some("0000:00:14.0")
         );
         assert!(asound_cards("--- no soundcards ---\n").is_empty());
+        assert!(is_pci_slot("0000:00:1f.3"));
+        assert!(is_pci_slot("0000:3c:00.0"));
+        assert!(!is_pci_slot("0000:00:1f.8"));
+        assert!(!is_pci_slot("pci0000:00"));
+        assert!(!is_pci_slot("0000:00:1g.3"));
+        assert!(is_usb_bus("usb1") && is_usb_bus("usb12"));
+        assert!(!is_usb_bus("usb") && !is_usb_bus("1-2") && !is_usb_bus("usbmon"));
         let m = asound_modules(" 0 snd_hda_intel\n 1 snd_usb_audio\n");
         assert_eq!(m.get(&1).map(String::as_str), Some("snd_usb_audio"));
     }

@@ -68,8 +68,8 @@ impl Report {
         writeln!(out)
     }
 
-    /// One line per finding; `why` and `fix` under the ones worth changing; `details` when
-    /// `verbose`.
+    /// One line per finding; `why`, `fix` (the command) and `hint` under the ones worth
+    /// changing; `details` when `verbose`.
     pub fn write_human(&self, out: &mut dyn Write, verbose: bool) -> io::Result<()> {
         writeln!(
             out,
@@ -87,6 +87,7 @@ impl Report {
                 category = f.category;
                 writeln!(out, "\n{}", category_title(category))?;
             }
+            // ok / worth changing / not applicable.
             let tag = match f.status {
                 Status::Ok => " ok ",
                 Status::WorthChanging => "FIX ",
@@ -96,12 +97,13 @@ impl Report {
             if f.status == Status::WorthChanging || verbose {
                 writeln!(out, "         why: {}", f.why)?;
             }
-            if let Some(fix) = f
-                .fix
-                .as_deref()
-                .filter(|_| f.status == Status::WorthChanging)
-            {
-                writeln!(out, "         fix: {fix}")?;
+            if f.status == Status::WorthChanging {
+                if let Some(fix) = f.fix.as_deref() {
+                    writeln!(out, "         fix: {fix}")?;
+                }
+                if let Some(hint) = f.hint.as_deref() {
+                    writeln!(out, "         hint: {hint}")?;
+                }
             }
             let show_details = verbose || f.status == Status::WorthChanging || f.details.len() <= 4;
             if show_details {

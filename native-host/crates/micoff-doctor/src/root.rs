@@ -2,9 +2,10 @@
 //! a fixture tree or a temporary directory in tests. Paths handed to it are absolute-looking
 //! (`/proc/asound/cards`) and are joined under the root.
 
+use std::ffi::OsString;
 use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Root {
@@ -71,11 +72,59 @@ impl Root {
         names
     }
 
+    /// `abs` with every symlink followed, as an absolute-looking path inside the root (what
+    /// `realpath` gives on the real machine; absolute link targets are taken under the root).
+    /// `None` when a component is missing or the links loop. sysfs needs this: both
+    /// `/sys/class/sound/card1` and its `device` are relative links.
+    pub fn canonical(&self, abs: impl AsRef<Path>) -> Option<PathBuf> {
+        // Components still to walk, last one first.
+        let mut todo: Vec<OsString> = Vec::new();
+        push_components(&mut todo, abs.as_ref());
+        let mut cur = PathBuf::from("/");
+        let mut links = 0;
+        while let Some(c) = todo.pop() {
+            if c == ".." {
+                cur.pop();
+                continue;
+            }
+            let next = cur.join(&c);
+            let meta = fs::symlink_metadata(self.path(&next)).ok()?;
+            if meta.file_type().is_symlink() {
+                links += 1;
+                if links > 40 {
+                    return None;
+                }
+                let target = fs::read_link(self.path(&next)).ok()?;
+                if target.is_absolute() {
+                    cur = PathBuf::from("/");
+                }
+                push_components(&mut todo, &target);
+            } else {
+                cur = next;
+            }
+        }
+        Some(cur)
+    }
+
     /// Last component of a symlink's target (`/sys/class/sound/card0/device` -> `0000:00:1f.3`).
     pub fn link_name(&self, abs: impl AsRef<Path>) -> Option<String> {
         let target = fs::read_link(self.path(abs)).ok()?;
         target.file_name().map(|n| n.to_string_lossy().into_owned())
     }
+}
+
+/// Pushes `p`'s components onto `todo` so that popping walks them in order (`.` dropped, `..`
+/// kept as a step back).
+fn push_components(todo: &mut Vec<OsString>, p: &Path) {
+    let parts: Vec<OsString> = p
+        .components()
+        .filter_map(|c| match c {
+            Component::Normal(s) => Some(s.to_owned()),
+            Component::ParentDir => Some(OsString::from("..")),
+            _ => None,
+        })
+        .collect();
+    todo.extend(parts.into_iter().rev());
 }
 
 /// `cpu2` < `cpu10`, `card1` < `card12`.
@@ -108,6 +157,37 @@ mod tests {
         assert_eq!(r.path("/etc/a"), PathBuf::from("/tmp/x/etc/a"));
         assert_eq!(r.path("etc/a"), PathBuf::from("/tmp/x/etc/a"));
         assert!(Root::system().is_system());
+    }
+
+    #[test]
+    fn canonical_follows_relative_links_inside_the_root() {
+        use std::os::unix::fs::symlink;
+        let dir = tempfile::tempdir().unwrap();
+        let r = Root::new(dir.path());
+        // Like sysfs: the class entry and its `device` are both relative links.
+        let dev = dir
+            .path()
+            .join("sys/devices/pci0000:00/0000:00:14.0/usb1/1-2/1-2:1.0");
+        fs::create_dir_all(dev.join("sound/card1")).unwrap();
+        fs::create_dir_all(dir.path().join("sys/class/sound")).unwrap();
+        symlink(
+            "../../devices/pci0000:00/0000:00:14.0/usb1/1-2/1-2:1.0/sound/card1",
+            dir.path().join("sys/class/sound/card1"),
+        )
+        .unwrap();
+        symlink("../../../1-2:1.0", dev.join("sound/card1/device")).unwrap();
+        assert_eq!(
+            r.canonical("/sys/class/sound/card1/device"),
+            Some(PathBuf::from(
+                "/sys/devices/pci0000:00/0000:00:14.0/usb1/1-2/1-2:1.0"
+            ))
+        );
+        assert_eq!(r.canonical("/sys/class/sound/card9/device"), None);
+        // An absolute target stays under the root; a loop ends.
+        symlink("/sys/devices", dir.path().join("sys/abs")).unwrap();
+        assert_eq!(r.canonical("/sys/abs"), Some(PathBuf::from("/sys/devices")));
+        symlink("loop", dir.path().join("sys/loop")).unwrap();
+        assert_eq!(r.canonical("/sys/loop"), None);
     }
 
     #[test]

@@ -1,19 +1,22 @@
 #![allow(clippy::unwrap_used)]
-//! Every finding in every state it has, over the fixture trees.
+//! Every finding in every state it has, over the fixture trees (and temporary copies of them
+//! changed in one place).
 
 mod common;
 
 use std::collections::BTreeSet;
 use std::fs;
+use std::path::Path;
 
 use common::*;
 use micoff_doctor::facts::UserEnv;
+use micoff_doctor::findings::{FIX_CLIENT_SHM, FIX_HDA, PIPEWIRE_QUANTUM, RELOAD_HDA};
 use micoff_doctor::report::{self, Report};
 use micoff_doctor::{AudioServerFacts, Root, Status};
 
 use Status::{NotApplicable as NA, Ok as OK, WorthChanging as WC};
 
-fn doctor(root: &std::path::Path, env: &UserEnv, audio: Option<&AudioServerFacts>) -> Report {
+fn doctor(root: &Path, env: &UserEnv, audio: Option<&AudioServerFacts>) -> Report {
     report::build(&Root::new(root), env, audio.ok_or("not queried (test)"))
 }
 
@@ -26,6 +29,24 @@ fn fixture_report(name: &str, audio: Option<&AudioServerFacts>) -> Report {
     doctor(&fixture(name), &env, audio)
 }
 
+/// Every finding that is worth changing says how (a runnable command, a hint, or both), and
+/// every command is one a shell runs as it is.
+fn check_fixes(report: &Report, label: &str) {
+    for f in &report.findings {
+        if f.status == WC {
+            assert!(
+                f.fix.is_some() || f.hint.is_some(),
+                "{label}: {} worth changing without a fix or hint",
+                f.id
+            );
+        }
+        if let Some(cmd) = &f.fix {
+            assert_runnable(cmd, &format!("{label}: {}", f.id));
+        }
+        assert!(!f.why.is_empty(), "{label}: {} has no why", f.id);
+    }
+}
+
 fn check(report: &Report, expected: &[(&str, Status)], label: &str) {
     for (id, want) in expected {
         let f = report
@@ -36,14 +57,12 @@ fn check(report: &Report, expected: &[(&str, Status)], label: &str) {
             "{label}: {id}: current {:?}, details {:?}",
             f.current, f.details
         );
-        if f.status == WC {
-            assert!(
-                f.fix.is_some(),
-                "{label}: {id} worth changing without a fix"
-            );
-        }
-        assert!(!f.why.is_empty(), "{label}: {id} has no why");
     }
+    check_fixes(report, label);
+}
+
+fn current(r: &Report, id: &str) -> String {
+    r.finding(id).unwrap().current.clone()
 }
 
 #[test]
@@ -78,8 +97,21 @@ fn skylake_old_kernel() {
     );
     let udelay = r.finding("hda_udelay").unwrap();
     assert!(udelay.current.contains("5.10.70"), "{}", udelay.current);
-    assert!(udelay.fix.as_deref().unwrap().contains("fix hda --apply"));
-    assert!(udelay.fix.as_deref().unwrap().contains("5.10.80"));
+    assert!(
+        udelay
+            .current
+            .contains("card0 (snd_hda_intel #0) position_fix=-1"),
+        "{}",
+        udelay.current
+    );
+    assert_eq!(udelay.fix.as_deref(), Some(FIX_HDA));
+    assert!(udelay.hint.as_deref().unwrap().contains("5.10.80"));
+    // The why names the same stable releases as the version gate.
+    for v in [
+        "5.15.3", "5.14.19", "5.10.80", "5.4.160", "4.19.218", "4.14.256",
+    ] {
+        assert!(udelay.why.contains(v), "{v} missing: {}", udelay.why);
+    }
     let ctl = r.finding("hda_controller").unwrap();
     assert!(ctl.details[0].contains("8086:9d71"), "{:?}", ctl.details);
     assert!(ctl.details[0].contains("Kaby Lake-LP"));
@@ -91,9 +123,23 @@ fn skylake_old_kernel() {
         pcm.details
     );
     assert_eq!(r.kernel_version.as_deref(), Some("5.10.70"));
-    let irq = r.finding("irq_sharing").unwrap();
-    assert!(irq.current.contains("IRQ 134"), "{}", irq.current);
-    assert!(irq.current.contains("cpus 2"), "{}", irq.current);
+    let irq = current(&r, "irq_sharing");
+    assert!(irq.contains("card0 PCH: IRQ 134"), "{irq}");
+    assert!(irq.contains("cpus 2"), "{irq}");
+    // Client shm is off in /etc/pulse/client.conf: the fixer can turn it back on.
+    let shm = r.finding("client_shm").unwrap();
+    assert_eq!(shm.fix.as_deref(), Some(FIX_CLIENT_SHM));
+    let rt = r.finding("rt_limits").unwrap();
+    assert!(rt
+        .fix
+        .as_deref()
+        .unwrap()
+        .ends_with("usermod -aG audio tommi"));
+    assert!(rt.hint.as_deref().unwrap().contains("log in again"));
+    // Prose-only fixes have a hint and no command.
+    let k = r.finding("kernel_threadirqs").unwrap();
+    assert_eq!(k.fix, None);
+    assert!(k.hint.as_deref().unwrap().contains("threadirqs"));
 }
 
 #[test]
@@ -122,18 +168,10 @@ fn skylake_fixed_kernel() {
         ],
         "skylake-fixed-kernel",
     );
-    assert!(r.finding("hda_udelay").unwrap().current.contains("6.1.76"));
+    assert!(current(&r, "hda_udelay").contains("6.1.76"));
     // Read from the gzip'ed /proc/config.gz.
-    assert!(r
-        .finding("kernel_config")
-        .unwrap()
-        .current
-        .contains("/proc/config.gz"));
-    assert!(r
-        .finding("rt_limits")
-        .unwrap()
-        .current
-        .contains("rtprio 95"));
+    assert!(current(&r, "kernel_config").contains("/proc/config.gz"));
+    assert!(current(&r, "rt_limits").contains("rtprio 95"));
 }
 
 #[test]
@@ -150,8 +188,9 @@ fn usb_headset() {
             ("pcm_periods", WC),
             ("hda_udelay", OK),
             ("hda_position_fix", OK),
-            ("cpu_governor", NA),
-            ("cpu_smt", NA),
+            ("cpu_model", OK),
+            ("cpu_governor", WC),
+            ("cpu_smt", WC),
             ("kernel_preempt", WC),
             ("kernel_threadirqs", WC),
             ("kernel_isolation", OK),
@@ -163,24 +202,73 @@ fn usb_headset() {
     );
     // Ubuntu's upstream version comes from /proc/version_signature: 5.4.157 still has the
     // udelay, bypassed here by position_fix=1.
-    let udelay = r.finding("hda_udelay").unwrap();
-    assert!(udelay.current.contains("5.4.157"), "{}", udelay.current);
-    assert!(udelay.current.contains("bypassed"), "{}", udelay.current);
-    assert!(r
-        .finding("kernel_isolation")
-        .unwrap()
-        .current
-        .contains("isolcpus=3 nohz_full=3 irqaffinity=0-2"));
-    let cards = r.finding("sound_cards").unwrap();
-    assert!(cards.current.contains("snd_usb_audio"), "{}", cards.current);
-    let srb = r.finding("srbchannel").unwrap();
-    assert!(srb.current.contains("tcp:"), "{}", srb.current);
-    let irq = r.finding("irq_sharing").unwrap();
-    assert!(
-        irq.current.contains("xhci_hcd, i801_smbus"),
-        "{}",
-        irq.current
+    let udelay = current(&r, "hda_udelay");
+    assert!(udelay.contains("5.4.157"), "{udelay}");
+    assert!(udelay.contains("bypassed"), "{udelay}");
+    assert!(udelay.contains("position_fix=1 (LPIB)"), "{udelay}");
+    assert_eq!(
+        current(&r, "kernel_isolation"),
+        "isolcpus=3,7 nohz_full=3,7 irqaffinity=0-2,4-6"
     );
+    // 4 cores / 8 threads, SMT on, performance only on the isolated core's two threads.
+    assert!(current(&r, "cpu_model").contains("8 logical CPUs, 4 cores"));
+    assert_eq!(
+        current(&r, "cpu_governor"),
+        "performance on cpu3,cpu7; powersave on cpu0,cpu1,cpu2,cpu4,cpu5,cpu6"
+    );
+    assert_eq!(current(&r, "cpu_smt"), "on");
+    let cards = current(&r, "sound_cards");
+    assert!(cards.contains("snd_usb_audio"), "{cards}");
+    assert!(current(&r, "srbchannel").contains("tcp:"));
+    // The headset's audio rides on its USB host controller's IRQ (16, shared with SMBus), not on
+    // the other USB controller's (128).
+    let irq = r.finding("irq_sharing").unwrap();
+    assert_eq!(
+        irq.current,
+        "shared: card1 Headset via USB 0000:00:14.0: IRQ 16 (xhci_hcd, i801_smbus)"
+    );
+    assert!(irq.hint.as_deref().unwrap().contains("another controller"));
+    // All lines are in the details, with their affinity.
+    assert!(
+        irq.details
+            .iter()
+            .any(|d| d.starts_with("IRQ 128 xhci_hcd cpus 0-2,4-6")),
+        "{:?}",
+        irq.details
+    );
+}
+
+#[test]
+fn usb_headset_on_an_unshared_msi_controller() {
+    let dir = temp_root("usb-headset");
+    let p = dir.path();
+    // The headset moved to the ASMedia controller (MSI 128, alone on its line).
+    fs::remove_file(p.join("sys/class/sound/card1/device")).unwrap();
+    fs::create_dir_all(p.join("sys/devices/pci0000:00/0000:00:1c.0/0000:3c:00.0/usb3/3-1/3-1:1.0"))
+        .unwrap();
+    std::os::unix::fs::symlink(
+        "../../../devices/pci0000:00/0000:00:1c.0/0000:3c:00.0/usb3/3-1/3-1:1.0",
+        p.join("sys/class/sound/card1/device"),
+    )
+    .unwrap();
+    let r = doctor(p, &tommi(), None);
+    check(&r, &[("irq_sharing", OK)], "headset on MSI");
+    let irq = current(&r, "irq_sharing");
+    assert!(
+        irq.contains("card1 Headset via USB 0000:3c:00.0: IRQ 128 xhci_hcd cpus 0-2,4-6"),
+        "{irq}"
+    );
+    assert!(!irq.contains("IRQ 16"), "{irq}");
+    // No sysfs link at all: the slot in the long name still finds the controller.
+    fs::remove_file(p.join("sys/class/sound/card1/device")).unwrap();
+    fs::create_dir_all(p.join("sys/bus/pci/devices")).unwrap();
+    std::os::unix::fs::symlink(
+        "../../../devices/pci0000:00/0000:00:14.0",
+        p.join("sys/bus/pci/devices/0000:00:14.0"),
+    )
+    .unwrap();
+    let r = doctor(p, &tommi(), None);
+    assert!(current(&r, "irq_sharing").contains("via USB 0000:00:14.0: IRQ 16"));
 }
 
 #[test]
@@ -205,15 +293,21 @@ fn ci_no_soundcard() {
             ("cpu_smt", OK),
             ("kernel_preempt", WC),
             ("kernel_threadirqs", WC),
-            ("kernel_config", NA),
+            ("kernel_isolation", OK),
+            ("kernel_config", OK),
             ("irq_sharing", NA),
             ("rt_limits", OK),
-            ("cpu_dma_latency", NA),
+            ("cpu_dma_latency", OK),
         ],
         "ci-no-soundcard",
     );
     // The init arguments after `--` are not kernel parameters.
-    assert_eq!(r.finding("kernel_isolation").unwrap().current, "none");
+    assert_eq!(current(&r, "kernel_isolation"), "none");
+    assert_eq!(
+        current(&r, "kernel_config"),
+        "HIGH_RES_TIMERS=y NO_HZ_IDLE=y NO_HZ_FULL=n PREEMPT_RT=n HZ=250 (/proc/config.gz)"
+    );
+    assert_eq!(current(&r, "client_shm"), "on (/etc/pulse/client.conf)");
 }
 
 #[test]
@@ -230,11 +324,13 @@ fn pipewire_makes_shm_findings_not_applicable() {
         ],
         "pipewire",
     );
-    assert!(r
-        .finding("audio_server")
-        .unwrap()
-        .current
-        .contains("PipeWire 0.3.65"));
+    assert!(current(&r, "audio_server").contains("PipeWire 0.3.65"));
+    // A short period on PipeWire: the quantum floor is the command.
+    let r = fixture_report("usb-headset", Some(&pipewire()));
+    assert_eq!(
+        r.finding("pcm_periods").unwrap().fix.as_deref(),
+        Some(PIPEWIRE_QUANTUM)
+    );
 }
 
 #[test]
@@ -249,47 +345,260 @@ fn empty_root_is_all_not_applicable_or_ok() {
             ("kernel_preempt", NA),
             ("kernel_threadirqs", NA),
             ("kernel_isolation", NA),
+            ("kernel_config", NA),
             ("rt_limits", NA),
             ("cpu_smt", NA),
             ("hda_udelay", NA),
+            ("cpu_dma_latency", NA),
         ],
         "empty",
     );
 }
 
-#[test]
-fn kernel_config_without_high_res_timers() {
+fn without_high_res_timers() -> Report {
     let dir = temp_root("skylake-old-kernel");
     fs::write(
         dir.path().join("boot/config-5.10.0-9-amd64"),
         "# CONFIG_HIGH_RES_TIMERS is not set\nCONFIG_HZ=100\n",
     )
     .unwrap();
-    let r = doctor(dir.path(), &tommi(), None);
-    check(&r, &[("kernel_config", WC)], "no hrtimers");
+    doctor(dir.path(), &tommi(), None)
 }
 
 #[test]
-fn srbchannel_off_in_daemon_and_module() {
+fn kernel_config_without_high_res_timers() {
+    check(
+        &without_high_res_timers(),
+        &[("kernel_config", WC)],
+        "no hrtimers",
+    );
+}
+
+/// skylake-old-kernel with snd_hda_intel's live position_fix for the Kaby Lake set to `v`.
+fn with_live_position_fix(v: i32) -> Report {
+    let dir = temp_root("skylake-old-kernel");
+    fs::write(dir.path().join(LIVE), format!("{v},-1,-1,-1\n")).unwrap();
+    doctor(dir.path(), &tommi(), None)
+}
+
+#[test]
+fn every_position_fix_that_avoids_azx_get_pos_skl_bypasses_the_udelay() {
+    // -1 (default: SKL+ on these controllers) and 5 (SKL+) go through azx_get_pos_skl().
+    for (v, want) in [
+        (-1, WC),
+        (0, OK),
+        (1, OK),
+        (2, OK),
+        (3, OK),
+        (4, OK),
+        (5, WC),
+        (6, OK),
+    ] {
+        let r = with_live_position_fix(v);
+        let f = r.finding("hda_udelay").unwrap();
+        assert_eq!(f.status, want, "position_fix={v}: {}", f.current);
+        if want == OK {
+            assert!(
+                f.current.contains(&format!("position_fix={v}")),
+                "{}",
+                f.current
+            );
+        }
+    }
+}
+
+#[test]
+fn position_fix_is_indexed_by_snd_hda_intels_probe_order() {
+    // USB at ALSA card 0, NVIDIA HDMI (snd_hda_intel #0) at 1, Intel (snd_hda_intel #1) at 2.
+    let dir = temp_root("skylake-old-kernel");
+    usb_nvidia_intel(dir.path(), true);
+    fs::write(dir.path().join(LIVE), "-1,1,-1,-1\n").unwrap();
+    let r = doctor(dir.path(), &tommi(), None);
+    check(&r, &[("hda_udelay", OK)], "nvidia+intel");
+    assert!(current(&r, "hda_udelay").contains("card2 (snd_hda_intel #1) position_fix=1"));
+    let pf = current(&r, "hda_position_fix");
+    assert!(
+        pf.contains("card1 (snd_hda_intel #0)=-1 (default), card2 (snd_hda_intel #1)=1 (LPIB)"),
+        "{pf}"
+    );
+    // Entry 2 (the ALSA number of the Intel card) means nothing here.
+    fs::write(dir.path().join(LIVE), "-1,-1,1,-1\n").unwrap();
+    let r = doctor(dir.path(), &tommi(), None);
+    check(&r, &[("hda_udelay", WC)], "nvidia+intel, wrong entry");
+    // Without the NVIDIA card the Intel one is snd_hda_intel's #0.
+    let dir = temp_root("skylake-old-kernel");
+    usb_nvidia_intel(dir.path(), false);
+    fs::write(dir.path().join(LIVE), "1,-1,-1,-1\n").unwrap();
+    let r = doctor(dir.path(), &tommi(), None);
+    check(&r, &[("hda_udelay", OK)], "usb+intel");
+    assert!(current(&r, "hda_udelay").contains("card2 (snd_hda_intel #0)"));
+}
+
+fn reload_pending() -> Report {
+    let dir = temp_root("skylake-old-kernel");
+    fs::write(
+        dir.path().join("etc/modprobe.d/zz-audio.conf"),
+        "options snd_hda_intel position_fix=1\n",
+    )
+    .unwrap();
+    doctor(dir.path(), &tommi(), None)
+}
+
+#[test]
+fn a_configured_but_not_loaded_position_fix_asks_for_the_reload() {
+    let r = reload_pending();
+    check(
+        &r,
+        &[("hda_position_fix", WC), ("hda_udelay", WC)],
+        "reload pending",
+    );
+    let u = r.finding("hda_udelay").unwrap();
+    assert_eq!(u.fix.as_deref(), Some(RELOAD_HDA));
+    assert!(
+        u.hint.as_deref().unwrap().contains("zz-audio.conf"),
+        "{:?}",
+        u.hint
+    );
+    assert_eq!(
+        r.finding("hda_position_fix").unwrap().fix.as_deref(),
+        Some(RELOAD_HDA)
+    );
+    // The kernel command line counts too (modprobe applies it after the files).
+    let dir = temp_root("skylake-old-kernel");
+    let cmdline = fs::read_to_string(dir.path().join("proc/cmdline")).unwrap();
+    fs::write(
+        dir.path().join("proc/cmdline"),
+        format!("{} snd_hda_intel.position_fix=2\n", cmdline.trim()),
+    )
+    .unwrap();
+    let r = doctor(dir.path(), &tommi(), None);
+    let u = r.finding("hda_udelay").unwrap();
+    assert_eq!(u.fix.as_deref(), Some(RELOAD_HDA), "{}", u.current);
+}
+
+#[test]
+fn memfd_off_is_not_shm_off() {
+    // enable-memfd = no on both ends: POSIX shared memory, srbchannel still works.
     let dir = temp_root("skylake-fixed-kernel");
     fs::write(
         dir.path().join("etc/pulse/daemon.conf"),
         "enable-memfd = no\n",
     )
     .unwrap();
+    fs::write(
+        dir.path().join("home/tommi/.config/pulse/client.conf"),
+        "enable-memfd = no\n",
+    )
+    .unwrap();
     let r = doctor(dir.path(), &tommi(), Some(&pulse_low_latency()));
+    check(&r, &[("srbchannel", OK), ("client_shm", OK)], "memfd off");
+    assert!(current(&r, "srbchannel").contains("POSIX shared memory"));
+    assert!(current(&r, "client_shm").contains("memfd off"));
+}
+
+#[test]
+fn shm_off_in_daemon_or_module_blocks_srbchannel() {
+    let dir = temp_root("skylake-fixed-kernel");
+    fs::write(
+        dir.path().join("etc/pulse/daemon.conf"),
+        "enable-shm = no\n",
+    )
+    .unwrap();
+    let r = doctor(dir.path(), &tommi(), Some(&pulse_low_latency()));
+    check(
+        &r,
+        &[("srbchannel", WC), ("client_shm", OK)],
+        "daemon shm off",
+    );
     let f = r.finding("srbchannel").unwrap();
-    assert_eq!(f.status, WC);
     assert!(
         f.current.contains("server shared memory off"),
         "{}",
         f.current
     );
-    assert!(f.fix.as_deref().unwrap().contains("/etc/pulse/daemon.conf"));
+    assert!(f
+        .hint
+        .as_deref()
+        .unwrap()
+        .contains("/etc/pulse/daemon.conf"));
+    // An edit of the daemon's file: no command to copy.
+    assert_eq!(f.fix, None);
+    // The module argument, in any spelling PulseAudio accepts (parsed in audio.rs).
     let mut off = pulse_low_latency();
     off.srbchannel_module_arg = Some(false);
     let r = fixture_report("skylake-fixed-kernel", Some(&off));
-    assert_eq!(r.finding("srbchannel").unwrap().status, WC);
+    check(&r, &[("srbchannel", WC)], "module arg off");
+}
+
+#[test]
+fn client_shm_off_where_the_fixer_cannot_reach() {
+    // In the .d directory of the user's own client.conf: micoff does not edit those.
+    let dir = temp_root("skylake-fixed-kernel");
+    let dot_d = dir.path().join("home/tommi/.config/pulse/client.conf.d");
+    fs::create_dir_all(&dot_d).unwrap();
+    fs::write(dot_d.join("50-noshm.conf"), "enable-shm = no\n").unwrap();
+    let r = doctor(dir.path(), &tommi(), Some(&pulse_low_latency()));
+    check(&r, &[("client_shm", WC), ("srbchannel", WC)], "user .d");
+    let f = r.finding("client_shm").unwrap();
+    assert_eq!(f.fix, None);
+    assert!(
+        f.hint.as_deref().unwrap().contains("50-noshm.conf"),
+        "{:?}",
+        f.hint
+    );
+    // $PULSE_CLIENTCONFIG naming a file with shm off.
+    let dir = temp_root("skylake-fixed-kernel");
+    fs::write(dir.path().join("home/tommi/ab.conf"), "enable-shm = no\n").unwrap();
+    let env = UserEnv {
+        pulse_clientconfig: Some("/home/tommi/ab.conf".into()),
+        ..tommi()
+    };
+    let r = doctor(dir.path(), &env, Some(&pulse_low_latency()));
+    let f = r.finding("client_shm").unwrap();
+    assert_eq!(f.status, WC);
+    assert_eq!(f.fix, None);
+    assert!(f.hint.as_deref().unwrap().contains("$PULSE_CLIENTCONFIG"));
+}
+
+/// All the reports the tests above build, for the coverage and command checks.
+fn all_reports() -> Vec<(String, Report)> {
+    vec![
+        (
+            "skylake-old-kernel".into(),
+            fixture_report("skylake-old-kernel", Some(&pulse_low_latency())),
+        ),
+        (
+            "skylake-fixed-kernel".into(),
+            fixture_report("skylake-fixed-kernel", Some(&pulse_low_latency())),
+        ),
+        (
+            "usb-headset".into(),
+            fixture_report("usb-headset", Some(&pulse_tcp())),
+        ),
+        (
+            "ci-no-soundcard".into(),
+            fixture_report("ci-no-soundcard", None),
+        ),
+        (
+            "pipewire".into(),
+            fixture_report("skylake-old-kernel", Some(&pipewire())),
+        ),
+        (
+            "usb-headset on pipewire".into(),
+            fixture_report("usb-headset", Some(&pipewire())),
+        ),
+        (
+            "empty".into(),
+            doctor(
+                tempfile::tempdir().unwrap().path(),
+                &UserEnv::default(),
+                None,
+            ),
+        ),
+        ("no hrtimers".into(), without_high_res_timers()),
+        ("reload pending".into(), reload_pending()),
+        ("position_fix=1".into(), with_live_position_fix(1)),
+    ]
 }
 
 #[test]
@@ -304,31 +613,19 @@ fn every_finding_has_each_of_its_states_somewhere() {
         "kernel_isolation",
         "cpu_dma_latency",
     ];
+    let reports = all_reports();
     let mut seen: BTreeSet<(String, String)> = BTreeSet::new();
-    let reports = [
-        fixture_report("skylake-old-kernel", Some(&pulse_low_latency())),
-        fixture_report("skylake-fixed-kernel", Some(&pulse_low_latency())),
-        fixture_report("usb-headset", Some(&pulse_tcp())),
-        fixture_report("ci-no-soundcard", None),
-        fixture_report("skylake-old-kernel", Some(&pipewire())),
-        doctor(
-            tempfile::tempdir().unwrap().path(),
-            &UserEnv::default(),
-            None,
-        ),
-    ];
-    for r in &reports {
+    for (label, r) in &reports {
+        check_fixes(r, label);
         for f in &r.findings {
             seen.insert((f.id.to_owned(), format!("{:?}", f.status)));
         }
     }
-    let ids: BTreeSet<&str> = reports[0].findings.iter().map(|f| f.id).collect();
-    // hda_position_fix's worth_changing (reload pending) and kernel_config's are covered in
-    // fix_hda.rs and kernel_config_without_high_res_timers.
-    let elsewhere = ["hda_position_fix", "kernel_config"];
+    let ids: BTreeSet<&str> = reports[0].1.findings.iter().map(|f| f.id).collect();
+    assert_eq!(ids.len(), 21);
     for id in ids {
         for st in ["Ok", "WorthChanging", "NotApplicable"] {
-            if st == "WorthChanging" && (informational.contains(&id) || elsewhere.contains(&id)) {
+            if st == "WorthChanging" && informational.contains(&id) {
                 continue;
             }
             assert!(
@@ -349,27 +646,26 @@ fn json_shape_is_stable() {
     assert_eq!(v["kernel_release"], "5.10.0-9-amd64");
     assert_eq!(v["kernel_version"], "5.10.70");
     assert!(v["summary"]["worth_changing"].as_u64().unwrap() > 0);
-    let f = v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["id"] == "hda_udelay")
-        .unwrap();
+    let findings = v["findings"].as_array().unwrap();
+    let f = findings.iter().find(|f| f["id"] == "hda_udelay").unwrap();
     assert_eq!(f["status"], "worth_changing");
     assert_eq!(f["category"], "intel_hda");
-    for key in ["title", "current", "why", "fix", "details"] {
-        assert!(f.get(key).is_some(), "missing {key}");
+    assert_eq!(f["fix"], FIX_HDA);
+    assert!(f["hint"].as_str().unwrap().contains("upgrade the kernel"));
+    for f in findings {
+        for key in [
+            "id", "category", "title", "current", "why", "fix", "hint", "details",
+        ] {
+            assert!(f.get(key).is_some(), "{}: missing {key}", f["id"]);
+        }
+        if f["status"] == "not_applicable" {
+            assert!(f["fix"].is_null(), "{}", f["id"]);
+        }
     }
-    let na = v["findings"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|f| f["status"] == "not_applicable");
-    assert!(na.is_none() || na.unwrap()["fix"].is_null());
 }
 
 #[test]
-fn human_output_lists_fixes() {
+fn human_output_lists_fixes_and_hints() {
     let r = fixture_report("skylake-old-kernel", Some(&pulse_low_latency()));
     let mut buf = Vec::new();
     r.write_human(&mut buf, false).unwrap();
@@ -378,7 +674,18 @@ fn human_output_lists_fixes() {
         s.contains("[FIX ] Skylake+ capture udelay in the kernel"),
         "{s}"
     );
-    assert!(s.contains("fix: sudo micoff-host fix hda --apply"), "{s}");
+    assert!(
+        s.contains("\n         fix: sudo micoff-host fix hda --apply\n"),
+        "{s}"
+    );
+    assert!(s.contains("\n         hint: writes position_fix=1"), "{s}");
+    // A finding with a hint only shows no `fix:` line.
+    let threadirqs = s
+        .split("\n  [")
+        .find(|b| b.contains("Threaded interrupt handlers"))
+        .unwrap();
+    assert!(!threadirqs.contains("fix:"), "{threadirqs}");
+    assert!(threadirqs.contains("hint: add threadirqs"), "{threadirqs}");
     assert!(s.contains("worth changing"), "{s}");
 }
 
@@ -406,7 +713,12 @@ fn doctor_on_the_real_machine() {
     };
     assert!(!v["kernel_release"].as_str().unwrap().is_empty());
     assert_eq!(status("cpu_model"), "ok");
-    if !std::path::Path::new("/proc/asound/cards").exists()
+    for f in findings {
+        if let Some(cmd) = f["fix"].as_str() {
+            assert_runnable(cmd, f["id"].as_str().unwrap());
+        }
+    }
+    if !Path::new("/proc/asound/cards").exists()
         || fs::read_to_string("/proc/asound/cards")
             .unwrap_or_default()
             .contains("no soundcards")

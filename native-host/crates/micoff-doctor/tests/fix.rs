@@ -8,11 +8,13 @@ use std::fs;
 use std::path::Path;
 
 use common::*;
-use micoff_doctor::cli::{run_fix_env, FixCommand, FixCommon};
+use micoff_doctor::cli::run_fix_env;
 use micoff_doctor::facts::UserEnv;
 use micoff_doctor::fix::System;
 use micoff_doctor::report;
-use micoff_doctor::{FixArgs, Root, Status};
+use micoff_doctor::{
+    ClientShmArgs, FixArgs, FixCommand, GovernorArgs, HdaArgs, ModeArgs, Root, Status,
+};
 
 /// A scripted System (the crate's own test double is cfg(test)-only).
 #[derive(Default)]
@@ -62,28 +64,47 @@ impl System for Fake {
     }
 }
 
-fn common(root: &Path, mode: &str, force: bool, yes: bool) -> FixCommon {
-    FixCommon {
-        dry_run: mode == "dry",
-        apply: mode == "apply",
-        revert: mode == "revert",
-        force,
-        yes,
+fn mode(m: &str) -> ModeArgs {
+    ModeArgs {
+        dry_run: m == "dry",
+        apply: m == "apply",
+        revert: m == "revert",
+    }
+}
+
+fn hda_args(root: &Path, m: &str) -> HdaArgs {
+    HdaArgs {
+        mode: mode(m),
+        force: false,
+        yes: false,
+        reload: false,
         root: root.to_path_buf(),
     }
 }
 
-fn hda(root: &Path, mode: &str, force: bool, yes: bool) -> FixArgs {
+/// `fix hda` with `--force` / `--yes` as given (no `--reload`).
+fn hda(root: &Path, m: &str, force: bool, yes: bool) -> FixArgs {
     FixArgs {
-        what: FixCommand::Hda(common(root, mode, force, yes)),
+        what: FixCommand::Hda(HdaArgs {
+            force,
+            yes,
+            ..hda_args(root, m)
+        }),
+    }
+}
+
+/// `fix hda --apply --reload`.
+fn hda_reload(root: &Path) -> FixArgs {
+    FixArgs {
+        what: FixCommand::Hda(HdaArgs {
+            reload: true,
+            ..hda_args(root, "apply")
+        }),
     }
 }
 
 fn run(args: &FixArgs, env: &UserEnv, sys: &mut Fake) -> (i32, String, String) {
-    let root = match &args.what {
-        FixCommand::Hda(c) | FixCommand::ClientShm(c) => Root::new(&c.root),
-        FixCommand::Governor { common, .. } => Root::new(&common.root),
-    };
+    let root = Root::new(args.what.root());
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let code = run_fix_env(args, &root, env, sys, &mut out, &mut err);
     (
@@ -94,7 +115,6 @@ fn run(args: &FixArgs, env: &UserEnv, sys: &mut Fake) -> (i32, String, String) {
 }
 
 const CONF: &str = "etc/modprobe.d/micoff-hda.conf";
-const LIVE: &str = "sys/module/snd_hda_intel/parameters/position_fix";
 
 fn status_of(root: &Path, id: &str) -> Status {
     report::build(&Root::new(root), &tommi(), Err("test"))
@@ -105,6 +125,10 @@ fn status_of(root: &Path, id: &str) -> Status {
 
 fn close_streams(root: &Path) {
     fs::write(root.join("proc/asound/card0/pcm0c/sub0/status"), "closed\n").unwrap();
+}
+
+fn backup(root: &Path, n: u32) -> std::path::PathBuf {
+    micoff_doctor::fix::backup_path(&root.join(CONF), n)
 }
 
 #[test]
@@ -118,7 +142,15 @@ fn hda_dry_run_changes_nothing() {
         "{out}"
     );
     assert!(
-        out.contains("options snd_hda_intel position_fix=1"),
+        out.contains("options snd_hda_intel position_fix=1\n"),
+        "{out}"
+    );
+    // The apply hint repeats the options that matter, so it acts on the same tree.
+    assert!(
+        out.contains(&format!(
+            "Apply with: sudo micoff-host fix hda --apply --root {}\n",
+            dir.path().display()
+        )),
         "{out}"
     );
     assert!(!dir.path().join(CONF).exists());
@@ -138,7 +170,7 @@ fn hda_apply_reload_verify_revert() {
         on_load: Some((dir.path().join(LIVE), "1,-1,-1,-1,-1,-1,-1,-1\n".into())),
         ..Fake::default()
     };
-    let (code, out, _) = run(&hda(dir.path(), "apply", false, true), &tommi(), &mut sys);
+    let (code, out, _) = run(&hda_reload(dir.path()), &tommi(), &mut sys);
     assert_eq!(code, 0, "{out}");
     let conf = fs::read_to_string(dir.path().join(CONF)).unwrap();
     assert!(conf.starts_with("# Written by micoff-host"));
@@ -158,30 +190,58 @@ fn hda_apply_reload_verify_revert() {
         ]
     );
     assert!(
-        out.contains("Live value verified: position_fix card0=1"),
+        out.contains("Live value verified: position_fix card0=1 (LPIB)"),
         "{out}"
     );
     assert_eq!(status_of(dir.path(), "hda_udelay"), Status::Ok);
     // Idempotent.
-    let (code, out, _) = run(&hda(dir.path(), "apply", false, true), &tommi(), &mut sys);
+    let (code, out, _) = run(&hda_reload(dir.path()), &tommi(), &mut sys);
     assert_eq!(code, 0);
     assert!(out.contains("already applied"), "{out}");
     assert_eq!(sys.ran.len(), 2, "no second reload");
     // Revert removes exactly our file.
-    let (code, out, _) = run(&hda(dir.path(), "revert", false, true), &tommi(), &mut sys);
+    let (code, out, _) = run(&hda(dir.path(), "revert", false, false), &tommi(), &mut sys);
     assert_eq!(code, 0, "{out}");
     assert!(!dir.path().join(CONF).exists());
     assert!(dir.path().join("etc/modprobe.d/alsa-base.conf").exists());
-    let (code, out, _) = run(&hda(dir.path(), "revert", false, true), &tommi(), &mut sys);
+    let (code, out, _) = run(&hda(dir.path(), "revert", false, false), &tommi(), &mut sys);
     assert_eq!(code, 0);
     assert!(out.contains("nothing to revert"), "{out}");
+}
+
+#[test]
+fn yes_is_not_consent_to_the_module_reload() {
+    // As root with --yes, no terminal: the file is written, the reload is only offered.
+    let dir = temp_root("skylake-old-kernel");
+    close_streams(dir.path());
+    let mut sys = Fake::default();
+    let (code, out, _) = run(&hda(dir.path(), "apply", false, true), &tommi(), &mut sys);
+    assert_eq!(code, 0, "{out}");
+    assert!(dir.path().join(CONF).exists());
+    assert!(sys.ran.is_empty(), "{:?}", sys.ran);
+    assert!(
+        out.contains("To apply it now: sudo modprobe -r snd_hda_intel"),
+        "{out}"
+    );
+    // On a terminal the reload is its own question.
+    fs::remove_file(dir.path().join(CONF)).unwrap();
+    let mut sys = Fake {
+        interactive: true,
+        answer: true,
+        ..Fake::default()
+    };
+    let (code, _, _) = run(&hda(dir.path(), "apply", false, true), &tommi(), &mut sys);
+    assert_eq!(code, 1, "the live value did not change in the fake");
+    assert_eq!(sys.asked.len(), 1);
+    assert!(sys.asked[0].contains("Reload snd_hda_intel"));
+    assert_eq!(sys.ran.len(), 2);
 }
 
 #[test]
 fn hda_open_stream_blocks_reload_and_doctor_shows_pending() {
     let dir = temp_root("skylake-old-kernel");
     let mut sys = Fake::default();
-    let (code, out, _) = run(&hda(dir.path(), "apply", false, true), &tommi(), &mut sys);
+    let (code, out, _) = run(&hda_reload(dir.path()), &tommi(), &mut sys);
     assert_eq!(code, 0);
     assert!(
         out.contains("Not reloading: a stream is open on card0 pcm0c/sub0 (RUNNING)"),
@@ -216,28 +276,72 @@ fn hda_reload_declined_on_terminal() {
 }
 
 #[test]
-fn hda_backup_of_a_foreign_file_and_restore() {
+fn hda_never_loses_a_foreign_file() {
     let dir = temp_root("skylake-old-kernel");
     let path = dir.path().join(CONF);
     fs::write(&path, "options snd_hda_intel model=auto\n").unwrap();
     let mut sys = Fake::default();
-    let (code, out, err) = run(&hda(dir.path(), "apply", false, true), &tommi(), &mut sys);
+    let (code, out, err) = run(&hda(dir.path(), "apply", false, false), &tommi(), &mut sys);
     assert_eq!(code, 0, "{out}{err}");
-    assert!(out.contains("micoff-hda.conf.micoff-backup"), "{out}");
-    // A foreign revert is refused; ours restores the backup.
-    let (code, out, _) = run(&hda(dir.path(), "revert", false, true), &tommi(), &mut sys);
+    assert!(out.contains("micoff-hda.conf.micoff-backup "), "{out}");
+    assert_eq!(
+        fs::read_to_string(backup(dir.path(), 1)).unwrap(),
+        "options snd_hda_intel model=auto\n"
+    );
+    // The user puts their own file in place of ours, then applies again: that file gets a
+    // backup of its own, the first one stays.
+    fs::write(&path, "options snd_hda_intel model=dell\n").unwrap();
+    let (code, out, _) = run(&hda(dir.path(), "apply", false, false), &tommi(), &mut sys);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("micoff-hda.conf.micoff-backup.2 "), "{out}");
+    assert_eq!(
+        fs::read_to_string(backup(dir.path(), 1)).unwrap(),
+        "options snd_hda_intel model=auto\n"
+    );
+    assert_eq!(
+        fs::read_to_string(backup(dir.path(), 2)).unwrap(),
+        "options snd_hda_intel model=dell\n"
+    );
+    // Revert puts back what the last apply replaced and says the older backup stays.
+    let (code, out, _) = run(&hda(dir.path(), "revert", false, false), &tommi(), &mut sys);
     assert_eq!(code, 0, "{out}");
     assert_eq!(
         fs::read_to_string(&path).unwrap(),
-        "options snd_hda_intel model=auto\n"
+        "options snd_hda_intel model=dell\n"
     );
-    assert!(!dir
-        .path()
-        .join("etc/modprobe.d/micoff-hda.conf.micoff-backup")
-        .exists());
-    let (code, out, _) = run(&hda(dir.path(), "revert", false, true), &tommi(), &mut sys);
+    assert!(!backup(dir.path(), 2).exists());
+    assert!(backup(dir.path(), 1).exists());
+    assert!(
+        out.contains("An older backup stays: ") && out.contains("micoff-hda.conf.micoff-backup "),
+        "{out}"
+    );
+    // A revert now finds a foreign file: refused.
+    let (code, out, _) = run(&hda(dir.path(), "revert", false, false), &tommi(), &mut sys);
     assert_eq!(code, 1);
     assert!(out.contains("not written by micoff"), "{out}");
+}
+
+#[test]
+fn revert_never_removes_a_foreign_file_even_forced() {
+    let dir = temp_root("skylake-old-kernel");
+    let path = dir.path().join(CONF);
+    fs::write(&path, "options snd_hda_intel model=auto\n").unwrap();
+    for euid in [0, 1000] {
+        let mut sys = Fake {
+            euid,
+            ..Fake::default()
+        };
+        // `--revert --force` cannot be given on the command line (clap refuses the pair); the
+        // options struct can still carry both: revert ignores force.
+        let (code, out, _) = run(&hda(dir.path(), "revert", true, true), &tommi(), &mut sys);
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains("not written by micoff; left alone"), "{out}");
+        assert!(sys.ran.is_empty(), "no escalation for nothing");
+        assert_eq!(
+            fs::read_to_string(&path).unwrap(),
+            "options snd_hda_intel model=auto\n"
+        );
+    }
 }
 
 #[test]
@@ -250,9 +354,12 @@ fn hda_refuses_where_it_would_not_help() {
         assert!(out.contains("nothing to do"), "{fx}: {out}");
         assert!(!dir.path().join(CONF).exists(), "{fx}");
     }
-    // --force writes anyway, with a warning.
+    // --force writes anyway, with a warning; its dry run says how to apply it forced.
     let dir = temp_root("skylake-fixed-kernel");
     let mut sys = Fake::default();
+    let (code, out, _) = run(&hda(dir.path(), "dry", true, false), &tommi(), &mut sys);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("fix hda --apply --force --root"), "{out}");
     let (code, out, err) = run(&hda(dir.path(), "apply", true, false), &tommi(), &mut sys);
     assert_eq!(code, 0, "{out}");
     assert!(err.contains("warning: --force"), "{err}");
@@ -260,11 +367,61 @@ fn hda_refuses_where_it_would_not_help() {
     assert!(fs::read_to_string(dir.path().join(CONF))
         .unwrap()
         .contains("position_fix=1\n"));
-    // Nothing to cover at all: even --force writes nothing.
+    // Nothing to cover at all: --force refuses plainly, without a warning first.
     let dir = temp_root("ci-no-soundcard");
-    let (code, _, _) = run(&hda(dir.path(), "apply", true, true), &tommi(), &mut sys);
+    let (code, out, err) = run(&hda(dir.path(), "apply", true, true), &tommi(), &mut sys);
     assert_eq!(code, 1);
+    assert!(out.contains("fix hda --force: refusing"), "{out}");
+    assert!(out.contains("Nothing was written"), "{out}");
+    assert!(!err.contains("warning"), "{err}");
     assert!(!dir.path().join(CONF).exists());
+}
+
+#[test]
+fn hda_does_nothing_where_position_fix_already_avoids_the_udelay() {
+    // usb-headset: alsa-base.conf sets position_fix=1 and it is live.
+    let dir = temp_root("usb-headset");
+    let mut sys = Fake::default();
+    let (code, out, _) = run(&hda(dir.path(), "apply", false, false), &tommi(), &mut sys);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("nothing to do: /etc/modprobe.d/alsa-base.conf already sets card0 position_fix=1, which avoids the udelay, and it is live"),
+        "{out}"
+    );
+    assert!(!dir.path().join(CONF).exists());
+    // --force writes it anyway, saying why it would not help.
+    let (code, out, err) = run(&hda(dir.path(), "apply", true, false), &tommi(), &mut sys);
+    assert_eq!(code, 0, "{out}");
+    assert!(err.contains("warning: --force: writing"), "{err}");
+    assert!(err.contains("alsa-base.conf already sets"), "{err}");
+    assert!(dir.path().join(CONF).exists());
+    // Set in modprobe.d but not loaded yet: still nothing to write, the reload is what is missing.
+    let dir = temp_root("skylake-old-kernel");
+    fs::write(
+        dir.path().join("etc/modprobe.d/zz-audio.conf"),
+        "options snd-hda-intel position_fix=2\n",
+    )
+    .unwrap();
+    let (code, out, _) = run(&hda(dir.path(), "apply", false, false), &tommi(), &mut sys);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("it is not live yet"), "{out}");
+    assert!(out.contains("sudo modprobe -r snd_hda_intel"), "{out}");
+    assert!(!dir.path().join(CONF).exists());
+    // A value that does not avoid it (5 = SKL+) is no reason to stop: written.
+    fs::write(
+        dir.path().join("etc/modprobe.d/zz-audio.conf"),
+        "options snd-hda-intel position_fix=5\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(&hda(dir.path(), "apply", false, false), &tommi(), &mut sys);
+    assert!(dir.path().join(CONF).exists(), "{out}");
+    // ...but zz-audio.conf is read after micoff-hda.conf and wins: said plainly, exit 3.
+    assert!(err.contains("it is applied after ours and wins"), "{err}");
+    assert_eq!(code, 3, "{out}");
+    assert!(
+        out.contains("zz-audio.conf is read after /etc/modprobe.d/micoff-hda.conf and sets card0 position_fix=5"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -284,50 +441,83 @@ fn hda_not_root_prints_and_offers_sudo() {
     assert!(out.contains("needs root; nothing changed"), "{out}");
     assert!(sys.ran.is_empty());
     assert!(!dir.path().join(CONF).exists());
-    // --yes: re-run through sudo, agreeing in advance.
+    // --yes: re-run through sudo with the arguments as they were (no consent added for the
+    // reload).
     let (code, _, _) = run(&hda(dir.path(), "apply", false, true), &tommi(), &mut sys);
     assert_eq!(code, 0);
     assert_eq!(sys.ran.len(), 1);
     assert_eq!(sys.ran[0].0, "sudo");
     assert_eq!(
         sys.ran[0].1,
-        ["/usr/bin/micoff-host", "fix", "hda", "--apply", "--yes"]
+        ["/usr/bin/micoff-host", "fix", "hda", "--apply"]
+    );
+    // A yes on the terminal to sudo is the same: only that.
+    let mut sys = Fake {
+        euid: 1000,
+        interactive: true,
+        answer: true,
+        ..Fake::default()
+    };
+    let (code, _, _) = run(&hda(dir.path(), "apply", false, false), &tommi(), &mut sys);
+    assert_eq!(code, 0);
+    assert_eq!(sys.asked.len(), 1);
+    assert!(sys.asked[0].contains("needs root"));
+    assert_eq!(
+        sys.ran[0].1,
+        ["/usr/bin/micoff-host", "fix", "hda", "--apply"]
     );
 }
 
 #[test]
-fn hda_per_card_array() {
-    // USB card at index 0, the Intel one at index 2: position k = card k.
+fn hda_per_controller_array_follows_snd_hda_intels_probe_order() {
+    // USB card at ALSA 0, the Intel one at ALSA 2: the Intel controller is snd_hda_intel's
+    // first (#0), so the array has one entry.
     let dir = temp_root("skylake-old-kernel");
-    let p = dir.path();
-    fs::write(
-        p.join("proc/asound/cards"),
-        " 0 [Headset        ]: USB-Audio - Jabra\n                      Jabra at usb-0000:00:14.0-2, full speed\n 2 [PCH            ]: HDA-Intel - HDA Intel PCH\n                      HDA Intel PCH at 0xdf240000 irq 134\n",
-    )
-    .unwrap();
-    fs::write(
-        p.join("proc/asound/modules"),
-        " 0 snd_usb_audio\n 2 snd_hda_intel\n",
-    )
-    .unwrap();
-    fs::rename(p.join("proc/asound/card0"), p.join("proc/asound/card2")).unwrap();
-    fs::rename(
-        p.join("sys/class/sound/card0"),
-        p.join("sys/class/sound/card2"),
-    )
-    .unwrap();
+    usb_nvidia_intel(dir.path(), false);
     let mut sys = Fake::default();
-    let (code, out, _) = run(&hda(p, "dry", false, false), &tommi(), &mut sys);
+    let (code, out, _) = run(&hda(dir.path(), "dry", false, false), &tommi(), &mut sys);
     assert_eq!(code, 0);
     assert!(
-        out.contains("options snd_hda_intel position_fix=-1,-1,1"),
+        out.contains("options snd_hda_intel position_fix=1\n"),
+        "{out}"
+    );
+    assert!(out.contains("# entry 0: card2 PCH: 8086:9d71"), "{out}");
+    // With an NVIDIA HDMI controller on snd_hda_intel before it, that one keeps -1.
+    let dir = temp_root("skylake-old-kernel");
+    usb_nvidia_intel(dir.path(), true);
+    close_streams_at(dir.path(), 2);
+    let mut sys = Fake {
+        on_load: Some((dir.path().join(LIVE), "-1,1,-1,-1\n".into())),
+        ..Fake::default()
+    };
+    let (code, out, _) = run(&hda_reload(dir.path()), &tommi(), &mut sys);
+    assert_eq!(code, 0, "{out}");
+    let conf = fs::read_to_string(dir.path().join(CONF)).unwrap();
+    assert!(
+        conf.ends_with("options snd_hda_intel position_fix=-1,1\n"),
+        "{conf}"
+    );
+    // Verified against entry 1 of the live array.
+    assert!(
+        out.contains("Live value verified: position_fix card2=1 (LPIB)"),
         "{out}"
     );
 }
 
-fn shm(root: &Path, mode: &str) -> FixArgs {
+fn close_streams_at(root: &Path, card: u32) {
+    fs::write(
+        root.join(format!("proc/asound/card{card}/pcm0c/sub0/status")),
+        "closed\n",
+    )
+    .unwrap();
+}
+
+fn shm(root: &Path, m: &str) -> FixArgs {
     FixArgs {
-        what: FixCommand::ClientShm(common(root, mode, false, false)),
+        what: FixCommand::ClientShm(ClientShmArgs {
+            mode: mode(m),
+            root: root.to_path_buf(),
+        }),
     }
 }
 
@@ -339,9 +529,14 @@ fn client_shm_apply_and_revert() {
     let (code, out, _) = run(&shm(dir.path(), "dry"), &tommi(), &mut sys);
     assert_eq!(code, 0);
     assert!(out.contains("enable-shm = yes"), "{out}");
+    assert!(
+        out.contains("Apply with: micoff-host fix client-shm --apply --root"),
+        "{out}"
+    );
     assert!(!user_conf.exists());
     let (code, out, _) = run(&shm(dir.path(), "apply"), &tommi(), &mut sys);
     assert_eq!(code, 0, "{out}");
+    assert!(out.contains("restart the browser"), "{out}");
     let text = fs::read_to_string(&user_conf).unwrap();
     assert!(text.contains("\nenable-shm = yes\n"), "{text}");
     // The other system settings are carried over (PulseAudio reads only the first file).
@@ -364,7 +559,11 @@ fn client_shm_apply_and_revert() {
 fn client_shm_edits_users_own_file_with_backup() {
     let dir = temp_root("skylake-fixed-kernel");
     let user_conf = dir.path().join("home/tommi/.config/pulse/client.conf");
-    fs::write(&user_conf, "autospawn = no\nenable-memfd = no\n").unwrap();
+    fs::write(
+        &user_conf,
+        "autospawn = no\nenable-shm = no\nenable-memfd = no\n",
+    )
+    .unwrap();
     assert_eq!(status_of(dir.path(), "client_shm"), Status::WorthChanging);
     let mut sys = Fake::default();
     let (code, out, _) = run(&shm(dir.path(), "apply"), &tommi(), &mut sys);
@@ -372,15 +571,88 @@ fn client_shm_edits_users_own_file_with_backup() {
     let text = fs::read_to_string(&user_conf).unwrap();
     assert!(text.contains("autospawn = no\n"), "{text}");
     assert!(
-        text.contains("; micoff: was `enable-memfd = no`\nenable-memfd = yes\n"),
+        text.contains("; micoff: was `enable-shm = no`\nenable-shm = yes\n"),
         "{text}"
     );
+    // memfd is left as it was: POSIX shared memory serves srbchannel just as well.
+    assert!(text.contains("\nenable-memfd = no\n"), "{text}");
+    assert_eq!(status_of(dir.path(), "client_shm"), Status::Ok);
     let (code, _, _) = run(&shm(dir.path(), "revert"), &tommi(), &mut sys);
     assert_eq!(code, 0);
     assert_eq!(
         fs::read_to_string(&user_conf).unwrap(),
-        "autospawn = no\nenable-memfd = no\n"
+        "autospawn = no\nenable-shm = no\nenable-memfd = no\n"
     );
+}
+
+#[test]
+fn client_shm_memfd_off_alone_is_nothing_to_do() {
+    let dir = temp_root("skylake-fixed-kernel");
+    let user_conf = dir.path().join("home/tommi/.config/pulse/client.conf");
+    fs::write(&user_conf, "enable-memfd = no\n").unwrap();
+    let mut sys = Fake::default();
+    let (code, out, _) = run(&shm(dir.path(), "apply"), &tommi(), &mut sys);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("nothing to do"), "{out}");
+    assert!(out.contains("POSIX shared memory"), "{out}");
+    assert_eq!(
+        fs::read_to_string(&user_conf).unwrap(),
+        "enable-memfd = no\n"
+    );
+}
+
+#[test]
+fn client_shm_says_when_it_stays_off() {
+    // A .d file of the user's own client.conf turns it off again after ours.
+    let dir = temp_root("skylake-fixed-kernel");
+    let pulse = dir.path().join("home/tommi/.config/pulse");
+    fs::write(pulse.join("client.conf"), "enable-shm = no\n").unwrap();
+    fs::create_dir_all(pulse.join("client.conf.d")).unwrap();
+    fs::write(
+        pulse.join("client.conf.d/50-noshm.conf"),
+        "enable-shm = no\n",
+    )
+    .unwrap();
+    let mut sys = Fake::default();
+    let (code, out, _) = run(&shm(dir.path(), "apply"), &tommi(), &mut sys);
+    assert_eq!(code, 3, "{out}");
+    assert!(
+        out.contains("wrote /home/tommi/.config/pulse/client.conf"),
+        "{out}"
+    );
+    assert!(
+        out.contains("Shared memory is still off for clients: /home/tommi/.config/pulse/client.conf.d/50-noshm.conf: enable-shm = no"),
+        "{out}"
+    );
+    assert!(!out.contains("restart the browser"), "{out}");
+    // $PULSE_CLIENTCONFIG points clients at another file.
+    let dir = temp_root("skylake-fixed-kernel");
+    fs::write(dir.path().join("home/tommi/ab.conf"), "enable-shm = no\n").unwrap();
+    let env = UserEnv {
+        pulse_clientconfig: Some("/home/tommi/ab.conf".into()),
+        ..tommi()
+    };
+    let (code, out, err) = run(&shm(dir.path(), "apply"), &env, &mut sys);
+    assert_eq!(code, 3, "{out}");
+    assert!(
+        err.contains("$PULSE_CLIENTCONFIG points at /home/tommi/ab.conf"),
+        "{err}"
+    );
+    assert!(
+        out.contains("$PULSE_CLIENTCONFIG makes clients read /home/tommi/ab.conf"),
+        "{out}"
+    );
+}
+
+fn governor(root: &Path, m: &str, cpus: Option<&str>, yes: bool) -> FixArgs {
+    FixArgs {
+        what: FixCommand::Governor(GovernorArgs {
+            mode: mode(m),
+            cpus: cpus.map(str::to_owned),
+            yes,
+            root: root.to_path_buf(),
+        }),
+    }
 }
 
 #[test]
@@ -394,18 +666,27 @@ fn governor_apply_and_revert() {
         .trim()
         .to_owned()
     };
-    let args = |mode: &str| FixArgs {
-        what: FixCommand::Governor {
-            common: common(dir.path(), mode, false, false),
-            cpus: Some("1-2".into()),
-        },
-    };
     let mut sys = Fake::default();
-    let (code, out, _) = run(&args("dry"), &tommi(), &mut sys);
+    let (code, out, _) = run(
+        &governor(dir.path(), "dry", Some("1-2"), false),
+        &tommi(),
+        &mut sys,
+    );
     assert_eq!(code, 0);
     assert!(out.contains("cpu1: powersave -> performance"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "Apply with: sudo micoff-host fix governor --apply --cpus 1-2 --root {} (until reboot)",
+            dir.path().display()
+        )),
+        "{out}"
+    );
     assert_eq!(gov(1), "powersave");
-    let (code, out, _) = run(&args("apply"), &tommi(), &mut sys);
+    let (code, out, _) = run(
+        &governor(dir.path(), "apply", Some("1-2"), false),
+        &tommi(),
+        &mut sys,
+    );
     assert_eq!(code, 0, "{out}");
     assert_eq!(
         (gov(0), gov(1), gov(2), gov(3)),
@@ -416,11 +697,37 @@ fn governor_apply_and_revert() {
             "powersave".into()
         )
     );
-    let (code, out, _) = run(&args("apply"), &tommi(), &mut sys);
+    let (code, out, _) = run(
+        &governor(dir.path(), "apply", Some("1-2"), false),
+        &tommi(),
+        &mut sys,
+    );
     assert_eq!(code, 0);
     assert!(out.contains("already applied"), "{out}");
-    let (code, _, _) = run(&args("revert"), &tommi(), &mut sys);
+    let (code, _, _) = run(
+        &governor(dir.path(), "revert", None, false),
+        &tommi(),
+        &mut sys,
+    );
     assert_eq!(code, 0);
     assert_eq!((gov(1), gov(2)), ("powersave".into(), "powersave".into()));
     assert!(!dir.path().join("run/micoff-governor").exists());
+}
+
+#[test]
+fn governor_not_root_escalates_without_adding_consent() {
+    let dir = temp_root("usb-headset");
+    let mut sys = Fake {
+        euid: 1000,
+        ..Fake::default()
+    };
+    let (code, _, _) = run(
+        &governor(dir.path(), "apply", None, true),
+        &tommi(),
+        &mut sys,
+    );
+    assert_eq!(code, 0);
+    assert_eq!(sys.ran.len(), 1);
+    assert_eq!(sys.ran[0].0, "sudo");
+    assert!(!sys.ran[0].1.iter().any(|a| a == "--yes"), "{:?}", sys.ran);
 }

@@ -1,20 +1,25 @@
 //! `micoff-host fix client-shm`: turns PulseAudio client shared memory back on
-//! (`enable-shm = yes`, `enable-memfd = yes`) in the user's `~/.config/pulse/client.conf`, only
-//! where it was turned off.
+//! (`enable-shm = yes`) in the user's `~/.config/pulse/client.conf`, only where it was turned
+//! off. `enable-memfd = no` is left alone: it only makes PulseAudio use POSIX shared memory
+//! instead of memfd, and srbchannel works with either.
 //!
 //! PulseAudio reads only the FIRST client.conf it finds (`$PULSE_CLIENTCONFIG`, the user's, then
 //! /etc/pulse/client.conf) plus that file's `.d` directory. So when the user has no file of
-//! their own, ours starts as a copy of the system settings, or creating it would drop them.
+//! their own, ours starts as a copy of the system settings, or creating it would drop them. After
+//! writing, the effective setting is read again: a `.d` file of the user's or
+//! `$PULSE_CLIENTCONFIG` can still keep it off, and then the run says so and exits 3.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use super::{install, uninstall, Installed, Mode, Opts, Removed, System, MARKER};
-use crate::facts::{self, UserEnv};
+use super::{
+    install, uninstall, Installed, Mode, Opts, Removed, System, BACKUP_LINE, EXIT_PARTIAL, MARKER,
+};
+use crate::facts::{self, UserEnv, SYSTEM_CLIENT_CONF};
 use crate::parse;
 use crate::root::Root;
 
-const KEYS: [&str; 2] = ["enable-shm", "enable-memfd"];
+const KEY: &str = "enable-shm";
 
 fn is_off_line(line: &str) -> bool {
     let t = line.trim();
@@ -22,13 +27,13 @@ fn is_off_line(line: &str) -> bool {
         return false;
     }
     match t.split_once('=') {
-        Some((k, v)) => KEYS.contains(&k.trim()) && parse::pulse_bool(v) == Some(false),
+        Some((k, v)) => k.trim() == KEY && parse::pulse_bool(v) == Some(false),
         None => false,
     }
 }
 
 /// Our version of the user's file: `base` (the user's file or the system settings) with every
-/// line turning shm/memfd off replaced by its `yes` form (the old line kept as a comment).
+/// line turning shm off replaced by its `yes` form (the old line kept as a comment).
 pub fn render(base: &str, base_name: &str) -> String {
     let mut s = format!(
         "{MARKER} fix client-shm (micoff). Undo with: micoff-host fix client-shm --revert\n"
@@ -36,13 +41,20 @@ pub fn render(base: &str, base_name: &str) -> String {
     s.push_str(&format!(
         "# Based on {base_name}; shared memory re-enabled so clients can use srbchannel.\n"
     ));
-    for line in base.lines() {
-        if line.starts_with(MARKER) {
-            continue;
+    let mut lines = base.lines().peekable();
+    // A file of ours carries our header (and maybe a backup line): do not copy them again.
+    if lines.peek().is_some_and(|l| l.starts_with(MARKER)) {
+        lines.next();
+        if lines.peek().is_some_and(|l| l.starts_with(BACKUP_LINE)) {
+            lines.next();
         }
+        if lines.peek().is_some_and(|l| l.starts_with("# Based on ")) {
+            lines.next();
+        }
+    }
+    for line in lines {
         if is_off_line(line) {
-            let key = line.split_once('=').map(|(k, _)| k.trim()).unwrap_or("");
-            s.push_str(&format!("; micoff: was `{}`\n{key} = yes\n", line.trim()));
+            s.push_str(&format!("; micoff: was `{}`\n{KEY} = yes\n", line.trim()));
         } else {
             s.push_str(line);
             s.push('\n');
@@ -80,7 +92,7 @@ pub fn run(
         return Ok(1);
     }
     if opts.mode == Mode::Revert {
-        return match uninstall(&path, opts.force)? {
+        return match uninstall(&path)? {
             Removed::NothingThere => {
                 writeln!(
                     out,
@@ -95,18 +107,24 @@ pub fn run(
                 )?;
                 Ok(1)
             }
-            Removed::Removed { restored } => {
+            Removed::Removed { restored, left } => {
                 writeln!(out, "fix client-shm --revert: removed {shown}.")?;
                 if let Some(b) = restored {
-                    writeln!(out, "Restored your previous file from {}.", b.display())?;
+                    writeln!(out, "Put back your previous file (from {}).", b.display())?;
+                }
+                for b in left {
+                    writeln!(
+                        out,
+                        "An older backup stays: {}; delete it if you do not need it.",
+                        b.display()
+                    )?;
                 }
                 writeln!(out, "Restart the browser for it to take effect.")?;
                 Ok(0)
             }
         };
     }
-    let facts = facts::gather(root, env);
-    let conf = &facts.client_conf;
+    let conf = facts::read_client_conf(root, env);
     if let Some(p) = &env.pulse_clientconfig {
         writeln!(
             err,
@@ -120,6 +138,13 @@ pub fn run(
             "fix client-shm: nothing to do: shared memory is on ({}).",
             conf.file.as_deref().unwrap_or("no client.conf, defaults")
         )?;
+        if conf.memfd_off() {
+            writeln!(
+                out,
+                "({} only turns memfd off: clients use POSIX shared memory, srbchannel works.)",
+                conf.memfd_disabled_by.join("; ")
+            )?;
+        }
         return Ok(0);
     }
     // The text we start from: the user's own file, else the system file and its .d.
@@ -127,30 +152,19 @@ pub fn run(
     let (base, base_name) = if user_exists {
         (root.read(&user_conf).unwrap_or_default(), shown.clone())
     } else {
-        let mut text = root.read("/etc/pulse/client.conf").unwrap_or_default();
+        let mut text = root.read(SYSTEM_CLIENT_CONF).unwrap_or_default();
+        let dot_d = format!("{SYSTEM_CLIENT_CONF}.d");
         for n in root
-            .list("/etc/pulse/client.conf.d")
+            .list(&dot_d)
             .into_iter()
             .filter(|n| n.ends_with(".conf"))
         {
-            let p = PathBuf::from("/etc/pulse/client.conf.d").join(&n);
+            let p = PathBuf::from(&dot_d).join(&n);
             text.push_str(&format!("# from {}\n", p.display()));
             text.push_str(&root.read(&p).unwrap_or_default());
         }
-        (text, "/etc/pulse/client.conf".to_owned())
+        (text, SYSTEM_CLIENT_CONF.to_owned())
     };
-    // Lines in a .d directory of the user's file we do not edit.
-    let user_dot_d: Vec<&String> = conf
-        .disabled_by
-        .iter()
-        .filter(|d| d.contains("client.conf.d/") && user_exists)
-        .collect();
-    for d in &user_dot_d {
-        writeln!(
-            err,
-            "warning: {d} also turns it off; micoff does not edit that file."
-        )?;
-    }
     let content = render(&base, &base_name);
     match opts.mode {
         Mode::DryRun => {
@@ -163,24 +177,63 @@ pub fn run(
                     }
                 }
             }
-            writeln!(
-                out,
-                "Nothing changed. Apply with: micoff-host fix client-shm --apply"
-            )?;
+            if !conf.fixable_by_user_conf() {
+                writeln!(
+                    out,
+                    "Shared memory would stay off: {}.",
+                    still_off_reason(&conf, &shown)
+                )?;
+            }
+            writeln!(out, "Nothing changed. Apply with: {}", opts.apply_command)?;
+            Ok(0)
         }
-        Mode::Apply => match install(&path, &content)? {
-            Installed::AlreadyApplied => {
-                writeln!(out, "fix client-shm: already applied ({shown}).")?
-            }
-            Installed::Written { backup } => {
-                writeln!(out, "fix client-shm: wrote {shown}.")?;
-                if let Some(b) = backup {
-                    writeln!(out, "Your previous file was kept as {}.", b.display())?;
+        Mode::Apply => {
+            match install(&path, &content)? {
+                Installed::AlreadyApplied => {
+                    writeln!(out, "fix client-shm: already applied ({shown}).")?
                 }
-                writeln!(out, "New clients use it: restart the browser.")?;
+                Installed::Written { backup } => {
+                    writeln!(out, "fix client-shm: wrote {shown}.")?;
+                    if let Some(b) = backup {
+                        writeln!(
+                            out,
+                            "Your previous file is kept as {} (--revert puts it back).",
+                            b.display()
+                        )?;
+                    }
+                }
             }
-        },
-        Mode::Revert => {}
+            // What clients get now.
+            let after = facts::read_client_conf(root, env);
+            if after.shm_on() {
+                writeln!(out, "New clients use it: restart the browser.")?;
+                Ok(0)
+            } else {
+                writeln!(
+                    out,
+                    "Shared memory is still off for clients: {}.",
+                    still_off_reason(&after, &shown)
+                )?;
+                Ok(EXIT_PARTIAL)
+            }
+        }
+        Mode::Revert => Ok(0),
     }
-    Ok(0)
+}
+
+/// Why clients still get `enable-shm = no` with our file in place.
+fn still_off_reason(c: &facts::ShmConf, ours: &str) -> String {
+    if c.from_env {
+        format!(
+            "$PULSE_CLIENTCONFIG makes clients read {} instead of {ours} ({}); set enable-shm = \
+             yes there or unset the variable",
+            c.file.as_deref().unwrap_or("?"),
+            c.disabled_by.join("; ")
+        )
+    } else {
+        format!(
+            "{} (micoff does not edit files in client.conf.d); set enable-shm = yes there",
+            c.disabled_by.join("; ")
+        )
+    }
 }

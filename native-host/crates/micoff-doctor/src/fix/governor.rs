@@ -93,7 +93,8 @@ pub fn run(
     if opts.mode == Mode::DryRun {
         writeln!(
             out,
-            "Nothing changed (dry run). Apply with: sudo micoff-host fix governor --apply (until reboot)"
+            "Nothing changed (dry run). Apply with: {} (until reboot)",
+            opts.apply_command
         )?;
         return Ok(0);
     }

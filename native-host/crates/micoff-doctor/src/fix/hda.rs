@@ -1,10 +1,14 @@
-//! `micoff-host fix hda`: `position_fix=1` (LPIB) for Intel Skylake+ HD-audio cards on kernels
-//! that still spin `udelay(20)` in `azx_get_pos_skl()`, in one file of ours:
-//! `/etc/modprobe.d/micoff-hda.conf`.
+//! `micoff-host fix hda`: `position_fix=1` (LPIB) for Intel Skylake+ HD-audio controllers on
+//! kernels that still spin `udelay(20)` in `azx_get_pos_skl()`, in one file of ours:
+//! `/etc/modprobe.d/micoff-hda.conf`. It acts only where that helps: not on fixed kernels, not
+//! without such a controller, not where a position_fix that avoids the udelay is already set.
 
 use std::io::{self, Write};
 
-use super::{escalate, install, uninstall, Installed, Mode, Opts, Removed, System, MARKER};
+use super::{
+    escalate, install, is_applied, uninstall, Installed, Mode, Opts, Removed, System, EXIT_PARTIAL,
+    MARKER,
+};
 use crate::facts::{self, Card, Facts, UserEnv};
 use crate::findings::RELOAD_HDA;
 use crate::hda;
@@ -14,9 +18,26 @@ use crate::root::Root;
 pub const CONF_PATH: &str = "/etc/modprobe.d/micoff-hda.conf";
 pub const LIVE_PARAM: &str = "/sys/module/snd_hda_intel/parameters/position_fix";
 
+/// The value we write for our controllers.
+const LPIB: i32 = 1;
+
+/// snd_hda_intel's index of a card on it (its probe order, what `position_fix` is indexed by).
+fn dev(c: &Card) -> u32 {
+    c.hda_dev.unwrap_or(c.index)
+}
+
+fn skl_cards(facts: &Facts) -> Vec<&Card> {
+    facts
+        .cards
+        .iter()
+        .filter(|c| c.is_intel_skl_hda() && c.hda_dev.is_some())
+        .collect()
+}
+
 /// Why the fix would not help here (`None`: it would).
 pub fn why_not(facts: &Facts) -> Option<String> {
-    if !facts.cards.iter().any(Card::is_intel_skl_hda) {
+    let skl = skl_cards(facts);
+    if skl.is_empty() {
         return Some(if facts.cards.is_empty() {
             "there is no sound card".into()
         } else {
@@ -30,32 +51,56 @@ pub fn why_not(facts: &Facts) -> Option<String> {
         ));
     };
     match kernel::skl_capture_udelay(v) {
-        UdelayState::Present => None,
-        UdelayState::Removed => Some(format!(
-            "kernel {v} no longer has the Skylake+ capture udelay; LPIB would not save anything"
-        )),
-        UdelayState::NotIntroduced => Some(format!(
-            "kernel {v} predates azx_get_pos_skl(); there is no udelay to avoid"
-        )),
+        UdelayState::Present => {}
+        UdelayState::Removed => {
+            return Some(format!(
+                "kernel {v} no longer has the Skylake+ capture udelay; LPIB would not save anything"
+            ))
+        }
+        UdelayState::NotIntroduced => {
+            return Some(format!(
+                "kernel {v} predates azx_get_pos_skl(); there is no udelay to avoid"
+            ))
+        }
     }
+    already_avoided(facts, &skl)
 }
 
-/// Card indices to set to 1: Intel Skylake+ cards on snd_hda_intel, or with `force` and none of
-/// those, every Intel card on snd_hda_intel.
-pub fn target_cards(facts: &Facts, force: bool) -> Vec<&Card> {
-    let skl: Vec<&Card> = facts
-        .cards
-        .iter()
-        .filter(|c| c.is_intel_skl_hda())
-        .collect();
-    if !skl.is_empty() || !force {
-        return skl;
+/// `Some(why)` when a position_fix set by someone else (modprobe.d, the kernel command line)
+/// already keeps every Skylake+ controller off the udelay path on the next load. Our own file
+/// does not count here (that is "already applied").
+fn already_avoided(facts: &Facts, skl: &[&Card]) -> Option<String> {
+    let (conf, file) = facts.configured_position_fix(Some(CONF_PATH))?;
+    let next = |c: &Card| hda::position_fix_for(&conf, dev(c));
+    if !skl.iter().all(|c| hda::bypasses_skl_udelay(next(c))) {
+        return None;
     }
+    let values = skl
+        .iter()
+        .map(|c| format!("card{} position_fix={}", c.index, next(c)))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let live_ok = skl
+        .iter()
+        .all(|c| hda::bypasses_skl_udelay(facts.live_position_fix(dev(c))));
+    Some(if live_ok {
+        format!("{file} already sets {values}, which avoids the udelay, and it is live")
+    } else {
+        format!(
+            "{file} already sets {values}, which avoids the udelay; it is not live yet: reload the \
+             module with no stream open ({RELOAD_HDA}) or reboot"
+        )
+    })
+}
+
+/// Intel controllers on snd_hda_intel that `--force` covers where no Skylake+ one is found.
+fn intel_cards(facts: &Facts) -> Vec<&Card> {
     facts
         .cards
         .iter()
         .filter(|c| {
             c.is_hda_intel()
+                && c.hda_dev.is_some()
                 && c.pci
                     .as_ref()
                     .is_some_and(|p| p.vendor == hda::INTEL_VENDOR)
@@ -63,14 +108,25 @@ pub fn target_cards(facts: &Facts, force: bool) -> Vec<&Card> {
         .collect()
 }
 
-/// The file's text. `position_fix` is a per-card array: value k is card index k, -1 keeps the
-/// driver default for cards that are not ours to change.
+/// The controllers to set: the Intel Skylake+ ones on snd_hda_intel, or with `force` and none
+/// of those, every Intel one on snd_hda_intel.
+pub fn target_cards(facts: &Facts, force: bool) -> Vec<&Card> {
+    let skl = skl_cards(facts);
+    if !skl.is_empty() || !force {
+        return skl;
+    }
+    intel_cards(facts)
+}
+
+/// The file's text. `position_fix` is a per-controller array indexed by snd_hda_intel's probe
+/// order (not the ALSA card number); -1 keeps the driver default for controllers that are not
+/// ours to change.
 pub fn render(targets: &[&Card]) -> String {
-    let max = targets.iter().map(|c| c.index).max().unwrap_or(0);
+    let max = targets.iter().map(|c| dev(c)).max().unwrap_or(0);
     let values: Vec<String> = (0..=max)
         .map(|i| {
-            if targets.iter().any(|c| c.index == i) {
-                "1".to_owned()
+            if targets.iter().any(|c| dev(c) == i) {
+                LPIB.to_string()
             } else {
                 "-1".to_owned()
             }
@@ -81,8 +137,9 @@ pub fn render(targets: &[&Card]) -> String {
         "# Intel Skylake+ HD-audio: read the stream position from LPIB (position_fix=1) instead\n\
          # of azx_get_pos_skl(), which spins udelay(20) on every capture position query on\n\
          # kernels before 5.16 and before the November 2021 stable updates.\n\
-         # One value per card index (-1 = driver default). Card indices can change when\n\
-         # devices are added; run `micoff-host doctor` after hardware changes.\n",
+         # One value per controller in snd_hda_intel's probe order (not the ALSA card number),\n\
+         # -1 = driver default. The order can change when devices are added; run\n\
+         # `micoff-host doctor` after hardware changes.\n",
     );
     for c in targets {
         let pci = c
@@ -91,7 +148,12 @@ pub fn render(targets: &[&Card]) -> String {
             .map(|p| format!(" {:04x}:{:04x}", p.vendor, p.device))
             .unwrap_or_default();
         let name = c.skylake_plus.as_deref().unwrap_or("Intel HDA");
-        s.push_str(&format!("# card{} {}:{pci} {name}\n", c.index, c.id));
+        s.push_str(&format!(
+            "# entry {}: card{} {}:{pci} {name}\n",
+            dev(c),
+            c.index,
+            c.id
+        ));
     }
     s.push_str(&format!(
         "options snd_hda_intel position_fix={}\n",
@@ -109,47 +171,45 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> io::Result<i32> {
-    let facts = facts::gather(root, env);
-    let path = root.path(CONF_PATH);
     if opts.mode == Mode::Revert {
         return revert(root, opts, sys, out);
     }
-    if let Some(reason) = why_not(&facts) {
+    let facts = facts::gather(root, env);
+    let path = root.path(CONF_PATH);
+    let why_not = why_not(&facts);
+    let targets = target_cards(&facts, opts.force);
+    if let Some(reason) = &why_not {
         if !opts.force {
             writeln!(out, "fix hda: nothing to do: {reason}.")?;
             writeln!(out, "No file was written. (--force writes it anyway.)")?;
             return Ok(0);
+        }
+        if targets.is_empty() {
+            writeln!(
+                out,
+                "fix hda --force: refusing: {reason}, and there is no Intel HD-audio controller \
+                 on snd_hda_intel whose position_fix entry could be set. Nothing was written."
+            )?;
+            return Ok(1);
         }
         writeln!(
             err,
             "warning: --force: writing {CONF_PATH} although {reason}."
         )?;
     }
-    let targets = target_cards(&facts, opts.force);
-    if targets.is_empty() {
-        writeln!(
-            out,
-            "fix hda: there is no Intel HD-audio card on snd_hda_intel to cover; nothing written."
-        )?;
-        return Ok(1);
-    }
     let content = render(&targets);
     let existing = std::fs::read_to_string(&path).ok();
-    for o in facts
-        .modprobe_hda
-        .iter()
-        .filter(|o| o.file != CONF_PATH && o.line.contains("position_fix="))
-    {
-        writeln!(
-            err,
-            "warning: {} also sets position_fix ({}); modprobe uses the last one it reads. \
-             micoff does not edit that file.",
-            o.file, o.line
-        )?;
-    }
-    if existing.as_deref() == Some(content.as_str()) {
+    warn_about_other_settings(&facts, err)?;
+    if is_applied(existing.as_deref(), &content) {
         writeln!(out, "fix hda: already applied ({CONF_PATH}).")?;
-        if opts.mode == Mode::DryRun || sys.euid() != 0 || live_matches(root, &targets) {
+        if let Some((file, values)) = overridden(&facts, &targets) {
+            writeln!(
+                out,
+                "But {file} is read after {CONF_PATH} and sets {values}: the udelay stays.                  micoff does not edit that file; change or remove its position_fix there."
+            )?;
+            return Ok(EXIT_PARTIAL);
+        }
+        if opts.mode == Mode::DryRun || sys.euid() != 0 || live_bypasses(root, &targets) {
             report_live(root, &targets, out)?;
             return Ok(0);
         }
@@ -159,7 +219,12 @@ pub fn run(
         writeln!(out, "fix hda (dry run): would write {CONF_PATH}:")?;
         match &existing {
             Some(old) => {
-                writeln!(out, "replacing the current file (backup kept):")?;
+                if !old.starts_with(MARKER) {
+                    writeln!(
+                        out,
+                        "replacing a file micoff did not write (a backup is kept):"
+                    )?;
+                }
                 write!(out, "{}", super::diff(old, &content))?;
             }
             None => {
@@ -168,10 +233,7 @@ pub fn run(
                 }
             }
         }
-        writeln!(
-            out,
-            "Nothing changed. Apply with: sudo micoff-host fix hda --apply"
-        )?;
+        writeln!(out, "Nothing changed. Apply with: {}", opts.apply_command)?;
         return Ok(0);
     }
     // Apply.
@@ -187,11 +249,25 @@ pub fn run(
         Installed::Written { backup } => {
             writeln!(out, "fix hda: wrote {CONF_PATH}.")?;
             if let Some(b) = backup {
-                writeln!(out, "The previous file was kept as {}.", b.display())?;
+                writeln!(
+                    out,
+                    "The file that was there is kept as {} (--revert puts it back).",
+                    b.display()
+                )?;
             }
         }
     }
-    if live_matches(root, &targets) {
+    // What modprobe will actually pass now, with our file among the others.
+    let after = facts::gather(root, env);
+    if let Some((file, values)) = overridden(&after, &targets) {
+        writeln!(
+            out,
+            "But {file} is read after {CONF_PATH} and sets {values}: the udelay stays after a \
+             reload. micoff does not edit that file; change or remove its position_fix there."
+        )?;
+        return Ok(EXIT_PARTIAL);
+    }
+    if live_bypasses(root, &targets) {
         report_live(root, &targets, out)?;
         return Ok(0);
     }
@@ -202,15 +278,57 @@ pub fn run(
     offer_reload(root, &facts, &targets, opts, sys, out)
 }
 
+/// Other position_fix settings and whether they win over ours (modprobe applies options in
+/// file-name order, then the kernel command line; the last value wins).
+fn warn_about_other_settings(facts: &Facts, err: &mut dyn Write) -> io::Result<()> {
+    let ours = CONF_PATH.rsplit('/').next().unwrap_or(CONF_PATH);
+    for o in facts
+        .modprobe_hda
+        .iter()
+        .filter(|o| o.file != CONF_PATH && o.position_fix.is_some())
+    {
+        let name = o.file.rsplit('/').next().unwrap_or(&o.file);
+        let wins = o.file == "/proc/cmdline" || name > ours;
+        writeln!(
+            err,
+            "note: {} also sets position_fix ({}); {}. micoff does not edit it.",
+            o.file,
+            o.line,
+            if wins {
+                "it is applied after ours and wins"
+            } else {
+                "ours is applied after it and wins"
+            }
+        )?;
+    }
+    Ok(())
+}
+
+/// The setting that keeps a target on the udelay path on the next load despite our file.
+fn overridden(facts: &Facts, targets: &[&Card]) -> Option<(String, String)> {
+    let (conf, file) = facts.configured_position_fix(None)?;
+    if file == CONF_PATH {
+        return None;
+    }
+    let bad: Vec<String> = targets
+        .iter()
+        .map(|c| (c, hda::position_fix_for(&conf, dev(c))))
+        .filter(|(_, v)| !hda::bypasses_skl_udelay(*v))
+        .map(|(c, v)| format!("card{} position_fix={v}", c.index))
+        .collect();
+    (!bad.is_empty()).then(|| (file, bad.join(", ")))
+}
+
 fn live_values(root: &Root) -> Option<Vec<i32>> {
     root.read(LIVE_PARAM).map(|s| hda::parse_int_array(&s))
 }
 
-fn live_matches(root: &Root, targets: &[&Card]) -> bool {
+/// Whether every target's live value keeps it off the udelay path.
+fn live_bypasses(root: &Root, targets: &[&Card]) -> bool {
     live_values(root).is_some_and(|live| {
         targets
             .iter()
-            .all(|c| hda::position_fix_for(&live, c.index) == 1)
+            .all(|c| hda::bypasses_skl_udelay(hda::position_fix_for(&live, dev(c))))
     })
 }
 
@@ -219,10 +337,17 @@ fn report_live(root: &Root, targets: &[&Card], out: &mut dyn Write) -> io::Resul
         Some(live) => {
             let per: Vec<String> = targets
                 .iter()
-                .map(|c| format!("card{}={}", c.index, hda::position_fix_for(&live, c.index)))
+                .map(|c| {
+                    let v = hda::position_fix_for(&live, dev(c));
+                    format!("card{}={v} ({})", c.index, hda::position_fix_name(v))
+                })
                 .collect();
-            if live_matches(root, targets) {
-                writeln!(out, "Live value verified: position_fix {}.", per.join(", "))
+            if live_bypasses(root, targets) {
+                writeln!(
+                    out,
+                    "Live value verified: position_fix {}: the udelay is avoided.",
+                    per.join(", ")
+                )
             } else {
                 writeln!(
                     out,
@@ -238,8 +363,8 @@ fn report_live(root: &Root, targets: &[&Card], out: &mut dyn Write) -> io::Resul
     }
 }
 
-/// Reloads snd_hda_intel when no PCM of its cards is open and the user agrees, then checks the
-/// live parameter.
+/// Reloads snd_hda_intel when no PCM of its cards is open and the user agrees (`--reload`, or a
+/// yes on the terminal: agreeing to sudo is not agreeing to this), then checks the live value.
 fn offer_reload(
     root: &Root,
     facts: &Facts,
@@ -272,7 +397,7 @@ fn offer_reload(
         writeln!(out, "To apply it now: {RELOAD_HDA}")?;
         return Ok(0);
     }
-    let agreed = opts.yes
+    let agreed = opts.reload
         || (sys.interactive()
             && sys.ask(
                 "No stream is open on the card. Reload snd_hda_intel now?",
@@ -296,39 +421,61 @@ fn offer_reload(
         return Ok(1);
     }
     report_live(root, targets, out)?;
-    Ok(if live_matches(root, targets) { 0 } else { 1 })
+    Ok(if live_bypasses(root, targets) { 0 } else { 1 })
 }
 
+/// Removes exactly the file an earlier apply wrote and puts back the file it replaced. A file
+/// micoff did not write is never removed (there is no override).
 fn revert(root: &Root, opts: &Opts, sys: &mut dyn System, out: &mut dyn Write) -> io::Result<i32> {
     let path = root.path(CONF_PATH);
-    if !path.exists() {
+    let Ok(text) = std::fs::read_to_string(&path) else {
         writeln!(
             out,
             "fix hda --revert: nothing to revert ({CONF_PATH} does not exist)."
         )?;
         return Ok(0);
+    };
+    if !text.starts_with(MARKER) {
+        writeln!(
+            out,
+            "fix hda --revert: {CONF_PATH} was not written by micoff; left alone."
+        )?;
+        return Ok(1);
     }
     if sys.euid() != 0 {
         writeln!(out, "fix hda --revert would remove {CONF_PATH}.")?;
         return escalate("Removing /etc/modprobe.d/micoff-hda.conf", opts, sys, out);
     }
-    match uninstall(&path, opts.force)? {
+    match uninstall(&path)? {
         Removed::NothingThere => writeln!(out, "fix hda --revert: nothing to revert.")?,
         Removed::NotOurs => {
             writeln!(
                 out,
-                "fix hda --revert: {CONF_PATH} was not written by micoff; left alone (--force removes it)."
+                "fix hda --revert: {CONF_PATH} was not written by micoff; left alone."
             )?;
             return Ok(1);
         }
-        Removed::Removed { restored } => {
+        Removed::Removed { restored, left } => {
             writeln!(out, "fix hda --revert: removed {CONF_PATH}.")?;
             if let Some(b) = restored {
-                writeln!(out, "Restored the previous file from {}.", b.display())?;
+                writeln!(
+                    out,
+                    "Put back the file it had replaced (from {}).",
+                    b.display()
+                )?;
+            }
+            for b in left {
+                writeln!(
+                    out,
+                    "An older backup stays: {} (a file replaced by an earlier apply, then \
+                     replaced again by hand); delete it if you do not need it.",
+                    b.display()
+                )?;
             }
             writeln!(
                 out,
-                "The driver default returns after the module is reloaded ({RELOAD_HDA}) or the machine rebooted."
+                "The previous setting returns after the module is reloaded ({RELOAD_HDA}) or the \
+                 machine rebooted."
             )?;
         }
     }

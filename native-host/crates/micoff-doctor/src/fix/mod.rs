@@ -1,7 +1,8 @@
 //! The fixers: `fix hda`, `fix client-shm`, `fix governor`. Each writes only files of its own
-//! (marked with [`MARKER`]), atomically, keeps a backup of anything it replaces, and can revert
-//! exactly what it wrote. Everything the outside world does (euid, prompting, running
-//! commands) goes through [`System`], so tests drive them against a temporary root.
+//! (marked with [`MARKER`]), atomically, keeps a backup of any foreign file it replaces (never
+//! overwriting an earlier backup), and can revert exactly what it wrote. Everything the outside
+//! world does (euid, prompting, running commands) goes through [`System`], so tests drive them
+//! against a temporary root.
 
 pub mod client_shm;
 pub mod governor;
@@ -14,11 +15,19 @@ use std::process::Command;
 
 use crate::root::Root;
 
-/// First line of every file we write; revert refuses files without it (unless `--force`).
+/// First line of every file we write; revert never touches a file without it.
 pub const MARKER: &str = "# Written by micoff-host";
 
-/// Suffix of the backup kept of a file we replaced.
+/// Suffix of the backups kept of files we replaced: `<file>.micoff-backup`, then
+/// `<file>.micoff-backup.2`, `.3`, ... (a new backup never replaces an older one).
 pub const BACKUP_SUFFIX: &str = ".micoff-backup";
+
+/// Second line of a file of ours that replaced a foreign file: names the backup `--revert` puts
+/// back (a file name in the same directory).
+pub const BACKUP_LINE: &str = "# micoff: the file this replaced is kept as ";
+
+/// Exit code when a fix was applied but does not (yet) have its effect; the output says why.
+pub const EXIT_PARTIAL: i32 = 3;
 
 /// What a fix should do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -32,9 +41,27 @@ pub enum Mode {
 #[derive(Debug, Clone)]
 pub struct Opts {
     pub mode: Mode,
+    /// `fix hda`: write even where it would not help.
     pub force: bool,
-    /// Agree to escalation and to the module reload without asking.
+    /// Agree to running through sudo/pkexec without asking. Nothing else.
     pub yes: bool,
+    /// `fix hda`: reload snd_hda_intel without asking (when no stream is open).
+    pub reload: bool,
+    /// The command that applies this fix as the user asked for it (`--root`, `--cpus`,
+    /// `--force` included), for "Apply with: ..." lines.
+    pub apply_command: String,
+}
+
+impl Opts {
+    pub fn new(mode: Mode) -> Self {
+        Self {
+            mode,
+            force: false,
+            yes: false,
+            reload: false,
+            apply_command: String::new(),
+        }
+    }
 }
 
 /// The world outside the root.
@@ -129,33 +156,103 @@ pub fn write_atomic(path: &Path, content: &str, mode: u32) -> io::Result<()> {
     result
 }
 
-pub fn backup_path(path: &Path) -> PathBuf {
-    PathBuf::from(format!("{}{BACKUP_SUFFIX}", path.display()))
+/// The n-th backup name of `path` (n >= 1).
+pub fn backup_path(path: &Path, n: u32) -> PathBuf {
+    if n <= 1 {
+        PathBuf::from(format!("{}{BACKUP_SUFFIX}", path.display()))
+    } else {
+        PathBuf::from(format!("{}{BACKUP_SUFFIX}.{n}", path.display()))
+    }
+}
+
+const MAX_BACKUPS: u32 = 999;
+
+/// Every backup of `path` that exists, oldest first.
+pub fn backups(path: &Path) -> Vec<PathBuf> {
+    (1..=MAX_BACKUPS)
+        .map(|n| backup_path(path, n))
+        .filter(|b| b.symlink_metadata().is_ok())
+        .collect()
+}
+
+/// The first backup name of `path` not taken.
+fn free_backup(path: &Path) -> io::Result<PathBuf> {
+    (1..=MAX_BACKUPS)
+        .map(|n| backup_path(path, n))
+        .find(|b| b.symlink_metadata().is_err())
+        .ok_or_else(|| {
+            io::Error::other(format!(
+                "{} has {MAX_BACKUPS} backups already; remove some",
+                path.display()
+            ))
+        })
+}
+
+/// The backup a file of ours names in its [`BACKUP_LINE`], as a path next to `path`.
+fn backup_named_in(path: &Path, ours: &str) -> Option<PathBuf> {
+    let name = ours.lines().nth(1)?.strip_prefix(BACKUP_LINE)?.trim();
+    // Only a plain name in the same directory, whatever the file says.
+    if name.is_empty() || name.contains('/') || name == "." || name == ".." {
+        return None;
+    }
+    Some(path.with_file_name(name))
+}
+
+/// `body` (which starts with the [`MARKER`] line) with the [`BACKUP_LINE`] for `backup` after
+/// the first line.
+fn with_backup_line(body: &str, backup: Option<&Path>) -> String {
+    let Some(name) = backup.and_then(|b| b.file_name()) else {
+        return body.to_owned();
+    };
+    let (first, rest) = body.split_once('\n').unwrap_or((body, ""));
+    format!("{first}\n{BACKUP_LINE}{}\n{rest}", name.to_string_lossy())
+}
+
+/// Whether `existing` (a file's text) is ours with exactly `body` (its backup line aside).
+pub fn is_applied(existing: Option<&str>, body: &str) -> bool {
+    let Some(existing) = existing.filter(|e| e.starts_with(MARKER)) else {
+        return false;
+    };
+    let mut lines: Vec<&str> = existing.split_inclusive('\n').collect();
+    if lines.get(1).is_some_and(|l| l.starts_with(BACKUP_LINE)) {
+        lines.remove(1);
+    }
+    lines.concat() == body
 }
 
 /// Outcome of [`install`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Installed {
     AlreadyApplied,
-    Written { backup: Option<PathBuf> },
+    Written {
+        /// Where the foreign file we just replaced was kept.
+        backup: Option<PathBuf>,
+    },
 }
 
-/// Writes our file at `path`; a foreign file there is kept as `<path>.micoff-backup` first (an
-/// older file of ours is simply replaced, and an existing backup is never overwritten).
-pub fn install(path: &Path, content: &str) -> io::Result<Installed> {
+/// Writes our file at `path` (`body` starts with the [`MARKER`] line). A foreign file there is
+/// first copied to a new backup (the next free `<path>.micoff-backup[.N]`), and our file names
+/// that backup so `--revert` puts exactly it back. An older file of ours is replaced, keeping
+/// the backup it named. Existing backups are never overwritten, so no foreign file is lost: not
+/// even when the user replaced our file by hand between two applies.
+pub fn install(path: &Path, body: &str) -> io::Result<Installed> {
     let existing = fs::read_to_string(path).ok();
-    if existing.as_deref() == Some(content) {
+    if is_applied(existing.as_deref(), body) {
         return Ok(Installed::AlreadyApplied);
     }
-    let mut backup = None;
-    if let Some(old) = &existing {
-        let b = backup_path(path);
-        if !old.starts_with(MARKER) && !b.exists() {
-            fs::copy(path, &b)?;
-            backup = Some(b);
+    let (content, backup) = match &existing {
+        Some(old) if old.starts_with(MARKER) => {
+            let kept = backup_named_in(path, old);
+            (with_backup_line(body, kept.as_deref()), None)
         }
-    }
-    write_atomic(path, content, 0o644)?;
+        Some(_) => {
+            let b = free_backup(path)?;
+            fs::copy(path, &b)?;
+            (with_backup_line(body, Some(&b)), Some(b))
+        }
+        None => (body.to_owned(), None),
+    };
+    write_atomic(path, &content, 0o644)?;
     Ok(Installed::Written { backup })
 }
 
@@ -163,26 +260,40 @@ pub fn install(path: &Path, content: &str) -> io::Result<Installed> {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Removed {
     NothingThere,
+    /// The file there was not written by micoff; it was left alone.
     NotOurs,
-    Removed { restored: Option<PathBuf> },
+    Removed {
+        /// The backup put back in its place.
+        restored: Option<PathBuf>,
+        /// Older backups that stay (of files replaced by earlier applies and then replaced
+        /// again by hand): micoff never deletes a foreign file.
+        left: Vec<PathBuf>,
+    },
 }
 
-/// Removes our file at `path` and puts the backup back if there is one.
-pub fn uninstall(path: &Path, force: bool) -> io::Result<Removed> {
+/// Removes our file at `path` and puts back the file it replaced (the backup it names). Never
+/// touches a file we did not write, whatever the caller asks.
+pub fn uninstall(path: &Path) -> io::Result<Removed> {
     let Ok(existing) = fs::read_to_string(path) else {
         return Ok(Removed::NothingThere);
     };
-    if !existing.starts_with(MARKER) && !force {
+    if !existing.starts_with(MARKER) {
         return Ok(Removed::NotOurs);
     }
-    let b = backup_path(path);
-    if b.exists() {
-        fs::rename(&b, path)?;
-        Ok(Removed::Removed { restored: Some(b) })
-    } else {
-        fs::remove_file(path)?;
-        Ok(Removed::Removed { restored: None })
-    }
+    let restored = match backup_named_in(path, &existing).filter(|b| b.exists()) {
+        Some(b) => {
+            fs::rename(&b, path)?;
+            Some(b)
+        }
+        None => {
+            fs::remove_file(path)?;
+            None
+        }
+    };
+    Ok(Removed::Removed {
+        restored,
+        left: backups(path),
+    })
 }
 
 /// A line diff good enough for a dozen-line config file.
@@ -205,13 +316,17 @@ pub fn diff(old: &str, new: &str) -> String {
 
 /// Not root: say exactly what we would do, then re-run through pkexec or sudo if the user
 /// agrees (`--yes`, or a yes on the terminal). Returns the exit code to use.
+///
+/// The elevated run gets the arguments as they were: agreeing to sudo is not agreeing to
+/// anything else (`fix hda` asks about the module reload again on the terminal, or needs
+/// `--reload`).
 pub fn escalate(
     what: &str,
     opts: &Opts,
     sys: &mut dyn System,
     out: &mut dyn Write,
 ) -> io::Result<i32> {
-    let (exe, mut args) = sys.self_command();
+    let (exe, args) = sys.self_command();
     let tool = if sys.graphical() && sys.has("pkexec") {
         Some("pkexec")
     } else if sys.has("sudo") {
@@ -239,10 +354,6 @@ pub fn escalate(
         return Ok(1);
     }
     writeln!(out, "running: {tool} {exe} {}", args.join(" "))?;
-    // The elevated run must not ask again for what was agreed here.
-    if !args.iter().any(|a| a == "--yes" || a == "-y") {
-        args.push("--yes".into());
-    }
     let mut full = vec![exe];
     full.extend(args);
     sys.run(tool, &full)
@@ -252,6 +363,15 @@ pub fn escalate(
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut v: Vec<String> = fs::read_dir(dir)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        v.sort();
+        v
+    }
 
     #[test]
     fn install_backup_uninstall() {
@@ -264,25 +384,103 @@ mod tests {
         assert_eq!(
             r,
             Installed::Written {
-                backup: Some(backup_path(&p))
+                backup: Some(backup_path(&p, 1))
             }
         );
+        let text = fs::read_to_string(&p).unwrap();
+        assert_eq!(
+            text,
+            format!("{MARKER}\n{BACKUP_LINE}x.conf.micoff-backup\nours\n")
+        );
+        assert!(is_applied(Some(&text), &ours));
         assert_eq!(install(&p, &ours).unwrap(), Installed::AlreadyApplied);
-        // A newer version of ours replaces ours without touching the backup.
+        // A newer version of ours replaces ours, keeping the backup it names.
         let ours2 = format!("{MARKER}\nours 2\n");
         assert_eq!(
             install(&p, &ours2).unwrap(),
             Installed::Written { backup: None }
         );
-        assert_eq!(fs::read_to_string(backup_path(&p)).unwrap(), "theirs\n");
-        let r = uninstall(&p, false).unwrap();
-        assert!(matches!(r, Removed::Removed { restored: Some(_) }));
+        assert!(fs::read_to_string(&p)
+            .unwrap()
+            .contains("kept as x.conf.micoff-backup\n"));
+        assert_eq!(fs::read_to_string(backup_path(&p, 1)).unwrap(), "theirs\n");
+        let r = uninstall(&p).unwrap();
+        assert_eq!(
+            r,
+            Removed::Removed {
+                restored: Some(backup_path(&p, 1)),
+                left: vec![]
+            }
+        );
         assert_eq!(fs::read_to_string(&p).unwrap(), "theirs\n");
-        assert_eq!(uninstall(&p, false).unwrap(), Removed::NotOurs);
+        assert_eq!(uninstall(&p).unwrap(), Removed::NotOurs);
         fs::remove_file(&p).unwrap();
-        assert_eq!(uninstall(&p, false).unwrap(), Removed::NothingThere);
+        assert_eq!(uninstall(&p).unwrap(), Removed::NothingThere);
         // No temporary files left behind.
         assert_eq!(fs::read_dir(dir.path().join("etc")).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_foreign_file_that_replaced_ours_gets_its_own_backup() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.conf");
+        let ours = format!("{MARKER}\nours\n");
+        fs::write(&p, "A\n").unwrap();
+        install(&p, &ours).unwrap();
+        // The user puts their own file B in place of ours; apply again.
+        fs::write(&p, "B\n").unwrap();
+        assert_eq!(
+            install(&p, &ours).unwrap(),
+            Installed::Written {
+                backup: Some(backup_path(&p, 2))
+            }
+        );
+        assert_eq!(fs::read_to_string(backup_path(&p, 1)).unwrap(), "A\n");
+        assert_eq!(fs::read_to_string(backup_path(&p, 2)).unwrap(), "B\n");
+        // Revert puts back B (what this apply replaced) and leaves A's backup alone.
+        assert_eq!(
+            uninstall(&p).unwrap(),
+            Removed::Removed {
+                restored: Some(backup_path(&p, 2)),
+                left: vec![backup_path(&p, 1)]
+            }
+        );
+        assert_eq!(fs::read_to_string(&p).unwrap(), "B\n");
+        assert_eq!(names(dir.path()), ["x.conf", "x.conf.micoff-backup"]);
+    }
+
+    #[test]
+    fn ours_written_over_nothing_restores_nothing() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("x.conf");
+        let ours = format!("{MARKER}\nours\n");
+        fs::write(&p, "A\n").unwrap();
+        install(&p, &ours).unwrap();
+        // The user deletes our file, then applies again: ours replaced nothing this time.
+        fs::remove_file(&p).unwrap();
+        install(&p, &ours).unwrap();
+        assert_eq!(fs::read_to_string(&p).unwrap(), ours);
+        assert_eq!(
+            uninstall(&p).unwrap(),
+            Removed::Removed {
+                restored: None,
+                left: vec![backup_path(&p, 1)]
+            }
+        );
+        assert!(!p.exists());
+        assert_eq!(fs::read_to_string(backup_path(&p, 1)).unwrap(), "A\n");
+    }
+
+    #[test]
+    fn a_backup_line_cannot_point_outside_the_directory() {
+        let p = Path::new("/etc/modprobe.d/x.conf");
+        let evil = format!("{MARKER}\n{BACKUP_LINE}../../passwd\n");
+        assert_eq!(backup_named_in(p, &evil), None);
+        let ok = format!("{MARKER}\n{BACKUP_LINE}x.conf.micoff-backup.2\n");
+        assert_eq!(
+            backup_named_in(p, &ok),
+            Some(PathBuf::from("/etc/modprobe.d/x.conf.micoff-backup.2"))
+        );
     }
 
     #[test]

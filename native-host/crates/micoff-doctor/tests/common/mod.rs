@@ -105,3 +105,61 @@ pub fn pipewire() -> AudioServerFacts {
         ..pulse_low_latency()
     }
 }
+
+pub const LIVE: &str = "sys/module/snd_hda_intel/parameters/position_fix";
+
+/// Rearranges a copy of `skylake-old-kernel` into three cards: a USB headset at ALSA card 0,
+/// an NVIDIA HDMI controller on snd_hda_intel at card 1 (snd_hda_intel's controller #0) and the
+/// Intel Kaby Lake PCH at card 2 (snd_hda_intel's #1). `nvidia`: false leaves card 1 out (the
+/// Intel one is then snd_hda_intel's #0).
+pub fn usb_nvidia_intel(root: &Path, nvidia: bool) {
+    let mut cards = String::from(
+        " 0 [Headset        ]: USB-Audio - Jabra\n                      Jabra at usb-0000:00:14.0-2, full speed\n",
+    );
+    let mut modules = String::from(" 0 snd_usb_audio\n");
+    if nvidia {
+        cards.push_str(" 1 [NVidia         ]: HDA-Intel - HDA NVidia\n                      HDA NVidia at 0xee080000 irq 17\n");
+        modules.push_str(" 1 snd_hda_intel\n");
+        let gpu = root.join("sys/devices/pci0000:00/0000:00:01.0/0000:01:00.1");
+        fs::create_dir_all(&gpu).unwrap();
+        fs::write(gpu.join("vendor"), "0x10de\n").unwrap();
+        fs::write(gpu.join("device"), "0x10f1\n").unwrap();
+        fs::create_dir_all(root.join("sys/class/sound/card1")).unwrap();
+        std::os::unix::fs::symlink(
+            "../../../devices/pci0000:00/0000:00:01.0/0000:01:00.1",
+            root.join("sys/class/sound/card1/device"),
+        )
+        .unwrap();
+        fs::create_dir_all(root.join("proc/asound/card1/pcm3p/sub0")).unwrap();
+        fs::write(root.join("proc/asound/card1/pcm3p/sub0/status"), "closed\n").unwrap();
+    }
+    cards.push_str(" 2 [PCH            ]: HDA-Intel - HDA Intel PCH\n                      HDA Intel PCH at 0xdf240000 irq 134\n");
+    modules.push_str(" 2 snd_hda_intel\n");
+    fs::write(root.join("proc/asound/cards"), cards).unwrap();
+    fs::write(root.join("proc/asound/modules"), modules).unwrap();
+    fs::rename(
+        root.join("proc/asound/card0"),
+        root.join("proc/asound/card2"),
+    )
+    .unwrap();
+    fs::rename(
+        root.join("sys/class/sound/card0"),
+        root.join("sys/class/sound/card2"),
+    )
+    .unwrap();
+}
+
+/// Fails unless `cmd` is one command line a shell accepts as it is: no prose around it, no
+/// backticks (`sh -n` would take those for command substitution).
+pub fn assert_runnable(cmd: &str, label: &str) {
+    assert!(!cmd.contains('`'), "{label}: backticks in {cmd:?}");
+    assert!(
+        !cmd.contains("   "),
+        "{label}: prose after the command in {cmd:?}"
+    );
+    let status = std::process::Command::new("sh")
+        .args(["-n", "-c", cmd])
+        .status()
+        .unwrap();
+    assert!(status.success(), "{label}: sh -n rejects {cmd:?}");
+}
