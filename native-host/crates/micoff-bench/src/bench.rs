@@ -1,6 +1,8 @@
-//! The parent side of the bench: per latency, per repeat, per mode (alternating), start the client
-//! as a child process, wait for its data to flow, sample the client's and the server's threads
-//! over the window, stop the client, and turn it all into a [`Report`].
+//! The parent side of the bench: look at the server once (is it there, which kind, who else is
+//! connected), measure the server alone for an idle baseline, then per latency, per repeat, per
+//! mode (alternating) start the client as a child process, wait for its data to flow, sample the
+//! client's and the server's threads over the window, stop the client, and turn it all into a
+//! [`Report`].
 
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
@@ -11,9 +13,11 @@ use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
-use crate::client::{ChildMessage, DoneInfo, ReadyInfo, CHANNELS, SAMPLE_RATE};
-use crate::report::{self, Columns, Mode, Run, SrbchannelState, Summary};
-use crate::sample;
+use crate::client::{
+    self, ChildMessage, DoneInfo, ReadyInfo, ServerActivity, ServerProbe, CHANNELS, SAMPLE_RATE,
+};
+use crate::report::{self, Columns, Mode, Run, SrbchannelAvailability, SrbchannelState, Summary};
+use crate::sample::{self, ThreadRates};
 use crate::server;
 use crate::{BenchArgs, ChildCommand, CompareArg, Direction, SrbchannelArg};
 use micoff_proc::ProcFs;
@@ -21,11 +25,23 @@ use micoff_proc::ProcFs;
 /// How long a client may take to deliver its first data (an idle null sink takes about 2 s).
 const READY_TIMEOUT: Duration = Duration::from_secs(20);
 const DONE_TIMEOUT: Duration = Duration::from_secs(5);
+/// How long the one-shot look at the server may take before the server counts as unreachable.
+const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// micoff-host's documented exit codes (`native-host/src/cli/mod.rs`, `EXIT_*`), mirrored here
+/// because this crate sits below the host and must not depend on it.
+pub const EXIT_ERROR: i32 = 1;
+pub const EXIT_USAGE: i32 = 2;
+pub const EXIT_NOT_FOUND: i32 = 4;
 
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
     #[error("bad arguments: {0}")]
     Usage(String),
+    #[error("no audio server reachable at {server}: {reason}")]
+    NoServer { server: String, reason: String },
+    #[error("not found: {0}")]
+    NotFound(String),
     #[error("starting {exe}: {source}")]
     Spawn { exe: String, source: std::io::Error },
     #[error("the client failed: {0}")]
@@ -43,18 +59,51 @@ pub enum BenchError {
     Io(#[from] std::io::Error),
 }
 
+impl BenchError {
+    /// The exit code micoff-host documents for this failure: 2 usage error, 4 nothing found (no
+    /// audio server, no such source/sink), 1 for everything else.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            BenchError::Usage(_) => EXIT_USAGE,
+            BenchError::NoServer { .. } | BenchError::NotFound(_) => EXIT_NOT_FOUND,
+            _ => EXIT_ERROR,
+        }
+    }
+}
+
 /// The server as the bench saw it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ServerReport {
     pub name: String,
     pub version: String,
+    pub protocol_version: Option<u32>,
     pub pid: Option<u32>,
     pub socket: Option<PathBuf>,
     pub pipewire: bool,
-    /// "available" on PulseAudio, "not applicable" on pipewire-pulse.
-    pub srbchannel: String,
+    /// What the measured `on` clients got: derived from the run, never assumed.
+    pub srbchannel: SrbchannelAvailability,
+    /// Why srbchannel was not granted, as far as the bench can tell (only when it was not).
+    pub srbchannel_detail: Option<String>,
     /// Names of the server's non-main threads that did work in any window.
     pub device_threads: Vec<String>,
+    /// Other clients connected at some point (the probe before the run, the end of the idle
+    /// baseline, and the start and end of each of our windows).
+    pub other_clients: Vec<String>,
+    /// Other clients' streams seen at those points: their work is in the server columns.
+    pub other_streams: Vec<String>,
+    /// Streams of the server's own modules (configuration, e.g. a remap source on its master).
+    pub module_streams: Vec<String>,
+}
+
+/// The server measured with no bench client connected, before the modes: its row is what the
+/// server does anyway (other clients, its own modules, timers); subtract it from the server
+/// columns to see what the measured client alone costs the server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Baseline {
+    pub window_s: f64,
+    /// `client` stays zero.
+    pub columns: Columns,
+    pub server_threads: Vec<ThreadRates>,
 }
 
 /// Everything the bench measured.
@@ -65,9 +114,12 @@ pub struct Report {
     pub repeat: u32,
     pub latencies_ms: Vec<u32>,
     pub server: ServerReport,
+    pub baseline: Option<Baseline>,
     pub summaries: Vec<Summary>,
     pub runs: Vec<Run>,
     pub chart: Option<PathBuf>,
+    /// Things that make figures mean less than they seem (printed first, as `WARNING:`).
+    pub warnings: Vec<String>,
     pub notes: Vec<String>,
 }
 
@@ -79,20 +131,31 @@ struct ClientConfs {
 }
 
 impl ClientConfs {
-    fn create() -> Result<Self, BenchError> {
+    fn create(err: &mut dyn Write) -> Result<Self, BenchError> {
         let dir = std::env::temp_dir().join(format!("micoff-bench-{}", std::process::id()));
         std::fs::create_dir_all(&dir).map_err(|source| BenchError::File {
             path: dir.clone(),
             source,
         })?;
-        let base = base_client_conf(&|k| std::env::var(k).ok());
+        let (includes, skipped): (Vec<PathBuf>, Vec<PathBuf>) =
+            client_conf_chain(&|k| std::env::var(k).ok())
+                .into_iter()
+                .partition(|p| includable(p));
+        for p in skipped {
+            writeln!(
+                err,
+                "warning: cannot .include {} from the bench's client.conf (its path has '#', ';' or is too long); its settings are left out",
+                p.display()
+            )?;
+        }
         let on = dir.join("client-shm-on.conf");
         let off = dir.join("client-shm-off.conf");
-        for (path, value) in [(&on, "yes"), (&off, "no")] {
-            let text = client_conf_text(base.as_deref(), value == "yes");
-            std::fs::write(path, text).map_err(|source| BenchError::File {
-                path: path.clone(),
-                source,
+        for (path, shm) in [(&on, true), (&off, false)] {
+            std::fs::write(path, client_conf_text(&includes, shm)).map_err(|source| {
+                BenchError::File {
+                    path: path.clone(),
+                    source,
+                }
             })?;
         }
         Ok(Self { dir, on, off })
@@ -105,31 +168,82 @@ impl Drop for ClientConfs {
     }
 }
 
-/// The client.conf libpulse would read for this user, to include in ours so that other settings
-/// (default-server, cookie, ...) stay as they are. Only shared memory is overridden.
+/// The client.conf libpulse would read for this user, looked up the way libpulse does it
+/// (`pa_open_config_file` in PulseAudio 16): `$PULSE_CLIENTCONFIG` (set but unreadable: no file
+/// at all); else `$PULSE_CONFIG_PATH/client.conf`, or without it `~/.pulse/client.conf` then
+/// `~/.config/pulse/client.conf` (libpulse does not read `$XDG_CONFIG_HOME` here); else
+/// `/etc/pulse/client.conf`.
 pub fn base_client_conf(env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    let mut candidates = Vec::new();
     if let Some(p) = env("PULSE_CLIENTCONFIG") {
-        candidates.push(PathBuf::from(p));
+        return Some(PathBuf::from(p)).filter(|p| p.is_file());
     }
-    if let Some(x) = env("XDG_CONFIG_HOME") {
-        candidates.push(Path::new(&x).join("pulse/client.conf"));
-    }
-    if let Some(h) = env("HOME") {
-        candidates.push(Path::new(&h).join(".config/pulse/client.conf"));
-    }
-    candidates.push(PathBuf::from("/etc/pulse/client.conf"));
-    candidates.into_iter().find(|p| p.is_file())
+    let local: Vec<PathBuf> = match (env("PULSE_CONFIG_PATH"), env("HOME")) {
+        (Some(dir), _) => vec![Path::new(&dir).join("client.conf")],
+        (None, Some(h)) => vec![
+            Path::new(&h).join(".pulse/client.conf"),
+            Path::new(&h).join(".config/pulse/client.conf"),
+        ],
+        (None, None) => vec![],
+    };
+    local
+        .into_iter()
+        .chain(std::iter::once(PathBuf::from("/etc/pulse/client.conf")))
+        .find(|p| p.is_file())
 }
 
-/// Our client.conf: the user's settings (`.include`), then shared memory on or off.
-pub fn client_conf_text(base: Option<&Path>, shm: bool) -> String {
+/// The `<file>.d/*.conf` drop-ins libpulse reads after `file` (`pa_config_parse` with
+/// `use_dot_d`: scandir with alphasort), in that order. Only regular files: libpulse skips a
+/// dangling link (Debian ships one, `01-enable-autospawn.conf`), and an unreadable entry would
+/// only stop parsing.
+pub fn conf_d_files(file: &Path) -> Vec<PathBuf> {
+    let mut dir = file.as_os_str().to_owned();
+    dir.push(".d");
+    let Ok(entries) = std::fs::read_dir(PathBuf::from(dir)) else {
+        return Vec::new();
+    };
+    let mut v: Vec<PathBuf> = entries
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".conf"))
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .collect();
+    // alphasort compares with strcoll; for the ASCII names these folders hold (NN-name.conf)
+    // that is byte order in every locale that matters.
+    v.sort();
+    v
+}
+
+/// Everything libpulse would read for this user, in its order: the base client.conf, then its
+/// `client.conf.d/` drop-ins. The bench's own client.conf includes them all, so that only shared
+/// memory differs from what the user's clients get.
+pub fn client_conf_chain(env: &dyn Fn(&str) -> Option<String>) -> Vec<PathBuf> {
+    let Some(base) = base_client_conf(env) else {
+        return Vec::new();
+    };
+    let mut v = vec![base.clone()];
+    v.extend(conf_d_files(&base));
+    v
+}
+
+/// Whether a path can go on a `.include` line: libpulse cuts a line at `#` or `;` (comments) and
+/// reads lines into a 4096-byte buffer.
+fn includable(p: &Path) -> bool {
+    let s = p.to_string_lossy();
+    !s.contains(['#', ';', '\n']) && s.len() < 4000
+}
+
+/// Our client.conf: shared memory on or off, the user's files (`.include`, in libpulse's order),
+/// then shared memory again. The first setting is a guard: a file that fails to parse makes
+/// libpulse stop reading the file that included it, which would drop the last lines.
+pub fn client_conf_text(includes: &[PathBuf], shm: bool) -> String {
+    let v = if shm { "yes" } else { "no" };
+    let set = format!("enable-shm = {v}\nenable-memfd = {v}\n");
     let mut s = String::from("# written by micoff-host bench; removed when it ends\n");
-    if let Some(b) = base {
+    s.push_str(&set);
+    for b in includes {
         s.push_str(&format!(".include {}\n", b.display()));
     }
-    let v = if shm { "yes" } else { "no" };
-    s.push_str(&format!("enable-shm = {v}\nenable-memfd = {v}\n"));
+    s.push_str(&set);
     s
 }
 
@@ -142,16 +256,78 @@ pub fn schedule(modes: &[Mode], rep: u32) -> Vec<Mode> {
     v
 }
 
-fn initial_modes(args: &BenchArgs) -> Vec<Mode> {
-    let mut m = match args.srbchannel {
-        SrbchannelArg::On => vec![Mode::SrbchannelOn],
-        SrbchannelArg::Off => vec![Mode::SrbchannelOff],
-        SrbchannelArg::Both => vec![Mode::SrbchannelOn, Mode::SrbchannelOff],
+/// The modes to measure: on pipewire-pulse (no shared memory, no srbchannel) `on` and `off`
+/// collapse into one socket-only mode.
+pub fn modes_for(args: &BenchArgs, pipewire: bool) -> Vec<Mode> {
+    let mut m = if pipewire {
+        vec![Mode::Socket]
+    } else {
+        match args.srbchannel {
+            SrbchannelArg::On => vec![Mode::SrbchannelOn],
+            SrbchannelArg::Off => vec![Mode::SrbchannelOff],
+            SrbchannelArg::Both => vec![Mode::SrbchannelOn, Mode::SrbchannelOff],
+        }
     };
     if args.compare == Some(CompareArg::Parec) {
         m.push(Mode::Reference);
     }
     m
+}
+
+/// Every window of the run, in order: per latency, per repeat, the modes alternating. Known
+/// before the first window, so progress counts are right from the start.
+pub fn plan(latencies_ms: &[u32], repeat: u32, modes: &[Mode]) -> Vec<(u32, Mode)> {
+    latencies_ms
+        .iter()
+        .flat_map(|&lat| {
+            (0..repeat).flat_map(move |rep| schedule(modes, rep).into_iter().map(move |m| (lat, m)))
+        })
+        .collect()
+}
+
+/// The arguments clap cannot check on its own (also for callers that build `BenchArgs`).
+fn validate(args: &BenchArgs) -> Result<(), BenchError> {
+    if !(args.duration > 0.0 && args.duration.is_finite()) {
+        return Err(BenchError::Usage("--duration must be > 0".into()));
+    }
+    if args.baseline.is_some_and(|b| !(b >= 0.0 && b.is_finite())) {
+        return Err(BenchError::Usage("--baseline must be >= 0".into()));
+    }
+    if args.latency_ms.is_empty() {
+        return Err(BenchError::Usage("--latency-ms needs a value".into()));
+    }
+    Ok(())
+}
+
+/// [`client::probe_server`] on a thread of its own, so that a server that accepts the connection
+/// and then never answers cannot hang the bench.
+fn probe(server: Option<&str>) -> Result<ServerProbe, String> {
+    let server = server.map(str::to_string);
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .name("bench-probe".into())
+        .spawn(move || {
+            let _ = tx.send(client::probe_server(server.as_deref()).map_err(|e| e.to_string()));
+        })
+        .map_err(|e| e.to_string())?;
+    match rx.recv_timeout(PROBE_TIMEOUT) {
+        Ok(r) => r,
+        Err(_) => Err(format!("no answer within {} s", PROBE_TIMEOUT.as_secs())),
+    }
+}
+
+/// Why the `on` client may not have got srbchannel, from what the bench knows.
+pub fn srbchannel_detail(protocol_version: Option<u32>, unix_socket: bool) -> String {
+    if let Some(v) = protocol_version.filter(|v| *v < 30) {
+        return format!(
+            "the server speaks native protocol {v}; srbchannel needs 30 (PulseAudio 6.0 or later)"
+        );
+    }
+    if !unix_socket {
+        return "not a unix-socket connection; srbchannel is only offered over the unix socket"
+            .into();
+    }
+    "the server did not offer it: module-native-protocol-unix loaded with srbchannel=false, or shared memory off on the server (enable-shm = no in daemon.conf, --disable-shm), or no shared memory possible between client and server (another user or a container)".into()
 }
 
 /// Run the bench and write the report.
@@ -161,12 +337,30 @@ pub fn run_bench(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<(), BenchError> {
-    if !(args.duration > 0.0 && args.duration.is_finite()) {
-        return Err(BenchError::Usage("--duration must be > 0".into()));
-    }
-    let confs = ClientConfs::create()?;
-    let procfs = ProcFs::system();
+    validate(args)?;
     let env = |k: &str| std::env::var(k).ok();
+    let first_look = probe(args.server.as_deref()).map_err(|reason| BenchError::NoServer {
+        server: args
+            .server
+            .clone()
+            .or_else(|| env("PULSE_SERVER"))
+            .unwrap_or_else(|| "the default server".into()),
+        reason,
+    })?;
+    let pipewire = server::is_pipewire(&first_look.server_name);
+    let mut notes = Vec::new();
+    let mut warnings = Vec::new();
+    if pipewire {
+        let note = format!(
+            "{} ({}) implements neither shared memory nor srbchannel: srbchannel not applicable, measuring the socket path only",
+            first_look.server_name, first_look.server_version
+        );
+        writeln!(err, "note: {note}")?;
+        notes.push(note);
+    }
+
+    let confs = ClientConfs::create(err)?;
+    let procfs = ProcFs::system();
     let socket = server::socket_path(args.server.as_deref(), &env);
     let server_pid = match (args.server_pid, &socket) {
         (Some(p), _) => Some(p),
@@ -194,71 +388,74 @@ pub fn run_bench(
         }
     };
 
-    let mut modes = initial_modes(args);
-    let mut srv = ServerReport {
-        pid: server_pid,
-        socket: socket.clone(),
-        srbchannel: "available".into(),
-        ..ServerReport::default()
+    let modes = modes_for(args, pipewire);
+    let windows = plan(&args.latency_ms, args.repeat, &modes);
+    let baseline_s = match server_pid {
+        Some(_) => args.baseline.unwrap_or(args.duration),
+        None => 0.0,
     };
-    let mut notes = Vec::new();
-    let mut runs: Vec<Run> = Vec::new();
-    let total_windows = args.latency_ms.len() * args.repeat as usize * modes.len();
-    let mut n = 0usize;
+    let total = windows.len() + usize::from(baseline_s > 0.0);
+    let mut activity = first_look.activity.clone();
+    let mut step = 0usize;
     let started = Instant::now();
-    for &latency_ms in &args.latency_ms {
-        for rep in 0..args.repeat {
-            for mode in schedule(&modes.clone(), rep) {
-                if !modes.contains(&mode) {
-                    continue; // dropped after the server turned out to be pipewire-pulse
-                }
-                n += 1;
-                write!(
-                    err,
-                    "[{n}/{total_windows}] {} {latency_ms} ms, {}: ",
-                    args.direction.as_str(),
-                    mode.label()
-                )?;
-                err.flush()?;
-                let ctx = RunCtx {
-                    args,
-                    child,
-                    confs: &confs,
-                    procfs: &procfs,
-                    server_pid,
-                    pipewire: srv.pipewire,
-                };
-                let (mut run, ready) = measure(&ctx, mode, latency_ms, err)?;
-                if let Some(ready) = ready {
-                    if srv.name.is_empty() {
-                        srv.name = ready.server_name.clone();
-                        srv.version = ready.server_version.clone();
-                    }
-                    if server::is_pipewire(&ready.server_name) && !srv.pipewire {
-                        srv.pipewire = true;
-                        srv.srbchannel = "not applicable".into();
-                        let note = format!(
-                            "{} ({}) implements neither shared memory nor srbchannel: srbchannel not applicable, measuring the socket path only",
-                            ready.server_name, ready.server_version
-                        );
-                        writeln!(err, "note: {note}")?;
-                        notes.push(note);
-                        run.mode = Mode::Socket;
-                        run.srbchannel = SrbchannelState::NotApplicable;
-                        modes.retain(|m| *m == Mode::Reference);
-                        modes.insert(0, Mode::Socket);
-                    }
-                }
-                writeln!(
-                    err,
-                    "total {:.2} % CPU, {:.0} wakeups/s ({:.0} s elapsed)",
-                    run.columns.total.cpu_pct,
-                    run.columns.total.wakeups_per_s,
-                    started.elapsed().as_secs_f64()
-                )?;
-                runs.push(run);
+
+    let baseline = match server_pid.filter(|_| baseline_s > 0.0) {
+        Some(pid) => {
+            step += 1;
+            write!(
+                err,
+                "[{step}/{total}] server alone (idle baseline), {baseline_s:.1} s: "
+            )?;
+            err.flush()?;
+            let b = measure_baseline(&procfs, pid, baseline_s, err)?;
+            // Who is there at its end (the probe itself is not inside the window).
+            if let Ok(p) = probe(args.server.as_deref()) {
+                activity.merge(&p.activity);
             }
+            writeln!(
+                err,
+                "server {:.2} % CPU, {:.0} wakeups/s ({:.0} s elapsed)",
+                b.columns.total.cpu_pct,
+                b.columns.total.wakeups_per_s,
+                started.elapsed().as_secs_f64()
+            )?;
+            Some(b)
         }
+        None => None,
+    };
+
+    let mut runs: Vec<Run> = Vec::new();
+    let ctx = RunCtx {
+        args,
+        child,
+        confs: &confs,
+        procfs: &procfs,
+        server_pid,
+        pipewire,
+    };
+    for (latency_ms, mode) in windows {
+        step += 1;
+        write!(
+            err,
+            "[{step}/{total}] {} {latency_ms} ms, {}: ",
+            args.direction.as_str(),
+            mode.label()
+        )?;
+        err.flush()?;
+        let (run, seen) = measure(&ctx, mode, latency_ms, err)?;
+        activity.merge(&seen);
+        writeln!(
+            err,
+            "total {:.2} % CPU, {:.0} wakeups/s{} ({:.0} s elapsed)",
+            run.columns.total.cpu_pct,
+            run.columns.total.wakeups_per_s,
+            match run.srbchannel {
+                SrbchannelState::NotApplicable => String::new(),
+                s => format!(", srbchannel {}", s.label()),
+            },
+            started.elapsed().as_secs_f64()
+        )?;
+        runs.push(run);
     }
 
     let mut device: Vec<String> = runs
@@ -269,12 +466,70 @@ pub fn run_bench(
         .collect();
     device.sort();
     device.dedup();
-    srv.device_threads = device;
-    if srv.pipewire {
+
+    // srbchannel: what the `on` (and `off`) clients actually got.
+    let availability = SrbchannelAvailability::from_runs(&runs, pipewire);
+    let srbchannel_detail = (availability == SrbchannelAvailability::NotGranted)
+        .then(|| srbchannel_detail(first_look.protocol_version, socket.is_some()));
+    if let Some(detail) = &srbchannel_detail {
+        warnings.push(format!(
+            "srbchannel was NOT granted to the `on` client ({detail}): on and off are the same client here; the saving column means nothing"
+        ));
+    }
+    if runs
+        .iter()
+        .any(|r| r.mode == Mode::SrbchannelOff && r.srbchannel == SrbchannelState::Active)
+    {
+        warnings.push(
+            "the `off` client got srbchannel anyway (its client.conf override did not take effect): on and off are the same client here; the saving column means nothing".into(),
+        );
+    }
+    if !activity.client_streams.is_empty() {
+        warnings.push(format!(
+            "other clients' streams were at the server during the bench: {}; their work is in the server columns{}",
+            activity.client_streams.join(", "),
+            if baseline.is_some() {
+                " (the \"server alone (idle)\" row shows how much)"
+            } else {
+                " (no idle baseline was measured)"
+            }
+        ));
+    }
+    if !activity.clients.is_empty() {
+        notes.push(format!(
+            "other clients connected (an idle client costs the server nothing): {}",
+            activity.clients.join(", ")
+        ));
+    }
+    if !activity.module_streams.is_empty() {
+        notes.push(format!(
+            "streams of the server's own modules: {} (their cost is in every server figure, and in the idle row)",
+            activity.module_streams.join(", ")
+        ));
+    }
+    if pipewire {
         notes.push(
             "pipewire-pulse: the server columns are the pipewire-pulse process (socket holder); the graph itself runs in the pipewire daemon".into(),
         );
     }
+    for w in &warnings {
+        writeln!(err, "WARNING: {w}")?;
+    }
+
+    let srv = ServerReport {
+        name: first_look.server_name.clone(),
+        version: first_look.server_version.clone(),
+        protocol_version: first_look.protocol_version,
+        pid: server_pid,
+        socket: socket.clone(),
+        pipewire,
+        srbchannel: availability,
+        srbchannel_detail,
+        device_threads: device,
+        other_clients: activity.clients,
+        other_streams: activity.client_streams,
+        module_streams: activity.module_streams,
+    };
 
     let summaries = report::summarize(&runs);
     let chart = if args.latency_ms.len() > 1 || args.chart.is_some() {
@@ -299,9 +554,11 @@ pub fn run_bench(
         repeat: args.repeat,
         latencies_ms: args.latency_ms.clone(),
         server: srv,
+        baseline,
         summaries,
         runs,
         chart,
+        warnings,
         notes,
     };
     if args.json {
@@ -326,7 +583,8 @@ fn write_chart(path: &Path, svg: &str) -> Result<(), BenchError> {
     })
 }
 
-/// The text report: a header, one table per latency, the sweep table and chart path.
+/// The text report: a header (warnings first), one table per latency, the sweep table and chart
+/// path.
 pub fn write_report(out: &mut dyn Write, r: &Report) -> std::io::Result<()> {
     let s = &r.server;
     writeln!(
@@ -339,36 +597,72 @@ pub fn write_report(out: &mut dyn Write, r: &Report) -> std::io::Result<()> {
     )?;
     writeln!(
         out,
-        "server: {} {} (pid {}), srbchannel {}; device thread(s): {}",
+        "server: {} {} (protocol {}, pid {}), srbchannel {}; device thread(s): {}",
         s.name,
         s.version,
+        s.protocol_version
+            .map_or_else(|| "?".into(), |p| p.to_string()),
         s.pid.map_or_else(|| "unknown".into(), |p| p.to_string()),
-        s.srbchannel,
+        s.srbchannel.label(),
         if s.device_threads.is_empty() {
             "-".to_string()
         } else {
             s.device_threads.join(", ")
         }
     )?;
+    for w in &r.warnings {
+        writeln!(out, "WARNING: {w}")?;
+    }
     for note in &r.notes {
         writeln!(out, "note: {note}")?;
     }
+    if let Some(b) = &r.baseline {
+        writeln!(
+            out,
+            "idle baseline: the server alone for {:.1} s before the modes (row \"{}\")",
+            b.window_s,
+            report::BASELINE_LABEL
+        )?;
+    }
+    let baseline = r.baseline.as_ref().map(|b| &b.columns);
     for &lat in &r.latencies_ms {
         let rows: Vec<&Summary> = r.summaries.iter().filter(|x| x.latency_ms == lat).collect();
         writeln!(out)?;
         writeln!(out, "== requested {lat} ms ==")?;
-        report::write_table(out, &rows)?;
+        report::write_table(out, &rows, baseline)?;
     }
     if r.latencies_ms.len() > 1 {
         writeln!(out)?;
         writeln!(out, "== CPU against requested latency ==")?;
-        report::write_sweep(out, &r.summaries)?;
+        report::write_sweep(out, &r.summaries, baseline)?;
     }
     if let Some(c) = &r.chart {
         writeln!(out)?;
         writeln!(out, "chart: {}", c.display())?;
     }
     Ok(())
+}
+
+/// The server alone over `secs`: no bench client connected.
+fn measure_baseline(
+    procfs: &ProcFs,
+    server_pid: u32,
+    secs: f64,
+    err: &mut dyn Write,
+) -> Result<Baseline, BenchError> {
+    let before = sample::snapshot(procfs, &[server_pid]);
+    progress_sleep(Duration::from_secs_f64(secs), err)?;
+    let after = sample::snapshot(procfs, &[server_pid]);
+    let rates = micoff_proc::rates(&before, &after);
+    let threads = sample::threads_of(&rates, server_pid);
+    if threads.is_empty() {
+        return Err(BenchError::Vanished(server_pid));
+    }
+    Ok(Baseline {
+        window_s: rates.window_ms / 1000.0,
+        columns: Columns::from_threads(&[], &threads, server_pid),
+        server_threads: threads,
+    })
 }
 
 struct RunCtx<'a> {
@@ -494,7 +788,9 @@ pub fn app_name(mode: Mode) -> String {
     }
 }
 
-fn spawn_reference(ctx: &RunCtx, latency_ms: u32) -> Result<Started, BenchError> {
+/// parec (record) / pacat (playback) at `latency_ms`, the way the reference runs, without its
+/// stdio.
+fn reference_command(ctx: &RunCtx, latency_ms: u32) -> (Command, &'static str) {
     let a = ctx.args;
     let (exe, device) = match a.direction {
         Direction::Record => ("parec", a.source.as_ref()),
@@ -516,8 +812,14 @@ fn spawn_reference(ctx: &RunCtx, latency_ms: u32) -> Result<Started, BenchError>
     if let Some(s) = &a.server {
         cmd.arg(format!("--server={s}"));
     }
-    let stdin = match a.direction {
-        // pacat plays silence from /dev/zero: the same bytes per second as our tone.
+    // The reference keeps the user's own client.conf: it is "what an ordinary client gets".
+    (cmd, exe)
+}
+
+/// What pacat/parec would play from: silence from /dev/zero (the same bytes per second as our
+/// tone) for pacat, nothing for parec.
+fn reference_stdin(direction: Direction) -> Result<Stdio, BenchError> {
+    Ok(match direction {
         Direction::Playback => {
             Stdio::from(File::open("/dev/zero").map_err(|source| BenchError::File {
                 path: "/dev/zero".into(),
@@ -525,10 +827,13 @@ fn spawn_reference(ctx: &RunCtx, latency_ms: u32) -> Result<Started, BenchError>
             })?)
         }
         Direction::Record => Stdio::null(),
-    };
-    // The reference keeps the user's own client.conf: it is "what an ordinary client gets".
+    })
+}
+
+fn spawn_reference(ctx: &RunCtx, latency_ms: u32) -> Result<Started, BenchError> {
+    let (mut cmd, exe) = reference_command(ctx, latency_ms);
     let child = cmd
-        .stdin(stdin)
+        .stdin(reference_stdin(ctx.args.direction)?)
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .spawn()
@@ -543,11 +848,67 @@ fn spawn_reference(ctx: &RunCtx, latency_ms: u32) -> Result<Started, BenchError>
     })
 }
 
-/// Wait until parec/pacat moves data: its stdout writes (parec) or stdin reads (pacat) grow.
-fn wait_reference_flowing(ctx: &RunCtx, started: &mut Started, pid: u32) -> Result<(), BenchError> {
+/// The fragsize (record) or tlength (playback) in bytes from parec/pacat's `-v` line
+/// `Buffer metrics: maxlength=4194304, fragsize=1764`.
+pub fn parse_buffer_metrics(line: &str, direction: Direction) -> Option<u32> {
+    let rest = line.trim().strip_prefix("Buffer metrics:")?;
+    let key = match direction {
+        Direction::Record => "fragsize",
+        Direction::Playback => "tlength",
+    };
+    rest.split(',').find_map(|kv| {
+        let (k, v) = kv.trim().split_once('=')?;
+        (k == key).then(|| v.trim().parse().ok()).flatten()
+    })
+}
+
+/// What the server grants the reference: an identical parec/pacat run with `-v`, stopped as soon
+/// as it prints its buffer metrics. Not the measured process itself: `-v` also asks the server
+/// for timing every 50 ms, which would add work to the measured window.
+fn reference_granted_us(ctx: &RunCtx, latency_ms: u32) -> Option<u64> {
+    let (mut cmd, _) = reference_command(ctx, latency_ms);
+    let mut child = cmd
+        .arg("-v")
+        .stdin(reference_stdin(ctx.args.direction).ok()?)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .ok()?;
+    let stderr = child.stderr.take()?;
+    let (tx, rx) = mpsc::channel();
+    let direction = ctx.args.direction;
+    std::thread::spawn(move || {
+        // pacat ends status lines with \r, not \n: split on both.
+        let mut reader = BufReader::new(stderr);
+        let mut buf = Vec::new();
+        while reader.read_until(b'\n', &mut buf).is_ok_and(|n| n > 0) {
+            for line in String::from_utf8_lossy(&buf).split('\r') {
+                if let Some(bytes) = parse_buffer_metrics(line, direction) {
+                    let _ = tx.send(bytes);
+                    return;
+                }
+            }
+            buf.clear();
+        }
+    });
+    let bytes = rx.recv_timeout(READY_TIMEOUT).ok();
+    // Our own child, by its pid; then reaped.
+    let _ = child.kill();
+    let _ = child.wait();
+    bytes.and_then(|b| client::bytes_to_us(b, SAMPLE_RATE, CHANNELS))
+}
+
+/// Wait until parec/pacat moves data steadily: its stdout writes (parec) or stdin reads (pacat)
+/// grow at about the stream's rate (see [`client::SteadyFlow`]).
+fn wait_reference_flowing(
+    ctx: &RunCtx,
+    started: &mut Started,
+    pid: u32,
+    latency_ms: u32,
+) -> Result<(), BenchError> {
     let deadline = Instant::now() + READY_TIMEOUT;
     let write = ctx.args.direction == Direction::Record;
-    let mut first: Option<u64> = None;
+    let mut flow = client::SteadyFlow::new(latency_ms);
     loop {
         if let Ok(Some(status)) = started.child.try_wait() {
             return Err(BenchError::Client(format!(
@@ -555,18 +916,16 @@ fn wait_reference_flowing(ctx: &RunCtx, started: &mut Started, pid: u32) -> Resu
             )));
         }
         if let Some(v) = sample::io_syscalls(ctx.procfs, pid, write) {
-            match first {
-                None => first = Some(v),
-                Some(f) if v >= f + 3 => return Ok(()),
-                Some(_) => {}
+            if flow.observe(Instant::now(), v) {
+                return Ok(());
             }
         }
         if Instant::now() > deadline {
             return Err(BenchError::Timeout(
-                "the reference client's first data".into(),
+                "the reference client's data to flow".into(),
             ));
         }
-        std::thread::sleep(Duration::from_millis(50));
+        std::thread::sleep(Duration::from_millis(20));
     }
 }
 
@@ -576,7 +935,11 @@ fn wait_ready(started: &Started) -> Result<ReadyInfo, BenchError> {
     };
     match rx.recv_timeout(READY_TIMEOUT) {
         Ok(ChildMessage::Ready(r)) => Ok(r),
-        Ok(ChildMessage::Error { message }) => Err(BenchError::Client(message)),
+        Ok(ChildMessage::Error { message, not_found }) => Err(if not_found {
+            BenchError::NotFound(message)
+        } else {
+            BenchError::Client(message)
+        }),
         Ok(ChildMessage::Done(_)) => Err(BenchError::Client("done before ready".into())),
         Err(RecvTimeoutError::Timeout) => Err(BenchError::Timeout(
             "the client's stream to start and deliver data".into(),
@@ -587,14 +950,19 @@ fn wait_ready(started: &Started) -> Result<ReadyInfo, BenchError> {
     }
 }
 
-/// One window of one mode.
+/// One window of one mode; also what our client saw of other clients at its start and end.
 fn measure(
     ctx: &RunCtx,
     mode: Mode,
     latency_ms: u32,
     err: &mut dyn Write,
-) -> Result<(Run, Option<ReadyInfo>), BenchError> {
+) -> Result<(Run, ServerActivity), BenchError> {
     let ours = mode != Mode::Reference;
+    let reference_granted = if ours {
+        None
+    } else {
+        reference_granted_us(ctx, latency_ms)
+    };
     let mut started = if ours {
         spawn_ours(ctx, mode, latency_ms)?
     } else {
@@ -604,17 +972,13 @@ fn measure(
     let ready = if ours {
         Some(wait_ready(&started)?)
     } else {
-        wait_reference_flowing(ctx, &mut started, client_pid)?;
+        wait_reference_flowing(ctx, &mut started, client_pid, latency_ms)?;
         None
     };
     let ready_at = Instant::now();
     std::thread::sleep(Duration::from_millis(ctx.args.warmup_ms));
 
-    let srbchannel = if ctx.pipewire
-        || ready
-            .as_ref()
-            .is_some_and(|r| server::is_pipewire(&r.server_name))
-    {
+    let srbchannel = if ctx.pipewire {
         SrbchannelState::NotApplicable
     } else {
         SrbchannelState::from_eventfds(server::count_eventfds(ctx.procfs.root(), client_pid))
@@ -639,11 +1003,20 @@ fn measure(
         writeln!(err, "warning: the client did not report its end figures")?;
     }
 
+    let mut seen = ServerActivity::default();
+    if let Some(r) = &ready {
+        seen.merge(&r.others);
+    }
+    if let Some(d) = &done {
+        seen.merge(&d.others);
+    }
     let buffer = done
         .as_ref()
         .map(|d| d.buffer)
         .or(ready.as_ref().map(|r| r.buffer));
-    let granted_us = buffer.and_then(|b| b.granted_us(ctx.args.direction, SAMPLE_RATE, CHANNELS));
+    let granted_us = buffer
+        .and_then(|b| b.granted_us(ctx.args.direction, SAMPLE_RATE, CHANNELS))
+        .or(reference_granted);
     let callbacks_per_s = match (&ready, &done) {
         (Some(r), Some(d)) => {
             let secs = ready_at.elapsed().as_secs_f64();
@@ -668,7 +1041,7 @@ fn measure(
         client_threads,
         server_threads,
     };
-    Ok((run, ready))
+    Ok((run, seen))
 }
 
 /// Sleep through the window, telling stderr how far along it is on windows of 5 s or more.
@@ -700,6 +1073,16 @@ fn progress_sleep(window: Duration, err: &mut dyn Write) -> std::io::Result<()> 
 mod tests {
     use super::*;
 
+    fn args(cli: &[&str]) -> BenchArgs {
+        #[derive(clap::Parser)]
+        struct Cli {
+            #[command(flatten)]
+            a: BenchArgs,
+        }
+        let argv = std::iter::once("bench").chain(cli.iter().copied());
+        <Cli as clap::Parser>::try_parse_from(argv).unwrap().a
+    }
+
     #[test]
     fn schedule_alternates() {
         let m = [Mode::SrbchannelOn, Mode::SrbchannelOff, Mode::Reference];
@@ -711,36 +1094,168 @@ mod tests {
     }
 
     #[test]
-    fn client_conf_includes_the_users_and_overrides_shm() {
-        let t = client_conf_text(Some(Path::new("/etc/pulse/client.conf")), false);
-        assert!(t.contains(".include /etc/pulse/client.conf\n"));
-        assert!(t.ends_with("enable-shm = no\nenable-memfd = no\n"));
-        let t = client_conf_text(None, true);
-        assert!(!t.contains(".include"));
-        assert!(t.contains("enable-shm = yes"));
+    fn modes_and_plan_are_known_before_the_first_window() {
+        let a = args(&["record", "--compare", "parec"]);
+        assert_eq!(
+            modes_for(&a, false),
+            vec![Mode::SrbchannelOn, Mode::SrbchannelOff, Mode::Reference]
+        );
+        // pipewire-pulse: on and off collapse into one socket-only mode, so a sweep there has
+        // half the windows (the old loop counted them as if both ran: "[1/2]" and stop).
+        assert_eq!(modes_for(&a, true), vec![Mode::Socket, Mode::Reference]);
+        let p = plan(&[5, 10], 2, &[Mode::Socket]);
+        assert_eq!(p.len(), 4);
+        let p = plan(&[10, 20], 2, &[Mode::SrbchannelOn, Mode::SrbchannelOff]);
+        assert_eq!(
+            p,
+            vec![
+                (10, Mode::SrbchannelOn),
+                (10, Mode::SrbchannelOff),
+                (10, Mode::SrbchannelOff),
+                (10, Mode::SrbchannelOn),
+                (20, Mode::SrbchannelOn),
+                (20, Mode::SrbchannelOff),
+                (20, Mode::SrbchannelOff),
+                (20, Mode::SrbchannelOn),
+            ]
+        );
     }
 
     #[test]
-    fn base_conf_prefers_pulse_clientconfig() {
+    fn usage_and_not_found_errors_have_the_documented_exit_codes() {
+        let mut a = args(&["record"]);
+        a.duration = 0.0;
+        let e = validate(&a).unwrap_err();
+        assert_eq!(e.exit_code(), 2, "{e}");
+        a.duration = 1.0;
+        a.baseline = Some(f64::NAN);
+        assert_eq!(validate(&a).unwrap_err().exit_code(), 2);
+        a.baseline = Some(0.0);
+        assert!(validate(&a).is_ok());
+        let e = BenchError::NoServer {
+            server: "unix:/nowhere".into(),
+            reason: "Connection refused".into(),
+        };
+        assert_eq!(e.exit_code(), 4);
+        assert!(e.to_string().contains("unix:/nowhere"));
+        assert_eq!(BenchError::NotFound("no source".into()).exit_code(), 4);
+        assert_eq!(BenchError::Client("x".into()).exit_code(), 1);
+    }
+
+    #[test]
+    fn client_conf_overrides_shm_around_the_users_files() {
+        let inc = [
+            PathBuf::from("/etc/pulse/client.conf"),
+            PathBuf::from("/etc/pulse/client.conf.d/50-x.conf"),
+        ];
+        let t = client_conf_text(&inc, false);
+        let lines: Vec<&str> = t.lines().collect();
+        assert_eq!(
+            lines[1..],
+            [
+                "enable-shm = no",
+                "enable-memfd = no",
+                ".include /etc/pulse/client.conf",
+                ".include /etc/pulse/client.conf.d/50-x.conf",
+                "enable-shm = no",
+                "enable-memfd = no",
+            ]
+        );
+        let t = client_conf_text(&[], true);
+        assert!(!t.contains(".include"));
+        assert!(t.ends_with("enable-shm = yes\nenable-memfd = yes\n"));
+        assert!(!includable(Path::new("/home/a#b/client.conf")));
+        assert!(includable(Path::new("/home/a b/client.conf")));
+    }
+
+    #[test]
+    fn base_conf_is_found_the_way_libpulse_finds_it() {
         let dir = tempfile::tempdir().unwrap();
         let own = dir.path().join("own.conf");
         std::fs::write(&own, "").unwrap();
         let own_s = own.display().to_string();
         let env = move |k: &str| (k == "PULSE_CLIENTCONFIG").then(|| own_s.clone());
         assert_eq!(base_client_conf(&env), Some(own.clone()));
+        // Set but missing: libpulse reads no file at all.
+        let env = |k: &str| (k == "PULSE_CLIENTCONFIG").then(|| "/nonexistent/x.conf".into());
+        assert_eq!(base_client_conf(&env), None);
+
         let home = dir.path().display().to_string();
         std::fs::create_dir_all(dir.path().join(".config/pulse")).unwrap();
         std::fs::write(dir.path().join(".config/pulse/client.conf"), "").unwrap();
-        let env = move |k: &str| (k == "HOME").then(|| home.clone());
+        let h = home.clone();
+        let env = move |k: &str| (k == "HOME").then(|| h.clone());
         assert_eq!(
             base_client_conf(&env),
             Some(dir.path().join(".config/pulse/client.conf"))
         );
+        // ~/.pulse/client.conf comes first.
+        std::fs::create_dir_all(dir.path().join(".pulse")).unwrap();
+        std::fs::write(dir.path().join(".pulse/client.conf"), "").unwrap();
+        let h = home.clone();
+        let env = move |k: &str| (k == "HOME").then(|| h.clone());
+        assert_eq!(
+            base_client_conf(&env),
+            Some(dir.path().join(".pulse/client.conf"))
+        );
+        // XDG_CONFIG_HOME is not where libpulse looks.
+        let xdg = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(xdg.path().join("pulse")).unwrap();
+        std::fs::write(xdg.path().join("pulse/client.conf"), "").unwrap();
+        let x = xdg.path().display().to_string();
+        let env = move |k: &str| match k {
+            "XDG_CONFIG_HOME" => Some(x.clone()),
+            "HOME" => Some("/nonexistent".into()),
+            _ => None,
+        };
+        assert_ne!(
+            base_client_conf(&env),
+            Some(xdg.path().join("pulse/client.conf"))
+        );
     }
 
     #[test]
-    fn text_report_has_header_tables_and_sweep() {
-        let run = |mode, lat, cpu| Run {
+    fn conf_chain_adds_the_drop_ins_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = dir.path().join("client.conf");
+        std::fs::write(&base, "").unwrap();
+        let d = dir.path().join("client.conf.d");
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("50-b.conf"), "").unwrap();
+        std::fs::write(d.join("10-a.conf"), "").unwrap();
+        std::fs::write(d.join("README"), "").unwrap();
+        std::fs::create_dir_all(d.join("20-dir.conf")).unwrap();
+        std::os::unix::fs::symlink("/nonexistent", d.join("01-dangling.conf")).unwrap();
+        let b = base.display().to_string();
+        let env = move |k: &str| (k == "PULSE_CLIENTCONFIG").then(|| b.clone());
+        assert_eq!(
+            client_conf_chain(&env),
+            vec![base.clone(), d.join("10-a.conf"), d.join("50-b.conf")]
+        );
+    }
+
+    #[test]
+    fn buffer_metrics_of_parec_and_pacat() {
+        let rec = "Buffer metrics: maxlength=4194304, fragsize=1764";
+        assert_eq!(parse_buffer_metrics(rec, Direction::Record), Some(1764));
+        assert_eq!(parse_buffer_metrics(rec, Direction::Playback), None);
+        let play = "Buffer metrics: maxlength=4194304, tlength=3528, prebuf=3532, minreq=1764\n";
+        assert_eq!(parse_buffer_metrics(play, Direction::Playback), Some(3528));
+        assert_eq!(
+            parse_buffer_metrics("Time: 0.1 sec", Direction::Record),
+            None
+        );
+    }
+
+    #[test]
+    fn srbchannel_detail_names_the_likely_cause() {
+        assert!(srbchannel_detail(Some(29), true).contains("protocol 29"));
+        assert!(srbchannel_detail(Some(35), false).contains("unix socket"));
+        assert!(srbchannel_detail(Some(35), true).contains("srbchannel=false"));
+    }
+
+    fn run(mode: Mode, lat: u32, cpu: f64, srb: SrbchannelState) -> Run {
+        Run {
             mode,
             latency_ms: lat,
             window_s: 10.0,
@@ -753,46 +1268,129 @@ mod tests {
             },
             granted_us: Some(u64::from(lat) * 1000),
             latency_us: None,
-            srbchannel: SrbchannelState::Active,
+            srbchannel: srb,
             callbacks_per_s: None,
             client_threads: vec![],
             server_threads: vec![],
-        };
-        let runs = vec![
-            run(Mode::SrbchannelOn, 10, 5.0),
-            run(Mode::SrbchannelOff, 10, 6.0),
-            run(Mode::SrbchannelOn, 20, 3.0),
-            run(Mode::SrbchannelOff, 20, 3.5),
-        ];
-        let r = Report {
+        }
+    }
+
+    fn report_of(runs: Vec<Run>, latencies_ms: Vec<u32>) -> Report {
+        Report {
             direction: Direction::Record,
             window_s: 10.0,
             repeat: 1,
-            latencies_ms: vec![10, 20],
+            latencies_ms,
             server: ServerReport {
                 name: "pulseaudio".into(),
                 version: "16.1".into(),
+                protocol_version: Some(35),
                 pid: Some(7),
-                srbchannel: "available".into(),
+                srbchannel: SrbchannelAvailability::from_runs(&runs, false),
                 device_threads: vec!["null-sink".into()],
                 ..Default::default()
             },
+            baseline: Some(Baseline {
+                window_s: 10.0,
+                columns: Columns {
+                    server_main: report::Figures {
+                        cpu_pct: 0.25,
+                        ..Default::default()
+                    },
+                    total: report::Figures {
+                        cpu_pct: 0.25,
+                        ..Default::default()
+                    },
+                    ..Default::default()
+                },
+                server_threads: vec![],
+            }),
             summaries: report::summarize(&runs),
             runs,
             chart: Some(PathBuf::from("results/x.svg")),
+            warnings: vec![],
             notes: vec![],
-        };
+        }
+    }
+
+    #[test]
+    fn text_report_has_header_tables_baseline_and_sweep() {
+        use SrbchannelState::{Active, Inactive};
+        let runs = vec![
+            run(Mode::SrbchannelOn, 10, 5.0, Active),
+            run(Mode::SrbchannelOff, 10, 6.0, Inactive),
+            run(Mode::SrbchannelOn, 20, 3.0, Active),
+            run(Mode::SrbchannelOff, 20, 3.5, Inactive),
+        ];
+        let r = report_of(runs, vec![10, 20]);
         let mut buf = Vec::new();
         write_report(&mut buf, &r).unwrap();
         let text = String::from_utf8(buf).unwrap();
-        assert!(text.contains("server: pulseaudio 16.1 (pid 7)"), "{text}");
+        assert!(
+            text.contains("server: pulseaudio 16.1 (protocol 35, pid 7), srbchannel available"),
+            "{text}"
+        );
         assert!(text.contains("== requested 10 ms =="));
         assert!(text.contains("== requested 20 ms =="));
         assert!(text.contains("== CPU against requested latency =="));
         assert!(text.contains("+16.7 %"), "{text}");
+        assert!(text.contains("server alone (idle)"), "{text}");
+        assert!(
+            text.contains("| - | server alone (idle) | - | - | 0.25 |"),
+            "{text}"
+        );
         assert!(text.contains("chart: results/x.svg"));
+        assert!(!text.contains("WARNING"));
         let json = serde_json::to_string(&r).unwrap();
+        assert!(json.contains(r#""srbchannel":"available""#), "{json}");
         let back: Report = serde_json::from_str(&json).unwrap();
         assert_eq!(back.summaries.len(), 4);
+    }
+
+    #[test]
+    fn srbchannel_not_granted_voids_the_saving_in_text_and_json() {
+        use SrbchannelState::Inactive;
+        let runs = vec![
+            run(Mode::SrbchannelOn, 10, 5.0, Inactive),
+            run(Mode::SrbchannelOff, 10, 6.0, Inactive),
+        ];
+        let mut r = report_of(runs, vec![10]);
+        assert_eq!(r.server.srbchannel, SrbchannelAvailability::NotGranted);
+        r.warnings
+            .push("srbchannel was NOT granted to the `on` client (x)".into());
+        let mut buf = Vec::new();
+        write_report(&mut buf, &r).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert!(
+            text.contains("srbchannel NOT GRANTED to the on client"),
+            "{text}"
+        );
+        assert!(
+            text.contains("WARNING: srbchannel was NOT granted"),
+            "{text}"
+        );
+        assert!(text.contains("n/a"), "{text}");
+        assert!(!text.contains("+16.7 %"), "{text}");
+        assert!(
+            text.contains("on and off are the same client here"),
+            "{text}"
+        );
+        let json: serde_json::Value = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["server"]["srbchannel"], "not_granted");
+        let on = &json["summaries"][0];
+        assert_eq!(on["mode"], "srbchannel_on");
+        assert!(on["cpu_saving_pct"].is_null());
+        assert!(on["saving_note"].as_str().unwrap().contains("same client"));
+    }
+
+    #[test]
+    fn json_spells_not_applicable_one_way() {
+        let runs = vec![run(Mode::Socket, 10, 1.0, SrbchannelState::NotApplicable)];
+        let mut r = report_of(runs, vec![10]);
+        r.server.pipewire = true;
+        r.server.srbchannel = SrbchannelAvailability::from_runs(&r.runs, true);
+        let json = serde_json::to_string(&r).unwrap();
+        assert!(!json.contains("not applicable"), "{json}");
+        assert_eq!(json.matches("\"not_applicable\"").count(), 3, "{json}");
     }
 }

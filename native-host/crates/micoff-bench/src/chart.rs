@@ -204,6 +204,7 @@ mod tests {
             callbacks_per_s: None,
             cpu_saving_pct: None,
             wakeups_saving_pct: None,
+            saving_note: None,
         }
     }
 

@@ -15,6 +15,7 @@ use std::io::Write;
 use std::rc::Rc;
 
 use libpulse_binding as pulse;
+use pulse::callbacks::ListResult;
 use pulse::context::{Context, FlagSet as ContextFlags, State as ContextState};
 use pulse::def::BufferAttr;
 use pulse::mainloop::api::Mainloop as _;
@@ -39,7 +40,12 @@ const TONE_HZ: f64 = 440.0;
 pub enum ChildMessage {
     Ready(ReadyInfo),
     Done(DoneInfo),
-    Error { message: String },
+    Error {
+        message: String,
+        /// The server said "no such entity" (e.g. the `--source` / `--sink` does not exist).
+        #[serde(default)]
+        not_found: bool,
+    },
 }
 
 /// Sent once the stream is ready and the first data moved.
@@ -58,6 +64,9 @@ pub struct ReadyInfo {
     pub latency_us: Option<u64>,
     /// Read/write callbacks so far (the `done` count minus this one covers the window).
     pub callbacks: u64,
+    /// Other clients and streams at the server when the stream was ready (before the window).
+    #[serde(default)]
+    pub others: ServerActivity,
 }
 
 /// Buffer attributes the server granted, in bytes (`u32::MAX` = server default).
@@ -98,6 +107,51 @@ pub fn ms_to_bytes(latency_ms: u32, sample_rate: u32, channels: u8) -> u32 {
     u32::try_from(bytes).unwrap_or(u32::MAX)
 }
 
+/// Decides when a stream's data flows steadily, from a growing count of its transfers (our
+/// callbacks, or parec's writes): two intervals in a row, each of max(200 ms, 3 periods), with at
+/// least half the expected transfers. The first data is not enough: after a stream opens, an
+/// idle null sink can send a short burst and then stall until its old (up to 2 s) timer fires
+/// (module-null-sink keeps its next wake-up time when the requested latency drops).
+#[derive(Debug, Clone)]
+pub struct SteadyFlow {
+    interval: std::time::Duration,
+    expected: u64,
+    mark: Option<(std::time::Instant, u64)>,
+    good: u32,
+}
+
+impl SteadyFlow {
+    const GOOD_INTERVALS: u32 = 2;
+
+    pub fn new(period_ms: u32) -> Self {
+        let period_ms = u64::from(period_ms.max(1));
+        let interval_ms = (3 * period_ms).max(200);
+        Self {
+            interval: std::time::Duration::from_millis(interval_ms),
+            expected: interval_ms / period_ms,
+            mark: None,
+            good: 0,
+        }
+    }
+
+    /// Feed the count at `now`; true once enough whole intervals in a row saw enough transfers.
+    pub fn observe(&mut self, now: std::time::Instant, count: u64) -> bool {
+        match self.mark {
+            None => self.mark = Some((now, count)),
+            Some((t, c)) if now.duration_since(t) >= self.interval => {
+                if count.saturating_sub(c) * 2 >= self.expected {
+                    self.good += 1;
+                } else {
+                    self.good = 0;
+                }
+                self.mark = Some((now, count));
+            }
+            Some(_) => {}
+        }
+        self.good >= Self::GOOD_INTERVALS
+    }
+}
+
 /// Sent after the parent asked us to stop.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DoneInfo {
@@ -109,6 +163,47 @@ pub struct DoneInfo {
     pub underflows: u64,
     pub buffer: GrantedBuffer,
     pub latency_us: Option<u64>,
+    /// Other clients and streams at the server at the end (listed after the window).
+    #[serde(default)]
+    pub others: ServerActivity,
+}
+
+/// Other clients and streams at the server, as one connection sees them (itself left out). Their
+/// work lands in the server columns too: a reader must know they were there.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ServerActivity {
+    /// Names of the other connected clients (an idle client costs the server nothing).
+    pub clients: Vec<String>,
+    /// Streams of other clients, e.g. `source output "rec" of client "Chromium"`.
+    pub client_streams: Vec<String>,
+    /// Streams the server's own modules hold (e.g. module-remap-source's on its master): part of
+    /// the server's configuration; the idle baseline shows what they cost.
+    pub module_streams: Vec<String>,
+}
+
+impl ServerActivity {
+    /// Adds what `other` saw that is not listed yet (keeps first-seen order).
+    pub fn merge(&mut self, other: &ServerActivity) {
+        fn add(into: &mut Vec<String>, from: &[String]) {
+            for x in from {
+                if !into.contains(x) {
+                    into.push(x.clone());
+                }
+            }
+        }
+        add(&mut self.clients, &other.clients);
+        add(&mut self.client_streams, &other.client_streams);
+        add(&mut self.module_streams, &other.module_streams);
+    }
+}
+
+/// What a one-shot connection learns about the server (the parent's probe before any window).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerProbe {
+    pub server_name: String,
+    pub server_version: String,
+    pub protocol_version: Option<u32>,
+    pub activity: ServerActivity,
 }
 
 /// What the child was asked to do.
@@ -129,6 +224,8 @@ pub enum ClientError {
     Connect(String),
     #[error("stream failed: {0}")]
     Stream(String),
+    #[error("stream failed: {0} (no such device?)")]
+    NotFound(String),
     #[error("writing to the parent: {0}")]
     Io(#[from] std::io::Error),
 }
@@ -144,43 +241,8 @@ struct Counters {
 /// Run the client until stdin closes. Writes [`ChildMessage`] lines to `out`. Errors are also
 /// reported as an `error` line by the caller.
 pub fn run_client(cfg: &ClientConfig, out: &mut dyn Write) -> Result<(), ClientError> {
-    let mut mainloop =
-        Mainloop::new().ok_or_else(|| ClientError::Pulse("cannot create mainloop".into()))?;
-    let mut context = Context::new(&mainloop, &cfg.app_name)
-        .ok_or_else(|| ClientError::Pulse("cannot create context".into()))?;
-    context
-        .connect(cfg.server.as_deref(), ContextFlags::NOAUTOSPAWN, None)
-        .map_err(|e| ClientError::Connect(pa_err(e)))?;
-
-    // Wait for the context.
-    loop {
-        iterate(&mut mainloop)?;
-        match context.get_state() {
-            ContextState::Ready => break,
-            ContextState::Failed | ContextState::Terminated => {
-                return Err(ClientError::Connect(pa_err(context.errno())));
-            }
-            _ => {}
-        }
-    }
-
-    // Server name and version (pipewire-pulse says "PulseAudio (on PipeWire x.y.z)").
-    let server: Rc<RefCell<Option<(String, String)>>> = Rc::new(RefCell::new(None));
-    {
-        let slot = Rc::clone(&server);
-        let op = context.introspect().get_server_info(move |info| {
-            let name = info.server_name.as_deref().unwrap_or("").to_string();
-            let version = info.server_version.as_deref().unwrap_or("").to_string();
-            *slot.borrow_mut() = Some((name, version));
-        });
-        while server.borrow().is_none() {
-            iterate(&mut mainloop)?;
-            if op.get_state() == pulse::operation::State::Cancelled {
-                return Err(ClientError::Pulse("server info query cancelled".into()));
-            }
-        }
-    }
-    let (server_name, server_version) = server.borrow_mut().take().unwrap_or_default();
+    let (mut mainloop, mut context) = connect(cfg.server.as_deref(), &cfg.app_name)?;
+    let (server_name, server_version) = server_info(&mut mainloop, &context)?;
 
     let spec = Spec {
         format: Format::S16NE,
@@ -239,20 +301,33 @@ pub fn run_client(cfg: &ClientConfig, out: &mut dyn Write) -> Result<(), ClientE
             })));
     }
 
-    // Wait for the stream to be ready and data to move (an idle null sink can take about 2 s to
-    // deliver the first fragment, or to consume the first one). A playback stream's first write
-    // request comes at once, before the sink has consumed anything: wait for the second.
+    // Wait for the stream to be ready and data to move steadily (an idle null sink can take
+    // about 2 s to deliver more than a first fragment, or to consume the first one). A playback
+    // stream's first write request comes at once, before the sink has consumed anything: count
+    // from the second.
     let min_callbacks = match cfg.direction {
         Direction::Record => 1,
         Direction::Playback => 2,
     };
+    let mut flow = SteadyFlow::new(cfg.latency_ms);
     loop {
         iterate(&mut mainloop)?;
         let state = stream.borrow().get_state();
+        let callbacks = counters.callbacks.get();
         match state {
-            StreamState::Ready if counters.callbacks.get() >= min_callbacks => break,
+            StreamState::Ready
+                if callbacks >= min_callbacks
+                    && flow.observe(std::time::Instant::now(), callbacks) =>
+            {
+                break
+            }
             StreamState::Failed | StreamState::Terminated => {
-                return Err(ClientError::Stream(pa_err(context.errno())));
+                let e = context.errno();
+                return Err(if is_no_entity(e) {
+                    ClientError::NotFound(pa_err(e))
+                } else {
+                    ClientError::Stream(pa_err(e))
+                });
             }
             _ => {}
         }
@@ -260,6 +335,8 @@ pub fn run_client(cfg: &ClientConfig, out: &mut dyn Write) -> Result<(), ClientE
     let latency_us = query_latency(&mut mainloop, &stream)?;
     let device = stream.borrow().get_device_name().map(|d| d.into_owned());
     let buffer = granted(&stream);
+    // Listed now, before the parent's window starts (it starts after `ready`).
+    let others = list_activity(&mut mainloop, &context)?;
     let ready = ReadyInfo {
         pid: std::process::id(),
         server_name,
@@ -271,6 +348,7 @@ pub fn run_client(cfg: &ClientConfig, out: &mut dyn Write) -> Result<(), ClientE
         buffer,
         latency_us,
         callbacks: counters.callbacks.get(),
+        others,
     };
     write_line(out, &ChildMessage::Ready(ready))?;
 
@@ -296,8 +374,10 @@ pub fn run_client(cfg: &ClientConfig, out: &mut dyn Write) -> Result<(), ClientE
         }
     }
 
+    // The parent has taken its closing snapshot: these queries are outside the window.
     let latency_us = query_latency(&mut mainloop, &stream)?;
     let buffer = granted(&stream);
+    let others = list_activity(&mut mainloop, &context)?;
     let done = DoneInfo {
         bytes: counters.bytes.get(),
         callbacks: counters.callbacks.get(),
@@ -305,11 +385,198 @@ pub fn run_client(cfg: &ClientConfig, out: &mut dyn Write) -> Result<(), ClientE
         underflows: counters.underflows.get(),
         buffer,
         latency_us,
+        others,
     };
     let _ = stream.borrow_mut().disconnect();
     context.disconnect();
     write_line(out, &ChildMessage::Done(done))?;
     Ok(())
+}
+
+/// A context connected to `server` (None: libpulse's default), on its own standard mainloop.
+fn connect(server: Option<&str>, app_name: &str) -> Result<(Mainloop, Context), ClientError> {
+    let mut mainloop =
+        Mainloop::new().ok_or_else(|| ClientError::Pulse("cannot create mainloop".into()))?;
+    let mut context = Context::new(&mainloop, app_name)
+        .ok_or_else(|| ClientError::Pulse("cannot create context".into()))?;
+    context
+        .connect(server, ContextFlags::NOAUTOSPAWN, None)
+        .map_err(|e| ClientError::Connect(pa_err(e)))?;
+    loop {
+        iterate(&mut mainloop)?;
+        match context.get_state() {
+            ContextState::Ready => return Ok((mainloop, context)),
+            ContextState::Failed | ContextState::Terminated => {
+                return Err(ClientError::Connect(pa_err(context.errno())));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Server name and version (pipewire-pulse says "PulseAudio (on PipeWire x.y.z)").
+fn server_info(
+    mainloop: &mut Mainloop,
+    context: &Context,
+) -> Result<(String, String), ClientError> {
+    let slot: Rc<RefCell<Option<(String, String)>>> = Rc::new(RefCell::new(None));
+    let s = Rc::clone(&slot);
+    let op = context.introspect().get_server_info(move |info| {
+        let name = info.server_name.as_deref().unwrap_or("").to_string();
+        let version = info.server_version.as_deref().unwrap_or("").to_string();
+        *s.borrow_mut() = Some((name, version));
+    });
+    while slot.borrow().is_none() {
+        iterate(mainloop)?;
+        if op.get_state() == pulse::operation::State::Cancelled {
+            return Err(ClientError::Pulse("server info query cancelled".into()));
+        }
+    }
+    let v = slot.borrow_mut().take().unwrap_or_default();
+    Ok(v)
+}
+
+/// One stream as listed: (kind, name, owning client index, owning module index).
+type StreamRow = (&'static str, String, Option<u32>, Option<u32>);
+
+/// Lists the other clients and streams at the server: everything but this connection's own
+/// client and streams. Four list queries, one round trip each.
+fn list_activity(
+    mainloop: &mut Mainloop,
+    context: &Context,
+) -> Result<ServerActivity, ClientError> {
+    let own = context.get_index();
+    let introspect = context.introspect();
+    let pending = Rc::new(Cell::new(4u32));
+    let failed = Rc::new(Cell::new(false));
+    let clients: Rc<RefCell<Vec<(u32, String)>>> = Rc::default();
+    let modules: Rc<RefCell<Vec<(u32, String)>>> = Rc::default();
+    let streams: Rc<RefCell<Vec<StreamRow>>> = Rc::default();
+
+    // Each callback counts its query as finished at the end of the list (or on an error).
+    fn finish(pending: &Cell<u32>, failed: &Cell<bool>, error: bool) {
+        pending.set(pending.get().saturating_sub(1));
+        if error {
+            failed.set(true);
+        }
+    }
+    let (p, f, c) = (Rc::clone(&pending), Rc::clone(&failed), Rc::clone(&clients));
+    let _o1 = introspect.get_client_info_list(move |r| match r {
+        ListResult::Item(i) => c
+            .borrow_mut()
+            .push((i.index, i.name.as_deref().unwrap_or("?").to_string())),
+        ListResult::End => finish(&p, &f, false),
+        ListResult::Error => finish(&p, &f, true),
+    });
+    let (p, f, m) = (Rc::clone(&pending), Rc::clone(&failed), Rc::clone(&modules));
+    let _o2 = introspect.get_module_info_list(move |r| match r {
+        ListResult::Item(i) => m
+            .borrow_mut()
+            .push((i.index, i.name.as_deref().unwrap_or("?").to_string())),
+        ListResult::End => finish(&p, &f, false),
+        ListResult::Error => finish(&p, &f, true),
+    });
+    let (p, f, st) = (Rc::clone(&pending), Rc::clone(&failed), Rc::clone(&streams));
+    let _o3 = introspect.get_sink_input_info_list(move |r| match r {
+        ListResult::Item(i) => st.borrow_mut().push((
+            "sink input",
+            i.name.as_deref().unwrap_or("?").to_string(),
+            i.client,
+            i.owner_module,
+        )),
+        ListResult::End => finish(&p, &f, false),
+        ListResult::Error => finish(&p, &f, true),
+    });
+    let (p, f, st) = (Rc::clone(&pending), Rc::clone(&failed), Rc::clone(&streams));
+    let _o4 = introspect.get_source_output_info_list(move |r| match r {
+        ListResult::Item(i) => st.borrow_mut().push((
+            "source output",
+            i.name.as_deref().unwrap_or("?").to_string(),
+            i.client,
+            i.owner_module,
+        )),
+        ListResult::End => finish(&p, &f, false),
+        ListResult::Error => finish(&p, &f, true),
+    });
+    while pending.get() > 0 {
+        iterate(mainloop)?;
+    }
+    if failed.get() {
+        // pipewire-pulse answers all four; an old or restricted server may not. Not fatal: the
+        // report then simply lists nothing.
+        tracing::debug!("a server list query failed; other clients/streams may be incomplete");
+    }
+    let clients = clients.take();
+    let modules = modules.take();
+    let streams = streams.take();
+    Ok(describe_activity(own, &clients, &modules, &streams))
+}
+
+/// Pure part of [`list_activity`]: names the other clients and streams (leaving out `own`).
+fn describe_activity(
+    own: Option<u32>,
+    clients: &[(u32, String)],
+    modules: &[(u32, String)],
+    streams: &[StreamRow],
+) -> ServerActivity {
+    let client_name = |idx: u32| {
+        clients
+            .iter()
+            .find(|(i, _)| *i == idx)
+            .map_or_else(|| format!("#{idx}"), |(_, n)| n.clone())
+    };
+    let module_name = |idx: u32| {
+        modules
+            .iter()
+            .find(|(i, _)| *i == idx)
+            .map_or_else(|| format!("#{idx}"), |(_, n)| n.clone())
+    };
+    let mut a = ServerActivity::default();
+    // Several clients may share a name (pipewire-pulse lists three "pipewire"): listed once.
+    let others = clients.iter().filter(|(i, _)| Some(*i) != own);
+    a.merge(&ServerActivity {
+        clients: others.map(|(_, n)| n.clone()).collect(),
+        ..ServerActivity::default()
+    });
+    for (kind, name, client, module) in streams {
+        match (client, module) {
+            (Some(c), _) if Some(*c) == own => {}
+            (Some(c), _) => a.client_streams.push(format!(
+                "{kind} \"{name}\" of client \"{}\"",
+                client_name(*c)
+            )),
+            (None, Some(m)) => a
+                .module_streams
+                .push(format!("{kind} \"{name}\" of {}", module_name(*m))),
+            (None, None) => a.client_streams.push(format!("{kind} \"{name}\"")),
+        }
+    }
+    a
+}
+
+/// A one-shot look at the server (the bench's parent does this before anything else): name,
+/// version, protocol, and who else is there. Fails when the server cannot be reached.
+pub fn probe_server(server: Option<&str>) -> Result<ServerProbe, ClientError> {
+    let (mut mainloop, mut context) = connect(server, "micoff-bench probe")?;
+    let (server_name, server_version) = server_info(&mut mainloop, &context)?;
+    let protocol_version = context.get_server_protocol_version();
+    let activity = list_activity(&mut mainloop, &context)?;
+    context.disconnect();
+    Ok(ServerProbe {
+        server_name,
+        server_version,
+        protocol_version,
+        activity,
+    })
+}
+
+/// "No such entity" (e.g. a `--source` that does not exist). `pa_context_errno` gives the code
+/// positive, the binding's own `PAErr`s are negative: compare magnitudes.
+fn is_no_entity(e: pulse::error::PAErr) -> bool {
+    e.0.abs()
+        == pulse::error::PAErr::from(pulse::error::Code::NoEntity)
+            .0
+            .abs()
 }
 
 /// libpulse's error text (`PAErr::to_string` is `Option`).
@@ -498,12 +765,81 @@ mod tests {
     }
 
     #[test]
+    fn steady_flow_needs_two_good_intervals_in_a_row() {
+        use std::time::{Duration, Instant};
+        let t0 = Instant::now();
+        let ms = |n| t0 + Duration::from_millis(n);
+        // 10 ms periods: intervals of 200 ms, 20 expected, 10 needed.
+        let mut f = SteadyFlow::new(10);
+        assert!(!f.observe(ms(0), 1));
+        assert!(!f.observe(ms(200), 26), "a burst: one good interval");
+        assert!(!f.observe(ms(400), 27), "then the stall");
+        assert!(!f.observe(ms(1800), 28));
+        assert!(!f.observe(ms(2000), 48));
+        assert!(f.observe(ms(2200), 67), "two good intervals in a row");
+        // 100 ms periods: intervals of 300 ms, 3 expected, 2 needed.
+        let mut f = SteadyFlow::new(100);
+        assert!(!f.observe(ms(0), 5));
+        assert!(!f.observe(ms(300), 7));
+        assert!(f.observe(ms(600), 10));
+    }
+
+    #[test]
+    fn activity_names_other_clients_and_streams_but_not_our_own() {
+        let clients = vec![
+            (0, "micoff-bench srbchannel-on".to_string()),
+            (3, "Chromium".to_string()),
+        ];
+        let modules = vec![(2, "module-remap-source".to_string())];
+        let streams: Vec<StreamRow> = vec![
+            ("source output", "rec".into(), Some(0), None),
+            ("source output", "WebRTC".into(), Some(3), None),
+            ("source output", "Remapped Stream".into(), None, Some(2)),
+            ("sink input", "odd".into(), Some(9), None),
+        ];
+        let a = describe_activity(Some(0), &clients, &modules, &streams);
+        assert_eq!(a.clients, vec!["Chromium".to_string()]);
+        assert_eq!(
+            a.client_streams,
+            vec![
+                r#"source output "WebRTC" of client "Chromium""#.to_string(),
+                r##"sink input "odd" of client "#9""##.to_string(),
+            ]
+        );
+        assert_eq!(
+            a.module_streams,
+            vec![r#"source output "Remapped Stream" of module-remap-source"#.to_string()]
+        );
+        let mut all = a.clone();
+        all.merge(&a);
+        assert_eq!(all, a, "merging the same sighting adds nothing");
+    }
+
+    #[test]
+    fn no_entity_either_sign() {
+        use pulse::error::PAErr;
+        assert!(is_no_entity(PAErr(5)));
+        assert!(is_no_entity(PAErr(-5)));
+        assert!(!is_no_entity(PAErr(6)));
+    }
+
+    #[test]
     fn messages_round_trip() {
         let m = ChildMessage::Error {
             message: "x".into(),
+            not_found: true,
         };
         let s = serde_json::to_string(&m).unwrap();
-        assert_eq!(s, r#"{"type":"error","message":"x"}"#);
+        assert_eq!(s, r#"{"type":"error","message":"x","not_found":true}"#);
         assert_eq!(serde_json::from_str::<ChildMessage>(&s).unwrap(), m);
+        // An older child's line without the field still reads.
+        let old: ChildMessage = serde_json::from_str(r#"{"type":"error","message":"x"}"#).unwrap();
+        assert!(matches!(
+            old,
+            ChildMessage::Error {
+                not_found: false,
+                ..
+            }
+        ));
     }
 }

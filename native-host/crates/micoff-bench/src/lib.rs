@@ -70,10 +70,17 @@ pub struct BenchArgs {
     #[arg(long, value_delimiter = ',', default_value = "10", value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub latency_ms: Vec<u32>,
     /// Measured window per mode, in seconds.
-    #[arg(long, default_value_t = 10.0)]
+    #[arg(long, default_value = "10", value_parser = positive_seconds)]
     pub duration: f64,
-    /// srbchannel modes to measure (off = the client's shared memory disabled through its own
-    /// client.conf, so its control channel goes over the socket).
+    /// Seconds to measure the audio server alone (no bench client) before the modes: its idle
+    /// baseline, shown as its own row so that other clients' work can be subtracted. Default: the
+    /// --duration; 0 skips it.
+    #[arg(long, value_parser = seconds_or_zero)]
+    pub baseline: Option<f64>,
+    /// srbchannel modes to measure. on = shared memory on (PulseAudio offers srbchannel: control
+    /// messages through a shared ring buffer, audio as shared-memory references); off = the
+    /// client's shared memory disabled through its own client.conf, so it gets no srbchannel and
+    /// its audio goes inline over the socket.
     #[arg(long, value_enum, default_value = "both")]
     pub srbchannel: SrbchannelArg,
     /// Also measure parec (record) / pacat (playback) at the same latency as an outside reference.
@@ -94,7 +101,7 @@ pub struct BenchArgs {
     /// Measure each mode this many times (alternating modes) and report medians.
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
     pub repeat: u32,
-    /// Settling time after the stream delivers its first data, before the window, in ms.
+    /// Settling time after the stream's data flows steadily, before the window, in ms.
     #[arg(long, default_value_t = 1000)]
     pub warmup_ms: u64,
     /// Write the whole report as JSON instead of tables.
@@ -110,6 +117,39 @@ pub struct BenchArgs {
     /// Internal: application name of the child client.
     #[arg(long, hide = true)]
     pub app_name: Option<String>,
+}
+
+fn seconds(s: &str) -> Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|e| format!("not a number of seconds: {e}"))?;
+    if v.is_finite() {
+        Ok(v)
+    } else {
+        Err("not a finite number of seconds".into())
+    }
+}
+
+/// `--duration`: a positive number of seconds (a bad one is a usage error, exit code 2).
+fn positive_seconds(s: &str) -> Result<f64, String> {
+    seconds(s).and_then(|v| {
+        if v > 0.0 {
+            Ok(v)
+        } else {
+            Err("must be more than 0 seconds".into())
+        }
+    })
+}
+
+fn seconds_or_zero(s: &str) -> Result<f64, String> {
+    seconds(s).and_then(|v| {
+        if v >= 0.0 {
+            Ok(v)
+        } else {
+            Err("must be 0 or more seconds".into())
+        }
+    })
 }
 
 /// How to start the child client: an executable and the arguments before `<direction>`.
@@ -130,7 +170,8 @@ impl ChildCommand {
 }
 
 /// Entry point for `micoff-host bench ...`: re-executes the current executable as
-/// `<exe> bench <direction> --child ...` for the measured client. Returns the exit code.
+/// `<exe> bench <direction> --child ...` for the measured client. Returns micoff-host's
+/// documented exit code: 0 ok, 1 error, 2 usage error, 4 no audio server (or no such device).
 pub fn run(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     match ChildCommand::current_exe(&["bench"]) {
         Ok(child) => run_with(args, &child, out, err),
@@ -156,7 +197,7 @@ pub fn run_with(
         Ok(()) => 0,
         Err(e) => {
             let _ = writeln!(err, "bench: {e}");
-            1
+            e.exit_code()
         }
     }
 }
@@ -180,6 +221,7 @@ fn run_child(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 
         Err(e) => {
             let msg = client::ChildMessage::Error {
                 message: e.to_string(),
+                not_found: matches!(e, client::ClientError::NotFound(_)),
             };
             if let Ok(line) = serde_json::to_string(&msg) {
                 let _ = writeln!(out, "{line}");

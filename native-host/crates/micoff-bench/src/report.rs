@@ -64,6 +64,72 @@ impl SrbchannelState {
     }
 }
 
+/// What the run showed about srbchannel at this server (the header's "srbchannel ..."). Derived
+/// from what happened to the measured clients, never assumed.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SrbchannelAvailability {
+    /// Every `on` window's client held srbchannel's eventfds.
+    Available,
+    /// At least one `on` window's client did not get srbchannel: `on` and `off` were the same
+    /// kind of client.
+    NotGranted,
+    /// pipewire-pulse: no shared memory, no srbchannel.
+    NotApplicable,
+    /// No `on` window was run (`--srbchannel off`).
+    NotMeasured,
+    /// The client's file descriptors could not be read.
+    #[default]
+    Unknown,
+}
+
+impl SrbchannelAvailability {
+    pub fn label(self) -> &'static str {
+        match self {
+            SrbchannelAvailability::Available => "available (the on client got it)",
+            SrbchannelAvailability::NotGranted => "NOT GRANTED to the on client",
+            SrbchannelAvailability::NotApplicable => "not applicable",
+            SrbchannelAvailability::NotMeasured => "not measured (no on window)",
+            SrbchannelAvailability::Unknown => "unknown (client fds unreadable)",
+        }
+    }
+
+    /// From the `on` windows: all active = available, any inactive = not granted.
+    pub fn from_runs(runs: &[Run], pipewire: bool) -> Self {
+        if pipewire {
+            return SrbchannelAvailability::NotApplicable;
+        }
+        let on: Vec<SrbchannelState> = runs
+            .iter()
+            .filter(|r| r.mode == Mode::SrbchannelOn)
+            .map(|r| r.srbchannel)
+            .collect();
+        if on.is_empty() {
+            SrbchannelAvailability::NotMeasured
+        } else if on.contains(&SrbchannelState::Inactive) {
+            SrbchannelAvailability::NotGranted
+        } else if on.iter().all(|s| *s == SrbchannelState::Active) {
+            SrbchannelAvailability::Available
+        } else {
+            SrbchannelAvailability::Unknown
+        }
+    }
+}
+
+/// Why the saving column of an `on` row means nothing (or is unverified), if it does.
+pub fn saving_note(on: SrbchannelState, off: SrbchannelState) -> Option<&'static str> {
+    match (on, off) {
+        (SrbchannelState::Active, SrbchannelState::Inactive) => None,
+        (SrbchannelState::Inactive, _) => Some(
+            "on and off are the same client here (the on client did not get srbchannel); the saving column means nothing",
+        ),
+        (_, SrbchannelState::Active) => Some(
+            "on and off are the same client here (the off client got srbchannel anyway); the saving column means nothing",
+        ),
+        _ => Some("srbchannel use could not be verified; the saving is unverified"),
+    }
+}
+
 /// Summed rates of a group of threads.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Figures {
@@ -162,6 +228,10 @@ pub struct Summary {
     /// (positive = cheaper). Set for `SrbchannelOn` against `SrbchannelOff`.
     pub cpu_saving_pct: Option<f64>,
     pub wakeups_saving_pct: Option<f64>,
+    /// Set on an `on` row whose saving means nothing (e.g. srbchannel not granted): the savings
+    /// are then left out (null), and this says why.
+    #[serde(default)]
+    pub saving_note: Option<String>,
 }
 
 /// Median; the mean of the two middle values for an even count. `None` for no values.
@@ -237,17 +307,24 @@ pub fn summarize(runs: &[Run]) -> Vec<Summary> {
                 callbacks_per_s: median(&cbs),
                 cpu_saving_pct: None,
                 wakeups_saving_pct: None,
+                saving_note: None,
             }
         })
         .collect();
-    // Savings of srbchannel on against off at the same latency.
-    let bases: BTreeMap<u32, Columns> = out
+    // Savings of srbchannel on against off at the same latency, only where the two really were
+    // different clients (the on one with srbchannel, the off one without).
+    let bases: BTreeMap<u32, (Columns, SrbchannelState)> = out
         .iter()
         .filter(|s| s.mode == Mode::SrbchannelOff)
-        .map(|s| (s.latency_ms, s.columns))
+        .map(|s| (s.latency_ms, (s.columns, s.srbchannel)))
         .collect();
     for s in out.iter_mut().filter(|s| s.mode == Mode::SrbchannelOn) {
-        if let Some(base) = bases.get(&s.latency_ms) {
+        if let Some((base, off_state)) = bases.get(&s.latency_ms) {
+            let note = saving_note(s.srbchannel, *off_state);
+            s.saving_note = note.map(str::to_string);
+            if note.is_some_and(|n| n.contains("means nothing")) {
+                continue;
+            }
             s.cpu_saving_pct = saving_pct(base.total.cpu_pct, s.columns.total.cpu_pct);
             s.wakeups_saving_pct =
                 saving_pct(base.total.wakeups_per_s, s.columns.total.wakeups_per_s);
@@ -298,9 +375,18 @@ fn fmt_pct(p: Option<f64>) -> String {
     }
 }
 
+/// Label of the idle-baseline row (the server measured with no bench client connected).
+pub const BASELINE_LABEL: &str = "server alone (idle)";
+
 /// The per-mode table of one latency, like the seeds': per metric, one row per mode with the
-/// client, server main thread, server device thread(s) and total, and srbchannel's saving.
-pub fn write_table(out: &mut dyn Write, summaries: &[&Summary]) -> io::Result<()> {
+/// client, server main thread, server device thread(s) and total, and srbchannel's saving; then
+/// the server's idle baseline (its work with no bench client: subtract it from the server
+/// columns to see what the client alone costs the server).
+pub fn write_table(
+    out: &mut dyn Write,
+    summaries: &[&Summary],
+    baseline: Option<&Columns>,
+) -> io::Result<()> {
     writeln!(
         out,
         "{:<16} {:<15} {:>10} {:>10} {:>10}",
@@ -334,7 +420,9 @@ pub fn write_table(out: &mut dyn Write, summaries: &[&Summary]) -> io::Result<()
         )?;
         for s in summaries {
             let c = &s.columns;
+            let meaningless = s.cpu_saving_pct.is_none() && s.saving_note.is_some();
             let saving = match (s.mode, m) {
+                (Mode::SrbchannelOn, _) if meaningless => "n/a".to_string(),
                 (Mode::SrbchannelOn, Metric::Cpu) => fmt_pct(s.cpu_saving_pct),
                 (Mode::SrbchannelOn, Metric::Wakeups) => fmt_pct(s.wakeups_saving_pct),
                 (Mode::SrbchannelOn, _) => {
@@ -354,12 +442,40 @@ pub fn write_table(out: &mut dyn Write, summaries: &[&Summary]) -> io::Result<()
                 saving
             )?;
         }
+        if let Some(b) = baseline {
+            writeln!(
+                out,
+                "  {:<28} {:>9} {:>11} {:>13} {:>9} {:>9}",
+                BASELINE_LABEL,
+                "-",
+                m.fmt(b.server_main.get(m)),
+                m.fmt(b.server_device.get(m)),
+                m.fmt(b.total.get(m)),
+                ""
+            )?;
+        }
+    }
+    writeln!(out)?;
+    writeln!(out, "{SYSCALLS_FOOTNOTE}")?;
+    for s in summaries {
+        if let Some(note) = &s.saving_note {
+            writeln!(out)?;
+            writeln!(out, "{}: {note}", s.mode.label())?;
+        }
     }
     Ok(())
 }
 
-/// Seed 000's table: CPU against the requested latency, one row per (latency, mode).
-pub fn write_sweep(out: &mut dyn Write, summaries: &[Summary]) -> io::Result<()> {
+/// What the read/write columns count (measured with strace: see docs/design/srbchannel-bench.md).
+pub const SYSCALLS_FOOTNOTE: &str = "read/write syscalls: read()/write() calls as /proc/<pid>/io counts them (eventfds, pipes); socket sendto/recvmsg are not counted, so the socket path's audio traffic does not show there";
+
+/// Seed 000's table: CPU against the requested latency, one row per (latency, mode), and the
+/// server's idle baseline as its own row.
+pub fn write_sweep(
+    out: &mut dyn Write,
+    summaries: &[Summary],
+    baseline: Option<&Columns>,
+) -> io::Result<()> {
     writeln!(
         out,
         "| requested | mode | granted | client CPU % | server main % | server device % | total CPU % | wakeups/s |"
@@ -378,6 +494,13 @@ pub fn write_sweep(out: &mut dyn Write, summaries: &[Summary]) -> io::Result<()>
             c.server_device.cpu_pct,
             c.total.cpu_pct,
             c.total.wakeups_per_s
+        )?;
+    }
+    if let Some(b) = baseline {
+        writeln!(
+            out,
+            "| - | {BASELINE_LABEL} | - | - | {:.2} | {:.2} | {:.2} | {:.0} |",
+            b.server_main.cpu_pct, b.server_device.cpu_pct, b.total.cpu_pct, b.total.wakeups_per_s
         )?;
     }
     Ok(())
@@ -415,7 +538,10 @@ mod tests {
             columns,
             granted_us: Some(10_000),
             latency_us: Some(12_000),
-            srbchannel: SrbchannelState::Active,
+            srbchannel: match mode {
+                Mode::SrbchannelOff => SrbchannelState::Inactive,
+                _ => SrbchannelState::Active,
+            },
             callbacks_per_s: Some(100.0),
             client_threads: vec![],
             server_threads: vec![],
@@ -494,19 +620,122 @@ mod tests {
         ]);
         let refs: Vec<&Summary> = s.iter().collect();
         let mut buf = Vec::new();
-        write_table(&mut buf, &refs).unwrap();
+        write_table(&mut buf, &refs, None).unwrap();
         let text = String::from_utf8(buf).unwrap();
         assert!(text.contains("CPU % of one core"), "{text}");
         assert!(text.contains("srbchannel on"));
         assert!(text.contains("+17.4 %"), "{text}"); // (6.9 - 5.7) / 6.9
         assert!(text.contains("10.0 ms"));
         assert!(text.contains("write syscalls/s"));
+        assert!(text.contains("socket sendto/recvmsg are not counted"));
 
         let mut buf = Vec::new();
-        write_sweep(&mut buf, &s).unwrap();
+        write_sweep(&mut buf, &s, None).unwrap();
         let text = String::from_utf8(buf).unwrap();
         assert_eq!(text.lines().count(), 2 + 3);
         assert!(text.contains("| 10 ms | srbchannel off | 10.0 ms | 2.60 | 2.60 | 1.70 | 6.90 |"));
+        let idle = Columns {
+            server_main: Figures {
+                cpu_pct: 0.5,
+                wakeups_per_s: 20.0,
+                ..Figures::default()
+            },
+            total: Figures {
+                cpu_pct: 0.5,
+                wakeups_per_s: 20.0,
+                ..Figures::default()
+            },
+            ..Columns::default()
+        };
+        let mut buf = Vec::new();
+        write_sweep(&mut buf, &s, Some(&idle)).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert!(
+            text.ends_with("| - | server alone (idle) | - | - | 0.50 | 0.00 | 0.50 | 20 |\n"),
+            "{text}"
+        );
+        let mut buf = Vec::new();
+        write_table(&mut buf, &refs, Some(&idle)).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        // One idle row per metric.
+        assert_eq!(text.matches("server alone (idle)").count(), 4, "{text}");
+    }
+
+    #[test]
+    fn saving_only_when_on_and_off_really_differ() {
+        use SrbchannelState::{Active, Inactive, Unknown};
+        assert_eq!(saving_note(Active, Inactive), None);
+        assert!(saving_note(Inactive, Inactive)
+            .unwrap()
+            .contains("did not get srbchannel"));
+        assert!(saving_note(Active, Active)
+            .unwrap()
+            .contains("got srbchannel anyway"));
+        assert!(saving_note(Unknown, Inactive)
+            .unwrap()
+            .contains("unverified"));
+
+        let mut on = run(Mode::SrbchannelOn, 10, 1.7, 2.3, 1.7);
+        on.srbchannel = Inactive;
+        let s = summarize(&[on.clone(), run(Mode::SrbchannelOff, 10, 2.6, 2.6, 1.7)]);
+        assert_eq!(s[0].cpu_saving_pct, None);
+        assert_eq!(s[0].wakeups_saving_pct, None);
+        assert!(s[0]
+            .saving_note
+            .as_deref()
+            .unwrap()
+            .contains("means nothing"));
+        let refs: Vec<&Summary> = s.iter().collect();
+        let mut buf = Vec::new();
+        write_table(&mut buf, &refs, None).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert_eq!(text.matches(" n/a").count(), 4, "{text}");
+        assert!(
+            text.contains("srbchannel on: on and off are the same client here"),
+            "{text}"
+        );
+
+        // Unverified (fds unreadable): the saving is given, with the note.
+        on.srbchannel = Unknown;
+        let s = summarize(&[on, run(Mode::SrbchannelOff, 10, 2.6, 2.6, 1.7)]);
+        assert!(s[0].cpu_saving_pct.is_some());
+        assert!(s[0].saving_note.as_deref().unwrap().contains("unverified"));
+    }
+
+    #[test]
+    fn availability_comes_from_what_the_on_clients_got() {
+        use SrbchannelState::{Active, Inactive, Unknown};
+        let with = |states: &[(Mode, SrbchannelState)]| -> Vec<Run> {
+            states
+                .iter()
+                .map(|(m, st)| {
+                    let mut r = run(*m, 10, 1.0, 1.0, 1.0);
+                    r.srbchannel = *st;
+                    r
+                })
+                .collect()
+        };
+        use SrbchannelAvailability as A;
+        let on_off = with(&[
+            (Mode::SrbchannelOn, Active),
+            (Mode::SrbchannelOff, Inactive),
+        ]);
+        assert_eq!(A::from_runs(&on_off, false), A::Available);
+        assert_eq!(A::from_runs(&on_off, true), A::NotApplicable);
+        let refused = with(&[(Mode::SrbchannelOn, Active), (Mode::SrbchannelOn, Inactive)]);
+        assert_eq!(A::from_runs(&refused, false), A::NotGranted);
+        assert_eq!(
+            A::from_runs(&with(&[(Mode::SrbchannelOff, Inactive)]), false),
+            A::NotMeasured
+        );
+        assert_eq!(
+            A::from_runs(&with(&[(Mode::SrbchannelOn, Unknown)]), false),
+            A::Unknown
+        );
+        assert_eq!(
+            serde_json::to_string(&A::NotGranted).unwrap(),
+            r#""not_granted""#
+        );
     }
 
     #[test]

@@ -1,8 +1,13 @@
 //! The bench against real audio servers started privately in a temp dir (docs: test-rig notes):
-//! - PulseAudio with a debug log: `--srbchannel both` must show in the server's own log that the
-//!   `on` client got srbchannel and the `off` one did not, and the bench must report a granted
-//!   10 ms fragment.
-//! - pipewire-pulse: the bench reports srbchannel "not applicable" and still measures.
+//! - PulseAudio with a debug log: `--srbchannel both --compare parec` must show in the server's
+//!   own log that the `on` client got srbchannel and the `off` one did not, report a granted
+//!   10 ms fragment for all three rows (parec's too), and say what it did on stderr.
+//! - A playback sweep mixing on and off, with another client recording meanwhile: the server log
+//!   per client again, and the other client named in a warning.
+//! - A server without srbchannel (module-native-protocol-unix srbchannel=false): the `on` client
+//!   does not get it, and the report says the saving means nothing.
+//! - pipewire-pulse: the bench reports srbchannel "not_applicable" and still measures, with the
+//!   right window count.
 //!
 //! Each test fails with an install hint when its server binaries are not installed;
 //! scripts/ensure-deps.sh installs them. Servers are stopped by the PIDs these tests started.
@@ -16,6 +21,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
+use std::time::Duration;
 
 use common::{AudioRig, PipeWireRig, PulseRig};
 
@@ -23,11 +29,16 @@ const BENCH: &str = env!("CARGO_BIN_EXE_micoff-bench");
 
 /// Runs the bench against the rig's server; panics with its stderr on failure.
 fn bench(rig: &impl AudioRig, args: &[&str]) -> Output {
+    bench_at(rig, &rig.server(), args)
+}
+
+/// Runs the bench against `server` in the rig's environment; panics with its stderr on failure.
+fn bench_at(rig: &impl AudioRig, server: &str, args: &[&str]) -> Output {
     let out = rig
         .command(BENCH)
         .args(args)
         .arg("--server")
-        .arg(rig.server())
+        .arg(server)
         .output()
         .unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -80,6 +91,41 @@ fn summary<'a>(report: &'a serde_json::Value, mode: &str) -> &'a serde_json::Val
         .unwrap_or_else(|| panic!("no {mode} summary in {report}"))
 }
 
+/// The lines of the clients called `name` in the server's log.
+fn lines_of(clients: &[(String, Vec<String>)], name: &str) -> Vec<String> {
+    clients
+        .iter()
+        .filter(|(n, _)| n == name)
+        .flat_map(|(_, l)| l.clone())
+        .collect()
+}
+
+/// The server log shows srbchannel enabled for every `on` client and refused (no shared memory)
+/// for every `off` one; `windows` of each.
+fn assert_log_shows_modes(log: &str, windows: usize) {
+    let clients = clients_in_log(log);
+    let count = |name: &str| clients.iter().filter(|(n, _)| n == name).count();
+    assert_eq!(count("micoff-bench srbchannel-on"), windows, "on clients");
+    assert_eq!(count("micoff-bench srbchannel-off"), windows, "off clients");
+    for (name, lines) in &clients {
+        let enabled = lines
+            .iter()
+            .any(|l| l.contains("Client enabled srbchannel"));
+        let refused = lines
+            .iter()
+            .any(|l| l.contains("Disabling srbchannel, reason: No SHM support"));
+        match name.as_str() {
+            "micoff-bench srbchannel-on" => {
+                assert!(enabled && !refused, "on client: {lines:#?}")
+            }
+            "micoff-bench srbchannel-off" => {
+                assert!(refused && !enabled, "off client: {lines:#?}")
+            }
+            _ => {}
+        }
+    }
+}
+
 #[test]
 fn pulseaudio_srbchannel_modes_differ_in_the_server_log() {
     let rig = PulseRig::start_with_debug_log();
@@ -93,8 +139,12 @@ fn pulseaudio_srbchannel_modes_differ_in_the_server_log() {
             "2",
             "--warmup-ms",
             "300",
+            "--baseline",
+            "1",
             "--srbchannel",
             "both",
+            "--compare",
+            "parec",
             "--json",
         ],
     );
@@ -102,13 +152,18 @@ fn pulseaudio_srbchannel_modes_differ_in_the_server_log() {
     std::fs::create_dir_all(artifacts()).ok();
     std::fs::write(artifacts().join("bench-rig-pulseaudio.json"), &out.stdout).ok();
 
-    // The bench's own view: granted 10 ms fragment, srbchannel seen in the client's eventfds.
-    for mode in ["srbchannel_on", "srbchannel_off"] {
+    // The bench's own view: granted 10 ms fragment for every row (parec's through its -v run),
+    // srbchannel seen in the clients' eventfds.
+    for mode in ["srbchannel_on", "srbchannel_off", "reference"] {
         let s = summary(&report, mode);
-        let granted = s["granted_us"].as_u64().unwrap();
+        let granted = s["granted_us"].as_u64().unwrap_or(0);
         assert!(
             (9_000..=11_000).contains(&granted),
             "{mode}: granted {granted} us, want 10 ms"
+        );
+        assert!(
+            s["columns"]["client"]["cpu_pct"].as_f64().unwrap() > 0.0,
+            "{mode}"
         );
         assert!(s["columns"]["total"]["cpu_pct"].as_f64().unwrap() > 0.0);
         assert!(
@@ -120,42 +175,54 @@ fn pulseaudio_srbchannel_modes_differ_in_the_server_log() {
     }
     assert_eq!(summary(&report, "srbchannel_on")["srbchannel"], "active");
     assert_eq!(summary(&report, "srbchannel_off")["srbchannel"], "inactive");
+    // parec keeps the user's client.conf (shared memory on): it gets srbchannel too.
+    assert_eq!(summary(&report, "reference")["srbchannel"], "active");
+    assert!(summary(&report, "srbchannel_on")["saving_note"].is_null());
+    assert_eq!(report["server"]["srbchannel"], "available");
     assert_eq!(
         report["server"]["pid"].as_u64(),
         rig.server_pid().map(u64::from)
     );
+    // Nobody else at the server; its own remap source's stream is named as such.
+    assert_eq!(report["warnings"], serde_json::json!([]), "{report}");
+    assert_eq!(report["server"]["other_streams"], serde_json::json!([]));
+    assert!(report["server"]["module_streams"]
+        .to_string()
+        .contains("module-remap-source"));
+    assert!(report["baseline"]["window_s"].as_f64().unwrap() > 0.5);
+
+    // What it did, on stderr: one progress line per window, the count known from the start.
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for line in [
+        "[1/4] server alone (idle baseline)",
+        "[2/4] record 10 ms, srbchannel on: total ",
+        "[3/4] record 10 ms, srbchannel off: total ",
+        "[4/4] record 10 ms, parec/pacat: total ",
+    ] {
+        assert!(stderr.contains(line), "no {line:?} in:\n{stderr}");
+    }
 
     // The server's own view: its debug log per client.
     let log = std::fs::read_to_string(rig.path().join("pulse.log")).unwrap();
     std::fs::write(artifacts().join("bench-rig-pulse.log"), &log).ok();
+    assert_log_shows_modes(&log, 1);
     let clients = clients_in_log(&log);
-    let lines_of = |name: &str| -> Vec<String> {
-        clients
-            .iter()
-            .filter(|(n, _)| n == name)
-            .flat_map(|(_, l)| l.clone())
-            .collect()
-    };
-    let on = lines_of("micoff-bench srbchannel-on");
-    let off = lines_of("micoff-bench srbchannel-off");
-    assert!(!on.is_empty() && !off.is_empty(), "clients not in the log");
-    assert!(
-        on.iter().any(|l| l.contains("Enabling srbchannel")),
-        "on: {on:#?}"
-    );
-    assert!(on.iter().any(|l| l.contains("Client enabled srbchannel")));
-    assert!(
-        off.iter()
-            .any(|l| l.contains("Disabling srbchannel, reason: No SHM support")),
-        "off: {off:#?}"
-    );
-    assert!(!off.iter().any(|l| l.contains("Enabling srbchannel")));
+    assert!(!lines_of(&clients, "micoff-bench reference").is_empty());
     drop(rig);
 }
 
 #[test]
-fn pulseaudio_playback_and_sweep_chart() {
-    let rig = PulseRig::start();
+fn pulseaudio_playback_sweep_mixing_on_and_off() {
+    let rig = PulseRig::start_with_debug_log();
+    // Another client recording meanwhile: its work lands in the server columns, so the bench
+    // must name it.
+    let other = rig.parec("mic", 50);
+    common::wait_for("the other client's stream", Duration::from_secs(10), || {
+        rig.pactl(&["list", "short", "source-outputs"])
+            .lines()
+            .count()
+            >= 2
+    });
     let chart = rig.path().join("chart.svg");
     let out = bench(
         &rig,
@@ -167,12 +234,15 @@ fn pulseaudio_playback_and_sweep_chart() {
             "1",
             "--warmup-ms",
             "200",
+            "--baseline",
+            "0.5",
             "--srbchannel",
-            "on",
+            "both",
             "--chart",
             chart.to_str().unwrap(),
         ],
     );
+    drop(other);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
         text.contains("== CPU against requested latency =="),
@@ -187,10 +257,80 @@ fn pulseaudio_playback_and_sweep_chart() {
         let wakeups: f64 = last.trim().parse().unwrap();
         assert!(wakeups > 0.0, "stalled window: {line}");
     }
-    assert!(text.contains("| 50 ms | srbchannel on |"), "{text}");
+    for row in [
+        "| 10 ms | srbchannel on |",
+        "| 10 ms | srbchannel off |",
+        "| 50 ms | srbchannel on |",
+        "| 50 ms | srbchannel off |",
+        "| - | server alone (idle) |",
+    ] {
+        assert!(text.contains(row), "no {row:?} in {text}");
+    }
+    assert!(
+        text.contains("WARNING: other clients' streams were at the server"),
+        "{text}"
+    );
+    assert!(text.contains("micoff-test-parec"), "{text}");
+    assert!(!text.contains("NOT granted"), "{text}");
     let svg = std::fs::read_to_string(&chart).unwrap();
     assert!(svg.starts_with("<svg") && svg.contains("srbchannel on"));
+
+    let log = std::fs::read_to_string(rig.path().join("pulse.log")).unwrap();
+    assert_log_shows_modes(&log, 2);
     drop(rig);
+}
+
+#[test]
+fn pulseaudio_without_srbchannel_voids_the_saving() {
+    let rig = PulseRig::start();
+    // A second socket on the same server that never offers srbchannel (shared memory still on):
+    // the seeds' "iochannel" client, and what a server with srbchannel=false gives everyone.
+    let sock = rig.path().join("no-srb.sock");
+    rig.pactl(&[
+        "load-module",
+        "module-native-protocol-unix",
+        "auth-anonymous=1",
+        &format!("socket={}", sock.display()),
+        "srbchannel=false",
+    ]);
+    let out = bench_at(
+        &rig,
+        &format!("unix:{}", sock.display()),
+        &[
+            "record",
+            "--duration",
+            "1",
+            "--warmup-ms",
+            "200",
+            "--baseline",
+            "0",
+            "--srbchannel",
+            "both",
+            "--json",
+        ],
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["server"]["srbchannel"], "not_granted", "{report}");
+    assert!(report["server"]["srbchannel_detail"]
+        .as_str()
+        .unwrap()
+        .contains("srbchannel=false"));
+    let on = summary(&report, "srbchannel_on");
+    assert_eq!(on["srbchannel"], "inactive");
+    assert!(on["cpu_saving_pct"].is_null(), "{on}");
+    assert!(on["saving_note"]
+        .as_str()
+        .unwrap()
+        .contains("on and off are the same client here"));
+    assert!(report["warnings"][0]
+        .as_str()
+        .unwrap()
+        .contains("NOT granted"));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("WARNING: srbchannel was NOT granted"),
+        "{stderr}"
+    );
 }
 
 fn artifacts() -> PathBuf {
@@ -200,14 +340,22 @@ fn artifacts() -> PathBuf {
 #[test]
 fn pipewire_pulse_reports_not_applicable() {
     let rig = PipeWireRig::start();
+    // A sweep writes a chart: into the rig's folder, not the working directory.
+    let chart = rig.path().join("chart.svg");
     let out = bench(
         &rig,
         &[
             "record",
+            "--chart",
+            chart.to_str().unwrap(),
+            "--latency-ms",
+            "10,20",
             "--duration",
             "1",
             "--warmup-ms",
             "200",
+            "--baseline",
+            "0.5",
             "--srbchannel",
             "both",
             "--json",
@@ -215,9 +363,21 @@ fn pipewire_pulse_reports_not_applicable() {
     );
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["server"]["pipewire"], true);
-    assert_eq!(report["server"]["srbchannel"], "not applicable");
+    assert_eq!(report["server"]["srbchannel"], "not_applicable");
     let s = summary(&report, "socket");
     assert_eq!(s["srbchannel"], "not_applicable");
-    assert_eq!(report["summaries"].as_array().unwrap().len(), 1);
+    assert_eq!(report["summaries"].as_array().unwrap().len(), 2);
     assert!(s["columns"]["client"]["cpu_pct"].as_f64().unwrap() > 0.0);
+    // One spelling for the value in the whole report (prose in notes may say it in words).
+    assert!(!String::from_utf8_lossy(&out.stdout).contains("\"not applicable\""));
+    std::fs::create_dir_all(artifacts()).ok();
+    std::fs::write(artifacts().join("bench-rig-pipewire.json"), &out.stdout).ok();
+    // The window count is known before the first window: baseline + one socket window per
+    // latency (not on and off each, of which only one would run).
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("[3/3] record 20 ms, socket only: total "),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("/4]"), "{stderr}");
 }
