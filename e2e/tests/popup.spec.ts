@@ -14,7 +14,9 @@ test('the popup shows live CPU, the record stream and the doctor findings from m
 
   const popup = await context.newPage();
   await popup.goto(`chrome-extension://${extensionId}/popup.html`);
-  await expect(popup.locator('#host-pill')).toContainText(/connected/i);
+  // The pill names the host's version once it answered.
+  await expect(popup.locator('#host-pill')).toHaveText(/^host \d+\.\d+\.\d+/);
+  await expect(popup.locator('#host-pill')).toHaveClass(/\bok\b/);
 
   // Live CPU arrives from the host's 1 Hz subscription: a table with the audio server among its rows.
   await expect(popup.locator('#cpu-body table')).toBeVisible({ timeout: 15_000 });
@@ -28,9 +30,22 @@ test('the popup shows live CPU, the record stream and the doctor findings from m
   const findings = popup.locator('#doctor-body .finding');
   await expect(findings.first()).toBeVisible({ timeout: 20_000 });
   expect(await findings.count()).toBeGreaterThanOrEqual(10);
-  await expect(popup.locator('#doctor-body')).toContainText(/audio server/i);
-  // No sound card on the rig: the Intel HDA checks do not apply, and the popup says so rather than erring.
   await expect(popup.locator('#doctor-body')).not.toContainText(/Not available/);
+  // Each finding is labelled like the CLI's statuses.
+  const labels = await popup.locator('#doctor-body .finding > .pill').allTextContents();
+  expect(labels.length).toBe(await findings.count());
+  for (const l of labels) expect(['ok', 'worth changing', 'not applicable']).toContain(l);
+  // The host reaches the rig's audio server (the popup's host runs in Chromium's environment).
+  const server = findings.filter({ hasText: /^okAudio server/ });
+  await expect(server).toHaveCount(1);
+  // No sound card on the rig: the sound-card and Intel HDA checks do not apply.
+  await expect(findings.filter({ hasText: /HD-audio controller/ }).locator('.pill')).toHaveText(
+    'not applicable',
+  );
+  // A copy button comes only with a runnable command (never with prose).
+  for (const cmd of await popup.locator('#doctor-body .finding code').allTextContents()) {
+    expect(cmd).not.toMatch(/`|\(or |log in/);
+  }
 
   await popup.screenshot({ path: testInfo.outputPath('popup.png'), fullPage: true });
 });

@@ -10,7 +10,8 @@ use std::time::Duration;
 use tokio::sync::mpsc;
 
 use crate::protocol::{
-    AudioServerInfo, AudioStream, BrowserFamily, CpuReport, ErrorCode, HostEvent, Processes,
+    AudioServerInfo, AudioStream, BrowserFamily, CpuReport, ErrorCode, HostEvent, ProcessInfo,
+    Processes,
 };
 
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
@@ -56,38 +57,67 @@ pub trait Sampler: Send + Sync + 'static {
         window: Duration,
     ) -> BoxFuture<Result<CpuReport, HostError>>;
 
-    /// Root pids of the running browsers of `family` (their main processes).
-    fn browsers(&self, family: BrowserFamily) -> BoxFuture<Result<Vec<u32>, HostError>>;
+    /// The main processes of the running browsers (of `family`, or of every family), by pid.
+    fn browsers(
+        &self,
+        family: Option<BrowserFamily>,
+    ) -> BoxFuture<Result<Vec<ProcessInfo>, HostError>>;
 
     /// Periodic reports for a `cpu` subscription: one every `interval`, the first after one
-    /// interval, each covering the time since the previous one. The producer stops when the
-    /// receiver is dropped. The default runs `cpu_sample` back to back; the real sampler keeps
-    /// state between ticks (micoff-proc's `Sampler`, much cheaper) and re-resolves the default
-    /// pids now and then.
+    /// interval, each covering the time since the previous one; [`CpuTick::Unavailable`] for an
+    /// interval without a report, and [`CpuTick::Ended`] as the last item when nothing can come
+    /// any more. The producer stops when the receiver is dropped. The default runs `cpu_sample`
+    /// back to back; the real sampler keeps state between ticks (micoff-proc's `Sampler`, much
+    /// cheaper) and re-resolves the default pids now and then.
     fn cpu_reports(
         self: Arc<Self>,
         pids: Option<Vec<u32>>,
         interval: Duration,
-    ) -> mpsc::Receiver<Result<CpuReport, HostError>> {
+    ) -> mpsc::Receiver<CpuTick> {
         let (tx, rx) = mpsc::channel(2);
         tokio::spawn(async move {
+            let explicit = pids.is_some();
             loop {
                 let report = tokio::select! {
                     r = self.cpu_sample(pids.clone(), interval) => r,
                     () = tx.closed() => return,
                 };
-                let failed = report.is_err();
-                if tx.send(report).await.is_err() {
+                let (tick, failed) = match report {
+                    Ok(report) => (CpuTick::Report(report), false),
+                    // Explicit pids do not come back.
+                    Err(e @ HostError::NotFound(_)) if explicit => {
+                        let _ = tx.send(CpuTick::Ended(e)).await;
+                        return;
+                    }
+                    Err(e) => (CpuTick::Unavailable(e), true),
+                };
+                if tx.send(tick).await.is_err() {
                     return;
                 }
                 if failed {
                     // Do not spin on a failing sampler.
-                    tokio::time::sleep(interval).await;
+                    tokio::select! {
+                        () = tokio::time::sleep(interval) => {}
+                        () = tx.closed() => return,
+                    }
                 }
             }
         });
         rx
     }
+}
+
+/// One step of a `cpu` subscription (see [`Sampler::cpu_reports`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum CpuTick {
+    /// A report covering the time since the previous one.
+    Report(CpuReport),
+    /// No report for this interval: nothing to sample (no browser, no audio server) or the
+    /// sampling failed. The producer keeps trying.
+    Unavailable(HostError),
+    /// The last item: nothing can be sampled any more (the explicit pids are all gone, or the
+    /// sampler failed for good).
+    Ended(HostError),
 }
 
 /// The audio server's view (PulseAudio or pipewire-pulse).

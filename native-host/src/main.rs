@@ -1,6 +1,7 @@
 //! micoff-host: thin entry point. Browser arguments -> native messaging on stdin/stdout;
 //! otherwise the subcommands. Logs go to stderr.
 
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -37,17 +38,23 @@ fn init_tracing(native: bool) {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    // Colour only for a person at a terminal: the browser, `2>file` and test harnesses get plain
+    // text (NO_COLOR, https://no-color.org, turns it off everywhere).
+    let ansi = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(ansi)
         .with_target(false)
         .init();
 }
 
 fn native_messaging(launch: Launch) -> i32 {
     tracing::info!(origin = ?launch.origin, extension = ?launch.extension_id, "native messaging mode");
-    let runtime = match tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+    // One runtime thread: the host's work is small and mostly waiting (blocking /proc reads and
+    // stdio go to tokio's blocking pool, libpulse has its own thread), and fewer threads mean fewer
+    // cross-thread wakeups per `cpu` tick (docs/design/host-cost.md).
+    let runtime = match tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
     {

@@ -50,6 +50,10 @@ impl ErrorCode {
         self as u32
     }
 
+    pub fn from_code(code: u32) -> Option<Self> {
+        Self::ALL.into_iter().find(|c| c.code() == code)
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Self::InvalidJson => "invalid_json",
@@ -315,12 +319,56 @@ impl HostToExtension {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum HostEvent {
-    Cpu { report: CpuReport },
-    AudioConnected { server: AudioServerInfo },
-    AudioDisconnected { reason: String },
-    StreamAdded { stream: AudioStream },
-    StreamChanged { stream: AudioStream },
-    StreamRemoved { kind: StreamKind, index: u32 },
+    Cpu {
+        report: CpuReport,
+    },
+    /// A `cpu` subscription has nothing to report (no browser and no audio server found, or the
+    /// sampling failed). Sent once when reports stop; the host keeps looking and `cpu` events
+    /// resume when there is something to sample again.
+    CpuUnavailable {
+        /// An [`ErrorCode`] (`not_found`, `internal`).
+        code: u32,
+        reason: String,
+    },
+    AudioConnected {
+        server: AudioServerInfo,
+    },
+    AudioDisconnected {
+        reason: String,
+    },
+    StreamAdded {
+        stream: AudioStream,
+    },
+    StreamChanged {
+        stream: AudioStream,
+    },
+    StreamRemoved {
+        kind: StreamKind,
+        index: u32,
+    },
+    /// The subscription's last event: its source stopped (the explicit `pids` are all gone, the
+    /// sampler or the audio client failed). The subscription no longer exists afterwards.
+    SubscriptionEnded {
+        /// An [`ErrorCode`] (`not_found`, `audio_server_unavailable`, `internal`).
+        code: u32,
+        reason: String,
+    },
+}
+
+impl HostEvent {
+    pub fn cpu_unavailable(code: ErrorCode, reason: impl Into<String>) -> Self {
+        Self::CpuUnavailable {
+            code: code.code(),
+            reason: reason.into(),
+        }
+    }
+
+    pub fn subscription_ended(code: ErrorCode, reason: impl Into<String>) -> Self {
+        Self::SubscriptionEnded {
+            code: code.code(),
+            reason: reason.into(),
+        }
+    }
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -10,15 +10,18 @@ use std::time::Duration;
 use serde::Serialize;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, Mutex, Semaphore};
-use tokio::task::{JoinHandle, JoinSet};
+use tokio::task::{JoinError, JoinHandle, JoinSet};
 
-use crate::deps::{Deps, HostError};
+use crate::deps::{CpuTick, Deps, HostError};
 use crate::framing::{FrameReader, FrameWriter, TransportError};
 use crate::protocol::{
     decode_request, drop_lowest_threads, sort_report, thread_count, AudioStreams, CpuReport,
     ErrorCode, HostEvent, HostToExtension, Request, RequestBody, RequestId, SubscriptionResult,
     Topic, Version, CPU_INTERVAL_MS_DEFAULT, PROTOCOL_VERSION,
 };
+
+/// How long requests already read may still finish after a corrupt frame ends the input.
+const CORRUPT_INPUT_GRACE: Duration = Duration::from_millis(200);
 
 /// Why the server stopped other than a clean end of input.
 #[derive(Debug, thiserror::Error)]
@@ -50,7 +53,7 @@ where
         next_subscription: AtomicU64::new(1),
     });
     let mut frames = FrameReader::new(reader, codec);
-    let mut tasks: JoinSet<()> = JoinSet::new();
+    let mut tasks = RequestTasks::default();
 
     let outcome = loop {
         tokio::select! {
@@ -65,17 +68,15 @@ where
                     break Err(ServerError::Read(e));
                 }
             },
-            Some(joined) = tasks.join_next(), if !tasks.is_empty() => {
-                if let Err(e) = joined {
-                    tracing::error!("request task failed: {e}");
-                }
+            Some(joined) = tasks.set.join_next_with_id(), if !tasks.set.is_empty() => {
+                tasks.joined(&ctx, joined).await;
             }
             () = ctx.tx.closed() => break Ok(()), // the writer stopped; its error is reported below
         }
     };
 
     // Subscriptions end with the connection; requests already in flight still get their reply
-    // (unless the input was corrupt).
+    // (after corrupt input only the quick ones, see below).
     let subscriptions: Vec<JoinHandle<()>> = ctx
         .subscriptions
         .lock()
@@ -88,9 +89,19 @@ where
         let _ = handle.await;
     }
     if outcome.is_err() {
-        tasks.abort_all();
+        // Corrupt input ends the host promptly: requests read before it still get their reply if
+        // it is quick (a `version`), a long `cpu_sample` does not hold up the exit.
+        let _ = tokio::time::timeout(CORRUPT_INPUT_GRACE, async {
+            while let Some(joined) = tasks.set.join_next_with_id().await {
+                tasks.joined(&ctx, joined).await;
+            }
+        })
+        .await;
+        tasks.set.abort_all();
     }
-    while tasks.join_next().await.is_some() {}
+    while let Some(joined) = tasks.set.join_next_with_id().await {
+        tasks.joined(&ctx, joined).await;
+    }
     drop(ctx);
     let written = match writer_task.await {
         Ok(result) => result.map_err(ServerError::Write),
@@ -110,6 +121,47 @@ async fn write_loop<W: AsyncWrite + Unpin>(
         }
     }
     writer.shutdown().await
+}
+
+/// The request tasks in flight, with the request each one answers (so a task that panics still
+/// gets its error reply).
+#[derive(Default)]
+struct RequestTasks {
+    set: JoinSet<()>,
+    ids: HashMap<tokio::task::Id, RequestId>,
+}
+
+impl RequestTasks {
+    async fn joined(&mut self, ctx: &Ctx, joined: Result<(tokio::task::Id, ()), JoinError>) {
+        let e = match joined {
+            Ok((task, ())) => {
+                self.ids.remove(&task);
+                return;
+            }
+            Err(e) => e,
+        };
+        let id = self.ids.remove(&e.id());
+        if !e.is_panic() {
+            return; // cancelled: the input was corrupt and the connection is ending
+        }
+        let what = panic_message(e.into_panic());
+        tracing::error!(id = ?id, "request handler panicked: {what}");
+        ctx.send_error(
+            id,
+            ErrorCode::Internal,
+            format!("the request handler failed: {what}"),
+        )
+        .await;
+    }
+}
+
+fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+    match payload.downcast::<String>() {
+        Ok(s) => *s,
+        Err(payload) => payload
+            .downcast_ref::<&str>()
+            .map_or_else(|| "panic".to_owned(), |s| (*s).to_owned()),
+    }
 }
 
 struct Ctx {
@@ -133,7 +185,7 @@ impl Ctx {
     }
 }
 
-async fn dispatch(ctx: &Arc<Ctx>, tasks: &mut JoinSet<()>, body: &[u8]) {
+async fn dispatch(ctx: &Arc<Ctx>, tasks: &mut RequestTasks, body: &[u8]) {
     let request = match decode_request(body) {
         Ok(request) => request,
         Err(e) => {
@@ -168,11 +220,13 @@ async fn dispatch(ctx: &Arc<Ctx>, tasks: &mut JoinSet<()>, body: &[u8]) {
                 id: request.id,
                 body,
             };
-            tasks.spawn(async move {
+            let id = request.id;
+            let task = tasks.set.spawn(async move {
                 let reply = handle(&ctx, request).await;
                 ctx.send(reply).await;
                 drop(permit);
             });
+            tasks.ids.insert(task.id(), id);
         }
     }
 }
@@ -194,8 +248,11 @@ async fn handle(ctx: &Ctx, request: Request) -> Vec<u8> {
             .await
             .map(|report| {
                 encode_cpu(report, ctx.max_bytes, |report| {
-                    serde_json::to_value(report)
-                        .map(|result| HostToExtension::Result { id, result })
+                    serde_json::to_vec(&CpuResult {
+                        kind: "result",
+                        id,
+                        result: report,
+                    })
                 })
                 .unwrap_or_else(|| too_large(Some(id), ctx.max_bytes))
             }),
@@ -316,15 +373,20 @@ async fn unsubscribe(ctx: &Arc<Ctx>, id: RequestId, subscription: u64) {
 
 async fn cpu_loop(ctx: Arc<Ctx>, subscription: u64, interval: Duration, pids: Option<Vec<u32>>) {
     let mut reports = Arc::clone(&ctx.deps.sampler).cpu_reports(pids, interval);
-    while let Some(report) = reports.recv().await {
-        match report {
-            Ok(report) => {
+    // `cpu_unavailable` goes out once per stretch without reports, not every interval.
+    let mut unavailable = false;
+    while let Some(tick) = reports.recv().await {
+        match tick {
+            CpuTick::Report(report) => {
+                unavailable = false;
                 let event = encode_cpu(report, ctx.max_bytes, |report| {
-                    Ok(HostToExtension::Event {
+                    serde_json::to_vec(&CpuEvent {
+                        kind: "event",
                         subscription,
-                        event: Box::new(HostEvent::Cpu {
-                            report: report.clone(),
-                        }),
+                        event: CpuEventBody {
+                            kind: "cpu",
+                            report,
+                        },
                     })
                 });
                 match event {
@@ -332,25 +394,69 @@ async fn cpu_loop(ctx: Arc<Ctx>, subscription: u64, interval: Duration, pids: Op
                     None => tracing::warn!(subscription, "cpu event too large even when trimmed"),
                 }
             }
-            // Keep the subscription (processes come and go).
-            Err(e) => tracing::warn!(subscription, "cpu sample failed: {e}"),
+            CpuTick::Unavailable(e) => {
+                if !unavailable {
+                    tracing::debug!(subscription, "no cpu report: {e}");
+                    unavailable = true;
+                    let event = HostEvent::cpu_unavailable(e.code(), e.to_string());
+                    send_event(&ctx, subscription, event).await;
+                }
+            }
+            CpuTick::Ended(e) => {
+                end_subscription(&ctx, subscription, e.code(), e.to_string()).await;
+                return;
+            }
         }
     }
-    tracing::warn!(subscription, "the cpu report source ended");
+    end_subscription(
+        &ctx,
+        subscription,
+        ErrorCode::Internal,
+        "the cpu sampler stopped".into(),
+    )
+    .await;
 }
 
 async fn audio_loop(ctx: Arc<Ctx>, subscription: u64, mut rx: mpsc::Receiver<HostEvent>) {
     while let Some(event) = rx.recv().await {
-        let body = encode(
-            &HostToExtension::Event {
-                subscription,
-                event: Box::new(event),
-            },
-            ctx.max_bytes,
-        );
-        ctx.send(body).await;
+        if let HostEvent::SubscriptionEnded { code, reason } = event {
+            let code = ErrorCode::from_code(code).unwrap_or(ErrorCode::Internal);
+            end_subscription(&ctx, subscription, code, reason).await;
+            return;
+        }
+        send_event(&ctx, subscription, event).await;
     }
-    tracing::warn!(subscription, "the audio event source ended");
+    end_subscription(
+        &ctx,
+        subscription,
+        ErrorCode::Internal,
+        "the audio event source stopped".into(),
+    )
+    .await;
+}
+
+async fn send_event(ctx: &Ctx, subscription: u64, event: HostEvent) {
+    let body = encode(
+        &HostToExtension::Event {
+            subscription,
+            event: Box::new(event),
+        },
+        ctx.max_bytes,
+    );
+    ctx.send(body).await;
+}
+
+/// The subscription's last event; then it is forgotten (`unsubscribe` answers `not_found`).
+async fn end_subscription(ctx: &Ctx, subscription: u64, code: ErrorCode, reason: String) {
+    tracing::warn!(subscription, "subscription ended: {reason}");
+    send_event(
+        ctx,
+        subscription,
+        HostEvent::subscription_ended(code, reason),
+    )
+    .await;
+    // Our own handle: dropping it detaches this (finishing) task.
+    ctx.subscriptions.lock().await.remove(&subscription);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -405,17 +511,43 @@ fn fallback_error(id: Option<RequestId>, code: ErrorCode, message: &str) -> Vec<
     })
 }
 
-/// Encodes a CPU report, dropping its lowest-CPU threads until it fits. `None` when even the
-/// thread-less report does not fit.
+// The hot path (a `cpu` event every interval, ~80 KB for 300 threads) serializes the report in
+// place: the same JSON as `HostToExtension::Result` / `Event { HostEvent::Cpu }`, without cloning
+// the report into the enum or building a `serde_json::Value` tree first.
+#[derive(Serialize)]
+struct CpuResult<'a> {
+    id: RequestId,
+    #[serde(rename = "type")]
+    kind: &'static str,
+    result: &'a CpuReport,
+}
+
+#[derive(Serialize)]
+struct CpuEvent<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    subscription: u64,
+    event: CpuEventBody<'a>,
+}
+
+#[derive(Serialize)]
+struct CpuEventBody<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    report: &'a CpuReport,
+}
+
+/// Encodes a CPU report (`wrap` serializes it inside its envelope), dropping its lowest-CPU
+/// threads until it fits. `None` when even the thread-less report does not fit.
 pub fn encode_cpu(
     mut report: CpuReport,
     max_bytes: usize,
-    wrap: impl Fn(&CpuReport) -> Result<HostToExtension, serde_json::Error>,
+    wrap: impl Fn(&CpuReport) -> Result<Vec<u8>, serde_json::Error>,
 ) -> Option<Vec<u8>> {
     sanitize(&mut report);
     sort_report(&mut report);
     loop {
-        let body = wrap(&report).and_then(|m| serde_json::to_vec(&m)).ok()?;
+        let body = wrap(&report).ok()?;
         if body.len() <= max_bytes {
             return Some(body);
         }
@@ -432,15 +564,18 @@ pub fn encode_cpu(
 }
 
 /// serde_json writes NaN/inf as `null`, which the extension's guards reject; never send them.
+/// Nor `-0.0` (a sum over nothing), which reads as a bug.
 fn sanitize(report: &mut CpuReport) {
     fn fix(v: &mut f64) {
-        if !v.is_finite() {
+        if !v.is_finite() || *v == 0.0 {
             *v = 0.0;
         }
     }
     fn fix_opt(v: &mut Option<f64>) {
-        if v.is_some_and(|x| !x.is_finite()) {
-            *v = None;
+        match v {
+            Some(x) if !x.is_finite() => *v = None,
+            Some(x) if *x == 0.0 => *x = 0.0,
+            _ => {}
         }
     }
     fix(&mut report.window_ms);
@@ -486,5 +621,59 @@ fn sanitize(report: &mut CpuReport) {
                 fix_opt(v);
             }
         }
+    }
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_place_cpu_encoding_is_the_enum_encoding() {
+        let report = CpuReport {
+            window_ms: 1000.0,
+            total_cpu_pct: -0.0,
+            processes: vec![],
+            roles: vec![],
+            gone_pids: vec![4],
+            threads_omitted: 0,
+        };
+        let event = encode_cpu(report.clone(), 1 << 20, |r| {
+            serde_json::to_vec(&CpuEvent {
+                kind: "event",
+                subscription: 3,
+                event: CpuEventBody {
+                    kind: "cpu",
+                    report: r,
+                },
+            })
+        })
+        .unwrap();
+        let want = serde_json::to_vec(&HostToExtension::Event {
+            subscription: 3,
+            event: Box::new(HostEvent::Cpu {
+                report: report.clone(),
+            }),
+        })
+        .unwrap();
+        let value = |b: &[u8]| serde_json::from_slice::<serde_json::Value>(b).unwrap();
+        assert_eq!(value(&event), value(&want));
+        // -0.0 went out as 0.0.
+        assert!(String::from_utf8_lossy(&event).contains(r#""total_cpu_pct":0.0"#));
+        let result = encode_cpu(report.clone(), 1 << 20, |r| {
+            serde_json::to_vec(&CpuResult {
+                kind: "result",
+                id: 9,
+                result: r,
+            })
+        })
+        .unwrap();
+        let want = serde_json::to_vec(&HostToExtension::Result {
+            id: 9,
+            result: serde_json::to_value(&report).unwrap(),
+        })
+        .unwrap();
+        assert_eq!(value(&result), value(&want));
     }
 }

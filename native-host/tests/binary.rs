@@ -82,6 +82,47 @@ fn firefox_launch_and_truncated_frame_exits_1_with_only_frames_on_stdout() {
 }
 
 #[test]
+fn audio_requests_without_a_server_are_error_replies() {
+    // No server at this address: the host's own audio client answers `audio_server_unavailable`
+    // (it once recursed into itself here and overflowed its stack).
+    let mut child = Command::new(env!("CARGO_BIN_EXE_micoff-host"))
+        .arg("chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/")
+        .env("PULSE_SERVER", "unix:/nonexistent/micoff-test/native")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    for (id, kind) in [(1, "audio_server_info"), (2, "audio_streams")] {
+        stdin
+            .write_all(&frame(&format!(r#"{{"id":{id},"type":"{kind}"}}"#)))
+            .unwrap();
+    }
+    stdin
+        .write_all(&frame(r#"{"id":3,"type":"subscribe","topic":"audio"}"#))
+        .unwrap();
+    // Wait for the three answers (and the subscription's first event), then close.
+    let mut stdout = child.stdout.take().unwrap();
+    let mut frames = Vec::new();
+    while frames.len() < 4 {
+        let mut len = [0u8; 4];
+        stdout.read_exact(&mut len).unwrap();
+        let mut body = vec![0u8; u32::from_ne_bytes(len) as usize];
+        stdout.read_exact(&mut body).unwrap();
+        frames.push(serde_json::from_slice::<serde_json::Value>(&body).unwrap());
+    }
+    drop(stdin);
+    assert_eq!(child.wait().unwrap().code(), Some(0));
+    let by_id = |id: u64| frames.iter().find(|f| f["id"] == id).unwrap().clone();
+    assert_eq!(by_id(1)["error"]["code"], 5, "{frames:?}");
+    assert_eq!(by_id(2)["error"]["code"], 5, "{frames:?}");
+    assert!(by_id(3)["result"]["subscription"].is_u64(), "{frames:?}");
+    let event = frames.iter().find(|f| f["type"] == "event").unwrap();
+    assert_eq!(event["event"]["type"], "audio_disconnected", "{frames:?}");
+}
+
+#[test]
 fn help_is_available_on_every_command() {
     for cmd in [
         &["--help"][..],

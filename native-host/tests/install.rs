@@ -2,6 +2,7 @@
 
 #![allow(clippy::unwrap_used)] // tests may unwrap (house style)
 
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
 use micoff_host::cli::install::{run, Browser, InstallArgs, InstallEnv};
@@ -35,26 +36,48 @@ fn touch(path: &Path) {
     std::fs::write(path, "").unwrap();
 }
 
+/// An executable file (what detection looks for).
+fn executable(path: &Path) {
+    touch(path);
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
 fn install(args: &InstallArgs, env: &InstallEnv) -> (i32, String) {
     let mut out = Vec::new();
     let code = run(args, env, &mut out);
     (code, String::from_utf8(out).unwrap())
 }
 
+fn uninstall_all() -> InstallArgs {
+    let mut a = args();
+    a.uninstall = true;
+    a
+}
+
+const MANIFEST: &str = "org.micoff.host.json";
+
 #[test]
 fn installs_for_detected_browsers_only_and_is_idempotent() {
     let tmp = tempfile::tempdir().unwrap();
     let env = env(tmp.path());
-    touch(&tmp.path().join("bin/chromium"));
-    std::fs::create_dir_all(tmp.path().join("home/.mozilla/firefox")).unwrap();
+    executable(&tmp.path().join("bin/chromium"));
+    // Firefox has run for this user: its profiles.ini exists.
+    touch(&tmp.path().join("home/.mozilla/firefox/profiles.ini"));
     let (code, out) = install(&args(), &env);
     assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("found Chromium:") && out.contains("in PATH"),
+        "{out}"
+    );
+    assert!(out.contains("found Firefox: profile"), "{out}");
     let chromium = tmp
         .path()
-        .join("home/.config/chromium/NativeMessagingHosts/org.micoff.host.json");
+        .join("home/.config/chromium/NativeMessagingHosts")
+        .join(MANIFEST);
     let firefox = tmp
         .path()
-        .join("home/.mozilla/native-messaging-hosts/org.micoff.host.json");
+        .join("home/.mozilla/native-messaging-hosts")
+        .join(MANIFEST);
     let m: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&chromium).unwrap()).unwrap();
     assert_eq!(m["name"], "org.micoff.host");
@@ -90,6 +113,61 @@ fn installs_for_detected_browsers_only_and_is_idempotent() {
 }
 
 #[test]
+fn folders_we_created_do_not_make_a_browser_detected() {
+    let tmp = tempfile::tempdir().unwrap();
+    let env = env(tmp.path());
+    executable(&tmp.path().join("bin/chromium"));
+    let mut edge = args();
+    edge.browsers = vec![Browser::Edge];
+    assert_eq!(install(&edge, &env).0, 0);
+    assert!(tmp.path().join("home/.config/microsoft-edge").is_dir());
+    // A plain install afterwards: Chromium only; Edge's folder (ours) says nothing.
+    let (code, out) = install(&args(), &env);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("Edge"), "{out}");
+    // Neither does an empty config folder, nor a non-executable file in PATH.
+    std::fs::create_dir_all(tmp.path().join("home/.config/vivaldi")).unwrap();
+    touch(&tmp.path().join("bin/brave-browser"));
+    let (_, out) = install(&args(), &env);
+    assert!(!out.contains("Vivaldi") && !out.contains("Brave"), "{out}");
+    // Real profile state does.
+    touch(&tmp.path().join("home/.config/vivaldi/Local State"));
+    let (_, out) = install(&args(), &env);
+    assert!(out.contains("found Vivaldi: profile"), "{out}");
+}
+
+#[test]
+fn detects_browsers_at_their_usual_install_locations() {
+    let tmp = tempfile::tempdir().unwrap();
+    let env = env(tmp.path());
+    let root = tmp.path().join("root");
+    executable(&root.join("opt/google/chrome/chrome"));
+    executable(&root.join("opt/microsoft/msedge/msedge"));
+    executable(&root.join("opt/brave.com/brave/brave"));
+    executable(&root.join("opt/vivaldi/vivaldi"));
+    executable(&root.join("usr/lib/firefox-esr/firefox-esr"));
+    std::fs::create_dir_all(root.join("snap/bin")).unwrap();
+    std::os::unix::fs::symlink("/usr/bin/snap", root.join("snap/bin/chromium")).unwrap();
+    let (code, out) = install(&args(), &env);
+    assert_eq!(code, 0, "{out}");
+    for (name, why) in [
+        ("Chrome", "opt/google/chrome/chrome"),
+        ("Edge", "opt/microsoft/msedge/msedge"),
+        ("Brave", "opt/brave.com/brave/brave"),
+        ("Vivaldi", "opt/vivaldi/vivaldi"),
+        ("Firefox", "usr/lib/firefox-esr/firefox-esr"),
+        ("Chromium", "snap chromium"),
+    ] {
+        assert!(
+            out.lines()
+                .any(|l| l.starts_with(&format!("found {name}:")) && l.contains(why)),
+            "{name}: {out}"
+        );
+    }
+    assert_eq!(out.matches(" written").count(), 6, "{out}");
+}
+
+#[test]
 fn honours_xdg_config_home_and_explicit_browsers() {
     let tmp = tempfile::tempdir().unwrap();
     let mut env = env(tmp.path());
@@ -100,11 +178,13 @@ fn honours_xdg_config_home_and_explicit_browsers() {
     assert_eq!(code, 0, "{out}");
     assert!(tmp
         .path()
-        .join("xdg/BraveSoftware/Brave-Browser/NativeMessagingHosts/org.micoff.host.json")
+        .join("xdg/BraveSoftware/Brave-Browser/NativeMessagingHosts")
+        .join(MANIFEST)
         .is_file());
     assert!(tmp
         .path()
-        .join("xdg/microsoft-edge/NativeMessagingHosts/org.micoff.host.json")
+        .join("xdg/microsoft-edge/NativeMessagingHosts")
+        .join(MANIFEST)
         .is_file());
 }
 
@@ -113,6 +193,7 @@ fn nothing_detected_is_exit_4() {
     let tmp = tempfile::tempdir().unwrap();
     let (code, out) = install(&args(), &env(tmp.path()));
     assert_eq!(code, 4, "{out}");
+    assert!(out.contains("no supported browser found"), "{out}");
 }
 
 #[test]
@@ -134,13 +215,76 @@ fn dry_run_changes_nothing_and_uninstall_removes_exactly_the_files() {
         .join("home/.config/google-chrome/NativeMessagingHosts");
     touch(&chrome_dir.join("other.host.json"));
     a.uninstall = true;
+    a.dry_run = true;
+    let (code, out) = install(&a, &env);
+    assert_eq!(
+        (code, out.matches("would be removed").count()),
+        (0, 2),
+        "{out}"
+    );
+    assert!(chrome_dir.join(MANIFEST).exists());
+    a.dry_run = false;
     let (code, out) = install(&a, &env);
     assert_eq!(code, 0, "{out}");
     assert_eq!(out.matches("removed").count(), 2, "{out}");
-    assert!(!chrome_dir.join("org.micoff.host.json").exists());
+    assert!(!chrome_dir.join(MANIFEST).exists());
     assert!(chrome_dir.join("other.host.json").exists());
-    let (_, out) = install(&a, &env);
-    assert_eq!(out.matches("not present").count(), 2, "{out}");
+    let (code, out) = install(&a, &env);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("nothing to remove"), "{out}");
+}
+
+#[test]
+fn uninstall_sweeps_every_known_folder_and_removes_only_ours() {
+    let tmp = tempfile::tempdir().unwrap();
+    let env = env(tmp.path());
+    // Nothing installed, nothing detected: nothing to do is not an error.
+    let (code, out) = install(&uninstall_all(), &env);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("nothing to remove"), "{out}");
+
+    // Ours for browsers that are not (or no longer) detected, in a Flatpak folder too.
+    let mut a = args();
+    a.browsers = vec![Browser::Edge, Browser::Vivaldi, Browser::Firefox];
+    assert_eq!(install(&a, &env).0, 0);
+    let flatpak_dir = tmp
+        .path()
+        .join("home/.var/app/org.chromium.Chromium/config/chromium/NativeMessagingHosts");
+    let mut flat = args();
+    flat.target_dir = Some(flatpak_dir.clone());
+    assert_eq!(install(&flat, &env).0, 0);
+    // Not ours: another host's manifest under our name, and a manifest pointing elsewhere.
+    let chrome_dir = tmp
+        .path()
+        .join("home/.config/google-chrome/NativeMessagingHosts");
+    std::fs::create_dir_all(&chrome_dir).unwrap();
+    std::fs::write(
+        chrome_dir.join(MANIFEST),
+        r#"{"name": "org.micoff.host", "path": "/usr/bin/something-else", "type": "stdio"}"#,
+    )
+    .unwrap();
+    let brave_dir = tmp
+        .path()
+        .join("home/.config/BraveSoftware/Brave-Browser/NativeMessagingHosts");
+    std::fs::create_dir_all(&brave_dir).unwrap();
+    std::fs::write(brave_dir.join(MANIFEST), "not json").unwrap();
+
+    let (code, out) = install(&uninstall_all(), &env);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(out.matches(" removed").count(), 4, "{out}");
+    assert_eq!(out.matches("left alone, not ours").count(), 2, "{out}");
+    assert!(!out.contains("not present"), "{out}");
+    for gone in [
+        tmp.path()
+            .join("home/.config/microsoft-edge/NativeMessagingHosts"),
+        tmp.path().join("home/.config/vivaldi/NativeMessagingHosts"),
+        tmp.path().join("home/.mozilla/native-messaging-hosts"),
+        flatpak_dir,
+    ] {
+        assert!(!gone.join(MANIFEST).exists(), "{}", gone.display());
+    }
+    assert!(chrome_dir.join(MANIFEST).exists());
+    assert!(brave_dir.join(MANIFEST).exists());
 }
 
 #[test]
@@ -151,16 +295,56 @@ fn system_and_target_dir() {
     a.browsers = vec![Browser::Chromium, Browser::Firefox, Browser::Vivaldi];
     a.system = true;
     let (code, out) = install(&a, &env);
+    // Two written, Vivaldi cannot be: partial.
+    assert_eq!(code, 3, "{out}");
+    assert!(tmp
+        .path()
+        .join("root/etc/chromium/native-messaging-hosts")
+        .join(MANIFEST)
+        .is_file());
+    assert!(tmp
+        .path()
+        .join("root/usr/lib/mozilla/native-messaging-hosts")
+        .join(MANIFEST)
+        .is_file());
+    assert!(
+        out.contains("Vivaldi: has no system-wide manifest folder; install it per user"),
+        "{out}"
+    );
+
+    // Only impossible browsers named: a usage error, and no "no browser found" (one was named).
+    for browser in [Browser::Vivaldi, Browser::Brave] {
+        let mut a = args();
+        a.browsers = vec![browser];
+        a.system = true;
+        let (code, out) = install(&a, &env);
+        assert_eq!(code, 2, "{out}");
+        assert!(!out.contains("no supported browser found"), "{out}");
+        assert!(out.contains("without --system"), "{out}");
+        // Removing from a folder that does not exist: nothing to do.
+        a.uninstall = true;
+        let (code, out) = install(&a, &env);
+        assert_eq!(code, 0, "{out}");
+    }
+
+    // --system --uninstall sweeps the system folders (Firefox's lib64 one too).
+    let lib64 = tmp
+        .path()
+        .join("root/usr/lib64/mozilla/native-messaging-hosts");
+    std::fs::create_dir_all(&lib64).unwrap();
+    std::fs::copy(
+        tmp.path()
+            .join("root/usr/lib/mozilla/native-messaging-hosts")
+            .join(MANIFEST),
+        lib64.join(MANIFEST),
+    )
+    .unwrap();
+    let mut a = uninstall_all();
+    a.system = true;
+    let (code, out) = install(&a, &env);
     assert_eq!(code, 0, "{out}");
-    assert!(tmp
-        .path()
-        .join("root/etc/chromium/native-messaging-hosts/org.micoff.host.json")
-        .is_file());
-    assert!(tmp
-        .path()
-        .join("root/usr/lib/mozilla/native-messaging-hosts/org.micoff.host.json")
-        .is_file());
-    assert!(out.contains("Vivaldi: no system-wide"), "{out}");
+    assert_eq!(out.matches(" removed").count(), 3, "{out}");
+    assert!(!lib64.join(MANIFEST).exists());
 
     let mut a = args();
     a.target_dir = Some(tmp.path().join("profile/NativeMessagingHosts"));
@@ -168,7 +352,8 @@ fn system_and_target_dir() {
     assert_eq!(code, 0);
     let text = std::fs::read_to_string(
         tmp.path()
-            .join("profile/NativeMessagingHosts/org.micoff.host.json"),
+            .join("profile/NativeMessagingHosts")
+            .join(MANIFEST),
     )
     .unwrap();
     assert!(text.contains("allowed_origins"));

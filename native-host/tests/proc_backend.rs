@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use micoff_host::backend::ProcSampler;
-use micoff_host::deps::{HostError, Sampler};
+use micoff_host::deps::{CpuTick, HostError, Sampler};
 use micoff_host::protocol::{BrowserFamily, BrowserSource, Role};
 
 /// A thread named `burner` that spins until the flag drops.
@@ -80,8 +80,17 @@ async fn processes_walks_an_explicit_tree() {
     assert_eq!((sleep.ppid, sleep.comm.as_str()), (me, "sleep"));
     assert_eq!(sleep.role, Role::Other);
     assert!(sleep.cmdline.starts_with("sleep 30"), "{sleep:?}");
-    // No browser runs here (or one does): either way a list, never an error.
-    sampler.browsers(BrowserFamily::Chromium).await.unwrap();
+    // No browser runs here (or one does): either way a list of main processes, never an error.
+    for b in sampler
+        .browsers(Some(BrowserFamily::Chromium))
+        .await
+        .unwrap()
+    {
+        assert_eq!(
+            (b.role, b.family),
+            (Role::Browser, Some(BrowserFamily::Chromium))
+        );
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -91,11 +100,13 @@ async fn cpu_reports_tick_with_the_stateful_sampler() {
     let interval = Duration::from_millis(250);
     let mut rx = Arc::clone(&sampler).cpu_reports(Some(vec![me]), interval);
     for _ in 0..2 {
-        let report = tokio::time::timeout(Duration::from_secs(5), rx.recv())
+        let tick = tokio::time::timeout(Duration::from_secs(5), rx.recv())
             .await
             .unwrap()
-            .unwrap()
             .unwrap();
+        let CpuTick::Report(report) = tick else {
+            panic!("{tick:?}")
+        };
         assert!(
             (150.0..1500.0).contains(&report.window_ms),
             "{}",
@@ -104,4 +115,65 @@ async fn cpu_reports_tick_with_the_stateful_sampler() {
         assert_eq!(report.processes[0].pid, me);
     }
     drop(rx); // the producer stops on its own
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cpu_subscription_ends_when_its_processes_are_gone() {
+    let sampler = Arc::new(ProcSampler::system());
+    let mut child = std::process::Command::new("sleep")
+        .arg("30")
+        .spawn()
+        .unwrap();
+    let mut rx =
+        Arc::clone(&sampler).cpu_reports(Some(vec![child.id()]), Duration::from_millis(250));
+    async fn next(rx: &mut tokio::sync::mpsc::Receiver<CpuTick>) -> Option<CpuTick> {
+        tokio::time::timeout(Duration::from_secs(5), rx.recv())
+            .await
+            .unwrap()
+    }
+    assert!(matches!(next(&mut rx).await, Some(CpuTick::Report(_))));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    // Maybe one more report (with the pid in gone_pids), then the end, then nothing.
+    let mut tick = next(&mut rx).await.unwrap();
+    if let CpuTick::Report(r) = &tick {
+        assert_eq!(r.gone_pids, vec![child.id()]);
+        tick = next(&mut rx).await.unwrap();
+    }
+    assert!(
+        matches!(&tick, CpuTick::Ended(HostError::NotFound(_))),
+        "{tick:?}"
+    );
+    assert!(next(&mut rx).await.is_none());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_default_cpu_subscription_without_targets_is_unavailable_not_empty() {
+    // Started from this test process (no browser above it), with a socket nobody listens on.
+    let env = [(
+        "PULSE_SERVER".to_string(),
+        "unix:/nonexistent/micoff-test/native".to_string(),
+    )]
+    .into();
+    let sampler = Arc::new(ProcSampler::new(
+        micoff_proc::ProcFs::system(),
+        std::process::id(),
+        env,
+    ));
+    let mut rx = Arc::clone(&sampler).cpu_reports(None, Duration::from_millis(250));
+    for _ in 0..2 {
+        let tick = tokio::time::timeout(Duration::from_secs(5), rx.recv())
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(
+            matches!(&tick, CpuTick::Unavailable(HostError::NotFound(_))),
+            "{tick:?}"
+        );
+    }
+    let err = sampler
+        .cpu_sample(None, Duration::from_millis(100))
+        .await
+        .unwrap_err();
+    assert!(matches!(err, HostError::NotFound(_)), "{err:?}");
 }

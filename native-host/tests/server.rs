@@ -5,7 +5,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use micoff_host::deps::{AudioServer, BoxFuture, Deps, HostError, Launch, Limits, Sampler};
+use micoff_host::deps::{
+    AudioServer, BoxFuture, CpuTick, Deps, HostError, Launch, Limits, Sampler,
+};
 use micoff_host::framing::{FrameCodec, FrameReader, FrameWriter};
 use micoff_host::protocol::*;
 use serde_json::{json, Value};
@@ -61,6 +63,10 @@ struct FakeSampler {
     /// When set, cpu_sample waits for a notification (a "long" window).
     gate: Option<Arc<Notify>>,
     threads: usize,
+    /// When set, a `cpu` subscription gets exactly these ticks, then its source closes.
+    ticks: Option<Vec<CpuTick>>,
+    /// When set, cpu_sample fails with this.
+    fail: Option<HostError>,
 }
 
 impl Sampler for FakeSampler {
@@ -68,6 +74,7 @@ impl Sampler for FakeSampler {
         Box::pin(async move {
             match browser_pid {
                 Some(99) => Err(HostError::NotFound("pid 99".into())),
+                Some(13) => panic!("unlucky pid 13"),
                 _ => Ok(Processes {
                     browser: None,
                     processes: vec![],
@@ -83,7 +90,11 @@ impl Sampler for FakeSampler {
     ) -> BoxFuture<Result<CpuReport, HostError>> {
         let gate = self.gate.clone();
         let threads = self.threads;
+        let fail = self.fail.clone();
         Box::pin(async move {
+            if let Some(e) = fail {
+                return Err(e);
+            }
             match gate {
                 Some(gate) => gate.notified().await,
                 None => tokio::time::sleep(window.min(Duration::from_millis(300))).await,
@@ -91,9 +102,59 @@ impl Sampler for FakeSampler {
             Ok(report(window.as_millis() as u64, threads))
         })
     }
-    fn browsers(&self, _family: BrowserFamily) -> BoxFuture<Result<Vec<u32>, HostError>> {
+    fn browsers(
+        &self,
+        _family: Option<BrowserFamily>,
+    ) -> BoxFuture<Result<Vec<ProcessInfo>, HostError>> {
         Box::pin(async { Ok(vec![]) })
     }
+    fn cpu_reports(
+        self: Arc<Self>,
+        pids: Option<Vec<u32>>,
+        interval: Duration,
+    ) -> mpsc::Receiver<CpuTick> {
+        let Some(ticks) = self.ticks.clone() else {
+            // The trait's own implementation (cpu_sample back to back).
+            return default_cpu_reports(self, pids, interval);
+        };
+        let (tx, rx) = mpsc::channel(16);
+        tokio::spawn(async move {
+            for tick in ticks {
+                if tx.send(tick).await.is_err() {
+                    return;
+                }
+            }
+        });
+        rx
+    }
+}
+
+/// `Sampler::cpu_reports`' default body, reached through a wrapper that does not override it.
+fn default_cpu_reports(
+    inner: Arc<FakeSampler>,
+    pids: Option<Vec<u32>>,
+    interval: Duration,
+) -> mpsc::Receiver<CpuTick> {
+    struct Plain(Arc<FakeSampler>);
+    impl Sampler for Plain {
+        fn processes(&self, b: Option<u32>) -> BoxFuture<Result<Processes, HostError>> {
+            self.0.processes(b)
+        }
+        fn cpu_sample(
+            &self,
+            pids: Option<Vec<u32>>,
+            window: Duration,
+        ) -> BoxFuture<Result<CpuReport, HostError>> {
+            self.0.cpu_sample(pids, window)
+        }
+        fn browsers(
+            &self,
+            family: Option<BrowserFamily>,
+        ) -> BoxFuture<Result<Vec<ProcessInfo>, HostError>> {
+            self.0.browsers(family)
+        }
+    }
+    Arc::new(Plain(inner)).cpu_reports(pids, interval)
 }
 
 struct FakeAudio {
@@ -238,6 +299,7 @@ async fn a_long_cpu_sample_does_not_block_other_requests() {
         FakeSampler {
             gate: Some(gate.clone()),
             threads: 1,
+            ..FakeSampler::default()
         },
         None,
         Limits::default(),
@@ -263,6 +325,7 @@ async fn too_many_requests_in_flight_is_busy() {
         FakeSampler {
             gate: Some(gate.clone()),
             threads: 0,
+            ..FakeSampler::default()
         },
         None,
         limits,
@@ -293,6 +356,7 @@ async fn oversized_cpu_reports_are_trimmed_and_other_results_refused() {
         FakeSampler {
             gate: None,
             threads: 500,
+            ..FakeSampler::default()
         },
         None,
         limits,
@@ -417,4 +481,140 @@ async fn a_bad_length_ends_the_server_with_an_error() {
         .unwrap()
         .unwrap();
     assert!(result.is_err());
+}
+
+#[tokio::test]
+async fn a_panicking_handler_still_gets_an_error_reply() {
+    let mut c = start();
+    c.send(json!({"id": 41, "type": "processes", "browser_pid": 13}))
+        .await;
+    let r = c.recv().await;
+    assert_eq!(
+        (
+            r["id"].clone(),
+            r["type"].clone(),
+            r["error"]["code"].clone()
+        ),
+        (json!(41), json!("error"), json!(7)),
+        "{r}"
+    );
+    assert!(
+        r["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unlucky pid 13"),
+        "{r}"
+    );
+    // The connection goes on, and the in-flight slot was given back.
+    c.send(json!({"id": 42, "type": "version"})).await;
+    assert_eq!(c.recv().await["id"], 42);
+}
+
+#[tokio::test]
+async fn cpu_unavailable_once_then_reports_then_subscription_ended() {
+    let gone = || HostError::NotFound("no browser and no audio server".into());
+    let sampler = FakeSampler {
+        ticks: Some(vec![
+            CpuTick::Unavailable(gone()),
+            CpuTick::Unavailable(gone()),
+            CpuTick::Unavailable(gone()),
+            CpuTick::Report(report(1000, 1)),
+            CpuTick::Unavailable(gone()),
+            CpuTick::Ended(HostError::NotFound("processes gone".into())),
+        ]),
+        ..FakeSampler::default()
+    };
+    let mut c = start_with(sampler, None, Limits::default());
+    c.send(json!({"id": 1, "type": "subscribe", "topic": "cpu"}))
+        .await;
+    let sub = c.recv().await["result"]["subscription"].as_u64().unwrap();
+    let mut kinds = Vec::new();
+    loop {
+        let e = c.recv().await;
+        assert_eq!(e["subscription"].as_u64(), Some(sub), "{e}");
+        let kind = e["event"]["type"].as_str().unwrap().to_owned();
+        if kind == "cpu_unavailable" {
+            assert_eq!(e["event"]["code"], 6, "{e}");
+            assert!(e["event"]["reason"].is_string(), "{e}");
+        }
+        if kind == "subscription_ended" {
+            assert_eq!(
+                e["event"],
+                json!({"type": "subscription_ended", "code": 6, "reason": "not found: processes gone"})
+            );
+            break;
+        }
+        kinds.push(kind);
+    }
+    assert_eq!(kinds, ["cpu_unavailable", "cpu", "cpu_unavailable"]);
+    // The subscription is gone.
+    c.send(json!({"id": 2, "type": "unsubscribe", "subscription": sub}))
+        .await;
+    assert_eq!(c.recv().await["error"]["code"], 6);
+}
+
+#[tokio::test]
+async fn a_source_that_stops_ends_the_subscription_with_a_reason() {
+    // The cpu source closes without a word.
+    let sampler = FakeSampler {
+        ticks: Some(vec![CpuTick::Report(report(1000, 1))]),
+        ..FakeSampler::default()
+    };
+    let (tx, rx) = mpsc::channel(8);
+    let mut c = start_with(sampler, Some(rx), Limits::default());
+    c.send(json!({"id": 1, "type": "subscribe", "topic": "cpu"}))
+        .await;
+    let cpu = c.recv().await["result"]["subscription"].as_u64().unwrap();
+    assert_eq!(c.recv().await["event"]["type"], "cpu");
+    let e = c.recv().await;
+    assert_eq!(
+        (e["subscription"].as_u64(), e["event"]["type"].as_str()),
+        (Some(cpu), Some("subscription_ended"))
+    );
+    assert_eq!(e["event"]["code"], 7);
+
+    // The audio source goes away.
+    c.send(json!({"id": 2, "type": "subscribe", "topic": "audio"}))
+        .await;
+    let audio = c.recv().await["result"]["subscription"].as_u64().unwrap();
+    drop(tx);
+    let e = c.recv().await;
+    assert_eq!(
+        (e["subscription"].as_u64(), e["event"]["type"].as_str()),
+        (Some(audio), Some("subscription_ended"))
+    );
+    assert!(e["event"]["reason"].as_str().unwrap().contains("audio"));
+}
+
+// Paused time: the producer's retry sleeps and the quiet stretch below pass instantly.
+#[tokio::test(start_paused = true)]
+async fn a_cpu_subscription_on_pids_that_are_gone_ends_once() {
+    // The trait's default producer: cpu_sample says not_found for explicit pids -> ended.
+    let sampler = FakeSampler {
+        fail: Some(HostError::NotFound(
+            "none of the processes [7] exists".into(),
+        )),
+        ..FakeSampler::default()
+    };
+    let mut c = start_with(sampler, None, Limits::default());
+    c.send(json!({"id": 1, "type": "subscribe", "topic": "cpu", "pids": [7], "interval_ms": 250}))
+        .await;
+    c.recv().await;
+    let e = c.recv().await;
+    assert_eq!(e["event"]["type"], "subscription_ended", "{e}");
+    assert_eq!(e["event"]["code"], 6);
+    // Without pids the same failure is "unavailable, still looking", sent once.
+    c.send(json!({"id": 2, "type": "subscribe", "topic": "cpu", "interval_ms": 250}))
+        .await;
+    c.recv().await;
+    let e = c.recv().await;
+    assert_eq!(e["event"]["type"], "cpu_unavailable", "{e}");
+    c.send(json!({"id": 3, "type": "version"})).await;
+    // Nothing else arrives for the subscription while it stays unavailable.
+    let r = c.recv().await;
+    assert_eq!(r["id"], 3, "{r}");
+    // Several retry intervals later (virtual time), still nothing but the reply.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    c.send(json!({"id": 4, "type": "version"})).await;
+    assert_eq!(c.recv().await["id"], 4);
 }

@@ -222,3 +222,45 @@ test('stop(): no reconnect', () => {
   assert.equal(ports.length, 1);
   assert.equal(timers.pending(), 0);
 });
+
+test('a subscription the host ended is asked for again after a pause', async () => {
+  const { deps, ports, timers } = fakeDeps();
+  const host = createHostClient(deps);
+  const events: string[] = [];
+  const sub = host.subscribe({ type: 'subscribe', topic: 'audio' }, (e) => events.push(e.type));
+  host.start();
+  const port = ports[0];
+  assert.ok(port);
+  port.answer(VERSION, 1);
+  await tick();
+  port.answer({ subscription: 4 });
+  await tick();
+  assert.equal(sub.id, 4);
+
+  port.emit({
+    type: 'event',
+    subscription: 4,
+    event: { type: 'subscription_ended', code: 8, reason: 'gone' },
+  });
+  assert.deepEqual(events, ['subscription_ended']);
+  assert.equal(sub.id, null);
+  const sentBefore = port.sent.length;
+  timers.advance(1999);
+  assert.equal(port.sent.length, sentBefore);
+  timers.advance(1);
+  assert.deepEqual(port.last(), { type: 'subscribe', topic: 'audio', id: port.last().id });
+  port.answer({ subscription: 5 });
+  await tick();
+  assert.equal(sub.id, 5);
+
+  // Closed by the caller before the pause is over: not asked for again.
+  port.emit({
+    type: 'event',
+    subscription: 5,
+    event: { type: 'subscription_ended', code: 8, reason: 'gone' },
+  });
+  await sub.close();
+  const n = port.sent.length;
+  timers.advance(5000);
+  assert.equal(port.sent.length, n);
+});

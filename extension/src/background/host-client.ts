@@ -113,6 +113,9 @@ interface Pending {
   timer: unknown;
 }
 
+/** How long after the host ended a subscription the client asks for it again. */
+const RESUBSCRIBE_AFTER_MS = 2000;
+
 interface SubEntry {
   req: SubscribeRequest;
   onEvent(event: HostEvent): void;
@@ -222,7 +225,10 @@ export function createHostClient(deps: HostClientDeps): HostClient {
       return;
     }
     if (msg.type === 'event') {
-      byRemoteId.get(msg.subscription)?.onEvent(msg.event);
+      const s = byRemoteId.get(msg.subscription);
+      if (!s) return;
+      s.onEvent(msg.event);
+      if (msg.event.type === 'subscription_ended') resubscribeLater(s, msg.subscription);
       return;
     }
     if (msg.type === 'error' && msg.id === null) {
@@ -261,6 +267,17 @@ export function createHostClient(deps: HostClientDeps): HostClient {
         reject(new HostError('disconnected', err instanceof Error ? err.message : String(err)));
       }
     });
+  }
+
+  /** The host ended a subscription (its source stopped): ask for it again after a pause, on the same
+   * connection, unless the caller closed it or the connection changed (a reconnect re-subscribes). */
+  function resubscribeLater(s: SubEntry, remoteId: number): void {
+    byRemoteId.delete(remoteId);
+    s.remoteId = null;
+    const p = port;
+    deps.timers.setTimeout(() => {
+      if (!s.closed && p && port === p && s.remoteId === null) void sendSubscribe(s, p);
+    }, RESUBSCRIBE_AFTER_MS);
   }
 
   async function sendSubscribe(s: SubEntry, p: PortLike): Promise<void> {

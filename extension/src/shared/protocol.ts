@@ -264,7 +264,11 @@ export interface DoctorReportFinding {
   status: 'ok' | 'worth_changing' | 'not_applicable' | (string & {});
   current: string;
   why: string;
+  /** A shell command that changes it, runnable as it is (the popup offers it for copying). */
   fix: string | null;
+  /** What to do, for a person (the edit to make, when it takes effect). Absent from hosts
+   * older than the field. */
+  hint?: string | null;
   details: string[];
 }
 
@@ -303,7 +307,11 @@ export type HostEvent =
   | { type: 'audio_disconnected'; reason: string }
   | { type: 'stream_added'; stream: AudioStream }
   | { type: 'stream_changed'; stream: AudioStream }
-  | { type: 'stream_removed'; kind: StreamKind; index: number };
+  | { type: 'stream_removed'; kind: StreamKind; index: number }
+  /** `cpu` topic: nothing to sample for now (sent once; `cpu` events resume when there is). */
+  | { type: 'cpu_unavailable'; code: number; reason: string }
+  /** The subscription's last event: its source stopped; the subscription no longer exists. */
+  | { type: 'subscription_ended'; code: number; reason: string };
 
 export interface ErrorBody {
   /** A `KnownErrorCode`, or a code from a newer host. */
@@ -572,6 +580,7 @@ export const isDoctorReport = shape<DoctorReport>({
       current: isString,
       why: isString,
       fix: nullable(isString),
+      hint: (v): v is string | null | undefined => v === undefined || v === null || isString(v),
       details: arrayOf(isString),
     }),
   ),
@@ -607,6 +616,9 @@ export function isHostEvent(v: unknown): v is HostEvent {
       return isAudioStream(v.stream);
     case 'stream_removed':
       return isStreamKind(v.kind) && isUint(v.index);
+    case 'cpu_unavailable':
+    case 'subscription_ended':
+      return isUint(v.code) && isString(v.reason);
     default:
       return false;
   }

@@ -1,14 +1,14 @@
 //! [`ProcSampler`]: the host's [`Sampler`] on micoff-proc. All /proc reading is synchronous, so it
 //! runs on tokio's blocking pool; windows are waited out with tokio timers, not thread sleeps.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use micoff_proc::{browser_family_of_name, env_map, rates, ProcFs, Targets};
+use micoff_proc::{env_map, rates, ProcFs, Targets};
 use tokio::sync::mpsc;
 
-use crate::deps::{BoxFuture, HostError, Sampler};
+use crate::deps::{BoxFuture, CpuTick, HostError, Sampler};
 use crate::protocol::{
     BrowserFamily, BrowserKind, BrowserRef, BrowserSource, CpuReport, ProcessInfo, Processes,
 };
@@ -100,22 +100,18 @@ impl ProcSampler {
         })
     }
 
-    /// Main processes of the running browsers of `family`: processes named like the family's
-    /// browser executable whose parent is not one too (a zygote's parent is the browser).
-    fn browsers_blocking(&self, family: BrowserFamily) -> Result<Vec<u32>, HostError> {
-        let all = self.fs.all_parents().map_err(internal)?;
-        let named: HashSet<u32> = all
+    /// Main processes of the running browsers (of `family`, or all): micoff-proc's
+    /// `running_browsers` (named like a browser and classified as its main process).
+    fn browsers_blocking(
+        &self,
+        family: Option<BrowserFamily>,
+    ) -> Result<Vec<ProcessInfo>, HostError> {
+        let all = self.fs.running_browsers().map_err(internal)?;
+        Ok(all
             .iter()
-            .filter(|(_, _, comm)| browser_family_of_name(comm) == Some(family))
-            .map(|(pid, _, _)| *pid)
-            .collect();
-        let mut roots: Vec<u32> = all
-            .iter()
-            .filter(|(pid, ppid, _)| named.contains(pid) && !named.contains(ppid))
-            .map(|(pid, _, _)| *pid)
-            .collect();
-        roots.sort_unstable();
-        Ok(roots)
+            .filter(|b| family.is_none() || b.family == family)
+            .map(ProcessInfo::from)
+            .collect())
     }
 }
 
@@ -171,27 +167,32 @@ impl Sampler for ProcSampler {
         })
     }
 
-    fn browsers(&self, family: BrowserFamily) -> BoxFuture<Result<Vec<u32>, HostError>> {
+    fn browsers(
+        &self,
+        family: Option<BrowserFamily>,
+    ) -> BoxFuture<Result<Vec<ProcessInfo>, HostError>> {
         let this = self.clone();
         Box::pin(blocking(move || this.browsers_blocking(family)))
     }
 
     /// micoff-proc's stateful `Sampler`: one kept-open `schedstat` per thread, full reads only for
-    /// threads that ran. Default pids are re-resolved every [`RESOLVE_EVERY`].
+    /// threads that ran. Default pids are re-resolved every [`RESOLVE_EVERY`]. A tick that finds
+    /// none of its processes is [`CpuTick::Unavailable`] for the default pids (they may come: a
+    /// browser or server that starts) and [`CpuTick::Ended`] for explicit ones (they cannot).
     fn cpu_reports(
         self: Arc<Self>,
         pids: Option<Vec<u32>>,
         interval: Duration,
-    ) -> mpsc::Receiver<Result<CpuReport, HostError>> {
+    ) -> mpsc::Receiver<CpuTick> {
         let (tx, rx) = mpsc::channel(2);
         tokio::spawn(async move {
-            let follow_defaults = pids.is_none();
+            let explicit = pids.clone();
             let resolve_every = (RESOLVE_EVERY.as_millis() / interval.as_millis().max(1)).max(1);
             let mut sampler = micoff_proc::Sampler::new(self.fs.clone(), pids.unwrap_or_default());
             let mut ticks: u128 = 0;
             let mut next = tokio::time::Instant::now();
             loop {
-                if follow_defaults && ticks.is_multiple_of(resolve_every) {
+                if explicit.is_none() && ticks.is_multiple_of(resolve_every) {
                     let this = Arc::clone(&self);
                     match blocking(move || Ok(this.default_targets().pids())).await {
                         Ok(pids) => sampler.set_pids(pids),
@@ -200,19 +201,39 @@ impl Sampler for ProcSampler {
                 }
                 let tick = blocking(move || {
                     let report = sampler.tick();
-                    Ok((sampler, report))
+                    let found = sampler.last_snapshot().map_or(0, |s| s.processes.len());
+                    Ok((sampler, report, found))
                 })
                 .await;
-                let report;
-                (sampler, report) = match tick {
+                let (report, found);
+                (sampler, report, found) = match tick {
                     Ok(done) => done,
                     Err(e) => {
-                        let _ = tx.send(Err(e)).await;
+                        // The sampler's state went down with the blocking task.
+                        let _ = tx.send(CpuTick::Ended(e)).await;
                         return;
                     }
                 };
+                // An empty report (nothing at either end) says nothing; `Unavailable` below does.
+                let report = report.filter(|r| !r.processes.is_empty() || !r.gone_pids.is_empty());
                 if let Some(report) = report {
-                    if tx.send(Ok(report)).await.is_err() {
+                    if tx.send(CpuTick::Report(report)).await.is_err() {
+                        return;
+                    }
+                }
+                if found == 0 {
+                    let item = match &explicit {
+                        Some(pids) => CpuTick::Ended(HostError::NotFound(format!(
+                            "none of the processes {pids:?} exists any more"
+                        ))),
+                        None => CpuTick::Unavailable(HostError::NotFound(
+                            "no browser above the host and no audio server process found; \
+                             still looking"
+                                .into(),
+                        )),
+                    };
+                    let ended = matches!(item, CpuTick::Ended(_));
+                    if tx.send(item).await.is_err() || ended {
                         return;
                     }
                 }

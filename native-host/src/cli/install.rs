@@ -18,7 +18,8 @@ pub struct InstallArgs {
     /// Browsers to install for, even if not detected (repeatable). Default: every detected browser.
     #[arg(long = "browser", value_enum)]
     pub browsers: Vec<Browser>,
-    /// Install for every detected browser (the default when no --browser is given).
+    /// Install for every detected browser (the default when no --browser is given). With
+    /// --uninstall: every known folder, detected or not (also the default).
     #[arg(long, conflicts_with = "browsers")]
     pub all_detected: bool,
     /// Write the system-wide folders (/etc/..., /usr/lib/mozilla/...) instead of the user's.
@@ -28,7 +29,8 @@ pub struct InstallArgs {
     /// started with --user-data-dir). Chromium-style manifest unless `--browser firefox`.
     #[arg(long, value_name = "DIR")]
     pub target_dir: Option<PathBuf>,
-    /// Remove the manifests this command would write.
+    /// Remove our manifest (only an `org.micoff.host.json` that points at a micoff-host) from
+    /// every known folder (of the named browsers with --browser), detected or not.
     #[arg(long)]
     pub uninstall: bool,
     /// Say what would be done, change nothing.
@@ -49,16 +51,25 @@ pub enum Browser {
     Firefox,
 }
 
-/// Where a browser keeps things.
+/// Where a browser keeps things, and how to tell it is installed.
 struct BrowserSpec {
     /// User manifest folder relative to the config home (`~/.config`), or to home for Firefox.
     user_dir: &'static str,
     /// System manifest folder (absolute, under the root), when the browser has one.
     system_dir: Option<&'static str>,
-    /// Config folder whose existence means "installed for this user" (same base as `user_dir`).
-    config_dir: &'static str,
+    /// A file the browser itself writes once it has run for this user (same base as `user_dir`):
+    /// Chromium's `Local State`, Firefox's `profiles.ini`. Never a folder: `install` creates the
+    /// folders above the manifest, which must not make a browser count as installed.
+    profile_marker: &'static str,
+    /// Executable names looked up in `$PATH`.
     binaries: &'static [&'static str],
+    /// Executables at the usual install locations (relative to the root).
     known_paths: &'static [&'static str],
+    /// `<dir>*/<name>*` executables under these (relative to the root; `<name>` is the last part),
+    /// e.g. Firefox's `/usr/lib/firefox-esr/firefox-esr` or `/usr/lib64/firefox/firefox`.
+    known_dir_prefixes: &'static [&'static str],
+    /// The snap's name (`/snap/bin/<name>`), when there is one.
+    snap: Option<&'static str>,
     flatpak_id: &'static str,
 }
 
@@ -92,50 +103,87 @@ impl Browser {
             Browser::Chrome => BrowserSpec {
                 user_dir: "google-chrome/NativeMessagingHosts",
                 system_dir: Some("etc/opt/chrome/native-messaging-hosts"),
-                config_dir: "google-chrome",
-                binaries: &["google-chrome", "google-chrome-stable"],
-                known_paths: &["opt/google/chrome/chrome"],
+                profile_marker: "google-chrome/Local State",
+                binaries: &[
+                    "google-chrome",
+                    "google-chrome-stable",
+                    "google-chrome-beta",
+                    "google-chrome-unstable",
+                ],
+                known_paths: &[
+                    "opt/google/chrome/chrome",
+                    "opt/google/chrome/google-chrome",
+                ],
+                known_dir_prefixes: &[],
+                snap: None,
                 flatpak_id: "com.google.Chrome",
             },
             Browser::Chromium => BrowserSpec {
                 user_dir: "chromium/NativeMessagingHosts",
                 system_dir: Some("etc/chromium/native-messaging-hosts"),
-                config_dir: "chromium",
+                profile_marker: "chromium/Local State",
                 binaries: &["chromium", "chromium-browser"],
-                known_paths: &["usr/lib/chromium/chromium"],
+                known_paths: &[
+                    "usr/bin/chromium",
+                    "usr/lib/chromium/chromium",
+                    "usr/lib/chromium-browser/chromium-browser",
+                    "usr/lib64/chromium-browser/chromium-browser",
+                ],
+                known_dir_prefixes: &[],
+                snap: Some("chromium"),
                 flatpak_id: "org.chromium.Chromium",
             },
             Browser::Edge => BrowserSpec {
                 user_dir: "microsoft-edge/NativeMessagingHosts",
                 system_dir: Some("etc/opt/edge/native-messaging-hosts"),
-                config_dir: "microsoft-edge",
-                binaries: &["microsoft-edge", "microsoft-edge-stable"],
+                profile_marker: "microsoft-edge/Local State",
+                binaries: &[
+                    "microsoft-edge",
+                    "microsoft-edge-stable",
+                    "microsoft-edge-beta",
+                    "microsoft-edge-dev",
+                ],
                 known_paths: &["opt/microsoft/msedge/msedge"],
+                known_dir_prefixes: &[],
+                snap: None,
                 flatpak_id: "com.microsoft.Edge",
             },
             // Brave and Vivaldi document no system-wide folder of their own.
             Browser::Brave => BrowserSpec {
                 user_dir: "BraveSoftware/Brave-Browser/NativeMessagingHosts",
                 system_dir: None,
-                config_dir: "BraveSoftware/Brave-Browser",
-                binaries: &["brave-browser", "brave"],
-                known_paths: &["opt/brave.com/brave/brave"],
+                profile_marker: "BraveSoftware/Brave-Browser/Local State",
+                binaries: &["brave-browser", "brave", "brave-browser-stable"],
+                known_paths: &[
+                    "opt/brave.com/brave/brave",
+                    "opt/brave.com/brave/brave-browser",
+                ],
+                known_dir_prefixes: &[],
+                snap: Some("brave"),
                 flatpak_id: "com.brave.Browser",
             },
             Browser::Vivaldi => BrowserSpec {
                 user_dir: "vivaldi/NativeMessagingHosts",
                 system_dir: None,
-                config_dir: "vivaldi",
+                profile_marker: "vivaldi/Local State",
                 binaries: &["vivaldi", "vivaldi-stable"],
-                known_paths: &["opt/vivaldi/vivaldi"],
+                known_paths: &["opt/vivaldi/vivaldi", "opt/vivaldi/vivaldi-bin"],
+                known_dir_prefixes: &[],
+                snap: Some("vivaldi"),
                 flatpak_id: "com.vivaldi.Vivaldi",
             },
             Browser::Firefox => BrowserSpec {
                 user_dir: ".mozilla/native-messaging-hosts",
                 system_dir: Some("usr/lib/mozilla/native-messaging-hosts"),
-                config_dir: ".mozilla/firefox",
+                profile_marker: ".mozilla/firefox/profiles.ini",
                 binaries: &["firefox", "firefox-esr"],
-                known_paths: &["usr/lib/firefox/firefox", "usr/lib/firefox-esr/firefox-esr"],
+                known_paths: &[
+                    "usr/bin/firefox",
+                    "usr/bin/firefox-esr",
+                    "opt/firefox/firefox",
+                ],
+                known_dir_prefixes: &["usr/lib/firefox", "usr/lib64/firefox"],
+                snap: Some("firefox"),
                 flatpak_id: "org.mozilla.firefox",
             },
         }
@@ -200,10 +248,12 @@ impl InstallEnv {
         self.path_dirs
             .iter()
             .map(|d| d.join(name))
-            .find(|p| p.is_file())
+            .find(|p| is_executable(p))
     }
 
-    /// Why we think `browser` is installed (`None`: not found).
+    /// Why we think `browser` is installed (`None`: not found): its executable in `$PATH` or at a
+    /// usual install location, its snap, or the profile state it writes when it runs. Never a
+    /// folder (this command creates the folders above the manifests itself).
     pub fn detect(&self, browser: Browser) -> Option<String> {
         let spec = browser.spec();
         if let Some(bin) = spec.binaries.iter().find_map(|b| self.find_binary(b)) {
@@ -213,15 +263,52 @@ impl InstallEnv {
             .known_paths
             .iter()
             .map(|p| self.root.join(p))
-            .find(|p| p.is_file())
+            .find(|p| is_executable(p))
         {
             return Some(p.display().to_string());
         }
-        let config = self.user_base(browser).join(spec.config_dir);
-        if config.is_dir() {
-            return Some(format!("{} exists", config.display()));
+        if let Some(p) = spec
+            .known_dir_prefixes
+            .iter()
+            .find_map(|prefix| self.find_under_prefix(prefix))
+        {
+            return Some(p.display().to_string());
+        }
+        if let Some(name) = spec.snap {
+            let link = self.root.join("snap/bin").join(name);
+            // `/snap/bin/<name>` is a symlink to `/usr/bin/snap`: that it exists is the fact.
+            if std::fs::symlink_metadata(&link).is_ok() {
+                return Some(format!("snap {name} ({})", link.display()));
+            }
+        }
+        let marker = self.user_base(browser).join(spec.profile_marker);
+        if marker.is_file() {
+            return Some(format!("profile {}", marker.display()));
         }
         None
+    }
+
+    /// An executable `<prefix>*/<stem>*` where `<stem>` is the prefix's last part
+    /// (`usr/lib/firefox` matches `/usr/lib/firefox-esr/firefox-esr`).
+    fn find_under_prefix(&self, prefix: &str) -> Option<PathBuf> {
+        let full = self.root.join(prefix);
+        let stem = full.file_name()?.to_string_lossy().into_owned();
+        let sorted_matches = |dir: &Path| -> Vec<PathBuf> {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+                .map(|rd| {
+                    rd.filter_map(|e| e.ok())
+                        .filter(|e| e.file_name().to_string_lossy().starts_with(&stem))
+                        .map(|e| e.path())
+                        .collect()
+                })
+                .unwrap_or_default();
+            found.sort();
+            found
+        };
+        sorted_matches(full.parent()?)
+            .iter()
+            .flat_map(|dir| sorted_matches(dir))
+            .find(|p| is_executable(p))
     }
 
     /// The Flatpak app folder (`~/.var/app/<id>`), when that browser is installed as a Flatpak.
@@ -229,6 +316,32 @@ impl InstallEnv {
         let id = browser.spec().flatpak_id;
         let dir = self.home.join(".var/app").join(id);
         (dir.is_dir() || self.flatpak_apps.iter().any(|a| a == id)).then_some(dir)
+    }
+
+    /// Every folder where our manifest for `browser` may be (user or system): the one `install`
+    /// writes, Firefox's other system folder (lib vs lib64), and a Flatpak browser's own folder.
+    pub fn known_manifest_dirs(&self, browser: Browser, system: bool) -> Vec<PathBuf> {
+        let spec = browser.spec();
+        let mut dirs: Vec<PathBuf> = self.manifest_dir(browser, system).into_iter().collect();
+        if system && browser.is_firefox() {
+            for d in [
+                "usr/lib/mozilla/native-messaging-hosts",
+                "usr/lib64/mozilla/native-messaging-hosts",
+            ] {
+                dirs.push(self.root.join(d));
+            }
+        }
+        if !system && !browser.is_firefox() {
+            let app = self.home.join(".var/app").join(spec.flatpak_id);
+            dirs.push(app.join("config").join(spec.user_dir));
+        }
+        let mut unique = Vec::new();
+        for d in dirs {
+            if !unique.contains(&d) {
+                unique.push(d);
+            }
+        }
+        unique
     }
 
     /// The manifest folder for `browser` (user or system).
@@ -246,6 +359,11 @@ impl InstallEnv {
         }
         Some(self.root.join(dir))
     }
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 fn flatpak_list() -> Vec<String> {
@@ -306,13 +424,34 @@ pub enum Outcome {
     Unchanged,
     Removed,
     Absent,
+    /// (uninstall) A file of that name that is not ours: left alone.
+    NotOurs(String),
     Failed(String),
 }
 
+/// What `install` will do.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Plan {
+    pub targets: Vec<Target>,
+    /// Skipped browsers, Flatpak advice.
+    pub notes: Vec<String>,
+    /// Why each browser installed for was picked (`Chromium: /usr/bin/chromium in PATH`).
+    pub detected: Vec<String>,
+    /// Named browsers (`--browser`) that have no folder for this request (`--system` for Brave
+    /// or Vivaldi): work asked for that cannot be done.
+    pub impossible: Vec<Browser>,
+    /// Uninstall over the known folders: report only the files found there.
+    pub sweep: bool,
+}
+
 /// Works out the targets and the notes (skipped browsers, Flatpak advice) for `args`.
-pub fn plan(args: &InstallArgs, env: &InstallEnv) -> Result<(Vec<Target>, Vec<String>), String> {
+///
+/// Install: the named browsers, else the detected ones. Uninstall: every known folder of the named
+/// browsers, else of all of them, detected or not (a browser removed since, or never detected,
+/// may still have our manifest).
+pub fn plan(args: &InstallArgs, env: &InstallEnv) -> Result<Plan, String> {
     let file = format!("{HOST_NAME}.json");
-    let mut notes = Vec::new();
+    let mut plan = Plan::default();
     if let Some(dir) = &args.target_dir {
         let firefox = match args.browsers.as_slice() {
             [] => false,
@@ -325,16 +464,15 @@ pub fn plan(args: &InstallArgs, env: &InstallEnv) -> Result<(Vec<Target>, Vec<St
         } else {
             "Chromium family"
         };
-        return Ok((
-            vec![Target {
-                label: format!("{label} ({})", dir.display()),
-                firefox,
-                path: dir.join(file),
-            }],
-            notes,
-        ));
+        plan.targets.push(Target {
+            label: format!("{label} ({})", dir.display()),
+            firefox,
+            path: dir.join(file),
+        });
+        return Ok(plan);
     }
     let explicit = !args.browsers.is_empty();
+    plan.sweep = args.uninstall;
     let mut browsers = if explicit {
         args.browsers.clone()
     } else {
@@ -342,29 +480,48 @@ pub fn plan(args: &InstallArgs, env: &InstallEnv) -> Result<(Vec<Target>, Vec<St
     };
     browsers.sort();
     browsers.dedup();
-    let mut targets = Vec::new();
     for browser in browsers {
+        if args.uninstall {
+            let dirs = env.known_manifest_dirs(browser, args.system);
+            if dirs.is_empty() && explicit {
+                plan.notes.push(format!(
+                    "{}: no system-wide manifest folder exists, so there is nothing to remove there",
+                    browser.name()
+                ));
+            }
+            plan.targets.extend(dirs.into_iter().map(|dir| Target {
+                label: browser.name().to_owned(),
+                firefox: browser.is_firefox(),
+                path: dir.join(&file),
+            }));
+            continue;
+        }
         let detected = env.detect(browser);
-        let flatpak = env.flatpak(browser);
-        if let Some(app_dir) = &flatpak {
-            notes.push(flatpak_note(browser, app_dir));
+        if let Some(app_dir) = &env.flatpak(browser) {
+            plan.notes.push(flatpak_note(browser, app_dir));
         }
         if !explicit && detected.is_none() {
             continue;
         }
         match env.manifest_dir(browser, args.system) {
-            Some(dir) => targets.push(Target {
-                label: browser.name().to_owned(),
-                firefox: browser.is_firefox(),
-                path: dir.join(&file),
-            }),
-            None => notes.push(format!(
-                "{}: no system-wide manifest folder is known; install per user instead",
+            Some(dir) => {
+                if let Some(why) = &detected {
+                    plan.detected.push(format!("{}: {why}", browser.name()));
+                }
+                plan.targets.push(Target {
+                    label: browser.name().to_owned(),
+                    firefox: browser.is_firefox(),
+                    path: dir.join(&file),
+                });
+            }
+            None if explicit => plan.impossible.push(browser),
+            None => plan.notes.push(format!(
+                "{}: no system-wide manifest folder is known; install per user instead (without --system)",
                 browser.name()
             )),
         }
     }
-    Ok((targets, notes))
+    Ok(plan)
 }
 
 fn flatpak_note(browser: Browser, app_dir: &Path) -> String {
@@ -391,16 +548,38 @@ fn flatpak_note(browser: Browser, app_dir: &Path) -> String {
     }
 }
 
-/// Applies one target (write or remove), honouring `dry_run`.
+/// Whether a manifest file is ours: our host name, pointing at a `micoff-host` binary.
+pub fn is_our_manifest(text: &[u8]) -> Result<(), String> {
+    let value: serde_json::Value =
+        serde_json::from_slice(text).map_err(|_| "not a JSON manifest".to_owned())?;
+    if value.get("name").and_then(|n| n.as_str()) != Some(HOST_NAME) {
+        return Err(format!("its `name` is not {HOST_NAME}"));
+    }
+    let path = value.get("path").and_then(|p| p.as_str()).unwrap_or("");
+    let binary = Path::new(path)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if binary != "micoff-host" {
+        return Err(format!("its `path` ({path}) is not a micoff-host"));
+    }
+    Ok(())
+}
+
+/// Applies one target (write or remove), honouring `dry_run`. Removes only manifests that are ours
+/// ([`is_our_manifest`]).
 pub fn apply(target: &Target, host_path: &Path, uninstall: bool, dry_run: bool) -> Outcome {
     let existing = std::fs::read(&target.path).ok();
     if uninstall {
         return match existing {
             None => Outcome::Absent,
-            Some(_) if dry_run => Outcome::Removed,
-            Some(_) => match std::fs::remove_file(&target.path) {
-                Ok(()) => Outcome::Removed,
-                Err(e) => Outcome::Failed(e.to_string()),
+            Some(text) => match is_our_manifest(&text) {
+                Err(why) => Outcome::NotOurs(why),
+                Ok(()) if dry_run => Outcome::Removed,
+                Ok(()) => match std::fs::remove_file(&target.path) {
+                    Ok(()) => Outcome::Removed,
+                    Err(e) => Outcome::Failed(e.to_string()),
+                },
             },
         };
     }
@@ -461,47 +640,77 @@ pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
             return EXIT_ERROR;
         }
     };
-    let (targets, notes) = match plan(args, env) {
+    let plan = match plan(args, env) {
         Ok(plan) => plan,
         Err(e) => {
             let _ = writeln!(out, "error: {e}");
             return EXIT_USAGE;
         }
     };
-    for note in &notes {
+    for note in &plan.notes {
         let _ = writeln!(out, "note: {note}");
     }
-    if targets.is_empty() {
+    for why in &plan.detected {
+        let _ = writeln!(out, "found {why}");
+    }
+    for browser in &plan.impossible {
         let _ = writeln!(
             out,
-            "no supported browser found (looked for {}); name one with --browser",
+            "{}: has no system-wide manifest folder; install it per user instead (without --system)",
+            browser.name()
+        );
+    }
+    if plan.targets.is_empty() {
+        if !plan.impossible.is_empty() {
+            return EXIT_USAGE; // only impossible requests: a usage error, said above
+        }
+        if args.uninstall {
+            let _ = writeln!(out, "nothing to remove");
+            return EXIT_OK;
+        }
+        let _ = writeln!(
+            out,
+            "no supported browser found (looked for {} by their executables in PATH and the \
+             usual install folders, snaps, and their profiles); name one with --browser",
             Browser::ALL.map(Browser::name).join(", ")
         );
         return EXIT_NOT_FOUND;
     }
     let would = if args.dry_run { "would be " } else { "" };
     let mut failed = 0;
-    for target in &targets {
+    let mut found = 0;
+    for target in &plan.targets {
         let outcome = apply(target, &host, args.uninstall, args.dry_run);
         let what = match &outcome {
             Outcome::Wrote => format!("{would}written"),
             Outcome::Updated => format!("{would}updated"),
             Outcome::Unchanged => "unchanged".to_owned(),
             Outcome::Removed => format!("{would}removed"),
+            // A sweep over every known folder lists only what it found.
+            Outcome::Absent if plan.sweep => continue,
             Outcome::Absent => "not present".to_owned(),
+            Outcome::NotOurs(why) => format!("left alone, not ours: {why}"),
             Outcome::Failed(e) => {
                 failed += 1;
                 format!("FAILED: {e}")
             }
         };
+        found += 1;
         let _ = writeln!(out, "{}: {} {what}", target.label, target.path.display());
     }
-    if !args.uninstall && failed < targets.len() {
+    if plan.sweep && found == 0 {
+        let _ = writeln!(
+            out,
+            "nothing to remove: no {HOST_NAME}.json in the {} known folders",
+            plan.targets.len()
+        );
+    }
+    if !args.uninstall && failed < plan.targets.len() {
         let _ = writeln!(out, "host: {}", host.display());
     }
     match failed {
-        0 => EXIT_OK,
-        n if n == targets.len() => EXIT_ERROR,
+        0 if plan.impossible.is_empty() => EXIT_OK,
+        n if n == plan.targets.len() => EXIT_ERROR,
         _ => EXIT_PARTIAL,
     }
 }

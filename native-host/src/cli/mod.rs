@@ -7,7 +7,7 @@ pub mod report;
 pub mod sample;
 pub mod top;
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 
 use clap::{Parser, Subcommand};
 
@@ -67,7 +67,14 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             None => EXIT_ERROR,
         },
         Command::Top(args) => match runtime(err) {
-            Some(rt) => rt.block_on(top::run(&args, &real_deps(), out)),
+            Some(rt) => {
+                let clear = std::io::stdout().is_terminal();
+                rt.block_on(top::run(
+                    &args,
+                    &real_deps(),
+                    top::TopOutput { out, err, clear },
+                ))
+            }
             None => EXIT_ERROR,
         },
         Command::Install(args) => match install::InstallEnv::from_system() {

@@ -2,7 +2,42 @@
 
 use std::io::{self, Write};
 
-use crate::protocol::{AudioStream, CpuReport, StreamKind};
+use micoff_proc::browser_family_of_name;
+
+use crate::protocol::{AudioStream, BrowserFamily, CpuReport, Role, StreamKind};
+
+/// Firefox calls its main process the "parent" process; the protocol's role id stays `browser`
+/// (one id for every family's main process), only the tables say `parent`.
+fn is_firefox_main(role: Role, comm: &str) -> bool {
+    role == Role::Browser && browser_family_of_name(comm) == Some(BrowserFamily::Firefox)
+}
+
+/// The role as the process rows show it.
+pub fn role_name(role: Role, comm: &str) -> &'static str {
+    if is_firefox_main(role, comm) {
+        "parent"
+    } else {
+        role.as_str()
+    }
+}
+
+/// The label of a role total: `browser` totals of Firefox main processes only read `parent`.
+fn role_label<'a>(report: &CpuReport, role: Role, label: &'a str) -> &'a str {
+    let mains = report.processes.iter().filter(|p| p.role == role);
+    if role == Role::Browser && mains.clone().count() > 0 {
+        let firefox = mains
+            .clone()
+            .filter(|p| is_firefox_main(p.role, &p.comm))
+            .count();
+        if firefox == mains.count() {
+            return "parent (Firefox main process)";
+        }
+        if firefox > 0 {
+            return "browser / parent (main processes)";
+        }
+    }
+    label
+}
 
 fn opt(v: Option<f64>) -> String {
     v.map_or_else(|| "-".to_owned(), |v| format!("{v:.0}"))
@@ -35,7 +70,7 @@ pub fn write_report(
         writeln!(
             out,
             "  {:<30} {:>3} proc {:>4} thr  cpu {:>6.1} %  usr {:>5.1}  sys {:>5.1}  wakeups/s {:>7}",
-            r.label,
+            role_label(report, r.role, &r.label),
             r.process_count,
             r.thread_count,
             r.cpu_pct,
@@ -49,7 +84,7 @@ pub fn write_report(
             out,
             "\n{:>7}  {:<16} {:<16} cpu {:>6.1} %  usr {:>5.1}  sys {:>5.1}  wakeups/s {:>7}  threads {}",
             p.pid,
-            p.role.as_str(),
+            role_name(p.role, &p.comm),
             p.comm,
             p.cpu_pct,
             p.user_pct,

@@ -1,13 +1,20 @@
 //! `micoff-host top`: a live, pidstat-like table of the audio path's threads, with the audio
 //! server's streams under it. `--json` prints one JSON line per interval.
+//!
+//! What it watches: `--pid P…` (those processes), `--browser F` (every running browser of that
+//! family, whole trees), or by default every running Chromium-family and Firefox browser's tree;
+//! the audio server is always added. Every round takes one interval, also when there is nothing
+//! to sample: named processes that are all gone end it (exit 4); the default mode waits for a
+//! browser or the server to (re)appear.
 
+use std::collections::BTreeSet;
 use std::io::Write;
 
 use clap::ValueEnum;
 
 use crate::cli::{report, sample, EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE};
-use crate::deps::Deps;
-use crate::protocol::{AudioStream, BrowserFamily, CpuReport};
+use crate::deps::{Deps, HostError};
+use crate::protocol::{AudioStream, BrowserFamily, CpuReport, ProcessInfo};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum BrowserArg {
@@ -15,12 +22,26 @@ pub enum BrowserArg {
     Firefox,
 }
 
+impl BrowserArg {
+    fn family(self) -> BrowserFamily {
+        match self {
+            BrowserArg::Chromium => BrowserFamily::Chromium,
+            BrowserArg::Firefox => BrowserFamily::Firefox,
+        }
+    }
+}
+
 #[derive(Debug, Clone, clap::Args)]
+#[command(
+    after_help = "Without --pid or --browser it watches every running Chromium-family \
+    and Firefox browser (found in /proc) and the audio server, and waits for them when none \
+    runs. With --pid or --browser it ends (exit 4) once nothing named is left."
+)]
 pub struct TopArgs {
     /// Process to watch (repeatable); the audio server is always added.
     #[arg(long = "pid", value_name = "P", conflicts_with = "browser")]
     pub pids: Vec<u32>,
-    /// Watch every running browser of this family (its whole process tree).
+    /// Watch every running browser of this family (its whole process tree) instead of all.
     #[arg(long, value_enum)]
     pub browser: Option<BrowserArg>,
     /// Seconds per refresh (0.25 to 600).
@@ -32,9 +53,18 @@ pub struct TopArgs {
     /// Thread rows per process (busiest first).
     #[arg(long, value_name = "N", default_value_t = 8)]
     pub threads: usize,
-    /// One JSON line per interval: {"report": CpuReport, "streams": [AudioStream]}.
+    /// One JSON line per interval: {"report": CpuReport, "streams": [AudioStream]}. Notes (what
+    /// is watched, what vanished) go to stderr.
     #[arg(long)]
     pub json: bool,
+}
+
+/// How `top` writes: table or JSON lines on `out`, notes on `err`; `clear` clears the screen
+/// before each table (only when stdout is a terminal).
+pub struct TopOutput<'a> {
+    pub out: &'a mut dyn Write,
+    pub err: &'a mut dyn Write,
+    pub clear: bool,
 }
 
 #[derive(serde::Serialize)]
@@ -43,45 +73,86 @@ struct Line<'a> {
     streams: &'a [AudioStream],
 }
 
-pub async fn run(args: &TopArgs, deps: &Deps, out: &mut dyn Write) -> i32 {
+/// What the user asked to watch.
+enum Watch {
+    /// `--pid`: the named processes still running (with their names, once known).
+    Pids(Vec<(u32, String)>),
+    /// `--browser`: every running browser of the family.
+    Family(BrowserFamily),
+    /// Every running browser and the audio server, waiting for them when none runs.
+    Everything,
+}
+
+/// One round's targets.
+enum Targets {
+    /// Sample these; `picked` says what they are.
+    Sample { pids: Vec<u32>, picked: String },
+    /// Nothing to sample; why.
+    Nothing(String),
+}
+
+pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
+    let TopOutput { out, err, clear } = io;
     let Some(interval) = sample::window(args.interval).filter(|d| d.as_millis() >= 250) else {
-        tracing::error!("--interval must be between 0.25 and 600 seconds");
+        let _ = writeln!(
+            err,
+            "micoff-host top: --interval must be between 0.25 and 600 seconds"
+        );
         return EXIT_USAGE;
     };
-    let browsers = match args.browser {
-        None => Vec::new(),
-        Some(arg) => {
-            let family = match arg {
-                BrowserArg::Chromium => BrowserFamily::Chromium,
-                BrowserArg::Firefox => BrowserFamily::Firefox,
-            };
-            match deps.sampler.browsers(family).await {
-                Ok(list) if !list.is_empty() => list,
-                Ok(_) => {
-                    tracing::error!("no running {arg:?} found");
-                    return EXIT_NOT_FOUND;
-                }
-                Err(e) => {
-                    tracing::error!("{e}");
-                    return EXIT_ERROR;
-                }
+    let mut watch = match (args.browser, args.pids.is_empty()) {
+        (Some(b), _) => Watch::Family(b.family()),
+        (None, false) => match named_processes(deps, &args.pids).await {
+            Ok(named) if !named.is_empty() => Watch::Pids(named),
+            Ok(_) => {
+                let _ = writeln!(
+                    err,
+                    "micoff-host top: no process {}: nothing to watch",
+                    list(&args.pids)
+                );
+                return EXIT_NOT_FOUND;
             }
-        }
+            Err(e) => return fail(err, &e),
+        },
+        (None, true) => Watch::Everything,
     };
     let mut done = 0u64;
+    let mut shown = 0u64;
+    let mut last_note = String::new();
+    let mut browsers_seen: Vec<ProcessInfo> = Vec::new();
     let ctrl_c = tokio::signal::ctrl_c();
     tokio::pin!(ctrl_c);
     while args.count.is_none_or(|n| done < n) {
-        // Re-resolve every round: renderers and streams come and go.
-        let pids = match sample::resolve_pids(deps, &args.pids, &browsers, true).await {
-            Ok(pids) if !pids.is_empty() => pids,
-            Ok(_) => {
-                tracing::error!("nothing to watch (no process and no audio server found)");
-                return EXIT_NOT_FOUND;
-            }
-            Err(e) => {
-                tracing::error!("{e}");
-                return EXIT_ERROR;
+        let round_end = tokio::time::Instant::now() + interval;
+        let targets = match resolve(deps, &watch, &mut browsers_seen).await {
+            Ok(t) => t,
+            Err(e) => Targets::Nothing(format!("looking for processes failed: {e}")),
+        };
+        let (pids, picked) = match targets {
+            Targets::Sample { pids, picked } => (pids, picked),
+            Targets::Nothing(why) => {
+                if !matches!(watch, Watch::Everything) {
+                    let _ = writeln!(err, "micoff-host top: {why}: nothing left to watch");
+                    return EXIT_NOT_FOUND;
+                }
+                let note = format!(
+                    "waiting: {why} (looking again every {:.2} s)",
+                    args.interval
+                );
+                let written = if args.json {
+                    note_once(err, &mut last_note, &note)
+                } else {
+                    screen(out, clear).and_then(|()| writeln!(out, "micoff-host top: {note}"))
+                };
+                if let Err(e) = written.and_then(|()| out.flush()) {
+                    let _ = writeln!(err, "micoff-host top: cannot write: {e}");
+                    return EXIT_ERROR;
+                }
+                done += 1;
+                tokio::select! {
+                    () = tokio::time::sleep_until(round_end) => continue,
+                    _ = &mut ctrl_c => return EXIT_OK,
+                }
             }
         };
         let report = tokio::select! {
@@ -91,29 +162,205 @@ pub async fn run(args: &TopArgs, deps: &Deps, out: &mut dyn Write) -> i32 {
         let report = match report {
             Ok(report) => report,
             Err(e) => {
-                tracing::warn!("{e}");
-                continue;
+                // Everything vanished between finding and sampling (or the sampler failed): the
+                // next round finds out which; this one still takes its interval.
+                let _ = note_once(err, &mut last_note, &format!("micoff-host top: {e}"));
+                done += 1;
+                tokio::select! {
+                    () = tokio::time::sleep_until(round_end) => continue,
+                    _ = &mut ctrl_c => return EXIT_OK,
+                }
             }
+        };
+        let gone = match &mut watch {
+            Watch::Pids(named) => prune_named(named, &report),
+            _ => Vec::new(),
         };
         let streams = deps.audio.streams().await.unwrap_or_default();
         let written = if args.json {
-            serde_json::to_string(&Line {
-                report: &report,
-                streams: &streams,
+            note_once(
+                err,
+                &mut last_note,
+                &format!("micoff-host top: watching {picked}"),
+            )
+            .and_then(|()| {
+                let line = serde_json::to_string(&Line {
+                    report: &report,
+                    streams: &streams,
+                })
+                .map_err(std::io::Error::other)?;
+                writeln!(out, "{line}")
             })
-            .map_err(std::io::Error::other)
-            .and_then(|line| writeln!(out, "{line}"))
         } else {
-            writeln!(out, "\x1b[2J\x1b[H").and_then(|()| {
+            screen(out, clear).and_then(|()| {
+                writeln!(out, "watching {picked}")?;
                 report::write_report(out, &report, Some(args.threads))?;
                 report::write_streams(out, &streams)
             })
         };
         if let Err(e) = written.and_then(|()| out.flush()) {
-            tracing::error!("cannot write: {e}");
+            let _ = writeln!(err, "micoff-host top: cannot write: {e}");
             return EXIT_ERROR;
         }
+        shown += 1;
         done += 1;
+        for (pid, name) in &gone {
+            let _ = writeln!(err, "micoff-host top: process {pid} ({name}) is gone");
+        }
+        if matches!(&watch, Watch::Pids(named) if named.is_empty()) {
+            let _ = writeln!(err, "micoff-host top: nothing left to watch");
+            return EXIT_NOT_FOUND;
+        }
+    }
+    if shown == 0 {
+        let _ = writeln!(err, "micoff-host top: nothing was found to watch");
+        return EXIT_NOT_FOUND;
     }
     EXIT_OK
+}
+
+/// The named pids that exist, with their names.
+async fn named_processes(deps: &Deps, pids: &[u32]) -> Result<Vec<(u32, String)>, HostError> {
+    let mut named = Vec::new();
+    let unique: BTreeSet<u32> = pids.iter().copied().collect();
+    for pid in unique {
+        match deps.sampler.processes(Some(pid)).await {
+            Ok(tree) => {
+                let name = tree
+                    .processes
+                    .first()
+                    .map_or_else(|| "?".to_owned(), |p| p.comm.clone());
+                named.push((pid, name));
+            }
+            Err(HostError::NotFound(_)) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(named)
+}
+
+/// Drops the named processes the report no longer has (gone during the window, or already
+/// missing at its start); returns them.
+fn prune_named(named: &mut Vec<(u32, String)>, report: &CpuReport) -> Vec<(u32, String)> {
+    let alive = |pid: u32| {
+        report.processes.iter().any(|p| p.pid == pid) && !report.gone_pids.contains(&pid)
+    };
+    let (keep, gone): (Vec<_>, Vec<_>) = named.drain(..).partition(|(pid, _)| alive(*pid));
+    *named = keep;
+    gone
+}
+
+/// This round's pids and a description of them.
+async fn resolve(
+    deps: &Deps,
+    watch: &Watch,
+    browsers_seen: &mut Vec<ProcessInfo>,
+) -> Result<Targets, HostError> {
+    let mut pids: BTreeSet<u32> = BTreeSet::new();
+    let mut parts: Vec<String> = Vec::new();
+    match watch {
+        Watch::Pids(named) => {
+            if named.is_empty() {
+                return Ok(Targets::Nothing("every named process is gone".into()));
+            }
+            for (pid, name) in named {
+                pids.insert(*pid);
+                parts.push(format!("{name} (pid {pid})"));
+            }
+        }
+        Watch::Family(_) | Watch::Everything => {
+            let family = match watch {
+                Watch::Family(f) => Some(*f),
+                _ => None,
+            };
+            let browsers = deps.sampler.browsers(family).await?;
+            for b in &browsers {
+                // A browser that exits between the listing and the walk is simply not there.
+                let tree = match deps.sampler.processes(Some(b.pid)).await {
+                    Ok(tree) => tree,
+                    Err(HostError::NotFound(_)) => continue,
+                    Err(e) => return Err(e),
+                };
+                pids.extend(tree.processes.iter().map(|p| p.pid));
+                parts.push(format!(
+                    "{} (pid {}, {} processes)",
+                    b.comm,
+                    b.pid,
+                    tree.processes.len()
+                ));
+            }
+            if let Watch::Family(f) = watch {
+                if parts.is_empty() {
+                    let gone: Vec<String> = browsers_seen
+                        .iter()
+                        .map(|b| format!("{} (pid {})", b.comm, b.pid))
+                        .collect();
+                    return Ok(Targets::Nothing(if gone.is_empty() {
+                        format!("no running {} browser", f.as_str())
+                    } else {
+                        format!("{} exited", gone.join(", "))
+                    }));
+                }
+            }
+            *browsers_seen = browsers;
+        }
+    }
+    let browsers_found = !parts.is_empty();
+    let server = deps.sampler.processes(None).await?.audio_server;
+    if server.is_empty() {
+        parts.push("no audio server running".into());
+    } else {
+        let names: Vec<String> = server
+            .iter()
+            .map(|p| format!("{} (pid {})", p.comm, p.pid))
+            .collect();
+        parts.push(format!("the audio server {}", names.join(", ")));
+    }
+    pids.extend(server.iter().map(|p| p.pid));
+    if pids.is_empty() {
+        return Ok(Targets::Nothing(
+            "no Chromium-family or Firefox browser and no audio server is running".into(),
+        ));
+    }
+    let mut picked = parts.join(", ");
+    if matches!(watch, Watch::Everything) && !browsers_found {
+        picked.push_str("; no browser running");
+    }
+    Ok(Targets::Sample {
+        pids: pids.into_iter().collect(),
+        picked,
+    })
+}
+
+fn screen(out: &mut dyn Write, clear: bool) -> std::io::Result<()> {
+    if clear {
+        write!(out, "\x1b[2J\x1b[H")
+    } else {
+        writeln!(out)
+    }
+}
+
+/// Writes a note to stderr unless it is the same as the last one (no repeats every interval).
+fn note_once(err: &mut dyn Write, last: &mut String, note: &str) -> std::io::Result<()> {
+    if last != note {
+        last.clear();
+        last.push_str(note);
+        writeln!(err, "{note}")?;
+    }
+    Ok(())
+}
+
+fn list(pids: &[u32]) -> String {
+    pids.iter()
+        .map(u32::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn fail(err: &mut dyn Write, e: &HostError) -> i32 {
+    let _ = writeln!(err, "micoff-host top: {e}");
+    match e {
+        HostError::NotFound(_) => EXIT_NOT_FOUND,
+        _ => EXIT_ERROR,
+    }
 }

@@ -7,6 +7,9 @@
 //! ```
 //! `--active K`: K of the child's threads wake every 10 ms (they must be re-read each tick).
 //! With `--pid` the given real processes (and their threads) are sampled instead of the child.
+//! This is the sampler alone, in-process; what the host really costs (tree walks, socket search,
+//! serialising, framing, the runtime) is `cargo run --release -p micoff-host --example host_cost`
+//! (docs/design/host-cost.md).
 #![allow(clippy::print_stderr)]
 
 use std::io::{Read, Write};

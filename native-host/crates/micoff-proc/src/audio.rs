@@ -91,21 +91,41 @@ impl ProcFs {
     }
 
     /// The process holding the listening unix socket at `path`: likely servers (by comm) are
-    /// checked first, then every process. `None` when nobody listens there or the fds are not ours to
-    /// read.
+    /// checked first, then every process. `None` when nobody listens there, the fds are not ours to
+    /// read, or only a service manager holds it.
+    ///
+    /// With socket activation (`pulseaudio.socket`, `pipewire-pulse.socket`) `systemd --user`
+    /// holds the listening socket too, and until the first client connects it is the only holder:
+    /// that is "the server is not running yet", not a server to sample. So a real server among the
+    /// holders wins, and a service manager alone counts as nobody.
     pub fn socket_owner(&self, path: &Path) -> Option<Pid> {
         let inodes = self.listening_socket_inodes(path);
         if inodes.is_empty() {
             return None;
         }
-        let all = self.all_parents().ok()?;
+        self.socket_owner_in(&self.all_parents().ok()?, path, &inodes)
+    }
+
+    fn socket_owner_in(
+        &self,
+        all: &[(Pid, Pid, String)],
+        path: &Path,
+        inodes: &[u64],
+    ) -> Option<Pid> {
         let likely = |comm: &str| Role::classify(comm, &[]).is_audio_server();
         let (first, rest): (Vec<_>, Vec<_>) = all.iter().partition(|(_, _, comm)| likely(comm));
-        first
+        let holder = first
             .into_iter()
-            .chain(rest)
+            .chain(
+                rest.into_iter()
+                    .filter(|(_, _, comm)| !is_service_manager(comm)),
+            )
             .map(|(pid, _, _)| *pid)
-            .find(|&pid| self.holds_socket(pid, &inodes))
+            .find(|&pid| self.holds_socket(pid, inodes));
+        if holder.is_none() {
+            tracing::debug!(path = %path.display(), "no server process holds the socket (not running yet, or socket-activated and idle)");
+        }
+        holder
     }
 
     /// The real uid of a process (from `status`).
@@ -119,9 +139,41 @@ impl ProcFs {
     /// that is pipewire-pulse, the `pipewire` and `wireplumber` processes of the same uid as
     /// companions. Empty when no socket owner is found.
     pub fn audio_server_processes(&self, env: &HashMap<String, String>) -> Vec<ProcessInfo> {
-        let Some(owner) = pulse_socket_candidates(env)
+        // The process list only when some candidate socket is listening (the cheap check first).
+        let listening = self.listening_sockets(env);
+        if listening.is_empty() {
+            return Vec::new();
+        }
+        match self.all_parents() {
+            Ok(all) => self.audio_server_processes_in(&all, &listening),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    /// The candidate sockets (see [`pulse_socket_candidates`]) someone listens on, with their
+    /// inodes.
+    pub(crate) fn listening_sockets(
+        &self,
+        env: &HashMap<String, String>,
+    ) -> Vec<(PathBuf, Vec<u64>)> {
+        pulse_socket_candidates(env)
+            .into_iter()
+            .map(|p| {
+                let inodes = self.listening_socket_inodes(&p);
+                (p, inodes)
+            })
+            .filter(|(_, inodes)| !inodes.is_empty())
+            .collect()
+    }
+
+    pub(crate) fn audio_server_processes_in(
+        &self,
+        all: &[(Pid, Pid, String)],
+        listening: &[(PathBuf, Vec<u64>)],
+    ) -> Vec<ProcessInfo> {
+        let Some(owner) = listening
             .iter()
-            .find_map(|p| self.socket_owner(p))
+            .find_map(|(p, inodes)| self.socket_owner_in(all, p, inodes))
         else {
             return Vec::new();
         };
@@ -134,23 +186,33 @@ impl ProcFs {
         }
         let mut out = vec![info];
         if out[0].role == Role::PipewirePulse {
-            out.extend(self.pipewire_companions(owner));
+            out.extend(self.pipewire_companions_in(all, owner));
         }
         out
     }
 
     /// `pipewire` and `wireplumber` processes with the same real uid as `pid`.
     pub fn pipewire_companions(&self, pid: Pid) -> Vec<ProcessInfo> {
+        match self.all_parents() {
+            Ok(all) => self.pipewire_companions_in(&all, pid),
+            Err(_) => Vec::new(),
+        }
+    }
+
+    fn pipewire_companions_in(&self, all: &[(Pid, Pid, String)], pid: Pid) -> Vec<ProcessInfo> {
         let uid = self.uid_of(pid);
-        let Ok(all) = self.all_parents() else {
-            return Vec::new();
-        };
         all.iter()
             .filter(|(p, _, comm)| *p != pid && (comm == "pipewire" || comm == "wireplumber"))
             .filter(|(p, _, _)| self.uid_of(*p) == uid)
             .filter_map(|(p, _, _)| self.process_info(*p))
             .collect()
     }
+}
+
+/// Processes that hold a listening socket on a server's behalf (systemd socket activation, as
+/// `systemd --user` or as pid 1, whose comm may read `init`) without being the server.
+fn is_service_manager(comm: &str) -> bool {
+    matches!(comm, "systemd" | "init")
 }
 
 #[cfg(test)]

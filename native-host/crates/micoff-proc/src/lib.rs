@@ -81,16 +81,25 @@ impl Targets {
 impl ProcFs {
     /// The browser above `start_pid` (pass the host's parent) with its whole tree, and the audio
     /// server's processes as seen from `env`.
+    ///
+    /// It lists the processes (one `stat` read each) once for both lookups, and not at all when
+    /// there is neither a browser above `start_pid` nor a listening socket: this runs every few
+    /// seconds for the life of a `cpu` subscription.
     pub fn default_targets(&self, start_pid: Pid, env: &HashMap<String, String>) -> Targets {
         let browser = self.find_browser_ancestor(start_pid);
+        let listening = self.listening_sockets(env);
+        if browser.is_none() && listening.is_empty() {
+            return Targets::default();
+        }
+        let all = self.all_parents().unwrap_or_default();
         let browser_tree = match &browser {
-            Some(b) => self.process_tree(b.pid).unwrap_or_default(),
+            Some(b) => self.process_tree_in(&all, b.pid),
             None => Vec::new(),
         };
         Targets {
             browser,
             browser_tree,
-            audio_server: self.audio_server_processes(env),
+            audio_server: self.audio_server_processes_in(&all, &listening),
         }
     }
 

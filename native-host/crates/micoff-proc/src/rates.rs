@@ -269,7 +269,8 @@ pub fn rates(a: &Snapshot, b: &Snapshot) -> CpuReport {
     let roles = role_totals(&processes);
     CpuReport {
         window_ms: b.taken_at_ns.saturating_sub(a.taken_at_ns) as f64 / 1e6,
-        total_cpu_pct: processes.iter().map(|p| p.cpu_pct).sum(),
+        // A fold from +0.0: `Sum` for f64 starts at -0.0, so an empty report would say -0.0.
+        total_cpu_pct: processes.iter().fold(0.0, |acc, p| acc + p.cpu_pct),
         processes,
         roles,
         gone_pids,
@@ -559,5 +560,8 @@ mod tests {
         };
         let r = rates(&e, &e);
         assert!(r.processes.is_empty() && r.roles.is_empty() && r.gone_pids.is_empty());
+        // +0.0, never -0.0 (serialized as `-0.0`, which reads as a bug).
+        assert!(r.total_cpu_pct == 0.0 && r.total_cpu_pct.is_sign_positive());
+        assert_eq!(serde_json::to_string(&r.total_cpu_pct).unwrap(), "0.0");
     }
 }

@@ -242,16 +242,22 @@ fn firefox_child_role(comm: &str) -> Option<Role> {
 /// The browser family whose main executable has this name (a comm, or an exe/argv0 basename).
 /// Debian's `/usr/bin/chromium` is a wrapper script that execs `/usr/lib/chromium/chromium`, so the
 /// browser's comm is `chromium`. Chrome's binary is `chrome`, Edge's `msedge`, Vivaldi's `vivaldi-bin`.
+/// A comm is cut to 15 bytes, so the longer names are listed cut too (`chromium-browse`).
 pub fn browser_family_of_name(name: &str) -> Option<BrowserFamily> {
     match name {
         "chromium"
         | "chromium-browser"
+        | "chromium-browse"
         | "chromium-freeworld"
+        | "chromium-freewo"
         | "chrome"
         | "google-chrome"
         | "google-chrome-stable"
         | "google-chrome-beta"
         | "google-chrome-unstable"
+        | "google-chrome-s"
+        | "google-chrome-b"
+        | "google-chrome-u"
         | "msedge"
         | "microsoft-edge"
         | "brave"
@@ -262,7 +268,8 @@ pub fn browser_family_of_name(name: &str) -> Option<BrowserFamily> {
         | "firefox-esr"
         | "firefox-bin"
         | "firefox-nightly"
-        | "firefox-developer-edition" => Some(BrowserFamily::Firefox),
+        | "firefox-developer-edition"
+        | "firefox-develop" => Some(BrowserFamily::Firefox),
         _ => None,
     }
 }

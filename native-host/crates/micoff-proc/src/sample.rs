@@ -182,13 +182,24 @@ impl ProcFs {
 }
 
 pub(crate) fn read_thread(pid: Pid, tid: Pid, s: &mut Scratch) -> Option<ThreadSample> {
+    read_thread_with(pid, tid, s, None)
+}
+
+/// [`read_thread`], with the `schedstat` run time when the caller has just read it (the sampler's
+/// kept-open fd): one file fewer to open per thread that ran.
+pub(crate) fn read_thread_with(
+    pid: Pid,
+    tid: Pid,
+    s: &mut Scratch,
+    run_time_ns: Option<u64>,
+) -> Option<ThreadSample> {
     let (comm, starttime, utime, stime) = {
         let raw = s.read(&[&pid, &"task", &tid, &"stat"])?;
         let t = text(raw);
         let st = parse_stat(&t)?;
         (st.comm.to_owned(), st.starttime, st.utime, st.stime)
     };
-    let run_time_ns = s.run_time_ns(pid, tid);
+    let run_time_ns = run_time_ns.or_else(|| s.run_time_ns(pid, tid));
     let ctxt = s
         .read(&[&pid, &"task", &tid, &"status"])
         .and_then(|raw| parse_status_ctxt(&text(raw)));

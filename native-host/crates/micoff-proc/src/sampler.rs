@@ -17,7 +17,9 @@ use crate::fs::text;
 use crate::parse::{parse_schedstat, parse_stat};
 use crate::rates::{rates, CpuReport};
 use crate::role::Role;
-use crate::sample::{monotonic_ns, read_thread, ProcessSample, Scratch, Snapshot, ThreadSample};
+use crate::sample::{
+    monotonic_ns, read_thread, read_thread_with, ProcessSample, Scratch, Snapshot, ThreadSample,
+};
 use crate::{Pid, ProcFs};
 
 /// Default cap on the `schedstat` fds kept open (below the common soft limit of 1024 fds, leaving
@@ -124,9 +126,21 @@ impl Sampler {
         }
     }
 
+    /// The snapshot the last [`tick`](Self::tick) / [`snapshot`](Self::snapshot) took (`None`
+    /// before the first). Its `processes` is empty when none of the watched pids exists.
+    pub fn last_snapshot(&self) -> Option<&Snapshot> {
+        self.last.as_ref()
+    }
+
+    /// The `schedstat` fds kept open right now.
+    pub fn open_fds(&self) -> usize {
+        self.open_fds
+    }
+
     fn forget(&mut self, pid: Pid) {
         if let Some(c) = self.procs.remove(&pid) {
-            self.open_fds -= c.threads.iter().filter(|t| t.schedstat.is_some()).count();
+            let kept = c.threads.iter().filter(|t| t.schedstat.is_some()).count();
+            self.open_fds = self.open_fds.saturating_sub(kept);
         }
     }
 
@@ -176,7 +190,8 @@ impl Sampler {
             let unchanged = run.is_some() && run == tc.sample.run_time_ns;
             if !unchanged {
                 full_reads += 1;
-                match read_thread(pid, tid, s) {
+                let known = if tc.schedstat.is_some() { run } else { None };
+                match read_thread_with(pid, tid, s, known) {
                     Some(t) if t.starttime == tc.sample.starttime => tc.sample = t,
                     _ => {
                         // Gone (or a reused tid): drop it and list the task dir again.
@@ -193,10 +208,19 @@ impl Sampler {
 
         if relist {
             let mut tids = Vec::new();
-            s.task_ids(pid, &mut tids)?;
-            cache
-                .threads
-                .retain(|t| tids.binary_search(&t.sample.tid).is_ok());
+            if s.task_ids(pid, &mut tids).is_none() {
+                // The process is going away. Keep the count of the fds closed above (the caller
+                // forgets the pid, which subtracts the ones still cached).
+                self.open_fds = open_fds;
+                return None;
+            }
+            cache.threads.retain(|t| {
+                let keep = tids.binary_search(&t.sample.tid).is_ok();
+                if !keep && t.schedstat.is_some() {
+                    open_fds -= 1; // its fd closes with it
+                }
+                keep
+            });
             for tid in tids {
                 if cache.threads.iter().any(|t| t.sample.tid == tid) {
                     continue;
@@ -245,4 +269,95 @@ fn pread_schedstat(f: &File, buf: &mut Vec<u8>) -> Option<u64> {
         return None;
     }
     parse_schedstat(&text(&buf[..n])).map(|x| x.run_time_ns)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use std::fs;
+    use std::path::Path;
+
+    use super::*;
+
+    fn stat(pid: Pid, comm: &str, num_threads: u64, starttime: u64) -> String {
+        format!(
+            "{pid} ({comm}) S 1 {pid} {pid} 0 -1 4194560 1197 0 0 0 0 0 0 0 20 0 {num_threads} 0 \
+             {starttime} 1000000 100 18446744073709551615 1 1 0 0 0 0 0 4096 0 0 0 0 17 1 0 0 0 0 0\n"
+        )
+    }
+
+    fn process(root: &Path, pid: Pid, num_threads: u64) {
+        let d = root.join(pid.to_string());
+        fs::create_dir_all(d.join("task")).unwrap();
+        fs::write(d.join("stat"), stat(pid, "proc", num_threads, 1000)).unwrap();
+        fs::write(d.join("cmdline"), "proc\0").unwrap();
+    }
+
+    fn thread(root: &Path, pid: Pid, tid: Pid, run_ns: u64) {
+        let d = root.join(format!("{pid}/task/{tid}"));
+        fs::create_dir_all(&d).unwrap();
+        fs::write(d.join("stat"), stat(tid, "t", 1, 2000 + u64::from(tid))).unwrap();
+        fs::write(d.join("schedstat"), format!("{run_ns} 0 1\n")).unwrap();
+        fs::write(
+            d.join("status"),
+            "voluntary_ctxt_switches:\t1\nnonvoluntary_ctxt_switches:\t0\n",
+        )
+        .unwrap();
+    }
+
+    /// The fds the cache really holds.
+    fn held(s: &Sampler) -> usize {
+        s.procs
+            .values()
+            .flat_map(|p| &p.threads)
+            .filter(|t| t.schedstat.is_some())
+            .count()
+    }
+
+    #[test]
+    fn open_fd_count_follows_threads_dropped_on_relist() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        process(root, 10, 3);
+        for tid in [10, 11, 12] {
+            thread(root, 10, tid, 5);
+        }
+        let mut s = Sampler::new(ProcFs::with_clk_tck(root, 100), vec![10]);
+        assert!(s.tick().is_none());
+        assert_eq!((s.open_fds(), held(&s)), (3, 3));
+
+        // Thread 12 exits without its kept schedstat noticing (its fd still reads the old text):
+        // the relist drops it, and its fd must leave the count.
+        fs::remove_dir_all(root.join("10/task/12")).unwrap();
+        fs::write(root.join("10/stat"), stat(10, "proc", 2, 1000)).unwrap();
+        s.tick();
+        assert_eq!((s.open_fds(), held(&s)), (2, 2));
+    }
+
+    #[test]
+    fn open_fd_count_survives_a_process_vanishing_mid_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        process(root, 20, 2);
+        thread(root, 20, 20, 5);
+        thread(root, 20, 21, 5);
+        let mut s = Sampler::new(ProcFs::with_clk_tck(root, 100), vec![20]);
+        s.tick();
+        assert_eq!(s.open_fds(), 2);
+
+        // Thread 21 ran (its kept schedstat changes in place) and is gone when re-read, and then
+        // the task dir cannot be listed: the process is exiting while its stat is still there.
+        fs::write(root.join("20/task/21/schedstat"), "99 0 2\n").unwrap();
+        fs::remove_file(root.join("20/task/21/stat")).unwrap();
+        fs::rename(root.join("20/task"), root.join("20/task.gone")).unwrap();
+        let snap = s.snapshot();
+        assert!(snap.processes.is_empty());
+        assert_eq!((s.open_fds(), held(&s)), (0, 0));
+
+        // It comes back (same pid, new start): counted from zero again, no underflow.
+        fs::rename(root.join("20/task.gone"), root.join("20/task")).unwrap();
+        thread(root, 20, 21, 7);
+        s.snapshot();
+        assert_eq!(s.open_fds(), held(&s));
+    }
 }

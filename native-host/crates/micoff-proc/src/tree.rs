@@ -124,9 +124,14 @@ impl ProcFs {
     /// `root_pid` and all its descendants, root first then breadth-first (children by pid). Empty
     /// when `root_pid` does not exist.
     pub fn process_tree(&self, root_pid: Pid) -> Result<Vec<ProcessInfo>, Error> {
-        let all = self.all_parents()?;
+        Ok(self.process_tree_in(&self.all_parents()?, root_pid))
+    }
+
+    /// [`process_tree`](Self::process_tree) over a listing from [`all_parents`](Self::all_parents)
+    /// (one listing serves several lookups).
+    pub fn process_tree_in(&self, all: &[(Pid, Pid, String)], root_pid: Pid) -> Vec<ProcessInfo> {
         let mut children: HashMap<Pid, Vec<Pid>> = HashMap::new();
-        for (pid, ppid, _) in &all {
+        for (pid, ppid, _) in all {
             if pid != ppid {
                 children.entry(*ppid).or_default().push(*pid);
             }
@@ -137,7 +142,7 @@ impl ProcFs {
         let mut s = Scratch::new(self);
         let mut out = Vec::new();
         let Some(root) = self.process_info_with(root_pid, &mut s) else {
-            return Ok(out);
+            return out;
         };
         let family = root.family;
         out.push(root);
@@ -159,7 +164,32 @@ impl ProcFs {
             }
             i += 1;
         }
-        Ok(out)
+        out
+    }
+
+    /// The main processes of the browsers running now, by pid: processes named like a browser's
+    /// executable that [`Role::classify`] calls [`Role::Browser`] (so no Chromium child with a
+    /// `--type=`, no Firefox content process), leaving out those whose parent is such a process
+    /// of the same family too (a launcher script that runs the real binary as its child: the
+    /// outermost one is the root of the whole tree).
+    pub fn running_browsers(&self) -> Result<Vec<ProcessInfo>, Error> {
+        let all = self.all_parents()?;
+        let mut s = Scratch::new(self);
+        let mains: Vec<ProcessInfo> = all
+            .iter()
+            .filter(|(_, _, comm)| browser_family_of_name(comm).is_some())
+            .filter_map(|(pid, _, _)| self.process_info_with(*pid, &mut s))
+            .filter(|p| p.role == Role::Browser && p.family.is_some())
+            .collect();
+        let is_main_of = |pid: Pid, family: Option<BrowserFamily>| {
+            mains.iter().any(|m| m.pid == pid && m.family == family)
+        };
+        let roots = mains
+            .iter()
+            .filter(|p| p.ppid == p.pid || !is_main_of(p.ppid, p.family))
+            .cloned()
+            .collect();
+        Ok(roots)
     }
 
     /// Whether a process's comm or exe basename names a browser's main executable.

@@ -527,6 +527,58 @@ fn firefox_tree_named_by_comm() {
         .all(|i| i.family == Some(BrowserFamily::Firefox)));
 }
 
+#[test]
+fn running_browsers_are_the_main_processes_only() {
+    let p = FakeProc::new();
+    chromium_tree(&p);
+    // A Firefox run through a launcher script that starts the real binary as its child.
+    p.process(300, 1, "firefox", &["/bin/sh", "/usr/bin/firefox"]);
+    p.process(301, 300, "firefox", &["/usr/lib/firefox/firefox"]);
+    p.process(
+        302,
+        301,
+        "Web Content",
+        &["/usr/lib/firefox/firefox", "-contentproc"],
+    );
+    // Ubuntu's old chromium-browser: the comm is cut to 15 bytes.
+    p.process(
+        400,
+        1,
+        "chromium-browse",
+        &["/usr/lib/chromium-browser/chromium-browser"],
+    );
+    p.process(
+        401,
+        400,
+        "chromium-browse",
+        &["/usr/lib/chromium-browser/chromium-browser --type=renderer"],
+    );
+    // Not browsers: a process named like one with a --type of its own and no browser parent
+    // (an orphaned renderer), and an unrelated process.
+    p.process(
+        500,
+        1,
+        "chromium",
+        &["/usr/lib/chromium/chromium", "--type=renderer"],
+    );
+    p.process(501, 1, "node", &["node"]);
+    let got: Vec<(Pid, Option<BrowserFamily>)> = p
+        .fs()
+        .running_browsers()
+        .unwrap()
+        .iter()
+        .map(|b| (b.pid, b.family))
+        .collect();
+    assert_eq!(
+        got,
+        vec![
+            (100, Some(BrowserFamily::Chromium)),
+            (300, Some(BrowserFamily::Firefox)),
+            (400, Some(BrowserFamily::Chromium)),
+        ]
+    );
+}
+
 const NET_UNIX_HEADER: &str = "Num       RefCount Protocol Flags    Type St Inode Path\n";
 
 #[test]
@@ -574,6 +626,47 @@ fn pulseaudio_socket_owner() {
     let env: HashMap<String, String> =
         [("XDG_RUNTIME_DIR".to_string(), "/run/user/5".to_string())].into();
     assert!(fs_.audio_server_processes(&env).is_empty());
+}
+
+#[test]
+fn socket_activated_server_is_not_systemd() {
+    let p = FakeProc::new();
+    p.process(1, 0, "systemd", &["/sbin/init"]);
+    p.process(900, 1, "systemd", &["/lib/systemd/systemd", "--user"]);
+    let sock = "/run/user/1000/pulse/native";
+    fs::write(
+        p.root().join("net/unix"),
+        format!(
+            "{NET_UNIX_HEADER}\
+             0000000000000000: 00000002 00000000 00010000 0001 01 8000 {sock}\n"
+        ),
+    )
+    .unwrap();
+    // Idle socket activation: only `systemd --user` holds the listening socket.
+    p.fd(900, 40, "socket:[8000]");
+    let fs_ = p.fs();
+    let env: HashMap<String, String> =
+        [("XDG_RUNTIME_DIR".to_string(), "/run/user/1000".to_string())].into();
+    assert_eq!(fs_.socket_owner(Path::new(sock)), None);
+    assert!(fs_.audio_server_processes(&env).is_empty());
+
+    // The first client started the server: it holds the same socket (handed over by systemd),
+    // and it is the one sampled, whatever order the scan meets them in.
+    p.process(950, 900, "pipewire-pulse", &["/usr/bin/pipewire-pulse"]);
+    p.fd(950, 3, "socket:[8000]");
+    assert_eq!(fs_.socket_owner(Path::new(sock)), Some(950));
+    let got: Vec<(Pid, Role)> = fs_
+        .audio_server_processes(&env)
+        .iter()
+        .map(|i| (i.pid, i.role))
+        .collect();
+    assert_eq!(got, vec![(950, Role::PipewirePulse)]);
+
+    // A server under an unknown name still counts (it is not a service manager).
+    fs::remove_dir_all(p.pdir(950)).unwrap();
+    p.process(960, 900, "my-audiod", &["my-audiod"]);
+    p.fd(960, 3, "socket:[8000]");
+    assert_eq!(fs_.socket_owner(Path::new(sock)), Some(960));
 }
 
 #[test]

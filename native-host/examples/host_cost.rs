@@ -1,0 +1,478 @@
+//! What the native host costs while the popup shows live CPU: the real `micoff-host` binary in
+//! native messaging mode, with a `cpu` subscription (1 s, default pids), measured from outside.
+//!
+//! ```text
+//! cargo build --release -p micoff-host
+//! cargo run --release -p micoff-host --example host_cost -- [--threads 300] [--active 0] \
+//!     [--seconds 60] [--runs 3] [--interval-ms 1000] [--no-pulse] [--host PATH]
+//! ```
+//!
+//! Each run: a stand-in browser (this program again, its main thread named `chromium`, with
+//! `--threads` idle threads, `--active` of them waking every 10 ms like audio threads) launches
+//! `micoff-host chrome-extension://<id>/` as its child, the way Chromium does, so the host finds
+//! it as "the browser that launched me" and walks its tree. A private PulseAudio (when
+//! `pulseaudio` is installed and `--no-pulse` is not given) is the audio server the host finds by
+//! its socket. This program talks to the host over the stand-in's stdin/stdout: `version` (the
+//! host's pid), then `subscribe {topic: "cpu", interval_ms}` without pids (the host's real path:
+//! re-finding the browser tree and the socket owner every 5 s, sampling, serialising, framing).
+//! After the first event it measures for `--seconds`: the host's CPU from `/proc/<pid>/stat`
+//! (utime + stime, all threads, also exited ones) and the sum of its threads' `schedstat` run
+//! time, and its peak RSS (`VmHWM`). The median of the runs is printed last.
+#![allow(clippy::print_stderr)]
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const ORIGIN: &str = "chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/";
+
+type Error = Box<dyn std::error::Error>;
+
+struct Options {
+    threads: usize,
+    active: usize,
+    seconds: u64,
+    runs: usize,
+    interval_ms: u64,
+    pulse: bool,
+    host: PathBuf,
+}
+
+fn main() -> Result<(), Error> {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--as-browser") {
+        return stand_in_browser(&args[2..]);
+    }
+    let mut o = Options {
+        threads: 300,
+        active: 0,
+        seconds: 60,
+        runs: 3,
+        interval_ms: 1000,
+        pulse: true,
+        host: default_host()?,
+    };
+    let mut i = 1;
+    while i < args.len() {
+        let val = args.get(i + 1).cloned().unwrap_or_default();
+        match args[i].as_str() {
+            "--threads" => o.threads = val.parse()?,
+            "--active" => o.active = val.parse()?,
+            "--seconds" => o.seconds = val.parse()?,
+            "--runs" => o.runs = val.parse::<usize>()?.max(1),
+            "--interval-ms" => o.interval_ms = val.parse()?,
+            "--host" => o.host = PathBuf::from(val),
+            "--no-pulse" => {
+                o.pulse = false;
+                i += 1;
+                continue;
+            }
+            other => return Err(format!("unknown argument {other}").into()),
+        }
+        i += 2;
+    }
+    if !o.host.is_file() {
+        return Err(format!(
+            "{} not found: build it first (cargo build --release -p micoff-host) or pass --host",
+            o.host.display()
+        )
+        .into());
+    }
+    let pulse = if o.pulse { Pulse::start()? } else { None };
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "host {}; stand-in browser with {} threads ({} waking every 10 ms); audio server: {}; \
+         cpu subscription every {} ms; {} s per run, {} runs",
+        o.host.display(),
+        o.threads,
+        o.active,
+        pulse.as_ref().map_or("none".to_owned(), |p| format!(
+            "private pulseaudio ({})",
+            p.socket.display()
+        )),
+        o.interval_ms,
+        o.seconds,
+        o.runs
+    )?;
+    let mut results = Vec::new();
+    for run in 1..=o.runs {
+        let r = measure(&o, pulse.as_ref())?;
+        writeln!(out, "run {run}: {}", r.line())?;
+        out.flush()?;
+        results.push(r);
+    }
+    let median = |f: fn(&RunResult) -> f64| {
+        let mut v: Vec<f64> = results.iter().map(f).collect();
+        v.sort_by(f64::total_cmp);
+        v[v.len() / 2]
+    };
+    writeln!(
+        out,
+        "median of {} runs: host CPU {:.3} % of one core (stat), {:.3} % (schedstat), peak RSS \
+         {:.1} MiB (VmHWM); {:.0} threads sampled per report, {:.0} bytes per cpu event",
+        results.len(),
+        median(|r| r.cpu_pct_stat),
+        median(|r| r.cpu_pct_schedstat),
+        median(|r| r.vm_hwm_kib as f64 / 1024.0),
+        median(|r| r.threads_per_report as f64),
+        median(|r| r.bytes_per_event as f64),
+    )?;
+    drop(pulse);
+    Ok(())
+}
+
+/// `target/release/micoff-host` next to `target/release/examples/host_cost`.
+fn default_host() -> Result<PathBuf, Error> {
+    let exe = std::env::current_exe()?;
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .ok_or("cannot place the host binary")?;
+    Ok(dir.join("micoff-host"))
+}
+
+// ------------------------------------------------------------------------------------------------
+// The stand-in browser
+
+fn stand_in_browser(args: &[String]) -> Result<(), Error> {
+    let threads: usize = args.first().ok_or("threads")?.parse()?;
+    let active: usize = args.get(1).ok_or("active")?.parse()?;
+    let host = args.get(2).ok_or("host")?;
+    // Name the process like Chromium's main process (comm, what the host's walk looks at).
+    let name = c"chromium";
+    // SAFETY: PR_SET_NAME reads a NUL-terminated string of at most 16 bytes.
+    unsafe { libc::prctl(libc::PR_SET_NAME, name.as_ptr() as libc::c_ulong, 0, 0, 0) };
+    for i in 0..threads {
+        let builder = std::thread::Builder::new().name(format!("idle-{i:03}"));
+        if i < active {
+            builder.spawn(|| loop {
+                std::thread::sleep(Duration::from_millis(10));
+            })?;
+        } else {
+            builder.spawn(|| loop {
+                std::thread::park();
+            })?;
+        }
+    }
+    // The host gets our stdin/stdout (the benchmark's pipes), like a browser's native port.
+    let status = Command::new(host)
+        .arg(ORIGIN)
+        .stdin(Stdio::inherit())
+        .stdout(Stdio::inherit())
+        .stderr(Stdio::inherit())
+        .status()?;
+    std::process::exit(status.code().unwrap_or(1));
+}
+
+// ------------------------------------------------------------------------------------------------
+// One run
+
+struct RunResult {
+    seconds: f64,
+    cpu_pct_stat: f64,
+    cpu_pct_schedstat: f64,
+    vm_hwm_kib: u64,
+    vm_rss_kib: u64,
+    events: usize,
+    threads_per_report: usize,
+    processes_per_report: usize,
+    bytes_per_event: usize,
+}
+
+impl RunResult {
+    fn line(&self) -> String {
+        format!(
+            "host CPU {:.3} % of one core (stat utime+stime), {:.3} % (threads' schedstat); peak \
+             RSS {:.1} MiB (VmHWM; now {:.1} MiB); {} cpu events in {:.1} s, {} processes / {} \
+             threads per report, {} bytes per event",
+            self.cpu_pct_stat,
+            self.cpu_pct_schedstat,
+            self.vm_hwm_kib as f64 / 1024.0,
+            self.vm_rss_kib as f64 / 1024.0,
+            self.events,
+            self.seconds,
+            self.processes_per_report,
+            self.threads_per_report,
+            self.bytes_per_event
+        )
+    }
+}
+
+/// The stand-in browser with the host inside; frames from the host arrive on a channel.
+struct Session {
+    browser: Child,
+    stdin: Option<ChildStdin>,
+    frames: mpsc::Receiver<(usize, serde_json::Value)>,
+}
+
+impl Session {
+    fn start(o: &Options, pulse: Option<&Pulse>) -> Result<Self, Error> {
+        let mut cmd = Command::new(std::env::current_exe()?);
+        cmd.args([
+            "--as-browser",
+            &o.threads.to_string(),
+            &o.active.to_string(),
+            &o.host.to_string_lossy(),
+        ])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .env("RUST_LOG", "micoff_host=warn");
+        match pulse {
+            Some(p) => cmd.env("PULSE_SERVER", format!("unix:{}", p.socket.display())),
+            // No server: make sure the host does not find the desktop's.
+            None => cmd.env("PULSE_SERVER", "unix:/nonexistent/micoff-bench/native"),
+        };
+        let mut browser = cmd.spawn()?;
+        let stdin = browser.stdin.take();
+        let mut stdout = browser.stdout.take().ok_or("stdout")?;
+        let (tx, frames) = mpsc::channel();
+        std::thread::spawn(move || loop {
+            let mut len = [0u8; 4];
+            if stdout.read_exact(&mut len).is_err() {
+                return;
+            }
+            let mut body = vec![0u8; u32::from_ne_bytes(len) as usize];
+            if stdout.read_exact(&mut body).is_err() {
+                return;
+            }
+            let Ok(value) = serde_json::from_slice(&body) else {
+                return;
+            };
+            if tx.send((body.len(), value)).is_err() {
+                return;
+            }
+        });
+        Ok(Self {
+            browser,
+            stdin,
+            frames,
+        })
+    }
+
+    fn send(&mut self, request: &serde_json::Value) -> Result<(), Error> {
+        let body = request.to_string();
+        let stdin = self.stdin.as_mut().ok_or("stdin closed")?;
+        stdin.write_all(&(body.len() as u32).to_ne_bytes())?;
+        stdin.write_all(body.as_bytes())?;
+        stdin.flush()?;
+        Ok(())
+    }
+
+    fn next(&self, limit: Duration) -> Result<(usize, serde_json::Value), Error> {
+        Ok(self.frames.recv_timeout(limit)?)
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // EOF ends the host (exit 0), and with it the stand-in; kill by pid if it lingers.
+        drop(self.stdin.take());
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while Instant::now() < deadline {
+            if let Ok(Some(_)) = self.browser.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.browser.kill();
+        let _ = self.browser.wait();
+    }
+}
+
+fn measure(o: &Options, pulse: Option<&Pulse>) -> Result<RunResult, Error> {
+    let mut s = Session::start(o, pulse)?;
+    s.send(&serde_json::json!({"id": 1, "type": "version"}))?;
+    let (_, version) = s.next(Duration::from_secs(10))?;
+    let host_pid = version["result"]["pid"]
+        .as_u64()
+        .ok_or_else(|| format!("no pid in {version}"))? as u32;
+    s.send(&serde_json::json!({
+        "id": 2, "type": "subscribe", "topic": "cpu", "interval_ms": o.interval_ms
+    }))?;
+    let limit = Duration::from_millis(o.interval_ms * 3 + 5000);
+    // The subscribe result, then the first event: from here on the host is in its steady state.
+    loop {
+        let (_, v) = s.next(limit)?;
+        if v["type"] == "event" {
+            check_event(&v)?;
+            break;
+        }
+        if v["type"] == "error" {
+            return Err(format!("subscribe failed: {v}").into());
+        }
+    }
+    let start_stat = stat_ticks(host_pid)?;
+    let start_sched = schedstat_ns(host_pid)?;
+    let start = Instant::now();
+    let end = start + Duration::from_secs(o.seconds);
+    let (mut events, mut bytes, mut threads, mut processes) = (0usize, 0usize, 0usize, 0usize);
+    while Instant::now() < end {
+        let left = end.saturating_duration_since(Instant::now());
+        let Ok((len, v)) = s.frames.recv_timeout(left) else {
+            break;
+        };
+        let (p, t) = check_event(&v)?;
+        events += 1;
+        bytes += len;
+        processes = p;
+        threads = t;
+    }
+    let seconds = start.elapsed().as_secs_f64();
+    let stat = stat_ticks(host_pid)? - start_stat;
+    let sched = schedstat_ns(host_pid)?.saturating_sub(start_sched);
+    let (vm_hwm_kib, vm_rss_kib) = (
+        status_kib(host_pid, "VmHWM:")?,
+        status_kib(host_pid, "VmRSS:")?,
+    );
+    let clk_tck = clk_tck();
+    Ok(RunResult {
+        seconds,
+        cpu_pct_stat: stat as f64 / clk_tck * 100.0 / seconds,
+        cpu_pct_schedstat: sched as f64 / 1e9 * 100.0 / seconds,
+        vm_hwm_kib,
+        vm_rss_kib,
+        events,
+        threads_per_report: threads,
+        processes_per_report: processes,
+        bytes_per_event: bytes / events.max(1),
+    })
+}
+
+/// A `cpu` event with the stand-in in it: (processes, threads) in the report.
+fn check_event(v: &serde_json::Value) -> Result<(usize, usize), Error> {
+    if v["event"]["type"] != "cpu" {
+        return Err(format!("expected a cpu event, got {v}").into());
+    }
+    let processes = v["event"]["report"]["processes"]
+        .as_array()
+        .ok_or("no processes")?;
+    if !processes.iter().any(|p| p["comm"] == "chromium") {
+        return Err("the host did not find the stand-in browser".into());
+    }
+    let threads = processes
+        .iter()
+        .map(|p| p["threads"].as_array().map_or(0, Vec::len))
+        .sum();
+    Ok((processes.len(), threads))
+}
+
+fn clk_tck() -> f64 {
+    // SAFETY: sysconf has no preconditions.
+    let v = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    if v > 0 {
+        v as f64
+    } else {
+        100.0
+    }
+}
+
+/// utime + stime of the whole process (exited threads included), in clock ticks.
+fn stat_ticks(pid: u32) -> Result<u64, Error> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    let after = text.rsplit_once(')').ok_or("stat")?.1;
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    // After the comm: state is field 3, so utime (14) and stime (15) are at 11 and 12.
+    let utime: u64 = fields.get(11).ok_or("utime")?.parse()?;
+    let stime: u64 = fields.get(12).ok_or("stime")?.parse()?;
+    Ok(utime + stime)
+}
+
+/// The sum of the live threads' schedstat run time (ns).
+fn schedstat_ns(pid: u32) -> Result<u64, Error> {
+    let mut sum = 0;
+    for entry in std::fs::read_dir(format!("/proc/{pid}/task"))? {
+        let path = entry?.path().join("schedstat");
+        if let Ok(text) = std::fs::read_to_string(path) {
+            sum += text
+                .split_whitespace()
+                .next()
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap_or(0);
+        }
+    }
+    Ok(sum)
+}
+
+fn status_kib(pid: u32, field: &str) -> Result<u64, Error> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status"))?;
+    text.lines()
+        .find_map(|l| l.strip_prefix(field))
+        .and_then(|v| v.split_whitespace().next())
+        .and_then(|v| v.parse().ok())
+        .ok_or_else(|| format!("no {field}").into())
+}
+
+// ------------------------------------------------------------------------------------------------
+// A private PulseAudio (its own socket and runtime folders; the desktop's server is not touched)
+
+struct Pulse {
+    child: Child,
+    socket: PathBuf,
+    _dir: PathBuf,
+}
+
+impl Pulse {
+    fn start() -> Result<Option<Self>, Error> {
+        let found = std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).any(|d| d.join("pulseaudio").is_file()))
+            .unwrap_or(false);
+        if !found {
+            eprintln!("note: pulseaudio not installed: measuring without an audio server");
+            return Ok(None);
+        }
+        let dir = std::env::temp_dir().join(format!("micoff-host-cost-{}", std::process::id()));
+        for sub in ["runtime", "state", "home"] {
+            std::fs::create_dir_all(dir.join(sub))?;
+        }
+        let socket = dir.join("pulse.sock");
+        std::fs::write(
+            dir.join("bench.pa"),
+            format!(
+                "load-module module-native-protocol-unix socket={} auth-anonymous=1\n\
+                 load-module module-null-sink sink_name=spk\n",
+                socket.display()
+            ),
+        )?;
+        let child = Command::new("pulseaudio")
+            .args(["--daemonize=no", "--exit-idle-time=-1", "-n", "-F"])
+            .arg(dir.join("bench.pa"))
+            .args([
+                "--use-pid-file=no",
+                "--disallow-exit=yes",
+                "--log-target=stderr",
+            ])
+            .env("XDG_RUNTIME_DIR", dir.join("runtime"))
+            .env("PULSE_RUNTIME_PATH", dir.join("runtime"))
+            .env("PULSE_STATE_PATH", dir.join("state"))
+            .env("HOME", dir.join("home"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()?;
+        let pulse = Self {
+            child,
+            socket: socket.clone(),
+            _dir: dir,
+        };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !socket.exists() {
+            if Instant::now() > deadline {
+                return Err("the private pulseaudio did not create its socket".into());
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(Some(pulse))
+    }
+}
+
+impl Drop for Pulse {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+        let _ = std::fs::remove_dir_all(&self._dir);
+    }
+}

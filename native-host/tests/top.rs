@@ -1,0 +1,390 @@
+//! `micoff-host top` against fake processes: what it watches, what it says when things vanish,
+//! that every round takes its interval (no busy loop), and its exit codes. Paused tokio time: the
+//! intervals pass virtually, and the elapsed virtual time shows that they were waited.
+
+#![allow(clippy::unwrap_used)] // tests may unwrap (house style)
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use micoff_host::cli::top::{run, TopArgs, TopOutput};
+use micoff_host::deps::{AudioServer, BoxFuture, Deps, HostError, Launch, Limits, Sampler};
+use micoff_host::protocol::*;
+use tokio::sync::mpsc;
+
+fn info(pid: u32, ppid: u32, comm: &str, role: Role) -> ProcessInfo {
+    ProcessInfo {
+        pid,
+        ppid,
+        comm: comm.into(),
+        role,
+        family: micoff_proc::browser_family_of_name(comm),
+        cmdline: comm.into(),
+    }
+}
+
+fn process(pid: u32, comm: &str, role: Role) -> ProcessRates {
+    ProcessRates {
+        pid,
+        ppid: 1,
+        comm: comm.into(),
+        role,
+        cpu_pct: 1.0,
+        user_pct: 1.0,
+        system_pct: 0.0,
+        run_time_ns: None,
+        run_time_pct: None,
+        wakeups_per_s: None,
+        voluntary_ctxt_per_s: None,
+        involuntary_ctxt_per_s: None,
+        read_syscalls_per_s: None,
+        write_syscalls_per_s: None,
+        thread_count: 0,
+        threads: vec![],
+    }
+}
+
+/// A machine: processes that exist (pid, comm, role, parent), running browsers, the server.
+#[derive(Default)]
+struct Machine {
+    procs: Mutex<Vec<ProcessInfo>>,
+    browsers: Vec<u32>,
+    server: Vec<u32>,
+    /// cpu_sample fails with this instead of reporting.
+    fail: Option<HostError>,
+    samples: AtomicUsize,
+    sampled: Mutex<Vec<Vec<u32>>>,
+}
+
+impl Machine {
+    fn get(&self, pid: u32) -> Option<ProcessInfo> {
+        self.procs
+            .lock()
+            .unwrap()
+            .iter()
+            .find(|p| p.pid == pid)
+            .cloned()
+    }
+}
+
+struct FakeSampler(Arc<Machine>);
+
+impl Sampler for FakeSampler {
+    fn processes(&self, browser_pid: Option<u32>) -> BoxFuture<Result<Processes, HostError>> {
+        let m = Arc::clone(&self.0);
+        Box::pin(async move {
+            let audio_server = m.server.iter().filter_map(|p| m.get(*p)).collect();
+            let processes = match browser_pid {
+                None => vec![],
+                Some(pid) => {
+                    let Some(root) = m.get(pid) else {
+                        return Err(HostError::NotFound(format!("no process {pid}")));
+                    };
+                    let mut tree = vec![root];
+                    tree.extend(
+                        m.procs
+                            .lock()
+                            .unwrap()
+                            .iter()
+                            .filter(|p| p.ppid == pid)
+                            .cloned(),
+                    );
+                    tree
+                }
+            };
+            Ok(Processes {
+                browser: None,
+                processes,
+                audio_server,
+            })
+        })
+    }
+
+    fn cpu_sample(
+        &self,
+        pids: Option<Vec<u32>>,
+        window: Duration,
+    ) -> BoxFuture<Result<CpuReport, HostError>> {
+        let m = Arc::clone(&self.0);
+        Box::pin(async move {
+            m.samples.fetch_add(1, Ordering::SeqCst);
+            let pids = pids.unwrap_or_default();
+            m.sampled.lock().unwrap().push(pids.clone());
+            if let Some(e) = &m.fail {
+                return Err(e.clone()); // before the window, like the real sampler
+            }
+            let present: Vec<ProcessInfo> = pids.iter().filter_map(|p| m.get(*p)).collect();
+            if present.is_empty() {
+                return Err(HostError::NotFound(format!(
+                    "none of the processes {pids:?} exists"
+                )));
+            }
+            tokio::time::sleep(window).await;
+            let processes: Vec<ProcessRates> = present
+                .iter()
+                .filter(|p| m.get(p.pid).is_some())
+                .map(|p| process(p.pid, &p.comm, p.role))
+                .collect();
+            let gone_pids = present
+                .iter()
+                .filter(|p| m.get(p.pid).is_none())
+                .map(|p| p.pid)
+                .collect();
+            Ok(CpuReport {
+                window_ms: window.as_millis() as f64,
+                total_cpu_pct: processes.len() as f64,
+                processes,
+                roles: vec![],
+                gone_pids,
+                threads_omitted: 0,
+            })
+        })
+    }
+
+    fn browsers(
+        &self,
+        family: Option<BrowserFamily>,
+    ) -> BoxFuture<Result<Vec<ProcessInfo>, HostError>> {
+        let m = Arc::clone(&self.0);
+        Box::pin(async move {
+            Ok(m.browsers
+                .iter()
+                .filter_map(|p| m.get(*p))
+                .filter(|p| family.is_none() || p.family == family)
+                .collect())
+        })
+    }
+}
+
+struct NoAudio;
+
+impl AudioServer for NoAudio {
+    fn server_info(&self) -> BoxFuture<Result<AudioServerInfo, HostError>> {
+        Box::pin(async { Err(HostError::AudioServerUnavailable("none".into())) })
+    }
+    fn streams(&self) -> BoxFuture<Result<Vec<AudioStream>, HostError>> {
+        Box::pin(async { Ok(vec![]) })
+    }
+    fn subscribe(&self) -> Result<mpsc::Receiver<HostEvent>, HostError> {
+        Err(HostError::AudioServerUnavailable("none".into()))
+    }
+}
+
+fn deps(m: &Arc<Machine>) -> Deps {
+    Deps {
+        sampler: Arc::new(FakeSampler(Arc::clone(m))),
+        audio: Arc::new(NoAudio),
+        doctor: None,
+        launch: Launch::default(),
+        limits: Limits::default(),
+    }
+}
+
+fn top_args(pids: &[u32], count: u64, json: bool) -> TopArgs {
+    TopArgs {
+        pids: pids.to_vec(),
+        browser: None,
+        interval: 0.25,
+        count: Some(count),
+        threads: 8,
+        json,
+    }
+}
+
+struct Outcome {
+    code: i32,
+    out: String,
+    err: String,
+    elapsed: Duration,
+}
+
+async fn top(m: &Arc<Machine>, args: TopArgs) -> Outcome {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let started = tokio::time::Instant::now();
+    let code = run(
+        &args,
+        &deps(m),
+        TopOutput {
+            out: &mut out,
+            err: &mut err,
+            clear: false,
+        },
+    )
+    .await;
+    Outcome {
+        code,
+        out: String::from_utf8(out).unwrap(),
+        err: String::from_utf8(err).unwrap(),
+        elapsed: started.elapsed(),
+    }
+}
+
+fn chromium_and_server() -> Machine {
+    Machine {
+        procs: Mutex::new(vec![
+            info(100, 1, "chromium", Role::Browser),
+            info(101, 100, "chromium", Role::Renderer),
+            info(102, 100, "chromium", Role::AudioService),
+            info(200, 1, "pulseaudio", Role::AudioServer),
+            info(300, 1, "firefox-esr", Role::Browser),
+        ]),
+        browsers: vec![100, 300],
+        server: vec![200],
+        ..Machine::default()
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_missing_pid_ends_at_once_with_exit_4() {
+    let m = Arc::new(Machine::default());
+    let o = top(&m, top_args(&[999_999], 2, false)).await;
+    assert_eq!(o.code, 4, "{}", o.err);
+    assert!(o.err.contains("no process 999999"), "{}", o.err);
+    assert_eq!(m.samples.load(Ordering::SeqCst), 0);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_watched_process_that_exits_is_named_and_ends_it() {
+    let m = Arc::new(chromium_and_server());
+    // pid 101 exits during the second round.
+    let m2 = Arc::clone(&m);
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(400)).await;
+        m2.procs.lock().unwrap().retain(|p| p.pid != 101);
+    });
+    let o = top(&m, top_args(&[101], 10, true)).await;
+    assert_eq!(o.code, 4, "{}", o.err);
+    assert!(
+        o.err
+            .contains("watching chromium (pid 101), the audio server pulseaudio (pid 200)"),
+        "{}",
+        o.err
+    );
+    assert!(
+        o.err.contains("process 101 (chromium) is gone"),
+        "{}",
+        o.err
+    );
+    assert!(o.err.contains("nothing left to watch"), "{}", o.err);
+    // Two rounds shown (the second with the pid in gone_pids), each a full interval.
+    let lines: Vec<serde_json::Value> = o
+        .out
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "{}", o.out);
+    assert_eq!(lines[1]["report"]["gone_pids"], serde_json::json!([101]));
+    assert!(o.elapsed >= Duration::from_millis(500), "{:?}", o.elapsed);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_failing_sample_waits_its_interval_and_counts_the_round() {
+    // The old busy loop: cpu_sample failing before its window made `top` spin forever.
+    let m = Arc::new(Machine {
+        fail: Some(HostError::NotFound("the processes vanished".into())),
+        ..chromium_and_server()
+    });
+    let o = top(&m, top_args(&[], 3, false)).await;
+    assert_eq!(m.samples.load(Ordering::SeqCst), 3);
+    assert!(o.elapsed >= Duration::from_millis(750), "{:?}", o.elapsed);
+    // Nothing could be shown: exit 4, and the reason was said once.
+    assert_eq!(o.code, 4, "{}", o.err);
+    assert_eq!(
+        o.err.matches("the processes vanished").count(),
+        1,
+        "{}",
+        o.err
+    );
+}
+
+#[tokio::test(start_paused = true)]
+async fn by_default_it_watches_every_browser_tree_and_the_server() {
+    let m = Arc::new(chromium_and_server());
+    let o = top(&m, top_args(&[], 1, false)).await;
+    assert_eq!(o.code, 0, "{}", o.err);
+    assert_eq!(m.sampled.lock().unwrap()[0], vec![100, 101, 102, 200, 300]);
+    assert!(
+        o.out.contains(
+            "watching chromium (pid 100, 3 processes), firefox-esr (pid 300, 1 processes), \
+             the audio server pulseaudio (pid 200)"
+        ),
+        "{}",
+        o.out
+    );
+    // Firefox's main process reads `parent` in the table; Chromium's stays `browser`.
+    let row = |pid: &str| {
+        o.out
+            .lines()
+            .find(|l| l.trim_start().starts_with(pid))
+            .unwrap()
+            .to_owned()
+    };
+    assert!(row("300").contains("parent"), "{}", o.out);
+    assert!(row("100").contains("browser"), "{}", o.out);
+}
+
+#[tokio::test(start_paused = true)]
+async fn with_nothing_running_it_waits_and_picks_things_up_when_they_start() {
+    let m = Arc::new(Machine {
+        browsers: vec![100],
+        server: vec![200],
+        ..Machine::default()
+    });
+    let m2 = Arc::clone(&m);
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(600)).await;
+        m2.procs
+            .lock()
+            .unwrap()
+            .push(info(200, 1, "pulseaudio", Role::AudioServer));
+    });
+    let o = top(&m, top_args(&[], 4, true)).await;
+    assert_eq!(o.code, 0, "{}", o.err);
+    assert_eq!(
+        o.err
+            .matches("waiting: no Chromium-family or Firefox browser")
+            .count(),
+        1,
+        "{}",
+        o.err
+    );
+    assert!(
+        o.err
+            .contains("watching the audio server pulseaudio (pid 200); no browser running"),
+        "{}",
+        o.err
+    );
+    assert_eq!(o.out.lines().count(), 1, "{}", o.out);
+    assert!(o.elapsed >= Duration::from_millis(1000), "{:?}", o.elapsed);
+
+    // Nothing ever: every round waits, then exit 4.
+    let empty = Arc::new(Machine::default());
+    let o = top(&empty, top_args(&[], 2, false)).await;
+    assert_eq!(o.code, 4, "{}", o.err);
+    assert!(o.elapsed >= Duration::from_millis(500), "{:?}", o.elapsed);
+    assert_eq!(o.out.matches("waiting:").count(), 2, "{}", o.out);
+}
+
+#[tokio::test(start_paused = true)]
+async fn a_browser_family_that_exits_ends_it() {
+    let m = Arc::new(chromium_and_server());
+    let m2 = Arc::clone(&m);
+    tokio::spawn(async move {
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        m2.procs
+            .lock()
+            .unwrap()
+            .retain(|p| p.comm != "chromium" && p.comm != "firefox-esr");
+    });
+    let mut args = top_args(&[], 10, true);
+    args.browser = Some(micoff_host::cli::top::BrowserArg::Chromium);
+    let o = top(&m, args).await;
+    assert_eq!(o.code, 4, "{}", o.err);
+    assert!(
+        o.err
+            .contains("chromium (pid 100) exited: nothing left to watch"),
+        "{}",
+        o.err
+    );
+}
