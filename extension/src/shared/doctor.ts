@@ -1,9 +1,19 @@
 // Doctor findings (issue 5) as the popup lists them. The host's `doctor` result is micoff-doctor's
 // report (`DoctorReport` in protocol.ts: findings with `status` ok | worth_changing | not_applicable,
-// `current`, `why`, `fix` = a runnable command or null, `hint` = prose or null); this reads it
-// leniently so a newer host's extra fields or statuses never break the popup.
+// `current`, `why`, `fix` = a runnable command or null, `hint` = prose or null), already checked against
+// that shape by the host client (`isResultFor`); a newer host's other statuses never break the popup.
 
-export type DoctorStatus = 'ok' | 'worth_changing' | 'not_applicable' | 'other';
+import type { DoctorReport, DoctorReportFinding } from './protocol.ts';
+
+/** The statuses protocol.ts names: its open `string & {}` member (a newer host's) left out. */
+type KnownStatus<S = DoctorReportFinding['status']> = S extends unknown
+  ? string extends S
+    ? never
+    : S
+  : never;
+
+/** A status protocol.ts names, or `other` for one it does not. */
+export type DoctorStatus = KnownStatus | 'other';
 
 export interface DoctorFinding {
   id: string;
@@ -19,47 +29,44 @@ export interface DoctorFinding {
   hint: string | null;
 }
 
-const KNOWN: readonly DoctorStatus[] = ['ok', 'worth_changing', 'not_applicable'];
-/** Worth changing first, unknown statuses next, then ok, then not applicable. */
-const ORDER: readonly DoctorStatus[] = ['worth_changing', 'other', 'ok', 'not_applicable'];
+/** Display order: worth changing first, unknown statuses next, then ok, then not applicable. */
+const RANK: Readonly<Record<DoctorStatus, number>> = {
+  worth_changing: 0,
+  other: 1,
+  ok: 2,
+  not_applicable: 3,
+};
 
-function str(v: unknown): string | null {
+function str(v: string | null | undefined): string | null {
   return typeof v === 'string' && v.trim() !== '' ? v : null;
 }
 
 /** One line of shell: a command the host marked runnable; anything multi-line is not copied. */
-function command(v: unknown): string | null {
+function command(v: string | null): string | null {
   const s = str(v);
   return s !== null && !/[\r\n]/.test(s) ? s.trim() : null;
 }
 
-/** `{findings: [...]}` or a bare array -> findings, worth changing first (host order within a status);
- * entries without a title are dropped. */
-export function parseDoctorFindings(result: unknown): DoctorFinding[] {
-  const list = Array.isArray(result)
-    ? result
-    : typeof result === 'object' &&
-        result !== null &&
-        Array.isArray((result as { findings?: unknown }).findings)
-      ? (result as { findings: unknown[] }).findings
-      : [];
-  const out: DoctorFinding[] = [];
-  for (const [i, raw] of list.entries()) {
-    if (typeof raw !== 'object' || raw === null) continue;
-    const r = raw as Record<string, unknown>;
-    const title = str(r.title);
-    if (!title) continue;
-    const rawStatus = str(r.status) ?? 'not_applicable';
-    const status = (KNOWN as readonly string[]).includes(rawStatus) ? (rawStatus as DoctorStatus) : 'other';
-    out.push({
-      id: str(r.id) ?? `finding-${i}`,
-      status,
-      label: rawStatus.replaceAll('_', ' '),
-      title,
-      detail: str(r.current),
-      command: command(r.fix),
-      hint: str(r.hint),
-    });
-  }
-  return out.sort((a, b) => ORDER.indexOf(a.status) - ORDER.indexOf(b.status));
+/** The report's findings, worth changing first (host order within a status); findings without a title
+ * are dropped. */
+export function parseDoctorFindings(r: DoctorReport): DoctorFinding[] {
+  return r.findings
+    .flatMap((f, i): DoctorFinding[] => {
+      const title = str(f.title);
+      if (!title) return [];
+      const rawStatus = str(f.status) ?? 'not_applicable';
+      const status: DoctorStatus = Object.hasOwn(RANK, rawStatus) ? (rawStatus as DoctorStatus) : 'other';
+      return [
+        {
+          id: str(f.id) ?? `finding-${i}`,
+          status,
+          label: rawStatus.replaceAll('_', ' '),
+          title,
+          detail: str(f.current),
+          command: command(f.fix),
+          hint: str(f.hint),
+        },
+      ];
+    })
+    .sort((a, b) => RANK[a.status] - RANK[b.status]);
 }

@@ -9,7 +9,7 @@ use clap::{Args, Subcommand};
 
 use crate::audio::{self, AudioServerFacts};
 use crate::facts::UserEnv;
-use crate::findings::shell_word;
+use crate::findings::{shell_word, FIX_CLIENT_SHM, FIX_GOVERNOR, FIX_HDA};
 use crate::fix::{self, Mode, Opts, RealSystem, System};
 use crate::report;
 use crate::root::Root;
@@ -78,6 +78,33 @@ impl ModeArgs {
     }
 }
 
+/// `--root` of the fixers.
+#[derive(Debug, Clone, Args)]
+pub struct RootArg {
+    /// Work under DIR instead of / (tests, images).
+    #[arg(long, value_name = "DIR", default_value = "/")]
+    pub root: PathBuf,
+}
+
+impl From<&Path> for RootArg {
+    fn from(root: &Path) -> Self {
+        Self {
+            root: root.to_path_buf(),
+        }
+    }
+}
+
+impl RootArg {
+    /// ` --root DIR` for a command line that repeats it; empty for `/`.
+    fn shell_arg(&self) -> String {
+        if self.root == Path::new("/") {
+            String::new()
+        } else {
+            format!(" --root {}", shell_word(&self.root.display().to_string()))
+        }
+    }
+}
+
 /// `micoff-host fix hda`
 #[derive(Debug, Clone, Args)]
 pub struct HdaArgs {
@@ -94,9 +121,8 @@ pub struct HdaArgs {
     /// the card (otherwise it asks on a terminal, or prints the command).
     #[arg(long, conflicts_with_all = ["revert", "dry_run"])]
     pub reload: bool,
-    /// Work under DIR instead of / (tests, images).
-    #[arg(long, value_name = "DIR", default_value = "/")]
-    pub root: PathBuf,
+    #[command(flatten)]
+    pub root: RootArg,
 }
 
 /// `micoff-host fix client-shm` (runs as your user: no sudo involved)
@@ -104,9 +130,8 @@ pub struct HdaArgs {
 pub struct ClientShmArgs {
     #[command(flatten)]
     pub mode: ModeArgs,
-    /// Work under DIR instead of / (tests, images).
-    #[arg(long, value_name = "DIR", default_value = "/")]
-    pub root: PathBuf,
+    #[command(flatten)]
+    pub root: RootArg,
 }
 
 /// `micoff-host fix governor`
@@ -120,13 +145,12 @@ pub struct GovernorArgs {
     /// Run through sudo/pkexec without asking.
     #[arg(long, short)]
     pub yes: bool,
-    /// Work under DIR instead of / (tests, images).
-    #[arg(long, value_name = "DIR", default_value = "/")]
-    pub root: PathBuf,
+    #[command(flatten)]
+    pub root: RootArg,
 }
 
 impl FixCommand {
-    pub fn root(&self) -> &Path {
+    fn root_arg(&self) -> &RootArg {
         match self {
             FixCommand::Hda(a) => &a.root,
             FixCommand::ClientShm(a) => &a.root,
@@ -134,40 +158,33 @@ impl FixCommand {
         }
     }
 
+    pub fn root(&self) -> &Path {
+        &self.root_arg().root
+    }
+
     /// The options for the fixer, with the command that applies it as asked ("Apply with: ...").
     fn opts(&self) -> Opts {
-        let root_arg = |root: &Path| {
-            if root == Path::new("/") {
-                String::new()
-            } else {
-                format!(" --root {}", shell_word(&root.display().to_string()))
-            }
-        };
+        let root = self.root_arg().shell_arg();
         match self {
             FixCommand::Hda(a) => Opts {
                 force: a.force,
                 yes: a.yes,
                 reload: a.reload,
-                apply_command: format!(
-                    "sudo micoff-host fix hda --apply{}{}",
-                    if a.force { " --force" } else { "" },
-                    root_arg(&a.root)
-                ),
+                apply_command: format!("{FIX_HDA}{}{root}", if a.force { " --force" } else { "" }),
                 ..Opts::new(a.mode.mode())
             },
             FixCommand::ClientShm(a) => Opts {
-                apply_command: format!("micoff-host fix client-shm --apply{}", root_arg(&a.root)),
+                apply_command: format!("{FIX_CLIENT_SHM}{root}"),
                 ..Opts::new(a.mode.mode())
             },
             FixCommand::Governor(a) => Opts {
                 yes: a.yes,
                 apply_command: format!(
-                    "sudo micoff-host fix governor --apply{}{}",
+                    "{FIX_GOVERNOR}{}{root}",
                     a.cpus
                         .as_deref()
                         .map(|c| format!(" --cpus {}", shell_word(c)))
-                        .unwrap_or_default(),
-                    root_arg(&a.root)
+                        .unwrap_or_default()
                 ),
                 ..Opts::new(a.mode.mode())
             },

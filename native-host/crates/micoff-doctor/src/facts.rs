@@ -2,6 +2,7 @@
 //! (no sound card, a VM without cpufreq, a module not loaded) and become `None` / empty.
 
 use std::collections::BTreeMap;
+use std::fmt;
 use std::io::Read;
 use std::path::PathBuf;
 
@@ -166,6 +167,12 @@ impl Card {
         self.module.as_deref() == Some("snd_hda_intel") && self.skylake_plus.is_some()
     }
 
+    /// The entry of snd_hda_intel's `position_fix` array that applies to this card:
+    /// [`Card::hda_dev`], or the ALSA card number when that is unknown.
+    pub fn position_fix_index(&self) -> u32 {
+        self.hda_dev.unwrap_or(self.index)
+    }
+
     pub fn is_hda_intel(&self) -> bool {
         self.module.as_deref() == Some("snd_hda_intel")
             || (self.module.is_none() && self.driver == "HDA-Intel")
@@ -225,6 +232,29 @@ pub struct Limits {
     pub process_memlock: Option<(String, String)>,
 }
 
+/// A `key = value` line of a PulseAudio config file; shown as `file: key = value`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct ConfLine {
+    pub file: String,
+    pub key: String,
+    pub value: String,
+}
+
+impl fmt::Display for ConfLine {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {} = {}", self.file, self.key, self.value)
+    }
+}
+
+/// `lines` as `file: key = value; file: key = value`.
+fn join_lines(lines: &[ConfLine]) -> String {
+    lines
+        .iter()
+        .map(ConfLine::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 /// enable-shm / enable-memfd as one client or daemon would see them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Default)]
 pub struct ShmConf {
@@ -234,12 +264,10 @@ pub struct ShmConf {
     pub from_env: bool,
     pub enable_shm: Option<bool>,
     pub enable_memfd: Option<bool>,
-    /// `file: enable-shm = no` lines that turned shared memory off, for the message.
-    pub disabled_by: Vec<String>,
-    /// The files of those lines.
-    pub disabled_in: Vec<String>,
-    /// `file: enable-memfd = no` lines (memfd off only falls back to POSIX shared memory).
-    pub memfd_disabled_by: Vec<String>,
+    /// `enable-shm = no` lines that turned shared memory off.
+    pub disabled_by: Vec<ConfLine>,
+    /// `enable-memfd = no` lines (memfd off only falls back to POSIX shared memory).
+    pub memfd_disabled_by: Vec<ConfLine>,
 }
 
 impl ShmConf {
@@ -254,6 +282,21 @@ impl ShmConf {
         self.enable_memfd == Some(false)
     }
 
+    /// The lines that turned shared memory off, for a message (`file: enable-shm = no; ...`).
+    pub fn shm_off_lines(&self) -> String {
+        join_lines(&self.disabled_by)
+    }
+
+    /// The lines that turned memfd off, for a message.
+    pub fn memfd_off_lines(&self) -> String {
+        join_lines(&self.memfd_disabled_by)
+    }
+
+    /// The files of the lines that turned shared memory off.
+    pub fn disabled_in(&self) -> impl Iterator<Item = &str> {
+        self.disabled_by.iter().map(|l| l.file.as_str())
+    }
+
     /// Whether `fix client-shm` (which writes the user's `~/.config/pulse/client.conf`, starting
     /// from the system file and its `.d` when the user has none) can turn it back on: not when
     /// `$PULSE_CLIENTCONFIG` picks another file, nor when the line is in the `.d` directory of
@@ -262,13 +305,30 @@ impl ShmConf {
         let file = self.file.as_deref().unwrap_or(SYSTEM_CLIENT_CONF);
         !self.from_env
             && self
-                .disabled_in
-                .iter()
+                .disabled_in()
                 .all(|p| p == file || p.starts_with(&format!("{SYSTEM_CLIENT_CONF}.d/")))
     }
 }
 
 pub const SYSTEM_CLIENT_CONF: &str = "/etc/pulse/client.conf";
+
+/// What the next load of snd_hda_intel gets for some cards (see [`Facts::next_position_fix`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NextPositionFix<'a> {
+    /// The configured `position_fix` array.
+    pub values: Vec<i32>,
+    /// Where it comes from (a modprobe.d file, `/proc/cmdline`).
+    pub file: String,
+    /// The cards it leaves on the udelay path, in the order given.
+    pub on_udelay: Vec<&'a Card>,
+}
+
+impl NextPositionFix<'_> {
+    /// The value card `c` gets.
+    pub fn value_for(&self, c: &Card) -> i32 {
+        hda::position_fix_for(&self.values, c.position_fix_index())
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Facts {
@@ -302,6 +362,29 @@ impl Facts {
             .filter(|o| Some(o.file.as_str()) != exclude)
             .filter_map(|o| o.position_fix.clone().map(|v| (v, o.file.clone())))
             .next_back()
+    }
+
+    /// [`Facts::configured_position_fix`] as it applies to `cards`: with the cards whose entry
+    /// in it leaves them on the Skylake+ udelay path on the next load (none: it keeps every one
+    /// of them off). `None` when no `position_fix` is configured.
+    pub fn next_position_fix<'a>(
+        &self,
+        cards: &[&'a Card],
+        exclude: Option<&str>,
+    ) -> Option<NextPositionFix<'a>> {
+        let (values, file) = self.configured_position_fix(exclude)?;
+        let on_udelay = cards
+            .iter()
+            .copied()
+            .filter(|c| {
+                !hda::bypasses_skl_udelay(hda::position_fix_for(&values, c.position_fix_index()))
+            })
+            .collect();
+        Some(NextPositionFix {
+            values,
+            file,
+            on_udelay,
+        })
     }
 
     /// The live `position_fix` value of snd_hda_intel controller `dev` (-1 when the module's
@@ -567,7 +650,7 @@ fn read_pcms(root: &Root, card: u32) -> Vec<Pcm> {
 /// a later one), then the `module.param=` words of the kernel command line
 /// (`kmod_config_parse_kcmdline()` runs after the files); for a parameter given twice the last
 /// value wins.
-fn read_modprobe_hda(root: &Root, cmdline: Option<&str>) -> Vec<ModprobeOption> {
+pub(crate) fn read_modprobe_hda(root: &Root, cmdline: Option<&str>) -> Vec<ModprobeOption> {
     let mut files: BTreeMap<String, String> = BTreeMap::new();
     for dir in [
         "/etc/modprobe.d",
@@ -644,17 +727,6 @@ fn read_irqs(root: &Root, cards: &[Card]) -> Vec<IrqInfo> {
             line,
         })
         .collect()
-}
-
-pub fn irq_is_usb(info: &IrqInfo) -> bool {
-    info.line.actions.iter().any(|a| is_usb_hcd(a))
-}
-
-pub fn irq_is_sound(info: &IrqInfo, cards: &[Card]) -> bool {
-    cards
-        .iter()
-        .any(|c| c.audio_irqs().contains(&info.line.irq))
-        || info.line.actions.iter().any(|a| a.starts_with("snd_"))
 }
 
 fn read_limits(root: &Root, env: &UserEnv) -> Limits {
@@ -742,14 +814,12 @@ fn read_shm_conf(root: &Root, candidates: &[PathBuf], env_file: Option<&PathBuf>
             // The last line wins: a later `yes` makes the earlier `no`s moot.
             if b == Some(true) {
                 off_lines.clear();
-                if k == "enable-shm" {
-                    conf.disabled_in.clear();
-                }
             } else if b == Some(false) {
-                off_lines.push(format!("{}: {k} = {v}", p.display()));
-                if k == "enable-shm" {
-                    conf.disabled_in.push(p.display().to_string());
-                }
+                off_lines.push(ConfLine {
+                    file: p.display().to_string(),
+                    key: k,
+                    value: v,
+                });
             }
         }
     }

@@ -302,7 +302,7 @@ fn srbchannel(facts: &Facts, audio: AudioInput<'_>) -> Finding {
     if !facts.daemon_conf.shm_on() {
         problems.push(format!(
             "server shared memory off ({})",
-            facts.daemon_conf.disabled_by.join("; ")
+            facts.daemon_conf.shm_off_lines()
         ));
         hints.push(format!(
             "set enable-shm = yes in {}, then restart the server (systemctl --user restart \
@@ -317,7 +317,7 @@ fn srbchannel(facts: &Facts, audio: AudioInput<'_>) -> Finding {
     if !facts.client_conf.shm_on() {
         problems.push(format!(
             "client shared memory off ({})",
-            facts.client_conf.disabled_by.join("; ")
+            facts.client_conf.shm_off_lines()
         ));
         let (cmd, hint) = client_shm_fix(&facts.client_conf);
         fix = cmd;
@@ -366,7 +366,7 @@ fn client_shm_fix(c: &facts::ShmConf) -> (Option<String>, String) {
             format!(
                 "set enable-shm = yes in {} (micoff does not edit client.conf.d files), then \
                  restart the browser",
-                c.disabled_in.join(", ")
+                c.disabled_in().collect::<Vec<_>>().join(", ")
             ),
         )
     }
@@ -396,7 +396,7 @@ fn client_shm(facts: &Facts, audio: AudioInput<'_>) -> Finding {
         let memfd = if c.memfd_off() {
             format!(
                 "; memfd off ({}): POSIX shared memory is used instead",
-                c.memfd_disabled_by.join("; ")
+                c.memfd_off_lines()
             )
         } else {
             String::new()
@@ -407,7 +407,7 @@ fn client_shm(facts: &Facts, audio: AudioInput<'_>) -> Finding {
         let mut finding = f
             .make(
                 Status::WorthChanging,
-                format!("off: {}", c.disabled_by.join("; ")),
+                format!("off: {}", c.shm_off_lines()),
                 why,
             )
             .with_hint(hint);
@@ -631,7 +631,7 @@ fn hda_udelay(facts: &Facts) -> Finding {
             why,
         ),
         UdelayState::Present => {
-            let live = |c: &Card| facts.live_position_fix(c.hda_dev.unwrap_or(c.index));
+            let live = |c: &Card| facts.live_position_fix(c.position_fix_index());
             let unfixed: Vec<&Card> = skl
                 .iter()
                 .copied()
@@ -655,16 +655,11 @@ fn hda_udelay(facts: &Facts) -> Finding {
                 .join(", ");
             let cur = format!("{kdesc} still has the udelay; used by {names}");
             // Already configured (by anyone) for the next load: only the reload is missing.
-            let pending = facts.configured_position_fix(None).filter(|(conf, _)| {
-                unfixed.iter().all(|c| {
-                    hda::bypasses_skl_udelay(hda::position_fix_for(
-                        conf,
-                        c.hda_dev.unwrap_or(c.index),
-                    ))
-                })
-            });
+            let pending = facts
+                .next_position_fix(&unfixed, None)
+                .filter(|next| next.on_udelay.is_empty());
             match pending {
-                Some((_, file)) => f
+                Some(facts::NextPositionFix { file, .. }) => f
                     .make(
                         Status::WorthChanging,
                         format!("{cur} until snd_hda_intel is reloaded"),
@@ -704,11 +699,10 @@ fn hda_position_fix(facts: &Facts) -> Finding {
     let (Some(params), false) = (facts.hda_params.as_ref(), cards.is_empty()) else {
         return f.make(Status::NotApplicable, "snd_hda_intel not in use", why);
     };
-    let dev = |c: &Card| c.hda_dev.unwrap_or(c.index);
     let live: Vec<String> = cards
         .iter()
         .map(|c| {
-            let v = hda::position_fix_for(&params.position_fix, dev(c));
+            let v = hda::position_fix_for(&params.position_fix, c.position_fix_index());
             format!("{}={v} ({})", dev_label(c), hda::position_fix_name(v))
         })
         .collect();
@@ -722,8 +716,8 @@ fn hda_position_fix(facts: &Facts) -> Finding {
         Some((conf, _)) => cards
             .iter()
             .filter(|c| {
-                hda::position_fix_for(&conf, dev(c))
-                    != hda::position_fix_for(&params.position_fix, dev(c))
+                hda::position_fix_for(&conf, c.position_fix_index())
+                    != hda::position_fix_for(&params.position_fix, c.position_fix_index())
             })
             .map(|c| dev_label(c))
             .collect(),

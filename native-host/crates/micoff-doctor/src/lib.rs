@@ -27,7 +27,7 @@ pub mod root;
 pub use audio::{AudioServerFacts, DeviceLatency};
 pub use cli::{
     run_doctor, run_fix, run_fix_with, ClientShmArgs, DoctorArgs, FixArgs, FixCommand,
-    GovernorArgs, HdaArgs, ModeArgs,
+    GovernorArgs, HdaArgs, ModeArgs, RootArg,
 };
 pub use findings::{Finding, Status};
 pub use report::Report;

@@ -78,7 +78,7 @@ fn hda_args(root: &Path, m: &str) -> HdaArgs {
         force: false,
         yes: false,
         reload: false,
-        root: root.to_path_buf(),
+        root: root.into(),
     }
 }
 
@@ -422,6 +422,18 @@ fn hda_does_nothing_where_position_fix_already_avoids_the_udelay() {
         out.contains("zz-audio.conf is read after /etc/modprobe.d/micoff-hda.conf and sets card0 position_fix=5"),
         "{out}"
     );
+    assert!(
+        out.contains("the udelay stays after a reload. micoff does not edit that file"),
+        "{out}"
+    );
+    // Run again: already applied and still overridden, said the same way.
+    let (code, out, _) = run(&hda(dir.path(), "apply", false, false), &tommi(), &mut sys);
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("fix hda: already applied"), "{out}");
+    assert!(
+        out.contains("sets card0 position_fix=5: the udelay stays. micoff does not edit that file"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -516,7 +528,7 @@ fn shm(root: &Path, m: &str) -> FixArgs {
     FixArgs {
         what: FixCommand::ClientShm(ClientShmArgs {
             mode: mode(m),
-            root: root.to_path_buf(),
+            root: root.into(),
         }),
     }
 }
@@ -650,7 +662,7 @@ fn governor(root: &Path, m: &str, cpus: Option<&str>, yes: bool) -> FixArgs {
             mode: mode(m),
             cpus: cpus.map(str::to_owned),
             yes,
-            root: root.to_path_buf(),
+            root: root.into(),
         }),
     }
 }

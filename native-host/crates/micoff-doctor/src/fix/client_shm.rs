@@ -142,7 +142,7 @@ pub fn run(
             writeln!(
                 out,
                 "({} only turns memfd off: clients use POSIX shared memory, srbchannel works.)",
-                conf.memfd_disabled_by.join("; ")
+                conf.memfd_off_lines()
             )?;
         }
         return Ok(0);
@@ -228,12 +228,12 @@ fn still_off_reason(c: &facts::ShmConf, ours: &str) -> String {
             "$PULSE_CLIENTCONFIG makes clients read {} instead of {ours} ({}); set enable-shm = \
              yes there or unset the variable",
             c.file.as_deref().unwrap_or("?"),
-            c.disabled_by.join("; ")
+            c.shm_off_lines()
         )
     } else {
         format!(
             "{} (micoff does not edit files in client.conf.d); set enable-shm = yes there",
-            c.disabled_by.join("; ")
+            c.shm_off_lines()
         )
     }
 }

@@ -21,16 +21,11 @@ pub const LIVE_PARAM: &str = "/sys/module/snd_hda_intel/parameters/position_fix"
 /// The value we write for our controllers.
 const LPIB: i32 = 1;
 
-/// snd_hda_intel's index of a card on it (its probe order, what `position_fix` is indexed by).
-fn dev(c: &Card) -> u32 {
-    c.hda_dev.unwrap_or(c.index)
-}
-
 fn skl_cards(facts: &Facts) -> Vec<&Card> {
     facts
         .cards
         .iter()
-        .filter(|c| c.is_intel_skl_hda() && c.hda_dev.is_some())
+        .filter(|c| c.is_intel_skl_hda())
         .collect()
 }
 
@@ -70,19 +65,19 @@ pub fn why_not(facts: &Facts) -> Option<String> {
 /// already keeps every Skylake+ controller off the udelay path on the next load. Our own file
 /// does not count here (that is "already applied").
 fn already_avoided(facts: &Facts, skl: &[&Card]) -> Option<String> {
-    let (conf, file) = facts.configured_position_fix(Some(CONF_PATH))?;
-    let next = |c: &Card| hda::position_fix_for(&conf, dev(c));
-    if !skl.iter().all(|c| hda::bypasses_skl_udelay(next(c))) {
+    let next = facts.next_position_fix(skl, Some(CONF_PATH))?;
+    if !next.on_udelay.is_empty() {
         return None;
     }
+    let file = &next.file;
     let values = skl
         .iter()
-        .map(|c| format!("card{} position_fix={}", c.index, next(c)))
+        .map(|c| format!("card{} position_fix={}", c.index, next.value_for(c)))
         .collect::<Vec<_>>()
         .join(", ");
     let live_ok = skl
         .iter()
-        .all(|c| hda::bypasses_skl_udelay(facts.live_position_fix(dev(c))));
+        .all(|c| hda::bypasses_skl_udelay(facts.live_position_fix(c.position_fix_index())));
     Some(if live_ok {
         format!("{file} already sets {values}, which avoids the udelay, and it is live")
     } else {
@@ -100,7 +95,6 @@ fn intel_cards(facts: &Facts) -> Vec<&Card> {
         .iter()
         .filter(|c| {
             c.is_hda_intel()
-                && c.hda_dev.is_some()
                 && c.pci
                     .as_ref()
                     .is_some_and(|p| p.vendor == hda::INTEL_VENDOR)
@@ -122,10 +116,14 @@ pub fn target_cards(facts: &Facts, force: bool) -> Vec<&Card> {
 /// order (not the ALSA card number); -1 keeps the driver default for controllers that are not
 /// ours to change.
 pub fn render(targets: &[&Card]) -> String {
-    let max = targets.iter().map(|c| dev(c)).max().unwrap_or(0);
+    let max = targets
+        .iter()
+        .map(|c| c.position_fix_index())
+        .max()
+        .unwrap_or(0);
     let values: Vec<String> = (0..=max)
         .map(|i| {
-            if targets.iter().any(|c| dev(c) == i) {
+            if targets.iter().any(|c| c.position_fix_index() == i) {
                 LPIB.to_string()
             } else {
                 "-1".to_owned()
@@ -150,7 +148,7 @@ pub fn render(targets: &[&Card]) -> String {
         let name = c.skylake_plus.as_deref().unwrap_or("Intel HDA");
         s.push_str(&format!(
             "# entry {}: card{} {}:{pci} {name}\n",
-            dev(c),
+            c.position_fix_index(),
             c.index,
             c.id
         ));
@@ -202,15 +200,12 @@ pub fn run(
     warn_about_other_settings(&facts, err)?;
     if is_applied(existing.as_deref(), &content) {
         writeln!(out, "fix hda: already applied ({CONF_PATH}).")?;
-        if let Some((file, values)) = overridden(&facts, &targets) {
-            writeln!(
-                out,
-                "But {file} is read after {CONF_PATH} and sets {values}: the udelay stays.                  micoff does not edit that file; change or remove its position_fix there."
-            )?;
+        if report_overridden(&facts, &targets, "", out)? {
             return Ok(EXIT_PARTIAL);
         }
-        if opts.mode == Mode::DryRun || sys.euid() != 0 || live_bypasses(root, &targets) {
-            report_live(root, &targets, out)?;
+        let live = live_of(&facts);
+        if opts.mode == Mode::DryRun || sys.euid() != 0 || live_bypasses(live, &targets) {
+            report_live(live, &targets, out)?;
             return Ok(0);
         }
         return offer_reload(root, &facts, &targets, opts, sys, out);
@@ -257,18 +252,19 @@ pub fn run(
             }
         }
     }
-    // What modprobe will actually pass now, with our file among the others.
-    let after = facts::gather(root, env);
-    if let Some((file, values)) = overridden(&after, &targets) {
-        writeln!(
-            out,
-            "But {file} is read after {CONF_PATH} and sets {values}: the udelay stays after a \
-             reload. micoff does not edit that file; change or remove its position_fix there."
-        )?;
+    // What modprobe will actually pass now, with our file among the others (only the modprobe
+    // options changed: the rest of the facts still holds).
+    let after = Facts {
+        modprobe_hda: facts::read_modprobe_hda(root, facts.cmdline.as_deref()),
+        ..facts.clone()
+    };
+    if report_overridden(&after, &targets, " after a reload", out)? {
         return Ok(EXIT_PARTIAL);
     }
-    if live_bypasses(root, &targets) {
-        report_live(root, &targets, out)?;
+    // Writing the file does not change the live value: the one read above still holds.
+    let live = live_of(&facts);
+    if live_bypasses(live, &targets) {
+        report_live(live, &targets, out)?;
         return Ok(0);
     }
     writeln!(
@@ -306,43 +302,67 @@ fn warn_about_other_settings(facts: &Facts, err: &mut dyn Write) -> io::Result<(
 
 /// The setting that keeps a target on the udelay path on the next load despite our file.
 fn overridden(facts: &Facts, targets: &[&Card]) -> Option<(String, String)> {
-    let (conf, file) = facts.configured_position_fix(None)?;
-    if file == CONF_PATH {
+    let next = facts.next_position_fix(targets, None)?;
+    if next.file == CONF_PATH || next.on_udelay.is_empty() {
         return None;
     }
-    let bad: Vec<String> = targets
+    let bad: Vec<String> = next
+        .on_udelay
         .iter()
-        .map(|c| (c, hda::position_fix_for(&conf, dev(c))))
-        .filter(|(_, v)| !hda::bypasses_skl_udelay(*v))
-        .map(|(c, v)| format!("card{} position_fix={v}", c.index))
+        .map(|c| format!("card{} position_fix={}", c.index, next.value_for(c)))
         .collect();
-    (!bad.is_empty()).then(|| (file, bad.join(", ")))
+    Some((next.file, bad.join(", ")))
 }
 
-fn live_values(root: &Root) -> Option<Vec<i32>> {
+/// When a setting read after our file keeps a target on the udelay path, says so and returns
+/// true. `when` ends the "the udelay stays" clause (`""`, `" after a reload"`).
+fn report_overridden(
+    facts: &Facts,
+    targets: &[&Card],
+    when: &str,
+    out: &mut dyn Write,
+) -> io::Result<bool> {
+    let Some((file, values)) = overridden(facts, targets) else {
+        return Ok(false);
+    };
+    writeln!(
+        out,
+        "But {file} is read after {CONF_PATH} and sets {values}: the udelay stays{when}. micoff \
+         does not edit that file; change or remove its position_fix there."
+    )?;
+    Ok(true)
+}
+
+/// The live `position_fix` array as `facts` read it (`None`: snd_hda_intel is not loaded).
+fn live_of(facts: &Facts) -> Option<&[i32]> {
+    facts.hda_params.as_ref().map(|p| p.position_fix.as_slice())
+}
+
+/// Reads the live `position_fix` array again (after a reload).
+fn read_live(root: &Root) -> Option<Vec<i32>> {
     root.read(LIVE_PARAM).map(|s| hda::parse_int_array(&s))
 }
 
 /// Whether every target's live value keeps it off the udelay path.
-fn live_bypasses(root: &Root, targets: &[&Card]) -> bool {
-    live_values(root).is_some_and(|live| {
+fn live_bypasses(live: Option<&[i32]>, targets: &[&Card]) -> bool {
+    live.is_some_and(|live| {
         targets
             .iter()
-            .all(|c| hda::bypasses_skl_udelay(hda::position_fix_for(&live, dev(c))))
+            .all(|c| hda::bypasses_skl_udelay(hda::position_fix_for(live, c.position_fix_index())))
     })
 }
 
-fn report_live(root: &Root, targets: &[&Card], out: &mut dyn Write) -> io::Result<()> {
-    match live_values(root) {
-        Some(live) => {
+fn report_live(live: Option<&[i32]>, targets: &[&Card], out: &mut dyn Write) -> io::Result<()> {
+    match live {
+        Some(values) => {
             let per: Vec<String> = targets
                 .iter()
                 .map(|c| {
-                    let v = hda::position_fix_for(&live, dev(c));
+                    let v = hda::position_fix_for(values, c.position_fix_index());
                     format!("card{}={v} ({})", c.index, hda::position_fix_name(v))
                 })
                 .collect();
-            if live_bypasses(root, targets) {
+            if live_bypasses(live, targets) {
                 writeln!(
                     out,
                     "Live value verified: position_fix {}: the udelay is avoided.",
@@ -420,8 +440,13 @@ fn offer_reload(
         writeln!(out, "modprobe snd_hda_intel failed ({code}).")?;
         return Ok(1);
     }
-    report_live(root, targets, out)?;
-    Ok(if live_bypasses(root, targets) { 0 } else { 1 })
+    let live = read_live(root);
+    report_live(live.as_deref(), targets, out)?;
+    Ok(if live_bypasses(live.as_deref(), targets) {
+        0
+    } else {
+        1
+    })
 }
 
 /// Removes exactly the file an earlier apply wrote and puts back the file it replaced. A file
