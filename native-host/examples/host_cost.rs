@@ -26,6 +26,9 @@ use std::process::{Child, ChildStdin, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use micoff_proc::parse::{parse_schedstat, parse_stat};
+use micoff_proc::ProcFs;
+
 const ORIGIN: &str = "chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/";
 
 type Error = Box<dyn std::error::Error>;
@@ -328,7 +331,7 @@ fn measure(o: &Options, pulse: Option<&Pulse>) -> Result<RunResult, Error> {
         status_kib(host_pid, "VmHWM:")?,
         status_kib(host_pid, "VmRSS:")?,
     );
-    let clk_tck = clk_tck();
+    let clk_tck = ProcFs::system().clk_tck() as f64;
     Ok(RunResult {
         seconds,
         cpu_pct_stat: stat as f64 / clk_tck * 100.0 / seconds,
@@ -360,25 +363,11 @@ fn check_event(v: &serde_json::Value) -> Result<(usize, usize), Error> {
     Ok((processes.len(), threads))
 }
 
-fn clk_tck() -> f64 {
-    // SAFETY: sysconf has no preconditions.
-    let v = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
-    if v > 0 {
-        v as f64
-    } else {
-        100.0
-    }
-}
-
 /// utime + stime of the whole process (exited threads included), in clock ticks.
 fn stat_ticks(pid: u32) -> Result<u64, Error> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
-    let after = text.rsplit_once(')').ok_or("stat")?.1;
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    // After the comm: state is field 3, so utime (14) and stime (15) are at 11 and 12.
-    let utime: u64 = fields.get(11).ok_or("utime")?.parse()?;
-    let stime: u64 = fields.get(12).ok_or("stime")?.parse()?;
-    Ok(utime + stime)
+    let st = parse_stat(&text).ok_or("stat")?;
+    Ok(st.utime + st.stime)
 }
 
 /// The sum of the live threads' schedstat run time (ns).
@@ -387,11 +376,7 @@ fn schedstat_ns(pid: u32) -> Result<u64, Error> {
     for entry in std::fs::read_dir(format!("/proc/{pid}/task"))? {
         let path = entry?.path().join("schedstat");
         if let Ok(text) = std::fs::read_to_string(path) {
-            sum += text
-                .split_whitespace()
-                .next()
-                .and_then(|v| v.parse::<u64>().ok())
-                .unwrap_or(0);
+            sum += parse_schedstat(&text).map_or(0, |s| s.run_time_ns);
         }
     }
     Ok(sum)

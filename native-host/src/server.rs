@@ -403,7 +403,7 @@ async fn cpu_loop(ctx: Arc<Ctx>, subscription: u64, interval: Duration, pids: Op
                 }
             }
             CpuTick::Ended(e) => {
-                end_subscription(&ctx, subscription, e.code(), e.to_string()).await;
+                end_subscription(&ctx, subscription, e.code().code(), e.to_string()).await;
                 return;
             }
         }
@@ -411,7 +411,7 @@ async fn cpu_loop(ctx: Arc<Ctx>, subscription: u64, interval: Duration, pids: Op
     end_subscription(
         &ctx,
         subscription,
-        ErrorCode::Internal,
+        ErrorCode::Internal.code(),
         "the cpu sampler stopped".into(),
     )
     .await;
@@ -420,7 +420,6 @@ async fn cpu_loop(ctx: Arc<Ctx>, subscription: u64, interval: Duration, pids: Op
 async fn audio_loop(ctx: Arc<Ctx>, subscription: u64, mut rx: mpsc::Receiver<HostEvent>) {
     while let Some(event) = rx.recv().await {
         if let HostEvent::SubscriptionEnded { code, reason } = event {
-            let code = ErrorCode::from_code(code).unwrap_or(ErrorCode::Internal);
             end_subscription(&ctx, subscription, code, reason).await;
             return;
         }
@@ -429,7 +428,7 @@ async fn audio_loop(ctx: Arc<Ctx>, subscription: u64, mut rx: mpsc::Receiver<Hos
     end_subscription(
         &ctx,
         subscription,
-        ErrorCode::Internal,
+        ErrorCode::Internal.code(),
         "the audio event source stopped".into(),
     )
     .await;
@@ -446,13 +445,15 @@ async fn send_event(ctx: &Ctx, subscription: u64, event: HostEvent) {
     ctx.send(body).await;
 }
 
-/// The subscription's last event; then it is forgotten (`unsubscribe` answers `not_found`).
-async fn end_subscription(ctx: &Ctx, subscription: u64, code: ErrorCode, reason: String) {
+/// The subscription's last event (`code`: an [`ErrorCode`]'s number, as the sources' own
+/// `subscription_ended` events carry it); then it is forgotten (`unsubscribe` answers
+/// `not_found`).
+async fn end_subscription(ctx: &Ctx, subscription: u64, code: u32, reason: String) {
     tracing::warn!(subscription, "subscription ended: {reason}");
     send_event(
         ctx,
         subscription,
-        HostEvent::subscription_ended(code, reason),
+        HostEvent::SubscriptionEnded { code, reason },
     )
     .await;
     // Our own handle: dropping it detaches this (finishing) task.

@@ -61,42 +61,26 @@ impl ProcSampler {
     }
 
     fn processes_blocking(&self, browser_pid: Option<u32>) -> Result<Processes, HostError> {
-        let (browser, tree) = match browser_pid {
+        // One process listing serves the tree and the audio server.
+        let (targets, source) = match browser_pid {
             Some(pid) => {
-                let tree = self.fs.process_tree(pid).map_err(internal)?;
-                let Some(root) = tree.first() else {
+                let targets = self.fs.browser_targets(pid, &self.env).map_err(internal)?;
+                if targets.browser.is_none() {
                     return Err(HostError::NotFound(format!("no process {pid}")));
-                };
-                let browser = BrowserRef {
-                    pid,
-                    family: BrowserKind::from(root.family),
-                    source: BrowserSource::Explicit,
-                };
-                (Some(browser), tree)
+                }
+                (targets, BrowserSource::Explicit)
             }
-            None => {
-                let targets = self.default_targets();
-                let browser = targets.browser.as_ref().map(|b| BrowserRef {
-                    pid: b.pid,
-                    family: BrowserKind::from(b.family),
-                    source: BrowserSource::Parent,
-                });
-                return Ok(Processes {
-                    browser,
-                    processes: targets.browser_tree.iter().map(ProcessInfo::from).collect(),
-                    audio_server: targets.audio_server.iter().map(ProcessInfo::from).collect(),
-                });
-            }
+            None => (self.default_targets(), BrowserSource::Parent),
         };
+        let browser = targets.browser.as_ref().map(|b| BrowserRef {
+            pid: b.pid,
+            family: BrowserKind::from(b.family),
+            source,
+        });
         Ok(Processes {
             browser,
-            processes: tree.iter().map(ProcessInfo::from).collect(),
-            audio_server: self
-                .fs
-                .audio_server_processes(&self.env)
-                .iter()
-                .map(ProcessInfo::from)
-                .collect(),
+            processes: targets.browser_tree.iter().map(ProcessInfo::from).collect(),
+            audio_server: targets.audio_server.iter().map(ProcessInfo::from).collect(),
         })
     }
 

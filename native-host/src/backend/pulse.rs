@@ -254,15 +254,20 @@ async fn forward<C: StreamSource>(
             return;
         }
         if closed {
-            let _ = tx
-                .send(HostEvent::subscription_ended(
-                    ErrorCode::Internal,
-                    "the audio client stopped",
-                ))
-                .await;
+            let _ = tx.send(client_stopped(None)).await;
             return;
         }
     }
+}
+
+/// The subscription's last event once the audio client stopped for good (`cause`: its error, when
+/// one says why).
+fn client_stopped(cause: Option<&PulseError>) -> HostEvent {
+    let reason = match cause {
+        Some(e) => format!("the audio client stopped: {e}"),
+        None => "the audio client stopped".to_owned(),
+    };
+    HostEvent::subscription_ended(ErrorCode::Internal, reason)
 }
 
 fn touch(touched: &mut Vec<StreamKey>, key: StreamKey) {
@@ -289,12 +294,7 @@ async fn flush<C: StreamSource>(
             .map(|s| ((s.kind, s.index), s))
             .collect(),
         Err(e @ PulseError::Thread(_)) => {
-            let _ = tx
-                .send(HostEvent::subscription_ended(
-                    ErrorCode::Internal,
-                    format!("the audio client stopped: {e}"),
-                ))
-                .await;
+            let _ = tx.send(client_stopped(Some(&e))).await;
             return false;
         }
         Err(e) => {
@@ -349,13 +349,7 @@ async fn send_state<C: StreamSource>(
             }
             (events, false)
         }
-        Err(e @ PulseError::Thread(_)) => (
-            vec![HostEvent::subscription_ended(
-                ErrorCode::Internal,
-                format!("the audio client stopped: {e}"),
-            )],
-            true,
-        ),
+        Err(e @ PulseError::Thread(_)) => (vec![client_stopped(Some(&e))], true),
         Err(e) => (
             vec![HostEvent::AudioDisconnected {
                 reason: e.to_string(),

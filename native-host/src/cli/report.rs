@@ -23,20 +23,22 @@ pub fn role_name(role: Role, comm: &str) -> &'static str {
 
 /// The label of a role total: `browser` totals of Firefox main processes only read `parent`.
 fn role_label<'a>(report: &CpuReport, role: Role, label: &'a str) -> &'a str {
-    let mains = report.processes.iter().filter(|p| p.role == role);
-    if role == Role::Browser && mains.clone().count() > 0 {
-        let firefox = mains
-            .clone()
-            .filter(|p| is_firefox_main(p.role, &p.comm))
-            .count();
-        if firefox == mains.count() {
-            return "parent (Firefox main process)";
-        }
-        if firefox > 0 {
-            return "browser / parent (main processes)";
-        }
+    if role != Role::Browser {
+        return label;
     }
-    label
+    // (main processes, Firefox ones among them), in one pass.
+    let (mains, firefox) = report
+        .processes
+        .iter()
+        .filter(|p| p.role == role)
+        .fold((0usize, 0usize), |(n, ff), p| {
+            (n + 1, ff + usize::from(is_firefox_main(p.role, &p.comm)))
+        });
+    match firefox {
+        0 => label,
+        _ if firefox == mains => "parent (Firefox main process)",
+        _ => "browser / parent (main processes)",
+    }
 }
 
 fn opt(v: Option<f64>) -> String {

@@ -258,6 +258,8 @@ async fn resolve(
 ) -> Result<Targets, HostError> {
     let mut pids: BTreeSet<u32> = BTreeSet::new();
     let mut parts: Vec<String> = Vec::new();
+    // The audio server, from the first browser walk (each one carries it); `None` until then.
+    let mut server: Option<Vec<ProcessInfo>> = None;
     match watch {
         Watch::Pids(named) => {
             if named.is_empty() {
@@ -282,6 +284,7 @@ async fn resolve(
                     Err(e) => return Err(e),
                 };
                 pids.extend(tree.processes.iter().map(|p| p.pid));
+                server.get_or_insert(tree.audio_server);
                 parts.push(format!(
                     "{} (pid {}, {} processes)",
                     b.comm,
@@ -306,7 +309,10 @@ async fn resolve(
         }
     }
     let browsers_found = !parts.is_empty();
-    let server = deps.sampler.processes(None).await?.audio_server;
+    let server = match server {
+        Some(server) => server,
+        None => deps.sampler.processes(None).await?.audio_server,
+    };
     if server.is_empty() {
         parts.push("no audio server running".into());
     } else {

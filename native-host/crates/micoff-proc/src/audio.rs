@@ -186,20 +186,14 @@ impl ProcFs {
         }
         let mut out = vec![info];
         if out[0].role == Role::PipewirePulse {
-            out.extend(self.pipewire_companions_in(all, owner));
+            out.extend(self.pipewire_companions(all, owner));
         }
         out
     }
 
-    /// `pipewire` and `wireplumber` processes with the same real uid as `pid`.
-    pub fn pipewire_companions(&self, pid: Pid) -> Vec<ProcessInfo> {
-        match self.all_parents() {
-            Ok(all) => self.pipewire_companions_in(&all, pid),
-            Err(_) => Vec::new(),
-        }
-    }
-
-    fn pipewire_companions_in(&self, all: &[(Pid, Pid, String)], pid: Pid) -> Vec<ProcessInfo> {
+    /// `pipewire` and `wireplumber` processes (from the listing `all`) with the same real uid as
+    /// `pid`.
+    fn pipewire_companions(&self, all: &[(Pid, Pid, String)], pid: Pid) -> Vec<ProcessInfo> {
         let uid = self.uid_of(pid);
         all.iter()
             .filter(|(p, _, comm)| *p != pid && (comm == "pipewire" || comm == "wireplumber"))

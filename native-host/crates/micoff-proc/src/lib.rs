@@ -17,6 +17,8 @@
 //! - [`tree`]: [`ProcessInfo`], [`ProcFs::process_tree`], [`ProcFs::find_browser_ancestor`].
 //! - [`audio`]: the PulseAudio socket from the environment ([`pulse_socket_candidates`]), its owner
 //!   ([`ProcFs::socket_owner`]) and [`ProcFs::audio_server_processes`] (+ PipeWire companions).
+//! - [`Targets`]: what to watch, from one process listing: [`ProcFs::default_targets`] (the browser
+//!   above the host) or [`ProcFs::browser_targets`] (a named browser), with the audio server.
 //!
 //! Everything is synchronous std code; the async host calls it from `spawn_blocking`.
 //!
@@ -101,6 +103,24 @@ impl ProcFs {
             browser_tree,
             audio_server: self.audio_server_processes_in(&all, &listening),
         }
+    }
+
+    /// The tree of `browser_pid` (a browser named by the caller) and the audio server's processes
+    /// as seen from `env`, from one process listing: `browser` is the tree's root (`None`, and the
+    /// tree empty, when `browser_pid` does not exist). An error when the processes cannot be
+    /// listed.
+    pub fn browser_targets(
+        &self,
+        browser_pid: Pid,
+        env: &HashMap<String, String>,
+    ) -> Result<Targets, Error> {
+        let all = self.all_parents()?;
+        let browser_tree = self.process_tree_in(&all, browser_pid);
+        Ok(Targets {
+            browser: browser_tree.first().cloned(),
+            audio_server: self.audio_server_processes_in(&all, &self.listening_sockets(env)),
+            browser_tree,
+        })
     }
 
     /// Blocks for `window`: a snapshot, a sleep, a snapshot, and the rates between them.

@@ -239,38 +239,50 @@ fn firefox_child_role(comm: &str) -> Option<Role> {
     })
 }
 
+/// The longest comm the kernel keeps (`TASK_COMM_LEN` 16, with the NUL): longer names are cut.
+const COMM_MAX_BYTES: usize = 15;
+
+/// Main executable names of the Chromium family, in full.
+const CHROMIUM_NAMES: &[&str] = &[
+    "chromium",
+    "chromium-browser",
+    "chromium-freeworld",
+    "chrome",
+    "google-chrome",
+    "google-chrome-stable",
+    "google-chrome-beta",
+    "google-chrome-unstable",
+    "msedge",
+    "microsoft-edge",
+    "brave",
+    "brave-browser",
+    "vivaldi",
+    "vivaldi-bin",
+];
+
+/// Main executable names of Firefox, in full.
+const FIREFOX_NAMES: &[&str] = &[
+    "firefox",
+    "firefox-esr",
+    "firefox-bin",
+    "firefox-nightly",
+    "firefox-developer-edition",
+];
+
 /// The browser family whose main executable has this name (a comm, or an exe/argv0 basename).
 /// Debian's `/usr/bin/chromium` is a wrapper script that execs `/usr/lib/chromium/chromium`, so the
 /// browser's comm is `chromium`. Chrome's binary is `chrome`, Edge's `msedge`, Vivaldi's `vivaldi-bin`.
-/// A comm is cut to 15 bytes, so the longer names are listed cut too (`chromium-browse`).
+/// A comm is cut to 15 bytes, so a 15-byte name that begins a longer one matches it too
+/// (`chromium-browse`).
 pub fn browser_family_of_name(name: &str) -> Option<BrowserFamily> {
-    match name {
-        "chromium"
-        | "chromium-browser"
-        | "chromium-browse"
-        | "chromium-freeworld"
-        | "chromium-freewo"
-        | "chrome"
-        | "google-chrome"
-        | "google-chrome-stable"
-        | "google-chrome-beta"
-        | "google-chrome-unstable"
-        | "google-chrome-s"
-        | "google-chrome-b"
-        | "google-chrome-u"
-        | "msedge"
-        | "microsoft-edge"
-        | "brave"
-        | "brave-browser"
-        | "vivaldi"
-        | "vivaldi-bin" => Some(BrowserFamily::Chromium),
-        "firefox"
-        | "firefox-esr"
-        | "firefox-bin"
-        | "firefox-nightly"
-        | "firefox-developer-edition"
-        | "firefox-develop" => Some(BrowserFamily::Firefox),
-        _ => None,
+    let is =
+        |full: &&str| *full == name || (name.len() == COMM_MAX_BYTES && full.starts_with(name));
+    if CHROMIUM_NAMES.iter().any(is) {
+        Some(BrowserFamily::Chromium)
+    } else if FIREFOX_NAMES.iter().any(is) {
+        Some(BrowserFamily::Firefox)
+    } else {
+        None
     }
 }
 
@@ -477,6 +489,30 @@ mod tests {
             "node",
             "chrome_crashpad",
             "Web Content",
+        ] {
+            assert_eq!(browser_family_of_name(n), None, "{n}");
+        }
+    }
+
+    #[test]
+    fn family_names_cut_to_a_comm() {
+        for (n, f) in [
+            ("chromium-browse", BrowserFamily::Chromium),
+            ("chromium-freewo", BrowserFamily::Chromium),
+            ("google-chrome-s", BrowserFamily::Chromium),
+            ("google-chrome-b", BrowserFamily::Chromium),
+            ("google-chrome-u", BrowserFamily::Chromium),
+            ("firefox-develop", BrowserFamily::Firefox),
+            ("firefox-nightly", BrowserFamily::Firefox),
+        ] {
+            assert_eq!(browser_family_of_name(n), Some(f), "{n}");
+        }
+        // Only a comm-length name is taken as cut: shorter beginnings are other programs.
+        for n in [
+            "chromium-brows",
+            "google-chrome-",
+            "firefox-dev",
+            "google-chrome-x",
         ] {
             assert_eq!(browser_family_of_name(n), None, "{n}");
         }

@@ -185,8 +185,8 @@ pub(crate) fn read_thread(pid: Pid, tid: Pid, s: &mut Scratch) -> Option<ThreadS
     read_thread_with(pid, tid, s, None)
 }
 
-/// [`read_thread`], with the `schedstat` run time when the caller has just read it (the sampler's
-/// kept-open fd): one file fewer to open per thread that ran.
+/// [`read_thread`], with the `schedstat` run time when the caller has just read it (the sampler,
+/// by its kept-open fd or by path): one file fewer to open per thread that ran. `None` reads it.
 pub(crate) fn read_thread_with(
     pid: Pid,
     tid: Pid,

@@ -132,11 +132,6 @@ impl Sampler {
         self.last.as_ref()
     }
 
-    /// The `schedstat` fds kept open right now.
-    pub fn open_fds(&self) -> usize {
-        self.open_fds
-    }
-
     fn forget(&mut self, pid: Pid) {
         if let Some(c) = self.procs.remove(&pid) {
             let kept = c.threads.iter().filter(|t| t.schedstat.is_some()).count();
@@ -190,8 +185,7 @@ impl Sampler {
             let unchanged = run.is_some() && run == tc.sample.run_time_ns;
             if !unchanged {
                 full_reads += 1;
-                let known = if tc.schedstat.is_some() { run } else { None };
-                match read_thread_with(pid, tid, s, known) {
+                match read_thread_with(pid, tid, s, run) {
                     Some(t) if t.starttime == tc.sample.starttime => tc.sample = t,
                     _ => {
                         // Gone (or a reused tid): drop it and list the task dir again.
@@ -324,14 +318,14 @@ mod tests {
         }
         let mut s = Sampler::new(ProcFs::with_clk_tck(root, 100), vec![10]);
         assert!(s.tick().is_none());
-        assert_eq!((s.open_fds(), held(&s)), (3, 3));
+        assert_eq!((s.open_fds, held(&s)), (3, 3));
 
         // Thread 12 exits without its kept schedstat noticing (its fd still reads the old text):
         // the relist drops it, and its fd must leave the count.
         fs::remove_dir_all(root.join("10/task/12")).unwrap();
         fs::write(root.join("10/stat"), stat(10, "proc", 2, 1000)).unwrap();
         s.tick();
-        assert_eq!((s.open_fds(), held(&s)), (2, 2));
+        assert_eq!((s.open_fds, held(&s)), (2, 2));
     }
 
     #[test]
@@ -343,7 +337,7 @@ mod tests {
         thread(root, 20, 21, 5);
         let mut s = Sampler::new(ProcFs::with_clk_tck(root, 100), vec![20]);
         s.tick();
-        assert_eq!(s.open_fds(), 2);
+        assert_eq!(s.open_fds, 2);
 
         // Thread 21 ran (its kept schedstat changes in place) and is gone when re-read, and then
         // the task dir cannot be listed: the process is exiting while its stat is still there.
@@ -352,12 +346,12 @@ mod tests {
         fs::rename(root.join("20/task"), root.join("20/task.gone")).unwrap();
         let snap = s.snapshot();
         assert!(snap.processes.is_empty());
-        assert_eq!((s.open_fds(), held(&s)), (0, 0));
+        assert_eq!((s.open_fds, held(&s)), (0, 0));
 
         // It comes back (same pid, new start): counted from zero again, no underflow.
         fs::rename(root.join("20/task.gone"), root.join("20/task")).unwrap();
         thread(root, 20, 21, 7);
         s.snapshot();
-        assert_eq!(s.open_fds(), held(&s));
+        assert_eq!(s.open_fds, held(&s));
     }
 }
