@@ -7,21 +7,24 @@
 
 #[path = "../crates/micoff-pulse/tests/common/mod.rs"]
 mod common;
+// `summary()`: the report's row of one mode (shared with micoff-bench's rig.rs).
+#[path = "../crates/micoff-bench/tests/support/report_json.rs"]
+mod report_json;
 
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use common::{AudioRig, PulseRig};
+use report_json::summary;
 use serde_json::Value;
 
 const HOST: &str = env!("CARGO_BIN_EXE_micoff-host");
 
 /// `micoff-host bench <args>` in the rig's environment.
 fn host_bench(rig: &PulseRig, args: &[&str]) -> Output {
-    let mut cmd = Command::new(HOST);
-    rig.env(&mut cmd);
-    cmd.arg("bench")
+    rig.command(HOST)
+        .arg("bench")
         .args(args)
         .stdin(Stdio::null())
         .output()
@@ -42,15 +45,6 @@ fn host_bench_alone(args: &[&str]) -> Output {
         .stdin(Stdio::null())
         .output()
         .unwrap()
-}
-
-fn summary<'a>(report: &'a Value, mode: &str) -> &'a Value {
-    report["summaries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["mode"] == mode)
-        .unwrap_or_else(|| panic!("no {mode} summary in {report}"))
 }
 
 /// The `application.process.binary` of the first client called `name` in `pactl list clients`.

@@ -4,6 +4,7 @@
 //! client's and the server's threads over the window, stop the client, and turn it all into a
 //! [`Report`].
 
+use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -20,9 +21,10 @@ use crate::report::{self, Columns, Mode, Run, SrbchannelAvailability, Srbchannel
 use crate::sample::{self, ThreadRates};
 use crate::server;
 use crate::{BenchArgs, ChildCommand, CompareArg, Direction, SrbchannelArg};
-use micoff_proc::ProcFs;
+use micoff_proc::{CpuReport, ProcFs};
 
-/// How long a client may take to deliver its first data (an idle null sink takes about 2 s).
+/// How long a client may take to deliver its first data (an idle null sink takes about 2 s);
+/// [`ready_timeout`] adds the time steady flow takes to show at the requested latency.
 const READY_TIMEOUT: Duration = Duration::from_secs(20);
 const DONE_TIMEOUT: Duration = Duration::from_secs(5);
 /// How long the one-shot look at the server may take before the server counts as unreachable.
@@ -31,13 +33,13 @@ const PROBE_TIMEOUT: Duration = Duration::from_secs(10);
 /// micoff-host's documented exit codes (`native-host/src/cli/mod.rs`, `EXIT_*`), mirrored here
 /// because this crate sits below the host and must not depend on it.
 pub const EXIT_ERROR: i32 = 1;
+/// A usage error: clap exits with it before the bench runs (every argument is checked by its
+/// value parser, see [`BenchArgs`]).
 pub const EXIT_USAGE: i32 = 2;
 pub const EXIT_NOT_FOUND: i32 = 4;
 
 #[derive(Debug, thiserror::Error)]
 pub enum BenchError {
-    #[error("bad arguments: {0}")]
-    Usage(String),
     #[error("no audio server reachable at {server}: {reason}")]
     NoServer { server: String, reason: String },
     #[error("not found: {0}")]
@@ -60,11 +62,10 @@ pub enum BenchError {
 }
 
 impl BenchError {
-    /// The exit code micoff-host documents for this failure: 2 usage error, 4 nothing found (no
-    /// audio server, no such source/sink), 1 for everything else.
+    /// The exit code micoff-host documents for this failure: 4 nothing found (no audio server, no
+    /// such source/sink), 1 for everything else (usage errors, 2, never get this far).
     pub fn exit_code(&self) -> i32 {
         match self {
-            BenchError::Usage(_) => EXIT_USAGE,
             BenchError::NoServer { .. } | BenchError::NotFound(_) => EXIT_NOT_FOUND,
             _ => EXIT_ERROR,
         }
@@ -86,8 +87,8 @@ pub struct ServerReport {
     pub srbchannel_detail: Option<String>,
     /// Names of the server's non-main threads that did work in any window.
     pub device_threads: Vec<String>,
-    /// Other clients connected at some point (the probe before the run, the end of the idle
-    /// baseline, and the start and end of each of our windows).
+    /// Other clients connected at some point (the probe before the run, and the start and end of
+    /// each of our windows).
     pub other_clients: Vec<String>,
     /// Other clients' streams seen at those points: their work is in the server columns.
     pub other_streams: Vec<String>,
@@ -285,20 +286,6 @@ pub fn plan(latencies_ms: &[u32], repeat: u32, modes: &[Mode]) -> Vec<(u32, Mode
         .collect()
 }
 
-/// The arguments clap cannot check on its own (also for callers that build `BenchArgs`).
-fn validate(args: &BenchArgs) -> Result<(), BenchError> {
-    if !(args.duration > 0.0 && args.duration.is_finite()) {
-        return Err(BenchError::Usage("--duration must be > 0".into()));
-    }
-    if args.baseline.is_some_and(|b| !(b >= 0.0 && b.is_finite())) {
-        return Err(BenchError::Usage("--baseline must be >= 0".into()));
-    }
-    if args.latency_ms.is_empty() {
-        return Err(BenchError::Usage("--latency-ms needs a value".into()));
-    }
-    Ok(())
-}
-
 /// [`client::probe_server`] on a thread of its own, so that a server that accepts the connection
 /// and then never answers cannot hang the bench.
 fn probe(server: Option<&str>) -> Result<ServerProbe, String> {
@@ -337,7 +324,6 @@ pub fn run_bench(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<(), BenchError> {
-    validate(args)?;
     let env = |k: &str| std::env::var(k).ok();
     let first_look = probe(args.server.as_deref()).map_err(|reason| BenchError::NoServer {
         server: args
@@ -408,10 +394,6 @@ pub fn run_bench(
             )?;
             err.flush()?;
             let b = measure_baseline(&procfs, pid, baseline_s, err)?;
-            // Who is there at its end (the probe itself is not inside the window).
-            if let Ok(p) = probe(args.server.as_deref()) {
-                activity.merge(&p.activity);
-            }
             writeln!(
                 err,
                 "server {:.2} % CPU, {:.0} wakeups/s ({:.0} s elapsed)",
@@ -433,6 +415,8 @@ pub fn run_bench(
         server_pid,
         pipewire,
     };
+    // What the server grants parec/pacat, per latency: one `-v` run for all the repeats.
+    let mut reference_granted: HashMap<u32, u64> = HashMap::new();
     for (latency_ms, mode) in windows {
         step += 1;
         write!(
@@ -442,7 +426,19 @@ pub fn run_bench(
             mode.label()
         )?;
         err.flush()?;
-        let (run, seen) = measure(&ctx, mode, latency_ms, err)?;
+        let granted = match (mode, reference_granted.get(&latency_ms)) {
+            (Mode::Reference, Some(&us)) => Some(us),
+            (Mode::Reference, None) => {
+                // Not kept when it failed: the next repeat tries again.
+                let us = reference_granted_us(&ctx, latency_ms);
+                if let Some(us) = us {
+                    reference_granted.insert(latency_ms, us);
+                }
+                us
+            }
+            _ => None,
+        };
+        let (run, seen) = measure(&ctx, mode, latency_ms, granted, err)?;
         activity.merge(&seen);
         writeln!(
             err,
@@ -472,17 +468,17 @@ pub fn run_bench(
     let srbchannel_detail = (availability == SrbchannelAvailability::NotGranted)
         .then(|| srbchannel_detail(first_look.protocol_version, socket.is_some()));
     if let Some(detail) = &srbchannel_detail {
-        warnings.push(format!(
-            "srbchannel was NOT granted to the `on` client ({detail}): on and off are the same client here; the saving column means nothing"
-        ));
+        warnings.push(report::same_client_warning(&format!(
+            "srbchannel was NOT granted to the `on` client ({detail})"
+        )));
     }
     if runs
         .iter()
         .any(|r| r.mode == Mode::SrbchannelOff && r.srbchannel == SrbchannelState::Active)
     {
-        warnings.push(
-            "the `off` client got srbchannel anyway (its client.conf override did not take effect): on and off are the same client here; the saving column means nothing".into(),
-        );
+        warnings.push(report::same_client_warning(
+            "the `off` client got srbchannel anyway (its client.conf override did not take effect)",
+        ));
     }
     if !activity.client_streams.is_empty() {
         warnings.push(format!(
@@ -650,10 +646,7 @@ fn measure_baseline(
     secs: f64,
     err: &mut dyn Write,
 ) -> Result<Baseline, BenchError> {
-    let before = sample::snapshot(procfs, &[server_pid]);
-    progress_sleep(Duration::from_secs_f64(secs), err)?;
-    let after = sample::snapshot(procfs, &[server_pid]);
-    let rates = micoff_proc::rates(&before, &after);
+    let rates = sample_window(procfs, &[server_pid], Duration::from_secs_f64(secs), err)?;
     let threads = sample::threads_of(&rates, server_pid);
     if threads.is_empty() {
         return Err(BenchError::Vanished(server_pid));
@@ -898,6 +891,13 @@ fn reference_granted_us(ctx: &RunCtx, latency_ms: u32) -> Option<u64> {
     bytes.and_then(|b| client::bytes_to_us(b, SAMPLE_RATE, CHANNELS))
 }
 
+/// How long a client at `latency_ms` may take from its start until its data flows steadily:
+/// [`READY_TIMEOUT`] for the first data, plus what [`client::SteadyFlow`] needs to see the flow
+/// at that latency (at 10 s periods that is 90 s on its own).
+fn ready_timeout(latency_ms: u32) -> Duration {
+    READY_TIMEOUT + client::SteadyFlow::new(latency_ms).longest_wait()
+}
+
 /// Wait until parec/pacat moves data steadily: its stdout writes (parec) or stdin reads (pacat)
 /// grow at about the stream's rate (see [`client::SteadyFlow`]).
 fn wait_reference_flowing(
@@ -906,7 +906,7 @@ fn wait_reference_flowing(
     pid: u32,
     latency_ms: u32,
 ) -> Result<(), BenchError> {
-    let deadline = Instant::now() + READY_TIMEOUT;
+    let deadline = Instant::now() + ready_timeout(latency_ms);
     let write = ctx.args.direction == Direction::Record;
     let mut flow = client::SteadyFlow::new(latency_ms);
     loop {
@@ -929,11 +929,11 @@ fn wait_reference_flowing(
     }
 }
 
-fn wait_ready(started: &Started) -> Result<ReadyInfo, BenchError> {
+fn wait_ready(started: &Started, latency_ms: u32) -> Result<ReadyInfo, BenchError> {
     let Some(rx) = &started.messages else {
         return Err(BenchError::Client("no message channel".into()));
     };
-    match rx.recv_timeout(READY_TIMEOUT) {
+    match rx.recv_timeout(ready_timeout(latency_ms)) {
         Ok(ChildMessage::Ready(r)) => Ok(r),
         Ok(ChildMessage::Error { message, not_found }) => Err(if not_found {
             BenchError::NotFound(message)
@@ -951,18 +951,15 @@ fn wait_ready(started: &Started) -> Result<ReadyInfo, BenchError> {
 }
 
 /// One window of one mode; also what our client saw of other clients at its start and end.
+/// `reference_granted`: what the server grants parec/pacat at this latency (reference windows).
 fn measure(
     ctx: &RunCtx,
     mode: Mode,
     latency_ms: u32,
+    reference_granted: Option<u64>,
     err: &mut dyn Write,
 ) -> Result<(Run, ServerActivity), BenchError> {
     let ours = mode != Mode::Reference;
-    let reference_granted = if ours {
-        None
-    } else {
-        reference_granted_us(ctx, latency_ms)
-    };
     let mut started = if ours {
         spawn_ours(ctx, mode, latency_ms)?
     } else {
@@ -970,7 +967,7 @@ fn measure(
     };
     let client_pid = started.child.id();
     let ready = if ours {
-        Some(wait_ready(&started)?)
+        Some(wait_ready(&started, latency_ms)?)
     } else {
         wait_reference_flowing(ctx, &mut started, client_pid, latency_ms)?;
         None
@@ -986,10 +983,7 @@ fn measure(
 
     let window = Duration::from_secs_f64(ctx.args.duration);
     let pids: Vec<u32> = std::iter::once(client_pid).chain(ctx.server_pid).collect();
-    let before = sample::snapshot(ctx.procfs, &pids);
-    progress_sleep(window, err)?;
-    let after = sample::snapshot(ctx.procfs, &pids);
-    let rates = micoff_proc::rates(&before, &after);
+    let rates = sample_window(ctx.procfs, &pids, window, err)?;
     let client_threads = sample::threads_of(&rates, client_pid);
     if client_threads.is_empty() {
         return Err(BenchError::Vanished(client_pid));
@@ -1044,6 +1038,20 @@ fn measure(
     Ok((run, seen))
 }
 
+/// The per-thread rates of `pids` over one window: a snapshot at each end, with
+/// [`progress_sleep`] between them.
+fn sample_window(
+    procfs: &ProcFs,
+    pids: &[u32],
+    window: Duration,
+    err: &mut dyn Write,
+) -> std::io::Result<CpuReport> {
+    let before = sample::snapshot(procfs, pids);
+    progress_sleep(window, err)?;
+    let after = sample::snapshot(procfs, pids);
+    Ok(micoff_proc::rates(&before, &after))
+}
+
 /// Sleep through the window, telling stderr how far along it is on windows of 5 s or more.
 fn progress_sleep(window: Duration, err: &mut dyn Write) -> std::io::Result<()> {
     let start = Instant::now();
@@ -1073,14 +1081,18 @@ fn progress_sleep(window: Duration, err: &mut dyn Write) -> std::io::Result<()> 
 mod tests {
     use super::*;
 
-    fn args(cli: &[&str]) -> BenchArgs {
+    fn try_args(cli: &[&str]) -> Result<BenchArgs, clap::Error> {
         #[derive(clap::Parser)]
         struct Cli {
             #[command(flatten)]
             a: BenchArgs,
         }
         let argv = std::iter::once("bench").chain(cli.iter().copied());
-        <Cli as clap::Parser>::try_parse_from(argv).unwrap().a
+        <Cli as clap::Parser>::try_parse_from(argv).map(|c| c.a)
+    }
+
+    fn args(cli: &[&str]) -> BenchArgs {
+        try_args(cli).unwrap()
     }
 
     #[test]
@@ -1122,16 +1134,37 @@ mod tests {
     }
 
     #[test]
-    fn usage_and_not_found_errors_have_the_documented_exit_codes() {
-        let mut a = args(&["record"]);
-        a.duration = 0.0;
-        let e = validate(&a).unwrap_err();
-        assert_eq!(e.exit_code(), 2, "{e}");
-        a.duration = 1.0;
-        a.baseline = Some(f64::NAN);
-        assert_eq!(validate(&a).unwrap_err().exit_code(), 2);
-        a.baseline = Some(0.0);
-        assert!(validate(&a).is_ok());
+    fn clap_rejects_what_the_bench_cannot_use_as_a_usage_error() {
+        // Every argument is checked by its clap value parser (the bench has no checks of its
+        // own): a bad one exits with 2 before anything runs.
+        for bad in [
+            &["record", "--duration", "0"][..],
+            &["record", "--duration", "NaN"],
+            &["record", "--duration", "inf"],
+            &["record", "--baseline", "NaN"],
+            &["record", "--baseline", "-1"],
+            &["record", "--latency-ms", ""],
+            &["record", "--latency-ms", "10,"],
+            &["record", "--latency-ms", "0"],
+            &["record", "--latency-ms", "10001"],
+            &["record", "--repeat", "0"],
+        ] {
+            let e = try_args(bad)
+                .err()
+                .unwrap_or_else(|| panic!("{bad:?} accepted"));
+            assert_eq!(e.exit_code(), EXIT_USAGE, "{bad:?}: {e}");
+        }
+        let a = args(&["record", "--baseline", "0"]);
+        assert_eq!(a.baseline, Some(0.0));
+        assert_eq!(a.latency_ms, vec![10]);
+        assert_eq!(
+            args(&["record", "--latency-ms", "5,10"]).latency_ms,
+            [5, 10]
+        );
+    }
+
+    #[test]
+    fn not_found_and_other_errors_have_the_documented_exit_codes() {
         let e = BenchError::NoServer {
             server: "unix:/nowhere".into(),
             reason: "Connection refused".into(),
@@ -1140,6 +1173,37 @@ mod tests {
         assert!(e.to_string().contains("unix:/nowhere"));
         assert_eq!(BenchError::NotFound("no source".into()).exit_code(), 4);
         assert_eq!(BenchError::Client("x".into()).exit_code(), 1);
+    }
+
+    #[test]
+    fn ready_timeout_grows_with_the_latency() {
+        // Short periods: SteadyFlow's 200 ms intervals add well under a second.
+        let t = ready_timeout(10);
+        assert!(
+            t > READY_TIMEOUT && t < READY_TIMEOUT + Duration::from_secs(1),
+            "{t:?}"
+        );
+        // A stream that delivers at its period is seen as steady within the added time, also at
+        // latencies where that alone takes longer than READY_TIMEOUT (from about 3.5 s up).
+        let t0 = Instant::now();
+        for lat in [1u32, 10, 50, 100, 1000, 3500, 10_000] {
+            let mut flow = client::SteadyFlow::new(lat);
+            let period = Duration::from_millis(u64::from(lat));
+            let steady_after = (1..=1000u32)
+                .map(|n| (period * n, u64::from(n)))
+                .find(|&(at, count)| flow.observe(t0 + at, count))
+                .map(|(at, _)| at)
+                .unwrap();
+            assert!(
+                steady_after <= ready_timeout(lat) - READY_TIMEOUT,
+                "{lat} ms: steady after {steady_after:?}, timeout {:?}",
+                ready_timeout(lat)
+            );
+            if lat >= 3500 {
+                assert!(steady_after > READY_TIMEOUT, "{lat} ms: {steady_after:?}");
+            }
+        }
+        assert_eq!(ready_timeout(10_000), Duration::from_secs(20 + 90));
     }
 
     #[test]

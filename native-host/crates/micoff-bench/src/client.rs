@@ -9,6 +9,7 @@
 //! running and data flows, `done` after the parent closes our stdin (or writes `stop`).
 //! The stdin watch is an io event on the same mainloop, so it adds no thread and no wakeups.
 
+use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::f64::consts::PI;
 use std::io::Write;
@@ -52,9 +53,6 @@ pub enum ChildMessage {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReadyInfo {
     pub pid: u32,
-    pub server_name: String,
-    pub server_version: String,
-    pub server_protocol_version: Option<u32>,
     /// Device the stream ended up on.
     pub device: Option<String>,
     pub sample_rate: u32,
@@ -115,6 +113,7 @@ pub fn ms_to_bytes(latency_ms: u32, sample_rate: u32, channels: u8) -> u32 {
 #[derive(Debug, Clone)]
 pub struct SteadyFlow {
     interval: std::time::Duration,
+    period: std::time::Duration,
     expected: u64,
     mark: Option<(std::time::Instant, u64)>,
     good: u32,
@@ -128,10 +127,18 @@ impl SteadyFlow {
         let interval_ms = (3 * period_ms).max(200);
         Self {
             interval: std::time::Duration::from_millis(interval_ms),
+            period: std::time::Duration::from_millis(period_ms),
             expected: interval_ms / period_ms,
             mark: None,
             good: 0,
         }
+    }
+
+    /// The longest a stream that flows at its period takes to be seen as steady: its first
+    /// transfer (a period), then the good intervals, each ending at the first transfer after it
+    /// (up to a period late).
+    pub fn longest_wait(&self) -> std::time::Duration {
+        self.period + (self.interval + self.period) * Self::GOOD_INTERVALS
     }
 
     /// Feed the count at `now`; true once enough whole intervals in a row saw enough transfers.
@@ -242,7 +249,6 @@ struct Counters {
 /// reported as an `error` line by the caller.
 pub fn run_client(cfg: &ClientConfig, out: &mut dyn Write) -> Result<(), ClientError> {
     let (mut mainloop, mut context) = connect(cfg.server.as_deref(), &cfg.app_name)?;
-    let (server_name, server_version) = server_info(&mut mainloop, &context)?;
 
     let spec = Spec {
         format: Format::S16NE,
@@ -339,9 +345,6 @@ pub fn run_client(cfg: &ClientConfig, out: &mut dyn Write) -> Result<(), ClientE
     let others = list_activity(&mut mainloop, &context)?;
     let ready = ReadyInfo {
         pid: std::process::id(),
-        server_name,
-        server_version,
-        server_protocol_version: context.get_server_protocol_version(),
         device,
         sample_rate: SAMPLE_RATE,
         channels: CHANNELS,
@@ -447,69 +450,70 @@ fn list_activity(
 ) -> Result<ServerActivity, ClientError> {
     let own = context.get_index();
     let introspect = context.introspect();
-    let pending = Rc::new(Cell::new(4u32));
-    let failed = Rc::new(Cell::new(false));
-    let clients: Rc<RefCell<Vec<(u32, String)>>> = Rc::default();
-    let modules: Rc<RefCell<Vec<(u32, String)>>> = Rc::default();
-    let streams: Rc<RefCell<Vec<StreamRow>>> = Rc::default();
-
-    // Each callback counts its query as finished at the end of the list (or on an error).
-    fn finish(pending: &Cell<u32>, failed: &Cell<bool>, error: bool) {
-        pending.set(pending.get().saturating_sub(1));
-        if error {
-            failed.set(true);
-        }
-    }
-    let (p, f, c) = (Rc::clone(&pending), Rc::clone(&failed), Rc::clone(&clients));
-    let _o1 = introspect.get_client_info_list(move |r| match r {
-        ListResult::Item(i) => c
-            .borrow_mut()
-            .push((i.index, i.name.as_deref().unwrap_or("?").to_string())),
-        ListResult::End => finish(&p, &f, false),
-        ListResult::Error => finish(&p, &f, true),
+    let lists = Rc::new(Lists {
+        pending: Cell::new(4),
+        ..Lists::default()
     });
-    let (p, f, m) = (Rc::clone(&pending), Rc::clone(&failed), Rc::clone(&modules));
-    let _o2 = introspect.get_module_info_list(move |r| match r {
-        ListResult::Item(i) => m
-            .borrow_mut()
-            .push((i.index, i.name.as_deref().unwrap_or("?").to_string())),
-        ListResult::End => finish(&p, &f, false),
-        ListResult::Error => finish(&p, &f, true),
+    let l = Rc::clone(&lists);
+    let _o1 = introspect
+        .get_client_info_list(move |r| l.take(r, &l.clients, |i| (i.index, name_of(&i.name))));
+    let l = Rc::clone(&lists);
+    let _o2 = introspect
+        .get_module_info_list(move |r| l.take(r, &l.modules, |i| (i.index, name_of(&i.name))));
+    let l = Rc::clone(&lists);
+    let _o3 = introspect.get_sink_input_info_list(move |r| {
+        l.take(r, &l.streams, |i| {
+            ("sink input", name_of(&i.name), i.client, i.owner_module)
+        })
     });
-    let (p, f, st) = (Rc::clone(&pending), Rc::clone(&failed), Rc::clone(&streams));
-    let _o3 = introspect.get_sink_input_info_list(move |r| match r {
-        ListResult::Item(i) => st.borrow_mut().push((
-            "sink input",
-            i.name.as_deref().unwrap_or("?").to_string(),
-            i.client,
-            i.owner_module,
-        )),
-        ListResult::End => finish(&p, &f, false),
-        ListResult::Error => finish(&p, &f, true),
+    let l = Rc::clone(&lists);
+    let _o4 = introspect.get_source_output_info_list(move |r| {
+        l.take(r, &l.streams, |i| {
+            ("source output", name_of(&i.name), i.client, i.owner_module)
+        })
     });
-    let (p, f, st) = (Rc::clone(&pending), Rc::clone(&failed), Rc::clone(&streams));
-    let _o4 = introspect.get_source_output_info_list(move |r| match r {
-        ListResult::Item(i) => st.borrow_mut().push((
-            "source output",
-            i.name.as_deref().unwrap_or("?").to_string(),
-            i.client,
-            i.owner_module,
-        )),
-        ListResult::End => finish(&p, &f, false),
-        ListResult::Error => finish(&p, &f, true),
-    });
-    while pending.get() > 0 {
+    while lists.pending.get() > 0 {
         iterate(mainloop)?;
     }
-    if failed.get() {
+    if lists.failed.get() {
         // pipewire-pulse answers all four; an old or restricted server may not. Not fatal: the
         // report then simply lists nothing.
         tracing::debug!("a server list query failed; other clients/streams may be incomplete");
     }
-    let clients = clients.take();
-    let modules = modules.take();
-    let streams = streams.take();
+    let clients = lists.clients.borrow();
+    let modules = lists.modules.borrow();
+    let streams = lists.streams.borrow();
     Ok(describe_activity(own, &clients, &modules, &streams))
+}
+
+/// What [`list_activity`]'s four queries collect, and how many of them are still running.
+#[derive(Default)]
+struct Lists {
+    pending: Cell<u32>,
+    failed: Cell<bool>,
+    clients: RefCell<Vec<(u32, String)>>,
+    modules: RefCell<Vec<(u32, String)>>,
+    streams: RefCell<Vec<StreamRow>>,
+}
+
+impl Lists {
+    /// One step of a list callback: an item becomes a row of `rows`; the end of the list (or an
+    /// error) counts its query as finished.
+    fn take<T, R>(&self, r: ListResult<T>, rows: &RefCell<Vec<R>>, row: impl FnOnce(T) -> R) {
+        match r {
+            ListResult::Item(i) => rows.borrow_mut().push(row(i)),
+            ListResult::End => self.pending.set(self.pending.get().saturating_sub(1)),
+            ListResult::Error => {
+                self.pending.set(self.pending.get().saturating_sub(1));
+                self.failed.set(true);
+            }
+        }
+    }
+}
+
+/// A listed client's, module's or stream's name ("?" when it has none).
+fn name_of(name: &Option<Cow<'_, str>>) -> String {
+    name.as_deref().unwrap_or("?").to_string()
 }
 
 /// Pure part of [`list_activity`]: names the other clients and streams (leaving out `own`).

@@ -116,17 +116,53 @@ impl SrbchannelAvailability {
     }
 }
 
-/// Why the saving column of an `on` row means nothing (or is unverified), if it does.
-pub fn saving_note(on: SrbchannelState, off: SrbchannelState) -> Option<&'static str> {
+/// What voids the saving column: on and off did not differ in srbchannel. Every text that says
+/// so (the rows' notes, the report's warnings) is built from this and [`SAVING_MEANS_NOTHING`].
+pub const SAME_CLIENT: &str = "on and off are the same client here";
+pub const SAVING_MEANS_NOTHING: &str = "the saving column means nothing";
+
+/// A warning that `what` made on and off the same client: "<what>: on and off are the same
+/// client here; the saving column means nothing".
+pub fn same_client_warning(what: &str) -> String {
+    format!("{what}: {SAME_CLIENT}; {SAVING_MEANS_NOTHING}")
+}
+
+/// How far the saving column of an `on` row can be trusted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SavingNote {
+    /// The on client had srbchannel and the off client did not: the saving stands, no note.
+    Valid,
+    /// srbchannel use could not be verified: the saving is given, with a note.
+    Unverified,
+    /// on and off were the same kind of client (the reason in words): the saving is left out.
+    Void(&'static str),
+}
+
+impl SavingNote {
+    /// True when the saving must be left out (`n/a`, JSON null).
+    pub fn voids_saving(self) -> bool {
+        matches!(self, SavingNote::Void(_))
+    }
+
+    /// The note printed under the table and kept as `saving_note` in the JSON.
+    pub fn text(self) -> Option<String> {
+        match self {
+            SavingNote::Valid => None,
+            SavingNote::Unverified => {
+                Some("srbchannel use could not be verified; the saving is unverified".into())
+            }
+            SavingNote::Void(why) => Some(format!("{SAME_CLIENT} ({why}); {SAVING_MEANS_NOTHING}")),
+        }
+    }
+}
+
+/// Whether the saving of an `on` row against its `off` row means anything, from what each got.
+pub fn saving_note(on: SrbchannelState, off: SrbchannelState) -> SavingNote {
     match (on, off) {
-        (SrbchannelState::Active, SrbchannelState::Inactive) => None,
-        (SrbchannelState::Inactive, _) => Some(
-            "on and off are the same client here (the on client did not get srbchannel); the saving column means nothing",
-        ),
-        (_, SrbchannelState::Active) => Some(
-            "on and off are the same client here (the off client got srbchannel anyway); the saving column means nothing",
-        ),
-        _ => Some("srbchannel use could not be verified; the saving is unverified"),
+        (SrbchannelState::Active, SrbchannelState::Inactive) => SavingNote::Valid,
+        (SrbchannelState::Inactive, _) => SavingNote::Void("the on client did not get srbchannel"),
+        (_, SrbchannelState::Active) => SavingNote::Void("the off client got srbchannel anyway"),
+        _ => SavingNote::Unverified,
     }
 }
 
@@ -321,8 +357,8 @@ pub fn summarize(runs: &[Run]) -> Vec<Summary> {
     for s in out.iter_mut().filter(|s| s.mode == Mode::SrbchannelOn) {
         if let Some((base, off_state)) = bases.get(&s.latency_ms) {
             let note = saving_note(s.srbchannel, *off_state);
-            s.saving_note = note.map(str::to_string);
-            if note.is_some_and(|n| n.contains("means nothing")) {
+            s.saving_note = note.text();
+            if note.voids_saving() {
                 continue;
             }
             s.cpu_saving_pct = saving_pct(base.total.cpu_pct, s.columns.total.cpu_pct);
@@ -406,6 +442,7 @@ pub fn write_table(
             cbs
         )?;
     }
+    let off = summaries.iter().find(|b| b.mode == Mode::SrbchannelOff);
     for m in Metric::ALL {
         writeln!(out)?;
         writeln!(
@@ -420,14 +457,13 @@ pub fn write_table(
         )?;
         for s in summaries {
             let c = &s.columns;
-            let meaningless = s.cpu_saving_pct.is_none() && s.saving_note.is_some();
+            let void = |o: &&Summary| saving_note(s.srbchannel, o.srbchannel).voids_saving();
             let saving = match (s.mode, m) {
-                (Mode::SrbchannelOn, _) if meaningless => "n/a".to_string(),
+                (Mode::SrbchannelOn, _) if off.is_some_and(void) => "n/a".to_string(),
                 (Mode::SrbchannelOn, Metric::Cpu) => fmt_pct(s.cpu_saving_pct),
                 (Mode::SrbchannelOn, Metric::Wakeups) => fmt_pct(s.wakeups_saving_pct),
                 (Mode::SrbchannelOn, _) => {
-                    let base = summaries.iter().find(|b| b.mode == Mode::SrbchannelOff);
-                    fmt_pct(base.and_then(|b| saving_pct(b.columns.total.get(m), c.total.get(m))))
+                    fmt_pct(off.and_then(|b| saving_pct(b.columns.total.get(m), c.total.get(m))))
                 }
                 _ => String::new(),
             };
@@ -664,16 +700,22 @@ mod tests {
     #[test]
     fn saving_only_when_on_and_off_really_differ() {
         use SrbchannelState::{Active, Inactive, Unknown};
-        assert_eq!(saving_note(Active, Inactive), None);
+        assert_eq!(saving_note(Active, Inactive).text(), None);
         assert!(saving_note(Inactive, Inactive)
+            .text()
             .unwrap()
             .contains("did not get srbchannel"));
         assert!(saving_note(Active, Active)
+            .text()
             .unwrap()
             .contains("got srbchannel anyway"));
         assert!(saving_note(Unknown, Inactive)
+            .text()
             .unwrap()
             .contains("unverified"));
+        assert!(saving_note(Inactive, Inactive).voids_saving());
+        assert!(saving_note(Active, Active).voids_saving());
+        assert!(!saving_note(Unknown, Inactive).voids_saving());
 
         let mut on = run(Mode::SrbchannelOn, 10, 1.7, 2.3, 1.7);
         on.srbchannel = Inactive;

@@ -18,12 +18,16 @@
 // pulse_host.rs does).
 #[path = "../../micoff-pulse/tests/common/mod.rs"]
 mod common;
+// `summary()`: the report's row of one mode (shared with the host's bench_cli.rs).
+#[path = "support/report_json.rs"]
+mod report_json;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::Duration;
 
 use common::{AudioRig, PipeWireRig, PulseRig};
+use report_json::summary;
 
 const BENCH: &str = env!("CARGO_BIN_EXE_micoff-bench");
 
@@ -82,15 +86,6 @@ fn log_splitting_by_client() {
     assert_eq!(c[1].0, "micoff-bench srbchannel-off");
 }
 
-fn summary<'a>(report: &'a serde_json::Value, mode: &str) -> &'a serde_json::Value {
-    report["summaries"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|s| s["mode"] == mode)
-        .unwrap_or_else(|| panic!("no {mode} summary in {report}"))
-}
-
 /// The lines of the clients called `name` in the server's log.
 fn lines_of(clients: &[(String, Vec<String>)], name: &str) -> Vec<String> {
     clients
@@ -101,8 +96,8 @@ fn lines_of(clients: &[(String, Vec<String>)], name: &str) -> Vec<String> {
 }
 
 /// The server log shows srbchannel enabled for every `on` client and refused (no shared memory)
-/// for every `off` one; `windows` of each.
-fn assert_log_shows_modes(log: &str, windows: usize) {
+/// for every `off` one; `windows` of each. Returns the log split by client.
+fn assert_log_shows_modes(log: &str, windows: usize) -> Vec<(String, Vec<String>)> {
     let clients = clients_in_log(log);
     let count = |name: &str| clients.iter().filter(|(n, _)| n == name).count();
     assert_eq!(count("micoff-bench srbchannel-on"), windows, "on clients");
@@ -124,6 +119,7 @@ fn assert_log_shows_modes(log: &str, windows: usize) {
             _ => {}
         }
     }
+    clients
 }
 
 #[test]
@@ -205,8 +201,7 @@ fn pulseaudio_srbchannel_modes_differ_in_the_server_log() {
     // The server's own view: its debug log per client.
     let log = std::fs::read_to_string(rig.path().join("pulse.log")).unwrap();
     std::fs::write(artifacts().join("bench-rig-pulse.log"), &log).ok();
-    assert_log_shows_modes(&log, 1);
-    let clients = clients_in_log(&log);
+    let clients = assert_log_shows_modes(&log, 1);
     assert!(!lines_of(&clients, "micoff-bench reference").is_empty());
     drop(rig);
 }
