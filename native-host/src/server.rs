@@ -2,9 +2,14 @@
 //! writes replies and events through one writer task fed by a channel (so a 2 s `cpu_sample` never
 //! holds up a `version`). Generic over the pipe so tests drive it in memory.
 
+use std::any::Any;
 use std::collections::HashMap;
+use std::future::Future;
+use std::panic::AssertUnwindSafe;
+use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
+use std::task::{Context, Poll};
 use std::time::Duration;
 
 use serde::Serialize;
@@ -155,7 +160,7 @@ impl RequestTasks {
     }
 }
 
-fn panic_message(payload: Box<dyn std::any::Any + Send>) -> String {
+fn panic_message(payload: Box<dyn Any + Send>) -> String {
     match payload.downcast::<String>() {
         Ok(s) => *s,
         Err(payload) => payload
@@ -338,15 +343,61 @@ async fn subscribe(ctx: &Arc<Ctx>, id: RequestId, topic: Topic) {
     .await;
     let task_ctx = Arc::clone(ctx);
     let handle = match (topic, audio_events) {
-        (Topic::Audio, Some(rx)) => tokio::spawn(audio_loop(task_ctx, subscription, rx)),
+        (Topic::Audio, Some(rx)) => spawn_subscription(
+            Arc::clone(ctx),
+            subscription,
+            audio_loop(task_ctx, subscription, rx),
+        ),
         (Topic::Cpu { interval_ms, pids }, _) => {
             let interval = Duration::from_millis(interval_ms.unwrap_or(CPU_INTERVAL_MS_DEFAULT));
-            tokio::spawn(cpu_loop(task_ctx, subscription, interval, pids))
+            spawn_subscription(
+                Arc::clone(ctx),
+                subscription,
+                cpu_loop(task_ctx, subscription, interval, pids),
+            )
         }
         (Topic::Audio, None) => return,
     };
     tracing::debug!(subscription, "subscribed");
     subscriptions.insert(subscription, handle);
+}
+
+/// Runs a subscription's loop on its own task. A loop that panics (a bug) still ends its
+/// subscription with a `subscription_ended` event naming the panic, as a panicking request
+/// handler still gets its error reply; aborting the task (unsubscribe) drops the loop as before.
+fn spawn_subscription<F>(ctx: Arc<Ctx>, subscription: u64, body: F) -> JoinHandle<()>
+where
+    F: Future<Output = ()> + Send + 'static,
+{
+    tokio::spawn(async move {
+        if let Err(payload) = CatchUnwind(Box::pin(body)).await {
+            let what = panic_message(payload);
+            tracing::error!(subscription, "subscription panicked: {what}");
+            end_subscription(
+                &ctx,
+                subscription,
+                ErrorCode::Internal.code(),
+                format!("the subscription failed: {what}"),
+            )
+            .await;
+        }
+    })
+}
+
+/// A future that turns a panic while polling `F` into `Err(payload)`; `F` is not polled again.
+struct CatchUnwind<F>(Pin<Box<F>>);
+
+impl<F: Future> Future for CatchUnwind<F> {
+    type Output = Result<F::Output, Box<dyn Any + Send>>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let inner = self.0.as_mut();
+        match std::panic::catch_unwind(AssertUnwindSafe(|| inner.poll(cx))) {
+            Ok(Poll::Ready(output)) => Poll::Ready(Ok(output)),
+            Ok(Poll::Pending) => Poll::Pending,
+            Err(payload) => Poll::Ready(Err(payload)),
+        }
+    }
 }
 
 async fn unsubscribe(ctx: &Arc<Ctx>, id: RequestId, subscription: u64) {

@@ -113,6 +113,9 @@ impl Sampler for FakeSampler {
         pids: Option<Vec<u32>>,
         interval: Duration,
     ) -> mpsc::Receiver<CpuTick> {
+        if pids.as_deref() == Some(&[13]) {
+            panic!("unlucky pids [13]"); // a bug inside the subscription's own loop
+        }
         let Some(ticks) = self.ticks.clone() else {
             // The trait's own implementation (cpu_sample back to back).
             return default_cpu_reports(self, pids, interval);
@@ -617,4 +620,33 @@ async fn a_cpu_subscription_on_pids_that_are_gone_ends_once() {
     tokio::time::sleep(Duration::from_secs(3)).await;
     c.send(json!({"id": 4, "type": "version"})).await;
     assert_eq!(c.recv().await["id"], 4);
+}
+
+#[tokio::test]
+async fn a_subscription_that_panics_ends_with_a_reason_and_the_host_goes_on() {
+    let mut c = start();
+    c.send(json!({"id": 1, "type": "subscribe", "topic": "cpu", "pids": [13]}))
+        .await;
+    let sub = c.recv().await["result"]["subscription"].as_u64().unwrap();
+    let e = c.recv().await;
+    assert_eq!(e["subscription"].as_u64(), Some(sub), "{e}");
+    assert_eq!(e["event"]["type"], "subscription_ended", "{e}");
+    assert_eq!(e["event"]["code"], 7, "{e}");
+    assert!(
+        e["event"]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("unlucky pids [13]"),
+        "{e}"
+    );
+    // It is forgotten, and the connection and other subscriptions go on.
+    c.send(json!({"id": 2, "type": "unsubscribe", "subscription": sub}))
+        .await;
+    assert_eq!(c.recv().await["error"]["code"], 6);
+    c.send(json!({"id": 3, "type": "subscribe", "topic": "cpu", "interval_ms": 250}))
+        .await;
+    let r = c.recv().await;
+    assert_eq!(r["id"], 3, "{r}");
+    let e = c.recv().await;
+    assert_eq!(e["event"]["type"], "cpu", "{e}");
 }
