@@ -2,9 +2,11 @@
 # Installs what micoff's build, tests and demo need, and nothing when it is all there (a few dpkg/stat
 # checks, well under a second). Used by `npm test` (scripts/test.sh) and `npm run demo`.
 #   apt:   pulseaudio, pipewire (+ pulse, wireplumber), dbus, chromium, sysstat, libpulse-dev, pkg-config
-#          (build-essential and curl only when gcc / curl are missing). As root, or through `sudo -n`;
-#          otherwise prints the exact command and exits 1. `apt-get update` only when installing.
-#   npm:   `npm ci` when node_modules is missing or older than package-lock.json (browser downloads off:
+#          (build-essential and curl only when gcc / curl are missing); with `--with-firefox`, also
+#          firefox-esr where the archive has it (Debian; Ubuntu's Firefox is a snap: the Firefox e2e
+#          test then skips). As root, or through `sudo -n`; otherwise prints the exact command and
+#          exits 1. `apt-get update` only when installing.
+#   npm:   `npm install` (versions from package-lock.json) when node_modules is missing or older than package-lock.json (browser downloads off:
 #          the suite uses Debian's /usr/bin/chromium).
 #   cargo: must exist (rustup); says how to get it otherwise.
 # Environment: MICOFF_SKIP_APT=1 skips the apt part (e.g. a machine set up by hand).
@@ -16,34 +18,60 @@ say() { printf 'ensure-deps: %s\n' "$*" >&2; }
 # --- apt ---------------------------------------------------------------------------------------------
 APT_PACKAGES=(pulseaudio pulseaudio-utils libpulse-dev pkg-config chromium sysstat
   pipewire pipewire-pulse wireplumber pipewire-bin dbus)
+# Installed when the archive has them; nothing fails without them. `--with-firefox` (npm test): the
+# Firefox e2e test's browser; the demo does not need it.
+OPTIONAL_APT_PACKAGES=()
+[ "${1:-}" = --with-firefox ] && OPTIONAL_APT_PACKAGES+=(firefox-esr)
 missing=()
+optional=()
+# The archive has a candidate for $1 (from the package lists as they are now).
+available() {
+  local policy
+  policy=$(apt-cache policy "$1" 2>/dev/null) || return 1
+  [[ $policy == *"Candidate: "[0-9]* ]]
+}
 if [ "${MICOFF_SKIP_APT:-0}" != 1 ]; then
   if ! command -v dpkg-query >/dev/null 2>&1; then
     say "not a Debian/Ubuntu system (no dpkg): install the equivalents of: ${APT_PACKAGES[*]}"
   else
     installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q '^install ok installed$'; }
     for p in "${APT_PACKAGES[@]}"; do installed "$p" || missing+=("$p"); done
+    for p in "${OPTIONAL_APT_PACKAGES[@]}"; do installed "$p" || optional+=("$p"); done
     command -v cc >/dev/null 2>&1 || installed build-essential || missing+=(build-essential)
     command -v curl >/dev/null 2>&1 || missing+=(curl)
   fi
 fi
 
-if ((${#missing[@]} > 0)); then
+# An optional package the current lists do not offer is left out, unless the lists get refreshed
+# for a required one anyway (a fresh machine has no lists at all).
+if ((${#missing[@]} == 0)) && ((${#optional[@]} > 0)); then
+  offered=()
+  for p in "${optional[@]}"; do available "$p" && offered+=("$p"); done
+  optional=("${offered[@]}")
+fi
+
+if ((${#missing[@]} + ${#optional[@]} > 0)); then
   # Ubuntu ships Chromium as a snap behind its deb; Debian's `chromium` is a real package.
   if [ "$(id -u)" = 0 ]; then
     SUDO=()
   elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
     SUDO=(sudo -n)
+  elif ((${#missing[@]} == 0)); then
+    say "optional, for the Firefox e2e test: sudo apt-get install -y --no-install-recommends ${optional[*]}"
+    SUDO=(skip)
   else
     say "missing packages: ${missing[*]}"
     say "run this, then try again:"
-    printf '  sudo apt-get update && sudo apt-get install -y --no-install-recommends %s\n' "${missing[*]}" >&2
+    printf '  sudo apt-get update && sudo apt-get install -y --no-install-recommends %s\n' "${missing[*]} ${optional[*]}" >&2
     exit 1
   fi
-  say "installing: ${missing[*]}"
-  export DEBIAN_FRONTEND=noninteractive
-  "${SUDO[@]}" apt-get update -qq >&2
-  "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  if [ "${SUDO[*]}" != skip ]; then
+    export DEBIAN_FRONTEND=noninteractive
+    "${SUDO[@]}" apt-get update -qq >&2
+    for p in "${optional[@]}"; do available "$p" && missing+=("$p"); done
+    say "installing: ${missing[*]}"
+    "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+  fi
 fi
 
 # --- npm ---------------------------------------------------------------------------------------------

@@ -60,7 +60,7 @@ count_from() {
 }
 
 say "dependencies"
-if ! bash scripts/ensure-deps.sh; then
+if ! bash scripts/ensure-deps.sh --with-firefox; then
   echo "scripts/ensure-deps.sh failed: cannot run the tests without their dependencies" >&2
   echo "0 passed, 1 failed"
   exit 1

@@ -7,5 +7,8 @@ export const PAGES_DIR = join(ROOT, 'e2e', 'pages');
 export const ARTIFACTS_DIR = join(ROOT, 'e2e', 'artifacts');
 export const EXTENSION_DIR = process.env.MICOFF_EXTENSION_DIR ?? join(ROOT, 'dist', 'chrome');
 export const HOST_BINARY = process.env.MICOFF_HOST ?? join(ROOT, 'target', 'release', 'micoff-host');
+export const FIREFOX_EXTENSION_DIR =
+  process.env.MICOFF_FIREFOX_EXTENSION_DIR ?? join(ROOT, 'dist', 'firefox');
 export const CHROMIUM = process.env.MICOFF_CHROMIUM ?? '/usr/bin/chromium';
+export const FIREFOX = process.env.MICOFF_FIREFOX ?? '/usr/bin/firefox-esr';
 export const HOST_NAME = 'org.micoff.host';

@@ -1,0 +1,122 @@
+// Debian's Firefox ESR with dist/firefox as a temporary add-on, through puppeteer-core over WebDriver
+// BiDi (Playwright's Firefox needs its own patched build; ../shared/notes/test-rig.md), capturing for
+// real from the rig's server. Firefox reads user-level native messaging manifests from
+// `$HOME/.mozilla/native-messaging-hosts/`, so it gets a HOME of its own with micoff-host's manifest
+// written there by the host's own installer.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { requireHost } from './host.ts';
+import { FIREFOX, FIREFOX_EXTENSION_DIR, HOST_BINARY } from './paths.ts';
+import { run } from './proc.ts';
+
+/** The moz-extension:// UUID pinned through `extensions.webextensions.uuids`, so pages are addressable. */
+export const FIREFOX_EXTENSION_UUID = '6d1f0c2e-9a57-4b8e-8f43-0c1de0f0a11c';
+export const FIREFOX_EXTENSION_ID = 'micoff@micoff.org';
+
+export interface FirefoxOptions {
+  /** The audio server's client environment (PULSE_SERVER). */
+  env: NodeJS.ProcessEnv;
+  /** Firefox's own mic release while every track is disabled (its pref, off by default since 84). */
+  nativeRelease?: { delayMs: number };
+}
+
+export interface LaunchedFirefox {
+  browser: Browser;
+  home: string;
+  /** The parent process (puppeteer's child: /usr/bin/firefox-esr links to the binary, no wrapper). */
+  pid: number;
+  extensionUrl(path: string): string;
+  /** A new tab on one of the extension's pages (popup.html, options.html), once its DOM is there. */
+  openExtensionPage(path: string): Promise<Page>;
+  close(): Promise<void>;
+}
+
+export async function launchFirefox(o: FirefoxOptions): Promise<LaunchedFirefox> {
+  const home = mkdtempSync(join(tmpdir(), 'micoff-firefox-'));
+  try {
+    const hosts = join(home, '.mozilla', 'native-messaging-hosts');
+    mkdirSync(hosts, { recursive: true });
+    const r = await run(
+      requireHost(HOST_BINARY),
+      ['install', '--browser', 'firefox', '--target-dir', hosts],
+      {
+        timeoutMs: 15_000,
+      },
+    );
+    if (r.code !== 0)
+      throw new Error(`micoff-host install --browser firefox failed (${r.code}): ${r.stderr}`);
+    const prefs: Record<string, unknown> = {
+      'media.navigator.permission.disabled': true, // no prompt; the device is real
+      'media.navigator.streams.fake': false,
+      'media.cubeb.backend': 'pulse',
+      'media.autoplay.default': 0,
+      'extensions.webextensions.uuids': JSON.stringify({ [FIREFOX_EXTENSION_ID]: FIREFOX_EXTENSION_UUID }),
+      'media.getusermedia.microphone.off_while_disabled.enabled': !!o.nativeRelease,
+    };
+    if (o.nativeRelease) {
+      prefs['media.getusermedia.microphone.off_while_disabled.delay_ms'] = o.nativeRelease.delayMs;
+    }
+    const browser = await puppeteer.launch({
+      browser: 'firefox',
+      executablePath: FIREFOX,
+      headless: true,
+      extraPrefsFirefox: prefs,
+      // WebDriver BiDi navigates a tab to moz-extension:// pages (the popup) only with this.
+      env: { ...o.env, HOME: home, MOZ_REMOTE_ALLOW_SYSTEM_ACCESS: '1' },
+      timeout: 60_000,
+    });
+    const pid = browser.process()?.pid;
+    if (!pid) {
+      await browser.close();
+      throw new Error('Firefox started without a process id');
+    }
+    await browser.installExtension(FIREFOX_EXTENSION_DIR);
+    const extensionUrl = (path: string) => `moz-extension://${FIREFOX_EXTENSION_UUID}/${path}`;
+    return {
+      browser,
+      home,
+      pid,
+      extensionUrl,
+      async openExtensionPage(path) {
+        const url = extensionUrl(path);
+        const page = await browser.newPage();
+        // The page loads, but BiDi reports no navigation events for a moz-extension:// document (it
+        // runs in the extension process), so `goto` would wait out its timeout: wait on the document.
+        page.goto(url, { timeout: 60_000 }).catch(() => {});
+        await pageWaitFor(
+          page,
+          `${url} loaded`,
+          (u: string) => location.href === u && document.readyState !== 'loading',
+          15_000,
+          url,
+        );
+        return page;
+      },
+      async close() {
+        await browser.close().catch(() => {});
+        rmSync(home, { recursive: true, force: true });
+      },
+    };
+  } catch (e) {
+    rmSync(home, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+/** Polls `fn(arg)` in `page` until it returns a truthy value, or throws naming `what`. */
+export async function pageWaitFor<T>(
+  page: Page,
+  what: string,
+  fn: (arg: string) => T,
+  timeoutMs = 15_000,
+  arg = '',
+): Promise<T> {
+  try {
+    const handle = await page.waitForFunction(fn, { timeout: timeoutMs, polling: 200 }, arg);
+    return (await handle.jsonValue()) as T;
+  } catch (e) {
+    throw new Error(`Firefox: ${what} not within ${timeoutMs} ms (${(e as Error).message})`);
+  }
+}
