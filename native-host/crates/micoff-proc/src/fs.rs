@@ -97,13 +97,28 @@ pub(crate) fn read_small(path: &Path, buf: &mut Vec<u8>) -> io::Result<usize> {
     read_from(&mut f, buf)
 }
 
+/// [`read_from`] a kept-open file from offset 0 (`pread`): a `/proc` file regenerates its text.
+pub(crate) fn pread_small(f: &File, buf: &mut Vec<u8>) -> io::Result<usize> {
+    use std::os::unix::fs::FileExt;
+    read_growing(buf, |b, offset| f.read_at(b, offset))
+}
+
 pub(crate) fn read_from(f: &mut File, buf: &mut Vec<u8>) -> io::Result<usize> {
+    read_growing(buf, |b, _| f.read(b))
+}
+
+/// Reads into `buf` (at least 4 KiB) until a short read or the end, growing it as needed; `read`
+/// gets the free part of the buffer and the offset it starts at.
+fn read_growing(
+    buf: &mut Vec<u8>,
+    mut read: impl FnMut(&mut [u8], u64) -> io::Result<usize>,
+) -> io::Result<usize> {
     if buf.len() < 4096 {
         buf.resize(4096, 0);
     }
     let mut len = 0;
     loop {
-        let n = f.read(&mut buf[len..])?;
+        let n = read(&mut buf[len..], len as u64)?;
         len += n;
         if n == 0 || len < buf.len() {
             return Ok(len);

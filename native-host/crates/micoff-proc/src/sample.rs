@@ -1,11 +1,12 @@
 //! Raw per-thread counters at one instant ([`Snapshot`]), read by [`ProcFs::snapshot`].
 
+use std::fs::File;
 use std::sync::OnceLock;
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::fs::{is_vanished_or_denied, read_small, text, PathBuilder};
+use crate::fs::{is_vanished_or_denied, pread_small, read_small, text, PathBuilder};
 use crate::parse::{parse_cmdline, parse_io, parse_schedstat, parse_stat, parse_status_ctxt};
 use crate::role::Role;
 use crate::{Pid, ProcFs};
@@ -85,6 +86,15 @@ impl Scratch {
                 }
                 None
             }
+        }
+    }
+
+    /// Reads a kept-open `/proc` file from its start into the buffer; `None` once its task is
+    /// gone (ESRCH), or when it reads empty.
+    pub(crate) fn pread(&mut self, f: &File) -> Option<&[u8]> {
+        match pread_small(f, &mut self.buf) {
+            Ok(0) | Err(_) => None,
+            Ok(n) => Some(&self.buf[..n]),
         }
     }
 
@@ -182,30 +192,66 @@ impl ProcFs {
 }
 
 pub(crate) fn read_thread(pid: Pid, tid: Pid, s: &mut Scratch) -> Option<ThreadSample> {
-    read_thread_with(pid, tid, s, None)
+    read_thread_with(pid, tid, s, None, None)
+}
+
+/// A thread's `stat`, `status` and `io`, kept open by the sampler for threads that keep running
+/// (`pread` at 0 regenerates a `/proc` file; opening it costs more than reading it). `io` is `None`
+/// where it cannot be opened (another user's process).
+#[derive(Debug)]
+pub(crate) struct ThreadFiles {
+    pub(crate) stat: File,
+    pub(crate) status: File,
+    pub(crate) io: Option<File>,
+}
+
+impl ThreadFiles {
+    pub(crate) fn open(pid: Pid, tid: Pid, s: &mut Scratch) -> Option<Self> {
+        let mut open = |name: &str| File::open(s.path.at(&[&pid, &"task", &tid, &name])).ok();
+        Some(Self {
+            stat: open("stat")?,
+            status: open("status")?,
+            io: open("io"),
+        })
+    }
+
+    /// How many fds this holds.
+    pub(crate) fn count(&self) -> usize {
+        2 + usize::from(self.io.is_some())
+    }
 }
 
 /// [`read_thread`], with the `schedstat` run time when the caller has just read it (the sampler,
 /// by its kept-open fd or by path): one file fewer to open per thread that ran. `None` reads it.
+/// With `files`, `stat`/`status`/`io` are read through those fds instead of by path.
 pub(crate) fn read_thread_with(
     pid: Pid,
     tid: Pid,
     s: &mut Scratch,
     run_time_ns: Option<u64>,
+    files: Option<&ThreadFiles>,
 ) -> Option<ThreadSample> {
     let (comm, starttime, utime, stime) = {
-        let raw = s.read(&[&pid, &"task", &tid, &"stat"])?;
+        let raw = match files {
+            Some(f) => s.pread(&f.stat)?,
+            None => s.read(&[&pid, &"task", &tid, &"stat"])?,
+        };
         let t = text(raw);
         let st = parse_stat(&t)?;
         (st.comm.to_owned(), st.starttime, st.utime, st.stime)
     };
     let run_time_ns = run_time_ns.or_else(|| s.run_time_ns(pid, tid));
-    let ctxt = s
-        .read(&[&pid, &"task", &tid, &"status"])
-        .and_then(|raw| parse_status_ctxt(&text(raw)));
-    let io = s
-        .read(&[&pid, &"task", &tid, &"io"])
-        .and_then(|raw| parse_io(&text(raw)));
+    let ctxt = match files {
+        Some(f) => s.pread(&f.status),
+        None => s.read(&[&pid, &"task", &tid, &"status"]),
+    }
+    .and_then(|raw| parse_status_ctxt(&text(raw)));
+    let io = match files {
+        Some(ThreadFiles { io: Some(io), .. }) => s.pread(io),
+        Some(_) => None,
+        None => s.read(&[&pid, &"task", &tid, &"io"]),
+    }
+    .and_then(|raw| parse_io(&text(raw)));
     Some(ThreadSample {
         tid,
         comm,

@@ -5,25 +5,26 @@
 //! (`sum_exec_runtime`) grows whenever the thread runs at all, and none of the counters we read
 //! (utime/stime, context switches, syscr/syscw) can change without the thread running. So each tick
 //! reads one `schedstat` per thread through an fd kept open (`pread` at 0), and reads `stat`,
-//! `status` and `io` only for threads whose run time moved. The task directory is listed only when
-//! the process's thread count changed or a thread vanished. The snapshots are identical in content
-//! to [`ProcFs::snapshot`]'s.
+//! `status` and `io` only for threads whose run time moved; a thread that ran in two ticks in a row
+//! (an audio thread runs in every one) keeps those three open too. The task directory is listed
+//! only when the process's thread count changed or a thread vanished. The snapshots are identical
+//! in content to [`ProcFs::snapshot`]'s.
 
 use std::collections::HashMap;
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 
 use crate::fs::text;
 use crate::parse::{parse_schedstat, parse_stat};
 use crate::rates::{rates, CpuReport};
 use crate::role::Role;
 use crate::sample::{
-    monotonic_ns, read_thread, read_thread_with, ProcessSample, Scratch, Snapshot, ThreadSample,
+    monotonic_ns, read_thread, read_thread_with, ProcessSample, Scratch, Snapshot, ThreadFiles,
+    ThreadSample,
 };
 use crate::{Pid, ProcFs};
 
-/// Default cap on the `schedstat` fds kept open (below the common soft limit of 1024 fds, leaving
-/// room for the rest of the host). Threads beyond it are sampled by path.
+/// Default cap on the fds kept open (below the common soft limit of 1024 fds, leaving room for the
+/// rest of the host). Files beyond it are read by path.
 pub const DEFAULT_MAX_OPEN_FDS: usize = 640;
 
 /// Keeps the previous snapshot (each report covers the time since the last tick) and per-thread
@@ -51,6 +52,18 @@ struct ProcCache {
 struct ThreadCache {
     sample: ThreadSample,
     schedstat: Option<File>,
+    /// `stat`/`status`/`io` kept open once the thread ran in two ticks in a row (an audio thread
+    /// runs every tick; most threads of a browser never do).
+    files: Option<ThreadFiles>,
+    /// It ran during the last tick.
+    ran: bool,
+}
+
+impl ThreadCache {
+    /// The fds this thread holds.
+    fn fds(&self) -> usize {
+        usize::from(self.schedstat.is_some()) + self.files.as_ref().map_or(0, ThreadFiles::count)
+    }
 }
 
 impl Sampler {
@@ -66,7 +79,7 @@ impl Sampler {
         }
     }
 
-    /// Caps the `schedstat` fds kept open (0: keep none, sample every file by path).
+    /// Caps the fds kept open (0: keep none, sample every file by path).
     pub fn with_max_open_fds(mut self, max: usize) -> Self {
         self.max_open_fds = max;
         self
@@ -79,6 +92,12 @@ impl Sampler {
 
     pub fn pids(&self) -> &[Pid] {
         &self.pids
+    }
+
+    /// The `/proc` fds kept open now (`schedstat` per thread; `stat`/`status`/`io` of threads
+    /// that keep running).
+    pub fn open_fds(&self) -> usize {
+        self.open_fds
     }
 
     /// Threads whose `stat`/`status`/`io` were read in the last tick (the others had not run).
@@ -134,7 +153,7 @@ impl Sampler {
 
     fn forget(&mut self, pid: Pid) {
         if let Some(c) = self.procs.remove(&pid) {
-            let kept = c.threads.iter().filter(|t| t.schedstat.is_some()).count();
+            let kept: usize = c.threads.iter().map(ThreadCache::fds).sum();
             self.open_fds = self.open_fds.saturating_sub(kept);
         }
     }
@@ -179,24 +198,30 @@ impl Sampler {
             let tc = &mut cache.threads[i];
             let tid = tc.sample.tid;
             let run = match &tc.schedstat {
-                Some(f) => pread_schedstat(f, &mut s.buf),
+                Some(f) => s
+                    .pread(f)
+                    .and_then(|raw| parse_schedstat(&text(raw)))
+                    .map(|x| x.run_time_ns),
                 None => s.run_time_ns(pid, tid),
             };
             let unchanged = run.is_some() && run == tc.sample.run_time_ns;
             if !unchanged {
                 full_reads += 1;
-                match read_thread_with(pid, tid, s, run) {
+                if tc.ran && tc.files.is_none() && open_fds + 3 <= max_open_fds {
+                    tc.files = ThreadFiles::open(pid, tid, s);
+                    open_fds += tc.files.as_ref().map_or(0, ThreadFiles::count);
+                }
+                match read_thread_with(pid, tid, s, run, tc.files.as_ref()) {
                     Some(t) if t.starttime == tc.sample.starttime => tc.sample = t,
                     _ => {
                         // Gone (or a reused tid): drop it and list the task dir again.
-                        if cache.threads.swap_remove(i).schedstat.is_some() {
-                            open_fds -= 1;
-                        }
+                        open_fds -= cache.threads.swap_remove(i).fds();
                         relist = true;
                         continue;
                     }
                 }
             }
+            tc.ran = !unchanged;
             i += 1;
         }
 
@@ -210,8 +235,8 @@ impl Sampler {
             }
             cache.threads.retain(|t| {
                 let keep = tids.binary_search(&t.sample.tid).is_ok();
-                if !keep && t.schedstat.is_some() {
-                    open_fds -= 1; // its fd closes with it
+                if !keep {
+                    open_fds -= t.fds(); // its fds close with it
                 }
                 keep
             });
@@ -231,7 +256,12 @@ impl Sampler {
                 if schedstat.is_some() {
                     open_fds += 1;
                 }
-                cache.threads.push(ThreadCache { sample, schedstat });
+                cache.threads.push(ThreadCache {
+                    sample,
+                    schedstat,
+                    files: None,
+                    ran: false,
+                });
             }
         }
         cache.threads.sort_unstable_by_key(|t| t.sample.tid);
@@ -251,18 +281,6 @@ impl Sampler {
             threads,
         })
     }
-}
-
-/// The run time from a kept-open `schedstat` (`None` once the thread is gone: ESRCH).
-fn pread_schedstat(f: &File, buf: &mut Vec<u8>) -> Option<u64> {
-    if buf.len() < 4096 {
-        buf.resize(4096, 0);
-    }
-    let n = f.read_at(buf, 0).ok()?;
-    if n == 0 {
-        return None;
-    }
-    parse_schedstat(&text(&buf[..n])).map(|x| x.run_time_ns)
 }
 
 #[cfg(test)]
@@ -304,8 +322,8 @@ mod tests {
         s.procs
             .values()
             .flat_map(|p| &p.threads)
-            .filter(|t| t.schedstat.is_some())
-            .count()
+            .map(ThreadCache::fds)
+            .sum()
     }
 
     #[test]

@@ -796,3 +796,68 @@ fn sampler_matches_snapshot_and_rereads_only_threads_that_ran() {
     assert_eq!(r.gone_pids, vec![100]);
     assert!(sampler.snapshot().processes.is_empty());
 }
+
+#[test]
+fn a_thread_that_keeps_running_is_read_through_kept_fds_with_the_same_figures() {
+    let p = FakeProc::new();
+    p.process(
+        100,
+        1,
+        "chromium",
+        &["/usr/lib/chromium/chromium", "--type=renderer"],
+    );
+    p.thread(100, 100, "chromium", T { run_ns: 10, ..T0 });
+    p.thread(100, 101, "AudioInputDevic", T { run_ns: 10, ..T0 });
+    let fs_ = p.fs();
+    let mut sampler = micoff_proc::Sampler::new(fs_.clone(), vec![100]);
+    sampler.snapshot();
+    assert_eq!(sampler.open_fds(), 2); // one schedstat each
+
+    let audio = |n: u64| T {
+        utime: n,
+        stime: n / 2,
+        run_ns: 10 + n * 1_000_000,
+        vol: 100 * n,
+        inv: n,
+        io: Some((3 * n, 2 * n)),
+    };
+    let thread = |s: &micoff_proc::Snapshot, tid: Pid| {
+        s.processes[0]
+            .threads
+            .iter()
+            .find(|t| t.tid == tid)
+            .unwrap()
+            .clone()
+    };
+    // Ticks 1..=4: 101 runs every time. From its second run on it keeps stat/status/io open,
+    // and what it reads through them is what a stateless snapshot reads by path.
+    for n in 1..=4 {
+        p.thread(100, 101, "AudioInputDevic", audio(n));
+        let s = sampler.snapshot();
+        assert_eq!(sampler.last_full_reads(), 1, "tick {n}");
+        assert_eq!(
+            thread(&s, 101),
+            thread(&fs_.snapshot(&[100]), 101),
+            "tick {n}"
+        );
+        assert_eq!(thread(&s, 101).syscw, Some(2 * n));
+        assert_eq!(sampler.open_fds(), if n >= 2 { 5 } else { 2 }, "tick {n}");
+    }
+
+    // It exits: its four fds close with it.
+    fs::remove_dir_all(p.pdir(100).join("task/101")).unwrap();
+    let s = sampler.snapshot();
+    assert_eq!(s.processes[0].threads.len(), 1);
+    assert_eq!(sampler.open_fds(), 1);
+
+    // Under a cap that leaves no room for them, the same figures come by path.
+    let mut capped = micoff_proc::Sampler::new(fs_.clone(), vec![100]).with_max_open_fds(2);
+    p.thread(100, 102, "AudioOutputDevi", audio(1));
+    capped.snapshot();
+    for n in 2..=3 {
+        p.thread(100, 102, "AudioOutputDevi", audio(n));
+        let s = capped.snapshot();
+        assert_eq!(thread(&s, 102), thread(&fs_.snapshot(&[100]), 102));
+        assert!(capped.open_fds() <= 2);
+    }
+}
