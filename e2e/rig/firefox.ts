@@ -3,7 +3,7 @@
 // real from the rig's server. Firefox reads user-level native messaging manifests from
 // `$HOME/.mozilla/native-messaging-hosts/`, so it gets a HOME of its own with micoff-host's manifest
 // written there by the host's own installer.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
@@ -13,7 +13,15 @@ import { run } from './proc.ts';
 
 /** The moz-extension:// UUID pinned through `extensions.webextensions.uuids`, so pages are addressable. */
 export const FIREFOX_EXTENSION_UUID = '6d1f0c2e-9a57-4b8e-8f43-0c1de0f0a11c';
-export const FIREFOX_EXTENSION_ID = 'micoff@micoff.org';
+
+/** The add-on id, as the build wrote it (`browser_specific_settings.gecko.id` of dist/firefox). */
+export function firefoxExtensionId(extensionDir = FIREFOX_EXTENSION_DIR): string {
+  const file = join(extensionDir, 'manifest.json');
+  if (!existsSync(file)) throw new Error(`${file} is missing (run \`npm run build\`)`);
+  const id = JSON.parse(readFileSync(file, 'utf8'))?.browser_specific_settings?.gecko?.id;
+  if (typeof id !== 'string') throw new Error(`${file} names no gecko id`);
+  return id;
+}
 
 export interface FirefoxOptions {
   /** The audio server's client environment (PULSE_SERVER). */
@@ -52,7 +60,7 @@ export async function launchFirefox(o: FirefoxOptions): Promise<LaunchedFirefox>
       'media.navigator.streams.fake': false,
       'media.cubeb.backend': 'pulse',
       'media.autoplay.default': 0,
-      'extensions.webextensions.uuids': JSON.stringify({ [FIREFOX_EXTENSION_ID]: FIREFOX_EXTENSION_UUID }),
+      'extensions.webextensions.uuids': JSON.stringify({ [firefoxExtensionId()]: FIREFOX_EXTENSION_UUID }),
       'media.getusermedia.microphone.off_while_disabled.enabled': !!o.nativeRelease,
     };
     if (o.nativeRelease) {

@@ -8,7 +8,7 @@ import { existsSync } from 'node:fs';
 import type { Page } from 'puppeteer-core';
 import type { CpuReport, Processes, Version } from '../../extension/src/shared/protocol.ts';
 import type { AudioRig } from '../rig/audio-rig.ts';
-import { FIREFOX_EXTENSION_ID, launchFirefox, pageWaitFor } from '../rig/firefox.ts';
+import { firefoxExtensionId, launchFirefox, pageWaitFor } from '../rig/firefox.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import type { RecordStream } from '../rig/pactl.ts';
 import { FIREFOX } from '../rig/paths.ts';
@@ -23,6 +23,14 @@ const firefoxRecord = (s: RecordStream) =>
 
 async function firefoxStreams(rig: AudioRig): Promise<RecordStream[]> {
   return (await rig.recordStreams()).filter(firefoxRecord);
+}
+
+/** Firefox's record stream once it runs (pipewire-pulse lists a new stream corked for a moment). */
+function runningFirefoxStream(rig: AudioRig): Promise<RecordStream> {
+  return waitFor('Firefox’s record stream running at the server', async () => {
+    const s = (await firefoxStreams(rig)).find((x) => !x.corked);
+    return s ?? null;
+  });
 }
 
 /** A host request through the background page's test surface (`globalThis.micoff`), as JSON. */
@@ -52,11 +60,7 @@ test('Firefox ESR: the extension reaches micoff-host, which names and measures F
     await meeting.goto(pages.url('meeting.html?playout=1'));
     await pageWaitFor(meeting, 'the meeting page', () => window.ready !== undefined);
     await meeting.evaluate(() => window.ready);
-    // Running: pipewire-pulse shows a new stream corked for a moment before it starts (seen on CI).
-    await waitFor('Firefox’s record stream running at the server', async () => {
-      const s = (await firefoxStreams(rig)).filter((x) => !x.corked);
-      return s.length > 0 ? s : null;
-    });
+    await runningFirefoxStream(rig);
     // The page's own getUserMedia: micoff's interposition stays out of Firefox.
     expect(
       await meeting.evaluate(() => Function.prototype.toString.call(navigator.mediaDevices.getUserMedia)),
@@ -69,7 +73,7 @@ test('Firefox ESR: the extension reaches micoff-host, which names and measures F
     );
     const version = await hostRequest<Version>(popup, { type: 'version' });
     expect(version.browser_family).toBe('firefox');
-    expect(version.extension_id).toBe(FIREFOX_EXTENSION_ID);
+    expect(version.extension_id).toBe(firefoxExtensionId());
 
     // The host walks Firefox's tree from the parent that launched it and names the processes.
     const procs = await hostRequest<Processes>(popup, { type: 'processes' });
@@ -141,16 +145,13 @@ test('Firefox ESR without its pref keeps the mic open while muted (what the READ
     await meeting.goto(pages.url('meeting.html'));
     await pageWaitFor(meeting, 'the meeting page', () => window.ready !== undefined);
     await meeting.evaluate(() => window.ready);
-    const [stream] = await waitFor('Firefox’s record stream running at the server', async () => {
-      const s = (await firefoxStreams(rig)).filter((x) => !x.corked);
-      return s.length > 0 ? s : null;
-    });
+    const stream = await runningFirefoxStream(rig);
     await meeting.evaluate(() => window.mute());
     // Well past the 300 ms the test above releases after, and past Firefox's default 3 s delay.
     await new Promise((r) => setTimeout(r, 4000));
     const still = await firefoxStreams(rig);
-    expect(still.map((s) => s.index)).toContain(stream?.index);
-    expect(still.find((s) => s.index === stream?.index)?.corked).toBe(false);
+    expect(still.map((s) => s.index)).toContain(stream.index);
+    expect(still.find((s) => s.index === stream.index)?.corked).toBe(false);
   } finally {
     await ff.close();
   }

@@ -206,6 +206,9 @@ pub(crate) struct ThreadFiles {
 }
 
 impl ThreadFiles {
+    /// The most fds one holds.
+    pub(crate) const MAX: usize = 3;
+
     pub(crate) fn open(pid: Pid, tid: Pid, s: &mut Scratch) -> Option<Self> {
         let mut open = |name: &str| File::open(s.path.at(&[&pid, &"task", &tid, &name])).ok();
         Some(Self {

@@ -207,7 +207,7 @@ impl Sampler {
             let unchanged = run.is_some() && run == tc.sample.run_time_ns;
             if !unchanged {
                 full_reads += 1;
-                if tc.ran && tc.files.is_none() && open_fds + 3 <= max_open_fds {
+                if tc.ran && tc.files.is_none() && open_fds + ThreadFiles::MAX <= max_open_fds {
                     tc.files = ThreadFiles::open(pid, tid, s);
                     open_fds += tc.files.as_ref().map_or(0, ThreadFiles::count);
                 }
