@@ -253,12 +253,17 @@ pub fn run_fix_env(
         FixCommand::Hda(_) => fix::hda::run(root, env, &opts, sys, out, err),
         FixCommand::ClientShm(_) => fix::client_shm::run(root, env, &opts, sys, out, err),
         FixCommand::Governor(a) => {
-            let list = match a.cpus.as_deref().map(fix::governor::parse_cpu_list) {
-                Some(None) => {
-                    let _ = writeln!(err, "fix governor: bad --cpus list");
+            let present = fix::governor::present_cpus(root);
+            let list = match a
+                .cpus
+                .as_deref()
+                .map(|c| fix::governor::parse_cpu_list(c, &present))
+            {
+                Some(Err(why)) => {
+                    let _ = writeln!(err, "fix governor: bad --cpus list: {why}");
                     return 2;
                 }
-                Some(Some(l)) => Some(l),
+                Some(Ok(l)) => Some(l),
                 None => None,
             };
             fix::governor::run(root, list.as_deref(), &opts, sys, out)

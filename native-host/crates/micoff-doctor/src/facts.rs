@@ -342,6 +342,9 @@ pub struct Facts {
     pub asound_present: bool,
     pub hda_params: Option<HdaParams>,
     pub modprobe_hda: Vec<ModprobeOption>,
+    /// `/etc/modprobe.d/micoff-hda.conf` is there and was written by `fix hda` (its marker line),
+    /// so `fix hda --revert` would remove it.
+    pub micoff_hda_conf: bool,
     pub cpu: CpuInfo,
     pub governors: Vec<(String, String)>,
     pub smt_active: Option<bool>,
@@ -450,6 +453,9 @@ pub fn gather(root: &Root, env: &UserEnv) -> Facts {
     Facts {
         proc_version,
         modprobe_hda: read_modprobe_hda(root, cmdline.as_deref()),
+        micoff_hda_conf: root
+            .read(crate::fix::hda::CONF_PATH)
+            .is_some_and(|t| t.starts_with(crate::fix::MARKER)),
         cmdline,
         config,
         config_file,

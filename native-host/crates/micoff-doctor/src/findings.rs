@@ -62,6 +62,7 @@ pub const SHORT_PERIOD_US: u64 = 5_000;
 pub const FIX_HDA: &str = "sudo micoff-host fix hda --apply";
 pub const FIX_CLIENT_SHM: &str = "micoff-host fix client-shm --apply";
 pub const FIX_GOVERNOR: &str = "sudo micoff-host fix governor --apply";
+pub const REVERT_HDA: &str = "sudo micoff-host fix hda --revert";
 pub const RELOAD_HDA: &str = "sudo modprobe -r snd_hda_intel && sudo modprobe snd_hda_intel";
 pub const LARGER_LATENCY: &str = "PULSE_LATENCY_MSEC=60 chromium";
 pub const PIPEWIRE_QUANTUM: &str = "pw-metadata -n settings 0 clock.min-quantum 1024";
@@ -724,6 +725,35 @@ fn hda_position_fix(facts: &Facts) -> Finding {
         None => Vec::new(),
     };
     let cur = format!("live: {}", live.join(", "));
+    // micoff's own file on a kernel that no longer needs it (upgraded since `fix hda`): the way
+    // out is removing it, never a reload that would make a stale value take effect.
+    if let Some(why_useless) = facts
+        .micoff_hda_conf
+        .then(|| crate::fix::hda::useless_on_this_kernel(facts))
+        .flatten()
+    {
+        if !pending.is_empty() {
+            details.push(format!(
+                "configured value differs from the live one for {}",
+                pending.join(", ")
+            ));
+        }
+        return f
+            .make(
+                Status::WorthChanging,
+                format!(
+                    "{cur}; {} (written by micoff-host fix hda) is no longer needed",
+                    crate::fix::hda::CONF_PATH
+                ),
+                why,
+            )
+            .with_fix(REVERT_HDA)
+            .with_hint(format!(
+                "{why_useless}: revert it; do not reload the module to make it take effect \
+                 (the kernel default returns at the next module load or reboot)"
+            ))
+            .with_details(details);
+    }
     if pending.is_empty() {
         f.make(Status::Ok, cur, why).with_details(details)
     } else {

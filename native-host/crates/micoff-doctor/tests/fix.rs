@@ -743,3 +743,137 @@ fn governor_not_root_escalates_without_adding_consent() {
     assert_eq!(sys.ran[0].0, "sudo");
     assert!(!sys.ran[0].1.iter().any(|a| a == "--yes"), "{:?}", sys.ran);
 }
+
+#[test]
+fn governor_cpu_lists_are_checked_against_the_cpus_present() {
+    // skylake-old-kernel has cpu0..cpu3.
+    let dir = temp_root("skylake-old-kernel");
+    let mut sys = Fake::default();
+    for (list, says) in [
+        (
+            "0-4294967295",
+            "cpu4 in `0-4294967295` does not exist; this machine has cpu0 to cpu3",
+        ),
+        ("5-2", "`5-2` runs backwards (write 2-5)"),
+        ("2-9", "cpu4 in `2-9` does not exist"),
+        ("7", "cpu7 in `7` does not exist"),
+        (",", "`,` names no CPU"),
+    ] {
+        for m in ["dry", "apply"] {
+            let (code, out, err) = run(
+                &governor(dir.path(), m, Some(list), false),
+                &tommi(),
+                &mut sys,
+            );
+            assert_eq!(code, 2, "{list} {m}: {out}{err}");
+            assert!(
+                err.contains(&format!("fix governor: bad --cpus list: {says}")),
+                "{list}: {err}"
+            );
+            assert_eq!(out, "", "{list}");
+        }
+    }
+    assert!(!dir.path().join("run/micoff-governor").exists());
+    assert!(sys.ran.is_empty());
+}
+
+#[test]
+fn governor_revert_leaves_a_core_whose_governor_changed_since() {
+    let dir = temp_root("skylake-old-kernel");
+    let path = |cpu: u32| {
+        dir.path().join(format!(
+            "sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_governor"
+        ))
+    };
+    let gov = |cpu: u32| fs::read_to_string(path(cpu)).unwrap().trim().to_owned();
+    let mut sys = Fake::default();
+    let (code, out, _) = run(
+        &governor(dir.path(), "apply", Some("1-2"), false),
+        &tommi(),
+        &mut sys,
+    );
+    assert_eq!(code, 0, "{out}");
+    // The user (or a power daemon) picks another governor for cpu1 afterwards.
+    fs::write(path(1), "schedutil\n").unwrap();
+    let (code, out, _) = run(
+        &governor(dir.path(), "revert", None, false),
+        &tommi(),
+        &mut sys,
+    );
+    assert_eq!(code, 0, "{out}");
+    assert_eq!((gov(1), gov(2)), ("schedutil".into(), "powersave".into()));
+    assert!(
+        out.contains("cpu1: left at schedutil: it was changed after micoff set performance"),
+        "{out}"
+    );
+    assert!(out.contains("cpu2: performance -> powersave"), "{out}");
+    assert!(out.contains("1 core(s) left as they are"), "{out}");
+    assert!(!dir.path().join("run/micoff-governor").exists());
+}
+
+/// Boots `root` into Debian 11's 5.10.0-26 (5.10.197), which has the udelay fix.
+fn upgrade_kernel(root: &Path) {
+    fs::write(root.join("proc/sys/kernel/osrelease"), "5.10.0-26-amd64\n").unwrap();
+    fs::write(
+        root.join("proc/version"),
+        "Linux version 5.10.0-26-amd64 (debian-kernel@lists.debian.org) (gcc-10 (Debian 10.2.1-6) 10.2.1 20210110, GNU ld (GNU Binutils for Debian) 2.35.2) #1 SMP Debian 5.10.197-1 (2023-09-29)\n",
+    )
+    .unwrap();
+}
+
+#[test]
+fn after_a_kernel_upgrade_the_doctor_recommends_reverting_fix_hda_not_reloading() {
+    use micoff_doctor::findings::{RELOAD_HDA, REVERT_HDA};
+    let dir = temp_root("skylake-old-kernel");
+    let mut sys = Fake::default();
+    // Written on the old kernel; a stream was open, so not reloaded.
+    let (code, out, _) = run(&hda_reload(dir.path()), &tommi(), &mut sys);
+    assert_eq!(code, 0, "{out}");
+    assert!(dir.path().join(CONF).exists());
+    upgrade_kernel(dir.path());
+    let r = report::build(&Root::new(dir.path()), &tommi(), Err("test"));
+    let pf = r.finding("hda_position_fix").unwrap();
+    assert_eq!(pf.status, Status::WorthChanging, "{}", pf.current);
+    assert_eq!(pf.fix.as_deref(), Some(REVERT_HDA), "{}", pf.current);
+    assert!(
+        pf.hint
+            .as_deref()
+            .unwrap()
+            .contains("no longer has the Skylake+ capture udelay"),
+        "{:?}",
+        pf.hint
+    );
+    assert_eq!(r.finding("hda_udelay").unwrap().status, Status::Ok);
+    assert!(
+        r.findings
+            .iter()
+            .all(|f| f.fix.as_deref() != Some(RELOAD_HDA)),
+        "{:#?}",
+        r.findings
+    );
+    // The same once the stale value is live (the module loaded it at boot).
+    fs::write(dir.path().join(LIVE), "1,-1,-1,-1,-1,-1,-1,-1\n").unwrap();
+    let r = report::build(&Root::new(dir.path()), &tommi(), Err("test"));
+    let pf = r.finding("hda_position_fix").unwrap();
+    assert_eq!(pf.fix.as_deref(), Some(REVERT_HDA), "{}", pf.current);
+    // The recommended command does what it says.
+    let (code, out, _) = run(&hda(dir.path(), "revert", false, false), &tommi(), &mut sys);
+    assert_eq!(code, 0, "{out}");
+    assert!(!dir.path().join(CONF).exists());
+    assert_eq!(status_of(dir.path(), "hda_position_fix"), Status::Ok);
+}
+
+#[test]
+fn a_foreign_position_fix_on_a_fixed_kernel_is_not_ours_to_revert() {
+    use micoff_doctor::findings::REVERT_HDA;
+    let dir = temp_root("skylake-old-kernel");
+    fs::write(
+        dir.path().join("etc/modprobe.d/micoff-hda.conf"),
+        "options snd_hda_intel position_fix=1\n",
+    )
+    .unwrap();
+    upgrade_kernel(dir.path());
+    let r = report::build(&Root::new(dir.path()), &tommi(), Err("test"));
+    let pf = r.finding("hda_position_fix").unwrap();
+    assert_ne!(pf.fix.as_deref(), Some(REVERT_HDA), "{}", pf.current);
+}

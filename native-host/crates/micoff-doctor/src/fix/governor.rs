@@ -9,23 +9,69 @@ use crate::root::Root;
 
 pub const STATE_PATH: &str = "/run/micoff-governor";
 
+/// The governor `--apply` sets.
+const SET: &str = "performance";
+
 fn governor_path(cpu: &str) -> String {
     format!("/sys/devices/system/cpu/{cpu}/cpufreq/scaling_governor")
 }
 
-/// `0-2,5` -> [0, 1, 2, 5].
-pub fn parse_cpu_list(s: &str) -> Option<Vec<u32>> {
+/// The CPU numbers the kernel knows (`/sys/devices/system/cpu/cpuN`, online or not), ascending.
+pub fn present_cpus(root: &Root) -> Vec<u32> {
+    let mut v: Vec<u32> = root
+        .list("/sys/devices/system/cpu")
+        .iter()
+        .filter_map(|n| n.strip_prefix("cpu")?.parse().ok())
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// `0-2,5` -> [0, 1, 2, 5], checked against the CPUs `present`: a backwards range (`5-2`), a CPU
+/// that is not there or an empty list is an error that says which. A range is checked before it
+/// is expanded, so `0-4294967295` costs nothing.
+pub fn parse_cpu_list(s: &str, present: &[u32]) -> Result<Vec<u32>, String> {
+    let known = || match (present.first(), present.last()) {
+        (Some(a), Some(b)) if a == b => format!("this machine has cpu{a} only"),
+        (Some(a), Some(b)) => format!("this machine has cpu{a} to cpu{b}"),
+        _ => "this machine lists no CPU in /sys/devices/system/cpu".to_owned(),
+    };
+    let number = |t: &str| -> Result<u32, String> {
+        t.trim()
+            .parse()
+            .map_err(|_| format!("`{}` is not a CPU number", t.trim()))
+    };
     let mut v = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
-        match part.split_once('-') {
-            Some((a, b)) => {
-                let (a, b): (u32, u32) = (a.parse().ok()?, b.parse().ok()?);
-                v.extend(a..=b);
+        let (a, b) = match part.split_once('-') {
+            Some((a, b)) => (number(a)?, number(b)?),
+            None => {
+                let n = number(part)?;
+                (n, n)
             }
-            None => v.push(part.parse().ok()?),
+        };
+        if a > b {
+            return Err(format!("`{part}` runs backwards (write {b}-{a})"));
         }
+        // Every number in a..=b must be present; checking the ends and the count first keeps
+        // a huge range from being expanded.
+        let inside = present.iter().filter(|c| (a..=b).contains(*c)).count() as u64;
+        if inside != u64::from(b - a) + 1 {
+            let missing = (a..=b).find(|c| !present.contains(c)).unwrap_or(b);
+            return Err(format!(
+                "cpu{missing} in `{part}` does not exist; {}",
+                known()
+            ));
+        }
+        v.extend(present.iter().copied().filter(|c| (a..=b).contains(c)));
     }
-    Some(v)
+    if v.is_empty() {
+        return Err(format!("`{s}` names no CPU"));
+    }
+    v.sort_unstable();
+    v.dedup();
+    Ok(v)
 }
 
 /// (cpu, current governor) for the chosen cores that have cpufreq.
@@ -60,14 +106,43 @@ pub fn run(
         if sys.euid() != 0 {
             return escalate("Restoring CPU governors", opts, sys, out);
         }
+        let mut left = 0;
         for line in state.lines().filter(|l| !l.starts_with('#')) {
-            if let Some((cpu, gov)) = line.split_once(' ') {
-                std::fs::write(root.path(governor_path(cpu)), gov)?;
-                writeln!(out, "{cpu}: {gov}")?;
+            let Some((cpu, gov)) = line.split_once(' ') else {
+                continue;
+            };
+            // Only a core still on the governor micoff set: anything else was chosen since
+            // (by the user, a power daemon) and is not ours to undo.
+            match root.read_trim(governor_path(cpu)) {
+                Some(now) if now == SET => {
+                    std::fs::write(root.path(governor_path(cpu)), gov)?;
+                    writeln!(out, "{cpu}: {SET} -> {gov}")?;
+                }
+                Some(now) => {
+                    left += 1;
+                    writeln!(
+                        out,
+                        "{cpu}: left at {now}: it was changed after micoff set {SET} (it was {gov} before)"
+                    )?;
+                }
+                None => {
+                    left += 1;
+                    writeln!(
+                        out,
+                        "{cpu}: left alone: it has no cpufreq governor now (offline?)"
+                    )?;
+                }
             }
         }
         std::fs::remove_file(&state_path)?;
-        writeln!(out, "fix governor --revert: previous governors restored.")?;
+        if left == 0 {
+            writeln!(out, "fix governor --revert: previous governors restored.")?;
+        } else {
+            writeln!(
+                out,
+                "fix governor --revert: previous governors restored where micoff's {SET} was still set; {left} core(s) left as they are."
+            )?;
+        }
         return Ok(0);
     }
     let cores = chosen(root, cpus);
@@ -78,7 +153,7 @@ pub fn run(
         )?;
         return Ok(0);
     }
-    let todo: Vec<&(String, String)> = cores.iter().filter(|(_, g)| g != "performance").collect();
+    let todo: Vec<&(String, String)> = cores.iter().filter(|(_, g)| g != SET).collect();
     if todo.is_empty() {
         writeln!(
             out,
@@ -88,7 +163,7 @@ pub fn run(
         return Ok(0);
     }
     for (cpu, g) in &todo {
-        writeln!(out, "{cpu}: {g} -> performance")?;
+        writeln!(out, "{cpu}: {g} -> {SET}")?;
     }
     if opts.mode == Mode::DryRun {
         writeln!(
@@ -115,7 +190,7 @@ pub fn run(
     }
     write_atomic(&state_path, &state, 0o644)?;
     for (cpu, _) in &todo {
-        std::fs::write(root.path(governor_path(cpu)), "performance")?;
+        std::fs::write(root.path(governor_path(cpu)), SET)?;
     }
     writeln!(
         out,
@@ -140,7 +215,28 @@ mod tests {
 
     #[test]
     fn cpu_lists() {
-        assert_eq!(parse_cpu_list("0-2,5"), Some(vec![0, 1, 2, 5]));
-        assert_eq!(parse_cpu_list("x"), None);
+        let present: Vec<u32> = (0..8).collect();
+        assert_eq!(parse_cpu_list("0-2,5", &present), Ok(vec![0, 1, 2, 5]));
+        assert_eq!(parse_cpu_list(" 5, 2-3,2 ", &present), Ok(vec![2, 3, 5]));
+        assert!(parse_cpu_list("x", &present).is_err());
+        assert!(parse_cpu_list("1-", &present).is_err());
+        assert!(parse_cpu_list("", &present)
+            .unwrap_err()
+            .contains("names no CPU"));
+        let e = parse_cpu_list("5-2", &present).unwrap_err();
+        assert!(e.contains("`5-2` runs backwards"), "{e}");
+        let e = parse_cpu_list("0-4294967295", &present).unwrap_err();
+        assert!(
+            e.contains("cpu8 in `0-4294967295` does not exist; this machine has cpu0 to cpu7"),
+            "{e}"
+        );
+        let e = parse_cpu_list("4294967295", &present).unwrap_err();
+        assert!(e.contains("cpu4294967295"), "{e}");
+        // A hole (cpu2 not listed) inside a range.
+        let e = parse_cpu_list("1-3", &[0, 1, 3]).unwrap_err();
+        assert!(e.starts_with("cpu2 in `1-3` does not exist"), "{e}");
+        assert!(parse_cpu_list("0", &[])
+            .unwrap_err()
+            .contains("lists no CPU"));
     }
 }

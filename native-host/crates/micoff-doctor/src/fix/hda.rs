@@ -45,20 +45,26 @@ pub fn why_not(facts: &Facts) -> Option<String> {
             facts.kernel.release
         ));
     };
+    no_udelay_in(v).or_else(|| already_avoided(facts, &skl))
+}
+
+/// `Some(why)` when the running kernel is known to have no Skylake+ capture udelay (fixed, or
+/// too old to have the code), so our file saves nothing: after a kernel upgrade it is left over
+/// and `--revert` is the way out, not a module reload that would make it take effect.
+pub fn useless_on_this_kernel(facts: &Facts) -> Option<String> {
+    no_udelay_in(facts.kernel.version?)
+}
+
+fn no_udelay_in(v: kernel::KernelVersion) -> Option<String> {
     match kernel::skl_capture_udelay(v) {
-        UdelayState::Present => {}
-        UdelayState::Removed => {
-            return Some(format!(
-                "kernel {v} no longer has the Skylake+ capture udelay; LPIB would not save anything"
-            ))
-        }
-        UdelayState::NotIntroduced => {
-            return Some(format!(
-                "kernel {v} predates azx_get_pos_skl(); there is no udelay to avoid"
-            ))
-        }
+        UdelayState::Present => None,
+        UdelayState::Removed => Some(format!(
+            "kernel {v} no longer has the Skylake+ capture udelay; LPIB would not save anything"
+        )),
+        UdelayState::NotIntroduced => Some(format!(
+            "kernel {v} predates azx_get_pos_skl(); there is no udelay to avoid"
+        )),
     }
-    already_avoided(facts, &skl)
 }
 
 /// `Some(why)` when a position_fix set by someone else (modprobe.d, the kernel command line)
