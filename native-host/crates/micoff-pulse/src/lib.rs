@@ -9,11 +9,15 @@
 //! - [`error`]: [`PulseError`] (NotRunning, Timeout, Disconnected, Protocol, ...).
 //! - [`backoff`]: the reconnect schedule (100 ms doubling to 5 s).
 //! - [`convert`]: libpulse info structs -> owned data, and the pure parsing behind it.
-//! - `worker`: the thread: connection, cache, subscription events, reconnects.
+//! - `cache`: clients, devices and streams by index, and the events each listing or
+//!   subscription event means (pure, unit-tested).
+//! - `worker`: the thread: connection, listings, subscription events, reconnects; it keeps a
+//!   `cache` and sends the events it returns.
 //!
 //! Use [`PulseClient::spawn`] in the long-running host and [`query_once`] in CLI tools.
 
 pub mod backoff;
+mod cache;
 pub mod convert;
 pub mod error;
 pub mod types;

@@ -9,7 +9,7 @@
 //! wake up at all.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{HashMap, VecDeque};
 use std::io::Read;
 use std::os::unix::io::AsRawFd;
 use std::os::unix::net::UnixStream;
@@ -29,11 +29,10 @@ use pulse::proplist::Proplist;
 use pulse::time::MicroSeconds;
 use tokio::sync::{broadcast, oneshot};
 
+use crate::cache::Cache;
 use crate::convert::{self, Client, RawServerInfo, RawStream};
 use crate::error::{PulseError, Result};
-use crate::types::{
-    Device, DeviceKind, PulseEvent, ServerInfo, Snapshot, Stream, StreamKind, Streams,
-};
+use crate::types::{Device, DeviceKind, PulseEvent, ServerInfo, Snapshot, StreamKind, Streams};
 use crate::PulseConfig;
 
 pub(crate) type Reply<T> = oneshot::Sender<Result<T>>;
@@ -194,49 +193,6 @@ struct Conn {
     ctx: Context,
     state: ConnState,
     started: Instant,
-}
-
-#[derive(Default)]
-struct Cache {
-    server: Option<RawServerInfo>,
-    clients: BTreeMap<u32, Client>,
-    sources: BTreeMap<u32, Device>,
-    sinks: BTreeMap<u32, Device>,
-    records: BTreeMap<u32, RawStream>,
-    playbacks: BTreeMap<u32, RawStream>,
-}
-
-impl Cache {
-    fn streams_of(&mut self, kind: StreamKind) -> &mut BTreeMap<u32, RawStream> {
-        match kind {
-            StreamKind::Record => &mut self.records,
-            StreamKind::Playback => &mut self.playbacks,
-        }
-    }
-
-    fn devices_of(&mut self, kind: DeviceKind) -> &mut BTreeMap<u32, Device> {
-        match kind {
-            DeviceKind::Source => &mut self.sources,
-            DeviceKind::Sink => &mut self.sinks,
-        }
-    }
-
-    fn stream(&self, raw: &RawStream) -> Stream {
-        let devices = match raw.kind {
-            StreamKind::Record => &self.sources,
-            StreamKind::Playback => &self.sinks,
-        };
-        let device = raw.device_index.and_then(|i| devices.get(&i));
-        let client = raw.client_index.and_then(|c| self.clients.get(&c));
-        convert::build_stream(raw, device, client)
-    }
-
-    fn streams(&self) -> Streams {
-        Streams {
-            record: self.records.values().map(|r| self.stream(r)).collect(),
-            playback: self.playbacks.values().map(|r| self.stream(r)).collect(),
-        }
-    }
 }
 
 struct Refresh {
@@ -462,6 +418,12 @@ impl Worker {
         }
     }
 
+    fn emit_all(&self, events: Vec<PulseEvent>) {
+        for event in events {
+            self.emit(event);
+        }
+    }
+
     fn emit(&self, event: PulseEvent) {
         // No subscriber is fine.
         let _ = self.events.send(event);
@@ -570,7 +532,7 @@ impl Worker {
     }
 
     fn after_loss(&mut self, reason: String, was_ready: bool) {
-        self.cache = Cache::default();
+        self.cache.clear();
         self.connected.store(false, Ordering::SeqCst);
         let err = if was_ready || self.ever_connected {
             PulseError::Disconnected {
@@ -822,14 +784,26 @@ impl Worker {
             .is_some_and(|c| c.state == ConnState::Ready);
         let mut failed: Option<&'static str> = None;
         match part {
-            Part::Server(Some(s)) => self.cache.server = Some(s),
-            Part::Clients(Some(list)) => {
-                self.cache.clients = list.into_iter().map(|c| (c.index, c)).collect()
+            Part::Server(Some(s)) => {
+                self.cache.set_server(s);
             }
-            Part::Sources(Some(list)) => self.apply_devices(DeviceKind::Source, list, ready),
-            Part::Sinks(Some(list)) => self.apply_devices(DeviceKind::Sink, list, ready),
-            Part::Records(Some(list)) => self.apply_streams(StreamKind::Record, list, ready),
-            Part::Playbacks(Some(list)) => self.apply_streams(StreamKind::Playback, list, ready),
+            Part::Clients(Some(list)) => self.cache.set_clients(list),
+            Part::Sources(Some(list)) => {
+                let events = self.cache.apply_devices(DeviceKind::Source, list, ready);
+                self.emit_all(events);
+            }
+            Part::Sinks(Some(list)) => {
+                let events = self.cache.apply_devices(DeviceKind::Sink, list, ready);
+                self.emit_all(events);
+            }
+            Part::Records(Some(list)) => {
+                let events = self.cache.apply_streams(StreamKind::Record, list, ready);
+                self.emit_all(events);
+            }
+            Part::Playbacks(Some(list)) => {
+                let events = self.cache.apply_streams(StreamKind::Playback, list, ready);
+                self.emit_all(events);
+            }
             Part::Server(None) => failed = Some("server info"),
             Part::Clients(None) => failed = Some("client list"),
             Part::Sources(None) => failed = Some("source list"),
@@ -877,24 +851,14 @@ impl Worker {
         let info = self.server_info();
         tracing::info!(server = %info.server_name, version = %info.server_version, "connected to the audio server");
         self.emit(PulseEvent::Connected { info });
-        for raw in self
-            .cache
-            .records
-            .values()
-            .chain(self.cache.playbacks.values())
-        {
-            self.emit(PulseEvent::StreamAdded {
-                kind: raw.kind,
-                stream: self.cache.stream(raw),
-            });
-        }
+        self.emit_all(self.cache.ready_events());
         for cmd in std::mem::take(&mut self.queued) {
             self.handle_command(cmd);
         }
     }
 
     fn server_info(&self) -> ServerInfo {
-        let raw = self.cache.server.clone().unwrap_or_default();
+        let raw = self.cache.server();
         let (server_string, server_proto, is_local) = match &self.conn {
             Some(c) => (
                 c.ctx.get_server(),
@@ -934,68 +898,17 @@ impl Worker {
         let _ = match req {
             ViewRequest::Server(tx) => tx.send(Ok(self.server_info())).is_ok(),
             ViewRequest::Streams(tx) => tx.send(Ok(self.cache.streams())).is_ok(),
-            ViewRequest::Sources(tx) => tx
-                .send(Ok(self.cache.sources.values().cloned().collect()))
-                .is_ok(),
-            ViewRequest::Sinks(tx) => tx
-                .send(Ok(self.cache.sinks.values().cloned().collect()))
-                .is_ok(),
+            ViewRequest::Sources(tx) => tx.send(Ok(self.cache.sources())).is_ok(),
+            ViewRequest::Sinks(tx) => tx.send(Ok(self.cache.sinks())).is_ok(),
             ViewRequest::Snapshot(tx) => tx
                 .send(Ok(Snapshot {
                     server: self.server_info(),
-                    sources: self.cache.sources.values().cloned().collect(),
-                    sinks: self.cache.sinks.values().cloned().collect(),
+                    sources: self.cache.sources(),
+                    sinks: self.cache.sinks(),
                     streams: self.cache.streams(),
                 }))
                 .is_ok(),
         };
-    }
-
-    fn apply_devices(&mut self, kind: DeviceKind, list: Vec<Device>, emit: bool) {
-        let new: BTreeMap<u32, Device> = list.into_iter().map(|d| (d.index, d)).collect();
-        let old = std::mem::replace(self.cache.devices_of(kind), new);
-        if !emit {
-            return;
-        }
-        for index in old
-            .keys()
-            .filter(|i| !self.cache.devices_of(kind).contains_key(i))
-            .copied()
-            .collect::<Vec<_>>()
-        {
-            self.emit(PulseEvent::DeviceRemoved { kind, index });
-        }
-        let added: Vec<Device> = self
-            .cache
-            .devices_of(kind)
-            .values()
-            .filter(|d| !old.contains_key(&d.index))
-            .cloned()
-            .collect();
-        for device in added {
-            self.emit(PulseEvent::DeviceAdded { kind, device });
-        }
-    }
-
-    fn apply_streams(&mut self, kind: StreamKind, list: Vec<RawStream>, emit: bool) {
-        let new: BTreeMap<u32, RawStream> = list.into_iter().map(|s| (s.index, s)).collect();
-        let old = std::mem::replace(self.cache.streams_of(kind), new);
-        if !emit {
-            return;
-        }
-        let current = self.cache.streams_of(kind).clone();
-        for index in old.keys().filter(|i| !current.contains_key(i)) {
-            self.emit(PulseEvent::StreamRemoved {
-                kind,
-                index: *index,
-            });
-        }
-        for raw in current.values().filter(|s| !old.contains_key(&s.index)) {
-            self.emit(PulseEvent::StreamAdded {
-                kind,
-                stream: self.cache.stream(raw),
-            });
-        }
     }
 
     // ---- subscription events -----------------------------------------------------------
@@ -1009,31 +922,8 @@ impl Worker {
             .as_ref()
             .is_some_and(|c| c.state == ConnState::Ready);
         if op == SubOp::Removed {
-            match facility {
-                Facility::SourceOutput | Facility::SinkInput => {
-                    let kind = if facility == Facility::SourceOutput {
-                        StreamKind::Record
-                    } else {
-                        StreamKind::Playback
-                    };
-                    if self.cache.streams_of(kind).remove(&index).is_some() && ready {
-                        self.emit(PulseEvent::StreamRemoved { kind, index });
-                    }
-                }
-                Facility::Source | Facility::Sink => {
-                    let kind = if facility == Facility::Source {
-                        DeviceKind::Source
-                    } else {
-                        DeviceKind::Sink
-                    };
-                    if self.cache.devices_of(kind).remove(&index).is_some() && ready {
-                        self.emit(PulseEvent::DeviceRemoved { kind, index });
-                    }
-                }
-                Facility::Client => {
-                    self.cache.clients.remove(&index);
-                }
-                _ => {}
+            if let Some(event) = self.cache.removed(facility, index, ready) {
+                self.emit(event);
             }
             return;
         }
@@ -1099,45 +989,21 @@ impl Worker {
             .is_some_and(|c| c.state == ConnState::Ready);
         match item {
             Fetched::Server(raw) => {
-                let differs = self.cache.server.as_ref() != Some(&raw);
-                self.cache.server = Some(raw);
-                if ready && differs {
+                if self.cache.set_server(raw) && ready {
                     self.emit(PulseEvent::ServerChanged {
                         info: self.server_info(),
                     });
                 }
             }
-            Fetched::Client(c) => {
-                self.cache.clients.insert(c.index, c);
-            }
+            Fetched::Client(c) => self.cache.put_client(c),
             Fetched::Device(device, changed) => {
-                let kind = device.kind;
-                let existed = self
-                    .cache
-                    .devices_of(kind)
-                    .insert(device.index, device.clone());
-                if !ready {
-                    return;
-                }
-                match existed {
-                    None => self.emit(PulseEvent::DeviceAdded { kind, device }),
-                    Some(old) if changed && old != device => {
-                        self.emit(PulseEvent::DeviceChanged { kind, device })
-                    }
-                    Some(_) => {}
+                if let Some(event) = self.cache.fetched_device(device, changed, ready) {
+                    self.emit(event);
                 }
             }
             Fetched::Stream(raw, changed) => {
-                let kind = raw.kind;
-                let existed = self.cache.streams_of(kind).insert(raw.index, raw.clone());
-                if !ready {
-                    return;
-                }
-                let stream = self.cache.stream(&raw);
-                match existed {
-                    None => self.emit(PulseEvent::StreamAdded { kind, stream }),
-                    Some(_) if changed => self.emit(PulseEvent::StreamChanged { kind, stream }),
-                    Some(_) => {}
+                if let Some(event) = self.cache.fetched_stream(raw, changed, ready) {
+                    self.emit(event);
                 }
             }
         }
