@@ -11,15 +11,9 @@ use std::io::{IsTerminal, Write};
 
 use clap::{Parser, Subcommand};
 
-pub const EXIT_OK: i32 = 0;
-pub const EXIT_ERROR: i32 = 1;
-pub const EXIT_USAGE: i32 = 2;
-pub const EXIT_PARTIAL: i32 = 3;
-pub const EXIT_NOT_FOUND: i32 = 4;
-
-pub const EXIT_CODES_HELP: &str =
-    "Exit codes: 0 ok, 1 error, 2 usage error, 3 partial (some of the \
-work failed), 4 nothing found (no matching browser, process or audio server).";
+pub use micoff_exit::{
+    EXIT_CODES_HELP, EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE,
+};
 
 #[derive(Debug, Parser)]
 #[command(

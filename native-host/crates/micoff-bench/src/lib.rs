@@ -5,19 +5,28 @@
 //! Module map:
 //! - [`client`]: the measured libpulse client (asynchronous API, own mainloop). It runs as a child
 //!   process: this same binary re-executed with the hidden `--child` flag.
-//! - [`bench`]: the parent: spawns the child per mode (own `PULSE_CLIENTCONFIG` for `off`), finds
-//!   the server, samples both processes' threads over the window, repeats and sweeps.
+//! - [`run`]: the parent: finds the server, spawns the child per window (own `PULSE_CLIENTCONFIG`
+//!   for `off`), samples both processes' threads over the window, repeats and sweeps; its result
+//!   is a [`report::BenchResult`].
+//! - [`plan`]: the modes and every window of a run, in order, known before the first one.
+//! - [`conf`]: client.conf emulation: the bench's own client.conf, found and included the way
+//!   libpulse reads the user's, with shared memory set around it.
+//! - [`reference`]: parec / pacat, the outside reference at the same latency.
 //! - [`sample`]: per-thread rates of client and server over the window (micoff-proc snapshots).
 //! - [`server`]: socket path, server pid, srbchannel seen from the client's eventfds.
-//! - [`report`]: columns, medians, savings, the tables. [`chart`]: the SVG sweep chart.
+//! - [`report`]: columns, medians, savings, the result and its text tables. [`chart`]: the SVG
+//!   sweep chart.
 //!
 //! Wiring (host): a `Bench(micoff_bench::BenchArgs)` subcommand named `bench` that calls
 //! [`run`]; the child is then started as `<current_exe> bench <direction> --child ...`.
 
-pub mod bench;
 pub mod chart;
 pub mod client;
+pub mod conf;
+pub mod plan;
+pub mod reference;
 pub mod report;
+pub mod run;
 pub mod sample;
 pub mod server;
 
@@ -25,6 +34,7 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use clap::ValueEnum;
+use micoff_exit::{EXIT_ERROR, EXIT_OK};
 use serde::{Deserialize, Serialize};
 
 /// Record from a source, or play a tone to a sink.
@@ -177,7 +187,7 @@ pub fn run(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Ok(child) => run_with(args, &child, out, err),
         Err(e) => {
             let _ = writeln!(err, "micoff-host bench: cannot find own executable: {e}");
-            1
+            EXIT_ERROR
         }
     }
 }
@@ -193,8 +203,8 @@ pub fn run_with(
     if args.child {
         return run_child(args, out, err);
     }
-    match bench::run_bench(args, child, out, err) {
-        Ok(()) => 0,
+    match run::run_bench(args, child, out, err) {
+        Ok(()) => EXIT_OK,
         Err(e) => {
             let _ = writeln!(err, "bench: {e}");
             e.exit_code()
@@ -217,7 +227,7 @@ fn run_child(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 
             .unwrap_or_else(|| "micoff-bench".to_string()),
     };
     match client::run_client(&cfg, out) {
-        Ok(()) => 0,
+        Ok(()) => EXIT_OK,
         Err(e) => {
             let msg = client::ChildMessage::Error {
                 message: e.to_string(),
@@ -228,7 +238,7 @@ fn run_child(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 
                 let _ = out.flush();
             }
             let _ = writeln!(err, "bench client: {e}");
-            1
+            EXIT_ERROR
         }
     }
 }

@@ -23,7 +23,7 @@ fn main() {
         }
         Err(e) => {
             eprintln!("micoff-bench: cannot find own executable: {e}");
-            1
+            micoff_exit::EXIT_ERROR
         }
     };
     std::process::exit(code);

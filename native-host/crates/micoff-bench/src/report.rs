@@ -1,13 +1,16 @@
 //! The report arithmetic and its rendering: per-thread rates grouped into the seeds' columns
 //! (client, server main thread, server device thread(s), total), medians over repeats, the relative
-//! saving of srbchannel, the latency sweep table. Pure: no I/O besides the writer it is given.
+//! saving of srbchannel, the latency sweep table; the run's result ([`BenchResult`]) and its text
+//! form ([`write_text`]). Pure: no I/O besides the writer it is given.
 
 use std::collections::BTreeMap;
 use std::io::{self, Write};
+use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
 use crate::sample::ThreadRates;
+use crate::Direction;
 
 /// How the measured client talked to the server.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -542,6 +545,117 @@ pub fn write_sweep(
     Ok(())
 }
 
+/// The server as the bench saw it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ServerReport {
+    pub name: String,
+    pub version: String,
+    pub protocol_version: Option<u32>,
+    pub pid: Option<u32>,
+    pub socket: Option<PathBuf>,
+    pub pipewire: bool,
+    /// What the measured `on` clients got: derived from the run, never assumed.
+    pub srbchannel: SrbchannelAvailability,
+    /// Why srbchannel was not granted, as far as the bench can tell (only when it was not).
+    pub srbchannel_detail: Option<String>,
+    /// Names of the server's non-main threads that did work in any window.
+    pub device_threads: Vec<String>,
+    /// Other clients connected at some point (the probe before the run, and the start and end of
+    /// each of our windows).
+    pub other_clients: Vec<String>,
+    /// Other clients' streams seen at those points: their work is in the server columns.
+    pub other_streams: Vec<String>,
+    /// Streams of the server's own modules (configuration, e.g. a remap source on its master).
+    pub module_streams: Vec<String>,
+}
+
+/// The server measured with no bench client connected, before the modes: its row is what the
+/// server does anyway (other clients, its own modules, timers); subtract it from the server
+/// columns to see what the measured client alone costs the server.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Baseline {
+    pub window_s: f64,
+    /// `client` stays zero.
+    pub columns: Columns,
+    pub server_threads: Vec<ThreadRates>,
+}
+
+/// Everything a bench run measured: what `--json` prints and [`write_text`] renders.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BenchResult {
+    pub direction: Direction,
+    pub window_s: f64,
+    pub repeat: u32,
+    pub latencies_ms: Vec<u32>,
+    pub server: ServerReport,
+    pub baseline: Option<Baseline>,
+    pub summaries: Vec<Summary>,
+    pub runs: Vec<Run>,
+    pub chart: Option<PathBuf>,
+    /// Things that make figures mean less than they seem (printed first, as `WARNING:`).
+    pub warnings: Vec<String>,
+    pub notes: Vec<String>,
+}
+
+/// The whole run as text: a header (warnings first), one table per latency, the sweep table and chart
+/// path.
+pub fn write_text(out: &mut dyn Write, r: &BenchResult) -> io::Result<()> {
+    let s = &r.server;
+    writeln!(
+        out,
+        "micoff bench: {}, {:.1} s window, {} run(s) per mode{}",
+        r.direction.as_str(),
+        r.window_s,
+        r.repeat,
+        if r.repeat > 1 { " (medians)" } else { "" }
+    )?;
+    writeln!(
+        out,
+        "server: {} {} (protocol {}, pid {}), srbchannel {}; device thread(s): {}",
+        s.name,
+        s.version,
+        s.protocol_version
+            .map_or_else(|| "?".into(), |p| p.to_string()),
+        s.pid.map_or_else(|| "unknown".into(), |p| p.to_string()),
+        s.srbchannel.label(),
+        if s.device_threads.is_empty() {
+            "-".to_string()
+        } else {
+            s.device_threads.join(", ")
+        }
+    )?;
+    for w in &r.warnings {
+        writeln!(out, "WARNING: {w}")?;
+    }
+    for note in &r.notes {
+        writeln!(out, "note: {note}")?;
+    }
+    if let Some(b) = &r.baseline {
+        writeln!(
+            out,
+            "idle baseline: the server alone for {:.1} s before the modes (row \"{}\")",
+            b.window_s, BASELINE_LABEL
+        )?;
+    }
+    let baseline = r.baseline.as_ref().map(|b| &b.columns);
+    for &lat in &r.latencies_ms {
+        let rows: Vec<&Summary> = r.summaries.iter().filter(|x| x.latency_ms == lat).collect();
+        writeln!(out)?;
+        writeln!(out, "== requested {lat} ms ==")?;
+        write_table(out, &rows, baseline)?;
+    }
+    if r.latencies_ms.len() > 1 {
+        writeln!(out)?;
+        writeln!(out, "== CPU against requested latency ==")?;
+        write_sweep(out, &r.summaries, baseline)?;
+    }
+    if let Some(c) = &r.chart {
+        writeln!(out)?;
+        writeln!(out, "chart: {}", c.display())?;
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -794,5 +908,150 @@ mod tests {
             SrbchannelState::from_eventfds(None),
             SrbchannelState::Unknown
         );
+    }
+
+    fn run_at(mode: Mode, lat: u32, cpu: f64, srb: SrbchannelState) -> Run {
+        Run {
+            mode,
+            latency_ms: lat,
+            window_s: 10.0,
+            columns: Columns {
+                total: Figures {
+                    cpu_pct: cpu,
+                    ..Default::default()
+                },
+                ..Default::default()
+            },
+            granted_us: Some(u64::from(lat) * 1000),
+            latency_us: None,
+            srbchannel: srb,
+            callbacks_per_s: None,
+            client_threads: vec![],
+            server_threads: vec![],
+        }
+    }
+
+    fn report_of(runs: Vec<Run>, latencies_ms: Vec<u32>) -> BenchResult {
+        BenchResult {
+            direction: Direction::Record,
+            window_s: 10.0,
+            repeat: 1,
+            latencies_ms,
+            server: ServerReport {
+                name: "pulseaudio".into(),
+                version: "16.1".into(),
+                protocol_version: Some(35),
+                pid: Some(7),
+                srbchannel: SrbchannelAvailability::from_runs(&runs, false),
+                device_threads: vec!["null-sink".into()],
+                ..Default::default()
+            },
+            baseline: Some(Baseline {
+                window_s: 10.0,
+                columns: Columns {
+                    server_main: Figures {
+                        cpu_pct: 0.25,
+                        ..Default::default()
+                    },
+                    total: Figures {
+                        cpu_pct: 0.25,
+                        ..Default::default()
+                    },
+                    ..Default::default()
+                },
+                server_threads: vec![],
+            }),
+            summaries: summarize(&runs),
+            runs,
+            chart: Some(PathBuf::from("results/x.svg")),
+            warnings: vec![],
+            notes: vec![],
+        }
+    }
+
+    #[test]
+    fn text_report_has_header_tables_baseline_and_sweep() {
+        use SrbchannelState::{Active, Inactive};
+        let runs = vec![
+            run_at(Mode::SrbchannelOn, 10, 5.0, Active),
+            run_at(Mode::SrbchannelOff, 10, 6.0, Inactive),
+            run_at(Mode::SrbchannelOn, 20, 3.0, Active),
+            run_at(Mode::SrbchannelOff, 20, 3.5, Inactive),
+        ];
+        let r = report_of(runs, vec![10, 20]);
+        let mut buf = Vec::new();
+        write_text(&mut buf, &r).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert!(
+            text.contains("server: pulseaudio 16.1 (protocol 35, pid 7), srbchannel available"),
+            "{text}"
+        );
+        assert!(text.contains("== requested 10 ms =="));
+        assert!(text.contains("== requested 20 ms =="));
+        assert!(text.contains("== CPU against requested latency =="));
+        assert!(text.contains("+16.7 %"), "{text}");
+        assert!(text.contains("server alone (idle)"), "{text}");
+        assert!(
+            text.contains("| - | server alone (idle) | - | - | 0.25 |"),
+            "{text}"
+        );
+        assert!(text.contains("chart: results/x.svg"));
+        assert!(!text.contains("WARNING"));
+        let json = serde_json::to_string(&r).unwrap();
+        assert!(json.contains(r#""srbchannel":"available""#), "{json}");
+        let back: BenchResult = serde_json::from_str(&json).unwrap();
+        assert_eq!(back.summaries.len(), 4);
+    }
+
+    #[test]
+    fn srbchannel_not_granted_voids_the_saving_in_text_and_json() {
+        use SrbchannelState::Inactive;
+        let runs = vec![
+            run_at(Mode::SrbchannelOn, 10, 5.0, Inactive),
+            run_at(Mode::SrbchannelOff, 10, 6.0, Inactive),
+        ];
+        let mut r = report_of(runs, vec![10]);
+        assert_eq!(r.server.srbchannel, SrbchannelAvailability::NotGranted);
+        r.warnings
+            .push("srbchannel was NOT granted to the `on` client (x)".into());
+        let mut buf = Vec::new();
+        write_text(&mut buf, &r).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert!(
+            text.contains("srbchannel NOT GRANTED to the on client"),
+            "{text}"
+        );
+        assert!(
+            text.contains("WARNING: srbchannel was NOT granted"),
+            "{text}"
+        );
+        assert!(text.contains("n/a"), "{text}");
+        assert!(!text.contains("+16.7 %"), "{text}");
+        assert!(
+            text.contains("on and off are the same client here"),
+            "{text}"
+        );
+        let json: serde_json::Value = serde_json::to_value(&r).unwrap();
+        assert_eq!(json["server"]["srbchannel"], "not_granted");
+        let on = &json["summaries"][0];
+        assert_eq!(on["mode"], "srbchannel_on");
+        assert!(on["cpu_saving_pct"].is_null());
+        assert!(on["saving_note"].as_str().unwrap().contains("same client"));
+    }
+
+    #[test]
+    fn json_spells_not_applicable_one_way() {
+        let runs = vec![run_at(
+            Mode::Socket,
+            10,
+            1.0,
+            SrbchannelState::NotApplicable,
+        )];
+        let mut r = report_of(runs, vec![10]);
+        r.server.pipewire = true;
+        r.server.srbchannel = SrbchannelAvailability::from_runs(&r.runs, true);
+        let json = serde_json::to_string(&r).unwrap();
+        assert!(!json.contains("not applicable"), "{json}");
+        assert_eq!(json.matches("\"not_applicable\"").count(), 3, "{json}");
     }
 }

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
+use micoff_exit::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
 
 use crate::audio::{self, AudioServerFacts};
 use crate::facts::UserEnv;
@@ -214,10 +215,10 @@ pub fn run_doctor(args: &DoctorArgs, audio: Option<AudioServerFacts>, out: &mut 
         report.write_human(out, args.verbose)
     };
     match res {
-        Ok(()) => 0,
+        Ok(()) => EXIT_OK,
         Err(e) => {
             tracing::error!("doctor: writing the report failed: {e}");
-            1
+            EXIT_ERROR
         }
     }
 }
@@ -261,7 +262,7 @@ pub fn run_fix_env(
             {
                 Some(Err(why)) => {
                     let _ = writeln!(err, "fix governor: bad --cpus list: {why}");
-                    return 2;
+                    return EXIT_USAGE;
                 }
                 Some(Ok(l)) => Some(l),
                 None => None,
@@ -273,7 +274,7 @@ pub fn run_fix_env(
         Ok(code) => code,
         Err(e) => {
             let _ = writeln!(err, "fix failed: {e}");
-            1
+            EXIT_ERROR
         }
     }
 }

@@ -4,6 +4,8 @@
 
 use std::io::{self, Write};
 
+use micoff_exit::EXIT_OK;
+
 use super::{escalate, write_atomic, Mode, Opts, System, MARKER};
 use crate::root::Root;
 
@@ -101,7 +103,7 @@ pub fn run(
     if opts.mode == Mode::Revert {
         let Some(state) = root.read(STATE_PATH) else {
             writeln!(out, "fix governor --revert: nothing to revert.")?;
-            return Ok(0);
+            return Ok(EXIT_OK);
         };
         if sys.euid() != 0 {
             return escalate("Restoring CPU governors", opts, sys, out);
@@ -143,7 +145,7 @@ pub fn run(
                 "fix governor --revert: previous governors restored where micoff's {SET} was still set; {left} core(s) left as they are."
             )?;
         }
-        return Ok(0);
+        return Ok(EXIT_OK);
     }
     let cores = chosen(root, cpus);
     if cores.is_empty() {
@@ -151,7 +153,7 @@ pub fn run(
             out,
             "fix governor: nothing to do: no cpufreq governor on the chosen cores (virtual machine or fixed frequency)."
         )?;
-        return Ok(0);
+        return Ok(EXIT_OK);
     }
     let todo: Vec<&(String, String)> = cores.iter().filter(|(_, g)| g != SET).collect();
     if todo.is_empty() {
@@ -160,7 +162,7 @@ pub fn run(
             "fix governor: already applied (performance on {}).",
             names(&cores)
         )?;
-        return Ok(0);
+        return Ok(EXIT_OK);
     }
     for (cpu, g) in &todo {
         writeln!(out, "{cpu}: {g} -> {SET}")?;
@@ -171,7 +173,7 @@ pub fn run(
             "Nothing changed (dry run). Apply with: {} (until reboot)",
             opts.apply_command
         )?;
-        return Ok(0);
+        return Ok(EXIT_OK);
     }
     if sys.euid() != 0 {
         return escalate("Setting CPU governors", opts, sys, out);
@@ -197,7 +199,7 @@ pub fn run(
         "fix governor: performance on {} until reboot (undo: micoff-host fix governor --revert).",
         names(&cores)
     )?;
-    Ok(0)
+    Ok(EXIT_OK)
 }
 
 fn names(cores: &[(String, String)]) -> String {

@@ -27,7 +27,7 @@ pub const BACKUP_SUFFIX: &str = ".micoff-backup";
 pub const BACKUP_LINE: &str = "# micoff: the file this replaced is kept as ";
 
 /// Exit code when a fix was applied but does not (yet) have its effect; the output says why.
-pub const EXIT_PARTIAL: i32 = 3;
+pub use micoff_exit::EXIT_PARTIAL;
 
 /// What a fix should do.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

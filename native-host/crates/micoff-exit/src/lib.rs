@@ -1,0 +1,46 @@
+//! micoff-host's exit codes. Every subcommand returns one of these, including the ones run by
+//! crates below the host (`bench`, `doctor`, `fix`), so they live here, below all of them, and
+//! every user imports them. README and `--help` ([`EXIT_CODES_HELP`]) document the same list.
+
+pub const EXIT_OK: i32 = 0;
+pub const EXIT_ERROR: i32 = 1;
+/// A usage error: bad arguments, nothing was done. clap exits with the same code.
+pub const EXIT_USAGE: i32 = 2;
+/// Partial: some of the work failed, or (`fix`) it was applied but does not have its effect yet.
+pub const EXIT_PARTIAL: i32 = 3;
+/// Nothing found: no matching browser, process, audio server or device.
+pub const EXIT_NOT_FOUND: i32 = 4;
+
+pub const EXIT_CODES_HELP: &str =
+    "Exit codes: 0 ok, 1 error, 2 usage error, 3 partial (some of the \
+work failed), 4 nothing found (no matching browser, process or audio server).";
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn clap_usage_errors_use_our_usage_code() {
+        #[derive(clap::Parser, Debug)]
+        struct Cli {
+            #[arg(long)]
+            n: u32,
+        }
+        let e = <Cli as clap::Parser>::try_parse_from(["x", "--n", "no"]).unwrap_err();
+        assert_eq!(e.exit_code(), EXIT_USAGE);
+    }
+
+    #[test]
+    fn help_names_every_code() {
+        for code in [
+            EXIT_OK,
+            EXIT_ERROR,
+            EXIT_USAGE,
+            EXIT_PARTIAL,
+            EXIT_NOT_FOUND,
+        ] {
+            assert!(EXIT_CODES_HELP.contains(&format!("{code} ")), "{code}");
+        }
+    }
+}
