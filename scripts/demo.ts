@@ -97,7 +97,7 @@ async function main(): Promise<number> {
     };
     const chromiumStreamOpen = async () => (await rig.recordStreams()).some(isChromium);
     const sw = new ExtensionWorker(await extensionServiceWorker(chromium.context, extensionId()));
-    // micoff's own release-on-mute (issue 4) is a setting of the extension; without the setting (an
+    // micoff's own release-on-mute is a setting of the extension; without the setting (an
     // older build) there is only the "muted" phase of plain Chromium.
     const setRelease = async (on: boolean): Promise<boolean> =>
       sw.worker

@@ -1,6 +1,6 @@
-// Issue 2's Done-when: (a) the service worker runs, (b) Chromium's record stream exists at the rig's
-// server while the meeting is unmuted and audio flows, (c) the extension reaches micoff-host over native
-// messaging and gets an answer.
+// The foundation end to end, what every other spec builds on: (a) the service worker runs, (b) Chromium's
+// record stream exists at the rig's server while the meeting is unmuted and audio flows, (c) the extension
+// reaches micoff-host over native messaging and gets an answer.
 import { isInTree } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { isChromium } from '../rig/pactl.ts';

@@ -1,4 +1,4 @@
-// Issue 3's e2e: micoff-host seen from the extension's service worker, on both servers (projects
+// micoff-host seen from the extension's service worker, on both servers (projects
 // `pulseaudio` and `pipewire`): per-thread CPU of Chromium's audio threads and the server, the server's
 // view of Chromium's record stream, audio events, and surviving a server restart mid-session.
 import { writeFileSync } from 'node:fs';

@@ -1,5 +1,5 @@
 // The popup as a user sees it, against the real host and the rig's audio server: live per-thread CPU
-// (issue 3), the record streams, and the doctor's findings with their fix commands (issue 5).
+// (from the host's cpu subscription), the record streams, and the doctor's findings with their fix commands.
 import { expect, test } from '../rig/fixtures.ts';
 
 test('the popup shows live CPU, the record stream and the doctor findings from micoff-host', async ({

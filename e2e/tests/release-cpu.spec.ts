@@ -1,6 +1,6 @@
-// Issue 4 CPU bars, side by side in one run on a rig of their own (no tone, no reader: everything the
-// audio server does is for Chromium's capture), two browsers on it, one with the extension and one
-// without, alternated round by round:
+// Release-on-mute's CPU bars (what releasing the microphone is for), side by side in one run on a rig of
+// their own (no tone, no reader: everything the audio server does is for Chromium's capture), two browsers
+// on it, one with the extension and one without, alternated round by round:
 //   - released: muted with micoff <= 15 % of unmuted with micoff
 //   - control: muted without micoff >= 80 % of unmuted without micoff (the test measures something)
 //   - overhead: unmuted with micoff <= 105 % of unmuted without micoff

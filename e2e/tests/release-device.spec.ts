@@ -1,4 +1,5 @@
-// Issue 4: reacquire failure ends the track (the spec's MUST), and the device-aware Bluetooth policy.
+// Release-on-mute at the device: reacquire failure ends the track (the spec's MUST), and the
+// device-aware Bluetooth policy.
 import { startAudioRig } from '../rig/audio-rig.ts';
 import { extensionServiceWorker, launchChromium } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';

@@ -1,5 +1,6 @@
-// Issue 4 "Behaviour": the delay rule, clones, the page's own stop(), the per-site switch, the legacy
-// prefixed getUserMedia, about:blank and srcdoc frames, the badge and the popup.
+// Release-on-mute's rules as a user meets them: the delay rule, clones, the page's own stop(), the
+// per-site switch, the legacy prefixed getUserMedia, about:blank and srcdoc frames, the badge and the
+// popup.
 
 import { expect, test } from '../rig/fixtures.ts';
 import { waitFor } from '../rig/proc.ts';

@@ -1,7 +1,7 @@
-// Issue 4 "Toggle storm": 200 mute/unmute cycles at random intervals of 50-1500 ms (seeded, the seed is
-// logged and kept with the samples): no leaked record streams at the server, audio flows after the last
-// unmute, no page errors. Delay 200 ms so the storm exercises both paths: releases cancelled by an early
-// unmute and releases followed by a reacquire racing the next mute.
+// Toggle storm, the release logic under fast muting: 200 mute/unmute cycles at random intervals of 50-1500
+// ms (seeded, the seed is logged and kept with the samples): no leaked record streams at the server, audio
+// flows after the last unmute, no page errors. Delay 200 ms so the storm exercises both paths: releases
+// cancelled by an early unmute and releases followed by a reacquire racing the next mute.
 
 import { expect, test } from '../rig/fixtures.ts';
 import { chromiumStreams, holdsFor, saveArtifact, setReleaseSettings, whenStreams } from './release-util.ts';

@@ -1,6 +1,7 @@
-// Issue 4 bars: release gone within 250 ms of the release point; a record stream back within 250 ms of
-// enable; the receiving peer's audio energy rising within 500 ms. Medians over several cycles, raw
-// samples in e2e/artifacts/release-timing.json.
+// Release-on-mute's timing bars (a release must not be noticeable, a resume must be quick): release gone
+// within 250 ms of the release point; a record stream back within 250 ms of enable; the receiving peer's
+// audio energy rising within 500 ms. Medians over several cycles, raw samples in
+// e2e/artifacts/release-timing.json.
 
 import { expect, test } from '../rig/fixtures.ts';
 import { waitFor } from '../rig/proc.ts';

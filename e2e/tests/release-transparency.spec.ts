@@ -1,4 +1,4 @@
-// Issue 4 "Transparency": apart from the silence it expects, the page cannot tell the microphone was
+// Transparency of release-on-mute: apart from the silence it expects, the page cannot tell the microphone was
 // released. On the meeting page and on a page that runs the mic through WebAudio, every consumer made
 // BEFORE the release (RTCRtpSender, both kinds of WebAudio source node, a media element, a clone, a
 // MediaRecorder) works after the resume, and every property reads as before.

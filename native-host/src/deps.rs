@@ -129,7 +129,7 @@ pub trait AudioServer: Send + Sync + 'static {
     fn subscribe(&self) -> Result<mpsc::Receiver<HostEvent>, HostError>;
 }
 
-/// The machine check of micoff-doctor (issue 5), for the `doctor` request.
+/// The machine check of micoff-doctor (what makes audio cost more CPU here), for the `doctor` request.
 pub trait Doctor: Send + Sync + 'static {
     /// The doctor's JSON report (`micoff-host doctor --json`).
     fn report(&self) -> BoxFuture<Result<serde_json::Value, HostError>>;

@@ -100,7 +100,8 @@ pub enum RequestBody {
     },
     AudioServerInfo,
     AudioStreams,
-    /// Reserved for issue 5; answered with `not_implemented` until then.
+    /// The machine check (micoff-doctor's report, as `micoff-host doctor --json` prints it);
+    /// `not_implemented` from a host built without a doctor.
     Doctor,
 }
 

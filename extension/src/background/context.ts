@@ -1,5 +1,5 @@
 // What the background's features share. `index.ts` builds one and hands it to each feature's start
-// function; a feature (e.g. release-on-mute, issue 4) adds itself with one line in index.ts:
+// function; a feature (e.g. release-on-mute) adds itself with one line in index.ts:
 //   import { startRelease } from './release-....ts';   ...   FEATURES = [..., startRelease]
 import type { SettingsStore } from '../shared/settings.ts';
 import type { AudioMonitor } from './audio-monitor.ts';

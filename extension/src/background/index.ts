@@ -10,7 +10,7 @@ import { createTabViews } from './popup-tab-views.ts';
 import { startRelease } from './release-feature.ts';
 import { installTestSurface } from './test-surface.ts';
 
-/** Features started with the shared context; issue 4's release-on-mute adds its start function here. */
+/** Features started with the shared context: each adds its start function here (release-on-mute does). */
 const FEATURES: Feature[] = [startRelease];
 
 const log = (m: string) => console.debug(`[micoff] ${m}`);

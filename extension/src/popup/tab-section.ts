@@ -1,4 +1,4 @@
-// The popup's "This tab" section (release-on-mute, issue 4): the tab's state as the page world reports
+// The popup's "This tab" section (release-on-mute): the tab's state as the page world reports
 // it (capturing / released since when / kept open and why) next to what the host sees at the audio
 // server (Chromium's record streams), so a user can check that "released" really means no capture.
 import { h } from '../shared/dom.ts';

@@ -8,7 +8,7 @@ import type { AudioServerInfo, AudioStream } from './protocol.ts';
 
 export const POPUP_PORT = 'micoff-popup';
 
-/** What the popup shows for one tab. Filled by the release-on-mute code (issue 4) through
+/** What the popup shows for one tab. Filled by the release-on-mute code through
  * `BackgroundContext.tabs`; null while nothing in the tab captures audio. */
 export interface TabReleaseView {
   origin: string | null;

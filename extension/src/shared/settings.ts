@@ -2,7 +2,7 @@
 // stored value can never hand the rest of the extension an out-of-range delay or a malformed origin.
 //
 // Readers: the options page (edits everything), the popup (flips the current site), the release-on-mute
-// code (issue 4: `releaseDelayFor`, `releaseEnabledFor`, `bluetoothPolicy`).
+// code (`releaseDelayFor`, `releaseEnabledFor`, `bluetoothPolicy`).
 
 /** What to do when the capture source is a Bluetooth device (`device.bus = "bluetooth"`): releasing it
  * switches the headset between its call and music profiles (audible glitch, 1-2 s of silence). */

@@ -1,4 +1,4 @@
-//! An SVG line chart of total CPU against the requested latency, one line per mode (seed 000's
+//! An SVG line chart of total CPU against the requested latency, one line per mode (the sweep
 //! table as a picture). Hand-written SVG: no dependency, deterministic output for tests.
 
 use std::collections::BTreeMap;

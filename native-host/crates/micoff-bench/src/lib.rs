@@ -1,6 +1,6 @@
 //! `micoff-host bench record|playback`: what the audio path costs a low-latency client and the
-//! audio server, per thread, with and without PulseAudio's srbchannel (seed 004), and against the
-//! requested latency (seed 000).
+//! audio server, per thread, with and without PulseAudio's srbchannel, and against the requested
+//! latency (the two measurements micoff started from, see `docs/design/srbchannel-bench.md`).
 //!
 //! Module map:
 //! - [`client`]: the measured libpulse client (asynchronous API, own mainloop). It runs as a child
