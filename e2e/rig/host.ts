@@ -1,9 +1,9 @@
-// micoff-host from the rig's side: the native messaging manifest for a Chromium profile, and
-// `micoff-host sample --json` (one CpuReport over a window) for the demo and the CPU tests.
+// micoff-host from the rig's side: the native messaging manifest (through the host's installer) for a
+// Chromium profile or a Firefox home, and `micoff-host sample --json` (one CpuReport over a window)
+// for the demo and the CPU tests.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CpuReport } from '../../extension/src/shared/protocol.ts';
-import { HOST_NAME } from '../../extension/src/shared/protocol.ts';
+import { type CpuReport, HOST_NAME } from '../../extension/src/shared/protocol.ts';
 import { EXTENSION_DIR, HOST_BINARY } from './paths.ts';
 import { run } from './proc.ts';
 
