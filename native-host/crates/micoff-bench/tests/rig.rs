@@ -17,9 +17,8 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use std::time::Duration;
 
-use micoff_testkit::{bench_summary as summary, wait_for, AudioRig, PipeWireRig, PulseRig, MIC};
+use micoff_testkit::{bench_summary as summary, AudioRig, PipeWireRig, PulseRig, MIC};
 
 const BENCH: &str = env!("CARGO_BIN_EXE_micoff-bench");
 
@@ -204,12 +203,7 @@ fn pulseaudio_playback_sweep_mixing_on_and_off() {
     // Another client recording meanwhile: its work lands in the server columns, so the bench
     // must name it.
     let other = rig.parec(MIC, 50);
-    wait_for("the other client's stream", Duration::from_secs(10), || {
-        rig.pactl(&["list", "short", "source-outputs"])
-            .lines()
-            .count()
-            >= 2
-    });
+    rig.wait_for_client_record_streams("the other client's stream", 1);
     let chart = rig.path().join("chart.svg");
     let out = bench(
         &rig,

@@ -4,7 +4,7 @@
 use std::time::Duration;
 
 use micoff_pulse::{query_once, PulseClient, PulseConfig, PulseError, PulseEvent, StreamKind};
-use micoff_testkit::{next_event, wait_for, AudioRig, PulseRig, MIC, OUTPUT_SINK, SIGNAL_SINK};
+use micoff_testkit::{next_event, AudioRig, PulseRig, MIC, OUTPUT_SINK, SIGNAL_SINK};
 use tokio::sync::broadcast;
 
 const LIMIT: Duration = Duration::from_secs(10);
@@ -206,12 +206,7 @@ async fn existing_streams_are_announced_after_connected() {
     let rig = PulseRig::start();
     let parec = rig.parec(MIC, 10);
     let pid = parec.pid();
-    wait_for("parec's stream", LIMIT, || {
-        rig.pactl(&["list", "short", "source-outputs"])
-            .lines()
-            .count()
-            > 0
-    });
+    rig.wait_for_client_record_streams("parec's stream", 1);
     // Connected, then StreamAdded for the stream that was already there.
     let (client, mut events) = subscribed(&rig);
     next_event(&mut events, LIMIT, "connected", |e| {
@@ -273,12 +268,7 @@ async fn load_and_unload_module() {
 fn query_once_lists_everything() {
     let rig = PulseRig::start();
     let _parec = rig.parec(MIC, 10);
-    wait_for("parec's stream", LIMIT, || {
-        rig.pactl(&["list", "short", "source-outputs"])
-            .lines()
-            .count()
-            > 0
-    });
+    rig.wait_for_client_record_streams("parec's stream", 1);
     let snap = query_once(Some(&rig.server()), LIMIT).unwrap();
     assert_eq!(snap.server.server_name, "pulseaudio");
     assert!(snap.sources.iter().any(|s| s.name == MIC));

@@ -101,6 +101,23 @@ pub trait AudioRig {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// Record streams opened by clients: `pactl list short source-outputs` rows whose client
+    /// column is not `-` (the remap source's own stream is module-owned and not counted).
+    fn client_record_streams(&self) -> usize {
+        self.pactl(&["list", "short", "source-outputs"])
+            .lines()
+            .filter(|l| l.split('\t').nth(2).is_some_and(|client| client != "-"))
+            .count()
+    }
+
+    /// Waits until at least `n` client record streams exist (see
+    /// [`AudioRig::client_record_streams`]).
+    fn wait_for_client_record_streams(&self, what: &str, n: usize) {
+        wait_for(what, Duration::from_secs(10), || {
+            self.client_record_streams() >= n
+        });
+    }
+
     /// `parec --latency-msec=<ms> -d <source>` writing to /dev/null.
     fn parec(&self, source: &str, latency_ms: u32) -> Proc {
         spawn_parec(source, latency_ms, |cmd| self.env(cmd))
