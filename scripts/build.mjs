@@ -4,14 +4,18 @@
 // - manifest = deepMerge(manifests/base.json, manifests/<browser>.json), version from package.json
 // - browser differences are build-time constants: __BROWSER__ = "chrome" | "firefox"
 // - the Chrome extension id is derived from the overlay's fixed "key" (never copied by hand) and written
-//   to dist/chrome/extension-id.txt; the native host manifests in dist/native-host/ are filled from it
+//   to dist/chrome/extension-id.txt
+// - the native host manifests in dist/native-host/{chromium,firefox}/ are written by the host's own
+//   installer (`micoff-host install --target-dir`), the one writer of that file; skipped with a note
+//   while the host is not built, an error when the installer fails or allows another extension id
 // - icons are drawn here (tiny PNG encoder over node:zlib), so the build needs no binary assets
 //
 // Options: --watch, --browser=chrome|firefox (default both), --host-path=/abs/micoff-host
 // (default $MICOFF_HOST_PATH or <repo>/target/release/micoff-host). Output is deterministic.
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflateSync } from 'node:zlib';
 import * as esbuild from 'esbuild';
@@ -19,7 +23,6 @@ import * as esbuild from 'esbuild';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SRC = join(ROOT, 'extension/src');
 const DIST = join(ROOT, 'dist');
-const HOST_NAME = 'org.micoff.host';
 const BROWSERS = ['chrome', 'firefox'];
 const ICON_SIZES = [16, 32, 48, 128];
 // Minimum versions: Chrome 116 (MAIN-world content scripts, module service worker); Firefox 140
@@ -219,20 +222,38 @@ function esbuildOptions(browser, outDir, onEnd) {
   }));
 }
 
+/**
+ * dist/native-host/<flavor>/ through `micoff-host install --browser <flavor> --target-dir`, pointing at
+ * `hostPath`. Returns the folders written, or null when the host is not built yet. Throws when the
+ * installer fails, or when its manifests allow other extension ids than this build's (a host binary
+ * built from other manifests).
+ */
 function writeNativeHostManifests(chromeId, firefoxId, hostPath) {
-  const dir = join(DIST, 'native-host');
-  mkdirSync(dir, { recursive: true });
-  const fill = (text) =>
-    text
-      .replaceAll('@HOST_NAME@', HOST_NAME)
-      .replaceAll('@HOST_PATH@', hostPath)
-      .replaceAll('@CHROME_ID@', chromeId)
-      .replaceAll('@FIREFOX_ID@', firefoxId);
+  const root = join(DIST, 'native-host');
+  rmSync(root, { recursive: true, force: true });
+  if (!existsSync(hostPath)) return null;
+  const want = { chromium: `chrome-extension://${chromeId}/`, firefox: firefoxId };
+  const dirs = [];
   for (const flavor of ['chromium', 'firefox']) {
-    const template = readFileSync(join(ROOT, `manifests/native-host/${HOST_NAME}.${flavor}.json`), 'utf8');
-    const filled = JSON.parse(fill(template)); // parse: a broken template fails the build here
-    writeJson(join(dir, `${HOST_NAME}.${flavor}.json`), filled);
+    const dir = join(root, flavor);
+    const args = ['install', '--browser', flavor, '--target-dir', dir, '--host-path', hostPath];
+    try {
+      execFileSync(hostPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (e) {
+      throw new Error(`${hostPath} ${args.join(' ')} failed: ${e.stderr || e.stdout || e.message}`);
+    }
+    const files = existsSync(dir) ? readdirSync(dir) : [];
+    if (files.length !== 1) throw new Error(`micoff-host install wrote ${files.length} files into ${dir}`);
+    const manifest = readJson(join(dir, files[0]));
+    const allowed = flavor === 'chromium' ? manifest.allowed_origins : manifest.allowed_extensions;
+    if (!Array.isArray(allowed) || !allowed.includes(want[flavor])) {
+      throw new Error(
+        `${join(dir, files[0])} allows ${JSON.stringify(allowed)}, not ${want[flavor]}: ${hostPath} was built from other manifests (cargo build --release -p micoff-host)`,
+      );
+    }
+    dirs.push(dir);
   }
+  return dirs;
 }
 
 const ICONS = new Map(ICON_SIZES.map((s) => [s, drawIcon(s)]));
@@ -265,14 +286,15 @@ async function main() {
       writeStatic(browser, outDir, manifest);
     }
   }
-  writeNativeHostManifests(chromeId, firefoxId, opts.hostPath);
-
-  const hostNote = existsSync(opts.hostPath) ? '' : ' (not built yet: cargo build --release)';
+  const hostDirs = writeNativeHostManifests(chromeId, firefoxId, opts.hostPath);
+  const hostLine = hostDirs
+    ? `native host manifests (micoff-host install): ${hostDirs.map((d) => `${relative(ROOT, d)}/`).join(', ')} -> ${opts.hostPath}`
+    : `native host manifests: not written, ${opts.hostPath} is not built yet (cargo build --release -p micoff-host)`;
   console.log(
     [
       `built ${opts.browsers.map((b) => `dist/${b}`).join(', ')} in ${Date.now() - started} ms`,
       `chrome extension id: ${chromeId}`,
-      `native host manifests: dist/native-host/${HOST_NAME}.{chromium,firefox}.json -> ${opts.hostPath}${hostNote}`,
+      hostLine,
     ].join('\n'),
   );
   if (opts.watch) console.log('watching for changes (Ctrl-C to stop)');

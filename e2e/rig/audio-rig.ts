@@ -1,11 +1,11 @@
 // A private audio server with a real signal on its default source, for capture tests without a sound
-// card (recipe: ../shared/notes/test-rig.md). Two variants with one interface:
+// card (what it relies on: docs/test-rig.md). Two variants with one interface:
 //   PulseAudio: `pulseaudio -n -F rig.pa` on its own socket and runtime/state folders;
 //   PipeWire:   dbus-daemon + pipewire + wireplumber + pipewire-pulse, privately, modules via pactl.
 // Either way: null sink `spk`, `module-remap-source` of its monitor as the default source `mic` (a
 // `.monitor` as default made Chromium open no record stream at all), a test signal (tone bursts) played into `spk`
 // by `pacat` (fed from here), a second null sink `out` as the default sink (a page that plays audio must
-// not loop it back into the mic: the recipe's default sink `spk` would), and a low-latency reader `parec --latency-msec=10 -d mic` that keeps the
+// not loop it back into the mic, as a default sink `spk` would), and a low-latency reader `parec --latency-msec=10 -d mic` that keeps the
 // source running so a new capture gets data in ~50 ms instead of ~2 s.
 // Everything is started as a child in its own process group and stopped by PID.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -24,6 +24,15 @@ import {
   waitFor,
   which,
 } from './proc.ts';
+
+// The rig's devices. micoff-testkit's Rust rig (native-host/crates/micoff-testkit/src/rig.rs) uses
+// the same names; a test there checks these three lines.
+/** The null sink the test signal is played into; its monitor feeds `MIC`. */
+export const SIGNAL_SINK = 'spk';
+/** A second null sink, the default sink: what a page plays never loops back into the mic. */
+export const OUTPUT_SINK = 'out';
+/** `module-remap-source` over `spk.monitor`, the default source. */
+export const MIC = 'mic';
 
 export type AudioServerKind = 'pulseaudio' | 'pipewire';
 
@@ -212,7 +221,7 @@ abstract class BaseRig implements AudioRig {
         [
           '--playback',
           '-d',
-          'spk',
+          SIGNAL_SINK,
           '--raw',
           '--format=s16le',
           `--rate=${SINE_RATE}`,
@@ -230,7 +239,7 @@ abstract class BaseRig implements AudioRig {
         startChild(
           'reader (parec)',
           'parec',
-          ['--latency-msec=10', '-d', 'mic', '--raw', '--client-name=micoff-rig-reader'],
+          ['--latency-msec=10', '-d', MIC, '--raw', '--client-name=micoff-rig-reader'],
           this.path('reader.log'),
           { env, stdout: 'ignore' },
         ),
@@ -306,11 +315,11 @@ abstract class BaseRig implements AudioRig {
           ]);
           const sinkNames = (JSON.parse(sinks) as { name?: string }[]).map((s) => s.name);
           return (
-            sinkNames.includes('spk') &&
-            sinkNames.includes('out') &&
-            srcs.some((s) => s.name === 'mic') &&
-            i.defaultSource === 'mic' &&
-            i.defaultSink === 'out'
+            sinkNames.includes(SIGNAL_SINK) &&
+            sinkNames.includes(OUTPUT_SINK) &&
+            srcs.some((s) => s.name === MIC) &&
+            i.defaultSource === MIC &&
+            i.defaultSink === OUTPUT_SINK
           );
         },
         { timeoutMs: 5000, intervalMs: 100, check: this.checkServers },
@@ -340,11 +349,11 @@ export class PulseAudioRig extends BaseRig {
       this.path('rig.pa'),
       [
         `load-module module-native-protocol-unix auth-anonymous=1 socket=${this.socket}`,
-        'load-module module-null-sink sink_name=spk',
-        'load-module module-null-sink sink_name=out',
-        `load-module module-remap-source source_name=mic master=spk.monitor${this.sourcePropsArg()}`,
-        'set-default-sink out',
-        'set-default-source mic',
+        `load-module module-null-sink sink_name=${SIGNAL_SINK}`,
+        `load-module module-null-sink sink_name=${OUTPUT_SINK}`,
+        `load-module module-remap-source source_name=${MIC} master=${SIGNAL_SINK}.monitor${this.sourcePropsArg()}`,
+        `set-default-sink ${OUTPUT_SINK}`,
+        `set-default-source ${MIC}`,
         '',
       ].join('\n'),
     );
@@ -445,26 +454,26 @@ export class PipeWireRig extends BaseRig {
 
     // The same devices as rig.pa, loaded at run time (pipewire-pulse implements these two modules).
     try {
-      await this.pactl(['load-module', 'module-null-sink', 'sink_name=spk']);
-      await this.pactl(['load-module', 'module-null-sink', 'sink_name=out']);
+      await this.pactl(['load-module', 'module-null-sink', `sink_name=${SIGNAL_SINK}`]);
+      await this.pactl(['load-module', 'module-null-sink', `sink_name=${OUTPUT_SINK}`]);
       await this.pactl([
         'load-module',
         'module-remap-source',
-        'source_name=mic',
-        'master=spk.monitor',
+        `source_name=${MIC}`,
+        `master=${SIGNAL_SINK}.monitor`,
         ...(this.sourcePropsArg() ? [this.sourcePropsArg().trim()] : []),
       ]);
       // WirePlumber creates the nodes asynchronously: wait until `mic` exists before making it default.
       await waitFor(
         'the `mic` source',
-        async () => (await q.sources(this.pactl)).some((s) => s.name === 'mic'),
+        async () => (await q.sources(this.pactl)).some((s) => s.name === MIC),
         opts,
       );
-      await this.pactl(['set-default-sink', 'out']);
-      await this.pactl(['set-default-source', 'mic']);
+      await this.pactl(['set-default-sink', OUTPUT_SINK]);
+      await this.pactl(['set-default-source', MIC]);
       await waitFor(
         '`mic` as the default source',
-        async () => (await this.info()).defaultSource === 'mic',
+        async () => (await this.info()).defaultSource === MIC,
         opts,
       );
     } catch (e) {

@@ -5,7 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Worker } from '@playwright/test';
-import { installHostManifest } from './host.ts';
+import { installChromiumHostManifest } from './host.ts';
 import { CHROMIUM, EXTENSION_DIR } from './paths.ts';
 import { waitFor } from './proc.ts';
 
@@ -51,7 +51,7 @@ export async function launchChromium(o: LaunchOptions): Promise<LaunchedChromium
   const ext = o.withExtension === false ? undefined : (o.extensionDir ?? EXTENSION_DIR);
   const userDataDir = o.userDataDir ?? mkdtempSync(join(tmpdir(), 'micoff-chromium-'));
   const ownsDir = !o.userDataDir;
-  if (ext && o.withHost !== false) await installHostManifest(userDataDir);
+  if (ext && o.withHost !== false) await installChromiumHostManifest(userDataDir);
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: true,

@@ -1,15 +1,14 @@
 // Debian's Firefox ESR with dist/firefox as a temporary add-on, through puppeteer-core over WebDriver
-// BiDi (Playwright's Firefox needs its own patched build; ../shared/notes/test-rig.md), capturing for
+// BiDi (Playwright's Firefox needs its own patched build; docs/test-rig.md), capturing for
 // real from the rig's server. Firefox reads user-level native messaging manifests from
 // `$HOME/.mozilla/native-messaging-hosts/`, so it gets a HOME of its own with micoff-host's manifest
 // written there by the host's own installer.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
-import { requireHost } from './host.ts';
-import { FIREFOX, FIREFOX_EXTENSION_DIR, HOST_BINARY } from './paths.ts';
-import { run } from './proc.ts';
+import { installHostManifest } from './host.ts';
+import { FIREFOX, FIREFOX_EXTENSION_DIR } from './paths.ts';
 
 /** The moz-extension:// UUID pinned through `extensions.webextensions.uuids`, so pages are addressable. */
 export const FIREFOX_EXTENSION_UUID = '6d1f0c2e-9a57-4b8e-8f43-0c1de0f0a11c';
@@ -44,17 +43,7 @@ export interface LaunchedFirefox {
 export async function launchFirefox(o: FirefoxOptions): Promise<LaunchedFirefox> {
   const home = mkdtempSync(join(tmpdir(), 'micoff-firefox-'));
   try {
-    const hosts = join(home, '.mozilla', 'native-messaging-hosts');
-    mkdirSync(hosts, { recursive: true });
-    const r = await run(
-      requireHost(HOST_BINARY),
-      ['install', '--browser', 'firefox', '--target-dir', hosts],
-      {
-        timeoutMs: 15_000,
-      },
-    );
-    if (r.code !== 0)
-      throw new Error(`micoff-host install --browser firefox failed (${r.code}): ${r.stderr}`);
+    await installHostManifest(join(home, '.mozilla', 'native-messaging-hosts'), 'firefox');
     const prefs: Record<string, unknown> = {
       'media.navigator.permission.disabled': true, // no prompt; the device is real
       'media.navigator.streams.fake': false,

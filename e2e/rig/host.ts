@@ -1,9 +1,10 @@
-// micoff-host from the rig's side: the native messaging manifest for a Chromium profile, and
-// `micoff-host sample --json` (one CpuReport over a window) for the demo and the CPU tests.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+// micoff-host from the rig's side: the native messaging manifest (through the host's installer) for a
+// Chromium profile or a Firefox home, and `micoff-host sample --json` (one CpuReport over a window)
+// for the demo and the CPU tests.
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { CpuReport } from '../../extension/src/shared/protocol.ts';
-import { EXTENSION_DIR, HOST_BINARY, HOST_NAME } from './paths.ts';
+import { type CpuReport, HOST_NAME } from '../../extension/src/shared/protocol.ts';
+import { EXTENSION_DIR, HOST_BINARY } from './paths.ts';
 import { run } from './proc.ts';
 
 // The CpuReport shape is the protocol's (native-host/PROTOCOL.md, mirrored in TypeScript by the
@@ -24,31 +25,43 @@ export function extensionId(extensionDir = EXTENSION_DIR): string {
 }
 
 /**
- * Writes `<userDataDir>/NativeMessagingHosts/org.micoff.host.json` (a Chromium started with
- * --user-data-dir reads user-level host manifests only from there), through the host's own installer.
+ * Writes the host manifest into `dir` with the host's own installer (`micoff-host install
+ * --target-dir`), the one writer of that file (docs/test-rig.md, "Native messaging host manifests").
+ * Throws when the installer fails or writes nothing: a broken installer must fail the tests.
  */
-export async function installHostManifest(userDataDir: string, binary = HOST_BINARY): Promise<string> {
-  const dir = join(userDataDir, 'NativeMessagingHosts');
+export async function installHostManifest(
+  dir: string,
+  browser: 'chromium' | 'firefox',
+  binary = HOST_BINARY,
+): Promise<string> {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${HOST_NAME}.json`);
-  const r = await run(requireHost(binary), ['install', '--target-dir', dir, '--browser', 'chromium'], {
-    timeoutMs: 15_000,
-  });
-  if (r.code !== 0 || !existsSync(file)) {
-    // Fallback for a host without a working `install`: the manifest is simple enough to write here.
-    writeFileSync(
-      file,
-      JSON.stringify(
-        {
-          name: HOST_NAME,
-          description: 'micoff native host',
-          path: binary,
-          type: 'stdio',
-          allowed_origins: [`chrome-extension://${extensionId()}/`],
-        },
-        null,
-        2,
-      ),
+  const args = ['install', '--browser', browser, '--target-dir', dir];
+  const r = await run(requireHost(binary), args, { timeoutMs: 15_000 });
+  if (r.code !== 0) {
+    throw new Error(
+      `micoff-host ${args.join(' ')} failed (${r.code}): ${r.stderr.trim()} ${r.stdout.trim()}`,
+    );
+  }
+  if (!existsSync(file)) throw new Error(`micoff-host ${args.join(' ')} exited 0 but wrote no ${file}`);
+  return file;
+}
+
+/**
+ * `<userDataDir>/NativeMessagingHosts/org.micoff.host.json`: a Chromium started with --user-data-dir
+ * reads user-level host manifests only from there. The manifest must allow the extension as built
+ * (a host binary built from other manifests would not).
+ */
+export async function installChromiumHostManifest(
+  userDataDir: string,
+  binary = HOST_BINARY,
+): Promise<string> {
+  const file = await installHostManifest(join(userDataDir, 'NativeMessagingHosts'), 'chromium', binary);
+  const origin = `chrome-extension://${extensionId()}/`;
+  const allowed: unknown = JSON.parse(readFileSync(file, 'utf8'))?.allowed_origins;
+  if (!Array.isArray(allowed) || !allowed.includes(origin)) {
+    throw new Error(
+      `${file} does not allow ${origin} (allowed_origins ${JSON.stringify(allowed)}): rebuild micoff-host (cargo build --release -p micoff-host)`,
     );
   }
   return file;
@@ -76,6 +89,6 @@ export async function sampleCpu(o: SampleOptions): Promise<CpuReport> {
   return JSON.parse(r.stdout) as CpuReport;
 }
 
-/** Threads that do Chromium's capture work (see the recipe's "Which threads do the audio work"). */
+/** Threads that do Chromium's capture work (docs/test-rig.md, "Which threads do the audio work"). */
 export const CHROMIUM_AUDIO_THREADS =
   /^(AudioInputDevic|AudioProcessing|threaded-ml|ThreadPoolAudio|WebRTC_W_and_N|AudioOutputDevi)/;

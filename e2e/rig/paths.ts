@@ -11,4 +11,3 @@ export const FIREFOX_EXTENSION_DIR =
   process.env.MICOFF_FIREFOX_EXTENSION_DIR ?? join(ROOT, 'dist', 'firefox');
 export const CHROMIUM = process.env.MICOFF_CHROMIUM ?? '/usr/bin/chromium';
 export const FIREFOX = process.env.MICOFF_FIREFOX ?? '/usr/bin/firefox-esr';
-export const HOST_NAME = 'org.micoff.host';

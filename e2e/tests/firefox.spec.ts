@@ -15,7 +15,7 @@ import { FIREFOX } from '../rig/paths.ts';
 import { waitFor } from '../rig/proc.ts';
 
 const NATIVE_RELEASE_DELAY_MS = 300;
-/** Firefox's threads that do the audio work (../shared/notes/test-rig.md). */
+/** Firefox's threads that do the audio work (docs/test-rig.md, "Which threads do the audio work"). */
 const FIREFOX_AUDIO_THREADS = /^(GraphRunner|AudioIP|cubeb|threaded-ml)/;
 
 const firefoxRecord = (s: RecordStream) =>

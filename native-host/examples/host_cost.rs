@@ -10,9 +10,9 @@
 //! Each run: a stand-in browser (this program again, its main thread named `chromium`, with
 //! `--threads` idle threads, `--active` of them waking every 10 ms like audio threads) launches
 //! `micoff-host chrome-extension://<id>/` as its child, the way Chromium does, so the host finds
-//! it as "the browser that launched me" and walks its tree. A private PulseAudio (when
-//! `pulseaudio` is installed and `--no-pulse` is not given) is the audio server the host finds by
-//! its socket. This program talks to the host over the stand-in's stdin/stdout: `version` (the
+//! it as "the browser that launched me" and walks its tree. A private PulseAudio (micoff-testkit's rig,
+//! when `pulseaudio` is installed and `--no-pulse` is not given) is the audio server the host finds
+//! by its socket. This program talks to the host over the stand-in's stdin/stdout: `version` (the
 //! host's pid), then `subscribe {topic: "cpu", interval_ms}` without pids (the host's real path:
 //! re-finding the browser tree and the socket owner every 5 s, sampling, serialising, framing).
 //! After the first event it measures for `--seconds`: the host's CPU from `/proc/<pid>/stat`
@@ -20,16 +20,15 @@
 //! time, and its peak RSS (`VmHWM`). The median of the runs is printed last.
 #![allow(clippy::print_stderr)]
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use micoff_proc::parse::{parse_schedstat, parse_stat};
 use micoff_proc::ProcFs;
-
-const ORIGIN: &str = "chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/";
+use micoff_testkit::host::chrome_origin;
+use micoff_testkit::{AudioRig, HostClient, PulseRig};
 
 type Error = Box<dyn std::error::Error>;
 
@@ -83,7 +82,14 @@ fn main() -> Result<(), Error> {
         )
         .into());
     }
-    let pulse = if o.pulse { Pulse::start()? } else { None };
+    let pulse = if !o.pulse {
+        None
+    } else if micoff_testkit::which("pulseaudio") {
+        Some(PulseRig::start())
+    } else {
+        eprintln!("note: pulseaudio not installed: measuring without an audio server");
+        None
+    };
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
@@ -94,7 +100,7 @@ fn main() -> Result<(), Error> {
         o.active,
         pulse.as_ref().map_or("none".to_owned(), |p| format!(
             "private pulseaudio ({})",
-            p.socket.display()
+            p.socket().display()
         )),
         o.interval_ms,
         o.seconds,
@@ -162,7 +168,7 @@ fn stand_in_browser(args: &[String]) -> Result<(), Error> {
     }
     // The host gets our stdin/stdout (the benchmark's pipes), like a browser's native port.
     let status = Command::new(host)
-        .arg(ORIGIN)
+        .arg(chrome_origin())
         .stdin(Stdio::inherit())
         .stdout(Stdio::inherit())
         .stderr(Stdio::inherit())
@@ -204,15 +210,11 @@ impl RunResult {
     }
 }
 
-/// The stand-in browser with the host inside; frames from the host arrive on a channel.
-struct Session {
-    browser: Child,
-    stdin: Option<ChildStdin>,
-    frames: mpsc::Receiver<(usize, serde_json::Value)>,
-}
+/// The stand-in browser with the host inside, talked to over its stdin/stdout.
+struct Session(HostClient);
 
 impl Session {
-    fn start(o: &Options, pulse: Option<&Pulse>) -> Result<Self, Error> {
+    fn start(o: &Options, pulse: Option<&PulseRig>) -> Result<Self, Error> {
         let mut cmd = Command::new(std::env::current_exe()?);
         cmd.args([
             "--as-browser",
@@ -220,81 +222,39 @@ impl Session {
             &o.active.to_string(),
             &o.host.to_string_lossy(),
         ])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .env("RUST_LOG", "micoff_host=warn");
+        .stderr(Stdio::inherit());
         match pulse {
-            Some(p) => cmd.env("PULSE_SERVER", format!("unix:{}", p.socket.display())),
+            Some(p) => p.env(&mut cmd),
             // No server: make sure the host does not find the desktop's.
-            None => cmd.env("PULSE_SERVER", "unix:/nonexistent/micoff-bench/native"),
+            None => {
+                cmd.env("PULSE_SERVER", "unix:/nonexistent/micoff-bench/native");
+            }
         };
-        let mut browser = cmd.spawn()?;
-        let stdin = browser.stdin.take();
-        let mut stdout = browser.stdout.take().ok_or("stdout")?;
-        let (tx, frames) = mpsc::channel();
-        std::thread::spawn(move || loop {
-            let mut len = [0u8; 4];
-            if stdout.read_exact(&mut len).is_err() {
-                return;
-            }
-            let mut body = vec![0u8; u32::from_ne_bytes(len) as usize];
-            if stdout.read_exact(&mut body).is_err() {
-                return;
-            }
-            let Ok(value) = serde_json::from_slice(&body) else {
-                return;
-            };
-            if tx.send((body.len(), value)).is_err() {
-                return;
-            }
-        });
-        Ok(Self {
-            browser,
-            stdin,
-            frames,
-        })
+        cmd.env("RUST_LOG", "micoff_host=warn");
+        Ok(Self(HostClient::spawn(cmd)?))
     }
 
-    fn send(&mut self, request: &serde_json::Value) -> Result<(), Error> {
-        let body = request.to_string();
-        let stdin = self.stdin.as_mut().ok_or("stdin closed")?;
-        stdin.write_all(&(body.len() as u32).to_ne_bytes())?;
-        stdin.write_all(body.as_bytes())?;
-        stdin.flush()?;
+    fn send(&mut self, request: serde_json::Value) -> Result<(), Error> {
+        self.0.try_send(request)?;
         Ok(())
     }
 
+    /// The next frame: (body bytes, JSON).
     fn next(&self, limit: Duration) -> Result<(usize, serde_json::Value), Error> {
-        Ok(self.frames.recv_timeout(limit)?)
+        let body = self.0.next_body(limit)?;
+        Ok((body.len(), serde_json::from_slice(&body)?))
     }
 }
 
-impl Drop for Session {
-    fn drop(&mut self) {
-        // EOF ends the host (exit 0), and with it the stand-in; kill by pid if it lingers.
-        drop(self.stdin.take());
-        let deadline = Instant::now() + Duration::from_secs(5);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.browser.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        let _ = self.browser.kill();
-        let _ = self.browser.wait();
-    }
-}
-
-fn measure(o: &Options, pulse: Option<&Pulse>) -> Result<RunResult, Error> {
+fn measure(o: &Options, pulse: Option<&PulseRig>) -> Result<RunResult, Error> {
     let mut s = Session::start(o, pulse)?;
-    s.send(&serde_json::json!({"id": 1, "type": "version"}))?;
+    s.send(serde_json::json!({"type": "version"}))?;
     let (_, version) = s.next(Duration::from_secs(10))?;
     let host_pid = version["result"]["pid"]
         .as_u64()
         .ok_or_else(|| format!("no pid in {version}"))? as u32;
-    s.send(&serde_json::json!({
-        "id": 2, "type": "subscribe", "topic": "cpu", "interval_ms": o.interval_ms
+    s.send(serde_json::json!({
+        "type": "subscribe", "topic": "cpu", "interval_ms": o.interval_ms
     }))?;
     let limit = Duration::from_millis(o.interval_ms * 3 + 5000);
     // The subscribe result, then the first event: from here on the host is in its steady state.
@@ -315,7 +275,7 @@ fn measure(o: &Options, pulse: Option<&Pulse>) -> Result<RunResult, Error> {
     let (mut events, mut bytes, mut threads, mut processes) = (0usize, 0usize, 0usize, 0usize);
     while Instant::now() < end {
         let left = end.saturating_duration_since(Instant::now());
-        let Ok((len, v)) = s.frames.recv_timeout(left) else {
+        let Ok((len, v)) = s.next(left) else {
             break;
         };
         let (p, t) = check_event(&v)?;
@@ -389,75 +349,4 @@ fn status_kib(pid: u32, field: &str) -> Result<u64, Error> {
         .and_then(|v| v.split_whitespace().next())
         .and_then(|v| v.parse().ok())
         .ok_or_else(|| format!("no {field}").into())
-}
-
-// ------------------------------------------------------------------------------------------------
-// A private PulseAudio (its own socket and runtime folders; the desktop's server is not touched)
-
-struct Pulse {
-    child: Child,
-    socket: PathBuf,
-    _dir: PathBuf,
-}
-
-impl Pulse {
-    fn start() -> Result<Option<Self>, Error> {
-        let found = std::env::var_os("PATH")
-            .map(|p| std::env::split_paths(&p).any(|d| d.join("pulseaudio").is_file()))
-            .unwrap_or(false);
-        if !found {
-            eprintln!("note: pulseaudio not installed: measuring without an audio server");
-            return Ok(None);
-        }
-        let dir = std::env::temp_dir().join(format!("micoff-host-cost-{}", std::process::id()));
-        for sub in ["runtime", "state", "home"] {
-            std::fs::create_dir_all(dir.join(sub))?;
-        }
-        let socket = dir.join("pulse.sock");
-        std::fs::write(
-            dir.join("bench.pa"),
-            format!(
-                "load-module module-native-protocol-unix socket={} auth-anonymous=1\n\
-                 load-module module-null-sink sink_name=spk\n",
-                socket.display()
-            ),
-        )?;
-        let child = Command::new("pulseaudio")
-            .args(["--daemonize=no", "--exit-idle-time=-1", "-n", "-F"])
-            .arg(dir.join("bench.pa"))
-            .args([
-                "--use-pid-file=no",
-                "--disallow-exit=yes",
-                "--log-target=stderr",
-            ])
-            .env("XDG_RUNTIME_DIR", dir.join("runtime"))
-            .env("PULSE_RUNTIME_PATH", dir.join("runtime"))
-            .env("PULSE_STATE_PATH", dir.join("state"))
-            .env("HOME", dir.join("home"))
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()?;
-        let pulse = Self {
-            child,
-            socket: socket.clone(),
-            _dir: dir,
-        };
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while !socket.exists() {
-            if Instant::now() > deadline {
-                return Err("the private pulseaudio did not create its socket".into());
-            }
-            std::thread::sleep(Duration::from_millis(20));
-        }
-        Ok(Some(pulse))
-    }
-}
-
-impl Drop for Pulse {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-        let _ = std::fs::remove_dir_all(&self._dir);
-    }
 }

@@ -22,7 +22,8 @@ pub mod server;
 pub const CHROME_EXTENSION_ID: &str = env!("MICOFF_CHROME_EXTENSION_ID");
 /// The Firefox extension id (`manifests/firefox.json` `browser_specific_settings.gecko.id`).
 pub const FIREFOX_EXTENSION_ID: &str = env!("MICOFF_FIREFOX_EXTENSION_ID");
-/// The native messaging host name.
+/// The native messaging host name (the manifest's `name`). The TypeScript side's one spelling is
+/// `HOST_NAME` in `extension/src/shared/protocol.ts`; `tests/host_name.rs` checks they agree.
 pub const HOST_NAME: &str = "org.micoff.host";
 
 #[cfg(test)]

@@ -1,22 +1,15 @@
 //! `micoff-host bench` through the real host binary: the host re-runs itself (`micoff-host bench
-//! <direction> --child ...`) as the measured client, against a private PulseAudio (the rig of
-//! micoff-pulse's tests, reused as is); and its documented exit codes (2 usage error, 4 no audio
+//! <direction> --child ...`) as the measured client, against a private PulseAudio (micoff-testkit's
+//! rig); and its documented exit codes (2 usage error, 4 no audio
 //! server / no such device). Fails (never skips) when pulseaudio or pactl/parec are missing.
 
 #![allow(clippy::unwrap_used)] // tests may unwrap (house style)
-
-#[path = "../crates/micoff-pulse/tests/common/mod.rs"]
-mod common;
-// `summary()`: the report's row of one mode (shared with micoff-bench's rig.rs).
-#[path = "../crates/micoff-bench/tests/support/report_json.rs"]
-mod report_json;
 
 use std::process::{Command, Output, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use common::{AudioRig, PulseRig};
-use report_json::summary;
+use micoff_testkit::{bench_summary as summary, AudioRig, PulseRig};
 use serde_json::Value;
 
 const HOST: &str = env!("CARGO_BIN_EXE_micoff-host");

@@ -5,20 +5,11 @@
 use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
-fn frame(body: &str) -> Vec<u8> {
-    let mut out = (body.len() as u32).to_ne_bytes().to_vec();
-    out.extend_from_slice(body.as_bytes());
-    out
-}
+use micoff_testkit::host::{chrome_origin, decode_frames as read_frames};
+use micoff_testkit::HostClient;
 
-fn read_frames(mut bytes: &[u8]) -> Vec<serde_json::Value> {
-    let mut out = Vec::new();
-    while !bytes.is_empty() {
-        let len = u32::from_ne_bytes(bytes[..4].try_into().unwrap()) as usize;
-        out.push(serde_json::from_slice(&bytes[4..4 + len]).unwrap());
-        bytes = &bytes[4 + len..];
-    }
-    out
+fn frame(body: &str) -> Vec<u8> {
+    micoff_testkit::encode_frame(body.as_bytes())
 }
 
 fn host(args: &[&str]) -> std::process::Child {
@@ -33,7 +24,7 @@ fn host(args: &[&str]) -> std::process::Child {
 
 #[test]
 fn chrome_launch_answers_frames_and_exits_0_on_eof() {
-    let mut child = host(&["chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/"]);
+    let mut child = host(&[&chrome_origin()]);
     let mut stdin = child.stdin.take().unwrap();
     stdin
         .write_all(&frame(r#"{"id":1,"type":"version"}"#))
@@ -85,35 +76,22 @@ fn firefox_launch_and_truncated_frame_exits_1_with_only_frames_on_stdout() {
 fn audio_requests_without_a_server_are_error_replies() {
     // No server at this address: the host's own audio client answers `audio_server_unavailable`
     // (it once recursed into itself here and overflowed its stack).
-    let mut child = Command::new(env!("CARGO_BIN_EXE_micoff-host"))
-        .arg("chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/")
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_micoff-host"));
+    cmd.arg(chrome_origin())
         .env("PULSE_SERVER", "unix:/nonexistent/micoff-test/native")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    for (id, kind) in [(1, "audio_server_info"), (2, "audio_streams")] {
-        stdin
-            .write_all(&frame(&format!(r#"{{"id":{id},"type":"{kind}"}}"#)))
-            .unwrap();
+        .stderr(Stdio::null());
+    let mut client = HostClient::spawn(cmd).unwrap();
+    for kind in ["audio_server_info", "audio_streams"] {
+        client.send(serde_json::json!({ "type": kind }));
     }
-    stdin
-        .write_all(&frame(r#"{"id":3,"type":"subscribe","topic":"audio"}"#))
-        .unwrap();
+    client.send(serde_json::json!({"type": "subscribe", "topic": "audio"}));
     // Wait for the three answers (and the subscription's first event), then close.
-    let mut stdout = child.stdout.take().unwrap();
-    let mut frames = Vec::new();
+    let mut frames: Vec<serde_json::Value> = Vec::new();
     while frames.len() < 4 {
-        let mut len = [0u8; 4];
-        stdout.read_exact(&mut len).unwrap();
-        let mut body = vec![0u8; u32::from_ne_bytes(len) as usize];
-        stdout.read_exact(&mut body).unwrap();
-        frames.push(serde_json::from_slice::<serde_json::Value>(&body).unwrap());
+        frames.push(client.wait("the host's answers", |_| true));
     }
-    drop(stdin);
-    assert_eq!(child.wait().unwrap().code(), Some(0));
+    let status = client.close_and_wait(std::time::Duration::from_secs(20));
+    assert_eq!(status.and_then(|s| s.code()), Some(0));
     let by_id = |id: u64| frames.iter().find(|f| f["id"] == id).unwrap().clone();
     assert_eq!(by_id(1)["error"]["code"], 5, "{frames:?}");
     assert_eq!(by_id(2)["error"]["code"], 5, "{frames:?}");

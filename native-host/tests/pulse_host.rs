@@ -1,157 +1,27 @@
-//! The real host binary against a private PulseAudio (the rig of micoff-pulse's tests, reused as
-//! is): native messaging over stdin/stdout frames with `PULSE_SERVER` set, and `sample
-//! --audio-server --json`. Fails (never skips) when pulseaudio or pactl/parec are missing.
+//! The real host binary against a private PulseAudio (micoff-testkit's rig): native messaging over
+//! stdin/stdout frames with `PULSE_SERVER` set, and `sample --audio-server --json`. Fails (never
+//! skips) when pulseaudio or pactl/parec are missing.
 
 #![allow(clippy::unwrap_used)] // tests may unwrap (house style)
 
-#[path = "../crates/micoff-pulse/tests/common/mod.rs"]
-mod common;
+use std::process::Command;
 
-use std::io::{Read, Write};
-use std::process::{Child, ChildStdin, Command, Stdio};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
-
-use common::{AudioRig, PulseRig};
+use micoff_testkit::host::chrome_origin;
+use micoff_testkit::{AudioRig, HostClient, PulseRig, MIC};
 use serde_json::{json, Value};
-
-const LIMIT: Duration = Duration::from_secs(20);
 
 fn rig_env(rig: &PulseRig, cmd: &mut Command) {
     rig.env(cmd);
     cmd.env("RUST_LOG", "micoff_host=debug,micoff_pulse=debug");
 }
 
-/// The host in native messaging mode; frames read on a thread and handed over a channel.
-struct Host {
-    child: Child,
-    stdin: Option<ChildStdin>,
-    frames: mpsc::Receiver<Value>,
-    next_id: u64,
-}
-
-impl Host {
-    fn start(rig: &PulseRig) -> Self {
-        let mut cmd = Command::new(env!("CARGO_BIN_EXE_micoff-host"));
-        cmd.arg("chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::inherit());
-        rig_env(rig, &mut cmd);
-        let mut child = cmd.spawn().unwrap();
-        let stdin = child.stdin.take();
-        let mut stdout = child.stdout.take().unwrap();
-        let (tx, frames) = mpsc::channel();
-        std::thread::spawn(move || loop {
-            let mut len = [0u8; 4];
-            if stdout.read_exact(&mut len).is_err() {
-                return;
-            }
-            let mut body = vec![0u8; u32::from_ne_bytes(len) as usize];
-            stdout.read_exact(&mut body).unwrap();
-            let value: Value = serde_json::from_slice(&body).unwrap();
-            if tx.send(value).is_err() {
-                return;
-            }
-        });
-        Self {
-            child,
-            stdin,
-            frames,
-            next_id: 1,
-        }
-    }
-
-    fn send(&mut self, mut request: Value) -> u64 {
-        let id = self.next_id;
-        self.next_id += 1;
-        request["id"] = json!(id);
-        let body = serde_json::to_vec(&request).unwrap();
-        let stdin = self.stdin.as_mut().unwrap();
-        stdin.write_all(&(body.len() as u32).to_ne_bytes()).unwrap();
-        stdin.write_all(&body).unwrap();
-        stdin.flush().unwrap();
-        id
-    }
-
-    /// The next frame matching `pred` (others are skipped), or a panic naming `what`.
-    fn wait(&self, what: &str, mut pred: impl FnMut(&Value) -> bool) -> Value {
-        let deadline = Instant::now() + LIMIT;
-        loop {
-            let left = deadline.saturating_duration_since(Instant::now());
-            match self.frames.recv_timeout(left) {
-                Ok(v) if pred(&v) => return v,
-                Ok(_) => {}
-                Err(e) => panic!("no frame for {what} within {LIMIT:?}: {e}"),
-            }
-        }
-    }
-
-    /// Sends a request and returns its reply (result or error).
-    fn call(&mut self, request: Value) -> Value {
-        let what = format!("the reply to {request}");
-        let id = self.send(request);
-        self.wait(&what, |v| v["id"] == json!(id))
-    }
-
-    fn result(&mut self, request: Value) -> Value {
-        let reply = self.call(request.clone());
-        assert_eq!(reply["type"], "result", "{request} -> {reply}");
-        reply["result"].clone()
-    }
-
-    /// Repeats `request` until `pred` holds for its result.
-    fn poll(&mut self, what: &str, request: Value, mut pred: impl FnMut(&Value) -> bool) -> Value {
-        let start = Instant::now();
-        loop {
-            let reply = self.call(request.clone());
-            if reply["type"] == "result" && pred(&reply["result"]) {
-                return reply["result"].clone();
-            }
-            assert!(
-                start.elapsed() < LIMIT,
-                "timed out waiting for {what}; last reply {reply}"
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-    }
-
-    fn event(
-        &self,
-        subscription: &Value,
-        kind: &str,
-        mut pred: impl FnMut(&Value) -> bool,
-    ) -> Value {
-        self.wait(&format!("a `{kind}` event"), |v| {
-            v["type"] == "event"
-                && v["subscription"] == *subscription
-                && v["event"]["type"] == kind
-                && pred(&v["event"])
-        })["event"]
-            .clone()
-    }
-
-    /// Closes stdin: the host must end cleanly (exit 0).
-    fn finish(mut self) {
-        drop(self.stdin.take());
-        let deadline = Instant::now() + LIMIT;
-        loop {
-            if let Some(status) = self.child.try_wait().unwrap() {
-                assert!(status.success(), "host exited with {status}");
-                return;
-            }
-            assert!(Instant::now() < deadline, "host did not exit after EOF");
-            std::thread::sleep(Duration::from_millis(20));
-        }
-    }
-}
-
-impl Drop for Host {
-    fn drop(&mut self) {
-        if self.child.try_wait().ok().flatten().is_none() {
-            common::kill_child(&mut self.child);
-        }
-    }
+/// The host in native messaging mode, launched the way Chromium launches it, in the rig's
+/// environment.
+fn start_host(rig: &PulseRig) -> HostClient {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_micoff-host"));
+    cmd.arg(chrome_origin());
+    rig_env(rig, &mut cmd);
+    HostClient::spawn(cmd).unwrap()
 }
 
 fn parec_stream(streams: &Value, pid: u32) -> Option<Value> {
@@ -165,8 +35,8 @@ fn parec_stream(streams: &Value, pid: u32) -> Option<Value> {
 #[test]
 fn native_messaging_against_a_private_pulseaudio() {
     let mut rig = PulseRig::start();
-    let parec = rig.parec("mic", 10);
-    let mut host = Host::start(&rig);
+    let parec = rig.parec(MIC, 10);
+    let mut host = start_host(&rig);
 
     let version = host.result(json!({"type": "version"}));
     assert_eq!(version["protocol_version"], 1);
@@ -183,7 +53,7 @@ fn native_messaging_against_a_private_pulseaudio() {
 
     let info = host.result(json!({"type": "audio_server_info"}));
     assert_eq!(info["kind"], "pulseaudio", "{info}");
-    assert_eq!(info["default_source_name"], "mic");
+    assert_eq!(info["default_source_name"], MIC);
     let server_pid = rig.server_pid().unwrap();
     assert_eq!(info["pids"], json!([server_pid]), "{info}");
 
@@ -194,7 +64,7 @@ fn native_messaging_against_a_private_pulseaudio() {
         |r| parec_stream(r, parec.pid()).is_some(),
     );
     let s = parec_stream(&streams, parec.pid()).unwrap();
-    assert_eq!(s["device_name"], "mic", "{s}");
+    assert_eq!(s["device_name"], MIC, "{s}");
     assert!(s["device_props"].is_object(), "{s}");
     assert!(s.get("device_bus").is_some(), "{s}");
     assert!(s["sample_rate_hz"].as_u64().unwrap() > 0, "{s}");
@@ -244,7 +114,7 @@ fn native_messaging_against_a_private_pulseaudio() {
     host.event(&sub, "audio_connected", |e| {
         e["server"]["pids"] == json!([new_pid])
     });
-    let parec = rig.parec("mic", 10);
+    let parec = rig.parec(MIC, 10);
     host.event(&sub, "stream_added", |e| {
         e["stream"]["application_process_id"] == json!(parec.pid())
     });
@@ -261,7 +131,7 @@ fn native_messaging_against_a_private_pulseaudio() {
 #[test]
 fn sample_audio_server_json_includes_the_server_threads() {
     let rig = PulseRig::start();
-    let _parec = rig.parec("mic", 10);
+    let _parec = rig.parec(MIC, 10);
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_micoff-host"));
     cmd.args(["sample", "--audio-server", "--window", "0.3", "--json"]);
     rig_env(&rig, &mut cmd);

@@ -50,7 +50,7 @@ export interface Run {
   rows: Row[];
 }
 
-/** Threads that carry audio work (docs: shared notes "Which threads do the audio work"). */
+/** Threads that carry audio work (docs/test-rig.md, "Which threads do the audio work"). */
 export const AUDIO_THREAD =
   /^(AudioInputDevic|AudioOutputDevi|AudioProcessing|threaded-ml|ThreadPoolAudio|WebRTC_W_and_N|Chrome_ChildIOT|null-source|null-sink|alsa-|data-loop|pipewire-pulse|pipewire|pulseaudio|GraphRunner|AudioIP)/;
 

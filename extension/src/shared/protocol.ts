@@ -5,6 +5,8 @@
 // Types say who sends them: `ExtensionToHost` (requests) and `HostToExtension` (results, errors,
 // events). Everything the host sends is `unknown` until a guard below has checked it.
 
+/** The native messaging host name; the Rust side's is `HOST_NAME` in native-host/src/lib.rs
+ * (native-host/tests/host_name.rs checks they agree). */
 export const HOST_NAME = 'org.micoff.host';
 export const PROTOCOL_VERSION = 1;
 /** Host -> browser frame limit (the browser closes the port above it). */

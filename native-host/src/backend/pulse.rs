@@ -21,11 +21,10 @@ pub struct PulseServer {
 }
 
 impl PulseServer {
-    /// The server from `PULSE_SERVER` (else libpulse's default), /proc for the server's process.
+    /// The server from `PULSE_SERVER` as micoff-audio-server reads it (else libpulse's default),
+    /// /proc for the server's process.
     pub fn from_env() -> Self {
-        let server = std::env::var("PULSE_SERVER")
-            .ok()
-            .filter(|s| !s.trim().is_empty());
+        let server = micoff_audio_server::ServerEnv::from_process().pulse_server;
         Self::new(PulseConfig::new(server, "micoff-host"), ProcFs::system())
     }
 

@@ -1,5 +1,6 @@
 //! `micoff-host install`: writes (or removes) the native messaging host manifest
-//! `org.micoff.host.json` where each browser looks for it (docs: shared notes, "Native messaging").
+//! `org.micoff.host.json` where each browser looks for it (docs/test-rig.md, "Native messaging host
+//! manifests"). It is the one writer of that manifest: the build and the e2e rig run it too.
 //!
 //! Every path goes through [`InstallEnv`] (home, config home, filesystem root, PATH, Flatpak apps)
 //! so the tests run in temp dirs. Writes are atomic (temp file + rename) and idempotent.

@@ -3,37 +3,15 @@
 
 use std::path::{Path, PathBuf};
 
-/// The unix socket path a libpulse client would use: `--server`, else `PULSE_SERVER`, else
-/// `$PULSE_RUNTIME_PATH/native`, else `$XDG_RUNTIME_DIR/pulse/native`. `None` for a TCP server.
-/// `env` is injectable for tests.
+pub use micoff_audio_server::is_pipewire;
+use micoff_audio_server::ServerEnv;
+
+/// The unix socket a libpulse client would use, from micoff-audio-server's resolver: `--server`
+/// in place of `PULSE_SERVER`, then the environment's candidates in libpulse's order, the first
+/// one that exists. `None` for a network server. `env` is injectable for tests.
 pub fn socket_path(server: Option<&str>, env: &dyn Fn(&str) -> Option<String>) -> Option<PathBuf> {
-    let explicit = server.map(str::to_string).or_else(|| env("PULSE_SERVER"));
-    if let Some(s) = explicit {
-        // A server string may list several servers; take the first unix one.
-        return s.split_whitespace().find_map(|part| {
-            // An optional "{machine-id}" prefix names the host the server runs on.
-            let part = match part.strip_prefix('{') {
-                Some(rest) => rest.split_once('}').map_or(rest, |(_, p)| p),
-                None => part,
-            };
-            if let Some(p) = part.strip_prefix("unix:") {
-                Some(PathBuf::from(p))
-            } else if part.starts_with('/') {
-                Some(PathBuf::from(part))
-            } else {
-                None
-            }
-        });
-    }
-    if let Some(rt) = env("PULSE_RUNTIME_PATH") {
-        return Some(Path::new(&rt).join("native"));
-    }
-    if let Some(rt) = env("XDG_RUNTIME_DIR") {
-        return Some(Path::new(&rt).join("pulse").join("native"));
-    }
-    // SAFETY: getuid has no preconditions.
-    let uid = unsafe { libc::getuid() };
-    Some(PathBuf::from(format!("/run/user/{uid}/pulse/native")))
+    let env = ServerEnv::from_lookup(env).with_server(server);
+    micoff_audio_server::first_socket(&env, Path::exists)
 }
 
 /// The pid of the process at the other end of a unix socket (SO_PEERCRED: the process that
@@ -81,11 +59,6 @@ pub fn count_eventfds(proc_root: &Path, pid: u32) -> Option<usize> {
     )
 }
 
-/// pipewire-pulse names itself "PulseAudio (on PipeWire x.y.z)".
-pub fn is_pipewire(server_name: &str) -> bool {
-    server_name.contains("PipeWire")
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -100,6 +73,7 @@ mod tests {
         }
     }
 
+    /// The resolver itself is tested in micoff-audio-server; this checks what the bench feeds it.
     #[test]
     fn socket_path_resolution() {
         let none = env_of(&[]);
@@ -107,20 +81,27 @@ mod tests {
             socket_path(Some("unix:/tmp/x/pulse.sock"), &none),
             Some(PathBuf::from("/tmp/x/pulse.sock"))
         );
-        assert_eq!(
-            socket_path(Some("{abc}unix:/a tcp:host"), &none),
-            Some(PathBuf::from("/a"))
-        );
         assert_eq!(socket_path(Some("tcp:localhost:4713"), &none), None);
         let e = env_of(&[("PULSE_SERVER", "/run/p"), ("XDG_RUNTIME_DIR", "/r")]);
         assert_eq!(socket_path(None, &e), Some(PathBuf::from("/run/p")));
-        let e = env_of(&[("PULSE_RUNTIME_PATH", "/rt"), ("XDG_RUNTIME_DIR", "/r")]);
-        assert_eq!(socket_path(None, &e), Some(PathBuf::from("/rt/native")));
-        let e = env_of(&[("XDG_RUNTIME_DIR", "/r")]);
+        assert_eq!(
+            socket_path(Some("unix:/cli"), &e),
+            Some(PathBuf::from("/cli"))
+        );
+        // Nothing exists there: the first candidate.
+        let e = env_of(&[("PULSE_RUNTIME_PATH", "/nonexistent/rt")]);
         assert_eq!(
             socket_path(None, &e),
-            Some(PathBuf::from("/r/pulse/native"))
+            Some(PathBuf::from("/nonexistent/rt/native"))
         );
+        // The first candidate that exists.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pulse").join("native");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let _listener = std::os::unix::net::UnixListener::bind(&path).unwrap();
+        let xdg = dir.path().to_string_lossy().into_owned();
+        let e = move |k: &str| (k == "XDG_RUNTIME_DIR").then(|| xdg.clone());
+        assert_eq!(socket_path(None, &e), Some(path));
     }
 
     #[test]
@@ -141,11 +122,5 @@ mod tests {
         let path = dir.path().join("s");
         let _l = std::os::unix::net::UnixListener::bind(&path).unwrap();
         assert_eq!(socket_peer_pid(&path).unwrap(), std::process::id());
-    }
-
-    #[test]
-    fn pipewire_detection() {
-        assert!(is_pipewire("PulseAudio (on PipeWire 0.3.65)"));
-        assert!(!is_pipewire("pulseaudio"));
     }
 }

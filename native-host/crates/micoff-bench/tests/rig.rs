@@ -1,4 +1,5 @@
-//! The bench against real audio servers started privately in a temp dir (docs: test-rig notes):
+//! The bench against real audio servers started privately in a temp dir (micoff-testkit's rigs,
+//! docs/test-rig.md):
 //! - PulseAudio with a debug log: `--srbchannel both --compare parec` must show in the server's
 //!   own log that the `on` client got srbchannel and the `off` one did not, report a granted
 //!   10 ms fragment for all three rows (parec's too), and say what it did on stderr.
@@ -14,20 +15,10 @@
 
 #![allow(clippy::unwrap_used)]
 
-// The private audio servers of micoff-pulse's tests, reused as they are (like the host's
-// pulse_host.rs does).
-#[path = "../../micoff-pulse/tests/common/mod.rs"]
-mod common;
-// `summary()`: the report's row of one mode (shared with the host's bench_cli.rs).
-#[path = "support/report_json.rs"]
-mod report_json;
-
 use std::path::{Path, PathBuf};
 use std::process::Output;
-use std::time::Duration;
 
-use common::{AudioRig, PipeWireRig, PulseRig};
-use report_json::summary;
+use micoff_testkit::{bench_summary as summary, AudioRig, PipeWireRig, PulseRig, MIC};
 
 const BENCH: &str = env!("CARGO_BIN_EXE_micoff-bench");
 
@@ -211,13 +202,8 @@ fn pulseaudio_playback_sweep_mixing_on_and_off() {
     let rig = PulseRig::start_with_debug_log();
     // Another client recording meanwhile: its work lands in the server columns, so the bench
     // must name it.
-    let other = rig.parec("mic", 50);
-    common::wait_for("the other client's stream", Duration::from_secs(10), || {
-        rig.pactl(&["list", "short", "source-outputs"])
-            .lines()
-            .count()
-            >= 2
-    });
+    let other = rig.parec(MIC, 50);
+    rig.wait_for_client_record_streams("the other client's stream", 1);
     let chart = rig.path().join("chart.svg");
     let out = bench(
         &rig,

@@ -89,19 +89,12 @@ pub fn from_pactl(info: &str, sources: &str, sinks: &str, modules: &str) -> Audi
             .map(|v| v.trim().to_owned())
     };
     let server_name = field("Server Name:").unwrap_or_default();
-    let is_pipewire = server_name.contains("PipeWire");
-    let pipewire_version = is_pipewire
-        .then(|| {
-            server_name
-                .split("PipeWire ")
-                .nth(1)
-                .map(|v| v.trim_end_matches(')').to_owned())
-        })
-        .flatten();
+    let is_pipewire = micoff_audio_server::is_pipewire(&server_name);
+    let pipewire_version = micoff_audio_server::pipewire_version(&server_name);
     let server_string = field("Server String:");
     let unix_socket = server_string
         .as_deref()
-        .map(|s| s.starts_with('/') || s.starts_with("unix:"));
+        .map(|s| micoff_audio_server::socket_of(s).is_some());
     let proto = |k: &str| field(k).and_then(|v| v.parse().ok());
     let default_source_name = field("Default Source:");
     let default_sink_name = field("Default Sink:");

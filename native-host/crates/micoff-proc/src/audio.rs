@@ -4,6 +4,8 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use micoff_audio_server::ServerEnv;
+
 use crate::fs::text;
 use crate::parse::{parse_net_unix_listeners, parse_socket_link, parse_status_uid};
 use crate::role::Role;
@@ -23,35 +25,11 @@ pub fn env_map() -> HashMap<String, String> {
         .collect()
 }
 
-/// Where libpulse would look for the server's unix socket, in its order:
-/// - `PULSE_SERVER`: a space-separated list; entries `unix:/path`, `{machine-id}unix:/path` or a bare
-///   absolute path are unix sockets (tcp entries are skipped). When it is set, nothing else is tried;
-/// - `$PULSE_RUNTIME_PATH/native`, else `$XDG_RUNTIME_DIR/pulse/native`;
-/// - the system-wide `/var/run/pulse/native`.
+/// Where libpulse would look for the server's unix socket, in its order (micoff-audio-server's
+/// resolver over `env`: `PULSE_SERVER`'s unix entries when it is set, else the runtime dir's socket
+/// and the system-wide one).
 pub fn pulse_socket_candidates(env: &HashMap<String, String>) -> Vec<PathBuf> {
-    let nonempty = |k: &str| env.get(k).map(|v| v.trim()).filter(|v| !v.is_empty());
-    if let Some(servers) = nonempty("PULSE_SERVER") {
-        return servers
-            .split_ascii_whitespace()
-            .filter_map(|entry| {
-                // `{machine-id}` prefix: the entry is only for that machine; we take it regardless.
-                let entry = match entry.strip_prefix('{') {
-                    Some(rest) => rest.split_once('}').map(|(_, e)| e).unwrap_or(rest),
-                    None => entry,
-                };
-                let path = entry.strip_prefix("unix:").unwrap_or(entry);
-                path.starts_with('/').then(|| PathBuf::from(path))
-            })
-            .collect();
-    }
-    let mut out = Vec::new();
-    if let Some(d) = nonempty("PULSE_RUNTIME_PATH") {
-        out.push(Path::new(d).join("native"));
-    } else if let Some(d) = nonempty("XDG_RUNTIME_DIR") {
-        out.push(Path::new(d).join("pulse").join("native"));
-    }
-    out.push(PathBuf::from("/var/run/pulse/native"));
-    out
+    micoff_audio_server::socket_candidates(&ServerEnv::from_map(env))
 }
 
 /// The first socket candidate (see [`pulse_socket_candidates`]).
@@ -220,46 +198,17 @@ mod tests {
             .collect()
     }
 
+    /// The resolver itself is tested in micoff-audio-server; this checks that the map is what
+    /// it reads.
     #[test]
-    fn socket_candidates() {
-        let sys = PathBuf::from("/var/run/pulse/native");
-        let cases: Vec<(HashMap<String, String>, Vec<PathBuf>)> = vec![
-            (
-                env(&[
-                    ("PULSE_SERVER", "unix:/tmp/rig/pulse.sock"),
-                    ("XDG_RUNTIME_DIR", "/run/user/1"),
-                ]),
-                vec!["/tmp/rig/pulse.sock".into()],
-            ),
-            (
-                env(&[("PULSE_SERVER", "/tmp/a.sock")]),
-                vec!["/tmp/a.sock".into()],
-            ),
-            (
-                env(&[(
-                    "PULSE_SERVER",
-                    "tcp:localhost:4713 {abc}unix:/tmp/b unix:/tmp/c",
-                )]),
-                vec!["/tmp/b".into(), "/tmp/c".into()],
-            ),
-            (env(&[("PULSE_SERVER", "tcp:10.0.0.1")]), vec![]),
-            (
-                env(&[("XDG_RUNTIME_DIR", "/run/user/1000")]),
-                vec!["/run/user/1000/pulse/native".into(), sys.clone()],
-            ),
-            (
-                env(&[
-                    ("PULSE_RUNTIME_PATH", "/tmp/rt"),
-                    ("XDG_RUNTIME_DIR", "/run/user/1000"),
-                ]),
-                vec!["/tmp/rt/native".into(), sys.clone()],
-            ),
-            (env(&[("PULSE_SERVER", "  ")]), vec![sys.clone()]),
-            (env(&[]), vec![sys.clone()]),
-        ];
-        for (e, want) in cases {
-            assert_eq!(pulse_socket_candidates(&e), want, "{e:?}");
-        }
+    fn socket_candidates_come_from_the_map() {
+        assert_eq!(
+            pulse_socket_candidates(&env(&[
+                ("PULSE_SERVER", "unix:/tmp/rig/pulse.sock"),
+                ("XDG_RUNTIME_DIR", "/run/user/1"),
+            ])),
+            vec![PathBuf::from("/tmp/rig/pulse.sock")]
+        );
         assert_eq!(
             pulse_socket_path(&env(&[("XDG_RUNTIME_DIR", "/r")])),
             Some(PathBuf::from("/r/pulse/native"))

@@ -1,5 +1,6 @@
 //! Translation from libpulse's borrowed info structs to owned data, and the pure parsing behind
-//! it (props, server names, latencies). The pure functions are unit-tested with literal samples.
+//! it (props, latencies). The pure functions are unit-tested with literal samples. Where the server
+//! is and whether it is PipeWire: micoff-audio-server.
 
 use std::borrow::Cow;
 
@@ -51,22 +52,6 @@ pub(crate) struct RawServerInfo {
 
 // ---- pure helpers -------------------------------------------------------------------------
 
-/// pipewire-pulse names itself `PulseAudio (on PipeWire 0.3.65)`.
-pub fn pipewire_version(server_name: &str) -> Option<String> {
-    let start = server_name.find("on PipeWire")? + "on PipeWire".len();
-    let rest = server_name[start..].trim_start();
-    let version: String = rest
-        .chars()
-        .take_while(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '-')
-        .collect();
-    Some(version)
-}
-
-/// Whether a server is pipewire-pulse, from its `server_name` (or `server_version`).
-pub fn is_pipewire(server_name: &str) -> bool {
-    server_name.contains("PipeWire")
-}
-
 /// Parses a numeric prop like `application.process.id` = `"4242"`.
 pub fn parse_u32(value: Option<&str>) -> Option<u32> {
     value?.trim().parse().ok()
@@ -97,38 +82,6 @@ pub fn bytes_to_us(bytes: u64, spec: &SampleSpec) -> Option<u64> {
         return None;
     }
     Some(bytes * 1_000_000 / per_s)
-}
-
-/// The unix socket path inside a libpulse server string: `unix:/x/native`, `/x/native`,
-/// `{machine-id}unix:/x/native`. Network servers (`tcp:host`) have none.
-pub fn socket_path_of(server: &str) -> Option<String> {
-    let s = server.trim();
-    let s = match s.strip_prefix('{') {
-        Some(rest) => rest.split_once('}').map_or(rest, |(_, after)| after),
-        None => s,
-    };
-    if let Some(path) = s.strip_prefix("unix:") {
-        return Some(path.to_owned());
-    }
-    s.starts_with('/').then(|| s.to_owned())
-}
-
-/// The server libpulse will try first when none is configured: `$PULSE_SERVER`, else
-/// `$XDG_RUNTIME_DIR/pulse/native`. (libpulse also reads `client.conf`; this is what we report.)
-pub fn default_server(pulse_server: Option<&str>, xdg_runtime_dir: Option<&str>) -> Option<String> {
-    if let Some(s) = pulse_server.filter(|s| !s.trim().is_empty()) {
-        return Some(s.to_owned());
-    }
-    xdg_runtime_dir
-        .filter(|d| !d.is_empty())
-        .map(|d| format!("{}/pulse/native", d.trim_end_matches('/')))
-}
-
-/// [`default_server`] from this process's environment.
-pub fn default_server_from_env() -> Option<String> {
-    let pulse_server = std::env::var("PULSE_SERVER").ok();
-    let xdg = std::env::var("XDG_RUNTIME_DIR").ok();
-    default_server(pulse_server.as_deref(), xdg.as_deref())
 }
 
 /// Joins a raw stream with its device and client. Application props come from the stream and,
@@ -338,20 +291,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pipewire_detection_from_server_name() {
-        let cases = [
-            ("PulseAudio (on PipeWire 0.3.65)", true, Some("0.3.65")),
-            ("PulseAudio (on PipeWire 1.2.7)", true, Some("1.2.7")),
-            ("pulseaudio", false, None),
-            ("PulseAudio", false, None),
-        ];
-        for (name, pw, version) in cases {
-            assert_eq!(is_pipewire(name), pw, "{name}");
-            assert_eq!(pipewire_version(name).as_deref(), version, "{name}");
-        }
-    }
-
-    #[test]
     fn numeric_props() {
         assert_eq!(parse_u32(Some("4242")), Some(4242));
         assert_eq!(parse_u32(Some(" 7 ")), Some(7));
@@ -388,36 +327,6 @@ mod tests {
             ..spec
         };
         assert_eq!(bytes_to_us(1, &bad), None);
-    }
-
-    #[test]
-    fn socket_paths() {
-        let cases = [
-            (
-                "unix:/run/user/0/pulse/native",
-                Some("/run/user/0/pulse/native"),
-            ),
-            ("/tmp/rig/pulse.sock", Some("/tmp/rig/pulse.sock")),
-            ("{abc123}unix:/tmp/p.sock", Some("/tmp/p.sock")),
-            ("tcp:localhost:4713", None),
-            ("localhost", None),
-        ];
-        for (server, path) in cases {
-            assert_eq!(socket_path_of(server).as_deref(), path, "{server}");
-        }
-    }
-
-    #[test]
-    fn default_server_order() {
-        assert_eq!(
-            default_server(Some("unix:/x.sock"), Some("/run/user/1")).as_deref(),
-            Some("unix:/x.sock")
-        );
-        assert_eq!(
-            default_server(None, Some("/run/user/1/")).as_deref(),
-            Some("/run/user/1/pulse/native")
-        );
-        assert_eq!(default_server(Some(" "), None), None);
     }
 
     fn raw(props: &[(&str, &str)]) -> RawStream {

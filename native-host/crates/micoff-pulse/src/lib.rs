@@ -33,8 +33,8 @@ use std::time::{Duration, Instant};
 use tokio::sync::{broadcast, oneshot};
 
 pub use backoff::Backoff;
-pub use convert::{default_server, default_server_from_env, is_pipewire};
 pub use error::{PulseError, Result};
+pub use micoff_audio_server::is_pipewire;
 pub use types::{
     Device, DeviceKind, Props, PulseEvent, SampleSpec, ServerInfo, Snapshot, Stream, StreamKind,
     Streams, INVALID_INDEX,

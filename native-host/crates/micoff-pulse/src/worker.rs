@@ -19,6 +19,7 @@ use std::sync::{mpsc, Arc};
 use std::time::Instant;
 
 use libpulse_binding as pulse;
+use micoff_audio_server as audio_server;
 use pulse::callbacks::ListResult;
 use pulse::context::subscribe::{Facility, InterestMaskSet, Operation as SubOp};
 use pulse::context::{Context, FlagSet, State};
@@ -438,8 +439,7 @@ impl Worker {
         self.config
             .server
             .clone()
-            .or_else(convert::default_server_from_env)
-            .unwrap_or_else(|| "(default)".into())
+            .unwrap_or_else(|| audio_server::describe(&audio_server::ServerEnv::from_process()))
     }
 
     /// The error for a request that arrives while there is no connection.
@@ -871,13 +871,16 @@ impl Worker {
             .conn
             .as_ref()
             .map_or(0, |c| c.ctx.get_protocol_version());
-        let is_pipewire =
-            convert::is_pipewire(&raw.server_name) || convert::is_pipewire(&raw.server_version);
+        let is_pipewire = audio_server::is_pipewire(&raw.server_name)
+            || audio_server::is_pipewire(&raw.server_version);
         ServerInfo {
-            socket_path: server_string.as_deref().and_then(convert::socket_path_of),
+            socket_path: server_string
+                .as_deref()
+                .and_then(audio_server::socket_of)
+                .map(|p| p.display().to_string()),
             server_string,
-            pipewire_version: convert::pipewire_version(&raw.server_name)
-                .or_else(|| convert::pipewire_version(&raw.server_version)),
+            pipewire_version: audio_server::pipewire_version(&raw.server_name)
+                .or_else(|| audio_server::pipewire_version(&raw.server_version)),
             is_pipewire,
             server_name: raw.server_name,
             server_version: raw.server_version,

@@ -1,12 +1,10 @@
-//! Against a private PipeWire + pipewire-pulse (see `common::PipeWireRig`).
+//! Against a private PipeWire + pipewire-pulse (see `micoff_testkit::PipeWireRig`).
 #![allow(clippy::unwrap_used)]
-
-mod common;
 
 use std::time::Duration;
 
-use common::{next_event, AudioRig, PipeWireRig};
 use micoff_pulse::{query_once, PulseClient, PulseConfig, PulseEvent, StreamKind};
+use micoff_testkit::{next_event, AudioRig, PipeWireRig, MIC};
 
 const LIMIT: Duration = Duration::from_secs(15);
 
@@ -28,13 +26,13 @@ async fn pipewire_pulse_server_info_and_record_streams() {
         .pipewire_version
         .as_deref()
         .is_some_and(|v| !v.is_empty()));
-    assert_eq!(info.default_source_name.as_deref(), Some("mic"));
+    assert_eq!(info.default_source_name.as_deref(), Some(MIC));
     assert_eq!(
         info.socket_path.as_deref(),
         Some(rig.socket.to_str().unwrap())
     );
 
-    let parec = rig.parec("mic", 10);
+    let parec = rig.parec(MIC, 10);
     let pid = parec.pid();
     let ev = next_event(&mut events, LIMIT, "parec's record stream", |e| {
         matches!(e, PulseEvent::StreamAdded { kind: StreamKind::Record, stream }
@@ -50,7 +48,7 @@ async fn pipewire_pulse_server_info_and_record_streams() {
     // and completes it with change events.
     let ev = next_event(&mut events, LIMIT, "record stream linked to mic", |e| {
         matches!(e, PulseEvent::StreamChanged { stream, .. }
-            if stream.index == index && stream.device_name.as_deref() == Some("mic")
+            if stream.index == index && stream.device_name.as_deref() == Some(MIC)
                 && stream.fragment_size_bytes.is_some())
     })
     .await;
@@ -67,7 +65,7 @@ async fn pipewire_pulse_server_info_and_record_streams() {
         .iter()
         .find(|s| s.index == index)
         .expect("listed");
-    assert_eq!(s.device_name.as_deref(), Some("mic"));
+    assert_eq!(s.device_name.as_deref(), Some(MIC));
     assert_eq!(s.application_process_id, Some(pid));
     assert_eq!(s.application_name.as_deref(), Some("micoff-test-parec"));
     assert_eq!(s.requested_latency_us, Some(10_000), "{s:#?}");

@@ -1,12 +1,10 @@
-//! Against a private PulseAudio (see `common::PulseRig`).
+//! Against a private PulseAudio (see `micoff_testkit::PulseRig`).
 #![allow(clippy::unwrap_used)]
-
-mod common;
 
 use std::time::Duration;
 
-use common::{next_event, wait_for, AudioRig, PulseRig};
 use micoff_pulse::{query_once, PulseClient, PulseConfig, PulseError, PulseEvent, StreamKind};
+use micoff_testkit::{next_event, AudioRig, PulseRig, MIC, OUTPUT_SINK, SIGNAL_SINK};
 use tokio::sync::broadcast;
 
 const LIMIT: Duration = Duration::from_secs(10);
@@ -33,8 +31,8 @@ async fn server_info_of_plain_pulseaudio() {
     assert!(!info.is_pipewire);
     assert_eq!(info.pipewire_version, None);
     assert!(!info.server_version.is_empty());
-    assert_eq!(info.default_sink_name.as_deref(), Some("spk"));
-    assert_eq!(info.default_source_name.as_deref(), Some("mic"));
+    assert_eq!(info.default_sink_name.as_deref(), Some(OUTPUT_SINK));
+    assert_eq!(info.default_source_name.as_deref(), Some(MIC));
     assert_eq!(
         info.socket_path.as_deref(),
         Some(rig.socket.to_str().unwrap())
@@ -46,14 +44,11 @@ async fn server_info_of_plain_pulseaudio() {
     assert!(client.is_connected());
 
     let sources = client.sources().await.unwrap();
-    let mic = sources
-        .iter()
-        .find(|s| s.name == "mic")
-        .expect("mic source");
+    let mic = sources.iter().find(|s| s.name == MIC).expect("mic source");
     assert_eq!(mic.kind, micoff_pulse::DeviceKind::Source);
     assert!(mic.props.contains_key("device.description"));
     let sinks = client.sinks().await.unwrap();
-    assert!(sinks.iter().any(|s| s.name == "spk"));
+    assert!(sinks.iter().any(|s| s.name == SIGNAL_SINK));
 }
 
 #[tokio::test]
@@ -65,7 +60,7 @@ async fn record_stream_appears_with_latency_and_pid_then_goes_away() {
     })
     .await;
 
-    let parec = rig.parec("mic", 10);
+    let parec = rig.parec(MIC, 10);
     let pid = parec.pid();
     let ev = next_event(&mut events, LIMIT, "parec's record stream", |e| {
         matches!(e, PulseEvent::StreamAdded { kind: StreamKind::Record, stream }
@@ -75,7 +70,7 @@ async fn record_stream_appears_with_latency_and_pid_then_goes_away() {
     let PulseEvent::StreamAdded { stream, .. } = ev else {
         unreachable!()
     };
-    assert_eq!(stream.device_name.as_deref(), Some("mic"));
+    assert_eq!(stream.device_name.as_deref(), Some(MIC));
     // parec is a link to pacat.
     let binary = stream
         .application_process_binary
@@ -129,7 +124,7 @@ async fn bluetooth_source_is_reported_by_device_bus() {
         "load-module",
         "module-remap-source",
         "source_name=btmic",
-        "master=spk.monitor",
+        &format!("master={SIGNAL_SINK}.monitor"),
         "source_properties=device.bus=bluetooth",
     ]);
     let client = client(&rig);
@@ -156,7 +151,7 @@ async fn bluetooth_source_is_reported_by_device_bus() {
     let sources = client.sources().await.unwrap();
     let bt = sources.iter().find(|s| s.name == "btmic").unwrap();
     assert_eq!(bt.bus.as_deref(), Some("bluetooth"));
-    let mic = sources.iter().find(|s| s.name == "mic").unwrap();
+    let mic = sources.iter().find(|s| s.name == MIC).unwrap();
     assert_ne!(mic.bus.as_deref(), Some("bluetooth"));
 }
 
@@ -193,7 +188,7 @@ async fn server_restart_disconnects_then_reconnects() {
     assert_eq!(info.server_name, "pulseaudio");
     assert!(client.is_connected());
 
-    let parec = rig.parec("mic", 10);
+    let parec = rig.parec(MIC, 10);
     let pid = parec.pid();
     next_event(&mut events, LIMIT, "stream after reconnect", |e| {
         matches!(e, PulseEvent::StreamAdded { stream, .. } if stream.application_process_id == Some(pid))
@@ -209,14 +204,9 @@ async fn server_restart_disconnects_then_reconnects() {
 #[tokio::test]
 async fn existing_streams_are_announced_after_connected() {
     let rig = PulseRig::start();
-    let parec = rig.parec("mic", 10);
+    let parec = rig.parec(MIC, 10);
     let pid = parec.pid();
-    wait_for("parec's stream", LIMIT, || {
-        rig.pactl(&["list", "short", "source-outputs"])
-            .lines()
-            .count()
-            > 0
-    });
+    rig.wait_for_client_record_streams("parec's stream", 1);
     // Connected, then StreamAdded for the stream that was already there.
     let (client, mut events) = subscribed(&rig);
     next_event(&mut events, LIMIT, "connected", |e| {
@@ -277,23 +267,18 @@ async fn load_and_unload_module() {
 #[test]
 fn query_once_lists_everything() {
     let rig = PulseRig::start();
-    let _parec = rig.parec("mic", 10);
-    wait_for("parec's stream", LIMIT, || {
-        rig.pactl(&["list", "short", "source-outputs"])
-            .lines()
-            .count()
-            > 0
-    });
+    let _parec = rig.parec(MIC, 10);
+    rig.wait_for_client_record_streams("parec's stream", 1);
     let snap = query_once(Some(&rig.server()), LIMIT).unwrap();
     assert_eq!(snap.server.server_name, "pulseaudio");
-    assert!(snap.sources.iter().any(|s| s.name == "mic"));
-    assert!(snap.sinks.iter().any(|s| s.name == "spk"));
+    assert!(snap.sources.iter().any(|s| s.name == MIC));
+    assert!(snap.sinks.iter().any(|s| s.name == SIGNAL_SINK));
     // module-remap-source records from spk.monitor itself: a module-owned stream, no client.
     let on_mic: Vec<_> = snap
         .streams
         .record
         .iter()
-        .filter(|s| s.device_name.as_deref() == Some("mic"))
+        .filter(|s| s.device_name.as_deref() == Some(MIC))
         .collect();
     assert_eq!(on_mic.len(), 1, "{:#?}", snap.streams.record);
     assert!(on_mic[0].client_index.is_some());
@@ -301,7 +286,7 @@ fn query_once_lists_everything() {
         .streams
         .record
         .iter()
-        .find(|s| s.device_name.as_deref() == Some("spk.monitor"));
+        .find(|s| s.device_name.as_deref() == Some(format!("{SIGNAL_SINK}.monitor").as_str()));
     assert!(remap.is_some_and(|s| s.is_module_stream()));
     assert!(!on_mic[0].is_module_stream());
 }
@@ -401,7 +386,7 @@ async fn default_source_change_is_a_server_changed_event() {
         "load-module",
         "module-remap-source",
         "source_name=other",
-        "master=spk.monitor",
+        &format!("master={SIGNAL_SINK}.monitor"),
     ]);
     let (client, mut events) = subscribed(&rig);
     next_event(&mut events, LIMIT, "connected", |e| {

@@ -1,79 +1,48 @@
-//! Private audio servers for tests: each test gets its own PulseAudio (or PipeWire +
-//! pipewire-pulse) in a temp dir, with its own runtime dir and socket, stopped by PID on drop.
-//! The e2e rig follows the same recipe (docs: /work/shared/notes/test-rig.md).
-#![allow(dead_code, clippy::unwrap_used)]
+//! Private audio servers for tests: each rig is its own PulseAudio (or PipeWire + WirePlumber +
+//! pipewire-pulse) in a temp dir, with its own runtime dir, home and socket, stopped by PID on
+//! drop. The desktop's server is never touched. The devices and the recipe are those of the e2e
+//! rig (`e2e/rig/audio-rig.ts`); both are described in `docs/test-rig.md`.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use micoff_pulse::PulseEvent;
 use tempfile::TempDir;
-use tokio::sync::broadcast;
 
-/// Polls `cond` every 20 ms until it is true; panics with `what` after `limit`.
-pub fn wait_for(what: &str, limit: Duration, mut cond: impl FnMut() -> bool) {
-    let start = Instant::now();
-    while !cond() {
-        assert!(
-            start.elapsed() < limit,
-            "timed out after {limit:?} waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
+use crate::{kill_child, require, wait_for, Proc};
 
-/// Fails (never skips) when a tool the rig needs is missing.
-pub fn require(tool: &str, package: &str) {
-    let found = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
-        .unwrap_or(false);
-    assert!(
-        found,
-        "`{tool}` is not installed; these tests need a real audio server: apt-get install {package} \
-         (bash scripts/ensure-deps.sh installs them)"
-    );
-}
+/// The null sink a test signal is played into; its monitor feeds [`MIC`].
+pub const SIGNAL_SINK: &str = "spk";
+/// A second null sink, the default sink: what a client plays never loops back into [`MIC`].
+pub const OUTPUT_SINK: &str = "out";
+/// `module-remap-source` over `spk.monitor`, the default source. A real source, not a `.monitor`:
+/// Chromium opens no record stream on a monitor as the default source.
+pub const MIC: &str = "mic";
 
-/// Kills a child we started, by its PID, and reaps it.
-pub fn kill_child(child: &mut Child) {
-    let _ = child.kill();
-    let _ = child.wait();
-}
-
-/// A process we started that is killed on drop (e.g. `parec`).
-pub struct Proc(pub Child);
-
-impl Proc {
-    pub fn pid(&self) -> u32 {
-        self.0.id()
-    }
-}
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        kill_child(&mut self.0);
-    }
-}
-
-/// Waits for the first event matching `pred` (other events are skipped).
-pub async fn next_event(
-    rx: &mut broadcast::Receiver<PulseEvent>,
-    limit: Duration,
-    what: &str,
-    mut pred: impl FnMut(&PulseEvent) -> bool,
-) -> PulseEvent {
-    let deadline = tokio::time::Instant::now() + limit;
-    loop {
-        match tokio::time::timeout_at(deadline, rx.recv()).await {
-            Err(_) => panic!("timed out after {limit:?} waiting for event: {what}"),
-            Ok(Err(broadcast::error::RecvError::Lagged(n))) => eprintln!("lagged {n} events"),
-            Ok(Err(e)) => panic!("event channel closed while waiting for {what}: {e}"),
-            Ok(Ok(ev)) if pred(&ev) => return ev,
-            Ok(Ok(_)) => {}
-        }
-    }
+/// The pactl commands (as argument lists) that give a fresh server the rig's devices.
+fn device_commands() -> Vec<Vec<String>> {
+    let args = |a: &[&str]| a.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+    vec![
+        args(&[
+            "load-module",
+            "module-null-sink",
+            &format!("sink_name={SIGNAL_SINK}"),
+        ]),
+        args(&[
+            "load-module",
+            "module-null-sink",
+            &format!("sink_name={OUTPUT_SINK}"),
+        ]),
+        args(&[
+            "load-module",
+            "module-remap-source",
+            &format!("source_name={MIC}"),
+            &format!("master={SIGNAL_SINK}.monitor"),
+        ]),
+        args(&["set-default-sink", OUTPUT_SINK]),
+        args(&["set-default-source", MIC]),
+    ]
 }
 
 /// What both rigs offer: the tools (`pactl`, `parec`, the program under test) run in the rig's
@@ -132,6 +101,23 @@ pub trait AudioRig {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
+    /// Record streams opened by clients: `pactl list short source-outputs` rows whose client
+    /// column is not `-` (the remap source's own stream is module-owned and not counted).
+    fn client_record_streams(&self) -> usize {
+        self.pactl(&["list", "short", "source-outputs"])
+            .lines()
+            .filter(|l| l.split('\t').nth(2).is_some_and(|client| client != "-"))
+            .count()
+    }
+
+    /// Waits until at least `n` client record streams exist (see
+    /// [`AudioRig::client_record_streams`]).
+    fn wait_for_client_record_streams(&self, what: &str, n: usize) {
+        wait_for(what, Duration::from_secs(10), || {
+            self.client_record_streams() >= n
+        });
+    }
+
     /// `parec --latency-msec=<ms> -d <source>` writing to /dev/null.
     fn parec(&self, source: &str, latency_ms: u32) -> Proc {
         spawn_parec(source, latency_ms, |cmd| self.env(cmd))
@@ -164,8 +150,8 @@ fn wait_until_up(
     }
 }
 
-/// A private PulseAudio: runtime/state/home under a temp dir, socket `<dir>/pulse.sock`, a null
-/// sink `spk` and a remapped source `mic` over its monitor (defaults), log in `<dir>/pulse.log`.
+/// A private PulseAudio: runtime/state/home under a temp dir, socket `<dir>/pulse.sock`, the rig's
+/// devices from its startup script, log in `<dir>/pulse.log`.
 pub struct PulseRig {
     pub dir: TempDir,
     pub socket: PathBuf,
@@ -195,14 +181,16 @@ impl PulseRig {
             fs::create_dir_all(dir.path().join(sub)).unwrap();
         }
         let socket = dir.path().join("pulse.sock");
-        let script = format!(
-            "load-module module-native-protocol-unix auth-anonymous=1 socket={}\n\
-             load-module module-null-sink sink_name=spk\n\
-             load-module module-remap-source source_name=mic master=spk.monitor\n\
-             set-default-sink spk\n\
-             set-default-source mic\n",
+        // The same devices as the PipeWire rig loads through pactl, as a startup script (`-n -F`:
+        // no default.pa, so no hardware and no desktop modules).
+        let mut script = format!(
+            "load-module module-native-protocol-unix auth-anonymous=1 socket={}\n",
             socket.display()
         );
+        for command in device_commands() {
+            script.push_str(&command.join(" "));
+            script.push('\n');
+        }
         fs::write(dir.path().join("rig.pa"), script).unwrap();
         let mut rig = Self {
             dir,
@@ -279,6 +267,7 @@ impl Drop for PulseRig {
     }
 }
 
+/// `parec` reading `source` into /dev/null, in the environment `env` sets up.
 pub fn spawn_parec(source: &str, latency_ms: u32, env: impl FnOnce(&mut Command)) -> Proc {
     require("parec", "pulseaudio-utils");
     let mut cmd = Command::new("parec");
@@ -292,9 +281,9 @@ pub fn spawn_parec(source: &str, latency_ms: u32, env: impl FnOnce(&mut Command)
 }
 
 /// A private PipeWire + WirePlumber + pipewire-pulse under `dbus-run-session`, runtime dir in a
-/// temp dir, pulse socket `<dir>/run/pulse/native`, with a null sink `spk` and a remapped
-/// source `mic` loaded through pactl (the same layout as [`PulseRig`]). On drop the three
-/// daemons are stopped by the PIDs the start script wrote; dbus-run-session then stops its bus.
+/// temp dir, pulse socket `<dir>/run/pulse/native`, the rig's devices loaded through pactl. On
+/// drop the three daemons are stopped by the PIDs the start script wrote; dbus-run-session then
+/// stops its bus.
 pub struct PipeWireRig {
     pub dir: TempDir,
     pub socket: PathBuf,
@@ -347,14 +336,20 @@ impl PipeWireRig {
             session: Some(session),
         };
         wait_until_up(&rig, "pipewire-pulse", Duration::from_secs(30), || None);
-        rig.pactl(&["load-module", "module-null-sink", "sink_name=spk"]);
-        rig.pactl(&[
-            "load-module",
-            "module-remap-source",
-            "source_name=mic",
-            "master=spk.monitor",
-        ]);
-        rig.pactl(&["set-default-source", "mic"]);
+        for command in device_commands() {
+            let args: Vec<&str> = command.iter().map(String::as_str).collect();
+            rig.pactl(&args);
+        }
+        // WirePlumber creates the nodes and applies defaults asynchronously.
+        wait_for(
+            "the rig's default sink and source",
+            Duration::from_secs(10),
+            || {
+                let info = rig.pactl(&["info"]);
+                info.contains(&format!("Default Sink: {OUTPUT_SINK}\n"))
+                    && info.contains(&format!("Default Source: {MIC}\n"))
+            },
+        );
         rig
     }
 
@@ -404,6 +399,26 @@ impl Drop for PipeWireRig {
                 std::thread::sleep(Duration::from_millis(20));
             }
             kill_child(&mut session);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The e2e rig must name its devices the same way (one naming for every test).
+    #[test]
+    fn device_names_match_the_e2e_rig() {
+        let ts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../e2e/rig/audio-rig.ts");
+        let text = fs::read_to_string(&ts).unwrap();
+        for (name, value) in [
+            ("SIGNAL_SINK", SIGNAL_SINK),
+            ("OUTPUT_SINK", OUTPUT_SINK),
+            ("MIC", MIC),
+        ] {
+            let line = format!("export const {name} = '{value}';");
+            assert!(text.contains(&line), "{} lacks `{line}`", ts.display());
         }
     }
 }

@@ -1,0 +1,324 @@
+//! micoff-audio-server: one answer to "where is the audio server, and which one is it".
+//!
+//! Everything here is pure: the environment comes in as values ([`ServerEnv`]), ordered candidates
+//! come out. The host's libpulse client (micoff-pulse), its process finder (micoff-proc, which
+//! names the process holding the socket as the audio server), the bench and the doctor all resolve
+//! through these functions, so they cannot disagree about which server they mean.
+//!
+//! libpulse's order (what `pa_context_connect` with no server tries):
+//! 1. `$PULSE_SERVER` when set (client.conf's `default-server` has the same role): a
+//!    space-separated list tried in order, and nothing else after it. Entries are `unix:/path`, a
+//!    bare `/path`, `tcp:host[:port]`, `tcp6:...`, or a host name, each optionally prefixed by
+//!    `{machine-id}`.
+//! 2. The user's runtime socket: `$PULSE_RUNTIME_PATH/native`, else `$XDG_RUNTIME_DIR/pulse/native`.
+//! 3. The system-wide socket [`SYSTEM_SOCKET`].
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// The system-wide server's socket (PulseAudio's `--system` mode).
+pub const SYSTEM_SOCKET: &str = "/var/run/pulse/native";
+
+/// The environment variables the resolver reads. Empty or blank values count as unset.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ServerEnv {
+    pub pulse_server: Option<String>,
+    pub pulse_runtime_path: Option<String>,
+    pub xdg_runtime_dir: Option<String>,
+}
+
+impl ServerEnv {
+    /// From a lookup function (`std::env::var(k).ok()`, a map, a test table).
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Self {
+        let get = |k: &str| lookup(k).filter(|v| !v.trim().is_empty());
+        Self {
+            pulse_server: get("PULSE_SERVER"),
+            pulse_runtime_path: get("PULSE_RUNTIME_PATH"),
+            xdg_runtime_dir: get("XDG_RUNTIME_DIR"),
+        }
+    }
+
+    /// From this process's environment.
+    pub fn from_process() -> Self {
+        Self::from_lookup(|k| std::env::var(k).ok())
+    }
+
+    /// From an environment captured as a map.
+    pub fn from_map(env: &HashMap<String, String>) -> Self {
+        Self::from_lookup(|k| env.get(k).cloned())
+    }
+
+    /// The same environment with an explicit server (a `--server` option) in place of
+    /// `$PULSE_SERVER`; `None` keeps the environment's.
+    pub fn with_server(mut self, server: Option<&str>) -> Self {
+        if let Some(s) = server.filter(|s| !s.trim().is_empty()) {
+            self.pulse_server = Some(s.to_owned());
+        }
+        self
+    }
+}
+
+/// One place libpulse may find the server.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Candidate {
+    /// A unix socket.
+    Unix(PathBuf),
+    /// A network server (`tcp:host`, a host name, ...), as written.
+    Network(String),
+}
+
+impl Candidate {
+    /// The socket path, for a unix candidate.
+    pub fn socket(&self) -> Option<&Path> {
+        match self {
+            Candidate::Unix(p) => Some(p),
+            Candidate::Network(_) => None,
+        }
+    }
+
+    /// As a libpulse server string (`unix:/path`, or the network entry as written).
+    pub fn server_string(&self) -> String {
+        match self {
+            Candidate::Unix(p) => format!("unix:{}", p.display()),
+            Candidate::Network(s) => s.clone(),
+        }
+    }
+}
+
+/// One entry of a server string: `unix:/x/native`, `/x/native`, `{machine-id}unix:/x/native` are
+/// unix sockets; anything else is a network server.
+pub fn parse_entry(entry: &str) -> Candidate {
+    let entry = entry.trim();
+    // `{machine-id}` limits the entry to that machine; we take it regardless.
+    let rest = match entry.strip_prefix('{') {
+        Some(rest) => rest.split_once('}').map_or(rest, |(_, after)| after),
+        None => entry,
+    };
+    let path = rest.strip_prefix("unix:").unwrap_or(rest);
+    if path.starts_with('/') {
+        Candidate::Unix(PathBuf::from(path))
+    } else {
+        Candidate::Network(entry.to_owned())
+    }
+}
+
+/// The first unix socket in a server string (a list of entries), e.g. the string libpulse reports
+/// for the server it is connected to. `None` for a network server.
+pub fn socket_of(server: &str) -> Option<PathBuf> {
+    server
+        .split_ascii_whitespace()
+        .find_map(|entry| match parse_entry(entry) {
+            Candidate::Unix(p) => Some(p),
+            Candidate::Network(_) => None,
+        })
+}
+
+/// Every server libpulse would try, in its order (see the crate documentation).
+pub fn candidates(env: &ServerEnv) -> Vec<Candidate> {
+    if let Some(servers) = &env.pulse_server {
+        return servers.split_ascii_whitespace().map(parse_entry).collect();
+    }
+    let mut out = Vec::new();
+    if let Some(d) = &env.pulse_runtime_path {
+        out.push(Candidate::Unix(Path::new(d.trim()).join("native")));
+    } else if let Some(d) = &env.xdg_runtime_dir {
+        out.push(Candidate::Unix(
+            Path::new(d.trim()).join("pulse").join("native"),
+        ));
+    }
+    out.push(Candidate::Unix(PathBuf::from(SYSTEM_SOCKET)));
+    out
+}
+
+/// The unix sockets among [`candidates`], in order.
+pub fn socket_candidates(env: &ServerEnv) -> Vec<PathBuf> {
+    candidates(env)
+        .into_iter()
+        .filter_map(|c| match c {
+            Candidate::Unix(p) => Some(p),
+            Candidate::Network(_) => None,
+        })
+        .collect()
+}
+
+/// The socket libpulse would connect to: the first candidate socket that `exists` (libpulse moves
+/// on when a socket cannot be connected), else the first candidate socket. `None` when every
+/// candidate is a network server.
+pub fn first_socket(env: &ServerEnv, exists: impl Fn(&Path) -> bool) -> Option<PathBuf> {
+    let sockets = socket_candidates(env);
+    sockets
+        .iter()
+        .find(|p| exists(p))
+        .or_else(|| sockets.first())
+        .cloned()
+}
+
+/// All candidates as one server string, for messages (`unix:/run/user/1/pulse/native
+/// unix:/var/run/pulse/native`).
+pub fn describe(env: &ServerEnv) -> String {
+    candidates(env)
+        .iter()
+        .map(Candidate::server_string)
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Whether the server is pipewire-pulse, from its `server_name` (or `server_version`): it names
+/// itself `PulseAudio (on PipeWire 0.3.65)`.
+pub fn is_pipewire(server_name: &str) -> bool {
+    server_name.contains("PipeWire")
+}
+
+/// pipewire-pulse's version from its server name (`PulseAudio (on PipeWire 0.3.65)` -> `0.3.65`).
+pub fn pipewire_version(server_name: &str) -> Option<String> {
+    let start = server_name.find("on PipeWire")? + "on PipeWire".len();
+    let rest = server_name[start..].trim_start();
+    let version: String = rest
+        .chars()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == '.' || *c == '-')
+        .collect();
+    Some(version)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, &str)]) -> ServerEnv {
+        ServerEnv::from_lookup(|k| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| (*v).to_owned())
+        })
+    }
+
+    fn unix(p: &str) -> Candidate {
+        Candidate::Unix(PathBuf::from(p))
+    }
+
+    #[test]
+    fn pulse_server_is_the_whole_list_and_nothing_else() {
+        let all = [
+            ("PULSE_RUNTIME_PATH", "/rt"),
+            ("XDG_RUNTIME_DIR", "/run/user/1"),
+        ];
+        let with = |server: &str| {
+            let mut pairs = all.to_vec();
+            pairs.push(("PULSE_SERVER", server));
+            candidates(&env(&pairs))
+        };
+        assert_eq!(
+            with("unix:/tmp/rig/pulse.sock"),
+            vec![unix("/tmp/rig/pulse.sock")]
+        );
+        assert_eq!(with("/tmp/a.sock"), vec![unix("/tmp/a.sock")]);
+        assert_eq!(
+            with("{abc}unix:/a tcp:host:4713 /b"),
+            vec![
+                unix("/a"),
+                Candidate::Network("tcp:host:4713".into()),
+                unix("/b")
+            ]
+        );
+        assert_eq!(
+            with("tcp:10.0.0.1"),
+            vec![Candidate::Network("tcp:10.0.0.1".into())]
+        );
+        assert!(socket_candidates(&env(&[("PULSE_SERVER", "tcp:10.0.0.1")])).is_empty());
+        // Blank counts as unset.
+        assert_eq!(
+            candidates(&env(&[("PULSE_SERVER", "  ")])),
+            vec![unix(SYSTEM_SOCKET)]
+        );
+    }
+
+    #[test]
+    fn pulse_runtime_path_beats_xdg_runtime_dir() {
+        assert_eq!(
+            candidates(&env(&[
+                ("PULSE_RUNTIME_PATH", "/tmp/rt"),
+                ("XDG_RUNTIME_DIR", "/run/user/1000"),
+            ])),
+            vec![unix("/tmp/rt/native"), unix(SYSTEM_SOCKET)]
+        );
+    }
+
+    #[test]
+    fn xdg_runtime_dir_then_the_system_socket() {
+        assert_eq!(
+            candidates(&env(&[("XDG_RUNTIME_DIR", "/run/user/1000/")])),
+            vec![unix("/run/user/1000/pulse/native"), unix(SYSTEM_SOCKET)]
+        );
+    }
+
+    #[test]
+    fn system_wide_socket_alone() {
+        assert_eq!(candidates(&env(&[])), vec![unix("/var/run/pulse/native")]);
+        assert_eq!(describe(&env(&[])), "unix:/var/run/pulse/native");
+    }
+
+    #[test]
+    fn explicit_server_replaces_the_environment() {
+        let e = env(&[("PULSE_SERVER", "unix:/env"), ("XDG_RUNTIME_DIR", "/r")]);
+        assert_eq!(
+            socket_candidates(&e.clone().with_server(Some("unix:/cli"))),
+            vec![PathBuf::from("/cli")]
+        );
+        assert_eq!(
+            socket_candidates(&e.with_server(None)),
+            vec![PathBuf::from("/env")]
+        );
+    }
+
+    #[test]
+    fn first_socket_prefers_one_that_exists() {
+        let e = env(&[("XDG_RUNTIME_DIR", "/r")]);
+        assert_eq!(
+            first_socket(&e, |_| false),
+            Some(PathBuf::from("/r/pulse/native"))
+        );
+        assert_eq!(
+            first_socket(&e, |p| p == Path::new(SYSTEM_SOCKET)),
+            Some(PathBuf::from(SYSTEM_SOCKET))
+        );
+        assert_eq!(
+            first_socket(&env(&[("PULSE_SERVER", "tcp:x")]), |_| true),
+            None
+        );
+    }
+
+    #[test]
+    fn server_string_sockets() {
+        for (server, path) in [
+            (
+                "unix:/run/user/0/pulse/native",
+                Some("/run/user/0/pulse/native"),
+            ),
+            ("/tmp/x/native", Some("/tmp/x/native")),
+            ("{0123abcd}unix:/tmp/y", Some("/tmp/y")),
+            ("tcp:localhost:4713", None),
+            ("localhost", None),
+            ("tcp:a unix:/b", Some("/b")),
+        ] {
+            assert_eq!(
+                socket_of(server).as_deref(),
+                path.map(Path::new),
+                "{server}"
+            );
+        }
+    }
+
+    #[test]
+    fn pipewire_from_the_server_name() {
+        for (name, pw, version) in [
+            ("PulseAudio (on PipeWire 0.3.65)", true, Some("0.3.65")),
+            ("PulseAudio (on PipeWire 1.2.7)", true, Some("1.2.7")),
+            ("pulseaudio", false, None),
+        ] {
+            assert_eq!(is_pipewire(name), pw, "{name}");
+            assert_eq!(pipewire_version(name).as_deref(), version, "{name}");
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! Test support for micoff's Rust tests and examples (never shipped: `publish = false`, used only
+//! as a dev-dependency). What the rig relies on is written down in `docs/test-rig.md`.
+//!
+//! - [`rig`]: private audio servers ([`PulseRig`], [`PipeWireRig`]) on their own sockets, with the
+//!   same devices as the e2e rig (`e2e/rig/audio-rig.ts`): [`SIGNAL_SINK`], [`OUTPUT_SINK`],
+//!   [`MIC`]; stopped by PID on drop.
+//! - [`host`]: [`HostClient`], a synchronous native messaging client for the real `micoff-host`
+//!   binary, framed by the host's own [`micoff_host::framing::FrameCodec`].
+//! - [`wait_for`], [`next_event`], [`require`], [`Proc`]: waiting on conditions (never fixed
+//!   sleeps) and processes we started.
+//! - [`bench_summary`]: a row of the bench's `--json` report.
+//!
+//! Panics are how a test support crate reports failure, so `unwrap` is allowed here.
+#![allow(clippy::unwrap_used)]
+
+pub mod host;
+pub mod rig;
+
+use std::process::Child;
+use std::time::{Duration, Instant};
+
+use micoff_pulse::PulseEvent;
+use serde_json::Value;
+use tokio::sync::broadcast;
+
+pub use host::{decode_frames, encode_frame, HostClient};
+pub use rig::{spawn_parec, AudioRig, PipeWireRig, PulseRig, MIC, OUTPUT_SINK, SIGNAL_SINK};
+
+/// Polls `cond` every 20 ms until it is true; panics with `what` after `limit`.
+pub fn wait_for(what: &str, limit: Duration, mut cond: impl FnMut() -> bool) {
+    let start = Instant::now();
+    while !cond() {
+        assert!(
+            start.elapsed() < limit,
+            "timed out after {limit:?} waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Whether `tool` is an executable file in `$PATH`.
+pub fn which(tool: &str) -> bool {
+    std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).any(|d| d.join(tool).is_file()))
+        .unwrap_or(false)
+}
+
+/// Fails (never skips) when a tool the rig needs is missing.
+pub fn require(tool: &str, package: &str) {
+    assert!(
+        which(tool),
+        "`{tool}` is not installed; these tests need a real audio server: apt-get install {package} \
+         (bash scripts/ensure-deps.sh installs them)"
+    );
+}
+
+/// Kills a child we started, by its PID, and reaps it.
+pub fn kill_child(child: &mut Child) {
+    let _ = child.kill();
+    let _ = child.wait();
+}
+
+/// A process we started that is killed on drop (e.g. `parec`).
+pub struct Proc(pub Child);
+
+impl Proc {
+    pub fn pid(&self) -> u32 {
+        self.0.id()
+    }
+}
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        kill_child(&mut self.0);
+    }
+}
+
+/// Waits for the first micoff-pulse event matching `pred` (other events are skipped).
+pub async fn next_event(
+    rx: &mut broadcast::Receiver<PulseEvent>,
+    limit: Duration,
+    what: &str,
+    mut pred: impl FnMut(&PulseEvent) -> bool,
+) -> PulseEvent {
+    let deadline = tokio::time::Instant::now() + limit;
+    loop {
+        match tokio::time::timeout_at(deadline, rx.recv()).await {
+            Err(_) => panic!("timed out after {limit:?} waiting for event: {what}"),
+            Ok(Err(broadcast::error::RecvError::Lagged(n))) => eprintln!("lagged {n} events"),
+            Ok(Err(e)) => panic!("event channel closed while waiting for {what}: {e}"),
+            Ok(Ok(ev)) if pred(&ev) => return ev,
+            Ok(Ok(_)) => {}
+        }
+    }
+}
+
+/// The summary row of `mode` (as spelled in the JSON, e.g. `srbchannel_on`) in the bench's
+/// `--json` report; panics with the report when there is none. Tests assert on the JSON as
+/// written (its spellings, its nulls), so they read it as a `serde_json::Value`.
+pub fn bench_summary<'a>(report: &'a Value, mode: &str) -> &'a Value {
+    report["summaries"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["mode"] == mode)
+        .unwrap_or_else(|| panic!("no {mode} summary in {report}"))
+}
