@@ -8,7 +8,8 @@
 #          exits 1. `apt-get update` only when installing.
 #   npm:   `npm install` (versions from package-lock.json) when node_modules is missing or older than package-lock.json (browser downloads off:
 #          the suite uses Debian's /usr/bin/chromium).
-#   cargo: must exist (rustup); says how to get it otherwise.
+#   cargo: must exist (rustup); says how to get it otherwise. The nightly toolchain and cargo-fuzz
+#          for the real fuzz run are installed when rustup can (else the stable fuzz runner runs).
 # Environment: MICOFF_SKIP_APT=1 skips the apt part (e.g. a machine set up by hand).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -93,5 +94,29 @@ if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
   say "cargo is missing. Install Rust with rustup, then open a new shell (or source ~/.cargo/env):"
   printf "  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal -c clippy,rustfmt\n" >&2
   exit 1
+fi
+
+# --- nightly + cargo-fuzz (the real fuzz run; optional) ---------------------------------------------
+# The bounded fuzz run (native-host/fuzz/run-bounded.sh) uses libFuzzer through cargo-fuzz when a
+# nightly toolchain and cargo-fuzz are there, else the stable runner. Tried once per machine: a
+# failed attempt (no network, a toolchain registry that refuses) leaves a marker and is said, not
+# fatal. MICOFF_SKIP_NIGHTLY=1 skips this part.
+if [ "${MICOFF_SKIP_NIGHTLY:-0}" != 1 ] && command -v rustup >/dev/null 2>&1; then
+  marker="${XDG_CACHE_HOME:-$HOME/.cache}/micoff/nightly-unavailable"
+  if ! cargo +nightly --version >/dev/null 2>&1 && [ ! -e "$marker" ]; then
+    say "installing the nightly toolchain for cargo-fuzz (rustup toolchain install nightly --profile minimal)"
+    if ! rustup toolchain install nightly --profile minimal >&2; then
+      mkdir -p "$(dirname "$marker")" && date >"$marker"
+      say "the nightly toolchain could not be installed: the fuzz run uses the stable runner (remove $marker to retry)"
+    fi
+  fi
+  if cargo +nightly --version >/dev/null 2>&1 && ! cargo +nightly fuzz --version >/dev/null 2>&1 &&
+    [ ! -e "$marker.cargo-fuzz" ]; then
+    say "installing cargo-fuzz (cargo install cargo-fuzz --locked; a few minutes, once)"
+    if ! cargo install cargo-fuzz --locked >&2; then
+      mkdir -p "$(dirname "$marker")" && date >"$marker.cargo-fuzz"
+      say "cargo-fuzz could not be installed: the fuzz run uses the stable runner (remove $marker.cargo-fuzz to retry)"
+    fi
+  fi
 fi
 exit 0

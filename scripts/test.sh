@@ -109,6 +109,8 @@ fi
 if want fuzz; then
   if [ -x native-host/fuzz/run-bounded.sh ]; then
     check "fuzz (bounded)" native-host/fuzz/run-bounded.sh
+    # Which runner ran and how many inputs each target got.
+    grep -E '^(fuzz:|[a-z_]+: [0-9?]+ executions)' "$LOG_DIR/fuzz__bounded_.log" >&2 || true
   fi
 fi
 

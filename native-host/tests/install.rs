@@ -382,3 +382,117 @@ fn explains_flatpak_browsers() {
     );
     assert!(out.contains("portal"), "{out}");
 }
+
+/// Issue 15 item 8: a symlink planted at the temporary name the installer used to pick
+/// (`.<name>.tmp-<pid>`) is never followed: its target is left alone.
+#[test]
+fn a_symlink_planted_at_a_temporary_name_is_not_followed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let env = env(tmp.path());
+    let dir = tmp.path().join("hosts");
+    std::fs::create_dir_all(&dir).unwrap();
+    let victim = tmp.path().join("victim");
+    std::fs::write(&victim, "precious\n").unwrap();
+    for name in [
+        format!(".{MANIFEST}.tmp-{}", std::process::id()),
+        format!(".{MANIFEST}.micoff-tmp-{}", std::process::id()),
+    ] {
+        std::os::unix::fs::symlink(&victim, dir.join(name)).unwrap();
+    }
+    let mut a = args();
+    a.target_dir = Some(dir.clone());
+    let (code, out) = install(&a, &env);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(std::fs::read_to_string(&victim).unwrap(), "precious\n");
+    assert!(std::fs::read_to_string(dir.join(MANIFEST))
+        .unwrap()
+        .contains("micoff-host"));
+}
+
+/// Issue 15 item 8: manifests are 0644 (browsers run as the user; system folders are read by
+/// everyone) whatever the umask of the shell that ran `install`.
+#[test]
+fn manifests_are_0644_under_umask_077() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("hosts");
+    let status = std::process::Command::new("sh")
+        .arg("-c")
+        .arg("umask 077 && exec \"$0\" install --target-dir \"$1\" --host-path /opt/micoff/micoff-host")
+        .arg(env!("CARGO_BIN_EXE_micoff-host"))
+        .arg(&dir)
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let mode = std::fs::metadata(dir.join(MANIFEST))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o644);
+}
+
+/// Issue 15 item 9: a manifest that is a symlink (dotfiles) is written through the link: the
+/// link stays a link pointing where it pointed.
+#[test]
+fn a_symlinked_manifest_is_written_through_the_link() {
+    let tmp = tempfile::tempdir().unwrap();
+    let env = env(tmp.path());
+    let dir = tmp.path().join("hosts");
+    let dotfiles = tmp.path().join("dotfiles");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    let real = dotfiles.join(MANIFEST);
+    std::fs::write(&real, "{}\n").unwrap();
+    let link = dir.join(MANIFEST);
+    std::os::unix::fs::symlink("../dotfiles/org.micoff.host.json", &link).unwrap();
+    let mut a = args();
+    a.target_dir = Some(dir.clone());
+    let (code, out) = install(&a, &env);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        std::fs::read_link(&link).unwrap(),
+        Path::new("../dotfiles/org.micoff.host.json")
+    );
+    assert!(std::fs::read_to_string(&real)
+        .unwrap()
+        .contains("/opt/micoff/micoff-host"));
+}
+
+/// Issue 15 item 10: `--uninstall` leaves alone a manifest of ours the user edited since (here:
+/// a second allowed origin), says so, and exits 3.
+#[test]
+fn uninstall_leaves_a_manifest_the_user_edited() {
+    let tmp = tempfile::tempdir().unwrap();
+    let env = env(tmp.path());
+    let dir = tmp.path().join("hosts");
+    let mut a = args();
+    a.target_dir = Some(dir.clone());
+    let (code, out) = install(&a, &env);
+    assert_eq!(code, 0, "{out}");
+    let path = dir.join(MANIFEST);
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    v["allowed_origins"]
+        .as_array_mut()
+        .unwrap()
+        .push("chrome-extension://abcdefghijklmnopabcdefghijklmnop/".into());
+    let edited = serde_json::to_string_pretty(&v).unwrap();
+    std::fs::write(&path, &edited).unwrap();
+    a.uninstall = true;
+    let (code, out) = install(&a, &env);
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("changed since micoff wrote it"), "{out}");
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), edited);
+    // Unedited (apart from the description, which changes between versions): removed.
+    a.uninstall = false;
+    std::fs::remove_file(&path).unwrap();
+    install(&a, &env);
+    let text = std::fs::read_to_string(&path)
+        .unwrap()
+        .replace("micoff native host", "an older description");
+    std::fs::write(&path, text).unwrap();
+    a.uninstall = true;
+    let (code, out) = install(&a, &env);
+    assert_eq!(code, 0, "{out}");
+    assert!(!path.exists());
+}

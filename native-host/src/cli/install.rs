@@ -3,7 +3,10 @@
 //! manifests"). It is the one writer of that manifest: the build and the e2e rig run it too.
 //!
 //! Every path goes through [`InstallEnv`] (home, config home, filesystem root, PATH, Flatpak apps)
-//! so the tests run in temp dirs. Writes are atomic (temp file + rename) and idempotent.
+//! so the tests run in temp dirs. Writes go through `micoff-files` (an exclusively created, randomly
+//! named temporary file + rename, mode 0644 whatever the umask, through a symlink when the
+//! manifest is one) and are idempotent. `--uninstall` removes only a manifest that is still what
+//! micoff writes ([`is_as_written`]); one the user edited is left alone.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -427,6 +430,8 @@ pub enum Outcome {
     Absent,
     /// (uninstall) A file of that name that is not ours: left alone.
     NotOurs(String),
+    /// (uninstall) Ours, but edited since micoff wrote it: left alone.
+    Edited(String),
     Failed(String),
 }
 
@@ -567,8 +572,53 @@ pub fn is_our_manifest(text: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
+/// Whether a manifest of ours is still what micoff writes: the manifest is a pure function of
+/// the browser family and the host path it names, so what was written is recomputed (either
+/// family: `--target-dir` does not always say which) and compared as JSON. The `description`
+/// may differ (it changes between versions); anything else differing is an edit, and names it.
+pub fn is_as_written(text: &[u8]) -> Result<(), String> {
+    let without_description = |mut v: serde_json::Value| {
+        if let Some(o) = v.as_object_mut() {
+            o.remove("description");
+        }
+        v
+    };
+    let found: serde_json::Value =
+        serde_json::from_slice(text).map_err(|_| "not a JSON manifest".to_owned())?;
+    let path = found.get("path").and_then(|p| p.as_str()).unwrap_or("");
+    let found = without_description(found.clone());
+    let mut differ = Vec::new();
+    for firefox in [false, true] {
+        let written: serde_json::Value =
+            serde_json::from_str(&manifest_json(firefox, Path::new(path)))
+                .map_err(|e| e.to_string())?;
+        let written = without_description(written);
+        if written == found {
+            return Ok(());
+        }
+        if let (Some(w), Some(f)) = (written.as_object(), found.as_object()) {
+            let mut keys: Vec<&String> = w.keys().chain(f.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            differ.push(
+                keys.into_iter()
+                    .filter(|k| w.get(*k) != f.get(*k))
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            );
+        }
+    }
+    let least = differ
+        .into_iter()
+        .min_by_key(|d| d.len())
+        .unwrap_or_default();
+    Err(format!("changed since micoff wrote it ({least})"))
+}
+
 /// Applies one target (write or remove), honouring `dry_run`. Removes only manifests that are ours
-/// ([`is_our_manifest`]).
+/// ([`is_our_manifest`]) and unedited ([`is_as_written`]); a symlinked manifest is written
+/// through the link, and on removal the link goes (what it points to is left alone).
 pub fn apply(target: &Target, host_path: &Path, uninstall: bool, dry_run: bool) -> Outcome {
     let existing = std::fs::read(&target.path).ok();
     if uninstall {
@@ -576,10 +626,13 @@ pub fn apply(target: &Target, host_path: &Path, uninstall: bool, dry_run: bool) 
             None => Outcome::Absent,
             Some(text) => match is_our_manifest(&text) {
                 Err(why) => Outcome::NotOurs(why),
-                Ok(()) if dry_run => Outcome::Removed,
-                Ok(()) => match std::fs::remove_file(&target.path) {
-                    Ok(()) => Outcome::Removed,
-                    Err(e) => Outcome::Failed(e.to_string()),
+                Ok(()) => match is_as_written(&text) {
+                    Err(why) => Outcome::Edited(why),
+                    Ok(()) if dry_run => Outcome::Removed,
+                    Ok(()) => match std::fs::remove_file(&target.path) {
+                        Ok(()) => Outcome::Removed,
+                        Err(e) => Outcome::Failed(e.to_string()),
+                    },
                 },
             },
         };
@@ -593,32 +646,11 @@ pub fn apply(target: &Target, host_path: &Path, uninstall: bool, dry_run: bool) 
     if dry_run {
         return outcome;
     }
-    match write_atomic(&target.path, content.as_bytes()) {
+    // 0644: browsers run as the user, system folders are read by everyone.
+    match micoff_files::write_atomic(&target.path, content.as_bytes(), 0o644) {
         Ok(()) => outcome,
         Err(e) => Outcome::Failed(e.to_string()),
     }
-}
-
-fn write_atomic(path: &Path, content: &[u8]) -> std::io::Result<()> {
-    let dir = path
-        .parent()
-        .ok_or_else(|| std::io::Error::other("manifest path has no folder"))?;
-    std::fs::create_dir_all(dir)?;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tmp-{}", std::process::id()));
-    let result = (|| {
-        let mut file = std::fs::File::create(&tmp)?;
-        file.write_all(content)?;
-        file.sync_all()?;
-        std::fs::rename(&tmp, path)
-    })();
-    if result.is_err() {
-        let _ = std::fs::remove_file(&tmp);
-    }
-    result
 }
 
 fn host_path(args: &InstallArgs) -> Result<PathBuf, String> {
@@ -679,6 +711,7 @@ pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
     }
     let would = if args.dry_run { "would be " } else { "" };
     let mut failed = 0;
+    let mut edited = 0;
     let mut found = 0;
     for target in &plan.targets {
         let outcome = apply(target, &host, args.uninstall, args.dry_run);
@@ -691,6 +724,10 @@ pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
             Outcome::Absent if plan.sweep => continue,
             Outcome::Absent => "not present".to_owned(),
             Outcome::NotOurs(why) => format!("left alone, not ours: {why}"),
+            Outcome::Edited(why) => {
+                edited += 1;
+                format!("left alone: {why}; remove it yourself if you do not need it")
+            }
             Outcome::Failed(e) => {
                 failed += 1;
                 format!("FAILED: {e}")
@@ -710,7 +747,7 @@ pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
         let _ = writeln!(out, "host: {}", host.display());
     }
     match failed {
-        0 if plan.impossible.is_empty() => EXIT_OK,
+        0 if plan.impossible.is_empty() && edited == 0 => EXIT_OK,
         n if n == plan.targets.len() => EXIT_ERROR,
         _ => EXIT_PARTIAL,
     }

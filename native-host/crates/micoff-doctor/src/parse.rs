@@ -124,7 +124,11 @@ impl HwParams {
 }
 
 fn frames_to_us(frames: u64, rate: u32) -> Option<u64> {
-    (rate > 0).then(|| frames * 1_000_000 / u64::from(rate))
+    // None rather than an overflow for frame counts no real device has.
+    (rate > 0)
+        .then(|| frames.checked_mul(1_000_000))
+        .flatten()
+        .map(|f| f / u64::from(rate))
 }
 
 pub fn hw_params(text: &str) -> Option<HwParams> {
@@ -197,10 +201,11 @@ pub fn interrupts(text: &str) -> Vec<IrqLine> {
             .take(ncpu)
             .take_while(|w| w.chars().all(|c| c.is_ascii_digit()))
             .count();
+        // Saturating: counters near u64::MAX (a corrupt or hostile file) must not overflow.
         let count = words[..counts]
             .iter()
             .filter_map(|w| w.parse::<u64>().ok())
-            .sum();
+            .fold(0u64, u64::saturating_add);
         let tail = &words[counts..];
         // "IR-PCI-MSI 514048-edge snd_hda_intel:card0" / "IO-APIC 16-fasteoi ehci_hcd:usb1, snd_hda_intel"
         let start = tail

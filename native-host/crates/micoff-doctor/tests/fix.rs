@@ -876,4 +876,89 @@ fn a_foreign_position_fix_on_a_fixed_kernel_is_not_ours_to_revert() {
     let r = report::build(&Root::new(dir.path()), &tommi(), Err("test"));
     let pf = r.finding("hda_position_fix").unwrap();
     assert_ne!(pf.fix.as_deref(), Some(REVERT_HDA), "{}", pf.current);
+/// Issue 15 item 10: a line the user added to the client.conf micoff wrote (here a
+/// `default-server`) survives `--revert`: only micoff's lines go.
+#[test]
+fn client_shm_revert_keeps_a_line_the_user_added() {
+    let dir = temp_root("skylake-fixed-kernel");
+    let user_conf = dir.path().join("home/tommi/.config/pulse/client.conf");
+    let theirs = "autospawn = no\nenable-shm = no\n";
+    fs::write(&user_conf, theirs).unwrap();
+    let mut sys = Fake::default();
+    let (code, out, _) = run(&shm(dir.path(), "apply"), &tommi(), &mut sys);
+    assert_eq!(code, 0, "{out}");
+    let mut text = fs::read_to_string(&user_conf).unwrap();
+    text.push_str("default-server = unix:/run/user/1000/pulse/native\n");
+    fs::write(&user_conf, &text).unwrap();
+    let (code, out, _) = run(&shm(dir.path(), "revert"), &tommi(), &mut sys);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        fs::read_to_string(&user_conf).unwrap(),
+        format!("{theirs}default-server = unix:/run/user/1000/pulse/native\n")
+    );
+    assert!(out.contains("changed since micoff wrote it"), "{out}");
+    // The file micoff replaced is not thrown away either.
+    let backup = dir
+        .path()
+        .join("home/tommi/.config/pulse/client.conf.micoff-backup");
+    assert_eq!(fs::read_to_string(backup).unwrap(), theirs);
+}
+
+/// Issue 15 item 9: a client.conf that is a symlink (dotfiles) stays a link pointing where it
+/// pointed, through apply and revert, and revert puts back exactly the content it had.
+#[test]
+fn client_shm_keeps_a_symlinked_conf_a_link() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = temp_root("skylake-fixed-kernel");
+    let pulse = dir.path().join("home/tommi/.config/pulse");
+    let user_conf = pulse.join("client.conf");
+    let dotfiles = dir.path().join("home/tommi/dotfiles");
+    fs::create_dir_all(&dotfiles).unwrap();
+    let real = dotfiles.join("client.conf");
+    let theirs = "autospawn = no\nenable-shm = no\n";
+    fs::write(&real, theirs).unwrap();
+    fs::set_permissions(&real, fs::Permissions::from_mode(0o600)).unwrap();
+    let _ = fs::remove_file(&user_conf);
+    std::os::unix::fs::symlink("../../dotfiles/client.conf", &user_conf).unwrap();
+    let mut sys = Fake::default();
+    let (code, out, _) = run(&shm(dir.path(), "apply"), &tommi(), &mut sys);
+    assert_eq!(code, 0, "{out}");
+    assert!(fs::symlink_metadata(&user_conf)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert!(fs::read_to_string(&real)
+        .unwrap()
+        .contains("\nenable-shm = yes\n"));
+    let (code, out, _) = run(&shm(dir.path(), "revert"), &tommi(), &mut sys);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        fs::read_link(&user_conf).unwrap(),
+        Path::new("../../dotfiles/client.conf")
+    );
+    assert_eq!(fs::read_to_string(&real).unwrap(), theirs);
+    assert_eq!(
+        fs::metadata(&real).unwrap().permissions().mode() & 0o777,
+        0o600
+    );
+    assert!(!pulse.join("client.conf.micoff-backup").exists());
+}
+
+/// Issue 15 item 10: `fix hda --revert` refuses a file of ours that was changed since (all of it
+/// is micoff's, so whatever was changed is someone's decision): nothing is removed.
+#[test]
+fn hda_revert_refuses_a_file_changed_since() {
+    let dir = temp_root("skylake-old-kernel");
+    close_streams(dir.path());
+    let path = dir.path().join(CONF);
+    let mut sys = Fake::default();
+    let (code, out, _) = run(&hda(dir.path(), "apply", false, false), &tommi(), &mut sys);
+    assert_eq!(code, 0, "{out}");
+    let mut text = fs::read_to_string(&path).unwrap();
+    text.push_str("options snd_hda_intel power_save=0\n");
+    fs::write(&path, &text).unwrap();
+    let (code, out, _) = run(&hda(dir.path(), "revert", false, false), &tommi(), &mut sys);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("changed since micoff wrote it"), "{out}");
+    assert_eq!(fs::read_to_string(&path).unwrap(), text);
 }

@@ -13,7 +13,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use super::{
-    install, uninstall, Installed, Mode, Opts, Removed, System, BACKUP_LINE, EXIT_PARTIAL, MARKER,
+    install, is_meta_line, uninstall, Installed, Mode, Opts, Removed, System, EXIT_PARTIAL, MARKER,
 };
 use crate::facts::{self, UserEnv, SYSTEM_CLIENT_CONF};
 use crate::parse;
@@ -42,22 +42,58 @@ pub fn render(base: &str, base_name: &str) -> String {
         "# Based on {base_name}; shared memory re-enabled so clients can use srbchannel.\n"
     ));
     let mut lines = base.lines().peekable();
-    // A file of ours carries our header (and maybe a backup line): do not copy them again.
+    skip_header(&mut lines);
+    for line in lines {
+        if is_off_line(line) {
+            s.push_str(&format!("{WAS}{}`\n{KEY} = yes\n", line.trim()));
+        } else {
+            s.push_str(line);
+            s.push('\n');
+        }
+    }
+    s
+}
+
+/// How [`render`] keeps a line it turned on.
+const WAS: &str = "; micoff: was `";
+
+/// Skips the header of a file of ours (marker, backup and hash lines, "Based on"): it is never
+/// copied again, and never the user's.
+fn skip_header<'a>(lines: &mut std::iter::Peekable<impl Iterator<Item = &'a str>>) {
     if lines.peek().is_some_and(|l| l.starts_with(MARKER)) {
         lines.next();
-        if lines.peek().is_some_and(|l| l.starts_with(BACKUP_LINE)) {
+        while lines.peek().is_some_and(|l| is_meta_line(l)) {
             lines.next();
         }
         if lines.peek().is_some_and(|l| l.starts_with("# Based on ")) {
             lines.next();
         }
     }
-    for line in lines {
-        if is_off_line(line) {
-            s.push_str(&format!("; micoff: was `{}`\n{KEY} = yes\n", line.trim()));
-        } else {
-            s.push_str(line);
-            s.push('\n');
+}
+
+/// A file [`render`] wrote, possibly edited since, with only micoff's lines taken out: the
+/// header goes, and each `enable-shm = yes` it put in place of a line turning shm off is that
+/// line again. Everything else (the user's own lines, old and new) stays as it is.
+pub fn unrender(ours: &str) -> String {
+    let mut lines = ours.lines().peekable();
+    skip_header(&mut lines);
+    let mut s = String::new();
+    while let Some(line) = lines.next() {
+        match line.strip_prefix(WAS).and_then(|r| r.strip_suffix('`')) {
+            Some(was) => {
+                s.push_str(was);
+                s.push('\n');
+                if lines
+                    .peek()
+                    .is_some_and(|l| l.trim() == format!("{KEY} = yes"))
+                {
+                    lines.next();
+                }
+            }
+            None => {
+                s.push_str(line);
+                s.push('\n');
+            }
         }
     }
     s
@@ -92,7 +128,7 @@ pub fn run(
         return Ok(1);
     }
     if opts.mode == Mode::Revert {
-        return match uninstall(&path)? {
+        return match uninstall(&path, Some(&unrender))? {
             Removed::NothingThere => {
                 writeln!(
                     out,
@@ -106,6 +142,29 @@ pub fn run(
                     "fix client-shm --revert: {shown} was not written by micoff; left alone."
                 )?;
                 Ok(1)
+            }
+            Removed::Changed { .. } => {
+                writeln!(
+                    out,
+                    "fix client-shm --revert: {shown} was changed since micoff wrote it; left alone."
+                )?;
+                Ok(1)
+            }
+            Removed::KeptEdits { left } => {
+                writeln!(
+                    out,
+                    "fix client-shm --revert: {shown} was changed since micoff wrote it: kept \
+                     your changes, took out only micoff's lines."
+                )?;
+                for b in left {
+                    writeln!(
+                        out,
+                        "A backup stays: {}; delete it if you do not need it.",
+                        b.display()
+                    )?;
+                }
+                writeln!(out, "Restart the browser for it to take effect.")?;
+                Ok(0)
             }
             Removed::Removed { restored, left } => {
                 writeln!(out, "fix client-shm --revert: removed {shown}.")?;

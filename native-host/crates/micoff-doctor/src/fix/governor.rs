@@ -190,7 +190,7 @@ pub fn run(
             state.push_str(&format!("{cpu} {g}\n"));
         }
     }
-    write_atomic(&state_path, &state, 0o644)?;
+    write_atomic(&state_path, state.as_bytes(), 0o644)?;
     for (cpu, _) in &todo {
         std::fs::write(root.path(governor_path(cpu)), SET)?;
     }

@@ -6,8 +6,8 @@
 use std::io::{self, Write};
 
 use super::{
-    escalate, install, is_applied, uninstall, Installed, Mode, Opts, Removed, System, EXIT_PARTIAL,
-    MARKER,
+    escalate, install, is_applied, is_unchanged, uninstall, Installed, Mode, Opts, Removed, System,
+    EXIT_PARTIAL, MARKER,
 };
 use crate::facts::{self, Card, Facts, UserEnv};
 use crate::findings::RELOAD_HDA;
@@ -473,12 +473,17 @@ fn revert(root: &Root, opts: &Opts, sys: &mut dyn System, out: &mut dyn Write) -
         )?;
         return Ok(1);
     }
+    if !is_unchanged(&text) {
+        return changed_since(None, out);
+    }
     if sys.euid() != 0 {
         writeln!(out, "fix hda --revert would remove {CONF_PATH}.")?;
         return escalate("Removing /etc/modprobe.d/micoff-hda.conf", opts, sys, out);
     }
-    match uninstall(&path)? {
+    match uninstall(&path, None)? {
         Removed::NothingThere => writeln!(out, "fix hda --revert: nothing to revert.")?,
+        Removed::Changed { backup } => return changed_since(backup.as_deref(), out),
+        Removed::KeptEdits { .. } => {}
         Removed::NotOurs => {
             writeln!(
                 out,
@@ -511,4 +516,18 @@ fn revert(root: &Root, opts: &Opts, sys: &mut dyn System, out: &mut dyn Write) -
         }
     }
     Ok(0)
+}
+
+/// `--revert` found our file changed since micoff wrote it: every line of it is micoff's, so
+/// whatever changed was someone's decision; it stays, and the user is told what to do.
+fn changed_since(backup: Option<&std::path::Path>, out: &mut dyn Write) -> io::Result<i32> {
+    writeln!(
+        out,
+        "fix hda --revert: {CONF_PATH} was changed since micoff wrote it; left alone so those \
+         changes are not lost. Remove it (or the lines you do not want) yourself."
+    )?;
+    if let Some(b) = backup {
+        writeln!(out, "The file it had replaced is kept as {}.", b.display())?;
+    }
+    Ok(1)
 }

@@ -1,0 +1,9 @@
+//! cargo-fuzz entry for the `proc_parsers` target; the target itself (what it runs, what it checks) is
+//! `micoff_fuzz::proc_parsers` (native-host/crates/micoff-fuzz), shared with the stable runner.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+
+fuzz_target!(|data: &[u8]| {
+    micoff_fuzz::run("proc_parsers", data);
+});
