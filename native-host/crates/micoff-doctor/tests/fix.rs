@@ -876,6 +876,8 @@ fn a_foreign_position_fix_on_a_fixed_kernel_is_not_ours_to_revert() {
     let r = report::build(&Root::new(dir.path()), &tommi(), Err("test"));
     let pf = r.finding("hda_position_fix").unwrap();
     assert_ne!(pf.fix.as_deref(), Some(REVERT_HDA), "{}", pf.current);
+}
+
 /// Issue 15 item 10: a line the user added to the client.conf micoff wrote (here a
 /// `default-server`) survives `--revert`: only micoff's lines go.
 #[test]
