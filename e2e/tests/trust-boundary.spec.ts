@@ -3,10 +3,16 @@
 // content script's own isolated world (reached through the DevTools protocol, standing in for a
 // compromised or confused content script) opening the popup's port. Design and results:
 // docs/design/security-h15-ext.md.
-import type { Page } from '@playwright/test';
+import type { Frame, Page } from '@playwright/test';
 import { POPUP_PORT } from '../../extension/src/shared/messages.ts';
+import { startAudioRig } from '../rig/audio-rig.ts';
+import { extensionServiceWorker, launchChromium } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';
+import { extensionId } from '../rig/host.ts';
+import { MeetingPage } from '../rig/meeting-page.ts';
 import { waitFor } from '../rig/proc.ts';
+import { ExtensionWorker } from '../rig/service-worker.ts';
+import { releaseFrames, saveArtifact, setReleaseSettings, tabIdOf, tabView } from './release-util.ts';
 
 /** Evaluates `expression` in micoff's content-script world (the isolated world named after the
  * extension) of the page's top frame, through the DevTools protocol. */
@@ -67,4 +73,91 @@ test('item 3: a content-script context opening the popup port is refused (told n
   const popup = await context.newPage();
   await popup.goto(`chrome-extension://${await serviceWorker.evaluate(() => chrome.runtime.id)}/popup.html`);
   await expect(popup.locator('#host-pill')).toHaveText(/^host \d+\.\d+\.\d+/);
+});
+
+type Answers = Record<string, { allow: boolean; reason: string | null } | null>;
+const probe = (f: Frame, labels: string[]) =>
+  f.evaluate((l) => (window as unknown as { probe(l: string[]): Promise<Answers> }).probe(l), labels);
+
+test('item 1: a page without microphone permission learns nothing about another tab`s Bluetooth capture', async ({
+  pages,
+  audioServer,
+}) => {
+  test.skip(
+    audioServer !== 'pulseaudio',
+    'own PulseAudio rig with source properties: PulseAudio project only',
+  );
+  test.setTimeout(120_000);
+  const bt = await startAudioRig('pulseaudio', { sourceProperties: { 'device.bus': 'bluetooth' } });
+  const browser = await launchChromium({ env: bt.clientEnv });
+  try {
+    const sw = await extensionServiceWorker(browser.context, extensionId());
+    const ext = new ExtensionWorker(sw);
+    await ext.waitHostConnected();
+    await setReleaseSettings(sw, { releaseOnMute: true, releaseDelayMs: 0 });
+    const sources = JSON.parse(await bt.pactl(['-f', 'json', 'list', 'sources'])) as {
+      name: string;
+      description: string;
+    }[];
+    const mic = sources.find((x) => x.name === 'mic');
+    if (!mic) throw new Error(`no source \`mic\` at the rig: ${JSON.stringify(sources)}`);
+    // Chromium's label for the default device, the source's own description, and guesses.
+    const labels = ['Default', mic.description, `Default - ${mic.description}`, 'Headset', 'Bluetooth'];
+
+    // The attacker: a page on another origin whose microphone permission is "denied" (Chromium's fake
+    // permission UI grants every origin; the DevTools protocol takes this one back), embedding a frame of
+    // the meeting's own origin without allow="microphone" (denied by the permissions policy).
+    const attackerOrigin = pages.origin.replace('127.0.0.1', 'localhost');
+    const attacker = await browser.context.newPage();
+    const cdp = await browser.context.newCDPSession(attacker);
+    await cdp.send('Browser.setPermission', {
+      permission: { name: 'microphone' },
+      setting: 'denied',
+      origin: attackerOrigin,
+    });
+    await attacker.goto(`${attackerOrigin}/probe.html?frame=${encodeURIComponent(pages.url('probe.html'))}`);
+    const frame = await waitFor('the embedded probe frame', async () => {
+      const f = attacker.frames().find((x) => x !== attacker.mainFrame() && x.url().startsWith(pages.origin));
+      return f && (await f.evaluate(() => typeof (window as { probe?: unknown }).probe === 'function'))
+        ? f
+        : null;
+    });
+    const permissions = await Promise.all(
+      [attacker.mainFrame(), frame].map((f) =>
+        f.evaluate(async () => (await navigator.permissions.query({ name: 'microphone' })).state),
+      ),
+    );
+    expect(permissions).toEqual(['denied', 'denied']);
+
+    const quiet = { top: await probe(attacker.mainFrame(), labels), frame: await probe(frame, labels) };
+
+    // Another tab captures from the Bluetooth source (the default one), as the host sees.
+    const meeting = await MeetingPage.open(browser.context, pages.url('meeting.html'));
+    await meeting.ready();
+    await ext.waitAudio('a Chromium record stream on a bluetooth source (host view)', (s) =>
+      s.streams.some(
+        (x) => x.kind === 'record' && /chrom/i.test(`${x.application_name}`) && x.device_bus === 'bluetooth',
+      ),
+    );
+    const busy = { top: await probe(attacker.mainFrame(), labels), frame: await probe(frame, labels) };
+    saveArtifact('trust-probe-answers.json', { labels, quiet, busy });
+    expect(busy).toEqual(quiet);
+
+    // Its forged reports did not count: no devices, no badge, for the attacker's tab.
+    const meetingTab = await tabIdOf(sw, meeting.page.url());
+    const frames = await releaseFrames(sw);
+    expect(Object.keys(frames)).toEqual([String(meetingTab)]);
+
+    // Control: the meeting itself, which really captures from the headset, still gets the Bluetooth
+    // verdict (its label "Default" names the server's default source).
+    await meeting.mute();
+    const v = await waitFor('meeting tab view not_released', async () => {
+      const x = await tabView(sw, meetingTab);
+      return x?.state === 'not_released' ? x : null;
+    });
+    expect(v.reason).toMatch(/bluetooth/i);
+  } finally {
+    await browser.close();
+    await bt.stop();
+  }
 });
