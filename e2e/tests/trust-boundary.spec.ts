@@ -4,7 +4,7 @@
 // compromised or confused content script) opening the popup's port. Design and results:
 // docs/design/security-h15-ext.md.
 import type { Frame, Page } from '@playwright/test';
-import { POPUP_PORT } from '../../extension/src/shared/messages.ts';
+import { POPUP_PORT } from '../../extension/src/shared/messages/popup-background.ts';
 import { startAudioRig } from '../rig/audio-rig.ts';
 import { extensionServiceWorker, launchChromium } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { GroupReport } from '../content/page-protocol.ts';
-import type { MicPermission, ReleasePolicyAnswer } from '../content/release-messages.ts';
-import type { AudioSnapshot } from '../shared/messages.ts';
+import type { MicPermission, ReleasePolicyAnswer } from '../shared/messages/content-background.ts';
+import type { GroupReport } from '../shared/messages/page-content.ts';
+import type { AudioSnapshot } from '../shared/messages/popup-background.ts';
 import type { AudioServerInfo, AudioStream } from '../shared/protocol.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../shared/settings.ts';
 import { FakeTimers } from './fakes.test-util.ts';

@@ -1,7 +1,9 @@
 // Release-on-mute, background side: takes the frames' reports (content.js) into per-tab state, keeps the
-// badge and the popup's tab view current, and answers "may this device be released?" from the settings
-// (per-site switch) and the host's view of the audio server (Bluetooth sources are kept open unless the
-// user chose otherwise). The page world never drives anything here beyond its own tab's state.
+// badge and the popup's tab view current, and makes the release decision (shared/release-decision.ts)
+// from the settings (per-site switch) and the host's view of the audio server (Bluetooth sources are
+// kept open unless the user chose otherwise): both the site's standing config the page world runs with
+// and the answer to each "may this device be released now?". The page world never drives anything here
+// beyond its own tab's state.
 //
 // Trust (issue 15 item 1, docs/design/security-h15-ext.md): page scripts can forge what the page world
 // tells the content script, and the host's view of the audio server covers every tab and profile. So
@@ -15,10 +17,10 @@
 //    latest is applied once the bucket allows; questions over it keep the device open).
 import {
   type ContentToBackground,
-  isContentToBackground,
+  parseContentToBackground,
   type ReleasePolicyAnswer,
-} from '../content/release-messages.ts';
-import { releaseAllowedForSource, releaseEnabledFor, type Settings } from '../shared/settings.ts';
+} from '../shared/messages/content-background.ts';
+import { KEPT, releaseConfig, releaseDecision } from '../shared/release-decision.ts';
 import type { BackgroundContext } from './context.ts';
 import { type RateLimit, RateLimiter } from './rate-limit.ts';
 import { classifySource } from './release-bluetooth.ts';
@@ -29,37 +31,19 @@ import { badgeOf, type FrameReport, TabFrames, tabViewOf } from './tab-state.ts'
 export const REPORT_LIMIT: RateLimit = { burst: 20, perSecond: 5 };
 export const QUERY_LIMIT: RateLimit = { burst: 10, perSecond: 2 };
 
-export const RATE_LIMITED: ReleasePolicyAnswer = Object.freeze({
-  allow: false,
-  reason: 'too many release questions from this page',
-});
-
-const MAX_GROUPS = 32;
-const MAX_LABEL = 200;
+export const RATE_LIMITED: ReleasePolicyAnswer = Object.freeze({ allow: false, reason: KEPT.throttled });
 
 export interface PolicyDeps {
   settings: Pick<BackgroundContext['settings'], 'get'>;
   audio: Pick<BackgroundContext['audio'], 'snapshot'>;
 }
 
-/** The answer from the site setting alone (nothing about devices or other tabs). */
-function siteAnswer(s: Settings, url: string): ReleasePolicyAnswer {
-  return releaseEnabledFor(s, url)
-    ? { allow: true, reason: null }
-    : { allow: false, reason: 'release is off for this site' };
-}
-
 /** The site setting, then the Bluetooth policy for the source the label names. */
 export async function releasePolicy(d: PolicyDeps, url: string, label: string): Promise<ReleasePolicyAnswer> {
-  const s = await d.settings.get();
-  const site = siteAnswer(s, url);
-  if (!site.allow) return site;
+  const settings = await d.settings.get();
   const snap = d.audio.snapshot();
-  const verdict = classifySource(snap.streams, label, snap.server?.default_source_name ?? null);
-  if (!releaseAllowedForSource(s, verdict.bluetooth)) {
-    return { allow: false, reason: 'Bluetooth headset (releasing would switch its profile)' };
-  }
-  return { allow: true, reason: null };
+  const { bluetooth } = classifySource(snap.streams, label, snap.server?.default_source_name ?? null);
+  return releaseDecision({ settings, url, bluetooth });
 }
 
 export interface FrameRef {
@@ -97,7 +81,7 @@ export function createReleaseTracker(d: ReleaseTrackerDeps) {
   };
 
   function report(f: FrameRef, m: Extract<ContentToBackground, { type: 'release_state' }>): void {
-    const groups = m.mic === 'granted' ? m.groups.slice(0, MAX_GROUPS) : [];
+    const groups = m.mic === 'granted' ? m.groups : [];
     const r: FrameReport = { url: m.url, groups };
     const key = keyOf(f);
     const waiting = deferred.get(key);
@@ -125,9 +109,10 @@ export function createReleaseTracker(d: ReleaseTrackerDeps) {
     m: Extract<ContentToBackground, { type: 'release_policy' }>,
   ): Promise<ReleasePolicyAnswer> {
     if (!queries.take(keyOf(f))) return RATE_LIMITED;
-    const label = m.label.slice(0, MAX_LABEL);
+    const label = m.label;
     if (m.mic !== 'granted' || !frames.hasLive(f.tabId, f.frameId, label)) {
-      return siteAnswer(await d.settings.get(), m.url);
+      // The site setting alone: nothing about devices or other tabs.
+      return releaseDecision({ settings: await d.settings.get(), url: m.url });
     }
     const answer = await releasePolicy(d, m.url, label);
     decisions.push({ at_ms: d.now(), tab: f.tabId, label, answer });
@@ -180,15 +165,24 @@ export function startRelease(ctx: BackgroundContext): void {
   });
 
   chrome.runtime.onMessage.addListener((raw: unknown, sender, reply) => {
-    if (!isContentToBackground(raw)) return false;
+    const msg = parseContentToBackground(raw);
+    if (!msg) return false;
     const tabId = sender.tab?.id;
     if (tabId === undefined || sender.id !== chrome.runtime.id) return false;
     const frame = { tabId, frameId: sender.frameId ?? 0 };
-    if (raw.type === 'release_state') {
-      tracker.report(frame, raw);
+    if (msg.type === 'release_state') {
+      tracker.report(frame, msg);
       return false;
     }
-    void tracker.query(frame, raw).then(reply, () => reply({ allow: true, reason: null }));
+    if (msg.type === 'release_config') {
+      // The site's own settings: nothing about devices or other tabs.
+      ctx.settings.get().then(
+        (s) => reply(releaseConfig(s, msg.url)),
+        () => reply(undefined),
+      );
+      return true; // async reply
+    }
+    void tracker.query(frame, msg).then(reply, () => reply({ allow: true, reason: null }));
     return true; // async reply
   });
 
@@ -197,6 +191,7 @@ export function startRelease(ctx: BackgroundContext): void {
     ctx.tabs.set(tabId, null);
   });
   chrome.tabs?.onUpdated.addListener((tabId, change) => {
+    // A navigation of the top frame drops every frame's devices (the new document reports afresh).
     if (change.status === 'loading' && change.url) {
       tracker.clearTab(tabId);
       refresh(tabId);

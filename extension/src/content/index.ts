@@ -1,10 +1,23 @@
 // Isolated-world content script (content.js), every frame: the bridge between the page world's
-// interposition (page.js) and the background. It validates everything the page world says (page
-// scripts can forge it), forwards the frame's track states, answers release-policy questions through
-// the background, and pushes the release settings for this site into the page world.
-import { browserSettingsStore, releaseEnabledFor, type Settings } from '../shared/settings.ts';
-import { CONTENT_EVENT, type ContentToPage, PAGE_EVENT, parsePageMessage } from './page-protocol.ts';
-import type { ContentToBackground, MicPermission, ReleasePolicyAnswer } from './release-messages.ts';
+// interposition (page.js) and the background. It parses everything the page world says (page scripts
+// can forge it), forwards the frame's track states and its release-policy questions to the background,
+// and forwards the background's answers and release settings (shared/release-decision.ts) to the page
+// world. It decides nothing itself. The settings are fetched only while the frame captures (a frame that
+// never captures never wakes the background) and again when they change.
+import {
+  type ContentToBackground,
+  type MicPermission,
+  micPermissionOf,
+  parseConfigAnswer,
+  parsePolicyAnswer,
+} from '../shared/messages/content-background.ts';
+import {
+  CONTENT_EVENT,
+  type ContentToPage,
+  PAGE_EVENT,
+  parsePageMessage,
+} from '../shared/messages/page-content.ts';
+import { browserSettingsStore } from '../shared/settings.ts';
 
 /** The site this frame belongs to: about:blank / srcdoc frames inherit their creator's origin. */
 function siteUrl(): string {
@@ -16,13 +29,14 @@ function siteUrl(): string {
 const toPage = (m: ContentToPage) =>
   window.dispatchEvent(new CustomEvent(CONTENT_EVENT, { detail: JSON.stringify(m) }));
 
-const toBackground = <T>(m: ContentToBackground): Promise<T | undefined> =>
-  chrome.runtime.sendMessage<ContentToBackground, T>(m).catch(() => undefined);
+const toBackground = (m: ContentToBackground): Promise<unknown> =>
+  chrome.runtime.sendMessage(m).catch(() => undefined);
 
 let capturing = false;
 
 // The frame's microphone permission, from this (isolated) world's own navigator.permissions: page
-// scripts cannot patch it. Queried once; the PermissionStatus stays current.
+// scripts cannot patch it. Queried once; the PermissionStatus stays current. The background counts the
+// frame's devices only while it is 'granted' (issue 15 item 1).
 let micStatus: Promise<PermissionStatus | null> | null = null;
 function micStatusOnce(): Promise<PermissionStatus | null> {
   micStatus ??= Promise.resolve()
@@ -30,55 +44,45 @@ function micStatusOnce(): Promise<PermissionStatus | null> {
     .catch(() => null); // no Permissions API here, or no 'microphone' in it (Firefox before 131)
   return micStatus;
 }
-const micPermission = (): Promise<MicPermission> =>
-  micStatusOnce().then((s) => (s ? (s.state as MicPermission) : 'unknown'));
+const micPermission = (): Promise<MicPermission> => micStatusOnce().then((s) => micPermissionOf(s?.state));
 
-function configFor(s: Settings): ContentToPage {
-  const release = releaseEnabledFor(s, siteUrl());
-  return {
-    type: 'config',
-    delay_ms: s.releaseDelayMs,
-    release,
-    reason: release ? null : 'release is off for this site',
-  };
+/** Ask the background for this site's release settings and hand them to the page world. */
+async function forwardConfig(): Promise<void> {
+  const config = parseConfigAnswer(await toBackground({ type: 'release_config', url: siteUrl() }));
+  if (config) toPage({ type: 'config', ...config });
 }
 
 function main(): void {
-  const settings = browserSettingsStore();
-  const pushConfig = () =>
-    settings
-      .get()
-      .then((s) => toPage(configFor(s)))
-      .catch(() => {});
-  settings.onChange((s) => toPage(configFor(s)));
+  // A change of the settings (options page, popup) reaches every frame; the capturing ones re-ask.
+  browserSettingsStore().onChange(() => {
+    if (capturing) void forwardConfig();
+  });
 
   window.addEventListener(PAGE_EVENT, (e: Event) => {
     const msg = parsePageMessage((e as CustomEvent).detail);
     if (!msg) return;
     switch (msg.type) {
       case 'hello':
-        void pushConfig();
+        if (capturing) void forwardConfig();
         break;
-      case 'state':
+      case 'state': {
         if (msg.groups.length === 0 && !capturing) return;
+        const started = !capturing && msg.groups.length > 0;
         capturing = msg.groups.length > 0;
         void micPermission().then((mic) =>
           toBackground({ type: 'release_state', url: siteUrl(), mic, groups: msg.groups }),
         );
+        if (started) void forwardConfig();
         break;
+      }
       case 'policy_query':
         void micPermission()
-          .then((mic) =>
-            toBackground<ReleasePolicyAnswer>({
-              type: 'release_policy',
-              url: siteUrl(),
-              mic,
-              label: msg.label,
-            }),
-          )
-          .then((a) =>
-            toPage({ type: 'policy', query: msg.query, allow: a?.allow ?? true, reason: a?.reason ?? null }),
-          );
+          .then((mic) => toBackground({ type: 'release_policy', url: siteUrl(), mic, label: msg.label }))
+          .then((raw) => {
+            // No answer (background gone, extension reloading): the page world's default, allow.
+            const a = parsePolicyAnswer(raw) ?? { allow: true, reason: null };
+            toPage({ type: 'policy', query: msg.query, ...a });
+          });
         break;
     }
   });
@@ -94,13 +98,12 @@ function main(): void {
         void toBackground({
           type: 'release_state',
           url: siteUrl(),
-          mic: s.state as MicPermission,
+          mic: micPermissionOf(s.state),
           groups: [],
         });
       }
     }),
   );
-  void pushConfig();
 }
 
 try {

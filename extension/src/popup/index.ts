@@ -1,7 +1,11 @@
 // Popup entry: one port to the background (its lifetime = the popup is open), rendering in view.ts.
 // `popup.html?tab=<id>` pins the tab (tests open the popup as a normal page).
 
-import { type BackgroundToPopup, POPUP_PORT, type PopupToBackground } from '../shared/messages.ts';
+import {
+  type BackgroundToPopup,
+  POPUP_PORT,
+  type PopupToBackground,
+} from '../shared/messages/popup-background.ts';
 import { browserSettingsStore, normalizeOrigin, releaseEnabledFor } from '../shared/settings.ts';
 import { createTabSection } from './tab-section.ts';
 import { cpuTable, doctorList, hostNotice, hostPill, streamsTable } from './view.ts';
