@@ -1,6 +1,9 @@
 // Forges micoff's page -> content events (the page world's reports and release questions) and reads the
 // content -> page answers, as any page script can: `await probe(labels)` claims to capture from every
-// label, asks about each, and returns { label: answer | null } (null: no answer within 1.5 s).
+// label, asks about each (all at once), and returns { label: answer | null } (null: no answer within
+// 1.5 s).
+// The event names micoff used before issue 15 item 2 (readable in page.js by any page); since then the
+// channel's names carry a per-frame secret and these reach nothing.
 const PAGE_EVENT = 'micoff:page';
 const CONTENT_EVENT = 'micoff:content';
 
@@ -31,17 +34,16 @@ window.probe = async (labels) => {
       enabled: 1,
     })),
   });
-  const answers = {};
   let query = 900_000 + Math.floor(Math.random() * 1000) * 100;
-  for (const label of labels) {
+  const asked = labels.map((label) => {
     const q = query++;
-    answers[label] = await new Promise((resolve) => {
+    return new Promise((resolve) => {
       pending.set(q, resolve);
       setTimeout(() => resolve(null), 1500);
       send({ type: 'policy_query', query: q, label });
     });
-    pending.delete(q);
-  }
+  });
+  const answers = Object.fromEntries((await Promise.all(asked)).map((a, i) => [labels[i], a]));
   window.removeEventListener(CONTENT_EVENT, onContent);
   return answers;
 };

@@ -12,7 +12,14 @@ import { extensionId } from '../rig/host.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
 import { waitFor } from '../rig/proc.ts';
 import { ExtensionWorker } from '../rig/service-worker.ts';
-import { releaseFrames, saveArtifact, setReleaseSettings, tabIdOf, tabView } from './release-util.ts';
+import {
+  releaseFrames,
+  saveArtifact,
+  setReleaseSettings,
+  tabIdOf,
+  tabView,
+  whenStreams,
+} from './release-util.ts';
 
 /** Evaluates `expression` in micoff's content-script world (the isolated world named after the
  * extension) of the page's top frame, through the DevTools protocol. */
@@ -160,4 +167,126 @@ test('item 1: a page without microphone permission learns nothing about another 
     await browser.close();
     await bt.stop();
   }
+});
+
+/** What a page script can try against the page <-> content channel: the event names micoff used before
+ * issue 15 (anyone could read them in page.js), and a handshake offer of its own secret followed by
+ * messages on the names that secret would give. `direction` picks who it pretends to be. */
+function forge(page: Page, direction: 'to-content' | 'to-page', message: unknown): Promise<void> {
+  return page.evaluate(
+    ({ direction, text }) => {
+      const secret = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) =>
+        b.toString(16).padStart(2, '0'),
+      ).join('');
+      const fire = (type: string, detail: string) =>
+        window.dispatchEvent(new CustomEvent(type, { detail, cancelable: true }));
+      fire('micoff:handshake', secret);
+      fire(`micoff:${secret}:${direction}`, text);
+      fire(direction === 'to-content' ? 'micoff:page' : 'micoff:content', text);
+    },
+    { direction, text: JSON.stringify(message) },
+  );
+}
+
+test('item 2, page -> content: a page script cannot fake its tab`s state (badge) by forging reports', async ({
+  rig,
+  serviceWorker,
+  openMeeting,
+}) => {
+  await setReleaseSettings(serviceWorker, { releaseOnMute: true, releaseDelayMs: 0 });
+  const meeting = await openMeeting();
+  const tabId = await tabIdOf(serviceWorker, meeting.page.url());
+  await meeting.mute();
+  await whenStreams(rig, 'released', (n) => n === 0, 2000);
+  await waitFor('tab view released', async () => (await tabView(serviceWorker, tabId))?.state === 'released');
+  // The page claims its microphone is on (badge ON) while it is released.
+  await forge(meeting.page, 'to-content', {
+    type: 'state',
+    groups: [
+      {
+        id: '0.1',
+        state: 'capturing',
+        since_ms: Date.now(),
+        reason: null,
+        label: 'Default',
+        tracks: 1,
+        enabled: 1,
+      },
+    ],
+  });
+  const end = Date.now() + 1500;
+  while (Date.now() < end) {
+    expect((await tabView(serviceWorker, tabId))?.state).toBe('released');
+    await new Promise((r) => setTimeout(r, 50));
+  }
+});
+
+test('item 2, content -> page: a page script cannot turn release off by forging the content script`s config', async ({
+  rig,
+  serviceWorker,
+  openMeeting,
+}) => {
+  await setReleaseSettings(serviceWorker, { releaseOnMute: true, releaseDelayMs: 0 });
+  const meeting = await openMeeting();
+  await meeting.waitForAudioFlowing();
+  await forge(meeting.page, 'to-page', {
+    type: 'config',
+    delay_ms: 10_000,
+    release: false,
+    reason: 'forged',
+  });
+  await meeting.mute();
+  // Released at once (the real config: delay 0), not kept open by the forged one.
+  await whenStreams(rig, 'released despite the forged config', (n) => n === 0, 2000);
+});
+
+test('item 2: a page script listening and hooking the DOM reads none of the channel`s traffic', async ({
+  rig,
+  serviceWorker,
+  openMeeting,
+}) => {
+  await setReleaseSettings(serviceWorker, { releaseOnMute: true, releaseDelayMs: 0 });
+  const meeting = await openMeeting();
+  await meeting.waitForAudioFlowing();
+  // What a page script can do once it runs: listen on every name it can know, and wrap the DOM's event
+  // built-ins to see whatever goes through them from now on.
+  await meeting.page.evaluate(() => {
+    const seen: string[] = [];
+    (window as unknown as { __seen: string[] }).__seen = seen;
+    for (const type of ['micoff:page', 'micoff:content', 'micoff:handshake']) {
+      window.addEventListener(type, (e) => seen.push(`${type}: ${String((e as CustomEvent).detail)}`), true);
+    }
+    const { dispatchEvent, addEventListener } = EventTarget.prototype;
+    EventTarget.prototype.dispatchEvent = function (e: Event) {
+      seen.push(`dispatch ${e.type}`);
+      return dispatchEvent.call(this, e);
+    };
+    EventTarget.prototype.addEventListener = function (
+      this: EventTarget,
+      ...a: Parameters<EventTarget['addEventListener']>
+    ) {
+      seen.push(`listen ${a[0]}`);
+      return addEventListener.apply(this, a);
+    };
+    const detail = Object.getOwnPropertyDescriptor(CustomEvent.prototype, 'detail');
+    Object.defineProperty(CustomEvent.prototype, 'detail', {
+      configurable: true,
+      get() {
+        seen.push(`detail of ${(this as Event).type}`);
+        return detail?.get?.call(this);
+      },
+    });
+    const parse = JSON.parse;
+    JSON.parse = (text: string, ...rest: unknown[]) => {
+      seen.push(`parse ${text.slice(0, 80)}`);
+      return parse(text, ...(rest as []));
+    };
+  });
+  // Traffic on the channel: state reports, a release question and its answer, a reacquire.
+  await meeting.mute();
+  await whenStreams(rig, 'released', (n) => n === 0, 2000);
+  await meeting.unmute();
+  await whenStreams(rig, 'capturing again', (n) => n === 1, 3000);
+  const seen = await meeting.page.evaluate(() => (window as unknown as { __seen: string[] }).__seen);
+  expect(seen.filter((s) => /micoff|groups|policy|config/.test(s))).toEqual([]);
 });

@@ -11,12 +11,8 @@ import {
   parseConfigAnswer,
   parsePolicyAnswer,
 } from '../shared/messages/content-background.ts';
-import {
-  CONTENT_EVENT,
-  type ContentToPage,
-  PAGE_EVENT,
-  parsePageMessage,
-} from '../shared/messages/page-content.ts';
+import { type ChannelEnd, captureNatives, newSecret, offerChannel } from '../shared/messages/page-channel.ts';
+import { type ContentToPage, parsePageMessage } from '../shared/messages/page-content.ts';
 import { browserSettingsStore } from '../shared/settings.ts';
 
 /** The site this frame belongs to: about:blank / srcdoc frames inherit their creator's origin. */
@@ -26,8 +22,11 @@ function siteUrl(): string {
   return location.ancestorOrigins?.[0] ?? location.href;
 }
 
-const toPage = (m: ContentToPage) =>
-  window.dispatchEvent(new CustomEvent(CONTENT_EVENT, { detail: JSON.stringify(m) }));
+// The frame's secret channel to page.js, offered now (document_start, right after page.js and before any
+// page script). Null when no page world took it (Firefox, or a frame without getUserMedia): then this
+// script listens to nothing from the page.
+let channel: ChannelEnd | null = null;
+const toPage = (m: ContentToPage) => channel?.send(JSON.stringify(m));
 
 const toBackground = (m: ContentToBackground): Promise<unknown> =>
   chrome.runtime.sendMessage(m).catch(() => undefined);
@@ -36,12 +35,20 @@ let capturing = false;
 
 // The frame's microphone permission, from this (isolated) world's own navigator.permissions: page
 // scripts cannot patch it. Queried once; the PermissionStatus stays current. The background counts the
-// frame's devices only while it is 'granted' (issue 15 item 1).
+// frame's devices only while it is 'granted' (issue 15 item 1). Asked on the frame's first report.
 let micStatus: Promise<PermissionStatus | null> | null = null;
 function micStatusOnce(): Promise<PermissionStatus | null> {
-  micStatus ??= Promise.resolve()
+  if (micStatus) return micStatus;
+  micStatus = Promise.resolve()
     .then(() => navigator.permissions.query({ name: 'microphone' as PermissionName }))
     .catch(() => null); // no Permissions API here, or no 'microphone' in it (Firefox before 131)
+  // Revoked while capturing: the background stops counting this frame's devices.
+  void micStatus.then((s) =>
+    s?.addEventListener('change', () => {
+      if (s.state === 'granted' || !capturing) return;
+      void toBackground({ type: 'release_state', url: siteUrl(), mic: micPermissionOf(s.state), groups: [] });
+    }),
+  );
   return micStatus;
 }
 const micPermission = (): Promise<MicPermission> => micStatusOnce().then((s) => micPermissionOf(s?.state));
@@ -53,13 +60,15 @@ async function forwardConfig(): Promise<void> {
 }
 
 function main(): void {
+  channel = offerChannel(captureNatives(window), newSecret(crypto));
+  if (!channel) return;
   // A change of the settings (options page, popup) reaches every frame; the capturing ones re-ask.
   browserSettingsStore().onChange(() => {
     if (capturing) void forwardConfig();
   });
 
-  window.addEventListener(PAGE_EVENT, (e: Event) => {
-    const msg = parsePageMessage((e as CustomEvent).detail);
+  channel.onMessage((text) => {
+    const msg = parsePageMessage(text);
     if (!msg) return;
     switch (msg.type) {
       case 'hello':
@@ -91,19 +100,6 @@ function main(): void {
     if (capturing) void toBackground({ type: 'release_state', url: siteUrl(), mic: 'unknown', groups: [] });
     capturing = false;
   });
-  // Permission revoked while capturing: the background stops counting this frame's devices.
-  void micStatusOnce().then((s) =>
-    s?.addEventListener('change', () => {
-      if (s.state !== 'granted' && capturing) {
-        void toBackground({
-          type: 'release_state',
-          url: siteUrl(),
-          mic: micPermissionOf(s.state),
-          groups: [],
-        });
-      }
-    }),
-  );
 }
 
 try {
