@@ -21,10 +21,11 @@ const settings = browserSettingsStore();
 const tabs = createTabViews();
 const popups = createPopupHub({ host, audio, tabs });
 
+const baseUrl = chrome.runtime.getURL('');
 const own: ExtensionSelf = {
   id: chrome.runtime.id,
-  baseUrl: chrome.runtime.getURL(''),
-  pages: uiPagesOf(chrome.runtime.getManifest()),
+  baseUrl,
+  pages: uiPagesOf(chrome.runtime.getManifest(), baseUrl),
 };
 
 // Listeners are registered synchronously at top level, so a waking service worker gets the event.

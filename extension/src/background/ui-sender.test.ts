@@ -9,12 +9,23 @@ const own: ExtensionSelf = {
   pages: ['popup.html', 'options.html'],
 };
 
-test('uiPagesOf reads the popup and options pages from the manifest', () => {
+test('uiPagesOf reads the popup and options pages from the manifest (Chrome: as written, Firefox: resolved)', () => {
   assert.deepEqual(
-    uiPagesOf({ action: { default_popup: 'popup.html' }, options_ui: { page: '/options.html' } }),
+    uiPagesOf(
+      { action: { default_popup: 'popup.html' }, options_ui: { page: '/options.html' } },
+      own.baseUrl,
+    ),
     ['popup.html', 'options.html'],
   );
-  assert.deepEqual(uiPagesOf({}), []);
+  const ff = 'moz-extension://6d1f0c2e-9a57-4b8e-8f43-0c1de0f0a11c/';
+  assert.deepEqual(
+    uiPagesOf(
+      { action: { default_popup: `${ff}popup.html` }, options_ui: { page: `${ff}options.html` } },
+      ff,
+    ),
+    ['popup.html', 'options.html'],
+  );
+  assert.deepEqual(uiPagesOf({}, own.baseUrl), []);
 });
 
 test('uiSenderRefusal: our popup and options pages only', () => {
@@ -24,10 +35,21 @@ test('uiSenderRefusal: our popup and options pages only', () => {
     // popup.html opened as a page (tests pin a tab with ?tab=): a tab, but our URL.
     { id: ID, url: `chrome-extension://${ID}/popup.html?tab=4`, tab: { id: 9 }, frameId: 0 },
     { id: ID, url: `chrome-extension://${ID}/options.html`, tab: { id: 9 } },
-    // Firefox: no origin field.
+    // No origin field.
     { id: ID, url: `chrome-extension://${ID}/popup.html` },
   ];
   for (const s of accepted) assert.equal(uiSenderRefusal(s, own), null, JSON.stringify(s));
+  // Firefox (what it passes, measured): popup.html opened in a tab.
+  const ff = 'moz-extension://6d1f0c2e-9a57-4b8e-8f43-0c1de0f0a11c/';
+  const ffOwn = { id: 'micoff@micoff.org', baseUrl: ff, pages: ['popup.html', 'options.html'] };
+  const ffPopup: SenderLike = {
+    id: 'micoff@micoff.org',
+    url: `${ff}popup.html`,
+    origin: ff.slice(0, -1),
+    tab: { id: 3 },
+    frameId: 0,
+  };
+  assert.equal(uiSenderRefusal(ffPopup, ffOwn), null);
   const refused: [SenderLike | undefined, RegExp][] = [
     [undefined, /no sender/],
     // A content script: our id, but the web page's URL, origin and tab.

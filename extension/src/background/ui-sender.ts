@@ -25,12 +25,17 @@ export interface ExtensionSelf {
   pages: readonly string[];
 }
 
-/** The manifest's own UI pages: the one home of their names is manifests/base.json. */
-export function uiPagesOf(manifest: {
-  action?: { default_popup?: string };
-  browser_action?: { default_popup?: string };
-  options_ui?: { page?: string };
-}): string[] {
+/** The manifest's own UI pages, relative to `baseUrl` (the one home of their names is
+ * manifests/base.json). Chrome's getManifest() gives them as written ("popup.html"); Firefox's gives
+ * them resolved ("moz-extension://<uuid>/popup.html"). */
+export function uiPagesOf(
+  manifest: {
+    action?: { default_popup?: string };
+    browser_action?: { default_popup?: string };
+    options_ui?: { page?: string };
+  },
+  baseUrl: string,
+): string[] {
   const pages = [
     manifest.action?.default_popup,
     manifest.browser_action?.default_popup,
@@ -38,7 +43,7 @@ export function uiPagesOf(manifest: {
   ];
   return pages
     .filter((p): p is string => typeof p === 'string' && p.length > 0)
-    .map((p) => p.replace(/^\//, ''));
+    .map((p) => (p.startsWith(baseUrl) ? p.slice(baseUrl.length) : p.replace(/^\//, '')));
 }
 
 /** Null when the sender is one of our UI pages, else why it is refused. */
