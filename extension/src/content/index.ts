@@ -1,9 +1,11 @@
 // Isolated-world content script (content.js), every frame: the bridge between the page world's
-// interposition (page.js) and the background. It parses everything the page world says (page scripts
-// can forge it), forwards the frame's track states and its release-policy questions to the background,
-// and forwards the background's answers and release settings (shared/release-decision.ts) to the page
-// world. It decides nothing itself. The settings are fetched only while the frame captures (a frame that
-// never captures never wakes the background) and again when they change.
+// interposition (page.js) and the background, over the frame's secret channel to page.js
+// (shared/messages/page-channel.ts; page scripts can neither forge nor read it). It still parses
+// everything the page world says, forwards the frame's track states and its release-policy questions to
+// the background with the frame's microphone permission, and forwards the background's answers and
+// release settings (shared/release-decision.ts) to the page world. It decides nothing itself. The
+// settings are fetched only while the frame captures (a frame that never captures never wakes the
+// background) and again when they change.
 import {
   type ContentToBackground,
   type MicPermission,
