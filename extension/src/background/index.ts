@@ -5,10 +5,11 @@ import { browserSettingsStore } from '../shared/settings.ts';
 import { createAudioMonitor } from './audio-monitor.ts';
 import type { BackgroundContext, Feature } from './context.ts';
 import { browserHostClient } from './host-client.ts';
-import { createPopupHub, type PopupPortLike } from './popup-hub.ts';
+import { type ConnectingPortLike, createPopupHub } from './popup-hub.ts';
 import { createTabViews } from './popup-tab-views.ts';
 import { startRelease } from './release-feature.ts';
 import { installTestSurface } from './test-surface.ts';
+import { type ExtensionSelf, uiPagesOf } from './ui-sender.ts';
 
 /** Features started with the shared context: each adds its start function here (release-on-mute does). */
 const FEATURES: Feature[] = [startRelease];
@@ -20,9 +21,18 @@ const settings = browserSettingsStore();
 const tabs = createTabViews();
 const popups = createPopupHub({ host, audio, tabs });
 
+const baseUrl = chrome.runtime.getURL('');
+const own: ExtensionSelf = {
+  id: chrome.runtime.id,
+  baseUrl,
+  pages: uiPagesOf(chrome.runtime.getManifest(), baseUrl),
+};
+
 // Listeners are registered synchronously at top level, so a waking service worker gets the event.
 chrome.runtime.onConnect.addListener((port) => {
-  if (port.name === POPUP_PORT) popups.attach(port as unknown as PopupPortLike);
+  if (port.name !== POPUP_PORT) return;
+  const refusal = popups.accept(port as unknown as ConnectingPortLike, own);
+  if (refusal !== null) log(`popup port refused: ${refusal}`);
 });
 
 const micoff = installTestSurface({ host, audio, settings, tabs, popups });

@@ -4,8 +4,9 @@ import type { BackgroundToPopup } from '../shared/messages/popup-background.ts';
 import { createAudioMonitor } from './audio-monitor.ts';
 import { fakeDeps, tick, VERSION } from './fakes.test-util.ts';
 import { createHostClient } from './host-client.ts';
-import { createPopupHub, type PopupPortLike } from './popup-hub.ts';
+import { type ConnectingPortLike, createPopupHub, type PopupPortLike } from './popup-hub.ts';
 import { createTabViews } from './popup-tab-views.ts';
+import type { ExtensionSelf, SenderLike } from './ui-sender.ts';
 
 class FakePopup implements PopupPortLike {
   got: BackgroundToPopup[] = [];
@@ -26,6 +27,23 @@ class FakePopup implements PopupPortLike {
     return this.got.map((m) => m.type);
   }
 }
+
+class FakeConnectingPort extends FakePopup implements ConnectingPortLike {
+  disconnected = false;
+  constructor(readonly sender: SenderLike) {
+    super();
+  }
+  disconnect() {
+    this.disconnected = true;
+  }
+}
+
+const ID = 'ipgdconbmedmelnlpalblnicflhpfkim';
+const OWN: ExtensionSelf = {
+  id: ID,
+  baseUrl: `chrome-extension://${ID}/`,
+  pages: ['popup.html', 'options.html'],
+};
 
 async function setup() {
   const f = fakeDeps();
@@ -103,4 +121,30 @@ test('tab state and doctor go to the popup that asked', async () => {
     result: { ok: false, message: 'doctor is not implemented yet' },
   });
   assert.notEqual(b.got.at(-1)?.type, 'doctor');
+});
+
+test('a content script connecting to the popup port is refused: closed, told nothing, asks nothing', async () => {
+  const { port, hub } = await setup();
+  const sentBefore = port.sent.length;
+  const cs = new FakeConnectingPort({
+    id: ID,
+    url: 'https://evil.example/meeting',
+    origin: 'https://evil.example',
+    tab: { id: 3 },
+    frameId: 0,
+  });
+  assert.match(hub.accept(cs, OWN) ?? '', /not an extension page/);
+  assert.equal(cs.disconnected, true);
+  cs.send({ type: 'run_doctor' });
+  cs.send({ type: 'host_reconnect' });
+  assert.deepEqual(cs.got, []); // no host status, audio streams, CPU
+  assert.equal(hub.count(), 0);
+  assert.equal(port.sent.length, sentBefore); // no CPU subscription, no doctor run at the host
+  assert.equal(port.disconnected, false); // and no reconnect
+
+  const popup = new FakeConnectingPort({ id: ID, url: `chrome-extension://${ID}/popup.html`, frameId: 0 });
+  assert.equal(hub.accept(popup, OWN), null);
+  assert.equal(popup.disconnected, false);
+  assert.deepEqual(popup.types(), ['host_status', 'audio']);
+  assert.equal(hub.count(), 1);
 });

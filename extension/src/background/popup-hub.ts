@@ -8,11 +8,18 @@ import { CPU_INTERVAL_MS } from '../shared/protocol.ts';
 import type { AudioMonitor } from './audio-monitor.ts';
 import type { HostClient, Subscription } from './host-client.ts';
 import type { TabViews } from './popup-tab-views.ts';
+import { type ExtensionSelf, type SenderLike, uiSenderRefusal } from './ui-sender.ts';
 
 export interface PopupPortLike {
   postMessage(message: BackgroundToPopup): void;
   onMessage: { addListener(cb: (message: unknown) => void): void };
   onDisconnect: { addListener(cb: () => void): void };
+}
+
+/** A port as runtime.onConnect hands it over: the browser's view of who opened it, and a way to close it. */
+export interface ConnectingPortLike extends PopupPortLike {
+  sender?: SenderLike;
+  disconnect(): void;
 }
 
 export interface PopupHubDeps {
@@ -23,6 +30,9 @@ export interface PopupHubDeps {
 }
 
 export interface PopupHub {
+  /** A port from runtime.onConnect: attached when our own UI page opened it, else closed unanswered.
+   * Returns why it was refused (null when attached). */
+  accept(port: ConnectingPortLike, self: ExtensionSelf): string | null;
   attach(port: PopupPortLike): void;
   /** Open popups. */
   count(): number;
@@ -74,7 +84,16 @@ export function createPopupHub(deps: PopupHubDeps): PopupHub {
     }
   }
 
-  return {
+  const hub: PopupHub = {
+    accept(port, self) {
+      const refusal = uiSenderRefusal(port.sender, self);
+      if (refusal !== null) {
+        port.disconnect();
+        return refusal;
+      }
+      hub.attach(port);
+      return null;
+    },
     attach(port) {
       popups.set(port, { tabId: null });
       port.onMessage.addListener((m) => onMessage(port, m));
@@ -99,4 +118,5 @@ export function createPopupHub(deps: PopupHubDeps): PopupHub {
     count: () => popups.size,
     cpuSubscription: () => cpu?.id ?? null,
   };
+  return hub;
 }

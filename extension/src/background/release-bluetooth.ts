@@ -2,8 +2,11 @@
 // Releasing a Bluetooth headset's mic switches it between its call profile (HFP/HSP) and its music
 // profile (A2DP): an audible glitch and 1-2 s of silence on unmute, so by default it is kept open.
 // The host reports record streams with their source's properties (device.bus). A web track's deviceId
-// is a per-origin hash, so the source is matched by the track's label (Chromium on PulseAudio uses the
-// source's description); failing that, any Chromium record stream on a Bluetooth source counts.
+// is a per-origin hash, so the source is matched by the track's label: Chromium on PulseAudio/PipeWire
+// labels a device with its source's description, and the default device "Default" (the server's default
+// source). A label that names no source Chromium records from gets no Bluetooth verdict: there is no
+// fallback to "any Chromium record stream", which would answer about other tabs' (and other profiles')
+// microphones, not the asking frame's (issue 15 item 1).
 import type { AudioStream } from '../shared/protocol.ts';
 
 /** Fields newer hosts add to AudioStream (read defensively: older hosts lack them). */
@@ -33,10 +36,28 @@ export interface SourceVerdict {
   stream: AudioStream | null;
 }
 
-export function classifySource(streams: readonly AudioStream[], label: string): SourceVerdict {
+/** Chromium's label for the default device: "Default", or "Default - <device>" where it knows the
+ * device's name. Returns the device part (possibly empty) or null when the label is not the default's. */
+export function defaultDeviceOf(label: string): string | null {
+  if (label === 'Default') return '';
+  return label.startsWith('Default - ') ? label.slice('Default - '.length) : null;
+}
+
+/** The source a track with this label records from, judged by Chromium's record streams on it.
+ * `defaultSource` is the server's default source name (AudioServerInfo.default_source_name). */
+export function classifySource(
+  streams: readonly AudioStream[],
+  label: string,
+  defaultSource: string | null,
+): SourceVerdict {
   const chromium = streams.filter((s) => s.kind === 'record' && isChromiumStream(s));
-  const byLabel = label ? chromium.filter((s) => descriptionOf(s) === label) : [];
-  const candidates = byLabel.length > 0 ? byLabel : chromium;
-  const bt = candidates.find((s) => busOf(s) === 'bluetooth');
-  return { bluetooth: bt !== undefined, stream: bt ?? candidates[0] ?? null };
+  const byDescription = (d: string) => (d ? chromium.filter((s) => descriptionOf(s) === d) : []);
+  let mine = byDescription(label);
+  const named = defaultDeviceOf(label);
+  if (mine.length === 0 && named !== null) {
+    mine = byDescription(named);
+    if (mine.length === 0 && defaultSource) mine = chromium.filter((s) => s.device_name === defaultSource);
+  }
+  const bt = mine.find((s) => busOf(s) === 'bluetooth');
+  return { bluetooth: bt !== undefined, stream: bt ?? mine[0] ?? null };
 }

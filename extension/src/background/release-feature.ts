@@ -4,88 +4,204 @@
 // kept open unless the user chose otherwise): both the site's standing config the page world runs with
 // and the answer to each "may this device be released now?". The page world never drives anything here
 // beyond its own tab's state.
-import { parseContentToBackground, type ReleasePolicyAnswer } from '../shared/messages/content-background.ts';
-import { releaseConfig, releaseDecision } from '../shared/release-decision.ts';
+//
+// Trust (issue 15 item 1, docs/design/security-h15-ext.md): page scripts can forge what the page world
+// tells the content script, and the host's view of the audio server covers every tab and profile. So
+//  - a frame's report counts only while its microphone permission, as the content script's own
+//    navigator.permissions reads it, is 'granted' (a page without permission has no device of its own);
+//  - a question about a device is answered from the host's view only for a device the frame reported
+//    live while it held the permission, and only from the record streams on THAT device's source (no
+//    fallback to other tabs' streams); any other question gets the site-setting answer, the same
+//    whatever other tabs do;
+//  - reports and questions are rate-limited per frame (reports over the limit are coalesced: the
+//    latest is applied once the bucket allows; questions over it keep the device open).
+import {
+  type ContentToBackground,
+  parseContentToBackground,
+  type ReleasePolicyAnswer,
+} from '../shared/messages/content-background.ts';
+import { KEPT, releaseConfig, releaseDecision } from '../shared/release-decision.ts';
 import type { BackgroundContext } from './context.ts';
+import { type RateLimit, RateLimiter } from './rate-limit.ts';
 import { classifySource } from './release-bluetooth.ts';
-import { badgeOf, TabFrames, tabViewOf } from './tab-state.ts';
+import { badgeOf, type FrameReport, TabFrames, tabViewOf } from './tab-state.ts';
+
+/** Per frame. A page's interposition sends a report per state change and a question per release
+ * attempt: a meeting muting and unmuting every second stays well inside these. */
+export const REPORT_LIMIT: RateLimit = { burst: 20, perSecond: 5 };
+export const QUERY_LIMIT: RateLimit = { burst: 10, perSecond: 2 };
+
+export const RATE_LIMITED: ReleasePolicyAnswer = Object.freeze({ allow: false, reason: KEPT.throttled });
 
 export interface PolicyDeps {
-  settings: BackgroundContext['settings'];
-  audio: BackgroundContext['audio'];
+  settings: Pick<BackgroundContext['settings'], 'get'>;
+  audio: Pick<BackgroundContext['audio'], 'snapshot'>;
 }
 
+/** The site setting, then the Bluetooth policy for the source the label names. */
 export async function releasePolicy(d: PolicyDeps, url: string, label: string): Promise<ReleasePolicyAnswer> {
   const settings = await d.settings.get();
-  const { bluetooth } = classifySource(d.audio.snapshot().streams, label);
+  const snap = d.audio.snapshot();
+  const { bluetooth } = classifySource(snap.streams, label, snap.server?.default_source_name ?? null);
   return releaseDecision({ settings, url, bluetooth });
 }
 
-export function startRelease(ctx: BackgroundContext): void {
-  const frames = new TabFrames();
-  const decisions: { at_ms: number; tab: number; label: string; answer: ReleasePolicyAnswer }[] = [];
+export interface FrameRef {
+  tabId: number;
+  frameId: number;
+}
 
+export interface ReleaseTrackerDeps extends PolicyDeps {
+  now(): number;
+  setTimeout(cb: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+  /** A tab's frames changed: recompute its view and badge. */
+  onTab(tabId: number): void;
+}
+
+export interface Decision {
+  at_ms: number;
+  tab: number;
+  label: string;
+  answer: ReleasePolicyAnswer;
+}
+
+/** The background's release bookkeeping, free of `chrome.*` (startRelease wires it). */
+export function createReleaseTracker(d: ReleaseTrackerDeps) {
+  const frames = new TabFrames();
+  const reports = new RateLimiter(REPORT_LIMIT, d.now);
+  const queries = new RateLimiter(QUERY_LIMIT, d.now);
+  const deferred = new Map<string, { report: FrameReport; timer: unknown }>();
+  const decisions: Decision[] = [];
+  const keyOf = (f: FrameRef) => `${f.tabId}:${f.frameId}:`;
+
+  const apply = (f: FrameRef, report: FrameReport) => {
+    frames.set(f.tabId, f.frameId, report);
+    d.onTab(f.tabId);
+  };
+
+  function report(f: FrameRef, m: Extract<ContentToBackground, { type: 'release_state' }>): void {
+    const groups = m.mic === 'granted' ? m.groups : [];
+    const r: FrameReport = { url: m.url, groups };
+    const key = keyOf(f);
+    const waiting = deferred.get(key);
+    if (waiting) {
+      waiting.report = r; // coalesced: the latest is applied when the bucket allows
+      return;
+    }
+    if (reports.take(key)) {
+      apply(f, r);
+      return;
+    }
+    const entry = {
+      report: r,
+      timer: d.setTimeout(() => {
+        deferred.delete(key);
+        reports.take(key);
+        apply(f, entry.report);
+      }, reports.waitMs(key)),
+    };
+    deferred.set(key, entry);
+  }
+
+  async function query(
+    f: FrameRef,
+    m: Extract<ContentToBackground, { type: 'release_policy' }>,
+  ): Promise<ReleasePolicyAnswer> {
+    if (!queries.take(keyOf(f))) return RATE_LIMITED;
+    const label = m.label;
+    if (m.mic !== 'granted' || !frames.hasLive(f.tabId, f.frameId, label)) {
+      // The site setting alone: nothing about devices or other tabs.
+      return releaseDecision({ settings: await d.settings.get(), url: m.url });
+    }
+    const answer = await releasePolicy(d, m.url, label);
+    decisions.push({ at_ms: d.now(), tab: f.tabId, label, answer });
+    if (decisions.length > 50) decisions.shift();
+    return answer;
+  }
+
+  function clearTab(tabId: number): void {
+    frames.clear(tabId);
+    const prefix = `${tabId}:`;
+    for (const [k, e] of deferred) {
+      if (!k.startsWith(prefix)) continue;
+      d.clearTimeout(e.timer);
+      deferred.delete(k);
+    }
+  }
+
+  return {
+    frames,
+    report,
+    query,
+    /** A navigation of the top frame: every frame's devices go (the new document reports afresh). */
+    clearTab,
+    /** The tab is gone: its buckets too. */
+    removeTab(tabId: number): void {
+      clearTab(tabId);
+      reports.forget(`${tabId}:`);
+      queries.forget(`${tabId}:`);
+    },
+    decisions: () => [...decisions],
+  };
+}
+
+export function startRelease(ctx: BackgroundContext): void {
   const refresh = (tabId: number) => {
-    const view = tabViewOf(frames.frames(tabId), frames.topUrl(tabId));
+    const view = tabViewOf(tracker.frames.frames(tabId), tracker.frames.topUrl(tabId));
     ctx.tabs.set(tabId, view);
     const b = badgeOf(view);
     chrome.action?.setBadgeText({ tabId, text: b.text }).catch(() => {});
     chrome.action?.setBadgeBackgroundColor({ tabId, color: b.color }).catch(() => {});
     chrome.action?.setTitle({ tabId, title: b.title }).catch(() => {});
   };
+  const tracker = createReleaseTracker({
+    settings: ctx.settings,
+    audio: ctx.audio,
+    now: Date.now,
+    setTimeout: (cb, ms) => setTimeout(cb, ms),
+    clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+    onTab: refresh,
+  });
 
   chrome.runtime.onMessage.addListener((raw: unknown, sender, reply) => {
     const msg = parseContentToBackground(raw);
     if (!msg) return false;
     const tabId = sender.tab?.id;
     if (tabId === undefined || sender.id !== chrome.runtime.id) return false;
+    const frame = { tabId, frameId: sender.frameId ?? 0 };
     if (msg.type === 'release_state') {
-      frames.set(tabId, sender.frameId ?? 0, { url: msg.url, groups: msg.groups });
-      refresh(tabId);
+      tracker.report(frame, msg);
       return false;
     }
     if (msg.type === 'release_config') {
+      // The site's own settings: nothing about devices or other tabs.
       ctx.settings.get().then(
         (s) => reply(releaseConfig(s, msg.url)),
         () => reply(undefined),
       );
       return true; // async reply
     }
-    const label = msg.label;
-    // A frame may only ask about a device it reported itself: otherwise a page could probe the host's
-    // view of other tabs' microphones (is any Chromium stream on a Bluetooth source?) through the
-    // answer. Nothing to protect there, so the question gets the plain default.
-    if (!frames.hasLive(tabId, sender.frameId ?? 0, label)) {
-      reply({ allow: true, reason: null });
-      return false;
-    }
-    void releasePolicy(ctx, msg.url, label).then(
-      (answer) => {
-        decisions.push({ at_ms: Date.now(), tab: tabId, label, answer });
-        if (decisions.length > 50) decisions.shift();
-        reply(answer);
-      },
-      () => reply({ allow: true, reason: null }),
-    );
+    void tracker.query(frame, msg).then(reply, () => reply({ allow: true, reason: null }));
     return true; // async reply
   });
 
   chrome.tabs?.onRemoved.addListener((tabId) => {
-    frames.clear(tabId);
+    tracker.removeTab(tabId);
     ctx.tabs.set(tabId, null);
   });
   chrome.tabs?.onUpdated.addListener((tabId, change) => {
     // A navigation of the top frame drops every frame's devices (the new document reports afresh).
     if (change.status === 'loading' && change.url) {
-      frames.clear(tabId);
+      tracker.clearTab(tabId);
       refresh(tabId);
     }
   });
 
   ctx.expose('release', {
-    frames: () => frames.all(),
+    frames: () => tracker.frames.all(),
     tab: (tabId: number) => ctx.tabs.get(tabId),
-    decisions: () => [...decisions],
+    decisions: tracker.decisions,
     policy: (url: string, label: string) => releasePolicy(ctx, url, label),
   });
 }

@@ -1,20 +1,20 @@
 // Isolated-world content script (content.js), every frame: the bridge between the page world's
-// interposition (page.js) and the background. It parses everything the page world says (page scripts
-// can forge it), forwards the frame's track states and its release-policy questions to the background,
-// and forwards the background's answers and release settings (shared/release-decision.ts) to the page
-// world. It decides nothing itself. The settings are fetched only while the frame captures (a frame that
-// never captures never wakes the background) and again when they change.
+// interposition (page.js) and the background, over the frame's secret channel to page.js
+// (shared/messages/page-channel.ts; page scripts can neither forge nor read it). It still parses
+// everything the page world says, forwards the frame's track states and its release-policy questions to
+// the background with the frame's microphone permission, and forwards the background's answers and
+// release settings (shared/release-decision.ts) to the page world. It decides nothing itself. The
+// settings are fetched only while the frame captures (a frame that never captures never wakes the
+// background) and again when they change.
 import {
   type ContentToBackground,
+  type MicPermission,
+  micPermissionOf,
   parseConfigAnswer,
   parsePolicyAnswer,
 } from '../shared/messages/content-background.ts';
-import {
-  CONTENT_EVENT,
-  type ContentToPage,
-  PAGE_EVENT,
-  parsePageMessage,
-} from '../shared/messages/page-content.ts';
+import { type ChannelEnd, captureNatives, newSecret, offerChannel } from '../shared/messages/page-channel.ts';
+import { type ContentToPage, parsePageMessage } from '../shared/messages/page-content.ts';
 import { browserSettingsStore } from '../shared/settings.ts';
 
 /** The site this frame belongs to: about:blank / srcdoc frames inherit their creator's origin. */
@@ -24,13 +24,36 @@ function siteUrl(): string {
   return location.ancestorOrigins?.[0] ?? location.href;
 }
 
-const toPage = (m: ContentToPage) =>
-  window.dispatchEvent(new CustomEvent(CONTENT_EVENT, { detail: JSON.stringify(m) }));
+// The frame's secret channel to page.js, offered now (document_start, right after page.js and before any
+// page script). Null when no page world took it (Firefox, or a frame without getUserMedia): then this
+// script listens to nothing from the page.
+let channel: ChannelEnd | null = null;
+const toPage = (m: ContentToPage) => channel?.send(JSON.stringify(m));
 
 const toBackground = (m: ContentToBackground): Promise<unknown> =>
   chrome.runtime.sendMessage(m).catch(() => undefined);
 
 let capturing = false;
+
+// The frame's microphone permission, from this (isolated) world's own navigator.permissions: page
+// scripts cannot patch it. Queried once; the PermissionStatus stays current. The background counts the
+// frame's devices only while it is 'granted' (issue 15 item 1). Asked on the frame's first report.
+let micStatus: Promise<PermissionStatus | null> | null = null;
+function micStatusOnce(): Promise<PermissionStatus | null> {
+  if (micStatus) return micStatus;
+  micStatus = Promise.resolve()
+    .then(() => navigator.permissions.query({ name: 'microphone' as PermissionName }))
+    .catch(() => null); // no Permissions API here, or no 'microphone' in it (Firefox before 131)
+  // Revoked while capturing: the background stops counting this frame's devices.
+  void micStatus.then((s) =>
+    s?.addEventListener('change', () => {
+      if (s.state === 'granted' || !capturing) return;
+      void toBackground({ type: 'release_state', url: siteUrl(), mic: micPermissionOf(s.state), groups: [] });
+    }),
+  );
+  return micStatus;
+}
+const micPermission = (): Promise<MicPermission> => micStatusOnce().then((s) => micPermissionOf(s?.state));
 
 /** Ask the background for this site's release settings and hand them to the page world. */
 async function forwardConfig(): Promise<void> {
@@ -39,13 +62,15 @@ async function forwardConfig(): Promise<void> {
 }
 
 function main(): void {
+  channel = offerChannel(captureNatives(window), newSecret(crypto));
+  if (!channel) return;
   // A change of the settings (options page, popup) reaches every frame; the capturing ones re-ask.
   browserSettingsStore().onChange(() => {
     if (capturing) void forwardConfig();
   });
 
-  window.addEventListener(PAGE_EVENT, (e: Event) => {
-    const msg = parsePageMessage((e as CustomEvent).detail);
+  channel.onMessage((text) => {
+    const msg = parsePageMessage(text);
     if (!msg) return;
     switch (msg.type) {
       case 'hello':
@@ -55,22 +80,26 @@ function main(): void {
         if (msg.groups.length === 0 && !capturing) return;
         const started = !capturing && msg.groups.length > 0;
         capturing = msg.groups.length > 0;
-        void toBackground({ type: 'release_state', url: siteUrl(), groups: msg.groups });
+        void micPermission().then((mic) =>
+          toBackground({ type: 'release_state', url: siteUrl(), mic, groups: msg.groups }),
+        );
         if (started) void forwardConfig();
         break;
       }
       case 'policy_query':
-        void toBackground({ type: 'release_policy', url: siteUrl(), label: msg.label }).then((raw) => {
-          // No answer (background gone, extension reloading): the page world's default, allow.
-          const a = parsePolicyAnswer(raw) ?? { allow: true, reason: null };
-          toPage({ type: 'policy', query: msg.query, ...a });
-        });
+        void micPermission()
+          .then((mic) => toBackground({ type: 'release_policy', url: siteUrl(), mic, label: msg.label }))
+          .then((raw) => {
+            // No answer (background gone, extension reloading): the page world's default, allow.
+            const a = parsePolicyAnswer(raw) ?? { allow: true, reason: null };
+            toPage({ type: 'policy', query: msg.query, ...a });
+          });
         break;
     }
   });
   // The frame goes away: its devices go with it.
   window.addEventListener('pagehide', () => {
-    if (capturing) void toBackground({ type: 'release_state', url: siteUrl(), groups: [] });
+    if (capturing) void toBackground({ type: 'release_state', url: siteUrl(), mic: 'unknown', groups: [] });
     capturing = false;
   });
 }

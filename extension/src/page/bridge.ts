@@ -1,12 +1,12 @@
-// Page-world side of the page <-> content channel (shared/messages/page-content.ts): JSON strings in
-// CustomEvents on the window (the only thing that crosses from the MAIN world to the isolated one).
+// Page-world side of the page <-> content channel (shared/messages/page-content.ts): JSON strings over
+// the frame's secret channel (shared/messages/page-channel.ts), which page scripts can neither forge nor
+// read.
 // Until the content script hands over the site's config (it fetches it from the background once the
 // frame captures), the defaults apply (the default delay, release on): a release always asks the
 // background first, so the defaults never release what the settings keep open.
+import { awaitChannel, captureNatives } from '../shared/messages/page-channel.ts';
 import {
-  CONTENT_EVENT,
   type GroupReport,
-  PAGE_EVENT,
   type PageToContent,
   parseContentMessage,
 } from '../shared/messages/page-content.ts';
@@ -35,10 +35,9 @@ export interface Bridge {
 const POLICY_TIMEOUT_MS = 2000;
 
 export function createBridge(w: Window & typeof globalThis): Bridge {
-  // Captured before page scripts run.
-  const dispatch = w.dispatchEvent.bind(w);
-  const listen = w.addEventListener.bind(w);
-  const CustomEventCtor = w.CustomEvent;
+  // Captured before page scripts run. The channel to content.js is open once content.js (which runs
+  // right after page.js) hands over the frame's secret; what is sent before that is queued.
+  const channel = awaitChannel(captureNatives(w));
   const stringify = JSON.stringify;
   const setTimer = w.setTimeout.bind(w);
 
@@ -49,12 +48,10 @@ export function createBridge(w: Window & typeof globalThis): Bridge {
   let nextQuery = 1;
   let lastSent = '';
 
-  const send = (m: PageToContent) => {
-    dispatch(new CustomEventCtor(PAGE_EVENT, { detail: stringify(m) }));
-  };
+  const send = (m: PageToContent) => channel.send(stringify(m));
 
-  listen(CONTENT_EVENT, (e: Event) => {
-    const msg = parseContentMessage((e as CustomEvent).detail);
+  channel.onMessage((text) => {
+    const msg = parseContentMessage(text);
     if (!msg) return;
     if (msg.type === 'config') {
       const delay = Math.round(msg.delay_ms) || 0;

@@ -10,6 +10,8 @@ export const KEPT = {
   site: 'release is off for this site',
   bluetooth: 'Bluetooth headset (releasing would switch its profile)',
   recording: 'a MediaRecorder is recording this microphone',
+  /** The frame asked more often than the background answers (release-feature.ts QUERY_LIMIT). */
+  throttled: 'too many release questions from this page',
   /** The background said no without saying why (or the page's config did). */
   policy: 'kept open by policy',
 } as const;

@@ -15,19 +15,23 @@ const url = 'https://meet.example.com/x';
 
 test('parseContentToBackground accepts the three requests and nothing else', () => {
   const ok: [unknown, string][] = [
-    [{ type: 'release_state', url, groups: [] }, 'release_state'],
-    [{ type: 'release_state', url, groups: [group] }, 'release_state'],
-    [{ type: 'release_policy', url, label: 'Mic' }, 'release_policy'],
+    [{ type: 'release_state', url, mic: 'granted', groups: [] }, 'release_state'],
+    [{ type: 'release_state', url, mic: 'prompt', groups: [group] }, 'release_state'],
+    [{ type: 'release_policy', url, mic: 'denied', label: 'Mic' }, 'release_policy'],
+    [{ type: 'release_policy', url, mic: 'unknown', label: 'Mic' }, 'release_policy'],
     [{ type: 'release_config', url }, 'release_config'],
   ];
   for (const [m, type] of ok) assert.equal(parseContentToBackground(m)?.type, type, JSON.stringify(m));
   const bad: unknown[] = [
-    { type: 'release_state', url, groups: [{ ...group, state: 'hacked' }] },
-    { type: 'release_state', url, groups: Array.from({ length: 33 }, () => group) },
-    { type: 'release_state', url },
-    { type: 'release_state', groups: [] },
-    { type: 'release_policy', url, label: 'x'.repeat(201) },
-    { type: 'release_policy', url },
+    { type: 'release_state', url, mic: 'granted', groups: [{ ...group, state: 'hacked' }] },
+    { type: 'release_state', url, mic: 'granted', groups: Array.from({ length: 33 }, () => group) },
+    { type: 'release_state', url, mic: 'granted' },
+    { type: 'release_state', mic: 'granted', groups: [] },
+    { type: 'release_state', url, groups: [] }, // no permission state: not counted, not accepted
+    { type: 'release_state', url, mic: 'yes', groups: [] },
+    { type: 'release_policy', url, mic: 'granted', label: 'x'.repeat(201) },
+    { type: 'release_policy', url, mic: 'granted' },
+    { type: 'release_policy', url, label: 'Mic' },
     { type: 'release_config', url: 7 },
     { type: 'popup_hello', tab_id: 1 },
     'release_config',

@@ -5,11 +5,23 @@ import type { ReleaseConfig, ReleaseDecision } from '../release-decision.ts';
 import { type GroupReport, parseGroupReports } from './page-content.ts';
 import { isRecord, isText } from './validate.ts';
 
+/** The frame's microphone permission as the content script's own `navigator.permissions` reports it
+ * (read in the isolated world, which page scripts cannot patch; 'unknown' where the browser cannot say).
+ * The background counts a frame's reports and answers its questions about devices only while this is
+ * 'granted' (issue 15 item 1, docs/design/security-h15-ext.md). */
+export type MicPermission = 'granted' | 'denied' | 'prompt' | 'unknown';
+const MIC_PERMISSIONS: readonly MicPermission[] = ['granted', 'denied', 'prompt', 'unknown'];
+
+/** A PermissionState (or anything else) as a MicPermission. */
+export function micPermissionOf(state: unknown): MicPermission {
+  return MIC_PERMISSIONS.includes(state as MicPermission) ? (state as MicPermission) : 'unknown';
+}
+
 export type ContentToBackground =
   /** This frame's capture devices (empty when the frame goes away or stops capturing). */
-  | { type: 'release_state'; url: string; groups: GroupReport[] }
+  | { type: 'release_state'; url: string; mic: MicPermission; groups: GroupReport[] }
   /** May the device with this label be released now? Answered with a ReleasePolicyAnswer. */
-  | { type: 'release_policy'; url: string; label: string }
+  | { type: 'release_policy'; url: string; mic: MicPermission; label: string }
   /** The release settings for this site (while the frame captures, and when the settings change).
    * Answered with a ReleaseConfig. */
   | { type: 'release_config'; url: string };
@@ -21,13 +33,14 @@ export type ReleasePolicyAnswer = ReleaseDecision;
 export function parseContentToBackground(m: unknown): ContentToBackground | null {
   if (!isRecord(m) || typeof m.url !== 'string') return null;
   const url = m.url;
+  const mic = MIC_PERMISSIONS.includes(m.mic as MicPermission) ? (m.mic as MicPermission) : null;
   switch (m.type) {
     case 'release_state': {
       const groups = parseGroupReports(m.groups);
-      return groups ? { type: 'release_state', url, groups } : null;
+      return groups && mic ? { type: 'release_state', url, mic, groups } : null;
     }
     case 'release_policy':
-      return isText(m.label) ? { type: 'release_policy', url, label: m.label } : null;
+      return isText(m.label) && mic ? { type: 'release_policy', url, mic, label: m.label } : null;
     case 'release_config':
       return { type: 'release_config', url };
     default:

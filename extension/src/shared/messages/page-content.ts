@@ -1,12 +1,10 @@
 // page <-> content: between the MAIN-world interposition (page.js) and the isolated-world bridge
-// (content.js), carried as JSON strings in CustomEvents on the frame's window. The page's own scripts can
-// read and forge them, so each side parses what it receives here: the page world can do nothing beyond
-// reporting its own tracks' states and asking whether a release is allowed.
+// (content.js), carried as JSON strings over the frame's secret channel (page-channel.ts: CustomEvents
+// whose names page scripts cannot know, so they can neither forge nor read them). Each side still parses
+// what it receives here: the page world can do nothing beyond reporting its own tracks' states and
+// asking whether a release is allowed.
 import type { ReleaseConfig } from '../release-decision.ts';
 import { isCount, isRecord, isText, parseJsonRecord } from './validate.ts';
-
-export const PAGE_EVENT = 'micoff:page';
-export const CONTENT_EVENT = 'micoff:content';
 
 export type GroupState = 'capturing' | 'released' | 'not_released' | 'ended';
 

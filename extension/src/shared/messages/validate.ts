@@ -3,6 +3,10 @@
 
 export const MAX_TEXT = 200;
 
+/** Captured when the module loads (page.js: document_start, before page scripts), so a page script that
+ * replaces JSON.parse later cannot hand the page world messages of its own. */
+const jsonParse = JSON.parse;
+
 export function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
@@ -23,7 +27,7 @@ export function parseJsonRecord(raw: unknown, maxChars: number): Record<string, 
   if (typeof raw !== 'string' || raw.length > maxChars) return null;
   let v: unknown;
   try {
-    v = JSON.parse(raw);
+    v = jsonParse(raw);
   } catch {
     return null;
   }
