@@ -14,6 +14,8 @@ export const KEPT = {
   throttled: 'too many release questions from this page',
   /** The background said no without saying why (or the page's config did). */
   policy: 'kept open by policy',
+  /** Neither the site's settings nor an answer reached the page in time (page/bridge.ts). */
+  unanswered: "micoff's background did not answer (kept open to be safe)",
 } as const;
 
 export type ReleaseDecision = { allow: true; reason: null } | { allow: false; reason: string };
