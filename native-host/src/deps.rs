@@ -169,6 +169,35 @@ impl Launch {
         }
         None
     }
+
+    /// Whether the caller is micoff itself: Chromium's origin must carry
+    /// [`crate::CHROME_EXTENSION_ID`] (derived from the manifest's key), Firefox's second argument
+    /// must be [`crate::FIREFOX_EXTENSION_ID`]. `Err` says who called and what was expected; the
+    /// host then answers one `forbidden` error and exits (PROTOCOL.md, "Who may call").
+    pub fn check_caller(&self) -> Result<(), String> {
+        let expected = match self.browser_family {
+            Some(BrowserFamily::Chromium) => crate::CHROME_EXTENSION_ID,
+            Some(BrowserFamily::Firefox) => crate::FIREFOX_EXTENSION_ID,
+            None => return Err("the caller is not a browser extension".into()),
+        };
+        let origin_ok = match self.browser_family {
+            // Chromium passes exactly `chrome-extension://<id>/`.
+            Some(BrowserFamily::Chromium) => {
+                self.origin.as_deref() == Some(&format!("chrome-extension://{expected}/"))
+            }
+            _ => true,
+        };
+        match self.extension_id.as_deref() {
+            Some(id) if id == expected && origin_ok => Ok(()),
+            other => {
+                // The id is the caller's text: bounded and debug-quoted in the message.
+                let shown: String = other.unwrap_or("").chars().take(64).collect();
+                Err(format!(
+                    "caller {shown:?} is not micoff (this host answers only {expected:?})"
+                ))
+            }
+        }
+    }
 }
 
 /// Everything `server::run` needs besides the pipe.
@@ -227,5 +256,36 @@ mod tests {
         assert_eq!(firefox.origin, None);
         assert!(Launch::from_args(&args(&["sample", "--json"])).is_none());
         assert!(Launch::from_args(&args(&[])).is_none());
+    }
+
+    #[test]
+    fn only_micoffs_own_ids_are_accepted_callers() {
+        let chrome = |origin: &str| Launch::from_args(&args(&[origin])).unwrap().check_caller();
+        let firefox = |id: &str| {
+            Launch::from_args(&args(&["/x/org.micoff.host.json", id]))
+                .unwrap()
+                .check_caller()
+        };
+        let own = format!("chrome-extension://{}/", crate::CHROME_EXTENSION_ID);
+        assert_eq!(chrome(&own), Ok(()));
+        assert_eq!(firefox(crate::FIREFOX_EXTENSION_ID), Ok(()));
+        for foreign in [
+            "chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/",
+            "chrome-extension:///",
+            // The id as a prefix or with a suffix is not the id.
+            &format!("chrome-extension://{}x/", crate::CHROME_EXTENSION_ID),
+            &format!("chrome-extension://{}/x/", crate::CHROME_EXTENSION_ID),
+        ] {
+            assert!(chrome(foreign).is_err(), "{foreign}");
+        }
+        // Firefox's id is not Chrome's and the other way round.
+        assert!(chrome(&format!(
+            "chrome-extension://{}/",
+            crate::FIREFOX_EXTENSION_ID
+        ))
+        .is_err());
+        assert!(firefox(crate::CHROME_EXTENSION_ID).is_err());
+        assert!(firefox("evil@example.org").is_err());
+        assert!(Launch::default().check_caller().is_err());
     }
 }

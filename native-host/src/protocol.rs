@@ -31,10 +31,11 @@ pub enum ErrorCode {
     Internal = 7,
     Busy = 8,
     NotImplemented = 9,
+    Forbidden = 10,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 9] = [
+    pub const ALL: [ErrorCode; 10] = [
         Self::InvalidJson,
         Self::InvalidRequest,
         Self::UnknownType,
@@ -44,6 +45,7 @@ impl ErrorCode {
         Self::Internal,
         Self::Busy,
         Self::NotImplemented,
+        Self::Forbidden,
     ];
 
     pub fn code(self) -> u32 {
@@ -65,6 +67,7 @@ impl ErrorCode {
             Self::Internal => "internal",
             Self::Busy => "busy",
             Self::NotImplemented => "not_implemented",
+            Self::Forbidden => "forbidden",
         }
     }
 }
@@ -647,6 +650,7 @@ mod tests {
                 (7, "internal"),
                 (8, "busy"),
                 (9, "not_implemented"),
+                (10, "forbidden"),
             ]
         );
     }

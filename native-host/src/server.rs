@@ -115,6 +115,22 @@ where
     outcome.and(written)
 }
 
+/// Answers a caller that is not micoff ([`crate::deps::Launch::check_caller`]): one id-less
+/// `forbidden` error frame, then the pipe is closed. Nothing is read from the caller.
+pub async fn refuse<W: AsyncWrite + Unpin>(
+    writer: W,
+    codec: crate::framing::FrameCodec,
+    message: &str,
+) -> Result<(), ServerError> {
+    let mut writer = FrameWriter::new(writer, codec);
+    let body = fallback_error(None, ErrorCode::Forbidden, message);
+    writer
+        .write_frame(&body)
+        .await
+        .map_err(ServerError::Write)?;
+    writer.shutdown().await.map_err(ServerError::Write)
+}
+
 async fn write_loop<W: AsyncWrite + Unpin>(
     mut writer: FrameWriter<W>,
     mut rx: mpsc::Receiver<Vec<u8>>,

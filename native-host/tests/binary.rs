@@ -144,3 +144,30 @@ fn help_is_available_on_every_command() {
     let status = host(&["--no-such-flag"]).wait().unwrap();
     assert_eq!(status.code(), Some(2));
 }
+
+/// A foreign caller (another extension's id, a Firefox add-on that is not micoff) gets one
+/// `forbidden` error frame and the host exits 1 without answering its requests.
+#[test]
+fn a_foreign_caller_gets_one_forbidden_error_and_no_answers() {
+    for args in [
+        &["chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/"][..],
+        &["/tmp/org.micoff.host.json", "evil@example.org"][..],
+        // micoff's Firefox id where Chromium's origin is expected.
+        &["chrome-extension://micoff@micoff.org/"][..],
+    ] {
+        let mut child = host(args);
+        let mut stdin = child.stdin.take().unwrap();
+        // The host may have closed its stdin already: a failed write is fine.
+        let _ = stdin.write_all(&frame(r#"{"id":1,"type":"processes"}"#));
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let frames = read_frames(&out.stdout);
+        assert_eq!(frames.len(), 1, "{args:?}: {frames:?}");
+        assert_eq!(frames[0]["type"], "error");
+        assert_eq!(frames[0]["id"], serde_json::Value::Null);
+        assert_eq!(frames[0]["error"]["code"], 10, "{:?}", frames[0]);
+        let message = frames[0]["error"]["message"].as_str().unwrap();
+        assert!(message.contains("is not micoff"), "{message}");
+    }
+}

@@ -26,6 +26,7 @@ export const ErrorCode = {
   Internal: 7,
   Busy: 8,
   NotImplemented: 9,
+  Forbidden: 10,
 } as const;
 export type KnownErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
