@@ -18,11 +18,11 @@ use tokio::sync::{mpsc, Mutex, Semaphore};
 use tokio::task::{JoinError, JoinHandle, JoinSet};
 
 use crate::deps::{CpuTick, Deps, HostError};
-use crate::framing::{FrameReader, FrameWriter, TransportError};
+use crate::framing::{FrameError, FrameReader, FrameWriter, TransportError};
 use crate::protocol::{
     decode_request, drop_lowest_threads, sort_report, thread_count, AudioStreams, CpuReport,
-    ErrorCode, HostEvent, HostToExtension, Request, RequestBody, RequestId, SubscriptionResult,
-    Topic, Version, CPU_INTERVAL_MS_DEFAULT, PROTOCOL_VERSION,
+    ErrorCode, HostEvent, HostToExtension, Processes, Request, RequestBody, RequestId,
+    SubscriptionResult, Topic, Version, CPU_INTERVAL_MS_DEFAULT, PROTOCOL_VERSION,
 };
 
 /// How long requests already read may still finish after a corrupt frame ends the input.
@@ -70,6 +70,10 @@ where
                 }
                 Err(e) => {
                     tracing::error!("stopping: {e}");
+                    if let TransportError::Frame(FrameError::BadLength { .. }) = &e {
+                        // Refused from its header, before any of its body is read: say why.
+                        ctx.send_error(None, ErrorCode::TooLarge, e.to_string()).await;
+                    }
                     break Err(ServerError::Read(e));
                 }
             },
@@ -262,7 +266,7 @@ async fn handle(ctx: &Ctx, request: Request) -> Vec<u8> {
             .sampler
             .processes(browser_pid)
             .await
-            .map(|p| encode_result(id, &p, ctx.max_bytes)),
+            .map(|p| encode_processes(id, p, ctx.max_bytes)),
         RequestBody::CpuSample { window_ms, pids } => deps
             .sampler
             .cpu_sample(pids, Duration::from_millis(window_ms))
@@ -603,6 +607,47 @@ struct CpuEventBody<'a> {
     #[serde(rename = "type")]
     kind: &'static str,
     report: &'a CpuReport,
+}
+
+/// Encodes a `processes` result, dropping processes from the end of the tree (the deepest, after
+/// the browser and its direct children) until it fits, counted in `processes_omitted`; like
+/// [`encode_cpu`] for threads. A reply that does not fit even without them is `too_large`.
+pub fn encode_processes(id: RequestId, mut processes: Processes, max_bytes: usize) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct ProcessesResult<'a> {
+        id: RequestId,
+        #[serde(rename = "type")]
+        kind: &'static str,
+        result: &'a Processes,
+    }
+    loop {
+        let body = match serde_json::to_vec(&ProcessesResult {
+            id,
+            kind: "result",
+            result: &processes,
+        }) {
+            Ok(body) => body,
+            Err(e) => {
+                return fallback_error(
+                    Some(id),
+                    ErrorCode::Internal,
+                    &format!("cannot encode: {e}"),
+                )
+            }
+        };
+        if body.len() <= max_bytes {
+            return body;
+        }
+        let n = processes.processes.len();
+        if n == 0 {
+            return too_large(Some(id), max_bytes);
+        }
+        // Drop the excess share (plus one) per round: converges in a few rounds.
+        let excess = (body.len() - max_bytes) as f64 / body.len() as f64;
+        let drop = ((n as f64 * excess).ceil() as usize).clamp(1, n);
+        processes.processes.truncate(n - drop);
+        processes.processes_omitted += drop as u64;
+    }
 }
 
 /// Encodes a CPU report (`wrap` serializes it inside its envelope), dropping its lowest-CPU

@@ -171,3 +171,86 @@ fn a_foreign_caller_gets_one_forbidden_error_and_no_answers() {
         assert!(message.contains("is not micoff"), "{message}");
     }
 }
+
+fn read_frame(r: &mut impl Read) -> Option<serde_json::Value> {
+    let mut len = [0u8; 4];
+    r.read_exact(&mut len).ok()?;
+    let mut body = vec![0u8; u32::from_ne_bytes(len) as usize];
+    r.read_exact(&mut body).ok()?;
+    Some(serde_json::from_slice(&body).unwrap())
+}
+
+/// Peak resident memory of a live process, in KiB (`VmHWM` in `/proc/<pid>/status`).
+fn vm_hwm_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// A request frame of exactly `size` bytes: a `version` padded with an unknown field full of empty
+/// arrays (what costs a generic JSON tree the most per byte).
+fn padded_version(id: u64, size: usize) -> Vec<u8> {
+    let head = format!(r#"{{"id":{id},"type":"version","pad":["#);
+    let tail = "]}";
+    let mut body = head.into_bytes();
+    let room = size - body.len() - tail.len();
+    let pairs = (room + 1) / 3; // "[]," per entry, the last without a comma
+    for i in 0..pairs {
+        body.extend_from_slice(if i + 1 == pairs { b"[]" } else { b"[]," });
+    }
+    body.resize(size - tail.len(), b' ');
+    body.extend_from_slice(tail.as_bytes());
+    assert_eq!(body.len(), size);
+    let mut out = (size as u32).to_ne_bytes().to_vec();
+    out.extend_from_slice(&body);
+    out
+}
+
+/// The largest request the host accepts costs it little memory and is answered; one byte more is
+/// refused from its header with a `too_large` error at once (no stall, nothing buffered).
+#[test]
+fn the_largest_allowed_request_stays_small_and_a_larger_one_is_refused_at_once() {
+    use micoff_host::framing::MAX_INCOMING_BYTES;
+    let mut child = host(&["chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/"]);
+    let pid = child.id();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let started = std::time::Instant::now();
+    for id in 1..=4 {
+        stdin
+            .write_all(&padded_version(id, MAX_INCOMING_BYTES))
+            .unwrap();
+    }
+    let mut ids: Vec<u64> = (0..4)
+        .map(|_| read_frame(&mut stdout).unwrap()["id"].as_u64().unwrap())
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, vec![1, 2, 3, 4]);
+    let hwm = vm_hwm_kib(pid);
+    assert!(
+        hwm < 64 * 1024,
+        "peak RSS {hwm} KiB after the largest allowed requests"
+    );
+
+    // One byte over the limit: refused from the header. The body is never read.
+    let too_long = (MAX_INCOMING_BYTES + 1) as u32;
+    stdin.write_all(&too_long.to_ne_bytes()).unwrap();
+    stdin.flush().unwrap();
+    let refused = read_frame(&mut stdout).unwrap();
+    assert_eq!(refused["type"], "error");
+    assert_eq!(refused["id"], serde_json::Value::Null);
+    assert_eq!(refused["error"]["code"], 4, "{refused}");
+    assert!(refused["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains(&MAX_INCOMING_BYTES.to_string()));
+    assert!(read_frame(&mut stdout).is_none(), "the host ends after it");
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1));
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+}

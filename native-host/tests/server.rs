@@ -75,10 +75,27 @@ impl Sampler for FakeSampler {
             match browser_pid {
                 Some(99) => Err(HostError::NotFound("pid 99".into())),
                 Some(13) => panic!("unlucky pid 13"),
+                // A browser with thousands of processes and long command lines.
+                Some(7000) => Ok(Processes {
+                    browser: None,
+                    processes: (0..7000)
+                        .map(|i| ProcessInfo {
+                            pid: 10_000 + i,
+                            ppid: 1,
+                            comm: "chromium".into(),
+                            role: Role::Renderer,
+                            family: Some(BrowserFamily::Chromium),
+                            cmdline: "x".repeat(CMDLINE_SUMMARY_CHARS),
+                        })
+                        .collect(),
+                    audio_server: vec![],
+                    processes_omitted: 0,
+                }),
                 _ => Ok(Processes {
                     browser: None,
                     processes: vec![],
                     audio_server: vec![],
+                    processes_omitted: 0,
                 }),
             }
         })
@@ -232,7 +249,14 @@ fn start_with(
     };
     let server = tokio::spawn(micoff_host::server::run(server_read, server_write, deps));
     Client {
-        reader: FrameReader::new(client_read, FrameCodec::default()),
+        // The browser's side reads host frames (up to 1 MiB).
+        reader: FrameReader::new(
+            client_read,
+            FrameCodec {
+                max_incoming_bytes: micoff_host::framing::MAX_OUTGOING_BYTES,
+                ..FrameCodec::default()
+            },
+        ),
         writer: FrameWriter::new(client_write, FrameCodec::default()),
         server,
     }
@@ -649,4 +673,51 @@ async fn a_subscription_that_panics_ends_with_a_reason_and_the_host_goes_on() {
     assert_eq!(r["id"], 3, "{r}");
     let e = c.recv().await;
     assert_eq!(e["event"]["type"], "cpu", "{e}");
+}
+
+#[tokio::test]
+async fn a_processes_reply_is_trimmed_to_one_frame_and_counts_what_it_left_out() {
+    let mut c = start();
+    c.send(json!({"id": 1, "type": "processes", "browser_pid": 7000}))
+        .await;
+    let r = c.recv().await;
+    assert_eq!(r["type"], "result", "{}", r["error"]);
+    let kept = r["result"]["processes"].as_array().unwrap();
+    let omitted = r["result"]["processes_omitted"].as_u64().unwrap();
+    assert!(omitted > 0 && !kept.is_empty());
+    assert_eq!(kept.len() as u64 + omitted, 7000);
+    // The tree's start (root first) is what stays.
+    assert_eq!(kept[0]["pid"], 10_000);
+    assert!(r.to_string().len() <= micoff_host::framing::MAX_OUTGOING_BYTES);
+}
+
+#[tokio::test]
+async fn an_invalid_value_is_not_echoed_back_whole() {
+    let mut c = start();
+    let long = "A".repeat(20_000);
+    for (id, request) in [
+        (
+            Some(1),
+            json!({"id": 1, "type": "cpu_sample", "window_ms": long}),
+        ),
+        (None, json!({"id": long, "type": "version"})),
+        (Some(3), json!({"id": 3, "type": long})),
+        (
+            Some(4),
+            json!({"id": 4, "type": "subscribe", "topic": long}),
+        ),
+    ] {
+        c.send(request).await;
+        let r = c.recv().await;
+        assert_eq!(r["type"], "error");
+        assert_eq!(r["id"].as_u64(), id);
+        let message = r["error"]["message"].as_str().unwrap();
+        assert!(
+            message.chars().count() <= MAX_ERROR_MESSAGE_CHARS + 1,
+            "{} chars: {}",
+            message.len(),
+            &message[..200]
+        );
+        assert!(message.contains("AAAA"), "says what was wrong: {message}");
+    }
 }

@@ -97,6 +97,7 @@ impl Sampler for FakeSampler {
                 browser: None,
                 processes,
                 audio_server,
+                processes_omitted: 0,
             })
         })
     }

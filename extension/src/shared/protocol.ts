@@ -126,6 +126,8 @@ export interface Processes {
   browser: BrowserRef | null;
   processes: ProcessInfo[];
   audio_server: ProcessInfo[];
+  /** Processes left out of `processes` (the deepest of the tree) to fit one frame. */
+  processes_omitted: number;
 }
 
 /** micoff-proc `ThreadRates`. Percentages are % of one core. */
@@ -447,6 +449,7 @@ export const isProcesses = shape<Processes>({
   ),
   processes: arrayOf(isProcessInfo),
   audio_server: arrayOf(isProcessInfo),
+  processes_omitted: isUint,
 });
 
 const nullableNumber = nullable(isNumber);

@@ -76,6 +76,7 @@ impl Sampler for FakeSampler {
                     browser: None,
                     processes: vec![],
                     audio_server: vec![],
+                    processes_omitted: 0,
                 }),
             }
         })

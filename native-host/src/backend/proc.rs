@@ -81,6 +81,7 @@ impl ProcSampler {
             browser,
             processes: targets.browser_tree.iter().map(ProcessInfo::from).collect(),
             audio_server: targets.audio_server.iter().map(ProcessInfo::from).collect(),
+            processes_omitted: 0,
         })
     }
 
