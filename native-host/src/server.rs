@@ -443,7 +443,8 @@ async fn unsubscribe(ctx: &Arc<Ctx>, id: RequestId, subscription: u64) {
 }
 
 async fn cpu_loop(ctx: Arc<Ctx>, subscription: u64, interval: Duration, pids: Option<Vec<u32>>) {
-    let mut reports = Arc::clone(&ctx.deps.sampler).cpu_reports(pids, interval);
+    let ticker = Arc::clone(&ctx.deps.sampler).cpu_ticker(pids.clone());
+    let mut reports = crate::deps::cpu_reports(ticker, pids, interval);
     // `cpu_unavailable` goes out once per stretch without reports, not every interval.
     let mut unavailable = false;
     while let Some(tick) = reports.recv().await {

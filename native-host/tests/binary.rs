@@ -254,3 +254,76 @@ fn the_largest_allowed_request_stays_small_and_a_larger_one_is_refused_at_once()
         started.elapsed()
     );
 }
+
+/// Eight `cpu` subscriptions on a process with 300 threads under `ulimit -n 256`: the host shares
+/// one open-file budget among them (sized from the limit), so every subscription keeps reporting;
+/// none of them takes "too many open files" for "the process is gone".
+#[test]
+fn eight_cpu_subscriptions_under_ulimit_256_all_keep_reporting() {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sleepers: Vec<_> = (0..300)
+        .map(|_| {
+            let stop = std::sync::Arc::clone(&stop);
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::thread::sleep(std::time::Duration::from_millis(200));
+                }
+            })
+        })
+        .collect();
+    let me = std::process::id();
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -n 256 && exec "$0" "$1""#)
+        .arg(env!("CARGO_BIN_EXE_micoff-host"))
+        .arg("chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        while let Some(f) = read_frame(&mut stdout) {
+            if tx.send(f).is_err() {
+                return;
+            }
+        }
+    });
+    for id in 1..=8 {
+        let req = format!(
+            r#"{{"id":{id},"type":"subscribe","topic":"cpu","interval_ms":250,"pids":[{me}]}}"#
+        );
+        stdin.write_all(&frame(&req)).unwrap();
+    }
+    stdin.flush().unwrap();
+    let mut reports = std::collections::HashMap::<u64, usize>::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while reports.len() < 8 || reports.values().any(|n| *n < 3) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let Ok(f) = rx.recv_timeout(left) else {
+            panic!("not every subscription reported 3 times: {reports:?}");
+        };
+        if f["type"] != "event" {
+            assert_eq!(f["type"], "result", "{f}");
+            continue;
+        }
+        let event = &f["event"];
+        assert_eq!(event["type"], "cpu", "{f}");
+        let p = &event["report"]["processes"][0];
+        assert_eq!(p["pid"], me, "{f}");
+        assert!(p["thread_count"].as_u64().unwrap() >= 300, "{p}");
+        *reports
+            .entry(f["subscription"].as_u64().unwrap())
+            .or_default() += 1;
+    }
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for t in sleepers {
+        t.join().unwrap();
+    }
+}

@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use micoff_host::cli::top::{run, TopArgs, TopOutput};
-use micoff_host::deps::{AudioServer, BoxFuture, Deps, HostError, Launch, Limits, Sampler};
+use micoff_host::deps::{
+    AudioServer, BoxFuture, CpuTicker, Deps, HostError, Launch, Limits, Sampler,
+};
 use micoff_host::protocol::*;
 use tokio::sync::mpsc;
 
@@ -155,6 +157,10 @@ impl Sampler for FakeSampler {
                 .filter(|p| family.is_none() || p.family == family)
                 .collect())
         })
+    }
+
+    fn cpu_ticker(self: Arc<Self>, _pids: Option<Vec<u32>>) -> Box<dyn CpuTicker> {
+        panic!("`top` samples with cpu_sample")
     }
 }
 

@@ -16,7 +16,9 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use libfuzzer_sys::fuzz_target;
-use micoff_host::deps::{AudioServer, BoxFuture, Deps, HostError, Launch, Limits, Sampler};
+use micoff_host::deps::{
+    AudioServer, BoxFuture, CpuTicker, Deps, HostError, Launch, Limits, Sampler, TickOutcome,
+};
 use micoff_host::framing::{FrameCodec, FrameReader};
 use micoff_host::protocol::{
     AudioServerInfo, AudioStream, BrowserFamily, CpuReport, ErrorCode, HostEvent, ProcessInfo,
@@ -95,6 +97,24 @@ impl Sampler for FakeSampler {
         _family: Option<BrowserFamily>,
     ) -> BoxFuture<Result<Vec<ProcessInfo>, HostError>> {
         Box::pin(async { Ok(vec![]) })
+    }
+    fn cpu_ticker(self: Arc<Self>, _pids: Option<Vec<u32>>) -> Box<dyn CpuTicker> {
+        Box::new(GoneTicker)
+    }
+}
+
+/// Finds none of its processes: explicit pids end, the default set stays unavailable.
+struct GoneTicker;
+
+impl CpuTicker for GoneTicker {
+    fn tick(self: Box<Self>) -> BoxFuture<(Box<dyn CpuTicker>, Result<TickOutcome, HostError>)> {
+        Box::pin(async move {
+            let outcome = Ok(TickOutcome {
+                report: None,
+                found: 0,
+            });
+            (self as Box<dyn CpuTicker>, outcome)
+        })
     }
 }
 
