@@ -83,7 +83,15 @@ pub trait CpuTicker: Send + 'static {
     /// Samples now. Takes and gives back the ticker so the blocking work can own it. `Err`: this
     /// tick failed (out of file descriptors, a failed task); the next one tries again.
     fn tick(self: Box<Self>) -> BoxFuture<(Box<dyn CpuTicker>, Result<TickOutcome, HostError>)>;
+
+    /// Watches `pids` from now on (and no longer re-resolves a default set): processes new to
+    /// the set are reported from the tick after next.
+    fn set_pids(&mut self, pids: Vec<u32>);
 }
+
+/// How often the default set of processes (the browser tree, the audio server) is looked for
+/// again: renderers come and go, the audio server may restart.
+pub const RESOLVE_EVERY: Duration = Duration::from_secs(5);
 
 /// THE loop of a `cpu` subscription (production and tests alike): a baseline tick at once, then
 /// one tick every `interval`, each giving
@@ -399,6 +407,7 @@ mod tests {
                     (self as Box<dyn CpuTicker>, Ok(next))
                 })
             }
+            fn set_pids(&mut self, _pids: Vec<u32>) {}
         }
         let at = Arc::new(std::sync::Mutex::new(Vec::new()));
         let script = [

@@ -175,6 +175,7 @@ impl CpuTicker for FakeTicker {
             (self as Box<dyn CpuTicker>, outcome)
         })
     }
+    fn set_pids(&mut self, _pids: Vec<u32>) {}
 }
 
 struct FakeAudio {

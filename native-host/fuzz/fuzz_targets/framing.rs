@@ -116,6 +116,7 @@ impl CpuTicker for GoneTicker {
             (self as Box<dyn CpuTicker>, outcome)
         })
     }
+    fn set_pids(&mut self, _pids: Vec<u32>) {}
 }
 
 struct FakeAudio;

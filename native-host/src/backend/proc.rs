@@ -7,14 +7,10 @@ use std::time::Duration;
 
 use micoff_proc::{env_map, rates, FdBudget, ProcFs, Targets};
 
-use crate::deps::{BoxFuture, CpuTicker, HostError, Sampler, TickOutcome};
+use crate::deps::{BoxFuture, CpuTicker, HostError, Sampler, TickOutcome, RESOLVE_EVERY};
 use crate::protocol::{
     BrowserFamily, BrowserKind, BrowserRef, BrowserSource, CpuReport, ProcessInfo, Processes,
 };
-
-/// How often a `cpu` subscription on the default pids looks for new processes (renderers come
-/// and go; the audio server may restart).
-const RESOLVE_EVERY: Duration = Duration::from_secs(5);
 
 /// CPU sampling and process discovery through a proc root (`/proc` in production).
 #[derive(Debug, Clone)]
@@ -247,6 +243,14 @@ impl CpuTicker for ProcTicker {
             };
             (self as Box<dyn CpuTicker>, outcome)
         })
+    }
+
+    fn set_pids(&mut self, pids: Vec<u32>) {
+        self.default = false;
+        if let Some(sampler) = self.sampler.as_mut() {
+            sampler.set_pids(pids.clone());
+        }
+        self.pids = pids;
     }
 }
 
