@@ -25,6 +25,14 @@ use crate::protocol::{
     SubscriptionResult, Topic, Version, CPU_INTERVAL_MS_DEFAULT, PROTOCOL_VERSION,
 };
 
+/// A `cpu` event carries at most this much: the busiest threads (what the popup shows) and every
+/// process and role total; the rest are counted in `threads_omitted`. A browser with thousands of
+/// idle threads would otherwise send most of 1 MiB every second for the extension to parse.
+pub const MAX_CPU_EVENT_BYTES: usize = 64 * 1024;
+/// No thread row is smaller than this in JSON: reports with more threads than fit are cut to what
+/// can fit before the first serialisation.
+const MIN_THREAD_JSON_BYTES: usize = 200;
+
 /// How long requests already read may still finish after a corrupt frame ends the input.
 const CORRUPT_INPUT_GRACE: Duration = Duration::from_millis(200);
 
@@ -451,7 +459,7 @@ async fn cpu_loop(ctx: Arc<Ctx>, subscription: u64, interval: Duration, pids: Op
         match tick {
             CpuTick::Report(report) => {
                 unavailable = false;
-                let event = encode_cpu(report, ctx.max_bytes, |report| {
+                let event = encode_cpu(report, ctx.max_bytes.min(MAX_CPU_EVENT_BYTES), |report| {
                     serde_json::to_vec(&CpuEvent {
                         kind: "event",
                         subscription,
@@ -660,6 +668,11 @@ pub fn encode_cpu(
 ) -> Option<Vec<u8>> {
     sanitize(&mut report);
     sort_report(&mut report);
+    let fit = max_bytes / MIN_THREAD_JSON_BYTES;
+    let threads = thread_count(&report);
+    if threads > fit {
+        drop_lowest_threads(&mut report, threads - fit);
+    }
     loop {
         let body = wrap(&report).ok()?;
         if body.len() <= max_bytes {

@@ -733,3 +733,30 @@ async fn an_invalid_value_is_not_echoed_back_whole() {
         assert!(message.contains("AAAA"), "says what was wrong: {message}");
     }
 }
+
+#[tokio::test]
+async fn a_cpu_event_of_3000_threads_is_held_to_64_kib_with_the_busiest_threads() {
+    let sampler = FakeSampler {
+        threads: 3000,
+        ..FakeSampler::default()
+    };
+    let mut c = start_with(sampler, None, Limits::default());
+    c.send(json!({"id": 1, "type": "subscribe", "topic": "cpu", "interval_ms": 250}))
+        .await;
+    c.recv().await;
+    let e = c.recv().await;
+    assert_eq!(e["event"]["type"], "cpu", "{e}");
+    let bytes = e.to_string().len();
+    assert!(
+        bytes <= micoff_host::server::MAX_CPU_EVENT_BYTES,
+        "{bytes} bytes"
+    );
+    let report = &e["event"]["report"];
+    let p = &report["processes"][0];
+    let kept = p["threads"].as_array().unwrap().len() as u64;
+    assert_eq!(kept + report["threads_omitted"].as_u64().unwrap(), 3000);
+    assert!(kept >= 100, "{kept}");
+    // The busiest first, and the process keeps its real totals.
+    assert_eq!(p["threads"][0]["cpu_pct"].as_f64(), Some(2999.0));
+    assert_eq!(p["thread_count"], 3000);
+}

@@ -219,6 +219,7 @@ impl CpuTicker for ProcTicker {
                 let mut sampler = sampler.unwrap_or_else(|| {
                     micoff_proc::Sampler::new(this.fs.clone(), pids)
                         .with_fd_budget(Arc::clone(&this.fds))
+                        .skip_idle_processes(true)
                 });
                 if resolve {
                     sampler.set_pids(this.default_targets().pids());

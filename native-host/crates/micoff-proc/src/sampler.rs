@@ -89,6 +89,11 @@ pub struct Sampler {
     fds_exhausted: bool,
     /// How many threads were fully re-read in the last tick (for tests and benchmarks).
     last_full_reads: usize,
+    /// Skip the threads of a process whose own CPU time did not move (see
+    /// [`Sampler::skip_idle_processes`]).
+    skip_idle: bool,
+    /// Threads whose `schedstat` was read in the last tick.
+    last_thread_reads: usize,
 }
 
 #[derive(Debug)]
@@ -96,6 +101,8 @@ struct ProcCache {
     starttime: u64,
     role: Role,
     threads: Vec<ThreadCache>,
+    /// The process's own utime + stime (all its threads) at the last tick.
+    cpu_ticks: u64,
 }
 
 #[derive(Debug)]
@@ -127,7 +134,26 @@ impl Sampler {
             budget: FdBudget::new(DEFAULT_MAX_OPEN_FDS),
             fds_exhausted: false,
             last_full_reads: 0,
+            skip_idle: false,
+            last_thread_reads: 0,
         }
+    }
+
+    /// Reads a process's own `stat` first and descends into its threads only when its CPU time
+    /// (utime + stime of the whole thread group, in clock ticks) moved since the last tick and its
+    /// thread count did not change: a browser's thousands of idle threads then cost one read per
+    /// process, not one per thread. The price: a process that used less than one clock tick
+    /// (10 ms) since the last tick shows no thread activity in that tick (its threads' counters
+    /// are carried over); what they did is counted at the next descent, in that tick's window.
+    pub fn skip_idle_processes(mut self, on: bool) -> Self {
+        self.skip_idle = on;
+        self
+    }
+
+    /// Threads whose `schedstat` was read in the last tick (all threads of the processes that
+    /// were descended into).
+    pub fn last_thread_reads(&self) -> usize {
+        self.last_thread_reads
     }
 
     /// Caps the fds kept open with a budget of its own (0: keep none, sample every file by path).
@@ -195,6 +221,7 @@ impl Sampler {
         }
         let mut scratch = Scratch::new(&self.fs);
         self.last_full_reads = 0;
+        self.last_thread_reads = 0;
         let taken_at_ns = monotonic_ns();
         let mut processes = Vec::with_capacity(pids.len());
         for pid in pids {
@@ -252,15 +279,21 @@ impl Sampler {
                 starttime,
                 role: s.role(pid, &comm),
                 threads: Vec::new(),
+                cpu_ticks: u64::MAX,
             });
         }
         let mut open_fds = self.open_fds;
         let budget = Arc::clone(&self.budget);
         let mut full_reads = 0;
+        let skip_idle = self.skip_idle;
         let cache = self.procs.get_mut(&pid)?;
 
+        let cpu_ticks = utime.saturating_add(stime);
         let mut relist = cache.threads.len() as u64 != num_threads;
-        let mut i = 0;
+        let idle = skip_idle && !relist && cache.cpu_ticks == cpu_ticks;
+        cache.cpu_ticks = cpu_ticks;
+        let mut i = if idle { cache.threads.len() } else { 0 };
+        self.last_thread_reads += cache.threads.len() - i;
         while i < cache.threads.len() {
             let tc = &mut cache.threads[i];
             let tid = tc.sample.tid;
@@ -478,5 +511,32 @@ mod tests {
         assert_eq!(budget.used(), 2);
         drop(b);
         assert_eq!(budget.used(), 0);
+    }
+
+    #[test]
+    fn an_idle_process_costs_one_read_and_a_busy_one_is_descended_into() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        process(root, 40, 3);
+        for tid in [40, 41, 42] {
+            thread(root, 40, tid, 5);
+        }
+        let fs = ProcFs::with_clk_tck(root, 100);
+        let mut s = Sampler::new(fs, vec![40]).skip_idle_processes(true);
+        s.tick();
+        assert_eq!(s.last_thread_reads(), 0, "the first tick lists the threads");
+        // Nothing moved: the process's stat says so and its threads are not read.
+        let r = s.tick().unwrap();
+        assert_eq!(s.last_thread_reads(), 0);
+        assert_eq!(r.processes[0].threads.len(), 3, "still listed, at 0 %");
+        // Thread 41 runs for 30 ms: the process's utime moves by 3 ticks, and it is descended into.
+        fs::write(root.join("40/task/41/schedstat"), "30000005 0 2\n").unwrap();
+        let busy = stat(40, "proc", 3, 1000).replacen(" 0 0 0 0 20 ", " 3 0 0 0 20 ", 1);
+        fs::write(root.join("40/stat"), busy).unwrap();
+        let r = s.tick().unwrap();
+        assert_eq!(s.last_thread_reads(), 3);
+        assert!(r.processes[0].cpu_pct > 0.0, "{:?}", r.processes[0]);
+        let t41 = r.processes[0].threads.iter().find(|t| t.tid == 41).unwrap();
+        assert_eq!(t41.run_time_ns, Some(30_000_000));
     }
 }
