@@ -625,28 +625,38 @@ pub fn thread_count(report: &CpuReport) -> usize {
 /// `threads_omitted`. Used to fit the report into one frame. Process and role totals keep counting
 /// the dropped threads (`thread_count` stays the real count).
 pub fn drop_lowest_threads(report: &mut CpuReport, n: usize) {
+    if n == 0 {
+        return;
+    }
     let mut all: Vec<(f64, usize, usize)> = Vec::with_capacity(thread_count(report));
     for (p, process) in report.processes.iter().enumerate() {
         for (t, thread) in process.threads.iter().enumerate() {
             all.push((thread.cpu_pct, p, t));
         }
     }
-    all.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut doomed: Vec<Vec<usize>> = vec![Vec::new(); report.processes.len()];
-    for (_, p, t) in all.into_iter().take(n) {
-        if let Some(list) = doomed.get_mut(p) {
-            list.push(t);
-        }
+    // Linear: a partial selection of the `n` lowest, then one `retain` per process (removing
+    // thousands of threads one by one was quadratic: most of a 3000-thread event's cost).
+    let n = n.min(all.len());
+    if n < all.len() {
+        all.select_nth_unstable_by(n, |a, b| a.0.total_cmp(&b.0));
+    }
+    let mut doomed: Vec<Vec<bool>> = report
+        .processes
+        .iter()
+        .map(|p| vec![false; p.threads.len()])
+        .collect();
+    for &(_, p, t) in &all[..n] {
+        doomed[p][t] = true;
     }
     let mut dropped = 0u64;
-    for (process, mut list) in report.processes.iter_mut().zip(doomed) {
-        list.sort_unstable();
-        for t in list.into_iter().rev() {
-            if t < process.threads.len() {
-                process.threads.remove(t);
-                dropped += 1;
-            }
-        }
+    for (process, doomed) in report.processes.iter_mut().zip(doomed) {
+        let mut i = 0;
+        process.threads.retain(|_| {
+            let keep = !doomed[i];
+            i += 1;
+            keep
+        });
+        dropped += doomed.iter().filter(|d| **d).count() as u64;
     }
     report.threads_omitted += dropped;
 }
