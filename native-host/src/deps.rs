@@ -63,51 +63,108 @@ pub trait Sampler: Send + Sync + 'static {
         family: Option<BrowserFamily>,
     ) -> BoxFuture<Result<Vec<ProcessInfo>, HostError>>;
 
-    /// Periodic reports for a `cpu` subscription: one every `interval`, the first after one
-    /// interval, each covering the time since the previous one; [`CpuTick::Unavailable`] for an
-    /// interval without a report, and [`CpuTick::Ended`] as the last item when nothing can come
-    /// any more. The producer stops when the receiver is dropped. The default runs `cpu_sample`
-    /// back to back; the real sampler keeps state between ticks (micoff-proc's `Sampler`, much
-    /// cheaper) and re-resolves the default pids now and then.
-    fn cpu_reports(
-        self: Arc<Self>,
-        pids: Option<Vec<u32>>,
-        interval: Duration,
-    ) -> mpsc::Receiver<CpuTick> {
-        let (tx, rx) = mpsc::channel(2);
-        tokio::spawn(async move {
-            let explicit = pids.is_some();
-            loop {
-                let report = tokio::select! {
-                    r = self.cpu_sample(pids.clone(), interval) => r,
-                    () = tx.closed() => return,
-                };
-                let (tick, failed) = match report {
-                    Ok(report) => (CpuTick::Report(report), false),
-                    // Explicit pids do not come back.
-                    Err(e @ HostError::NotFound(_)) if explicit => {
-                        let _ = tx.send(CpuTick::Ended(e)).await;
-                        return;
-                    }
-                    Err(e) => (CpuTick::Unavailable(e), true),
-                };
-                if tx.send(tick).await.is_err() {
-                    return;
-                }
-                if failed {
-                    // Do not spin on a failing sampler.
-                    tokio::select! {
-                        () = tokio::time::sleep(interval) => {}
-                        () = tx.closed() => return,
-                    }
-                }
-            }
-        });
-        rx
-    }
+    /// A stateful sampler for a `cpu` subscription (or `top`) on `pids`; `None`: the default set,
+    /// which the ticker re-resolves now and then. [`cpu_reports`] drives it.
+    fn cpu_ticker(self: Arc<Self>, pids: Option<Vec<u32>>) -> Box<dyn CpuTicker>;
 }
 
-/// One step of a `cpu` subscription (see [`Sampler::cpu_reports`]).
+/// What one tick of a [`CpuTicker`] saw.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TickOutcome {
+    /// Covering the time since the previous tick; `None` on the first (a baseline).
+    pub report: Option<CpuReport>,
+    /// How many of the watched processes exist now.
+    pub found: usize,
+}
+
+/// A stateful CPU sampler (micoff-proc's `Sampler` in production: each tick covers the time since
+/// the previous one and costs little for threads that did not run).
+pub trait CpuTicker: Send + 'static {
+    /// Samples now. Takes and gives back the ticker so the blocking work can own it. `Err`: this
+    /// tick failed (out of file descriptors, a failed task); the next one tries again.
+    fn tick(self: Box<Self>) -> BoxFuture<(Box<dyn CpuTicker>, Result<TickOutcome, HostError>)>;
+
+    /// Watches `pids` from now on (and no longer re-resolves a default set): processes new to
+    /// the set are reported from the tick after next.
+    fn set_pids(&mut self, pids: Vec<u32>);
+}
+
+/// How often the default set of processes (the browser tree, the audio server) is looked for
+/// again: renderers come and go, the audio server may restart.
+pub const RESOLVE_EVERY: Duration = Duration::from_secs(5);
+
+/// THE loop of a `cpu` subscription (production and tests alike): a baseline tick at once, then
+/// one tick every `interval`, each giving
+/// - [`CpuTick::Report`] when its report has something in it (processes or `gone_pids`);
+/// - when it found none of its processes: [`CpuTick::Ended`] (`not_found`, the last item) for
+///   explicit `pids` (a pid does not come back), [`CpuTick::Unavailable`] (`not_found`, "still
+///   looking") for the default set (a browser or audio server may start);
+/// - [`CpuTick::Unavailable`] with the error when the tick failed (the next one tries again).
+///
+/// Stops when the receiver is dropped. After a stall (suspend) it does not fire catch-up ticks.
+pub fn cpu_reports(
+    ticker: Box<dyn CpuTicker>,
+    pids: Option<Vec<u32>>,
+    interval: Duration,
+) -> mpsc::Receiver<CpuTick> {
+    let (tx, rx) = mpsc::channel(2);
+    tokio::spawn(async move {
+        let mut ticker = ticker;
+        let mut next = tokio::time::Instant::now();
+        loop {
+            let (back, outcome) = tokio::select! {
+                done = ticker.tick() => done,
+                () = tx.closed() => return,
+            };
+            ticker = back;
+            let items = tick_items(outcome, pids.as_deref());
+            for item in items {
+                let ended = matches!(item, CpuTick::Ended(_));
+                if tx.send(item).await.is_err() || ended {
+                    return;
+                }
+            }
+            next += interval;
+            tokio::select! {
+                () = tokio::time::sleep_until(next) => {}
+                () = tx.closed() => return,
+            }
+            let now = tokio::time::Instant::now();
+            if next + interval < now {
+                next = now;
+            }
+        }
+    });
+    rx
+}
+
+/// The end-of-subscription rule of [`cpu_reports`] for one tick (pure).
+pub fn tick_items(
+    outcome: Result<TickOutcome, HostError>,
+    explicit: Option<&[u32]>,
+) -> Vec<CpuTick> {
+    let TickOutcome { report, found } = match outcome {
+        Ok(o) => o,
+        Err(e) => return vec![CpuTick::Unavailable(e)],
+    };
+    let mut items = Vec::new();
+    if let Some(report) = report.filter(|r| !r.processes.is_empty() || !r.gone_pids.is_empty()) {
+        items.push(CpuTick::Report(report));
+    }
+    if found == 0 {
+        items.push(match explicit {
+            Some(pids) => CpuTick::Ended(HostError::NotFound(format!(
+                "none of the processes {pids:?} exists any more"
+            ))),
+            None => CpuTick::Unavailable(HostError::NotFound(
+                "no browser above the host and no audio server process found; still looking".into(),
+            )),
+        });
+    }
+    items
+}
+
+/// One step of a `cpu` subscription (see [`cpu_reports`]).
 #[derive(Debug, Clone, PartialEq)]
 pub enum CpuTick {
     /// A report covering the time since the previous one.
@@ -169,6 +226,35 @@ impl Launch {
         }
         None
     }
+
+    /// Whether the caller is micoff itself: Chromium's origin must carry
+    /// [`crate::CHROME_EXTENSION_ID`] (derived from the manifest's key), Firefox's second argument
+    /// must be [`crate::FIREFOX_EXTENSION_ID`]. `Err` says who called and what was expected; the
+    /// host then answers one `forbidden` error and exits (PROTOCOL.md, "Who may call").
+    pub fn check_caller(&self) -> Result<(), String> {
+        let expected = match self.browser_family {
+            Some(BrowserFamily::Chromium) => crate::CHROME_EXTENSION_ID,
+            Some(BrowserFamily::Firefox) => crate::FIREFOX_EXTENSION_ID,
+            None => return Err("the caller is not a browser extension".into()),
+        };
+        let origin_ok = match self.browser_family {
+            // Chromium passes exactly `chrome-extension://<id>/`.
+            Some(BrowserFamily::Chromium) => {
+                self.origin.as_deref() == Some(&format!("chrome-extension://{expected}/"))
+            }
+            _ => true,
+        };
+        match self.extension_id.as_deref() {
+            Some(id) if id == expected && origin_ok => Ok(()),
+            other => {
+                // The id is the caller's text: bounded and debug-quoted in the message.
+                let shown: String = other.unwrap_or("").chars().take(64).collect();
+                Err(format!(
+                    "caller {shown:?} is not micoff (this host answers only {expected:?})"
+                ))
+            }
+        }
+    }
 }
 
 /// Everything `server::run` needs besides the pipe.
@@ -227,5 +313,161 @@ mod tests {
         assert_eq!(firefox.origin, None);
         assert!(Launch::from_args(&args(&["sample", "--json"])).is_none());
         assert!(Launch::from_args(&args(&[])).is_none());
+    }
+
+    fn report(processes: usize, gone: Vec<u32>) -> CpuReport {
+        let mut r = CpuReport {
+            window_ms: 1000.0,
+            total_cpu_pct: 0.0,
+            processes: vec![],
+            roles: vec![],
+            gone_pids: gone,
+            threads_omitted: 0,
+        };
+        for pid in 0..processes {
+            r.processes.push(micoff_proc::ProcessRates {
+                pid: pid as u32 + 1,
+                ppid: 0,
+                comm: "p".into(),
+                role: micoff_proc::Role::Other,
+                cpu_pct: 0.0,
+                user_pct: 0.0,
+                system_pct: 0.0,
+                run_time_ns: None,
+                run_time_pct: None,
+                wakeups_per_s: None,
+                voluntary_ctxt_per_s: None,
+                involuntary_ctxt_per_s: None,
+                read_syscalls_per_s: None,
+                write_syscalls_per_s: None,
+                thread_count: 0,
+                threads: vec![],
+            });
+        }
+        r
+    }
+
+    fn kinds(items: &[CpuTick]) -> Vec<&'static str> {
+        items
+            .iter()
+            .map(|t| match t {
+                CpuTick::Report(_) => "report",
+                CpuTick::Unavailable(_) => "unavailable",
+                CpuTick::Ended(_) => "ended",
+            })
+            .collect()
+    }
+
+    #[test]
+    fn end_of_subscription_rule() {
+        let ok = |report, found| Ok(TickOutcome { report, found });
+        let explicit: Option<&[u32]> = Some(&[7]);
+        // The baseline tick: nothing to send while the processes are there.
+        assert!(tick_items(ok(None, 1), explicit).is_empty());
+        assert!(tick_items(ok(None, 1), None).is_empty());
+        // A report with something in it goes out; an empty one does not.
+        assert_eq!(
+            kinds(&tick_items(ok(Some(report(1, vec![])), 1), None)),
+            ["report"]
+        );
+        assert!(tick_items(ok(Some(report(0, vec![])), 1), None).is_empty());
+        // Explicit pids all gone: their last report (naming them gone), then the end.
+        assert_eq!(
+            kinds(&tick_items(ok(Some(report(0, vec![7])), 0), explicit)),
+            ["report", "ended"]
+        );
+        assert_eq!(kinds(&tick_items(ok(None, 0), explicit)), ["ended"]);
+        // The default set may come back: unavailable, never ended.
+        assert_eq!(kinds(&tick_items(ok(None, 0), None)), ["unavailable"]);
+        // A failed tick (out of fds) is retried, explicit pids or not: never ended, and says why.
+        for pids in [explicit, None] {
+            let items = tick_items(Err(HostError::Busy("too many open files".into())), pids);
+            assert_eq!(kinds(&items), ["unavailable"]);
+            assert!(matches!(&items[0], CpuTick::Unavailable(e) if e.code() == ErrorCode::Busy));
+        }
+        let ended = tick_items(ok(None, 0), explicit);
+        assert!(matches!(&ended[0], CpuTick::Ended(e) if e.code() == ErrorCode::NotFound));
+    }
+
+    /// A scripted ticker through the one loop: a baseline at once, then one tick per interval, and
+    /// the loop stops after `ended`.
+    #[tokio::test(start_paused = true)]
+    async fn the_loop_ticks_once_per_interval_and_stops_after_the_end() {
+        struct Script(
+            std::collections::VecDeque<TickOutcome>,
+            Arc<std::sync::Mutex<Vec<tokio::time::Instant>>>,
+        );
+        impl CpuTicker for Script {
+            fn tick(
+                mut self: Box<Self>,
+            ) -> BoxFuture<(Box<dyn CpuTicker>, Result<TickOutcome, HostError>)> {
+                Box::pin(async move {
+                    self.1.lock().unwrap().push(tokio::time::Instant::now());
+                    let next = self.0.pop_front().unwrap();
+                    (self as Box<dyn CpuTicker>, Ok(next))
+                })
+            }
+            fn set_pids(&mut self, _pids: Vec<u32>) {}
+        }
+        let at = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let script = [
+            TickOutcome {
+                report: None,
+                found: 1,
+            },
+            TickOutcome {
+                report: Some(report(1, vec![])),
+                found: 1,
+            },
+            TickOutcome {
+                report: Some(report(0, vec![1])),
+                found: 0,
+            },
+        ];
+        let start = tokio::time::Instant::now();
+        let interval = Duration::from_millis(500);
+        let mut rx = cpu_reports(
+            Box::new(Script(script.into(), Arc::clone(&at))),
+            Some(vec![1]),
+            interval,
+        );
+        let mut got = Vec::new();
+        while let Some(item) = rx.recv().await {
+            got.push(item);
+        }
+        assert_eq!(kinds(&got), ["report", "report", "ended"]);
+        let offsets: Vec<Duration> = at.lock().unwrap().iter().map(|t| *t - start).collect();
+        assert_eq!(offsets, [Duration::ZERO, interval, interval * 2]);
+    }
+
+    #[test]
+    fn only_micoffs_own_ids_are_accepted_callers() {
+        let chrome = |origin: &str| Launch::from_args(&args(&[origin])).unwrap().check_caller();
+        let firefox = |id: &str| {
+            Launch::from_args(&args(&["/x/org.micoff.host.json", id]))
+                .unwrap()
+                .check_caller()
+        };
+        let own = format!("chrome-extension://{}/", crate::CHROME_EXTENSION_ID);
+        assert_eq!(chrome(&own), Ok(()));
+        assert_eq!(firefox(crate::FIREFOX_EXTENSION_ID), Ok(()));
+        for foreign in [
+            "chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/",
+            "chrome-extension:///",
+            // The id as a prefix or with a suffix is not the id.
+            &format!("chrome-extension://{}x/", crate::CHROME_EXTENSION_ID),
+            &format!("chrome-extension://{}/x/", crate::CHROME_EXTENSION_ID),
+        ] {
+            assert!(chrome(foreign).is_err(), "{foreign}");
+        }
+        // Firefox's id is not Chrome's and the other way round.
+        assert!(chrome(&format!(
+            "chrome-extension://{}/",
+            crate::FIREFOX_EXTENSION_ID
+        ))
+        .is_err());
+        assert!(firefox(crate::CHROME_EXTENSION_ID).is_err());
+        assert!(firefox("evil@example.org").is_err());
+        assert!(Launch::default().check_caller().is_err());
     }
 }

@@ -9,14 +9,18 @@ use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 
 /// Host -> browser: the browser closes the port above this.
 pub const MAX_OUTGOING_BYTES: usize = 1024 * 1024;
-/// Browser -> host: Chrome sends at most 64 MiB; anything longer is a corrupt length.
-pub const MAX_INCOMING_BYTES: usize = 64 * 1024 * 1024;
+/// Browser -> host: the largest request micoff sends is a `cpu_sample` or `subscribe` with 256 pids
+/// (under 3 KiB); 64 KiB leaves a wide margin. A longer frame is refused from its header (PROTOCOL.md,
+/// "Transport"), so no request is ever buffered beyond this.
+pub const MAX_INCOMING_BYTES: usize = 64 * 1024;
+/// A read buffer grown past this by a large frame is given back once the frame is taken.
+const KEEP_BUFFER_BYTES: usize = 64 * 1024;
 /// Size of the length prefix.
 pub const HEADER_BYTES: usize = 4;
 
 #[derive(Debug, thiserror::Error, PartialEq, Eq)]
 pub enum FrameError {
-    #[error("incoming frame length {length} exceeds the limit of {limit} bytes")]
+    #[error("incoming frame of {length} bytes exceeds the request limit of {limit} bytes")]
     BadLength { length: u64, limit: usize },
     #[error("input ended inside a frame header ({have} of 4 bytes)")]
     TruncatedHeader { have: usize },
@@ -132,6 +136,9 @@ impl<R: AsyncRead + Unpin> FrameReader<R> {
         let mut chunk = [0u8; 16 * 1024];
         loop {
             if let Some(body) = self.codec.decode(&mut self.buf)? {
+                if self.buf.capacity() > KEEP_BUFFER_BYTES {
+                    self.buf.shrink_to(KEEP_BUFFER_BYTES);
+                }
                 return Ok(Some(body));
             }
             if self.eof {
@@ -168,6 +175,10 @@ impl<W: AsyncWrite + Unpin> FrameWriter<W> {
         self.codec.encode(body, &mut self.buf)?;
         self.writer.write_all(&self.buf).await?;
         self.writer.flush().await?;
+        // A 1 MiB reply does not pin 1 MiB for the life of the connection.
+        if self.buf.capacity() > KEEP_BUFFER_BYTES {
+            self.buf = Vec::new();
+        }
         Ok(())
     }
 

@@ -64,6 +64,19 @@ fn native_messaging(launch: Launch) -> i32 {
             return EXIT_ERROR;
         }
     };
+    if let Err(why) = launch.check_caller() {
+        tracing::error!("refusing the caller: {why}");
+        let refused = runtime.block_on(micoff_host::server::refuse(
+            tokio::io::stdout(),
+            micoff_host::framing::FrameCodec::default(),
+            &why,
+        ));
+        if let Err(e) = refused {
+            tracing::error!("{e}");
+        }
+        runtime.shutdown_timeout(std::time::Duration::from_millis(100));
+        return EXIT_ERROR;
+    }
     let deps = micoff_host::backend::real(launch);
     let result = runtime.block_on(micoff_host::server::run(
         tokio::io::stdin(),

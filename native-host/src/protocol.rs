@@ -31,10 +31,11 @@ pub enum ErrorCode {
     Internal = 7,
     Busy = 8,
     NotImplemented = 9,
+    Forbidden = 10,
 }
 
 impl ErrorCode {
-    pub const ALL: [ErrorCode; 9] = [
+    pub const ALL: [ErrorCode; 10] = [
         Self::InvalidJson,
         Self::InvalidRequest,
         Self::UnknownType,
@@ -44,6 +45,7 @@ impl ErrorCode {
         Self::Internal,
         Self::Busy,
         Self::NotImplemented,
+        Self::Forbidden,
     ];
 
     pub fn code(self) -> u32 {
@@ -65,6 +67,7 @@ impl ErrorCode {
             Self::Internal => "internal",
             Self::Busy => "busy",
             Self::NotImplemented => "not_implemented",
+            Self::Forbidden => "forbidden",
         }
     }
 }
@@ -157,24 +160,146 @@ impl RequestError {
         Self {
             id,
             code,
-            message: message.into(),
+            message: bounded(message.into(), MAX_ERROR_MESSAGE_CHARS),
         }
     }
 }
 
-/// Decodes one request frame body: UTF-8 JSON -> object -> id -> type -> fields -> ranges.
+/// Longest error message the host sends: a rejection quotes a bit of the caller's request (a
+/// serde message quotes a mistyped string value), never the request back whole.
+pub const MAX_ERROR_MESSAGE_CHARS: usize = 256;
+/// Longest piece of a caller's value (an `id`, a `type`) quoted in a message.
+const QUOTED_CHARS: usize = 64;
+
+/// `text` cut to `max` characters (ending in `…` when cut).
+pub fn bounded(mut text: String, max: usize) -> String {
+    if let Some((cut, _)) = text.char_indices().nth(max) {
+        text.truncate(cut);
+        text.push('…');
+    }
+    text
+}
+
+/// The envelope of a request, read without building a JSON tree: the `id` and the `type`, each as
+/// the caller sent it (a foreign value is kept as a short description for the error message).
+/// Every other field is skipped (`IgnoredAny`).
+#[derive(Default)]
+struct Head {
+    id: Option<Loose>,
+    kind: Option<Loose>,
+}
+
+/// A JSON value summarised: an unsigned integer or a string kept, anything else described.
+enum Loose {
+    Uint(u64),
+    Str(String),
+    Other(String),
+}
+
+impl Loose {
+    fn describe(&self) -> String {
+        match self {
+            Loose::Uint(n) => n.to_string(),
+            Loose::Str(s) => format!("{:?}", bounded(s.clone(), QUOTED_CHARS)),
+            Loose::Other(d) => d.clone(),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Loose {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Loose;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Loose, E> {
+                Ok(Loose::Uint(v))
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Loose, E> {
+                Ok(Loose::Other(v.to_string()))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Loose, E> {
+                Ok(Loose::Other(v.to_string()))
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Loose, E> {
+                Ok(Loose::Other(v.to_string()))
+            }
+            fn visit_unit<E>(self) -> Result<Loose, E> {
+                Ok(Loose::Other("null".into()))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Loose, E> {
+                // Kept whole only up to a little over what a message quotes.
+                Ok(Loose::Str(bounded(v.to_owned(), QUOTED_CHARS)))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Loose, A::Error> {
+                while a.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(Loose::Other("an array".into()))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Loose, A::Error> {
+                while a
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(Loose::Other("an object".into()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+impl<'de> Deserialize<'de> for Head {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(field_identifier, rename_all = "snake_case")]
+        enum Key {
+            Id,
+            Type,
+            #[serde(other)]
+            Other,
+        }
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Head;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a JSON object")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut a: A) -> Result<Head, A::Error> {
+                let mut head = Head::default();
+                while let Some(key) = a.next_key::<Key>()? {
+                    match key {
+                        Key::Id => head.id = Some(a.next_value()?),
+                        Key::Type => head.kind = Some(a.next_value()?),
+                        Key::Other => {
+                            a.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(head)
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+/// Decodes one request frame body: UTF-8 JSON -> object -> id -> type -> fields -> ranges. The
+/// body is read straight into the typed request (no generic JSON tree is built; the frame size is
+/// capped at [`crate::framing::MAX_INCOMING_BYTES`]).
 pub fn decode_request(body: &[u8]) -> Result<Request, RequestError> {
-    let value: Value = serde_json::from_slice(body).map_err(|e| {
-        RequestError::new(None, ErrorCode::InvalidJson, format!("invalid JSON: {e}"))
-    })?;
-    let Value::Object(object) = &value else {
-        return Err(RequestError::new(
+    let invalid_json =
+        |e: String| RequestError::new(None, ErrorCode::InvalidJson, format!("invalid JSON: {e}"));
+    let text = std::str::from_utf8(body).map_err(|e| invalid_json(e.to_string()))?;
+    // Syntax first, over the whole frame, without keeping anything.
+    serde_json::from_str::<serde::de::IgnoredAny>(text).map_err(|e| invalid_json(e.to_string()))?;
+    let head = serde_json::from_str::<Head>(text).map_err(|_| {
+        RequestError::new(
             None,
             ErrorCode::InvalidRequest,
             "a request must be a JSON object",
-        ));
-    };
-    let id = match object.get("id") {
+        )
+    })?;
+    let id = match head.id {
         None => {
             return Err(RequestError::new(
                 None,
@@ -182,16 +307,20 @@ pub fn decode_request(body: &[u8]) -> Result<Request, RequestError> {
                 "missing `id`",
             ))
         }
-        Some(id) => id.as_u64().filter(|id| *id <= MAX_ID).ok_or_else(|| {
-            RequestError::new(
+        Some(Loose::Uint(id)) if id <= MAX_ID => id,
+        Some(other) => {
+            return Err(RequestError::new(
                 None,
                 ErrorCode::InvalidRequest,
-                format!("`id` must be an integer in 0..=2^53-1, got {id}"),
-            )
-        })?,
+                format!(
+                    "`id` must be an integer in 0..=2^53-1, got {}",
+                    other.describe()
+                ),
+            ))
+        }
     };
-    let type_name = match object.get("type") {
-        Some(Value::String(t)) => t.as_str(),
+    let type_name = match head.kind {
+        Some(Loose::Str(t)) => t,
         Some(_) => {
             return Err(RequestError::new(
                 Some(id),
@@ -207,15 +336,17 @@ pub fn decode_request(body: &[u8]) -> Result<Request, RequestError> {
             ))
         }
     };
-    if !RequestBody::TYPES.contains(&type_name) {
-        let shown: String = type_name.chars().take(64).collect();
+    let Some(type_name) = RequestBody::TYPES.iter().copied().find(|t| *t == type_name) else {
         return Err(RequestError::new(
             Some(id),
             ErrorCode::UnknownType,
-            format!("unknown request type `{shown}`"),
+            format!(
+                "unknown request type `{}`",
+                bounded(type_name, QUOTED_CHARS)
+            ),
         ));
-    }
-    let body = RequestBody::deserialize(&value).map_err(|e| {
+    };
+    let body = serde_json::from_str::<RequestBody>(text).map_err(|e| {
         RequestError::new(
             Some(id),
             ErrorCode::InvalidRequest,
@@ -468,6 +599,9 @@ pub struct Processes {
     pub browser: Option<BrowserRef>,
     pub processes: Vec<ProcessInfo>,
     pub audio_server: Vec<ProcessInfo>,
+    /// Processes of the tree left out (from its end: the deepest) to fit the reply into one frame.
+    #[serde(default)]
+    pub processes_omitted: u64,
 }
 
 /// Sorts processes and their threads by `cpu_pct`, highest first (the documented order).
@@ -492,28 +626,38 @@ pub fn thread_count(report: &CpuReport) -> usize {
 /// `threads_omitted`. Used to fit the report into one frame. Process and role totals keep counting
 /// the dropped threads (`thread_count` stays the real count).
 pub fn drop_lowest_threads(report: &mut CpuReport, n: usize) {
+    if n == 0 {
+        return;
+    }
     let mut all: Vec<(f64, usize, usize)> = Vec::with_capacity(thread_count(report));
     for (p, process) in report.processes.iter().enumerate() {
         for (t, thread) in process.threads.iter().enumerate() {
             all.push((thread.cpu_pct, p, t));
         }
     }
-    all.sort_by(|a, b| a.0.total_cmp(&b.0));
-    let mut doomed: Vec<Vec<usize>> = vec![Vec::new(); report.processes.len()];
-    for (_, p, t) in all.into_iter().take(n) {
-        if let Some(list) = doomed.get_mut(p) {
-            list.push(t);
-        }
+    // Linear: a partial selection of the `n` lowest, then one `retain` per process (removing
+    // thousands of threads one by one was quadratic: most of a 3000-thread event's cost).
+    let n = n.min(all.len());
+    if n < all.len() {
+        all.select_nth_unstable_by(n, |a, b| a.0.total_cmp(&b.0));
+    }
+    let mut doomed: Vec<Vec<bool>> = report
+        .processes
+        .iter()
+        .map(|p| vec![false; p.threads.len()])
+        .collect();
+    for &(_, p, t) in &all[..n] {
+        doomed[p][t] = true;
     }
     let mut dropped = 0u64;
-    for (process, mut list) in report.processes.iter_mut().zip(doomed) {
-        list.sort_unstable();
-        for t in list.into_iter().rev() {
-            if t < process.threads.len() {
-                process.threads.remove(t);
-                dropped += 1;
-            }
-        }
+    for (process, doomed) in report.processes.iter_mut().zip(doomed) {
+        let mut i = 0;
+        process.threads.retain(|_| {
+            let keep = !doomed[i];
+            i += 1;
+            keep
+        });
+        dropped += doomed.iter().filter(|d| **d).count() as u64;
     }
     report.threads_omitted += dropped;
 }
@@ -648,6 +792,7 @@ mod tests {
                 (7, "internal"),
                 (8, "busy"),
                 (9, "not_implemented"),
+                (10, "forbidden"),
             ]
         );
     }

@@ -18,12 +18,20 @@ use tokio::sync::{mpsc, Mutex, Semaphore};
 use tokio::task::{JoinError, JoinHandle, JoinSet};
 
 use crate::deps::{CpuTick, Deps, HostError};
-use crate::framing::{FrameReader, FrameWriter, TransportError};
+use crate::framing::{FrameError, FrameReader, FrameWriter, TransportError};
 use crate::protocol::{
     decode_request, drop_lowest_threads, sort_report, thread_count, AudioStreams, CpuReport,
-    ErrorCode, HostEvent, HostToExtension, Request, RequestBody, RequestId, SubscriptionResult,
-    Topic, Version, CPU_INTERVAL_MS_DEFAULT, PROTOCOL_VERSION,
+    ErrorCode, HostEvent, HostToExtension, Processes, Request, RequestBody, RequestId,
+    SubscriptionResult, Topic, Version, CPU_INTERVAL_MS_DEFAULT, PROTOCOL_VERSION,
 };
+
+/// A `cpu` event carries at most this much: the busiest threads (what the popup shows) and every
+/// process and role total; the rest are counted in `threads_omitted`. A browser with thousands of
+/// idle threads would otherwise send most of 1 MiB every second for the extension to parse.
+pub const MAX_CPU_EVENT_BYTES: usize = 64 * 1024;
+/// No thread row is smaller than this in JSON: reports with more threads than fit are cut to what
+/// can fit before the first serialisation.
+const MIN_THREAD_JSON_BYTES: usize = 200;
 
 /// How long requests already read may still finish after a corrupt frame ends the input.
 const CORRUPT_INPUT_GRACE: Duration = Duration::from_millis(200);
@@ -70,6 +78,10 @@ where
                 }
                 Err(e) => {
                     tracing::error!("stopping: {e}");
+                    if let TransportError::Frame(FrameError::BadLength { .. }) = &e {
+                        // Refused from its header, before any of its body is read: say why.
+                        ctx.send_error(None, ErrorCode::TooLarge, e.to_string()).await;
+                    }
                     break Err(ServerError::Read(e));
                 }
             },
@@ -113,6 +125,22 @@ where
         Err(e) => Err(ServerError::Writer(e.to_string())),
     };
     outcome.and(written)
+}
+
+/// Answers a caller that is not micoff ([`crate::deps::Launch::check_caller`]): one id-less
+/// `forbidden` error frame, then the pipe is closed. Nothing is read from the caller.
+pub async fn refuse<W: AsyncWrite + Unpin>(
+    writer: W,
+    codec: crate::framing::FrameCodec,
+    message: &str,
+) -> Result<(), ServerError> {
+    let mut writer = FrameWriter::new(writer, codec);
+    let body = fallback_error(None, ErrorCode::Forbidden, message);
+    writer
+        .write_frame(&body)
+        .await
+        .map_err(ServerError::Write)?;
+    writer.shutdown().await.map_err(ServerError::Write)
 }
 
 async fn write_loop<W: AsyncWrite + Unpin>(
@@ -246,7 +274,7 @@ async fn handle(ctx: &Ctx, request: Request) -> Vec<u8> {
             .sampler
             .processes(browser_pid)
             .await
-            .map(|p| encode_result(id, &p, ctx.max_bytes)),
+            .map(|p| encode_processes(id, p, ctx.max_bytes)),
         RequestBody::CpuSample { window_ms, pids } => deps
             .sampler
             .cpu_sample(pids, Duration::from_millis(window_ms))
@@ -423,14 +451,15 @@ async fn unsubscribe(ctx: &Arc<Ctx>, id: RequestId, subscription: u64) {
 }
 
 async fn cpu_loop(ctx: Arc<Ctx>, subscription: u64, interval: Duration, pids: Option<Vec<u32>>) {
-    let mut reports = Arc::clone(&ctx.deps.sampler).cpu_reports(pids, interval);
+    let ticker = Arc::clone(&ctx.deps.sampler).cpu_ticker(pids.clone());
+    let mut reports = crate::deps::cpu_reports(ticker, pids, interval);
     // `cpu_unavailable` goes out once per stretch without reports, not every interval.
     let mut unavailable = false;
     while let Some(tick) = reports.recv().await {
         match tick {
             CpuTick::Report(report) => {
                 unavailable = false;
-                let event = encode_cpu(report, ctx.max_bytes, |report| {
+                let event = encode_cpu(report, ctx.max_bytes.min(MAX_CPU_EVENT_BYTES), |report| {
                     serde_json::to_vec(&CpuEvent {
                         kind: "event",
                         subscription,
@@ -589,6 +618,47 @@ struct CpuEventBody<'a> {
     report: &'a CpuReport,
 }
 
+/// Encodes a `processes` result, dropping processes from the end of the tree (the deepest, after
+/// the browser and its direct children) until it fits, counted in `processes_omitted`; like
+/// [`encode_cpu`] for threads. A reply that does not fit even without them is `too_large`.
+pub fn encode_processes(id: RequestId, mut processes: Processes, max_bytes: usize) -> Vec<u8> {
+    #[derive(Serialize)]
+    struct ProcessesResult<'a> {
+        id: RequestId,
+        #[serde(rename = "type")]
+        kind: &'static str,
+        result: &'a Processes,
+    }
+    loop {
+        let body = match serde_json::to_vec(&ProcessesResult {
+            id,
+            kind: "result",
+            result: &processes,
+        }) {
+            Ok(body) => body,
+            Err(e) => {
+                return fallback_error(
+                    Some(id),
+                    ErrorCode::Internal,
+                    &format!("cannot encode: {e}"),
+                )
+            }
+        };
+        if body.len() <= max_bytes {
+            return body;
+        }
+        let n = processes.processes.len();
+        if n == 0 {
+            return too_large(Some(id), max_bytes);
+        }
+        // Drop the excess share (plus one) per round: converges in a few rounds.
+        let excess = (body.len() - max_bytes) as f64 / body.len() as f64;
+        let drop = ((n as f64 * excess).ceil() as usize).clamp(1, n);
+        processes.processes.truncate(n - drop);
+        processes.processes_omitted += drop as u64;
+    }
+}
+
 /// Encodes a CPU report (`wrap` serializes it inside its envelope), dropping its lowest-CPU
 /// threads until it fits. `None` when even the thread-less report does not fit.
 pub fn encode_cpu(
@@ -598,6 +668,11 @@ pub fn encode_cpu(
 ) -> Option<Vec<u8>> {
     sanitize(&mut report);
     sort_report(&mut report);
+    let fit = max_bytes / MIN_THREAD_JSON_BYTES;
+    let threads = thread_count(&report);
+    if threads > fit {
+        drop_lowest_threads(&mut report, threads - fit);
+    }
     loop {
         let body = wrap(&report).ok()?;
         if body.len() <= max_bytes {

@@ -122,3 +122,186 @@ fn help_is_available_on_every_command() {
     let status = host(&["--no-such-flag"]).wait().unwrap();
     assert_eq!(status.code(), Some(2));
 }
+
+/// A foreign caller (another extension's id, a Firefox add-on that is not micoff) gets one
+/// `forbidden` error frame and the host exits 1 without answering its requests.
+#[test]
+fn a_foreign_caller_gets_one_forbidden_error_and_no_answers() {
+    for args in [
+        &["chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/"][..],
+        &["/tmp/org.micoff.host.json", "evil@example.org"][..],
+        // micoff's Firefox id where Chromium's origin is expected.
+        &["chrome-extension://micoff@micoff.org/"][..],
+    ] {
+        let mut child = host(args);
+        let mut stdin = child.stdin.take().unwrap();
+        // The host may have closed its stdin already: a failed write is fine.
+        let _ = stdin.write_all(&frame(r#"{"id":1,"type":"processes"}"#));
+        drop(stdin);
+        let out = child.wait_with_output().unwrap();
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        let frames = read_frames(&out.stdout);
+        assert_eq!(frames.len(), 1, "{args:?}: {frames:?}");
+        assert_eq!(frames[0]["type"], "error");
+        assert_eq!(frames[0]["id"], serde_json::Value::Null);
+        assert_eq!(frames[0]["error"]["code"], 10, "{:?}", frames[0]);
+        let message = frames[0]["error"]["message"].as_str().unwrap();
+        assert!(message.contains("is not micoff"), "{message}");
+    }
+}
+
+fn read_frame(r: &mut impl Read) -> Option<serde_json::Value> {
+    let mut len = [0u8; 4];
+    r.read_exact(&mut len).ok()?;
+    let mut body = vec![0u8; u32::from_ne_bytes(len) as usize];
+    r.read_exact(&mut body).ok()?;
+    Some(serde_json::from_slice(&body).unwrap())
+}
+
+/// Peak resident memory of a live process, in KiB (`VmHWM` in `/proc/<pid>/status`).
+fn vm_hwm_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// A request frame of exactly `size` bytes: a `version` padded with an unknown field full of empty
+/// arrays (what costs a generic JSON tree the most per byte).
+fn padded_version(id: u64, size: usize) -> Vec<u8> {
+    let head = format!(r#"{{"id":{id},"type":"version","pad":["#);
+    let tail = "]}";
+    let mut body = head.into_bytes();
+    let room = size - body.len() - tail.len();
+    let pairs = (room + 1) / 3; // "[]," per entry, the last without a comma
+    for i in 0..pairs {
+        body.extend_from_slice(if i + 1 == pairs { b"[]" } else { b"[]," });
+    }
+    body.resize(size - tail.len(), b' ');
+    body.extend_from_slice(tail.as_bytes());
+    assert_eq!(body.len(), size);
+    let mut out = (size as u32).to_ne_bytes().to_vec();
+    out.extend_from_slice(&body);
+    out
+}
+
+/// The largest request the host accepts costs it little memory and is answered; one byte more is
+/// refused from its header with a `too_large` error at once (no stall, nothing buffered).
+#[test]
+fn the_largest_allowed_request_stays_small_and_a_larger_one_is_refused_at_once() {
+    use micoff_host::framing::MAX_INCOMING_BYTES;
+    let mut child = host(&["chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/"]);
+    let pid = child.id();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let started = std::time::Instant::now();
+    for id in 1..=4 {
+        stdin
+            .write_all(&padded_version(id, MAX_INCOMING_BYTES))
+            .unwrap();
+    }
+    let mut ids: Vec<u64> = (0..4)
+        .map(|_| read_frame(&mut stdout).unwrap()["id"].as_u64().unwrap())
+        .collect();
+    ids.sort_unstable();
+    assert_eq!(ids, vec![1, 2, 3, 4]);
+    let hwm = vm_hwm_kib(pid);
+    assert!(
+        hwm < 64 * 1024,
+        "peak RSS {hwm} KiB after the largest allowed requests"
+    );
+
+    // One byte over the limit: refused from the header. The body is never read.
+    let too_long = (MAX_INCOMING_BYTES + 1) as u32;
+    stdin.write_all(&too_long.to_ne_bytes()).unwrap();
+    stdin.flush().unwrap();
+    let refused = read_frame(&mut stdout).unwrap();
+    assert_eq!(refused["type"], "error");
+    assert_eq!(refused["id"], serde_json::Value::Null);
+    assert_eq!(refused["error"]["code"], 4, "{refused}");
+    assert!(refused["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains(&MAX_INCOMING_BYTES.to_string()));
+    assert!(read_frame(&mut stdout).is_none(), "the host ends after it");
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(1));
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+/// Eight `cpu` subscriptions on a process with 300 threads under `ulimit -n 256`: the host shares
+/// one open-file budget among them (sized from the limit), so every subscription keeps reporting;
+/// none of them takes "too many open files" for "the process is gone".
+#[test]
+fn eight_cpu_subscriptions_under_ulimit_256_all_keep_reporting() {
+    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let sleepers: Vec<_> = (0..300)
+        .map(|_| {
+            let stop = std::sync::Arc::clone(&stop);
+            std::thread::spawn(move || {
+                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                    std::thread::sleep(std::time::Duration::from_millis(200));
+                }
+            })
+        })
+        .collect();
+    let me = std::process::id();
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg(r#"ulimit -n 256 && exec "$0" "$1""#)
+        .arg(env!("CARGO_BIN_EXE_micoff-host"))
+        .arg("chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        while let Some(f) = read_frame(&mut stdout) {
+            if tx.send(f).is_err() {
+                return;
+            }
+        }
+    });
+    for id in 1..=8 {
+        let req = format!(
+            r#"{{"id":{id},"type":"subscribe","topic":"cpu","interval_ms":250,"pids":[{me}]}}"#
+        );
+        stdin.write_all(&frame(&req)).unwrap();
+    }
+    stdin.flush().unwrap();
+    let mut reports = std::collections::HashMap::<u64, usize>::new();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while reports.len() < 8 || reports.values().any(|n| *n < 3) {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let Ok(f) = rx.recv_timeout(left) else {
+            panic!("not every subscription reported 3 times: {reports:?}");
+        };
+        if f["type"] != "event" {
+            assert_eq!(f["type"], "result", "{f}");
+            continue;
+        }
+        let event = &f["event"];
+        assert_eq!(event["type"], "cpu", "{f}");
+        let p = &event["report"]["processes"][0];
+        assert_eq!(p["pid"], me, "{f}");
+        assert!(p["thread_count"].as_u64().unwrap() >= 300, "{p}");
+        *reports
+            .entry(f["subscription"].as_u64().unwrap())
+            .or_default() += 1;
+    }
+    drop(stdin);
+    let status = child.wait().unwrap();
+    assert_eq!(status.code(), Some(0));
+    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+    for t in sleepers {
+        t.join().unwrap();
+    }
+}

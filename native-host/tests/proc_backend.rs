@@ -8,7 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use micoff_host::backend::ProcSampler;
-use micoff_host::deps::{CpuTick, HostError, Sampler};
+use micoff_host::deps::{cpu_reports, CpuTick, HostError, Sampler};
 use micoff_host::protocol::{BrowserFamily, BrowserSource, Role};
 
 /// A thread named `burner` that spins until the flag drops.
@@ -98,7 +98,11 @@ async fn cpu_reports_tick_with_the_stateful_sampler() {
     let sampler = Arc::new(ProcSampler::system());
     let me = std::process::id();
     let interval = Duration::from_millis(250);
-    let mut rx = Arc::clone(&sampler).cpu_reports(Some(vec![me]), interval);
+    let mut rx = cpu_reports(
+        Arc::clone(&sampler).cpu_ticker(Some(vec![me])),
+        Some(vec![me]),
+        interval,
+    );
     for _ in 0..2 {
         let tick = tokio::time::timeout(Duration::from_secs(5), rx.recv())
             .await
@@ -124,8 +128,12 @@ async fn a_cpu_subscription_ends_when_its_processes_are_gone() {
         .arg("30")
         .spawn()
         .unwrap();
-    let mut rx =
-        Arc::clone(&sampler).cpu_reports(Some(vec![child.id()]), Duration::from_millis(250));
+    let pids = Some(vec![child.id()]);
+    let mut rx = cpu_reports(
+        Arc::clone(&sampler).cpu_ticker(pids.clone()),
+        pids,
+        Duration::from_millis(250),
+    );
     async fn next(rx: &mut tokio::sync::mpsc::Receiver<CpuTick>) -> Option<CpuTick> {
         tokio::time::timeout(Duration::from_secs(5), rx.recv())
             .await
@@ -160,7 +168,11 @@ async fn a_default_cpu_subscription_without_targets_is_unavailable_not_empty() {
         std::process::id(),
         env,
     ));
-    let mut rx = Arc::clone(&sampler).cpu_reports(None, Duration::from_millis(250));
+    let mut rx = cpu_reports(
+        Arc::clone(&sampler).cpu_ticker(None),
+        None,
+        Duration::from_millis(250),
+    );
     for _ in 0..2 {
         let tick = tokio::time::timeout(Duration::from_secs(5), rx.recv())
             .await

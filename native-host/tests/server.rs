@@ -5,8 +5,10 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use std::collections::VecDeque;
+
 use micoff_host::deps::{
-    AudioServer, BoxFuture, CpuTick, Deps, HostError, Launch, Limits, Sampler,
+    AudioServer, BoxFuture, CpuTicker, Deps, HostError, Launch, Limits, Sampler, TickOutcome,
 };
 use micoff_host::framing::{FrameCodec, FrameReader, FrameWriter};
 use micoff_host::protocol::*;
@@ -63,8 +65,10 @@ struct FakeSampler {
     /// When set, cpu_sample waits for a notification (a "long" window).
     gate: Option<Arc<Notify>>,
     threads: usize,
-    /// When set, a `cpu` subscription gets exactly these ticks, then its source closes.
-    ticks: Option<Vec<CpuTick>>,
+    /// When set, a `cpu` subscription's ticker gives exactly these outcomes, then its loop dies.
+    ticks: Option<Vec<Result<TickOutcome, HostError>>>,
+    /// The `cpu` subscription's ticker finds none of its processes.
+    gone: bool,
     /// When set, cpu_sample fails with this.
     fail: Option<HostError>,
 }
@@ -75,10 +79,27 @@ impl Sampler for FakeSampler {
             match browser_pid {
                 Some(99) => Err(HostError::NotFound("pid 99".into())),
                 Some(13) => panic!("unlucky pid 13"),
+                // A browser with thousands of processes and long command lines.
+                Some(7000) => Ok(Processes {
+                    browser: None,
+                    processes: (0..7000)
+                        .map(|i| ProcessInfo {
+                            pid: 10_000 + i,
+                            ppid: 1,
+                            comm: "chromium".into(),
+                            role: Role::Renderer,
+                            family: Some(BrowserFamily::Chromium),
+                            cmdline: "x".repeat(CMDLINE_SUMMARY_CHARS),
+                        })
+                        .collect(),
+                    audio_server: vec![],
+                    processes_omitted: 0,
+                }),
                 _ => Ok(Processes {
                     browser: None,
                     processes: vec![],
                     audio_server: vec![],
+                    processes_omitted: 0,
                 }),
             }
         })
@@ -108,56 +129,53 @@ impl Sampler for FakeSampler {
     ) -> BoxFuture<Result<Vec<ProcessInfo>, HostError>> {
         Box::pin(async { Ok(vec![]) })
     }
-    fn cpu_reports(
-        self: Arc<Self>,
-        pids: Option<Vec<u32>>,
-        interval: Duration,
-    ) -> mpsc::Receiver<CpuTick> {
+    fn cpu_ticker(self: Arc<Self>, pids: Option<Vec<u32>>) -> Box<dyn CpuTicker> {
         if pids.as_deref() == Some(&[13]) {
             panic!("unlucky pids [13]"); // a bug inside the subscription's own loop
         }
-        let Some(ticks) = self.ticks.clone() else {
-            // The trait's own implementation (cpu_sample back to back).
-            return default_cpu_reports(self, pids, interval);
-        };
-        let (tx, rx) = mpsc::channel(16);
-        tokio::spawn(async move {
-            for tick in ticks {
-                if tx.send(tick).await.is_err() {
-                    return;
-                }
-            }
-        });
-        rx
+        Box::new(FakeTicker {
+            script: self.ticks.clone().map(VecDeque::from),
+            threads: self.threads,
+            gone: self.gone,
+            ticks: 0,
+            last: tokio::time::Instant::now(),
+        })
     }
 }
 
-/// `Sampler::cpu_reports`' default body, reached through a wrapper that does not override it.
-fn default_cpu_reports(
-    inner: Arc<FakeSampler>,
-    pids: Option<Vec<u32>>,
-    interval: Duration,
-) -> mpsc::Receiver<CpuTick> {
-    struct Plain(Arc<FakeSampler>);
-    impl Sampler for Plain {
-        fn processes(&self, b: Option<u32>) -> BoxFuture<Result<Processes, HostError>> {
-            self.0.processes(b)
-        }
-        fn cpu_sample(
-            &self,
-            pids: Option<Vec<u32>>,
-            window: Duration,
-        ) -> BoxFuture<Result<CpuReport, HostError>> {
-            self.0.cpu_sample(pids, window)
-        }
-        fn browsers(
-            &self,
-            family: Option<BrowserFamily>,
-        ) -> BoxFuture<Result<Vec<ProcessInfo>, HostError>> {
-            self.0.browsers(family)
-        }
+/// The fake's ticker: the script's outcomes in order (and a panic once it is over, a loop that
+/// dies), or else a report per tick after a baseline (none found when `gone`).
+struct FakeTicker {
+    script: Option<VecDeque<Result<TickOutcome, HostError>>>,
+    threads: usize,
+    gone: bool,
+    ticks: u64,
+    last: tokio::time::Instant,
+}
+
+impl CpuTicker for FakeTicker {
+    fn tick(
+        mut self: Box<Self>,
+    ) -> BoxFuture<(Box<dyn CpuTicker>, Result<TickOutcome, HostError>)> {
+        Box::pin(async move {
+            self.ticks += 1;
+            let window_ms = self.last.elapsed().as_millis() as u64;
+            self.last = tokio::time::Instant::now();
+            let outcome = match &mut self.script {
+                Some(script) => script.pop_front().expect("the script is over"),
+                None if self.gone => Ok(TickOutcome {
+                    report: None,
+                    found: 0,
+                }),
+                None => Ok(TickOutcome {
+                    report: (self.ticks > 1).then(|| report(window_ms, self.threads)),
+                    found: 1,
+                }),
+            };
+            (self as Box<dyn CpuTicker>, outcome)
+        })
     }
-    Arc::new(Plain(inner)).cpu_reports(pids, interval)
+    fn set_pids(&mut self, _pids: Vec<u32>) {}
 }
 
 struct FakeAudio {
@@ -232,7 +250,14 @@ fn start_with(
     };
     let server = tokio::spawn(micoff_host::server::run(server_read, server_write, deps));
     Client {
-        reader: FrameReader::new(client_read, FrameCodec::default()),
+        // The browser's side reads host frames (up to 1 MiB).
+        reader: FrameReader::new(
+            client_read,
+            FrameCodec {
+                max_incoming_bytes: micoff_host::framing::MAX_OUTGOING_BYTES,
+                ..FrameCodec::default()
+            },
+        ),
         writer: FrameWriter::new(client_write, FrameCodec::default()),
         server,
     }
@@ -407,7 +432,9 @@ async fn subscribe_and_unsubscribe() {
         (e["subscription"].as_u64(), e["event"]["type"].as_str()),
         (Some(cpu_sub), Some("cpu"))
     );
-    assert_eq!(e["event"]["report"]["window_ms"].as_f64(), Some(250.0));
+    // The report covers one interval (the window since the previous tick).
+    let window_ms = e["event"]["report"]["window_ms"].as_f64().unwrap();
+    assert!((200.0..1000.0).contains(&window_ms), "{window_ms}");
 
     c.send(json!({"id": 3, "type": "unsubscribe", "subscription": cpu_sub}))
         .await;
@@ -515,20 +542,21 @@ async fn a_panicking_handler_still_gets_an_error_reply() {
 
 #[tokio::test]
 async fn cpu_unavailable_once_then_reports_then_subscription_ended() {
-    let gone = || HostError::NotFound("no browser and no audio server".into());
+    let gone = || Err(HostError::NotFound("no browser and no audio server".into()));
+    let found = |report: Option<CpuReport>, found| Ok(TickOutcome { report, found });
     let sampler = FakeSampler {
         ticks: Some(vec![
-            CpuTick::Unavailable(gone()),
-            CpuTick::Unavailable(gone()),
-            CpuTick::Unavailable(gone()),
-            CpuTick::Report(report(1000, 1)),
-            CpuTick::Unavailable(gone()),
-            CpuTick::Ended(HostError::NotFound("processes gone".into())),
+            gone(),
+            gone(),
+            gone(),
+            found(Some(report(1000, 1)), 1),
+            gone(),
+            found(None, 0),
         ]),
         ..FakeSampler::default()
     };
     let mut c = start_with(sampler, None, Limits::default());
-    c.send(json!({"id": 1, "type": "subscribe", "topic": "cpu"}))
+    c.send(json!({"id": 1, "type": "subscribe", "topic": "cpu", "pids": [5], "interval_ms": 250}))
         .await;
     let sub = c.recv().await["result"]["subscription"].as_u64().unwrap();
     let mut kinds = Vec::new();
@@ -543,7 +571,8 @@ async fn cpu_unavailable_once_then_reports_then_subscription_ended() {
         if kind == "subscription_ended" {
             assert_eq!(
                 e["event"],
-                json!({"type": "subscription_ended", "code": 6, "reason": "not found: processes gone"})
+                json!({"type": "subscription_ended", "code": 6,
+                       "reason": "not found: none of the processes [5] exists any more"})
             );
             break;
         }
@@ -558,9 +587,18 @@ async fn cpu_unavailable_once_then_reports_then_subscription_ended() {
 
 #[tokio::test]
 async fn a_source_that_stops_ends_the_subscription_with_a_reason() {
-    // The cpu source closes without a word.
+    // The cpu loop dies after one report (its ticker panics).
     let sampler = FakeSampler {
-        ticks: Some(vec![CpuTick::Report(report(1000, 1))]),
+        ticks: Some(vec![
+            Ok(TickOutcome {
+                report: None,
+                found: 1,
+            }),
+            Ok(TickOutcome {
+                report: Some(report(1000, 1)),
+                found: 1,
+            }),
+        ]),
         ..FakeSampler::default()
     };
     let (tx, rx) = mpsc::channel(8);
@@ -592,11 +630,9 @@ async fn a_source_that_stops_ends_the_subscription_with_a_reason() {
 // Paused time: the producer's retry sleeps and the quiet stretch below pass instantly.
 #[tokio::test(start_paused = true)]
 async fn a_cpu_subscription_on_pids_that_are_gone_ends_once() {
-    // The trait's default producer: cpu_sample says not_found for explicit pids -> ended.
+    // The one loop: explicit pids that are not found -> ended.
     let sampler = FakeSampler {
-        fail: Some(HostError::NotFound(
-            "none of the processes [7] exists".into(),
-        )),
+        gone: true,
         ..FakeSampler::default()
     };
     let mut c = start_with(sampler, None, Limits::default());
@@ -649,4 +685,78 @@ async fn a_subscription_that_panics_ends_with_a_reason_and_the_host_goes_on() {
     assert_eq!(r["id"], 3, "{r}");
     let e = c.recv().await;
     assert_eq!(e["event"]["type"], "cpu", "{e}");
+}
+
+#[tokio::test]
+async fn a_processes_reply_is_trimmed_to_one_frame_and_counts_what_it_left_out() {
+    let mut c = start();
+    c.send(json!({"id": 1, "type": "processes", "browser_pid": 7000}))
+        .await;
+    let r = c.recv().await;
+    assert_eq!(r["type"], "result", "{}", r["error"]);
+    let kept = r["result"]["processes"].as_array().unwrap();
+    let omitted = r["result"]["processes_omitted"].as_u64().unwrap();
+    assert!(omitted > 0 && !kept.is_empty());
+    assert_eq!(kept.len() as u64 + omitted, 7000);
+    // The tree's start (root first) is what stays.
+    assert_eq!(kept[0]["pid"], 10_000);
+    assert!(r.to_string().len() <= micoff_host::framing::MAX_OUTGOING_BYTES);
+}
+
+#[tokio::test]
+async fn an_invalid_value_is_not_echoed_back_whole() {
+    let mut c = start();
+    let long = "A".repeat(20_000);
+    for (id, request) in [
+        (
+            Some(1),
+            json!({"id": 1, "type": "cpu_sample", "window_ms": long}),
+        ),
+        (None, json!({"id": long, "type": "version"})),
+        (Some(3), json!({"id": 3, "type": long})),
+        (
+            Some(4),
+            json!({"id": 4, "type": "subscribe", "topic": long}),
+        ),
+    ] {
+        c.send(request).await;
+        let r = c.recv().await;
+        assert_eq!(r["type"], "error");
+        assert_eq!(r["id"].as_u64(), id);
+        let message = r["error"]["message"].as_str().unwrap();
+        assert!(
+            message.chars().count() <= MAX_ERROR_MESSAGE_CHARS + 1,
+            "{} chars: {}",
+            message.len(),
+            &message[..200]
+        );
+        assert!(message.contains("AAAA"), "says what was wrong: {message}");
+    }
+}
+
+#[tokio::test]
+async fn a_cpu_event_of_3000_threads_is_held_to_64_kib_with_the_busiest_threads() {
+    let sampler = FakeSampler {
+        threads: 3000,
+        ..FakeSampler::default()
+    };
+    let mut c = start_with(sampler, None, Limits::default());
+    c.send(json!({"id": 1, "type": "subscribe", "topic": "cpu", "interval_ms": 250}))
+        .await;
+    c.recv().await;
+    let e = c.recv().await;
+    assert_eq!(e["event"]["type"], "cpu", "{e}");
+    let bytes = e.to_string().len();
+    assert!(
+        bytes <= micoff_host::server::MAX_CPU_EVENT_BYTES,
+        "{bytes} bytes"
+    );
+    let report = &e["event"]["report"];
+    let p = &report["processes"][0];
+    let kept = p["threads"].as_array().unwrap().len() as u64;
+    assert_eq!(kept + report["threads_omitted"].as_u64().unwrap(), 3000);
+    assert!(kept >= 100, "{kept}");
+    // The busiest first, and the process keeps its real totals.
+    assert_eq!(p["threads"][0]["cpu_pct"].as_f64(), Some(2999.0));
+    assert_eq!(p["thread_count"], 3000);
 }

@@ -9,7 +9,9 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use micoff_host::cli::top::{run, TopArgs, TopOutput};
-use micoff_host::deps::{AudioServer, BoxFuture, Deps, HostError, Launch, Limits, Sampler};
+use micoff_host::deps::{
+    AudioServer, BoxFuture, CpuTicker, Deps, HostError, Launch, Limits, Sampler, TickOutcome,
+};
 use micoff_host::protocol::*;
 use tokio::sync::mpsc;
 
@@ -97,6 +99,7 @@ impl Sampler for FakeSampler {
                 browser: None,
                 processes,
                 audio_server,
+                processes_omitted: 0,
             })
         })
     }
@@ -154,6 +157,71 @@ impl Sampler for FakeSampler {
                 .filter(|p| family.is_none() || p.family == family)
                 .collect())
         })
+    }
+
+    fn cpu_ticker(self: Arc<Self>, pids: Option<Vec<u32>>) -> Box<dyn CpuTicker> {
+        Box::new(MachineTicker {
+            m: Arc::clone(&self.0),
+            pids: pids.unwrap_or_default(),
+            last: None,
+            at: tokio::time::Instant::now(),
+        })
+    }
+}
+
+/// The machine's stateful sampler: each tick reports the processes present at both ends (the
+/// ones present before and missing now in `gone_pids`); the first tick is a baseline.
+struct MachineTicker {
+    m: Arc<Machine>,
+    pids: Vec<u32>,
+    last: Option<Vec<u32>>,
+    at: tokio::time::Instant,
+}
+
+impl CpuTicker for MachineTicker {
+    fn tick(
+        mut self: Box<Self>,
+    ) -> BoxFuture<(Box<dyn CpuTicker>, Result<TickOutcome, HostError>)> {
+        Box::pin(async move {
+            let m = Arc::clone(&self.m);
+            m.samples.fetch_add(1, Ordering::SeqCst);
+            m.sampled.lock().unwrap().push(self.pids.clone());
+            if let Some(e) = &m.fail {
+                return (self as Box<dyn CpuTicker>, Err(e.clone()));
+            }
+            let present: Vec<ProcessInfo> = self.pids.iter().filter_map(|p| m.get(*p)).collect();
+            let window_ms = self.at.elapsed().as_millis() as f64;
+            self.at = tokio::time::Instant::now();
+            let report = self.last.as_ref().map(|before| {
+                let processes: Vec<ProcessRates> = present
+                    .iter()
+                    .filter(|p| before.contains(&p.pid))
+                    .map(|p| process(p.pid, &p.comm, p.role))
+                    .collect();
+                CpuReport {
+                    window_ms,
+                    total_cpu_pct: processes.len() as f64,
+                    processes,
+                    roles: vec![],
+                    gone_pids: before
+                        .iter()
+                        .copied()
+                        .filter(|pid| m.get(*pid).is_none())
+                        .collect(),
+                    threads_omitted: 0,
+                }
+            });
+            self.last = Some(present.iter().map(|p| p.pid).collect());
+            let found = present.len();
+            (
+                self as Box<dyn CpuTicker>,
+                Ok(TickOutcome { report, found }),
+            )
+        })
+    }
+
+    fn set_pids(&mut self, pids: Vec<u32>) {
+        self.pids = pids;
     }
 }
 
@@ -280,13 +348,14 @@ async fn a_watched_process_that_exits_is_named_and_ends_it() {
 
 #[tokio::test(start_paused = true)]
 async fn a_failing_sample_waits_its_interval_and_counts_the_round() {
-    // The old busy loop: cpu_sample failing before its window made `top` spin forever.
+    // The old busy loop: a sample failing before its window made `top` spin forever.
     let m = Arc::new(Machine {
         fail: Some(HostError::NotFound("the processes vanished".into())),
         ..chromium_and_server()
     });
     let o = top(&m, top_args(&[], 3, false)).await;
-    assert_eq!(m.samples.load(Ordering::SeqCst), 3);
+    // The baseline, then one tick per round.
+    assert_eq!(m.samples.load(Ordering::SeqCst), 1 + 3);
     assert!(o.elapsed >= Duration::from_millis(750), "{:?}", o.elapsed);
     // Nothing could be shown: exit 4, and the reason was said once.
     assert_eq!(o.code, 4, "{}", o.err);

@@ -87,5 +87,6 @@ test('error codes are stable', () => {
     Internal: 7,
     Busy: 8,
     NotImplemented: 9,
+    Forbidden: 10,
   });
 });

@@ -28,6 +28,7 @@ export const ErrorCode = {
   Internal: 7,
   Busy: 8,
   NotImplemented: 9,
+  Forbidden: 10,
 } as const;
 export type KnownErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
@@ -127,6 +128,8 @@ export interface Processes {
   browser: BrowserRef | null;
   processes: ProcessInfo[];
   audio_server: ProcessInfo[];
+  /** Processes left out of `processes` (the deepest of the tree) to fit one frame. */
+  processes_omitted: number;
 }
 
 /** micoff-proc `ThreadRates`. Percentages are % of one core. */
@@ -448,6 +451,7 @@ export const isProcesses = shape<Processes>({
   ),
   processes: arrayOf(isProcessInfo),
   audio_server: arrayOf(isProcessInfo),
+  processes_omitted: isUint,
 });
 
 const nullableNumber = nullable(isNumber);

@@ -5,17 +5,12 @@ use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use micoff_proc::{env_map, rates, ProcFs, Targets};
-use tokio::sync::mpsc;
+use micoff_proc::{env_map, rates, FdBudget, ProcFs, Targets};
 
-use crate::deps::{BoxFuture, CpuTick, HostError, Sampler};
+use crate::deps::{BoxFuture, CpuTicker, HostError, Sampler, TickOutcome, RESOLVE_EVERY};
 use crate::protocol::{
     BrowserFamily, BrowserKind, BrowserRef, BrowserSource, CpuReport, ProcessInfo, Processes,
 };
-
-/// How often a `cpu` subscription on the default pids looks for new processes (renderers come
-/// and go; the audio server may restart).
-const RESOLVE_EVERY: Duration = Duration::from_secs(5);
 
 /// CPU sampling and process discovery through a proc root (`/proc` in production).
 #[derive(Debug, Clone)]
@@ -25,6 +20,8 @@ pub struct ProcSampler {
     start_pid: u32,
     /// The environment the audio server's socket is found from (`PULSE_SERVER`, ...).
     env: Arc<HashMap<String, String>>,
+    /// The fds all of this host's samplers may keep open together.
+    fds: Arc<FdBudget>,
 }
 
 impl ProcSampler {
@@ -42,7 +39,14 @@ impl ProcSampler {
             fs,
             start_pid,
             env: Arc::new(env),
+            fds: FdBudget::new(micoff_proc::sampler::DEFAULT_MAX_OPEN_FDS),
         }
+    }
+
+    /// Shares `budget` among every sampler this one starts (one per `cpu` subscription).
+    pub fn with_fd_budget(mut self, budget: Arc<FdBudget>) -> Self {
+        self.fds = budget;
+        self
     }
 
     /// The launching browser's tree plus the audio server.
@@ -81,6 +85,7 @@ impl ProcSampler {
             browser,
             processes: targets.browser_tree.iter().map(ProcessInfo::from).collect(),
             audio_server: targets.audio_server.iter().map(ProcessInfo::from).collect(),
+            processes_omitted: 0,
         })
     }
 
@@ -96,6 +101,13 @@ impl ProcSampler {
             .filter(|b| family.is_none() || b.family == family)
             .map(ProcessInfo::from)
             .collect())
+    }
+}
+
+fn snapshot_error(e: micoff_proc::Error) -> HostError {
+    match e {
+        micoff_proc::Error::OutOfFds => out_of_fds(),
+        other => internal(other),
     }
 }
 
@@ -133,7 +145,7 @@ impl Sampler for ProcSampler {
                         Some(pids) => pids,
                         None => this.default_pids()?,
                     };
-                    let first = this.fs.snapshot(&pids);
+                    let first = this.fs.try_snapshot(&pids).map_err(snapshot_error)?;
                     Ok((pids, first))
                 })
                 .await?
@@ -147,7 +159,11 @@ impl Sampler for ProcSampler {
             }
             tokio::time::sleep(window).await;
             let fs = this.fs.clone();
-            blocking(move || Ok(rates(&first, &fs.snapshot(&pids)))).await
+            blocking(move || {
+                let second = fs.try_snapshot(&pids).map_err(snapshot_error)?;
+                Ok(rates(&first, &second))
+            })
+            .await
         })
     }
 
@@ -160,80 +176,86 @@ impl Sampler for ProcSampler {
     }
 
     /// micoff-proc's stateful `Sampler`: one kept-open `schedstat` per thread, full reads only for
-    /// threads that ran. Default pids are re-resolved every [`RESOLVE_EVERY`]. A tick that finds
-    /// none of its processes is [`CpuTick::Unavailable`] for the default pids (they may come: a
-    /// browser or server that starts) and [`CpuTick::Ended`] for explicit ones (they cannot).
-    fn cpu_reports(
-        self: Arc<Self>,
-        pids: Option<Vec<u32>>,
-        interval: Duration,
-    ) -> mpsc::Receiver<CpuTick> {
-        let (tx, rx) = mpsc::channel(2);
-        tokio::spawn(async move {
-            let explicit = pids.clone();
-            let resolve_every = (RESOLVE_EVERY.as_millis() / interval.as_millis().max(1)).max(1);
-            let mut sampler = micoff_proc::Sampler::new(self.fs.clone(), pids.unwrap_or_default());
-            let mut ticks: u128 = 0;
-            let mut next = tokio::time::Instant::now();
-            loop {
-                if explicit.is_none() && ticks.is_multiple_of(resolve_every) {
-                    let this = Arc::clone(&self);
-                    match blocking(move || Ok(this.default_targets().pids())).await {
-                        Ok(pids) => sampler.set_pids(pids),
-                        Err(e) => tracing::warn!("resolving the default processes: {e}"),
-                    }
-                }
-                let tick = blocking(move || {
-                    let report = sampler.tick();
-                    let found = sampler.last_snapshot().map_or(0, |s| s.processes.len());
-                    Ok((sampler, report, found))
-                })
-                .await;
-                let (report, found);
-                (sampler, report, found) = match tick {
-                    Ok(done) => done,
-                    Err(e) => {
-                        // The sampler's state went down with the blocking task.
-                        let _ = tx.send(CpuTick::Ended(e)).await;
-                        return;
-                    }
-                };
-                // An empty report (nothing at either end) says nothing; `Unavailable` below does.
-                let report = report.filter(|r| !r.processes.is_empty() || !r.gone_pids.is_empty());
-                if let Some(report) = report {
-                    if tx.send(CpuTick::Report(report)).await.is_err() {
-                        return;
-                    }
-                }
-                if found == 0 {
-                    let item = match &explicit {
-                        Some(pids) => CpuTick::Ended(HostError::NotFound(format!(
-                            "none of the processes {pids:?} exists any more"
-                        ))),
-                        None => CpuTick::Unavailable(HostError::NotFound(
-                            "no browser above the host and no audio server process found; \
-                             still looking"
-                                .into(),
-                        )),
-                    };
-                    let ended = matches!(item, CpuTick::Ended(_));
-                    if tx.send(item).await.is_err() || ended {
-                        return;
-                    }
-                }
-                ticks += 1;
-                next += interval;
-                tokio::select! {
-                    () = tokio::time::sleep_until(next) => {}
-                    () = tx.closed() => return,
-                }
-                // After a long stall (suspend), do not fire a burst of catch-up ticks.
-                let now = tokio::time::Instant::now();
-                if next + interval < now {
-                    next = now;
-                }
-            }
-        });
-        rx
+    /// threads that ran, fds kept open within the host's one [`FdBudget`]. Default pids are
+    /// re-resolved every [`RESOLVE_EVERY`].
+    fn cpu_ticker(self: Arc<Self>, pids: Option<Vec<u32>>) -> Box<dyn CpuTicker> {
+        Box::new(ProcTicker {
+            sampler: None,
+            default: pids.is_none(),
+            pids: pids.unwrap_or_default(),
+            resolved_at: None,
+            this: self,
+        })
     }
+}
+
+/// [`ProcSampler`]'s [`CpuTicker`].
+struct ProcTicker {
+    this: Arc<ProcSampler>,
+    /// `None` before the first tick and after a tick whose task failed (its state went with it).
+    sampler: Option<micoff_proc::Sampler>,
+    /// Watching the default set (re-resolved every [`RESOLVE_EVERY`]).
+    default: bool,
+    pids: Vec<u32>,
+    resolved_at: Option<std::time::Instant>,
+}
+
+impl CpuTicker for ProcTicker {
+    fn tick(
+        mut self: Box<Self>,
+    ) -> BoxFuture<(Box<dyn CpuTicker>, Result<TickOutcome, HostError>)> {
+        Box::pin(async move {
+            let resolve = self.default
+                && self
+                    .resolved_at
+                    .is_none_or(|at| at.elapsed() >= RESOLVE_EVERY);
+            if resolve {
+                self.resolved_at = Some(std::time::Instant::now());
+            }
+            let this = Arc::clone(&self.this);
+            let pids = self.pids.clone();
+            let sampler = self.sampler.take();
+            let done = blocking(move || {
+                let mut sampler = sampler.unwrap_or_else(|| {
+                    micoff_proc::Sampler::new(this.fs.clone(), pids)
+                        .with_fd_budget(Arc::clone(&this.fds))
+                        .skip_idle_processes(true)
+                });
+                if resolve {
+                    sampler.set_pids(this.default_targets().pids());
+                }
+                let report = sampler.tick();
+                let found = sampler.last_snapshot().map_or(0, |s| s.processes.len());
+                Ok((sampler, report, found))
+            })
+            .await;
+            let outcome = match done {
+                Ok((sampler, report, found)) => {
+                    let exhausted = sampler.fds_exhausted();
+                    self.sampler = Some(sampler);
+                    if exhausted {
+                        // Incomplete: what is missing may well be there. Said, then retried.
+                        Err(out_of_fds())
+                    } else {
+                        Ok(TickOutcome { report, found })
+                    }
+                }
+                Err(e) => Err(e),
+            };
+            (self as Box<dyn CpuTicker>, outcome)
+        })
+    }
+
+    fn set_pids(&mut self, pids: Vec<u32>) {
+        self.default = false;
+        if let Some(sampler) = self.sampler.as_mut() {
+            sampler.set_pids(pids.clone());
+        }
+        self.pids = pids;
+    }
+}
+
+/// The host ran out of file descriptors: retryable (`busy`), not "the process is gone".
+fn out_of_fds() -> HostError {
+    HostError::Busy("too many open files; the host retries at the next interval".into())
 }

@@ -9,11 +9,12 @@
 
 use std::collections::BTreeSet;
 use std::io::Write;
+use std::sync::Arc;
 
 use clap::ValueEnum;
 
 use crate::cli::{report, sample, EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE};
-use crate::deps::{Deps, HostError};
+use crate::deps::{CpuTicker, Deps, HostError, TickOutcome, RESOLVE_EVERY};
 use crate::protocol::{AudioStream, BrowserFamily, CpuReport, ProcessInfo};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -120,17 +121,34 @@ pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
     let mut shown = 0u64;
     let mut last_note = String::new();
     let mut browsers_seen: Vec<ProcessInfo> = Vec::new();
+    // The subscription's stateful sampler: each round costs what a `cpu` event costs (one kept-open
+    // `schedstat` per thread, full reads only for threads that ran), not two full walks.
+    let mut ticker = Some(Arc::clone(&deps.sampler).cpu_ticker(Some(Vec::new())));
+    // What the ticker watches, and since when (the processes are looked for again every
+    // RESOLVE_EVERY, or at once when a named one is gone).
+    let mut watching: Option<(tokio::time::Instant, Vec<u32>, String)> = None;
+    let mut primed = false;
     let ctrl_c = tokio::signal::ctrl_c();
     tokio::pin!(ctrl_c);
     while args.count.is_none_or(|n| done < n) {
         let round_end = tokio::time::Instant::now() + interval;
-        let targets = match resolve(deps, &watch, &mut browsers_seen).await {
-            Ok(t) => t,
-            Err(e) => Targets::Nothing(format!("looking for processes failed: {e}")),
+        let due = watching
+            .as_ref()
+            .is_none_or(|(at, _, _)| at.elapsed() >= RESOLVE_EVERY);
+        let targets = match &watching {
+            Some((_, pids, picked)) if !due => Targets::Sample {
+                pids: pids.clone(),
+                picked: picked.clone(),
+            },
+            _ => match resolve(deps, &watch, &mut browsers_seen).await {
+                Ok(t) => t,
+                Err(e) => Targets::Nothing(format!("looking for processes failed: {e}")),
+            },
         };
         let (pids, picked) = match targets {
             Targets::Sample { pids, picked } => (pids, picked),
             Targets::Nothing(why) => {
+                watching = None;
                 if !matches!(watch, Watch::Everything) {
                     let _ = writeln!(err, "micoff-host top: {why}: nothing left to watch");
                     return EXIT_NOT_FOUND;
@@ -155,27 +173,48 @@ pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
                 }
             }
         };
-        let report = tokio::select! {
-            r = deps.sampler.cpu_sample(Some(pids), interval) => r,
+        if due {
+            if let Some(t) = ticker.as_mut() {
+                t.set_pids(pids.clone());
+            }
+            watching = Some((tokio::time::Instant::now(), pids, picked.clone()));
+        }
+        if !primed {
+            // The baseline the first report is measured from.
+            let (back, _) = tick(&mut ticker, deps).await;
+            ticker = Some(back);
+            primed = true;
+        }
+        tokio::select! {
+            () = tokio::time::sleep_until(round_end) => {}
             _ = &mut ctrl_c => return EXIT_OK,
-        };
-        let report = match report {
-            Ok(report) => report,
+        }
+        let (back, outcome) = tick(&mut ticker, deps).await;
+        ticker = Some(back);
+        let report = match outcome {
+            Ok(TickOutcome {
+                report: Some(report),
+                ..
+            }) => report,
+            Ok(TickOutcome { report: None, .. }) => {
+                done += 1;
+                continue;
+            }
             Err(e) => {
-                // Everything vanished between finding and sampling (or the sampler failed): the
-                // next round finds out which; this one still takes its interval.
+                // The sampler failed (out of file descriptors): the next round tries again; this
+                // one took its interval.
                 let _ = note_once(err, &mut last_note, &format!("micoff-host top: {e}"));
                 done += 1;
-                tokio::select! {
-                    () = tokio::time::sleep_until(round_end) => continue,
-                    _ = &mut ctrl_c => return EXIT_OK,
-                }
+                continue;
             }
         };
         let gone = match &mut watch {
             Watch::Pids(named) => prune_named(named, &report),
             _ => Vec::new(),
         };
+        if !gone.is_empty() || !report.gone_pids.is_empty() {
+            watching = None; // look again next round
+        }
         let streams = deps.audio.streams().await.unwrap_or_default();
         let written = if args.json {
             note_once(
@@ -217,6 +256,17 @@ pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
         return EXIT_NOT_FOUND;
     }
     EXIT_OK
+}
+
+/// One tick of the ticker (a new one when the last tick's task took it down).
+async fn tick(
+    ticker: &mut Option<Box<dyn CpuTicker>>,
+    deps: &Deps,
+) -> (Box<dyn CpuTicker>, Result<TickOutcome, HostError>) {
+    let t = ticker
+        .take()
+        .unwrap_or_else(|| Arc::clone(&deps.sampler).cpu_ticker(Some(Vec::new())));
+    t.tick().await
 }
 
 /// The named pids that exist, with their names.

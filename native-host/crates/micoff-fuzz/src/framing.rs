@@ -14,7 +14,9 @@ use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use micoff_host::deps::{AudioServer, BoxFuture, Deps, HostError, Launch, Limits, Sampler};
+use micoff_host::deps::{
+    AudioServer, BoxFuture, CpuTicker, Deps, HostError, Launch, Limits, Sampler, TickOutcome,
+};
 use micoff_host::framing::{FrameCodec, FrameReader};
 use micoff_host::protocol::{
     AudioServerInfo, AudioStream, BrowserFamily, CpuReport, ErrorCode, HostEvent, ProcessInfo,
@@ -73,6 +75,7 @@ impl Sampler for FakeSampler {
                 None => Ok(Processes {
                     browser: None,
                     processes: vec![],
+                    processes_omitted: 0,
                     audio_server: vec![],
                 }),
             }
@@ -95,6 +98,25 @@ impl Sampler for FakeSampler {
     ) -> BoxFuture<Result<Vec<ProcessInfo>, HostError>> {
         Box::pin(async { Ok(vec![]) })
     }
+    fn cpu_ticker(self: Arc<Self>, _pids: Option<Vec<u32>>) -> Box<dyn CpuTicker> {
+        Box::new(GoneTicker)
+    }
+}
+
+/// Finds none of its processes: explicit pids end, the default set stays unavailable.
+struct GoneTicker;
+
+impl CpuTicker for GoneTicker {
+    fn tick(self: Box<Self>) -> BoxFuture<(Box<dyn CpuTicker>, Result<TickOutcome, HostError>)> {
+        Box::pin(async move {
+            let outcome = Ok(TickOutcome {
+                report: None,
+                found: 0,
+            });
+            (self as Box<dyn CpuTicker>, outcome)
+        })
+    }
+    fn set_pids(&mut self, _pids: Vec<u32>) {}
 }
 
 struct FakeAudio;

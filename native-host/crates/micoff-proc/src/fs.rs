@@ -15,6 +15,8 @@ pub enum Error {
         #[source]
         source: io::Error,
     },
+    #[error("too many open files: the sampler ran out of file descriptors")]
+    OutOfFds,
 }
 
 /// A `/proc` tree: the real one ([`ProcFs::system`]) or a fake one built by a test ([`ProcFs::new`]).
@@ -87,6 +89,12 @@ pub(crate) fn is_vanished_or_denied(e: &io::Error) -> bool {
         e.raw_os_error(),
         Some(libc::ESRCH) | Some(libc::ENOENT) | Some(libc::EACCES) | Some(libc::EPERM)
     )
+}
+
+/// The program (EMFILE) or the system (ENFILE) has no file descriptor left: a retryable condition,
+/// not a vanished process.
+pub(crate) fn is_out_of_fds(e: &io::Error) -> bool {
+    matches!(e.raw_os_error(), Some(libc::EMFILE) | Some(libc::ENFILE))
 }
 
 /// Reads a small proc file with one `read` into a reused buffer (proc's seq files hand out the whole

@@ -50,7 +50,7 @@ pub use fs::{Error, ProcFs};
 pub use rates::{rates, CpuReport, ProcessRates, RoleTotals, ThreadRates};
 pub use role::{browser_family_of_name, BrowserFamily, Role};
 pub use sample::{monotonic_ns, ProcessSample, Snapshot, ThreadSample};
-pub use sampler::Sampler;
+pub use sampler::{FdBudget, Sampler};
 pub use tree::ProcessInfo;
 
 /// A process or thread id.

@@ -6,10 +6,10 @@ use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
 
-use crate::fs::{is_vanished_or_denied, pread_small, read_small, text, PathBuilder};
+use crate::fs::{is_out_of_fds, is_vanished_or_denied, pread_small, read_small, text, PathBuilder};
 use crate::parse::{parse_cmdline, parse_io, parse_schedstat, parse_stat, parse_status_ctxt};
 use crate::role::Role;
-use crate::{Pid, ProcFs};
+use crate::{Error, Pid, ProcFs};
 
 /// Nanoseconds on the monotonic clock since an arbitrary, process-wide origin.
 pub fn monotonic_ns() -> u64 {
@@ -64,6 +64,8 @@ pub struct ThreadSample {
 pub(crate) struct Scratch {
     pub(crate) path: PathBuilder,
     pub(crate) buf: Vec<u8>,
+    /// A read failed for want of file descriptors (EMFILE/ENFILE): what was read is incomplete.
+    pub(crate) exhausted: bool,
 }
 
 impl Scratch {
@@ -71,6 +73,7 @@ impl Scratch {
         Self {
             path: PathBuilder::new(fs.root()),
             buf: vec![0; 4096],
+            exhausted: false,
         }
     }
 
@@ -81,6 +84,7 @@ impl Scratch {
             Ok(0) => None,
             Ok(n) => Some(&self.buf[..n]),
             Err(e) => {
+                self.exhausted |= is_out_of_fds(&e);
                 if !is_vanished_or_denied(&e) {
                     tracing::debug!(path = %path.display(), error = %e, "proc read failed");
                 }
@@ -109,7 +113,13 @@ impl Scratch {
 
     /// The thread ids of `pid` (its `task` dir), sorted, into `tids`; `None` when it vanished.
     pub(crate) fn task_ids(&mut self, pid: Pid, tids: &mut Vec<Pid>) -> Option<()> {
-        let rd = std::fs::read_dir(self.path.at(&[&pid, &"task"])).ok()?;
+        let rd = match std::fs::read_dir(self.path.at(&[&pid, &"task"])) {
+            Ok(rd) => rd,
+            Err(e) => {
+                self.exhausted |= is_out_of_fds(&e);
+                return None;
+            }
+        };
         tids.clear();
         tids.extend(
             rd.filter_map(|e| e.ok())
@@ -128,9 +138,24 @@ impl Scratch {
 }
 
 impl ProcFs {
+    /// [`ProcFs::snapshot`], or [`Error::OutOfFds`] when the program ran out of file descriptors
+    /// while taking it (then what is missing may not be gone at all).
+    pub fn try_snapshot(&self, pids: &[Pid]) -> Result<Snapshot, Error> {
+        let mut exhausted = false;
+        let snapshot = self.snapshot_with(pids, &mut exhausted);
+        if exhausted {
+            return Err(Error::OutOfFds);
+        }
+        Ok(snapshot)
+    }
+
     /// Reads the counters of `pids` and all their threads. Processes and threads that vanish (or
     /// cannot be read) are left out silently; duplicate pids are read once.
     pub fn snapshot(&self, pids: &[Pid]) -> Snapshot {
+        self.snapshot_with(pids, &mut false)
+    }
+
+    fn snapshot_with(&self, pids: &[Pid], exhausted: &mut bool) -> Snapshot {
         let mut sorted: Vec<Pid> = pids.to_vec();
         sorted.sort_unstable();
         sorted.dedup();
@@ -143,6 +168,7 @@ impl ProcFs {
                 processes.push(p);
             }
         }
+        *exhausted = scratch.exhausted;
         Snapshot {
             clk_tck: self.clk_tck(),
             taken_at_ns,

@@ -12,6 +12,8 @@
 
 use std::collections::HashMap;
 use std::fs::File;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
 use crate::fs::text;
 use crate::parse::{parse_schedstat, parse_stat};
@@ -23,9 +25,54 @@ use crate::sample::{
 };
 use crate::{Pid, ProcFs};
 
-/// Default cap on the fds kept open (below the common soft limit of 1024 fds, leaving room for the
-/// rest of the host). Files beyond it are read by path.
+/// Default cap on the fds kept open by a sampler that is given no shared [`FdBudget`] (below the
+/// common soft limit of 1024 fds, leaving room for the rest of the program). Files beyond it are
+/// read by path.
 pub const DEFAULT_MAX_OPEN_FDS: usize = 640;
+
+/// The fds the samplers of one program may keep open, shared by all of them (the native host runs
+/// one sampler per `cpu` subscription): a sampler takes from it before it keeps a file open and
+/// gives back what it closes (and everything when dropped). What does not fit is read by path.
+#[derive(Debug)]
+pub struct FdBudget {
+    limit: usize,
+    used: AtomicUsize,
+}
+
+impl FdBudget {
+    pub fn new(limit: usize) -> Arc<Self> {
+        Arc::new(Self {
+            limit,
+            used: AtomicUsize::new(0),
+        })
+    }
+
+    /// Takes `n` fds if they fit.
+    pub fn try_take(&self, n: usize) -> bool {
+        self.used
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+                (used + n <= self.limit).then_some(used + n)
+            })
+            .is_ok()
+    }
+
+    pub fn give(&self, n: usize) {
+        let _ = self
+            .used
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |used| {
+                Some(used.saturating_sub(n))
+            });
+    }
+
+    /// Fds taken now.
+    pub fn used(&self) -> usize {
+        self.used.load(Ordering::Acquire)
+    }
+
+    pub fn limit(&self) -> usize {
+        self.limit
+    }
+}
 
 /// Keeps the previous snapshot (each report covers the time since the last tick) and per-thread
 /// state that makes the next snapshot cheap.
@@ -35,10 +82,18 @@ pub struct Sampler {
     pids: Vec<Pid>,
     last: Option<Snapshot>,
     procs: HashMap<Pid, ProcCache>,
+    /// The fds this sampler holds (taken from `budget`).
     open_fds: usize,
-    max_open_fds: usize,
+    budget: Arc<FdBudget>,
+    /// The last snapshot ran out of file descriptors (EMFILE/ENFILE): it is incomplete.
+    fds_exhausted: bool,
     /// How many threads were fully re-read in the last tick (for tests and benchmarks).
     last_full_reads: usize,
+    /// Skip the threads of a process whose own CPU time did not move (see
+    /// [`Sampler::skip_idle_processes`]).
+    skip_idle: bool,
+    /// Threads whose `schedstat` was read in the last tick.
+    last_thread_reads: usize,
 }
 
 #[derive(Debug)]
@@ -46,6 +101,8 @@ struct ProcCache {
     starttime: u64,
     role: Role,
     threads: Vec<ThreadCache>,
+    /// The process's own utime + stime (all its threads) at the last tick.
+    cpu_ticks: u64,
 }
 
 #[derive(Debug)]
@@ -74,15 +131,49 @@ impl Sampler {
             last: None,
             procs: HashMap::new(),
             open_fds: 0,
-            max_open_fds: DEFAULT_MAX_OPEN_FDS,
+            budget: FdBudget::new(DEFAULT_MAX_OPEN_FDS),
+            fds_exhausted: false,
             last_full_reads: 0,
+            skip_idle: false,
+            last_thread_reads: 0,
         }
     }
 
-    /// Caps the fds kept open (0: keep none, sample every file by path).
-    pub fn with_max_open_fds(mut self, max: usize) -> Self {
-        self.max_open_fds = max;
+    /// Reads a process's own `stat` first and descends into its threads only when its CPU time
+    /// (utime + stime of the whole thread group, in clock ticks) moved since the last tick and its
+    /// thread count did not change: a browser's thousands of idle threads then cost one read per
+    /// process, not one per thread. The price: a process that used less than one clock tick
+    /// (10 ms) since the last tick shows no thread activity in that tick (its threads' counters
+    /// are carried over); what they did is counted at the next descent, in that tick's window.
+    pub fn skip_idle_processes(mut self, on: bool) -> Self {
+        self.skip_idle = on;
         self
+    }
+
+    /// Threads whose `schedstat` was read in the last tick (all threads of the processes that
+    /// were descended into).
+    pub fn last_thread_reads(&self) -> usize {
+        self.last_thread_reads
+    }
+
+    /// Caps the fds kept open with a budget of its own (0: keep none, sample every file by path).
+    pub fn with_max_open_fds(self, max: usize) -> Self {
+        self.with_fd_budget(FdBudget::new(max))
+    }
+
+    /// Keeps fds open only as far as `budget` (shared with other samplers) allows.
+    pub fn with_fd_budget(mut self, budget: Arc<FdBudget>) -> Self {
+        self.budget.give(self.open_fds);
+        self.budget = budget;
+        let _ = self.budget.try_take(self.open_fds);
+        self
+    }
+
+    /// The last snapshot hit the process's open-file limit (EMFILE) or the system's (ENFILE):
+    /// some of its processes or threads could not be read and it must not be taken as "they are
+    /// gone". The next tick tries again.
+    pub fn fds_exhausted(&self) -> bool {
+        self.fds_exhausted
     }
 
     /// Changes the watched pids (processes new to the set get their first report one tick later).
@@ -130,6 +221,7 @@ impl Sampler {
         }
         let mut scratch = Scratch::new(&self.fs);
         self.last_full_reads = 0;
+        self.last_thread_reads = 0;
         let taken_at_ns = monotonic_ns();
         let mut processes = Vec::with_capacity(pids.len());
         for pid in pids {
@@ -138,6 +230,7 @@ impl Sampler {
                 None => self.forget(pid),
             }
         }
+        self.fds_exhausted = scratch.exhausted;
         Snapshot {
             clk_tck: self.fs.clk_tck(),
             taken_at_ns,
@@ -155,6 +248,7 @@ impl Sampler {
         if let Some(c) = self.procs.remove(&pid) {
             let kept: usize = c.threads.iter().map(ThreadCache::fds).sum();
             self.open_fds = self.open_fds.saturating_sub(kept);
+            self.budget.give(kept);
         }
     }
 
@@ -185,15 +279,21 @@ impl Sampler {
                 starttime,
                 role: s.role(pid, &comm),
                 threads: Vec::new(),
+                cpu_ticks: u64::MAX,
             });
         }
         let mut open_fds = self.open_fds;
-        let max_open_fds = self.max_open_fds;
+        let budget = Arc::clone(&self.budget);
         let mut full_reads = 0;
+        let skip_idle = self.skip_idle;
         let cache = self.procs.get_mut(&pid)?;
 
+        let cpu_ticks = utime.saturating_add(stime);
         let mut relist = cache.threads.len() as u64 != num_threads;
-        let mut i = 0;
+        let idle = skip_idle && !relist && cache.cpu_ticks == cpu_ticks;
+        cache.cpu_ticks = cpu_ticks;
+        let mut i = if idle { cache.threads.len() } else { 0 };
+        self.last_thread_reads += cache.threads.len() - i;
         while i < cache.threads.len() {
             let tc = &mut cache.threads[i];
             let tid = tc.sample.tid;
@@ -207,15 +307,19 @@ impl Sampler {
             let unchanged = run.is_some() && run == tc.sample.run_time_ns;
             if !unchanged {
                 full_reads += 1;
-                if tc.ran && tc.files.is_none() && open_fds + ThreadFiles::MAX <= max_open_fds {
+                if tc.ran && tc.files.is_none() && budget.try_take(ThreadFiles::MAX) {
                     tc.files = ThreadFiles::open(pid, tid, s);
-                    open_fds += tc.files.as_ref().map_or(0, ThreadFiles::count);
+                    let kept = tc.files.as_ref().map_or(0, ThreadFiles::count);
+                    budget.give(ThreadFiles::MAX - kept);
+                    open_fds += kept;
                 }
                 match read_thread_with(pid, tid, s, run, tc.files.as_ref()) {
                     Some(t) if t.starttime == tc.sample.starttime => tc.sample = t,
                     _ => {
                         // Gone (or a reused tid): drop it and list the task dir again.
-                        open_fds -= cache.threads.swap_remove(i).fds();
+                        let fds = cache.threads.swap_remove(i).fds();
+                        open_fds -= fds;
+                        budget.give(fds);
                         relist = true;
                         continue;
                     }
@@ -237,6 +341,7 @@ impl Sampler {
                 let keep = tids.binary_search(&t.sample.tid).is_ok();
                 if !keep {
                     open_fds -= t.fds(); // its fds close with it
+                    budget.give(t.fds());
                 }
                 keep
             });
@@ -248,8 +353,12 @@ impl Sampler {
                     continue;
                 };
                 full_reads += 1;
-                let schedstat = if open_fds < max_open_fds && sample.run_time_ns.is_some() {
-                    File::open(s.path.at(&[&pid, &"task", &tid, &"schedstat"])).ok()
+                let schedstat = if sample.run_time_ns.is_some() && budget.try_take(1) {
+                    let f = File::open(s.path.at(&[&pid, &"task", &tid, &"schedstat"])).ok();
+                    if f.is_none() {
+                        budget.give(1);
+                    }
+                    f
                 } else {
                     None
                 };
@@ -280,6 +389,13 @@ impl Sampler {
             stime,
             threads,
         })
+    }
+}
+
+impl Drop for Sampler {
+    fn drop(&mut self) {
+        // Its files close with it.
+        self.budget.give(self.open_fds);
     }
 }
 
@@ -371,5 +487,56 @@ mod tests {
         thread(root, 20, 21, 7);
         s.snapshot();
         assert_eq!(s.open_fds, held(&s));
+    }
+
+    #[test]
+    fn samplers_share_one_fd_budget_and_give_it_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        process(root, 30, 4);
+        for tid in [30, 31, 32, 33] {
+            thread(root, 30, tid, 5);
+        }
+        let budget = FdBudget::new(6);
+        let fs = ProcFs::with_clk_tck(root, 100);
+        let mut a = Sampler::new(fs.clone(), vec![30]).with_fd_budget(Arc::clone(&budget));
+        let mut b = Sampler::new(fs.clone(), vec![30]).with_fd_budget(Arc::clone(&budget));
+        a.tick();
+        b.tick();
+        // 4 schedstat fds for the first, the 2 left for the second; the rest is read by path.
+        assert_eq!((a.open_fds(), b.open_fds(), budget.used()), (4, 2, 6));
+        let second = b.tick();
+        assert!(second.is_some_and(|r| r.processes[0].threads.len() == 4));
+        drop(a);
+        assert_eq!(budget.used(), 2);
+        drop(b);
+        assert_eq!(budget.used(), 0);
+    }
+
+    #[test]
+    fn an_idle_process_costs_one_read_and_a_busy_one_is_descended_into() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        process(root, 40, 3);
+        for tid in [40, 41, 42] {
+            thread(root, 40, tid, 5);
+        }
+        let fs = ProcFs::with_clk_tck(root, 100);
+        let mut s = Sampler::new(fs, vec![40]).skip_idle_processes(true);
+        s.tick();
+        assert_eq!(s.last_thread_reads(), 0, "the first tick lists the threads");
+        // Nothing moved: the process's stat says so and its threads are not read.
+        let r = s.tick().unwrap();
+        assert_eq!(s.last_thread_reads(), 0);
+        assert_eq!(r.processes[0].threads.len(), 3, "still listed, at 0 %");
+        // Thread 41 runs for 30 ms: the process's utime moves by 3 ticks, and it is descended into.
+        fs::write(root.join("40/task/41/schedstat"), "30000005 0 2\n").unwrap();
+        let busy = stat(40, "proc", 3, 1000).replacen(" 0 0 0 0 20 ", " 3 0 0 0 20 ", 1);
+        fs::write(root.join("40/stat"), busy).unwrap();
+        let r = s.tick().unwrap();
+        assert_eq!(s.last_thread_reads(), 3);
+        assert!(r.processes[0].cpu_pct > 0.0, "{:?}", r.processes[0]);
+        let t41 = r.processes[0].threads.iter().find(|t| t.tid == 41).unwrap();
+        assert_eq!(t41.run_time_ns, Some(30_000_000));
     }
 }

@@ -6,7 +6,7 @@ use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use micoff_host::framing::FrameCodec;
+use micoff_host::framing::{FrameCodec, MAX_OUTGOING_BYTES};
 use serde_json::{json, Value};
 
 use crate::kill_child;
@@ -25,9 +25,18 @@ pub fn encode_frame(body: &[u8]) -> Vec<u8> {
     out
 }
 
+/// Reads what the host writes: its replies may be as long as its outgoing limit, far above the
+/// limit it puts on requests.
+fn reply_codec() -> FrameCodec {
+    FrameCodec {
+        max_incoming_bytes: MAX_OUTGOING_BYTES,
+        ..FrameCodec::default()
+    }
+}
+
 /// Every frame in `bytes` (all of a host's stdout), as JSON; panics on a truncated frame.
 pub fn decode_frames(bytes: &[u8]) -> Vec<Value> {
-    let codec = FrameCodec::default();
+    let codec = reply_codec();
     let mut buf = bytes.to_vec();
     let mut out = Vec::new();
     while let Some(body) = codec.decode_eof(&mut buf).expect("bad frame") {
@@ -59,7 +68,7 @@ impl HostClient {
             .ok_or_else(|| std::io::Error::other("no stdout"))?;
         let (tx, frames) = mpsc::channel();
         std::thread::spawn(move || {
-            let codec = FrameCodec::default();
+            let codec = reply_codec();
             let mut buf = Vec::new();
             let mut chunk = [0u8; 64 * 1024];
             loop {

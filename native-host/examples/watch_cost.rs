@@ -1,0 +1,236 @@
+//! What watching one process costs, three ways side by side: `micoff-host top --pid P --interval 1
+//! --json`, a native-messaging `cpu` subscription on `pids: [P]` (1 s), and `pidstat -t -p P 1`.
+//!
+//! ```text
+//! cargo build --release -p micoff-host --examples
+//! target/release/examples/watch_cost [--threads 300] [--busy 0] [--seconds 30] [--rounds 3] [--host PATH]
+//! ```
+//!
+//! The watched process is this program again (`--as-target`) with `--threads` threads sleeping in
+//! `park` (never waking) and `--busy` of them waking every 10 ms (like audio threads). Each round
+//! runs the three watchers one after the other, in an order rotated every round (so a drift of the
+//! machine's load does not favour one), each freshly started: 3 s to settle, then its CPU over
+//! `--seconds` from its own `/proc/<pid>/stat` (utime + stime of all its threads, exited ones
+//! included, 10 ms ticks) and the bytes it wrote per second. The medians of the rounds come last.
+//! Nothing here runs in `npm test`; `docs/design/host-cost.md` has the figures.
+#![allow(clippy::print_stderr)]
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use micoff_proc::parse::parse_stat;
+use micoff_proc::ProcFs;
+
+type Error = Box<dyn std::error::Error>;
+
+const WATCHERS: [&str; 3] = ["top", "subscription", "pidstat"];
+
+fn main() -> Result<(), Error> {
+    let args: Vec<String> = std::env::args().collect();
+    if args.get(1).map(String::as_str) == Some("--as-target") {
+        return target(&args[2..]);
+    }
+    let (mut threads, mut busy, mut seconds, mut rounds) = (300usize, 0usize, 30u64, 3usize);
+    let mut host = default_host()?;
+    let mut i = 1;
+    while i < args.len() {
+        let val = args.get(i + 1).cloned().unwrap_or_default();
+        match args[i].as_str() {
+            "--threads" => threads = val.parse()?,
+            "--busy" => busy = val.parse()?,
+            "--seconds" => seconds = val.parse()?,
+            "--rounds" => rounds = val.parse::<usize>()?.max(1),
+            "--host" => host = PathBuf::from(val),
+            other => return Err(format!("unknown argument {other}").into()),
+        }
+        i += 2;
+    }
+    if !host.is_file() {
+        return Err(format!(
+            "{} not found: cargo build --release -p micoff-host",
+            host.display()
+        )
+        .into());
+    }
+    let mut target = Command::new(std::env::current_exe()?)
+        .args(["--as-target", &threads.to_string(), &busy.to_string()])
+        .stdin(Stdio::null())
+        .spawn()?;
+    let pid = target.id();
+    wait_for_threads(pid, threads + 1)?;
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "watched process {pid}: {threads} threads ({busy} waking every 10 ms); {seconds} s windows, \
+         {rounds} rounds, order rotated; host {}",
+        host.display()
+    )?;
+    let mut results: Vec<Vec<(f64, f64)>> = vec![Vec::new(); WATCHERS.len()];
+    for round in 0..rounds {
+        for k in 0..WATCHERS.len() {
+            let w = (round + k) % WATCHERS.len();
+            let (cpu, bytes) = measure(WATCHERS[w], &host, pid, seconds)?;
+            writeln!(
+                out,
+                "round {}: {:<12} {:>6.3} % of one core, {:>8.0} bytes/s",
+                round + 1,
+                WATCHERS[w],
+                cpu,
+                bytes
+            )?;
+            out.flush()?;
+            results[w].push((cpu, bytes));
+        }
+    }
+    writeln!(
+        out,
+        "median of {rounds} rounds ({threads} threads, {busy} busy):"
+    )?;
+    for (w, r) in results.iter().enumerate() {
+        writeln!(
+            out,
+            "  {:<12} {:>6.3} % of one core, {:>8.0} bytes/s",
+            WATCHERS[w],
+            median(r.iter().map(|x| x.0).collect()),
+            median(r.iter().map(|x| x.1).collect())
+        )?;
+    }
+    let _ = target.kill();
+    let _ = target.wait();
+    Ok(())
+}
+
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
+}
+
+/// Starts one watcher, lets it settle, and measures its CPU (% of one core) and output (bytes/s).
+fn measure(watcher: &str, host: &Path, pid: u32, seconds: u64) -> Result<(f64, f64), Error> {
+    let p = pid.to_string();
+    let mut cmd = match watcher {
+        "top" => {
+            let mut c = Command::new(host);
+            c.args(["top", "--pid", &p, "--interval", "1", "--json"]);
+            c
+        }
+        "subscription" => {
+            let mut c = Command::new(host);
+            c.arg(format!(
+                "chrome-extension://{}/",
+                micoff_host::CHROME_EXTENSION_ID
+            ));
+            c
+        }
+        _ => {
+            let mut c = Command::new("pidstat");
+            c.args(["-t", "-p", &p, "1"]).env("LC_ALL", "C");
+            c
+        }
+    };
+    let mut child: Child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()?;
+    let mut stdin = child.stdin.take().ok_or("stdin")?;
+    if watcher == "subscription" {
+        let body = format!(
+            r#"{{"id":1,"type":"subscribe","topic":"cpu","interval_ms":1000,"pids":[{pid}]}}"#
+        );
+        stdin.write_all(&(body.len() as u32).to_ne_bytes())?;
+        stdin.write_all(body.as_bytes())?;
+        stdin.flush()?;
+    }
+    // Drain its output, counting bytes (a reader thread: the watcher must never block on it).
+    let bytes = Arc::new(AtomicU64::new(0));
+    let counted = Arc::clone(&bytes);
+    let mut stdout = child.stdout.take().ok_or("stdout")?;
+    let reader = std::thread::spawn(move || {
+        let mut buf = vec![0u8; 1 << 16];
+        while let Ok(n) = stdout.read(&mut buf) {
+            if n == 0 {
+                break;
+            }
+            counted.fetch_add(n as u64, Ordering::Relaxed);
+        }
+    });
+    std::thread::sleep(Duration::from_secs(3));
+    let (t0, b0, at0) = (
+        stat_ticks(child.id())?,
+        bytes.load(Ordering::Relaxed),
+        Instant::now(),
+    );
+    std::thread::sleep(Duration::from_secs(seconds));
+    let (t1, b1, elapsed) = (
+        stat_ticks(child.id())?,
+        bytes.load(Ordering::Relaxed),
+        at0.elapsed(),
+    );
+    drop(stdin); // the host ends at end of input
+    let _ = child.kill();
+    let _ = child.wait();
+    let _ = reader.join();
+    let clk_tck = ProcFs::system().clk_tck() as f64;
+    let secs = elapsed.as_secs_f64();
+    Ok((
+        (t1 - t0) as f64 / clk_tck * 100.0 / secs,
+        (b1 - b0) as f64 / secs,
+    ))
+}
+
+/// utime + stime of the whole process (all threads, exited ones included), in clock ticks.
+fn stat_ticks(pid: u32) -> Result<u64, Error> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    let st = parse_stat(&text).ok_or("unparsable stat")?;
+    Ok(st.utime + st.stime)
+}
+
+fn wait_for_threads(pid: u32, n: usize) -> Result<(), Error> {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while Instant::now() < deadline {
+        let have = std::fs::read_dir(format!("/proc/{pid}/task"))?.count();
+        if have >= n {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Err("the watched process did not start its threads".into())
+}
+
+/// The watched process: `threads` threads, `busy` of them waking every 10 ms; runs until killed.
+fn target(args: &[String]) -> Result<(), Error> {
+    let threads: usize = args.first().ok_or("threads")?.parse()?;
+    let busy: usize = args.get(1).map_or(Ok(0), |s| s.parse())?;
+    for i in 0..threads {
+        let wake = i < busy;
+        std::thread::Builder::new()
+            .stack_size(64 * 1024)
+            .spawn(move || loop {
+                if wake {
+                    std::thread::sleep(Duration::from_millis(10));
+                } else {
+                    std::thread::park();
+                }
+            })?;
+    }
+    // Keep the main thread asleep too; a line on stdin is never coming.
+    let _ = BufReader::new(std::io::stdin()).lines().next();
+    loop {
+        std::thread::park();
+    }
+}
+
+/// `target/release/micoff-host` next to `target/release/examples/watch_cost`.
+fn default_host() -> Result<PathBuf, Error> {
+    let exe = std::env::current_exe()?;
+    let dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .ok_or("cannot place the host binary")?;
+    Ok(dir.join("micoff-host"))
+}
