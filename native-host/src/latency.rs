@@ -546,8 +546,29 @@ pub trait World {
 pub struct ProcWorld;
 
 impl World for ProcWorld {
+    /// Chromium's zygote children reuse their environment block for the process title
+    /// (setproctitle), so their `/proc/<pid>/environ` no longer shows what they inherited: walk up
+    /// through the parents running the same binary (the browser's own processes) and take the
+    /// first that still shows the variable.
     fn latency_env(&self, pid: u32) -> Option<u32> {
-        latency_env_of(&fs::read(format!("/proc/{pid}/environ")).ok()?)
+        let exe = |p: u32| fs::read_link(format!("/proc/{p}/exe")).ok();
+        let first = exe(pid);
+        let mut p = pid;
+        for _ in 0..16 {
+            if let Some(v) = fs::read(format!("/proc/{p}/environ"))
+                .ok()
+                .and_then(|e| latency_env_of(&e))
+            {
+                return Some(v);
+            }
+            let stat = fs::read_to_string(format!("/proc/{p}/stat")).ok()?;
+            let parent = micoff_proc::parse::parse_stat(&stat)?.ppid;
+            if parent <= 1 || first.is_none() || exe(parent) != first {
+                return None;
+            }
+            p = parent;
+        }
+        None
     }
 
     fn server_started(&self, info: &AudioServerInfo) -> Option<SystemTime> {
@@ -562,22 +583,33 @@ impl World for ProcWorld {
     }
 }
 
-/// When `pid` started: its `starttime` (clock ticks after boot) plus the boot time.
+/// When `pid` started: its `starttime` (clock ticks of the boot-time clock) after the boot,
+/// the boot placed on the wall clock from `CLOCK_BOOTTIME` now (exact to the tick; `/proc/stat`
+/// `btime` is whole seconds, too coarse to compare with a file written a moment earlier).
 fn process_start(pid: u32) -> Option<SystemTime> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let ticks = micoff_proc::parse::parse_stat(&stat)?.starttime;
-    let boot: u64 = fs::read_to_string("/proc/stat")
-        .ok()?
-        .lines()
-        .find_map(|l| l.strip_prefix("btime "))?
-        .trim()
-        .parse()
-        .ok()?;
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; sysconf has no preconditions.
+    let (rc, hz) = unsafe {
+        (
+            libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut ts),
+            libc::sysconf(libc::_SC_CLK_TCK),
+        )
+    };
+    if rc != 0 {
+        return None;
+    }
+    let since_boot = std::time::Duration::new(
+        u64::try_from(ts.tv_sec).ok()?,
+        u32::try_from(ts.tv_nsec).ok()?,
+    );
+    let boot = SystemTime::now().checked_sub(since_boot)?;
     let hz = u64::try_from(hz).ok().filter(|h| *h > 0)?;
-    let after_boot = std::time::Duration::from_millis(ticks * 1000 / hz);
-    Some(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(boot) + after_boot)
+    Some(boot + std::time::Duration::from_micros(ticks * 1_000_000 / hz))
 }
 
 // ------------------------------------------------------------------------------------------------
