@@ -1069,7 +1069,12 @@ pub fn set_with(
     let open = streams.len();
     if wrote_rule || removed_rule {
         push_unique(&mut needs_restart, "pipewire-pulse");
-        lines.push(if open == 0 {
+        lines.push(if server.kind == ServerKind::Unknown {
+            "pipewire-pulse reads its rules when it starts: the server could not be reached to \
+             tell whether a stream is open; restart it only while none is \
+             (`systemctl --user restart pipewire-pulse`)"
+                .to_owned()
+        } else if open == 0 {
             "pipewire-pulse reads its rules when it starts: no stream is open, so restarting it \
              now is safe (`systemctl --user restart pipewire-pulse`)"
                 .to_owned()
@@ -1157,8 +1162,13 @@ pub async fn set(
     let info = audio.server_info().await;
     if req.capture_ms.is_some() && req.mechanism.is_none() {
         if let Err(e) = &info {
+            let why = match e {
+                HostError::AudioServerUnavailable(m) => m.clone(),
+                other => other.to_string(),
+            };
             return Err(HostError::AudioServerUnavailable(format!(
-                "{e}; cannot tell which mechanism applies (pass a mechanism)"
+                "{why}; cannot tell which mechanism applies (`micoff-host latency set --mechanism` \
+                 chooses one)"
             )));
         }
     }

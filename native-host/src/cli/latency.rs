@@ -3,8 +3,8 @@
 
 use std::io::Write;
 
-use crate::cli::{EXIT_ERROR, EXIT_OK, EXIT_PARTIAL};
-use crate::deps::Deps;
+use crate::cli::{EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL};
+use crate::deps::{Deps, HostError};
 use crate::latency::{
     self, Browser, LatencySetResult, LatencyStatus, Mechanism, Paths, SetRequest, CAPTURE_MS_MAX,
     CAPTURE_MS_MIN,
@@ -36,7 +36,7 @@ pub enum LatencyCommand {
         /// Only these browsers (repeatable; default all).
         #[arg(long, value_enum)]
         browser: Vec<Browser>,
-        /// Force a mechanism instead of the server's.
+        /// Force a mechanism instead of the server's (also works without a reachable server).
         #[arg(long, value_enum)]
         mechanism: Option<Mechanism>,
         /// Show what would change; write nothing.
@@ -74,7 +74,14 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
             } else {
                 write_status(out, &st)
             };
-            return if written.is_ok() { EXIT_OK } else { EXIT_ERROR };
+            let unreachable =
+                st.server.kind == latency::ServerKind::Unknown && st.server.version.is_none();
+            return match (written.is_ok(), unreachable) {
+                (false, _) => EXIT_ERROR,
+                // Files are still reported, but nothing granted can be shown.
+                (true, true) => EXIT_NOT_FOUND,
+                (true, false) => EXIT_OK,
+            };
         }
         LatencyCommand::Set {
             capture_ms,
@@ -120,7 +127,10 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
         }
         Err(e) => {
             let _ = writeln!(err, "micoff-host latency: {e}");
-            EXIT_ERROR
+            match e {
+                HostError::AudioServerUnavailable(_) => EXIT_NOT_FOUND,
+                _ => EXIT_ERROR,
+            }
         }
     }
 }
