@@ -7,7 +7,7 @@
 //   and is named; after `latency reset` and the browser restart it names, 10 ms again.
 //   pipewire-pulse: `latency set` writes the pulse.rules drop-in; after the pipewire-pulse restart it
 //   names, Chromium's record fragment is >= 35 ms; after `latency reset` and that restart, 10 ms.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LatencySetResult, LatencyStatus } from '../../extension/src/shared/protocol.ts';
@@ -277,5 +277,67 @@ test('pipewire-pulse: the pulse.rules drop-in gives Chromium >= 35 ms fragments 
   } finally {
     await chromium?.close();
     rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('restart-audio-service keeps an audio service with an open stream and ends an idle one', async ({
+  rig,
+  pages,
+}) => {
+  test.setTimeout(120_000);
+  const env = { ...rig.clientEnv };
+  const cli = (args: string[]) =>
+    run(requireHost(), ['latency', 'restart-audio-service', '--json', ...args], { env, timeoutMs: 20_000 });
+  const status = async () => {
+    const r = await run(requireHost(), ['latency', 'status', '--json'], { env, timeoutMs: 20_000 });
+    return JSON.parse(r.stdout) as LatencyStatus;
+  };
+  const chromium = await launchChromium({ env, withExtension: false });
+  try {
+    const meeting = await MeetingPage.open(chromium.context, pages.url('meeting.html'));
+    await meeting.ready();
+    await meeting.waitForAudioFlowing(20_000);
+    const { s } = await chromiumStream(status, 'a Chromium capture stream', () => true);
+    const service = s.application_process_id as number;
+    expect(readFileSync(`/proc/${service}/cmdline`, 'utf8')).toContain(
+      '--utility-sub-type=audio.mojom.AudioService',
+    );
+
+    // In a call: kept (exit 3), still running.
+    let r = await cli([]);
+    expect(r.code, r.stderr).toBe(3);
+    let out = JSON.parse(r.stdout) as {
+      ended: { pid: number }[];
+      kept: { pid: number; open_streams: number[] }[];
+    };
+    expect(out.kept.map((k) => k.pid)).toContain(service);
+    expect(out.kept.find((k) => k.pid === service)?.open_streams).toContain(s.index);
+    expect(out.ended).toEqual([]);
+    expect(existsSync(`/proc/${service}`)).toBe(true);
+
+    // After the call: ended; the next call gets a new audio service.
+    await meeting.close();
+    await waitFor('Chromium’s streams to close', async () => (await status()).streams.length === 0, {
+      timeoutMs: 15_000,
+      intervalMs: 300,
+    });
+    r = await cli([]);
+    expect(r.code, r.stderr).toBe(0);
+    out = JSON.parse(r.stdout);
+    expect(out.ended.map((e) => e.pid)).toEqual([service]);
+    await waitFor('the old audio service to exit', () => !existsSync(`/proc/${service}`), {
+      timeoutMs: 10_000,
+    });
+    const again = await MeetingPage.open(chromium.context, pages.url('meeting.html'));
+    await again.ready();
+    await again.waitForAudioFlowing(20_000);
+    const next = await chromiumStream(
+      status,
+      'a capture stream from a new audio service',
+      (x) => x.application_process_id !== service,
+    );
+    expect(next.s.application_process_id).not.toBeNull();
+  } finally {
+    await chromium.close();
   }
 });

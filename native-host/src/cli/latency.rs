@@ -46,6 +46,18 @@ pub enum LatencyCommand {
         #[arg(long)]
         json: bool,
     },
+    /// End the Chromium-family audio service processes that have no stream open (the browser
+    /// starts a new one, which connects with pipewire-pulse's current rules). One with an open
+    /// stream is kept (ending it would cut the call).
+    RestartAudioService {
+        /// Only these browsers (chromium, chrome; default both).
+        #[arg(long, value_enum)]
+        browser: Vec<Browser>,
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(long)]
+        json: bool,
+    },
     /// Remove every latency file micoff wrote (back to the browsers' default, after the restart
     /// it names).
     Reset {
@@ -81,6 +93,38 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
                 // Files are still reported, but nothing granted can be shown.
                 (true, true) => EXIT_NOT_FOUND,
                 (true, false) => EXIT_OK,
+            };
+        }
+        LatencyCommand::RestartAudioService {
+            browser,
+            dry_run,
+            json,
+        } => {
+            return match latency::restart_audio_services(deps.audio.as_ref(), browser, *dry_run)
+                .await
+            {
+                Ok(r) => {
+                    let written = if *json {
+                        serde_json::to_string_pretty(&r)
+                            .map_err(std::io::Error::other)
+                            .and_then(|s| writeln!(out, "{s}"))
+                    } else {
+                        writeln!(out, "{}", r.message)
+                    };
+                    match (written.is_ok(), r.kept.is_empty(), r.ended.is_empty()) {
+                        (false, _, _) => EXIT_ERROR,
+                        (true, false, _) => EXIT_PARTIAL,
+                        (true, true, true) => EXIT_NOT_FOUND,
+                        (true, true, false) => EXIT_OK,
+                    }
+                }
+                Err(e) => {
+                    let _ = writeln!(err, "micoff-host latency: {e}");
+                    match e {
+                        HostError::AudioServerUnavailable(_) => EXIT_NOT_FOUND,
+                        _ => EXIT_ERROR,
+                    }
+                }
             };
         }
         LatencyCommand::Set {
