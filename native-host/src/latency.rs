@@ -1091,7 +1091,8 @@ pub fn set_with(
             }
         }
         lines.push(
-            "then restart the browser's audio service so its capture context reconnects: \
+            "then restart the browser's audio service so its capture context reconnects (until \
+             then a running Chromium cannot capture at all): \
              `micoff-host latency restart-audio-service` ends Chromium's/Chrome's when it has no \
              stream open (it comes back by itself; or Shift+Esc, end \"Utility: Audio Service\"); \
              Firefox: restart Firefox"
