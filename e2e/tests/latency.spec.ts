@@ -286,8 +286,20 @@ test('restart-audio-service keeps an audio service with an open stream and ends 
 }) => {
   test.setTimeout(120_000);
   const env = { ...rig.clientEnv };
-  const cli = (args: string[]) =>
-    run(requireHost(), ['latency', 'restart-audio-service', '--json', ...args], { env, timeoutMs: 20_000 });
+  // Always scoped to this test's browser: other Chromiums on the machine are not ours to restart.
+  const cli = async (args: string[]) =>
+    run(
+      requireHost(),
+      [
+        'latency',
+        'restart-audio-service',
+        '--json',
+        '--browser-pid',
+        String(await chromium.browserPid()),
+        ...args,
+      ],
+      { env, timeoutMs: 20_000 },
+    );
   const status = async () => {
     const r = await run(requireHost(), ['latency', 'status', '--json'], { env, timeoutMs: 20_000 });
     return JSON.parse(r.stdout) as LatencyStatus;
@@ -371,7 +383,11 @@ test('pipewire-pulse: a running Chromium picks up the rule after the pipewire-pu
 
     await host<LatencySetResult>(['set', '--capture-ms', '40', '--browser', 'chromium']);
     await rig.restart();
-    const r = await host<{ ended: { pid: number }[] }>(['restart-audio-service']);
+    const r = await host<{ ended: { pid: number }[] }>([
+      'restart-audio-service',
+      '--browser-pid',
+      String(await chromium.browserPid()),
+    ]);
     expect(r.ended.map((e) => e.pid)).toEqual([before.s.application_process_id]);
 
     meeting = await MeetingPage.open(chromium.context, pages.url('meeting.html'));
