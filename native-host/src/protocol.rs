@@ -106,10 +106,24 @@ pub enum RequestBody {
     /// The machine check (micoff-doctor's report, as `micoff-host doctor --json` prints it);
     /// `not_implemented` from a host built without a doctor.
     Doctor,
+    /// Capture latency at the server and micoff's configuration of it ([`crate::latency`]).
+    LatencyStatus,
+    /// Sets (`capture_ms`) or resets (`capture_ms: null`) the browsers' capture latency. The
+    /// field must be present: a missing `capture_ms` is refused rather than read as a reset.
+    LatencySet {
+        // `deserialize_with` without `default`: serde refuses a missing field instead of reading
+        // it as None.
+        #[serde(deserialize_with = "number_or_null")]
+        capture_ms: Option<u32>,
+        #[serde(default)]
+        dry_run: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        browsers: Option<Vec<crate::latency::Browser>>,
+    },
 }
 
 impl RequestBody {
-    pub const TYPES: [&'static str; 8] = [
+    pub const TYPES: [&'static str; 10] = [
         "version",
         "processes",
         "cpu_sample",
@@ -118,6 +132,8 @@ impl RequestBody {
         "audio_server_info",
         "audio_streams",
         "doctor",
+        "latency_status",
+        "latency_set",
     ];
 
     pub fn type_name(&self) -> &'static str {
@@ -130,6 +146,8 @@ impl RequestBody {
             Self::AudioServerInfo => "audio_server_info",
             Self::AudioStreams => "audio_streams",
             Self::Doctor => "doctor",
+            Self::LatencyStatus => "latency_status",
+            Self::LatencySet { .. } => "latency_set",
         }
     }
 }
@@ -283,6 +301,11 @@ impl<'de> Deserialize<'de> for Head {
     }
 }
 
+/// A field that must be present and may be null (`"capture_ms": null` resets).
+fn number_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u32>, D::Error> {
+    Option::<u32>::deserialize(d)
+}
+
 /// Decodes one request frame body: UTF-8 JSON -> object -> id -> type -> fields -> ranges. The
 /// body is read straight into the typed request (no generic JSON tree is built; the frame size is
 /// capped at [`crate::framing::MAX_INCOMING_BYTES`]).
@@ -386,6 +409,10 @@ fn validate(body: &RequestBody) -> Result<(), String> {
             }
             validate_pids(pids.as_deref())
         }
+        RequestBody::LatencySet {
+            capture_ms: Some(ms),
+            ..
+        } => crate::latency::validate_capture_ms(*ms),
         _ => Ok(()),
     }
 }
@@ -724,6 +751,8 @@ pub fn typed_result(request_type: &str, result: &Value) -> Result<Value, String>
         "audio_server_info" => roundtrip::<AudioServerInfo>(result),
         "audio_streams" => roundtrip::<AudioStreams>(result),
         "doctor" => check_doctor_report(result).map(|()| result.clone()),
+        "latency_status" => roundtrip::<crate::latency::LatencyStatus>(result),
+        "latency_set" => roundtrip::<crate::latency::LatencySetResult>(result),
         other => Err(format!("no typed result for `{other}`")),
     }
 }

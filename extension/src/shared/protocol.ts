@@ -15,6 +15,8 @@ export const CPU_WINDOW_MS = { min: 100, max: 60_000 } as const;
 export const CPU_INTERVAL_MS = { min: 250, max: 60_000, default: 1000 } as const;
 export const MAX_PIDS = 256;
 export const MAX_PID = 2_147_483_647;
+/** `latency_set` `capture_ms` bounds (native-host/src/latency.rs). */
+export const CAPTURE_MS = { min: 10, max: 200 } as const;
 export const MAX_IN_FLIGHT = 32;
 export const MAX_SUBSCRIPTIONS = 8;
 
@@ -46,7 +48,16 @@ export type ExtensionToHost =
   | { id: RequestId; type: 'unsubscribe'; subscription: number }
   | { id: RequestId; type: 'audio_server_info' }
   | { id: RequestId; type: 'audio_streams' }
-  | { id: RequestId; type: 'doctor' };
+  | { id: RequestId; type: 'doctor' }
+  | { id: RequestId; type: 'latency_status' }
+  | {
+      id: RequestId;
+      type: 'latency_set';
+      /** null resets to the browsers' default. */
+      capture_ms: number | null;
+      dry_run?: boolean;
+      browsers?: LatencyBrowser[] | null;
+    };
 
 export type RequestType = ExtensionToHost['type'];
 export const REQUEST_TYPES: readonly RequestType[] = [
@@ -58,6 +69,8 @@ export const REQUEST_TYPES: readonly RequestType[] = [
   'audio_server_info',
   'audio_streams',
   'doctor',
+  'latency_status',
+  'latency_set',
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -295,6 +308,63 @@ export interface AudioStreams {
 }
 
 /** The result payload each request type answers with. */
+// Capture latency (PROTOCOL.md, "Capture latency"): minimal mirror written with the host side.
+export type LatencyBrowser = 'chromium' | 'chrome' | 'firefox';
+export type LatencyMechanism = 'pipewire_pulse_rule' | 'launch_environment';
+
+export interface LatencyHeldDownBy {
+  index: number;
+  client_name: string | null;
+  application_name: string | null;
+  application_process_id: number | null;
+  application_process_binary: string | null;
+  latency_us: number;
+}
+
+export interface LatencyCaptureStream {
+  index: number;
+  browser: LatencyBrowser;
+  client_name: string | null;
+  application_process_id: number | null;
+  source_name: string | null;
+  launch_env_latency_ms: number | null;
+  requested_latency_us: number | null;
+  granted_latency_us: number;
+  granted_fragment_us: number | null;
+  capture_latency_us: number;
+  source_configured_latency_us: number | null;
+  rule_min_frag: string | null;
+  held_down_by: LatencyHeldDownBy[];
+}
+
+export interface LatencyStatus {
+  server: {
+    kind: 'pulseaudio' | 'pipewire_pulse' | 'unknown';
+    version: string | null;
+    mechanism: LatencyMechanism;
+  };
+  configured: {
+    capture_ms: number;
+    mechanism: LatencyMechanism;
+    browsers: LatencyBrowser[];
+    files: string[];
+    in_effect: boolean | null;
+  } | null;
+  streams: LatencyCaptureStream[];
+  needs_restart: string[];
+  notes: string[];
+}
+
+export interface LatencySetResult {
+  capture_ms: number | null;
+  mechanism: LatencyMechanism | null;
+  dry_run: boolean;
+  changed_files: string[];
+  skipped_files: string[];
+  needs_restart: string[];
+  message: string;
+}
+
 export interface ResultByType {
   version: Version;
   processes: Processes;
@@ -304,6 +374,8 @@ export interface ResultByType {
   audio_server_info: AudioServerInfo;
   audio_streams: AudioStreams;
   doctor: DoctorReport;
+  latency_status: LatencyStatus;
+  latency_set: LatencySetResult;
 }
 
 export type HostEvent =
@@ -359,6 +431,7 @@ const oneOf =
   (v): v is T =>
     typeof v === 'string' && (values as readonly string[]).includes(v);
 const inRange = (v: unknown, min: number, max: number): boolean => isUint(v) && v >= min && v <= max;
+const isLatencyBrowser = oneOf<LatencyBrowser>('chromium', 'chrome', 'firefox');
 /** An object whose listed fields all pass their guards (extra fields are allowed). */
 const shape =
   <T>(fields: { [K in keyof T]-?: Guard<T[K]> }): Guard<T> =>
@@ -376,7 +449,15 @@ export function isExtensionToHost(v: unknown): v is ExtensionToHost {
     case 'audio_server_info':
     case 'audio_streams':
     case 'doctor':
+    case 'latency_status':
       return true;
+    case 'latency_set':
+      return (
+        'capture_ms' in v &&
+        (v.capture_ms === null || inRange(v.capture_ms, CAPTURE_MS.min, CAPTURE_MS.max)) &&
+        (v.dry_run === undefined || isBool(v.dry_run)) &&
+        optional(arrayOf(isLatencyBrowser), v.browsers)
+      );
     case 'processes':
       return optional(isPid, v.browser_pid);
     case 'cpu_sample':
@@ -592,6 +673,64 @@ export const isDoctorReport = shape<DoctorReport>({
   ),
 });
 
+const isLatencyMechanism = oneOf<LatencyMechanism>('pipewire_pulse_rule', 'launch_environment');
+const isStringList = arrayOf(isString);
+
+export const isLatencyStatus = shape<LatencyStatus>({
+  server: shape<LatencyStatus['server']>({
+    kind: oneOf<LatencyStatus['server']['kind']>('pulseaudio', 'pipewire_pulse', 'unknown'),
+    version: nullable(isString),
+    mechanism: isLatencyMechanism,
+  }),
+  configured: nullable(
+    shape<NonNullable<LatencyStatus['configured']>>({
+      capture_ms: isUint,
+      mechanism: isLatencyMechanism,
+      browsers: arrayOf(isLatencyBrowser),
+      files: isStringList,
+      in_effect: nullable(isBool),
+    }),
+  ),
+  streams: arrayOf(
+    shape<LatencyCaptureStream>({
+      index: isUint,
+      browser: isLatencyBrowser,
+      client_name: nullable(isString),
+      application_process_id: nullable(isUint),
+      source_name: nullable(isString),
+      launch_env_latency_ms: nullable(isUint),
+      requested_latency_us: nullable(isUint),
+      granted_latency_us: isUint,
+      granted_fragment_us: nullable(isUint),
+      capture_latency_us: isUint,
+      source_configured_latency_us: nullable(isUint),
+      rule_min_frag: nullable(isString),
+      held_down_by: arrayOf(
+        shape<LatencyHeldDownBy>({
+          index: isUint,
+          client_name: nullable(isString),
+          application_name: nullable(isString),
+          application_process_id: nullable(isUint),
+          application_process_binary: nullable(isString),
+          latency_us: isUint,
+        }),
+      ),
+    }),
+  ),
+  needs_restart: isStringList,
+  notes: isStringList,
+});
+
+export const isLatencySetResult = shape<LatencySetResult>({
+  capture_ms: nullable(isUint),
+  mechanism: nullable(isLatencyMechanism),
+  dry_run: isBool,
+  changed_files: isStringList,
+  skipped_files: isStringList,
+  needs_restart: isStringList,
+  message: isString,
+});
+
 const resultGuards: { [K in RequestType]: Guard<ResultByType[K]> } = {
   version: isVersion,
   processes: isProcesses,
@@ -601,6 +740,8 @@ const resultGuards: { [K in RequestType]: Guard<ResultByType[K]> } = {
   audio_server_info: isAudioServerInfo,
   audio_streams: shape<AudioStreams>({ streams: arrayOf(isAudioStream) }),
   doctor: isDoctorReport,
+  latency_status: isLatencyStatus,
+  latency_set: isLatencySetResult,
 };
 
 /** Checks a `result` payload against the request type it answers. */
