@@ -5,13 +5,14 @@ import { browserSettingsStore } from '../shared/settings.ts';
 import { createAudioMonitor } from './audio-monitor.ts';
 import type { BackgroundContext, Feature } from './context.ts';
 import { browserHostClient } from './host-client.ts';
+import { startLatency } from './latency-feature.ts';
 import { createPopupHub, type PopupPortLike } from './popup-hub.ts';
 import { createTabViews } from './popup-tab-views.ts';
 import { startRelease } from './release-feature.ts';
 import { installTestSurface } from './test-surface.ts';
 
 /** Features started with the shared context; issue 4's release-on-mute adds its start function here. */
-const FEATURES: Feature[] = [startRelease];
+const FEATURES: Feature[] = [startRelease, startLatency];
 
 const log = (m: string) => console.debug(`[micoff] ${m}`);
 const host = browserHostClient(log);

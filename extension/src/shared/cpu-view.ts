@@ -15,6 +15,9 @@ export interface CpuView {
   window_ms: number;
   browser_cpu_pct: number;
   audio_server_cpu_pct: number;
+  /** The audio path: the audio server, Chromium's audio service, and the audio threads of every other
+   * process (capture, processing, WebRTC's audio, libpulse's mainloop). */
+  audio_path_cpu_pct: number;
   threads: CpuRow[];
 }
 
@@ -28,13 +31,16 @@ const isAudioProcess = (role: string): boolean => role === 'audio_service' || AU
 export function cpuView(report: CpuReport, limit = 8): CpuView {
   let browser = 0;
   let server = 0;
+  let path = 0;
   const rows: CpuRow[] = [];
   for (const p of report.processes) {
     if (AUDIO_SERVER_ROLES.has(p.role)) server += p.cpu_pct;
     else browser += p.cpu_pct;
     const all = isAudioProcess(p.role);
+    if (all) path += p.cpu_pct;
     for (const t of p.threads) {
       if (!all && !AUDIO_THREAD.test(t.comm)) continue;
+      if (!all) path += t.cpu_pct;
       rows.push({
         pid: p.pid,
         tid: t.tid,
@@ -50,6 +56,7 @@ export function cpuView(report: CpuReport, limit = 8): CpuView {
     window_ms: report.window_ms,
     browser_cpu_pct: browser,
     audio_server_cpu_pct: server,
+    audio_path_cpu_pct: path,
     threads: rows.slice(0, limit),
   };
 }

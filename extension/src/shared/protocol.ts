@@ -15,6 +15,8 @@ export const MAX_PIDS = 256;
 export const MAX_PID = 2_147_483_647;
 export const MAX_IN_FLIGHT = 32;
 export const MAX_SUBSCRIPTIONS = 8;
+/** `latency_set` `capture_ms`: what the host accepts (null resets to the browser's default). */
+export const CAPTURE_MS = { min: 10, max: 200 } as const;
 
 export const ErrorCode = {
   InvalidJson: 1,
@@ -43,7 +45,10 @@ export type ExtensionToHost =
   | { id: RequestId; type: 'unsubscribe'; subscription: number }
   | { id: RequestId; type: 'audio_server_info' }
   | { id: RequestId; type: 'audio_streams' }
-  | { id: RequestId; type: 'doctor' };
+  | { id: RequestId; type: 'doctor' }
+  | { id: RequestId; type: 'latency_status' }
+  /** `capture_ms: null` resets to the browser's default; `dry_run` says what would change. */
+  | { id: RequestId; type: 'latency_set'; capture_ms: number | null; dry_run?: boolean | null };
 
 export type RequestType = ExtensionToHost['type'];
 export const REQUEST_TYPES: readonly RequestType[] = [
@@ -55,6 +60,8 @@ export const REQUEST_TYPES: readonly RequestType[] = [
   'audio_server_info',
   'audio_streams',
   'doctor',
+  'latency_status',
+  'latency_set',
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -281,6 +288,61 @@ export interface DoctorReport {
   findings: DoctorReportFinding[];
 }
 
+/** Which audio server `latency_status` found (pipewire-pulse is PipeWire's Pulse server). */
+export type LatencyServerKind = 'pulseaudio' | 'pipewire_pulse' | 'unknown';
+/** How micoff applies a capture latency: a pipewire-pulse rule for the browsers' capture clients, or
+ * PULSE_LATENCY_MSEC in the browsers' launch environment (PulseAudio, and the fallback). */
+export type LatencyMechanism = 'pipewire_pulse_rule' | 'launch_environment' | (string & {});
+
+/** What micoff has configured (null in `LatencyStatus.configured` when nothing). */
+export interface LatencyConfigured {
+  capture_ms: number;
+  mechanism: LatencyMechanism;
+  /** The files micoff wrote. */
+  files: string[];
+  /** Every browser capture stream is granted at least what was set (less 5 ms). */
+  in_effect: boolean;
+  /** What would need a restart for it to be in effect (`pipewire-pulse`, `chromium`, ...). */
+  needs_restart: string[];
+}
+
+/** Another recorder on the same source whose lower latency the server grants to everyone (PulseAudio). */
+export interface LatencyHolder {
+  index: number;
+  client_name: string | null;
+  application_process_id: number | null;
+  latency_us: number;
+}
+
+/** A browser's record stream at the server, with what it was granted. */
+export interface LatencyStream {
+  index: number;
+  browser: 'chromium' | 'firefox' | 'other' | (string & {});
+  client_name: string | null;
+  application_process_id: number | null;
+  source_name: string | null;
+  /** The stream's buffer latency as the server reports it (pactl "Buffer Latency"). */
+  granted_latency_us: number;
+  /** The record fragment when the server exposes it. */
+  granted_fragment_us: number | null;
+  source_configured_latency_us: number | null;
+  held_down_by: LatencyHolder[];
+}
+
+export interface LatencyStatus {
+  server: { kind: LatencyServerKind; version: string | null };
+  configured: LatencyConfigured | null;
+  streams: LatencyStream[];
+}
+
+export interface LatencySetResult {
+  changed_files: string[];
+  mechanism: LatencyMechanism;
+  needs_restart: string[];
+  /** What happened, for a person. */
+  message: string;
+}
+
 export interface SubscriptionResult {
   subscription: number;
 }
@@ -299,6 +361,8 @@ export interface ResultByType {
   audio_server_info: AudioServerInfo;
   audio_streams: AudioStreams;
   doctor: DoctorReport;
+  latency_status: LatencyStatus;
+  latency_set: LatencySetResult;
 }
 
 export type HostEvent =
@@ -371,7 +435,13 @@ export function isExtensionToHost(v: unknown): v is ExtensionToHost {
     case 'audio_server_info':
     case 'audio_streams':
     case 'doctor':
+    case 'latency_status':
       return true;
+    case 'latency_set':
+      return (
+        (v.capture_ms === null || inRange(v.capture_ms, CAPTURE_MS.min, CAPTURE_MS.max)) &&
+        optional(isBool, v.dry_run)
+      );
     case 'processes':
       return optional(isPid, v.browser_pid);
     case 'cpu_sample':
@@ -586,6 +656,49 @@ export const isDoctorReport = shape<DoctorReport>({
   ),
 });
 
+export const isLatencyStatus = shape<LatencyStatus>({
+  server: shape<LatencyStatus['server']>({
+    kind: oneOf<LatencyServerKind>('pulseaudio', 'pipewire_pulse', 'unknown'),
+    version: nullable(isString),
+  }),
+  configured: nullable(
+    shape<LatencyConfigured>({
+      capture_ms: isUint,
+      mechanism: isString,
+      files: arrayOf(isString),
+      in_effect: isBool,
+      needs_restart: arrayOf(isString),
+    }),
+  ),
+  streams: arrayOf(
+    shape<LatencyStream>({
+      index: isUint,
+      browser: isString,
+      client_name: nullable(isString),
+      application_process_id: nullable(isUint),
+      source_name: nullable(isString),
+      granted_latency_us: isUint,
+      granted_fragment_us: nullable(isUint),
+      source_configured_latency_us: nullable(isUint),
+      held_down_by: arrayOf(
+        shape<LatencyHolder>({
+          index: isUint,
+          client_name: nullable(isString),
+          application_process_id: nullable(isUint),
+          latency_us: isUint,
+        }),
+      ),
+    }),
+  ),
+});
+
+export const isLatencySetResult = shape<LatencySetResult>({
+  changed_files: arrayOf(isString),
+  mechanism: isString,
+  needs_restart: arrayOf(isString),
+  message: isString,
+});
+
 const resultGuards: { [K in RequestType]: Guard<ResultByType[K]> } = {
   version: isVersion,
   processes: isProcesses,
@@ -595,6 +708,8 @@ const resultGuards: { [K in RequestType]: Guard<ResultByType[K]> } = {
   audio_server_info: isAudioServerInfo,
   audio_streams: shape<AudioStreams>({ streams: arrayOf(isAudioStream) }),
   doctor: isDoctorReport,
+  latency_status: isLatencyStatus,
+  latency_set: isLatencySetResult,
 };
 
 /** Checks a `result` payload against the request type it answers. */

@@ -1,0 +1,57 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { LatencyReply } from '../shared/latency-messages.ts';
+import type { AudioSnapshot } from '../shared/messages.ts';
+import type { AudioStream } from '../shared/protocol.ts';
+import { audioPathLine, latencyLine, tabStreamIndices } from './latency-section.ts';
+
+const rec = (index: number, description: string) =>
+  ({ kind: 'record', index, device_description: description, device_props: {} }) as unknown as AudioStream;
+
+test('tabStreamIndices: the record streams on the sources the tab captures from', () => {
+  const audio = { connected: true, server: null, reason: null, streams: [rec(1, 'Mic A'), rec(2, 'Mic B')] };
+  assert.deepEqual(tabStreamIndices(audio as AudioSnapshot, ['Mic B']), [2]);
+  assert.deepEqual(tabStreamIndices(audio as AudioSnapshot, []), []);
+  assert.deepEqual(tabStreamIndices(null, ['Mic B']), []);
+});
+
+test('latencyLine: granted, configured, pending restart, managed, host missing', () => {
+  const reply: LatencyReply = {
+    managed: { managed: true, capture_ms: 40 },
+    set: null,
+    error: null,
+    status: {
+      server: { kind: 'pipewire_pulse', version: '1.4.2' },
+      configured: {
+        capture_ms: 40,
+        mechanism: 'pipewire_pulse_rule',
+        files: [],
+        in_effect: false,
+        needs_restart: ['pipewire-pulse'],
+      },
+      streams: [
+        {
+          index: 3,
+          browser: 'chromium',
+          client_name: 'Chromium input',
+          application_process_id: 5,
+          source_name: 'mic',
+          granted_latency_us: 10_000,
+          granted_fragment_us: 10_000,
+          source_configured_latency_us: null,
+          held_down_by: [],
+        },
+      ],
+    },
+  };
+  assert.equal(
+    latencyLine(reply, []),
+    'Capture latency granted by the server: 10 ms. Configured: 40 ms, set by your administrator. Not in effect yet: restart pipewire-pulse.',
+  );
+  assert.match(
+    latencyLine({ ...reply, status: null, error: 'host not installed' }, []),
+    /host not installed/,
+  );
+  assert.match(latencyLine(null, []), /asking/);
+  assert.match(audioPathLine(3.25), /3.3 % of one core/);
+});
