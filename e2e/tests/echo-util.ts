@@ -1,0 +1,83 @@
+// Helpers of the echo specs (capture-latency-aec, capture-latency-guard): a rig whose default sink is
+// heard by the microphone, and one call of echo.html in a fresh browser measured for its echo.
+import { type AudioRig, startAudioRig } from '../rig/audio-rig.ts';
+import { launchChromium } from '../rig/chromium.ts';
+import { MeetingPage, type MeetingStats } from '../rig/meeting-page.ts';
+import type { PageServer } from '../rig/page-server.ts';
+import { whenStreams } from './release-util.ts';
+
+/** AEC3 converges within a few seconds of far-end speech; the window starts after it. */
+export const WARMUP_MS = 6000;
+export const WINDOW_MS = Number(process.env.MICOFF_AEC_WINDOW_MS ?? 10_000);
+
+export interface EchoConfig {
+  name: string;
+  latencyMs: number | null;
+  constraints: MediaStreamConstraints;
+  withExtension: boolean;
+}
+
+export interface EchoFigures {
+  /** Mean energy per second of what the page sends (media-source totalAudioEnergy / duration). */
+  energy_rate: number;
+  concealed_ratio: number | null;
+  settings: MediaTrackSettings | null;
+  constraints: MediaTrackConstraints | null;
+}
+
+export const dB = (x: number) => 10 * Math.log10(Math.max(x, 1e-12));
+
+function delta(a: MeetingStats, b: MeetingStats): EchoFigures {
+  const e = (b.source?.totalAudioEnergy ?? 0) - (a.source?.totalAudioEnergy ?? 0);
+  const d = (b.source?.totalSamplesDuration ?? 0) - (a.source?.totalSamplesDuration ?? 0);
+  const concealed = (b.inbound?.concealedSamples ?? 0) - (a.inbound?.concealedSamples ?? 0);
+  const total = (b.inbound?.totalSamplesReceived ?? 0) - (a.inbound?.totalSamplesReceived ?? 0);
+  return {
+    energy_rate: d > 0 ? e / d : 0,
+    concealed_ratio: total > 0 ? concealed / total : null,
+    settings: b.track?.settings ?? null,
+    constraints: null,
+  };
+}
+
+/** The default sink is the one the mic hears: what the browser plays comes back as echo. */
+export async function startEchoRig(kind: 'pulseaudio' | 'pipewire'): Promise<AudioRig> {
+  const rig = await startAudioRig(kind, { reader: false, tone: false });
+  await rig.pactl(['set-default-sink', 'spk']);
+  return rig;
+}
+
+/** One call in a fresh browser: warm up, then the echo figures over the window. */
+export async function measureEcho(
+  rig: AudioRig,
+  pages: PageServer,
+  c: EchoConfig,
+  windowMs = WINDOW_MS,
+): Promise<EchoFigures> {
+  const env = { ...rig.clientEnv };
+  if (c.latencyMs === null) delete env.PULSE_LATENCY_MSEC;
+  else env.PULSE_LATENCY_MSEC = String(c.latencyMs);
+  const browser = await launchChromium({ env, withExtension: c.withExtension });
+  try {
+    const q = new URLSearchParams({ constraints: JSON.stringify(c.constraints) });
+    const call = await MeetingPage.open(browser.context, pages.url(`echo.html?${q}`));
+    await call.ready();
+    await whenStreams(rig, 'Chromium capturing', (n) => n === 1);
+    await new Promise((r) => setTimeout(r, WARMUP_MS));
+    const a = await call.stats();
+    await new Promise((r) => setTimeout(r, windowMs));
+    const b = await call.stats();
+    const figures = delta(a, b);
+    // What the page's track says it was asked (getConstraints), as echo.js reads it.
+    figures.constraints = await call.page.evaluate(
+      () =>
+        (window as unknown as { farEnd(): { constraints: MediaTrackConstraints | null } }).farEnd()
+          .constraints,
+    );
+    await call.hangUp();
+    return figures;
+  } finally {
+    await browser.close();
+    await whenStreams(rig, 'no capture between configurations', (n) => n === 0, 5000).catch(() => {});
+  }
+}
