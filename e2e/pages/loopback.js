@@ -126,6 +126,7 @@ function startCall(title, start) {
             totalSamplesDuration: r.totalSamplesDuration ?? null,
             totalSamplesReceived: r.totalSamplesReceived ?? null,
             concealedSamples: r.concealedSamples ?? null,
+            concealmentEvents: r.concealmentEvents ?? null,
             packetsReceived: r.packetsReceived ?? 0,
             bytesReceived: r.bytesReceived ?? 0,
           };

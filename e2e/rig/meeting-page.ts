@@ -20,6 +20,7 @@ export interface MeetingStats {
     totalSamplesDuration: number | null;
     totalSamplesReceived: number | null;
     concealedSamples?: number | null;
+    concealmentEvents?: number | null;
     packetsReceived: number;
     bytesReceived: number;
   } | null;
