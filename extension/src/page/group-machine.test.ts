@@ -1,0 +1,285 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { FakeTimers, tick } from '../background/fakes.test-util.ts';
+import type { PolicyAnswer, ReleaseConfig } from './bridge.ts';
+import { createGroupMachine, groupState, KEPT_BY_POLICY, type MachineGroup } from './group-machine.ts';
+
+interface M {
+  enabled: boolean;
+  ended: boolean;
+}
+interface G extends MachineGroup {
+  members: Set<M>;
+}
+
+const RECORDING = 'recording';
+
+/** One group with one enabled track, the machine over fake effects, and what the effects saw. */
+function setup(opts: { lastOnAgo?: number } = {}) {
+  const timers = new FakeTimers();
+  const track: M = { enabled: true, ended: false };
+  const g: G = {
+    label: 'Mic',
+    members: new Set([track]),
+    state: 'on',
+    lastOnMs: timers.now - (opts.lastOnAgo ?? 0),
+    timer: null,
+    kept: null,
+    seq: 0,
+  };
+  const world = {
+    config: { delayMs: 3000, release: true, reason: null } as ReleaseConfig,
+    hold: null as string | null,
+    log: [] as string[],
+    questions: [] as ((a: PolicyAnswer) => void)[],
+    reopens: [] as { resolve: (ok: boolean) => void; reject: (e: Error) => void }[],
+  };
+  const machine = createGroupMachine<G>({
+    now: () => timers.now,
+    setTimer: (cb, ms) => timers.setTimeout(cb, ms),
+    clearTimer: (h) => timers.clearTimeout(h),
+    config: () => world.config,
+    holdReason: () => world.hold,
+    askPolicy: () => {
+      world.log.push('ask');
+      return new Promise((resolve) => world.questions.push(resolve));
+    },
+    stopTracks: () => world.log.push('stop'),
+    reacquire: () => {
+      world.log.push('reacquire');
+      return new Promise((resolve, reject) => world.reopens.push({ resolve, reject }));
+    },
+    endTracks: (x) => {
+      world.log.push('end');
+      for (const m of x.members) m.ended = true;
+    },
+    changed: () => {},
+  });
+  const set = (m: M, enabled: boolean) => {
+    m.enabled = enabled;
+    machine.evaluate(g);
+  };
+  /** Answer the oldest policy question and let the machine act on it. */
+  const answer = async (a: PolicyAnswer) => {
+    const q = world.questions.shift();
+    assert.ok(q, 'a policy question is pending');
+    q(a);
+    await tick();
+  };
+  const reopen = async (ok: boolean | Error) => {
+    const r = world.reopens.shift();
+    assert.ok(r, 'a reacquire is pending');
+    if (ok instanceof Error) r.reject(ok);
+    else r.resolve(ok);
+    await tick();
+  };
+  /** Mute (and wait out the delay), allow, and check the device is released. */
+  const release = async () => {
+    set(track, false);
+    timers.advance(world.config.delayMs);
+    await answer({ allow: true, reason: null });
+    assert.equal(groupState(g), 'released');
+  };
+  machine.evaluate(g);
+  return { timers, track, g, world, machine, set, answer, reopen, release };
+}
+
+test('mute: released after the delay, once the background allows', async () => {
+  const { timers, track, g, world, set, answer } = setup();
+  set(track, false);
+  assert.equal(timers.pending(), 1);
+  timers.advance(2999);
+  assert.deepEqual(world.log, []);
+  assert.equal(groupState(g), 'capturing');
+  timers.advance(1);
+  assert.deepEqual(world.log, ['ask']);
+  await answer({ allow: true, reason: null });
+  assert.deepEqual(world.log, ['ask', 'stop']);
+  assert.equal(g.state, 'off');
+  assert.equal(groupState(g), 'released');
+});
+
+test('a device on for longer than the delay is released at once (Firefox rule)', async () => {
+  const { timers, track, world, set } = setup({ lastOnAgo: 60_000 });
+  set(track, false);
+  timers.advance(0);
+  assert.deepEqual(world.log, ['ask']);
+});
+
+test('enable during a pending release cancels it', async () => {
+  const { timers, track, g, world, set } = setup();
+  set(track, false);
+  timers.advance(1000);
+  set(track, true);
+  assert.equal(timers.pending(), 0);
+  timers.advance(10_000);
+  assert.deepEqual(world.log, []);
+  assert.equal(groupState(g), 'capturing');
+});
+
+test('enable while the policy question is in flight: the answer is ignored', async () => {
+  const { timers, track, g, world, set, answer } = setup();
+  set(track, false);
+  timers.advance(3000);
+  set(track, true);
+  await answer({ allow: true, reason: null });
+  assert.deepEqual(world.log, ['ask']);
+  assert.equal(g.state, 'on');
+});
+
+test('policy says no: kept open with its reason, and not asked again until something changes', async () => {
+  const { timers, track, g, world, set, answer, machine } = setup();
+  set(track, false);
+  timers.advance(3000);
+  await answer({ allow: false, reason: 'Bluetooth headset' });
+  assert.equal(groupState(g), 'not_released');
+  assert.equal(g.kept, 'Bluetooth headset');
+  machine.evaluate(g); // e.g. another disabled track reported
+  timers.advance(10_000);
+  assert.deepEqual(world.log, ['ask']);
+  set(track, true); // unmute clears the reason; the next mute asks again
+  assert.equal(g.kept, null);
+  set(track, false);
+  timers.advance(3000);
+  assert.deepEqual(world.log, ['ask', 'ask']);
+  await answer({ allow: false, reason: null });
+  assert.equal(g.kept, KEPT_BY_POLICY);
+});
+
+test('release off for the site: kept at once without a timer; a new config reconsiders', async () => {
+  const { timers, track, g, world, set, machine, answer } = setup();
+  world.config = { delayMs: 3000, release: false, reason: 'release is off for this site' };
+  set(track, false);
+  assert.equal(timers.pending(), 0);
+  assert.equal(groupState(g), 'not_released');
+  assert.equal(g.kept, 'release is off for this site');
+  world.config = { delayMs: 500, release: true, reason: null };
+  machine.reconsider(g);
+  assert.equal(groupState(g), 'capturing');
+  timers.advance(500);
+  await answer({ allow: true, reason: null });
+  assert.equal(groupState(g), 'released');
+});
+
+test('a recorder holding the device keeps it open until it stops', async () => {
+  const { timers, track, g, world, set, machine, answer } = setup();
+  world.hold = RECORDING;
+  set(track, false);
+  timers.advance(3000);
+  assert.deepEqual(world.log, []); // not even asked
+  assert.equal(g.kept, RECORDING);
+  assert.equal(groupState(g), 'not_released');
+  machine.unhold(g, 'something else'); // another hold's end does not clear this one
+  assert.equal(g.kept, RECORDING);
+  world.hold = null;
+  machine.unhold(g, RECORDING); // the recorder stopped
+  assert.equal(g.kept, null);
+  timers.advance(0); // on for longer than the delay by now
+  await answer({ allow: true, reason: null });
+  assert.equal(groupState(g), 'released');
+});
+
+test('a recorder that starts while the release waits for its delay keeps the device', async () => {
+  const { timers, track, g, world, set } = setup();
+  set(track, false);
+  timers.advance(1000);
+  world.hold = RECORDING;
+  timers.advance(2000);
+  assert.deepEqual(world.log, []);
+  assert.equal(g.kept, RECORDING);
+});
+
+test('unmute while released: reacquire, then capturing; the delay counts from the reopen', async () => {
+  const { timers, track, g, world, set, reopen, answer } = setup({ lastOnAgo: 60_000 });
+  set(track, false);
+  timers.advance(0);
+  await answer({ allow: true, reason: null });
+  timers.advance(5000);
+  set(track, true);
+  assert.equal(g.state, 'acquiring');
+  assert.equal(groupState(g), 'capturing');
+  await reopen(true);
+  assert.equal(g.state, 'on');
+  assert.equal(g.lastOnMs, timers.now);
+  set(track, false); // muted right after: the full delay again
+  timers.advance(2999);
+  assert.deepEqual(world.log, ['ask', 'stop', 'reacquire']);
+  timers.advance(1);
+  assert.deepEqual(world.log, ['ask', 'stop', 'reacquire', 'ask']);
+});
+
+test('muted again while reacquiring: on once reopened, then released after the delay', async () => {
+  const { timers, track, g, world, set, reopen, release, answer } = setup();
+  await release();
+  set(track, true);
+  set(track, false); // still acquiring: nothing to release yet
+  assert.equal(timers.pending(), 0);
+  await reopen(true);
+  assert.equal(g.state, 'on');
+  assert.equal(timers.pending(), 1);
+  timers.advance(3000);
+  await answer({ allow: true, reason: null });
+  assert.deepEqual(world.log, ['ask', 'stop', 'reacquire', 'ask', 'stop']);
+});
+
+test('failure on reacquire ends the tracks (as on unplug)', async () => {
+  for (const outcome of [false, new Error('bookkeeping failed')]) {
+    const { track, g, world, set, reopen, release } = setup();
+    await release();
+    set(track, true);
+    await reopen(outcome);
+    assert.deepEqual(world.log, ['ask', 'stop', 'reacquire', 'end']);
+    assert.equal(track.ended, true);
+    assert.equal(g.state, 'off');
+    assert.equal(groupState(g), 'ended');
+  }
+});
+
+test('stop while released: the group ends without reopening the device', async () => {
+  const { track, g, world, machine, release } = setup();
+  await release();
+  track.ended = true; // the page's stop()
+  machine.evaluate(g);
+  assert.deepEqual(world.log, ['ask', 'stop']);
+  assert.equal(groupState(g), 'ended');
+});
+
+test('stop during a pending release cancels it', async () => {
+  const { timers, track, g, world, set, machine } = setup();
+  set(track, false);
+  track.ended = true;
+  machine.evaluate(g);
+  assert.equal(timers.pending(), 0);
+  timers.advance(10_000);
+  assert.deepEqual(world.log, []);
+  assert.equal(groupState(g), 'ended');
+});
+
+test('clone made while released: a disabled clone keeps it released, an enabled one reopens it', async () => {
+  const { g, world, machine, reopen, release } = setup();
+  await release();
+  const clone: M = { enabled: false, ended: false };
+  g.members.add(clone);
+  machine.evaluate(g);
+  assert.equal(groupState(g), 'released');
+  clone.enabled = true;
+  machine.evaluate(g);
+  assert.equal(g.state, 'acquiring');
+  await reopen(true);
+  assert.equal(groupState(g), 'capturing');
+  assert.deepEqual(world.log, ['ask', 'stop', 'reacquire']);
+});
+
+test('an enabled clone keeps the device on; stopping it lets the muted original go', async () => {
+  const { timers, track, g, world, set, machine, answer } = setup();
+  const clone: M = { enabled: true, ended: false };
+  g.members.add(clone);
+  set(track, false);
+  timers.advance(10_000);
+  assert.deepEqual(world.log, []);
+  clone.ended = true;
+  machine.evaluate(g);
+  timers.advance(3000);
+  await answer({ allow: true, reason: null });
+  assert.equal(groupState(g), 'released');
+});

@@ -1,0 +1,152 @@
+// One capture device's lifecycle in the page world: on -> (every live track disabled, delay, nothing
+// holds it, the background allows) -> off -> (a track enabled) -> acquiring -> on, or ended when the
+// device cannot be reopened. Pure: the page supplies the clock, timers, the background's answer and
+// what happens to the real tracks (effects), so the transitions run under `node --test`.
+import type { GroupState } from '../content/page-protocol.ts';
+import type { PolicyAnswer, ReleaseConfig } from './bridge.ts';
+import { decideGroup, type MemberView } from './release-policy.ts';
+
+/** on: the real tracks run; off: released (stopped); acquiring: getUserMedia is reopening them. */
+export type Phase = 'on' | 'off' | 'acquiring';
+
+/** What the machine reads and writes on a group (the page's Group adds its tracks and report fields). */
+export interface MachineGroup {
+  readonly label: string;
+  readonly members: Iterable<MemberView>;
+  state: Phase;
+  /** now() when the device was last turned on: the delay counts from there (Firefox's rule). */
+  lastOnMs: number;
+  /** The pending release's timer handle, null when none. */
+  timer: unknown;
+  /** Why a muted device is kept open; null when it is not being kept. */
+  kept: string | null;
+  /** Bumped by every decision that voids a pending release (timer or policy question in flight). */
+  seq: number;
+}
+
+export interface GroupEffects<G extends MachineGroup> {
+  now(): number;
+  setTimer(cb: () => void, ms: number): unknown;
+  clearTimer(handle: unknown): void;
+  /** The release settings the content script pushed for this site. */
+  config(): ReleaseConfig;
+  /** Something in the page keeps the device open right now (a recording), with why; else null. */
+  holdReason(g: G): string | null;
+  /** Ask the background (site switch, Bluetooth) whether the device may be released now. */
+  askPolicy(g: G): Promise<PolicyAnswer>;
+  /** Release: stop the real tracks (the page-visible ones stay live). */
+  stopTracks(g: G): void;
+  /** Reopen the device and swap fresh tracks in; false when it could not be (the device is gone). */
+  reacquire(g: G): Promise<boolean>;
+  /** The device cannot come back: end the page's tracks (they fire `ended`, as on unplug). */
+  endTracks(g: G): void;
+  /** The group's reportable state may have changed. */
+  changed(g: G): void;
+}
+
+export const KEPT_BY_POLICY = 'kept open by policy';
+export const RELEASE_OFF_FOR_SITE = 'release is off for this site';
+
+/** The state reported for a group (content script, badge, popup). */
+export function groupState(g: MachineGroup): GroupState {
+  let live = false;
+  for (const m of g.members) if (!m.ended) live = true;
+  if (!live) return 'ended';
+  if (g.state === 'off') return 'released';
+  return g.kept ? 'not_released' : 'capturing';
+}
+
+export interface GroupMachine<G extends MachineGroup> {
+  /** Re-decide after any change to the members (enabled, stopped, added) or to the config. */
+  evaluate(g: G): void;
+  /** Forget why the device was kept and any pending release, then decide afresh (new config). */
+  reconsider(g: G): void;
+  /** A hold (see holdReason) ended: drop it if it is why the device is kept, and decide afresh. */
+  unhold(g: G, reason: string): void;
+}
+
+export function createGroupMachine<G extends MachineGroup>(fx: GroupEffects<G>): GroupMachine<G> {
+  function cancelTimer(g: G): void {
+    if (g.timer !== null) fx.clearTimer(g.timer);
+    g.timer = null;
+  }
+
+  const allDisabled = (g: G) => decideGroup(g.members, 0, 0, 0).kind === 'release';
+  const stillWanted = (g: G, seq: number) => seq === g.seq && g.state === 'on' && allDisabled(g);
+
+  function evaluate(g: G): void {
+    const cfg = fx.config();
+    const action = decideGroup(g.members, cfg.delayMs, fx.now(), g.lastOnMs);
+    if (action.kind !== 'release') {
+      cancelTimer(g);
+      g.kept = null;
+      g.seq++;
+      if (action.kind === 'on' && g.state === 'off') void acquire(g);
+    } else if (g.state === 'on') {
+      if (!cfg.release) {
+        cancelTimer(g);
+        g.kept = cfg.reason ?? RELEASE_OFF_FOR_SITE;
+      } else if (g.timer === null && g.kept === null) {
+        const seq = ++g.seq;
+        g.timer = fx.setTimer(() => void fire(g, seq), action.waitMs);
+      }
+    }
+    fx.changed(g);
+  }
+
+  async function fire(g: G, seq: number): Promise<void> {
+    g.timer = null;
+    if (!stillWanted(g, seq)) return;
+    const hold = fx.holdReason(g);
+    if (hold !== null) {
+      g.kept = hold;
+      fx.changed(g);
+      return;
+    }
+    const answer = await fx.askPolicy(g);
+    if (!stillWanted(g, seq)) return;
+    if (!answer.allow) {
+      g.kept = answer.reason ?? KEPT_BY_POLICY;
+      fx.changed(g);
+      return;
+    }
+    fx.stopTracks(g);
+    g.state = 'off';
+    fx.changed(g);
+  }
+
+  function fail(g: G): void {
+    g.state = 'off';
+    fx.endTracks(g);
+    fx.changed(g);
+  }
+
+  async function acquire(g: G): Promise<void> {
+    g.state = 'acquiring';
+    fx.changed(g);
+    let ok = false;
+    try {
+      ok = await fx.reacquire(g);
+    } catch {} // our bookkeeping failed midway: the device is as good as gone
+    if (!ok) {
+      fail(g);
+      return;
+    }
+    g.state = 'on';
+    g.lastOnMs = fx.now();
+    evaluate(g);
+  }
+
+  return {
+    evaluate,
+    reconsider(g) {
+      cancelTimer(g);
+      g.kept = null;
+      evaluate(g);
+    },
+    unhold(g, reason) {
+      if (g.kept === reason) g.kept = null;
+      evaluate(g);
+    },
+  };
+}

@@ -1,0 +1,143 @@
+// Every built-in the interposition calls after install, captured once per realm before anything is
+// patched and before page scripts run. The page can replace any prototype method later; our own
+// bookkeeping always goes through these (hostile territory). Optional surfaces (WebRTC, WebAudio,
+// MediaRecorder, insertable streams) are null where the realm lacks them.
+
+export type Realm = Window & typeof globalThis;
+export type Track = MediaStreamTrack;
+
+type Getter<T, V> = (this: T) => V;
+type Generator = new (init: { kind: 'audio' }) => Track & { writable: WritableStream };
+type Processor = new (init: { track: Track }) => { readable: ReadableStream };
+
+export interface Originals {
+  readonly TrackProto: MediaStreamTrack;
+  readonly StreamProto: MediaStream;
+  readonly MediaDevicesProto: MediaDevices;
+  readonly mediaDevices: MediaDevices;
+  readonly construct: (target: unknown, args: unknown[], newTarget: unknown) => object;
+
+  readonly getUserMedia: MediaDevices['getUserMedia'];
+  readonly enumerateDevices: MediaDevices['enumerateDevices'];
+
+  readonly stop: Track['stop'];
+  readonly clone: Track['clone'];
+  readonly getSettings: Track['getSettings'];
+  readonly getConstraints: Track['getConstraints'];
+  readonly getCapabilities: Track['getCapabilities'];
+  readonly applyConstraints: Track['applyConstraints'];
+  readonly readyState: Getter<Track, MediaStreamTrackState>;
+  readonly getEnabled: Getter<Track, boolean>;
+  readonly setEnabled: (this: Track, v: boolean) => void;
+  readonly muted: Getter<Track, boolean>;
+  readonly label: Getter<Track, string>;
+  readonly isEnded: (t: Track) => boolean;
+
+  readonly addEventListener: EventTarget['addEventListener'];
+  readonly dispatchEvent: EventTarget['dispatchEvent'];
+  readonly Event: typeof Event;
+
+  readonly MediaStream: typeof MediaStream;
+  readonly getTracks: MediaStream['getTracks'];
+  readonly getAudioTracks: MediaStream['getAudioTracks'];
+  readonly addTrack: MediaStream['addTrack'];
+  readonly removeTrack: MediaStream['removeTrack'];
+
+  readonly setTimeout: (cb: () => void, ms: number) => number;
+  readonly clearTimeout: (handle: number) => void;
+  /** Monotonic, for the release delay. */
+  readonly now: () => number;
+  /** Wall clock, for the reported `since_ms`. */
+  readonly dateNow: () => number;
+
+  /** RTCRtpSender: the real `track` getter and `replaceTrack`. */
+  readonly senderTrack: Getter<RTCRtpSender, Track | null> | null;
+  readonly replaceTrack: RTCRtpSender['replaceTrack'] | null;
+
+  /** MediaRecorder's `stream` getter (the shadow it records). */
+  readonly recorderStream: Getter<MediaRecorder, MediaStream> | null;
+  /** Insertable streams, for recorders started while released (see patch/recorder.ts). */
+  readonly TrackGenerator: Generator | null;
+  readonly TrackProcessor: Processor | null;
+  readonly pipeTo: ReadableStream['pipeTo'] | null;
+  readonly AbortController: typeof AbortController | null;
+
+  readonly createMediaStreamSource: AudioContext['createMediaStreamSource'] | null;
+  readonly sourceNodeStream: Getter<MediaStreamAudioSourceNode, MediaStream> | null;
+  readonly connect: ((this: AudioNode, ...args: unknown[]) => unknown) | null;
+  readonly disconnect: ((this: AudioNode, ...args: unknown[]) => unknown) | null;
+}
+
+const getterOf = <T, V>(proto: object | undefined, key: string): Getter<T, V> | null =>
+  (proto && (Object.getOwnPropertyDescriptor(proto, key)?.get as Getter<T, V> | undefined)) || null;
+
+/** The realm's built-ins, or null when it lacks what the interposition needs (no capture there). */
+export function captureOriginals(w: Realm): Originals | null {
+  const TrackProto = w.MediaStreamTrack?.prototype;
+  const StreamProto = w.MediaStream?.prototype;
+  const MediaDevicesProto = w.MediaDevices?.prototype;
+  if (!TrackProto || !StreamProto || !MediaDevicesProto?.getUserMedia) return null;
+  const readyState = getterOf<Track, MediaStreamTrackState>(TrackProto, 'readyState');
+  const enabled = Object.getOwnPropertyDescriptor(TrackProto, 'enabled');
+  const muted = getterOf<Track, boolean>(TrackProto, 'muted');
+  const label = getterOf<Track, string>(TrackProto, 'label');
+  if (!readyState || !enabled?.get || !enabled.set || !muted || !label) return null;
+
+  const loose = w as unknown as {
+    MediaStreamTrackGenerator?: Generator;
+    MediaStreamTrackProcessor?: Processor;
+  };
+  const NodeProto = w.AudioNode?.prototype;
+  return {
+    TrackProto,
+    StreamProto,
+    MediaDevicesProto,
+    mediaDevices: w.navigator.mediaDevices,
+    construct: Reflect.construct as Originals['construct'],
+
+    getUserMedia: MediaDevicesProto.getUserMedia,
+    enumerateDevices: MediaDevicesProto.enumerateDevices,
+
+    stop: TrackProto.stop,
+    clone: TrackProto.clone,
+    getSettings: TrackProto.getSettings,
+    getConstraints: TrackProto.getConstraints,
+    getCapabilities: TrackProto.getCapabilities,
+    applyConstraints: TrackProto.applyConstraints,
+    readyState,
+    getEnabled: enabled.get,
+    setEnabled: enabled.set,
+    muted,
+    label,
+    isEnded: (t) => readyState.call(t) === 'ended',
+
+    addEventListener: w.EventTarget.prototype.addEventListener,
+    dispatchEvent: w.EventTarget.prototype.dispatchEvent,
+    Event: w.Event,
+
+    MediaStream: w.MediaStream,
+    getTracks: StreamProto.getTracks,
+    getAudioTracks: StreamProto.getAudioTracks,
+    addTrack: StreamProto.addTrack,
+    removeTrack: StreamProto.removeTrack,
+
+    setTimeout: w.setTimeout.bind(w) as Originals['setTimeout'],
+    clearTimeout: w.clearTimeout.bind(w),
+    now: w.performance.now.bind(w.performance),
+    dateNow: Date.now,
+
+    senderTrack: getterOf(w.RTCRtpSender?.prototype, 'track'),
+    replaceTrack: w.RTCRtpSender?.prototype.replaceTrack ?? null,
+
+    recorderStream: getterOf(w.MediaRecorder?.prototype, 'stream'),
+    TrackGenerator: loose.MediaStreamTrackGenerator ?? null,
+    TrackProcessor: loose.MediaStreamTrackProcessor ?? null,
+    pipeTo: w.ReadableStream?.prototype.pipeTo ?? null,
+    AbortController: w.AbortController ?? null,
+
+    createMediaStreamSource: w.AudioContext?.prototype.createMediaStreamSource ?? null,
+    sourceNodeStream: getterOf(w.MediaStreamAudioSourceNode?.prototype, 'mediaStream'),
+    connect: (NodeProto?.connect as Originals['connect'] | undefined) ?? null,
+    disconnect: (NodeProto?.disconnect as Originals['disconnect'] | undefined) ?? null,
+  };
+}

@@ -1,0 +1,66 @@
+// getUserMedia (and its legacy callback forms): the page gets Chromium's own stream; its audio tracks
+// become members of their device's group (track-registry.ts) with the constraints to reopen them.
+import { groupKey, reacquireConstraints } from '../device-groups.ts';
+import { replaceMethod } from '../natives.ts';
+import type { Originals, Realm } from '../originals.ts';
+import type { Root, TrackRegistry } from '../track-registry.ts';
+
+/** Returns false when getUserMedia could not be replaced (then nothing else is worth patching). */
+export function patchGetUserMedia(w: Realm, o: Originals, reg: TrackRegistry): boolean {
+  function adopt(stream: MediaStream, constraints: MediaStreamConstraints | undefined): void {
+    let touched = false;
+    for (const t of o.getAudioTracks.call(stream)) {
+      if (reg.members.has(t) || o.isEnded(t)) continue;
+      const settings = o.getSettings.call(t);
+      const deviceId = groupKey(settings);
+      const root: Root = {
+        constraints: reacquireConstraints(constraints?.audio, deviceId),
+        pinned: Promise.resolve(),
+      };
+      root.pinned = reg.pinDevice(root, settings).catch(() => {});
+      const g = reg.groupFor(deviceId, o.label.call(t));
+      reg.addMember(t, t, g, root);
+      touched = true;
+    }
+    if (!touched) return;
+    reg.hideInactive(stream);
+    for (const g of reg.groups.values()) reg.evaluate(g);
+  }
+
+  const gum = replaceMethod(
+    o.MediaDevicesProto,
+    'getUserMedia',
+    (original) =>
+      ({
+        // Not `async`: the page could tell an AsyncFunction from the native method.
+        getUserMedia(this: MediaDevices, constraints?: MediaStreamConstraints) {
+          return original.call(this, constraints).then((stream) => {
+            try {
+              adopt(stream, constraints);
+            } catch {}
+            return stream;
+          });
+        },
+      }).getUserMedia,
+  );
+  const patchedGUM = o.MediaDevicesProto.getUserMedia;
+
+  // Legacy callback forms (navigator.webkitGetUserMedia, navigator.getUserMedia where present).
+  const NavProto = w.Navigator.prototype as unknown as Record<string, unknown>;
+  for (const name of ['getUserMedia', 'webkitGetUserMedia', 'mozGetUserMedia']) {
+    replaceMethod(NavProto, name, () => {
+      const legacy = {
+        [name](
+          this: Navigator,
+          c: MediaStreamConstraints,
+          ok: (s: MediaStream) => void,
+          fail?: (e: unknown) => void,
+        ) {
+          patchedGUM.call(this.mediaDevices, c).then(ok, fail);
+        },
+      };
+      return legacy[name] as unknown;
+    });
+  }
+  return gum !== null;
+}
