@@ -9,12 +9,15 @@
 //! - [`server`]: `run(reader, writer, deps)`, one task per request, one writer task.
 //! - [`backend`]: the real `Sampler` (micoff-proc), `AudioServer` (micoff-pulse, one client per
 //!   process) and `Doctor` (micoff-doctor).
-//! - [`cli`]: the subcommands (`sample`, `top`, `install`, `doctor`, `fix`, `bench`).
+//! - [`latency`]: capture latency (issue 12): status at the server, the pipewire-pulse rule and
+//!   desktop-entry writers.
+//! - [`cli`]: the subcommands (`sample`, `top`, `install`, `doctor`, `fix`, `bench`, `latency`).
 
 pub mod backend;
 pub mod cli;
 pub mod deps;
 pub mod framing;
+pub mod latency;
 pub mod protocol;
 pub mod server;
 

@@ -3,6 +3,7 @@
 //! in native messaging mode, so nothing here prints on its own).
 
 pub mod install;
+pub mod latency;
 pub mod report;
 pub mod sample;
 pub mod top;
@@ -57,6 +58,10 @@ pub enum Command {
     /// Measure what the audio path costs a low-latency client and the audio server.
     #[command(after_help = EXIT_CODES_HELP)]
     Bench(micoff_bench::BenchArgs),
+    /// Capture latency: what the server grants the browsers, and setting it (`status`, `set`,
+    /// `reset`).
+    #[command(after_help = EXIT_CODES_HELP)]
+    Latency(latency::LatencyArgs),
 }
 
 /// Runs a parsed command line; returns the exit code.
@@ -85,6 +90,10 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             }
         },
         Command::Bench(args) => micoff_bench::run(&args, out, err),
+        Command::Latency(args) => match runtime(err) {
+            Some(rt) => rt.block_on(latency::run(&args, &real_deps(), out, err)),
+            None => EXIT_ERROR,
+        },
         // The doctor queries the audio server itself (one-shot, micoff-pulse then pactl).
         Command::Doctor(args) => micoff_doctor::run_doctor(&args, None, out),
         Command::Fix(args) => micoff_doctor::run_fix(&args, out, err),

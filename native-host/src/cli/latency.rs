@@ -1,0 +1,219 @@
+//! `micoff-host latency status|set|reset`: the capture latency the audio server grants the
+//! browsers, and micoff's configuration of it (the library is `crate::latency`).
+
+use std::io::Write;
+
+use crate::cli::{EXIT_ERROR, EXIT_OK, EXIT_PARTIAL};
+use crate::deps::Deps;
+use crate::latency::{
+    self, Browser, LatencySetResult, LatencyStatus, Mechanism, Paths, SetRequest, CAPTURE_MS_MAX,
+    CAPTURE_MS_MIN,
+};
+
+#[derive(Debug, clap::Args)]
+pub struct LatencyArgs {
+    #[command(subcommand)]
+    pub command: LatencyCommand,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum LatencyCommand {
+    /// Per running browser, its capture streams at the server: asked, granted, what holds them
+    /// down; what micoff has configured, whether it is in effect, what needs a restart.
+    Status {
+        /// The status as JSON (PROTOCOL.md, `latency_status`).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Set the browsers' capture latency: a pipewire-pulse rule (capture clients only), or on
+    /// PulseAudio PULSE_LATENCY_MSEC in the browsers' desktop entries (playback changes too).
+    /// Restarts nothing: it says what needs a restart.
+    Set {
+        /// Capture latency in milliseconds.
+        #[arg(long, value_name = "N",
+              value_parser = clap::value_parser!(u32).range(i64::from(CAPTURE_MS_MIN)..=i64::from(CAPTURE_MS_MAX)))]
+        capture_ms: u32,
+        /// Only these browsers (repeatable; default all).
+        #[arg(long, value_enum)]
+        browser: Vec<Browser>,
+        /// Force a mechanism instead of the server's.
+        #[arg(long, value_enum)]
+        mechanism: Option<Mechanism>,
+        /// Show what would change; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// The result as JSON (PROTOCOL.md, `latency_set`).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove every latency file micoff wrote (back to the browsers' default, after the restart
+    /// it names).
+    Reset {
+        #[arg(long)]
+        dry_run: bool,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let paths = match Paths::from_process_env() {
+        Ok(p) => p,
+        Err(e) => {
+            let _ = writeln!(err, "micoff-host latency: {e}");
+            return EXIT_ERROR;
+        }
+    };
+    let (req, json) = match &args.command {
+        LatencyCommand::Status { json } => {
+            let st = latency::status(deps.audio.as_ref(), &paths).await;
+            let written = if *json {
+                serde_json::to_string_pretty(&st)
+                    .map_err(std::io::Error::other)
+                    .and_then(|s| writeln!(out, "{s}"))
+            } else {
+                write_status(out, &st)
+            };
+            return if written.is_ok() { EXIT_OK } else { EXIT_ERROR };
+        }
+        LatencyCommand::Set {
+            capture_ms,
+            browser,
+            mechanism,
+            dry_run,
+            json,
+        } => (
+            SetRequest {
+                capture_ms: Some(*capture_ms),
+                browsers: browser.clone(),
+                mechanism: *mechanism,
+                dry_run: *dry_run,
+            },
+            *json,
+        ),
+        LatencyCommand::Reset { dry_run, json } => (
+            SetRequest {
+                capture_ms: None,
+                browsers: Vec::new(),
+                mechanism: None,
+                dry_run: *dry_run,
+            },
+            *json,
+        ),
+    };
+    match latency::set(deps.audio.as_ref(), &paths, &req).await {
+        Ok(r) => {
+            let written = if json {
+                serde_json::to_string_pretty(&r)
+                    .map_err(std::io::Error::other)
+                    .and_then(|s| writeln!(out, "{s}"))
+            } else {
+                write_set(out, &r)
+            };
+            if written.is_err() {
+                EXIT_ERROR
+            } else if r.skipped_files.is_empty() {
+                EXIT_OK
+            } else {
+                EXIT_PARTIAL
+            }
+        }
+        Err(e) => {
+            let _ = writeln!(err, "micoff-host latency: {e}");
+            EXIT_ERROR
+        }
+    }
+}
+
+fn ms(us: u64) -> String {
+    format!("{:.1} ms", us as f64 / 1000.0)
+}
+
+fn write_status(out: &mut dyn Write, st: &LatencyStatus) -> std::io::Result<()> {
+    let kind = match st.server.kind {
+        latency::ServerKind::Pulseaudio => "PulseAudio",
+        latency::ServerKind::PipewirePulse => "pipewire-pulse (PipeWire)",
+        latency::ServerKind::Unknown => "unknown",
+    };
+    writeln!(
+        out,
+        "audio server: {kind} {} (micoff would use: {})",
+        st.server.version.as_deref().unwrap_or("?"),
+        st.server.mechanism.name()
+    )?;
+    match &st.configured {
+        None => writeln!(out, "configured: nothing (browser default)")?,
+        Some(c) => writeln!(
+            out,
+            "configured: capture {} ms for {} via {} ({}); in effect: {}",
+            c.capture_ms,
+            c.browsers
+                .iter()
+                .map(|b| b.name())
+                .collect::<Vec<_>>()
+                .join(", "),
+            c.mechanism.name(),
+            c.files.join(", "),
+            match c.in_effect {
+                Some(true) => "yes",
+                Some(false) => "no",
+                None => "unknown (no capture stream open)",
+            }
+        )?,
+    }
+    if st.streams.is_empty() {
+        writeln!(out, "capture streams: none open")?;
+    }
+    for s in &st.streams {
+        writeln!(
+            out,
+            "stream #{} {} \"{}\" pid {} on {}: capture {} (buffer {}, fragment {}), asked {}, \
+             source configured {}{}",
+            s.index,
+            s.browser.name(),
+            s.client_name.as_deref().unwrap_or("?"),
+            s.application_process_id
+                .map_or_else(|| "?".into(), |p| p.to_string()),
+            s.source_name.as_deref().unwrap_or("?"),
+            ms(s.capture_latency_us),
+            ms(s.granted_latency_us),
+            s.granted_fragment_us.map_or_else(|| "not shown".into(), ms),
+            s.requested_latency_us.map_or_else(|| "unknown".into(), ms),
+            s.source_configured_latency_us
+                .map_or_else(|| "?".into(), ms),
+            s.rule_min_frag
+                .as_deref()
+                .map(|f| format!(", rule pulse.min.frag {f}"))
+                .unwrap_or_default(),
+        )?;
+        for h in &s.held_down_by {
+            writeln!(
+                out,
+                "  held down by #{} {} (pid {}) at {}",
+                h.index,
+                h.application_name
+                    .as_deref()
+                    .or(h.client_name.as_deref())
+                    .unwrap_or("?"),
+                h.application_process_id
+                    .map_or_else(|| "?".into(), |p| p.to_string()),
+                ms(h.latency_us)
+            )?;
+        }
+    }
+    if !st.needs_restart.is_empty() {
+        writeln!(out, "needs a restart: {}", st.needs_restart.join(", "))?;
+    }
+    for n in &st.notes {
+        writeln!(out, "note: {n}")?;
+    }
+    Ok(())
+}
+
+fn write_set(out: &mut dyn Write, r: &LatencySetResult) -> std::io::Result<()> {
+    writeln!(out, "{}", r.message)?;
+    if !r.needs_restart.is_empty() {
+        writeln!(out, "needs a restart: {}", r.needs_restart.join(", "))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,1580 @@
+//! Capture latency (issue 12): what the audio server grants the browsers' record streams, what
+//! micoff has configured, and the writers that configure it.
+//!
+//! Two mechanisms, one per server (docs/design/capture-latency.md):
+//! - pipewire-pulse (0.3.44+): a `pulse.rules` drop-in in
+//!   `$XDG_CONFIG_HOME/pipewire/pipewire-pulse.conf.d/` that sets `pulse.min.frag` on the browsers'
+//!   capture clients only (Chromium's capture context "Chromium input" / "Google Chrome input";
+//!   Firefox's one context by its binary: `pulse.min.frag` acts on record streams only). It applies
+//!   to clients that connect after pipewire-pulse restarts.
+//! - PulseAudio (and older PipeWire): `PULSE_LATENCY_MSEC` in the browser's launch environment,
+//!   through a copy of the browser's desktop entry in `$XDG_DATA_HOME/applications` (which
+//!   overrides the system one). libpulse applies it to every stream of the process: playback too.
+//!
+//! Every file written here starts with [`MARKER`] and a [`META`] line; nothing without them is
+//! ever changed or removed. Writes are atomic (temporary file + rename). Nothing is restarted:
+//! the results say what needs a restart.
+//!
+//! The pure parts (status computation, file contents, planning) take their inputs as arguments
+//! and are unit-tested with temporary directories; [`status`] and [`set`] glue them to the audio
+//! server and the file system.
+
+use std::collections::{BTreeSet, HashMap};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use serde::{Deserialize, Serialize};
+
+use crate::deps::{AudioServer, HostError};
+use crate::protocol::{AudioServerInfo, AudioServerKind, AudioStream, StreamKind};
+
+/// First line of every file micoff writes (shared with the doctor's fixes).
+pub use micoff_doctor::fix::MARKER;
+/// Second line of every latency file micoff writes: what it configures, as `key=value` words.
+pub const META: &str = "# micoff-latency:";
+/// The drop-in's file name in `pipewire-pulse.conf.d/`.
+pub const RULE_FILE_NAME: &str = "50-micoff-capture-latency.conf";
+/// The environment variable libpulse reads (`patch_buffer_attr()` in libpulse's stream.c).
+pub const LATENCY_ENV: &str = "PULSE_LATENCY_MSEC";
+/// Accepted `capture_ms` (10 ms is what Chromium asks by itself).
+pub const CAPTURE_MS_MIN: u32 = 10;
+pub const CAPTURE_MS_MAX: u32 = 200;
+/// Slack between what was set and what counts as granted (servers round to their quantum).
+pub const TOLERANCE_US: u64 = 5_000;
+/// What Chromium's Pulse input asks for on the processed (echo-cancelled) path: 10 ms fragments.
+pub const CHROMIUM_DEFAULT_CAPTURE_US: u64 = 10_000;
+/// pipewire-pulse's first version with per-client `pulse.min.frag` (commit 4f57f3cda).
+pub const PIPEWIRE_MIN_RULES: (u32, u32, u32) = (0, 3, 44);
+/// The rate `pulse.min.frag` is written at (the fraction is a duration, any rate works).
+const RULE_RATE: u32 = 48_000;
+
+// ------------------------------------------------------------------------------------------------
+// Browsers
+
+/// A browser micoff configures (`--browser`, `browsers` on the wire).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+#[derive(clap::ValueEnum)]
+pub enum Browser {
+    Chromium,
+    Chrome,
+    Firefox,
+}
+
+impl Browser {
+    pub const ALL: [Browser; 3] = [Browser::Chromium, Browser::Chrome, Browser::Firefox];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Browser::Chromium => "chromium",
+            Browser::Chrome => "chrome",
+            Browser::Firefox => "firefox",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<Browser> {
+        Self::ALL.into_iter().find(|b| b.name() == name)
+    }
+
+    /// The name of Chromium's capture context (`PRODUCT_STRING " input"`, pulse_util.cc).
+    fn capture_client_name(self) -> Option<&'static str> {
+        match self {
+            Browser::Chromium => Some("Chromium input"),
+            Browser::Chrome => Some("Google Chrome input"),
+            Browser::Firefox => None,
+        }
+    }
+
+    /// Process binaries (`application.process.binary`) that mark this browser's client.
+    fn binaries(self) -> &'static [&'static str] {
+        match self {
+            Browser::Chromium => &["chromium", "chromium-browser"],
+            Browser::Chrome => &["chrome", "google-chrome"],
+            Browser::Firefox => &["firefox", "firefox-esr", "firefox-bin"],
+        }
+    }
+
+    /// Desktop entry ids, first match wins per id (all that exist are configured).
+    pub fn desktop_ids(self) -> &'static [&'static str] {
+        match self {
+            Browser::Chromium => &["chromium.desktop", "chromium-browser.desktop"],
+            Browser::Chrome => &["google-chrome.desktop"],
+            Browser::Firefox => &["firefox-esr.desktop", "firefox.desktop"],
+        }
+    }
+
+    /// Which browser a record stream belongs to: Chromium's capture context by name, else the
+    /// client's binary (Firefox has one context for capture and playback).
+    pub fn of_stream(s: &AudioStream) -> Option<Browser> {
+        let names = [s.client_name.as_deref(), s.application_name.as_deref()];
+        if let Some(b) = Self::ALL.into_iter().find(|b| {
+            b.capture_client_name()
+                .is_some_and(|n| names.contains(&Some(n)))
+        }) {
+            return Some(b);
+        }
+        let binary = s.application_process_binary.as_deref()?;
+        let binary = binary.rsplit('/').next().unwrap_or(binary);
+        Self::ALL
+            .into_iter()
+            .find(|b| b.binaries().contains(&binary))
+    }
+}
+
+fn browser_list(browsers: &[Browser]) -> String {
+    browsers
+        .iter()
+        .map(|b| b.name())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+fn parse_browser_list(s: &str) -> Vec<Browser> {
+    s.split(',').filter_map(Browser::from_name).collect()
+}
+
+// ------------------------------------------------------------------------------------------------
+// Wire types (PROTOCOL.md, "Capture latency")
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ServerKind {
+    Pulseaudio,
+    PipewirePulse,
+    Unknown,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LatencyServer {
+    pub kind: ServerKind,
+    /// PulseAudio's version (`16.1`), or PipeWire's (`0.3.65`) for pipewire-pulse.
+    pub version: Option<String>,
+    /// The mechanism `latency set` picks on this server.
+    pub mechanism: Mechanism,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "snake_case")]
+pub enum Mechanism {
+    /// A `pulse.rules` drop-in for pipewire-pulse.
+    PipewirePulseRule,
+    /// `PULSE_LATENCY_MSEC` in the browser's launch environment (desktop entries).
+    LaunchEnvironment,
+}
+
+impl Mechanism {
+    pub fn name(self) -> &'static str {
+        match self {
+            Mechanism::PipewirePulseRule => "pipewire_pulse_rule",
+            Mechanism::LaunchEnvironment => "launch_environment",
+        }
+    }
+}
+
+/// What micoff has written (read back from its files).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Configured {
+    pub capture_ms: u32,
+    pub mechanism: Mechanism,
+    pub browsers: Vec<Browser>,
+    pub files: Vec<String>,
+    /// True when every capture stream of those browsers gets at least `capture_ms` (less
+    /// [`TOLERANCE_US`]); null when none is open (nothing to prove it by).
+    pub in_effect: Option<bool>,
+}
+
+/// A record stream that keeps the source's latency below what a browser stream asked for.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeldDownBy {
+    pub index: u32,
+    pub client_name: Option<String>,
+    pub application_name: Option<String>,
+    pub application_process_id: Option<u32>,
+    pub application_process_binary: Option<String>,
+    /// Its own buffer latency at the server.
+    pub latency_us: u64,
+}
+
+/// One browser capture stream (a record stream) as the server sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CaptureStream {
+    pub index: u32,
+    pub browser: Browser,
+    pub client_name: Option<String>,
+    pub application_process_id: Option<u32>,
+    pub source_name: Option<String>,
+    /// `PULSE_LATENCY_MSEC` in the environment of the stream's process (null: unset or unreadable).
+    pub launch_env_latency_ms: Option<u32>,
+    /// What the stream asked for: the launch environment's value, else Chromium's own 10 ms;
+    /// null when unknown (Firefox).
+    pub requested_latency_us: Option<u64>,
+    /// The stream's buffer latency as the server reports it (pactl "Buffer Latency",
+    /// `buffer_usec`). pipewire-pulse reports 0.
+    pub granted_latency_us: u64,
+    /// The record fragment the server grants, where it shows it (pipewire-pulse
+    /// `pulse.attr.fragsize`), else null.
+    pub granted_fragment_us: Option<u64>,
+    /// The capture latency the stream actually gets: `granted_fragment_us` where known, else
+    /// `granted_latency_us`. What `in_effect` and the popup use.
+    pub capture_latency_us: u64,
+    /// The source's configured latency (PulseAudio: the lowest any of its readers asked).
+    pub source_configured_latency_us: Option<u64>,
+    /// `pulse.min.frag` on the stream's properties (a pipewire-pulse rule matched its client).
+    pub rule_min_frag: Option<String>,
+    /// PulseAudio: the other readers of the same source whose lower latency the stream is
+    /// granted instead of what it asked (empty when it got what it asked).
+    pub held_down_by: Vec<HeldDownBy>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LatencyStatus {
+    pub server: LatencyServer,
+    pub configured: Option<Configured>,
+    pub streams: Vec<CaptureStream>,
+    /// What would need a restart for the configuration (or its removal) to be in effect:
+    /// `pipewire-pulse`, or a browser (`chromium`, `chrome`, `firefox`).
+    pub needs_restart: Vec<String>,
+    /// Human explanations (why not in effect, what to restart and how).
+    pub notes: Vec<String>,
+}
+
+/// Result of `latency_set` / `latency set` / `latency reset`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LatencySetResult {
+    /// Null for a reset.
+    pub capture_ms: Option<u32>,
+    /// Null for a reset.
+    pub mechanism: Option<Mechanism>,
+    pub dry_run: bool,
+    /// Files written or removed (or that would be, with `dry_run`).
+    pub changed_files: Vec<String>,
+    /// Files micoff left alone because it did not write them.
+    pub skipped_files: Vec<String>,
+    pub needs_restart: Vec<String>,
+    pub message: String,
+}
+
+// ------------------------------------------------------------------------------------------------
+// Where the files go
+
+/// The XDG folders the writers use (`$XDG_CONFIG_HOME`, `$XDG_DATA_HOME`, `$XDG_DATA_DIRS`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Paths {
+    pub config_home: PathBuf,
+    pub data_home: PathBuf,
+    pub data_dirs: Vec<PathBuf>,
+}
+
+impl Paths {
+    /// From an environment: XDG variables (absolute paths only, as the spec says), else `$HOME`.
+    pub fn from_env(env: &HashMap<String, String>) -> Result<Paths, String> {
+        let abs = |k: &str| env.get(k).map(PathBuf::from).filter(|p| p.is_absolute());
+        let home = abs("HOME");
+        let under_home = |rel: &str| -> Result<PathBuf, String> {
+            home.as_ref()
+                .map(|h| h.join(rel))
+                .ok_or_else(|| "neither XDG_CONFIG_HOME/XDG_DATA_HOME nor HOME is set".to_owned())
+        };
+        let config_home = match abs("XDG_CONFIG_HOME") {
+            Some(p) => p,
+            None => under_home(".config")?,
+        };
+        let data_home = match abs("XDG_DATA_HOME") {
+            Some(p) => p,
+            None => under_home(".local/share")?,
+        };
+        let data_dirs: Vec<PathBuf> = env
+            .get("XDG_DATA_DIRS")
+            .filter(|s| !s.trim().is_empty())
+            .map_or("/usr/local/share:/usr/share", String::as_str)
+            .split(':')
+            .map(PathBuf::from)
+            .filter(|p| p.is_absolute())
+            .collect();
+        Ok(Paths {
+            config_home,
+            data_home,
+            data_dirs,
+        })
+    }
+
+    pub fn from_process_env() -> Result<Paths, String> {
+        Self::from_env(&std::env::vars().collect())
+    }
+
+    pub fn rule_file(&self) -> PathBuf {
+        self.config_home
+            .join("pipewire")
+            .join("pipewire-pulse.conf.d")
+            .join(RULE_FILE_NAME)
+    }
+
+    pub fn user_applications(&self) -> PathBuf {
+        self.data_home.join("applications")
+    }
+
+    /// The system desktop entry `id` would override: the first in `$XDG_DATA_DIRS`.
+    fn system_desktop_entry(&self, id: &str) -> Option<PathBuf> {
+        self.data_dirs
+            .iter()
+            .map(|d| d.join("applications").join(id))
+            .find(|p| p.is_file())
+    }
+}
+
+// ------------------------------------------------------------------------------------------------
+// File contents
+
+/// `pulse.min.frag` for `ms`: a fraction of [`RULE_RATE`].
+pub fn min_frag(ms: u32) -> String {
+    format!(
+        "{}/{RULE_RATE}",
+        u64::from(ms) * u64::from(RULE_RATE) / 1000
+    )
+}
+
+/// The pipewire-pulse drop-in: `pulse.min.frag` for the browsers' capture clients only.
+pub fn rule_content(capture_ms: u32, browsers: &[Browser]) -> String {
+    let mut matches = Vec::new();
+    for b in browsers {
+        if let Some(name) = b.capture_client_name() {
+            matches.push(format!("            {{ application.name = \"{name}\" }}"));
+        } else {
+            for bin in b.binaries() {
+                matches.push(format!(
+                    "            {{ application.process.binary = \"{bin}\" }}"
+                ));
+            }
+        }
+    }
+    format!(
+        "{MARKER}\n{META} capture_ms={capture_ms} browsers={}\n\
+# Capture latency for the browsers' record streams only: pulse.min.frag raises the record\n\
+# fragment pipewire-pulse delivers to them; playback and the graph are left as they are.\n\
+# Takes effect for clients that connect after pipewire-pulse restarts.\n\
+# Remove with `micoff-host latency reset` (this file is micoff's; it rewrites or deletes it).\n\
+pulse.rules = [\n    {{\n        matches = [\n{}\n        ]\n        actions = {{\n            \
+update-props = {{\n                pulse.min.frag = {}\n            }}\n        }}\n    }}\n]\n",
+        browser_list(browsers),
+        matches.join("\n"),
+        min_frag(capture_ms),
+    )
+}
+
+/// A copy of a system desktop entry whose every `Exec=` runs through `env PULSE_LATENCY_MSEC=N`.
+pub fn desktop_entry_content(
+    system: &str,
+    source: &Path,
+    capture_ms: u32,
+    browser: Browser,
+) -> String {
+    let mut out = format!(
+        "{MARKER}\n{META} capture_ms={capture_ms} browser={} source={}\n\
+# A copy of the system entry with {LATENCY_ENV}={capture_ms} in the launch environment: libpulse\n\
+# then asks {capture_ms} ms for every stream of the browser (capture AND playback).\n\
+# Remove with `micoff-host latency reset` (this file is micoff's; it rewrites or deletes it).\n",
+        browser.name(),
+        source.display(),
+    );
+    for line in system.lines() {
+        match line.strip_prefix("Exec=") {
+            Some(cmd) => {
+                out.push_str(&format!("Exec=env {LATENCY_ENV}={capture_ms} {cmd}\n"));
+            }
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// The `key=value` words of a file of ours (its [`META`] line), or None for a foreign file.
+pub fn read_meta(content: &str) -> Option<HashMap<String, String>> {
+    let mut lines = content.lines();
+    if lines.next()? != MARKER {
+        return None;
+    }
+    let meta = lines.next()?.strip_prefix(META)?;
+    Some(
+        meta.split_whitespace()
+            .filter_map(|w| w.split_once('='))
+            .map(|(k, v)| (k.to_owned(), v.to_owned()))
+            .collect(),
+    )
+}
+
+// ------------------------------------------------------------------------------------------------
+// What is configured
+
+/// A file of ours on disk.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OurFile {
+    pub path: PathBuf,
+    pub mechanism: Mechanism,
+    pub capture_ms: Option<u32>,
+    pub browsers: Vec<Browser>,
+    pub modified: Option<SystemTime>,
+}
+
+fn our_file(path: &Path, mechanism: Mechanism) -> Option<OurFile> {
+    let content = fs::read_to_string(path).ok()?;
+    let meta = read_meta(&content)?;
+    let browsers = match mechanism {
+        Mechanism::PipewirePulseRule => parse_browser_list(meta.get("browsers")?),
+        Mechanism::LaunchEnvironment => vec![Browser::from_name(meta.get("browser")?)?],
+    };
+    Some(OurFile {
+        path: path.to_owned(),
+        mechanism,
+        capture_ms: meta.get("capture_ms").and_then(|v| v.parse().ok()),
+        browsers,
+        modified: fs::metadata(path).and_then(|m| m.modified()).ok(),
+    })
+}
+
+/// Every latency file of ours: the drop-in and the desktop entries in the user's folder.
+pub fn our_files(paths: &Paths) -> Vec<OurFile> {
+    let mut files: Vec<OurFile> = our_file(&paths.rule_file(), Mechanism::PipewirePulseRule)
+        .into_iter()
+        .collect();
+    let mut ids: Vec<&str> = Browser::ALL
+        .iter()
+        .flat_map(|b| b.desktop_ids().iter().copied())
+        .collect();
+    ids.sort_unstable();
+    for id in ids {
+        if let Some(f) = our_file(
+            &paths.user_applications().join(id),
+            Mechanism::LaunchEnvironment,
+        ) {
+            files.push(f);
+        }
+    }
+    files
+}
+
+/// The configuration the files say (the drop-in wins if both kinds are there).
+pub fn configured_from(files: &[OurFile]) -> Option<(u32, Mechanism, Vec<Browser>, Vec<String>)> {
+    let first = files
+        .iter()
+        .find(|f| f.mechanism == Mechanism::PipewirePulseRule)
+        .or_else(|| files.first())?;
+    let ms = first.capture_ms?;
+    let mut browsers = BTreeSet::new();
+    let mut paths = Vec::new();
+    for f in files.iter().filter(|f| f.mechanism == first.mechanism) {
+        browsers.extend(f.browsers.iter().copied());
+        paths.push(f.path.display().to_string());
+    }
+    Some((ms, first.mechanism, browsers.into_iter().collect(), paths))
+}
+
+// ------------------------------------------------------------------------------------------------
+// Server facts
+
+/// `0.3.65` -> (0, 3, 65).
+pub fn parse_version(v: &str) -> Option<(u32, u32, u32)> {
+    let mut parts = v
+        .trim()
+        .split(|c: char| !c.is_ascii_digit())
+        .filter(|p| !p.is_empty());
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+    let micro = parts.next().and_then(|p| p.parse().ok()).unwrap_or(0);
+    Some((major, minor, micro))
+}
+
+pub fn server_of(info: Option<&AudioServerInfo>) -> LatencyServer {
+    let Some(info) = info else {
+        return LatencyServer {
+            kind: ServerKind::Unknown,
+            version: None,
+            mechanism: Mechanism::LaunchEnvironment,
+        };
+    };
+    match info.kind {
+        AudioServerKind::Pipewire => {
+            let version = info.server.pipewire_version.clone();
+            let rules = version
+                .as_deref()
+                .and_then(parse_version)
+                .is_some_and(|v| v >= PIPEWIRE_MIN_RULES);
+            LatencyServer {
+                kind: ServerKind::PipewirePulse,
+                version,
+                mechanism: if rules {
+                    Mechanism::PipewirePulseRule
+                } else {
+                    Mechanism::LaunchEnvironment
+                },
+            }
+        }
+        AudioServerKind::Pulseaudio => LatencyServer {
+            kind: ServerKind::Pulseaudio,
+            version: Some(info.server.server_version.clone()),
+            mechanism: Mechanism::LaunchEnvironment,
+        },
+        AudioServerKind::Unknown => LatencyServer {
+            kind: ServerKind::Unknown,
+            version: Some(info.server.server_version.clone()),
+            mechanism: Mechanism::LaunchEnvironment,
+        },
+    }
+}
+
+/// `PULSE_LATENCY_MSEC` in a NUL-separated `/proc/<pid>/environ`.
+pub fn latency_env_of(environ: &[u8]) -> Option<u32> {
+    environ
+        .split(|b| *b == 0)
+        .filter_map(|kv| std::str::from_utf8(kv).ok())
+        .find_map(|kv| kv.strip_prefix(LATENCY_ENV)?.strip_prefix('='))
+        .and_then(|v| v.trim().parse().ok())
+}
+
+/// What the status computation needs besides the server's lists (from /proc in real use).
+pub trait World {
+    /// `PULSE_LATENCY_MSEC` in the environment of `pid` (None: unset or unreadable).
+    fn latency_env(&self, pid: u32) -> Option<u32>;
+    /// When the audio server (pipewire-pulse itself) started.
+    fn server_started(&self, info: &AudioServerInfo) -> Option<SystemTime>;
+}
+
+/// The real machine: /proc.
+pub struct ProcWorld;
+
+impl World for ProcWorld {
+    fn latency_env(&self, pid: u32) -> Option<u32> {
+        latency_env_of(&fs::read(format!("/proc/{pid}/environ")).ok()?)
+    }
+
+    fn server_started(&self, info: &AudioServerInfo) -> Option<SystemTime> {
+        let comm = |pid: u32| fs::read_to_string(format!("/proc/{pid}/comm")).ok();
+        let pid = info
+            .pids
+            .iter()
+            .copied()
+            .find(|p| comm(*p).is_some_and(|c| c.trim() == "pipewire-pulse"))
+            .or_else(|| info.pids.first().copied())?;
+        process_start(pid)
+    }
+}
+
+/// When `pid` started: its `starttime` (clock ticks after boot) plus the boot time.
+fn process_start(pid: u32) -> Option<SystemTime> {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let ticks = micoff_proc::parse::parse_stat(&stat)?.starttime;
+    let boot: u64 = fs::read_to_string("/proc/stat")
+        .ok()?
+        .lines()
+        .find_map(|l| l.strip_prefix("btime "))?
+        .trim()
+        .parse()
+        .ok()?;
+    // SAFETY: sysconf has no preconditions.
+    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let hz = u64::try_from(hz).ok().filter(|h| *h > 0)?;
+    let after_boot = std::time::Duration::from_millis(ticks * 1000 / hz);
+    Some(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(boot) + after_boot)
+}
+
+// ------------------------------------------------------------------------------------------------
+// Status
+
+fn ms(us: u64) -> String {
+    format!("{:.1} ms", us as f64 / 1000.0)
+}
+
+fn holders(stream: &AudioStream, all: &[AudioStream], below_us: u64) -> Vec<HeldDownBy> {
+    let mut found: Vec<HeldDownBy> = all
+        .iter()
+        .filter(|o| {
+            o.kind == StreamKind::Record
+                && o.index != stream.index
+                && o.device_index == stream.device_index
+                && !o.is_module_stream()
+                && o.buffer_latency_us > 0
+                && o.buffer_latency_us + TOLERANCE_US <= below_us
+        })
+        .map(|o| HeldDownBy {
+            index: o.index,
+            client_name: o.client_name.clone(),
+            application_name: o.application_name.clone(),
+            application_process_id: o.application_process_id,
+            application_process_binary: o.application_process_binary.clone(),
+            latency_us: o.buffer_latency_us,
+        })
+        .collect();
+    found.sort_by_key(|h| (h.latency_us, h.index));
+    found
+}
+
+/// The capture streams of browsers, with what they asked, got, and what holds them down.
+pub fn capture_streams(
+    server: &LatencyServer,
+    streams: &[AudioStream],
+    world: &dyn World,
+) -> Vec<CaptureStream> {
+    let mut out = Vec::new();
+    for s in streams.iter().filter(|s| s.kind == StreamKind::Record) {
+        let Some(browser) = Browser::of_stream(s) else {
+            continue;
+        };
+        let launch_env = s.application_process_id.and_then(|p| world.latency_env(p));
+        let requested = launch_env
+            .map(|m| u64::from(m) * 1000)
+            .or(
+                (browser != Browser::Firefox && server.kind != ServerKind::PipewirePulse)
+                    .then_some(CHROMIUM_DEFAULT_CAPTURE_US),
+            );
+        let fragment = s.fragment_latency_us;
+        let capture = fragment.unwrap_or(s.buffer_latency_us);
+        // Only PulseAudio lowers a reader to its source's latency after the fact.
+        let held_down_by = match requested {
+            Some(req) if server.kind == ServerKind::Pulseaudio && capture + TOLERANCE_US <= req => {
+                holders(s, streams, req)
+            }
+            _ => Vec::new(),
+        };
+        out.push(CaptureStream {
+            index: s.index,
+            browser,
+            client_name: s.client_name.clone(),
+            application_process_id: s.application_process_id,
+            source_name: s.device_name.clone(),
+            launch_env_latency_ms: launch_env,
+            requested_latency_us: requested,
+            granted_latency_us: s.buffer_latency_us,
+            granted_fragment_us: fragment,
+            capture_latency_us: capture,
+            source_configured_latency_us: s.device_configured_latency_us,
+            rule_min_frag: s.props.get("pulse.min.frag").cloned(),
+            held_down_by,
+        });
+    }
+    out
+}
+
+fn push_unique(list: &mut Vec<String>, item: &str) {
+    if !list.iter().any(|x| x == item) {
+        list.push(item.to_owned());
+    }
+}
+
+/// Everything `latency status` reports. `info` is None when the server is unreachable.
+pub fn compute_status(
+    info: Option<&AudioServerInfo>,
+    streams: &[AudioStream],
+    files: &[OurFile],
+    world: &dyn World,
+) -> LatencyStatus {
+    let server = server_of(info);
+    let captures = capture_streams(&server, streams, world);
+    let mut needs_restart = Vec::new();
+    let mut notes = Vec::new();
+    if info.is_none() {
+        notes.push("the audio server is not reachable: nothing granted can be shown".into());
+    }
+    let configured = configured_from(files).map(|(capture_ms, mechanism, browsers, file_paths)| {
+        let ours: Vec<&CaptureStream> = captures
+            .iter()
+            .filter(|c| browsers.contains(&c.browser))
+            .collect();
+        let want_us = u64::from(capture_ms) * 1000;
+        let granted = |c: &CaptureStream| c.capture_latency_us + TOLERANCE_US >= want_us;
+        let in_effect = (!ours.is_empty()).then(|| ours.iter().all(|c| granted(c)));
+        if ours.is_empty() {
+            notes.push(format!(
+                "no capture stream of {} is open: start a call to see what the server grants",
+                browser_list(&browsers)
+            ));
+        }
+        match mechanism {
+            Mechanism::PipewirePulseRule => {
+                if server.kind == ServerKind::Pulseaudio {
+                    notes.push(
+                        "the configuration is a pipewire-pulse rule but the server is PulseAudio: \
+                         run `micoff-host latency set` again to use the launch environment"
+                            .into(),
+                    );
+                } else if server.kind == ServerKind::PipewirePulse {
+                    let written = files_modified(files, Mechanism::PipewirePulseRule);
+                    let started = info.and_then(|i| world.server_started(i));
+                    let stale_server = match (written, started) {
+                        (Some(w), Some(s)) => s < w,
+                        // Unknown start: judge by the streams.
+                        _ => ours.iter().any(|c| c.rule_min_frag.is_none()),
+                    };
+                    if stale_server {
+                        push_unique(&mut needs_restart, "pipewire-pulse");
+                        notes.push(
+                            "pipewire-pulse started before the rule was written: restart it \
+                             (`systemctl --user restart pipewire-pulse`) when no stream is open"
+                                .into(),
+                        );
+                    } else {
+                        for c in ours.iter().filter(|c| !granted(c)) {
+                            push_unique(&mut needs_restart, c.browser.name());
+                            notes.push(format!(
+                                "stream #{} of {} connected before the rule applied (granted {}): \
+                                 restart the browser's audio service",
+                                c.index,
+                                c.browser.name(),
+                                ms(c.capture_latency_us)
+                            ));
+                        }
+                    }
+                }
+            }
+            Mechanism::LaunchEnvironment => {
+                for c in &ours {
+                    if c.launch_env_latency_ms != Some(capture_ms) {
+                        push_unique(&mut needs_restart, c.browser.name());
+                        notes.push(format!(
+                            "{} runs without {LATENCY_ENV}={capture_ms} (stream #{}): quit it and \
+                             start it again from its menu entry",
+                            c.browser.name(),
+                            c.index
+                        ));
+                    }
+                }
+            }
+        }
+        for c in ours.iter().filter(|c| !c.held_down_by.is_empty()) {
+            let names: Vec<String> = c
+                .held_down_by
+                .iter()
+                .map(|h| {
+                    format!(
+                        "#{} {} (pid {}) at {}",
+                        h.index,
+                        h.application_name
+                            .as_deref()
+                            .or(h.client_name.as_deref())
+                            .unwrap_or("?"),
+                        h.application_process_id
+                            .map_or_else(|| "?".to_owned(), |p| p.to_string()),
+                        ms(h.latency_us)
+                    )
+                })
+                .collect();
+            notes.push(format!(
+                "stream #{} gets {} instead of {}: PulseAudio grants every reader of a source its \
+                 lowest requested latency, held down by {}",
+                c.index,
+                ms(c.capture_latency_us),
+                ms(want_us),
+                names.join(", ")
+            ));
+        }
+        Configured {
+            capture_ms,
+            mechanism,
+            browsers,
+            files: file_paths,
+            in_effect,
+        }
+    });
+    if configured.is_none() && server.kind == ServerKind::PipewirePulse {
+        // A rule micoff removed stays in force until pipewire-pulse restarts.
+        if let Some(c) = captures.iter().find(|c| c.rule_min_frag.is_some()) {
+            push_unique(&mut needs_restart, "pipewire-pulse");
+            notes.push(format!(
+                "stream #{} still has pulse.min.frag = {} from a rule no longer configured by \
+                 micoff (or one of your own): restart pipewire-pulse when no stream is open",
+                c.index,
+                c.rule_min_frag.as_deref().unwrap_or("?")
+            ));
+        }
+    }
+    LatencyStatus {
+        server,
+        configured,
+        streams: captures,
+        needs_restart,
+        notes,
+    }
+}
+
+fn files_modified(files: &[OurFile], mechanism: Mechanism) -> Option<SystemTime> {
+    files
+        .iter()
+        .filter(|f| f.mechanism == mechanism)
+        .filter_map(|f| f.modified)
+        .max()
+}
+
+/// `latency status` against the audio server and the file system.
+pub async fn status(audio: &dyn AudioServer, paths: &Paths) -> LatencyStatus {
+    let info = audio.server_info().await;
+    let streams = match &info {
+        Ok(_) => audio.streams().await.unwrap_or_default(),
+        Err(_) => Vec::new(),
+    };
+    let files = our_files(paths);
+    let mut st = compute_status(info.as_ref().ok(), &streams, &files, &ProcWorld);
+    if let Err(e) = info {
+        st.notes.push(e.to_string());
+    }
+    st
+}
+
+// ------------------------------------------------------------------------------------------------
+// Set / reset
+
+/// What `latency set` / `latency reset` is asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetRequest {
+    /// None: reset (remove micoff's files).
+    pub capture_ms: Option<u32>,
+    /// Empty: every browser micoff knows.
+    pub browsers: Vec<Browser>,
+    /// None: the server's ([`LatencyServer::mechanism`]).
+    pub mechanism: Option<Mechanism>,
+    pub dry_run: bool,
+}
+
+pub fn validate_capture_ms(ms: u32) -> Result<(), String> {
+    if (CAPTURE_MS_MIN..=CAPTURE_MS_MAX).contains(&ms) {
+        Ok(())
+    } else {
+        Err(format!(
+            "`capture_ms` must be in {CAPTURE_MS_MIN}..={CAPTURE_MS_MAX} (or null to reset), got {ms}"
+        ))
+    }
+}
+
+/// One file operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    Write {
+        path: PathBuf,
+        content: String,
+    },
+    Remove {
+        path: PathBuf,
+    },
+    /// Already as wanted.
+    Unchanged {
+        path: PathBuf,
+    },
+    /// A file micoff did not write is in the way: left alone.
+    Skip {
+        path: PathBuf,
+        why: String,
+    },
+}
+
+/// The file operations for `req` (pure but for reading the files involved).
+pub fn plan(paths: &Paths, req: &SetRequest, mechanism: Mechanism) -> Vec<Action> {
+    let browsers: Vec<Browser> = if req.browsers.is_empty() {
+        Browser::ALL.to_vec()
+    } else {
+        let set: BTreeSet<Browser> = req.browsers.iter().copied().collect();
+        set.into_iter().collect()
+    };
+    let mut wanted: Vec<(PathBuf, String)> = Vec::new();
+    let mut actions = Vec::new();
+    if let Some(ms) = req.capture_ms {
+        match mechanism {
+            Mechanism::PipewirePulseRule => {
+                wanted.push((paths.rule_file(), rule_content(ms, &browsers)));
+            }
+            Mechanism::LaunchEnvironment => {
+                for b in &browsers {
+                    for id in b.desktop_ids() {
+                        let Some(system) = paths.system_desktop_entry(id) else {
+                            continue;
+                        };
+                        match fs::read_to_string(&system) {
+                            Ok(text) => wanted.push((
+                                paths.user_applications().join(id),
+                                desktop_entry_content(&text, &system, ms, *b),
+                            )),
+                            Err(e) => actions.push(Action::Skip {
+                                path: system.clone(),
+                                why: format!("cannot read {}: {e}", system.display()),
+                            }),
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (path, content) in wanted.iter() {
+        match fs::read_to_string(path) {
+            Ok(existing) if read_meta(&existing).is_none() => actions.push(Action::Skip {
+                path: path.clone(),
+                why: format!(
+                    "{} is not micoff's (your own): left alone; add it yourself or remove it",
+                    path.display()
+                ),
+            }),
+            Ok(existing) if existing == *content => {
+                actions.push(Action::Unchanged { path: path.clone() })
+            }
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound && path.exists() => {
+                actions.push(Action::Skip {
+                    path: path.clone(),
+                    why: format!("cannot read {}: {e}", path.display()),
+                })
+            }
+            _ => actions.push(Action::Write {
+                path: path.clone(),
+                content: content.clone(),
+            }),
+        }
+    }
+    // Every other file of ours goes (a reset, another mechanism, a browser no longer chosen).
+    for f in our_files(paths) {
+        if !wanted.iter().any(|(p, _)| *p == f.path) {
+            actions.push(Action::Remove { path: f.path });
+        }
+    }
+    actions
+}
+
+/// Carries out `actions`; the files touched, or the first error.
+pub fn apply(actions: &[Action]) -> Result<(), String> {
+    for a in actions {
+        match a {
+            Action::Write { path, content } => {
+                micoff_doctor::fix::write_atomic(path, content, 0o644)
+                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            }
+            Action::Remove { path } => {
+                // Check again right before: only a file that still is ours goes.
+                let ours = fs::read_to_string(path)
+                    .ok()
+                    .is_some_and(|c| read_meta(&c).is_some());
+                if ours {
+                    fs::remove_file(path)
+                        .map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+                }
+            }
+            Action::Unchanged { .. } | Action::Skip { .. } => {}
+        }
+    }
+    Ok(())
+}
+
+/// Plans, applies (unless `dry_run`) and explains. `server` picks the mechanism when the request
+/// does not name one.
+pub fn set_with(
+    paths: &Paths,
+    req: &SetRequest,
+    server: &LatencyServer,
+    streams: &[AudioStream],
+) -> Result<LatencySetResult, HostError> {
+    if let Some(ms) = req.capture_ms {
+        validate_capture_ms(ms).map_err(HostError::Internal)?;
+    }
+    let mechanism = req.mechanism.unwrap_or(server.mechanism);
+    if req.capture_ms.is_some()
+        && mechanism == Mechanism::PipewirePulseRule
+        && server.kind == ServerKind::Pulseaudio
+    {
+        return Err(HostError::Internal(
+            "a pipewire-pulse rule has no effect on PulseAudio: use the launch environment".into(),
+        ));
+    }
+    let actions = plan(paths, req, mechanism);
+    if !req.dry_run {
+        apply(&actions).map_err(HostError::Internal)?;
+    }
+    let mut changed = Vec::new();
+    let mut skipped = Vec::new();
+    let mut lines = Vec::new();
+    let verb = |now: &str, later: &str| if req.dry_run { later } else { now }.to_owned();
+    let mut removed_rule = false;
+    let mut env_changed: BTreeSet<Browser> = BTreeSet::new();
+    for a in &actions {
+        match a {
+            Action::Write { path, .. } => {
+                changed.push(path.display().to_string());
+                lines.push(format!(
+                    "{} {}",
+                    verb("wrote", "would write"),
+                    path.display()
+                ));
+            }
+            Action::Remove { path } => {
+                changed.push(path.display().to_string());
+                if *path == paths.rule_file() {
+                    removed_rule = true;
+                }
+                lines.push(format!(
+                    "{} {}",
+                    verb("removed", "would remove"),
+                    path.display()
+                ));
+            }
+            Action::Unchanged { path } => {
+                lines.push(format!("{} is already as wanted", path.display()))
+            }
+            Action::Skip { path, why } => {
+                skipped.push(path.display().to_string());
+                lines.push(format!("skipped: {why}"));
+            }
+        }
+        if let Action::Write { path, .. } | Action::Remove { path } = a {
+            if let Some(f) = path.file_name().and_then(|n| n.to_str()) {
+                if let Some(b) = Browser::ALL
+                    .into_iter()
+                    .find(|b| b.desktop_ids().contains(&f))
+                {
+                    env_changed.insert(b);
+                }
+            }
+        }
+    }
+    let wrote_rule = actions
+        .iter()
+        .any(|a| matches!(a, Action::Write { path, .. } if *path == paths.rule_file()));
+    let mut needs_restart = Vec::new();
+    let open = streams.len();
+    if wrote_rule || removed_rule {
+        push_unique(&mut needs_restart, "pipewire-pulse");
+        lines.push(if open == 0 {
+            "pipewire-pulse reads its rules when it starts: no stream is open, so restarting it \
+             now is safe (`systemctl --user restart pipewire-pulse`)"
+                .to_owned()
+        } else {
+            format!(
+                "pipewire-pulse reads its rules when it starts: {open} stream(s) are open, and \
+                 restarting it cuts them; restart it after the call \
+                 (`systemctl --user restart pipewire-pulse`)"
+            )
+        });
+        for b in Browser::ALL.into_iter().filter(|b| *b != Browser::Firefox) {
+            if req.browsers.is_empty() || req.browsers.contains(&b) {
+                push_unique(&mut needs_restart, b.name());
+            }
+        }
+        lines.push(
+            "then restart the browser's audio service so its capture context reconnects \
+             (Chromium/Chrome: Shift+Esc, end \"Utility: Audio Service\"; it comes back by itself; \
+             Firefox: restart Firefox)"
+                .into(),
+        );
+    }
+    for b in &env_changed {
+        push_unique(&mut needs_restart, b.name());
+    }
+    if !env_changed.is_empty() {
+        lines.push(format!(
+            "quit and start {} again from its menu entry for the launch environment to change",
+            env_changed
+                .iter()
+                .map(|b| b.name())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        if req.capture_ms.is_some() {
+            lines.push(format!(
+                "note: {LATENCY_ENV} sets the latency of every stream of the browser: playback \
+                 latency changes too (mouth-to-ear latency grows)"
+            ));
+        }
+    }
+    if req.capture_ms.is_some()
+        && mechanism == Mechanism::LaunchEnvironment
+        && !actions
+            .iter()
+            .any(|a| matches!(a, Action::Write { .. } | Action::Unchanged { .. }))
+    {
+        lines.push(format!(
+            "no desktop entry of {} was found in {}: start the browser with `env {LATENCY_ENV}={} \
+             <browser>` yourself",
+            if req.browsers.is_empty() {
+                browser_list(&Browser::ALL)
+            } else {
+                browser_list(&req.browsers)
+            },
+            paths
+                .data_dirs
+                .iter()
+                .map(|d| d.join("applications").display().to_string())
+                .collect::<Vec<_>>()
+                .join(":"),
+            req.capture_ms.unwrap_or_default()
+        ));
+    }
+    if changed.is_empty() && skipped.is_empty() && req.capture_ms.is_none() {
+        lines.push("nothing of micoff's is configured".into());
+    }
+    Ok(LatencySetResult {
+        capture_ms: req.capture_ms,
+        mechanism: req.capture_ms.map(|_| mechanism),
+        dry_run: req.dry_run,
+        changed_files: changed,
+        skipped_files: skipped,
+        needs_restart,
+        message: lines.join("\n"),
+    })
+}
+
+/// `latency set` / `reset` against the audio server (for the mechanism) and the file system.
+pub async fn set(
+    audio: &dyn AudioServer,
+    paths: &Paths,
+    req: &SetRequest,
+) -> Result<LatencySetResult, HostError> {
+    let info = audio.server_info().await;
+    if req.capture_ms.is_some() && req.mechanism.is_none() {
+        if let Err(e) = &info {
+            return Err(HostError::AudioServerUnavailable(format!(
+                "{e}; cannot tell which mechanism applies (pass a mechanism)"
+            )));
+        }
+    }
+    let streams = match &info {
+        Ok(_) => audio.streams().await.unwrap_or_default(),
+        Err(_) => Vec::new(),
+    };
+    let server = server_of(info.as_ref().ok());
+    set_with(paths, req, &server, &streams)
+}
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn env(pairs: &[(&str, &str)]) -> HashMap<String, String> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    }
+
+    fn temp_paths() -> (tempfile::TempDir, Paths) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let paths = Paths {
+            config_home: root.join("config"),
+            data_home: root.join("data"),
+            data_dirs: vec![root.join("system")],
+        };
+        (dir, paths)
+    }
+
+    fn system_entry(paths: &Paths, id: &str) -> PathBuf {
+        let p = paths.data_dirs[0].join("applications").join(id);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(
+            &p,
+            "[Desktop Entry]\nName=Chromium\nExec=/usr/bin/chromium %U\nType=Application\n\n\
+             [Desktop Action new-window]\nName=New Window\nExec=/usr/bin/chromium --new-window\n",
+        )
+        .unwrap();
+        p
+    }
+
+    fn info(pipewire: Option<&str>) -> AudioServerInfo {
+        let server = micoff_pulse::ServerInfo {
+            server_string: None,
+            socket_path: None,
+            server_name: match pipewire {
+                Some(v) => format!("PulseAudio (on PipeWire {v})"),
+                None => "pulseaudio".into(),
+            },
+            server_version: if pipewire.is_some() { "15.0.0" } else { "16.1" }.into(),
+            is_pipewire: pipewire.is_some(),
+            pipewire_version: pipewire.map(str::to_owned),
+            host_name: None,
+            user_name: None,
+            default_sink_name: None,
+            default_source_name: None,
+            sample_format: "s16le".into(),
+            sample_rate_hz: 48_000,
+            channels: 2,
+            server_protocol_version: None,
+            client_protocol_version: 35,
+            is_local: Some(true),
+        };
+        AudioServerInfo::new(server, vec![4242])
+    }
+
+    fn record(index: u32, app: &str, pid: u32, buffer_us: u64) -> AudioStream {
+        AudioStream {
+            kind: StreamKind::Record,
+            index,
+            name: Some("RecordStream".into()),
+            media_name: None,
+            client_index: Some(index + 100),
+            client_name: Some(app.into()),
+            application_name: Some(app.into()),
+            application_process_id: Some(pid),
+            application_process_binary: Some(if app.contains("Chromium") {
+                "chromium".into()
+            } else {
+                "pacat".into()
+            }),
+            device_index: 3,
+            device_name: Some("mic".into()),
+            device_description: None,
+            device_bus: None,
+            device_class: None,
+            device_props: Default::default(),
+            device_configured_latency_us: Some(10_000),
+            media_role: None,
+            sample_format: "s16le".into(),
+            sample_rate_hz: 48_000,
+            channels: 2,
+            buffer_latency_us: buffer_us,
+            device_latency_us: 0,
+            fragment_size_bytes: None,
+            fragment_latency_us: None,
+            requested_latency_us: None,
+            corked: false,
+            muted: false,
+            driver: None,
+            resample_method: None,
+            owner_module: None,
+            props: Default::default(),
+        }
+    }
+
+    struct FakeWorld {
+        env: HashMap<u32, u32>,
+        started: Option<SystemTime>,
+    }
+
+    impl World for FakeWorld {
+        fn latency_env(&self, pid: u32) -> Option<u32> {
+            self.env.get(&pid).copied()
+        }
+        fn server_started(&self, _: &AudioServerInfo) -> Option<SystemTime> {
+            self.started
+        }
+    }
+
+    fn world(env: &[(u32, u32)], started: Option<SystemTime>) -> FakeWorld {
+        FakeWorld {
+            env: env.iter().copied().collect(),
+            started,
+        }
+    }
+
+    fn set_req(ms: Option<u32>, mechanism: Option<Mechanism>) -> SetRequest {
+        SetRequest {
+            capture_ms: ms,
+            browsers: Vec::new(),
+            mechanism,
+            dry_run: false,
+        }
+    }
+
+    #[test]
+    fn paths_honour_xdg_and_fall_back_to_home() {
+        let p = Paths::from_env(&env(&[
+            ("HOME", "/home/u"),
+            ("XDG_CONFIG_HOME", "/cfg"),
+            ("XDG_DATA_DIRS", "/a:relative:/b"),
+        ]))
+        .unwrap();
+        assert_eq!(
+            p.rule_file(),
+            PathBuf::from("/cfg/pipewire/pipewire-pulse.conf.d/50-micoff-capture-latency.conf")
+        );
+        assert_eq!(p.data_home, PathBuf::from("/home/u/.local/share"));
+        assert_eq!(p.data_dirs, vec![PathBuf::from("/a"), PathBuf::from("/b")]);
+        // A relative XDG value is ignored (XDG spec), the default data dirs apply.
+        let p = Paths::from_env(&env(&[("HOME", "/h"), ("XDG_CONFIG_HOME", "rel")])).unwrap();
+        assert_eq!(p.config_home, PathBuf::from("/h/.config"));
+        assert_eq!(p.data_dirs[1], PathBuf::from("/usr/share"));
+        assert!(Paths::from_env(&env(&[])).is_err());
+    }
+
+    #[test]
+    fn rule_is_scoped_to_capture_clients_and_sets_min_frag_only() {
+        let rule = rule_content(40, &Browser::ALL);
+        assert!(rule.starts_with(&format!(
+            "{MARKER}\n{META} capture_ms=40 browsers=chromium,chrome,firefox\n"
+        )));
+        assert!(rule.contains("{ application.name = \"Chromium input\" }"));
+        assert!(rule.contains("{ application.name = \"Google Chrome input\" }"));
+        assert!(rule.contains("{ application.process.binary = \"firefox-esr\" }"));
+        assert!(rule.contains("pulse.min.frag = 1920/48000"));
+        assert!(!rule.contains("quantum"), "never a quantum: {rule}");
+        assert!(!rule.contains("application.process.binary = \"chromium\""));
+        assert_eq!(min_frag(20), "960/48000");
+        let only = rule_content(60, &[Browser::Chromium]);
+        assert!(!only.contains("Google Chrome") && !only.contains("firefox"));
+        let meta = read_meta(&only).unwrap();
+        assert_eq!(meta["capture_ms"], "60");
+        assert_eq!(meta["browsers"], "chromium");
+    }
+
+    #[test]
+    fn desktop_entry_copy_runs_every_exec_through_env() {
+        let sys = "[Desktop Entry]\nExec=/usr/bin/chromium %U\nTryExec=chromium\n[Desktop Action x]\nExec=/usr/bin/chromium --incognito\n";
+        let out = desktop_entry_content(
+            sys,
+            Path::new("/usr/share/applications/chromium.desktop"),
+            40,
+            Browser::Chromium,
+        );
+        assert!(out.starts_with(MARKER));
+        assert!(out.contains("\nExec=env PULSE_LATENCY_MSEC=40 /usr/bin/chromium %U\n"));
+        assert!(out.contains("\nExec=env PULSE_LATENCY_MSEC=40 /usr/bin/chromium --incognito\n"));
+        assert!(out.contains("\nTryExec=chromium\n"));
+        assert_eq!(out.matches("Exec=env").count(), 2);
+        let meta = read_meta(&out).unwrap();
+        assert_eq!(meta["browser"], "chromium");
+        assert_eq!(meta["source"], "/usr/share/applications/chromium.desktop");
+        assert!(read_meta("[Desktop Entry]\nExec=x\n").is_none());
+        assert!(read_meta(&format!("{MARKER}\nsomething else\n")).is_none());
+    }
+
+    #[test]
+    fn rule_set_is_idempotent_and_reset_removes_only_ours() {
+        let (_d, paths) = temp_paths();
+        let rule = paths.rule_file();
+        let pw = server_of(Some(&info(Some("0.3.65"))));
+        assert_eq!(pw.mechanism, Mechanism::PipewirePulseRule);
+
+        let dry = SetRequest {
+            dry_run: true,
+            ..set_req(Some(40), None)
+        };
+        let r = set_with(&paths, &dry, &pw, &[]).unwrap();
+        assert_eq!(r.changed_files, vec![rule.display().to_string()]);
+        assert!(!rule.exists(), "a dry run writes nothing");
+
+        let r = set_with(&paths, &set_req(Some(40), None), &pw, &[]).unwrap();
+        assert_eq!(r.mechanism, Some(Mechanism::PipewirePulseRule));
+        assert!(r.needs_restart.contains(&"pipewire-pulse".to_owned()));
+        assert!(r.message.contains("no stream is open"), "{}", r.message);
+        let first = fs::read_to_string(&rule).unwrap();
+        assert_eq!(first, rule_content(40, &Browser::ALL));
+        // No temporary file left behind.
+        assert_eq!(fs::read_dir(rule.parent().unwrap()).unwrap().count(), 1);
+
+        let again = set_with(&paths, &set_req(Some(40), None), &pw, &[]).unwrap();
+        assert!(again.changed_files.is_empty(), "{again:?}");
+        assert!(again.needs_restart.is_empty());
+
+        let r = set_with(&paths, &set_req(Some(60), None), &pw, &[]).unwrap();
+        assert_eq!(r.changed_files.len(), 1);
+        assert!(fs::read_to_string(&rule).unwrap().contains("2880/48000"));
+
+        // A user's own file next to ours is never touched.
+        let theirs = rule.with_file_name("10-mine.conf");
+        fs::write(&theirs, "pulse.rules = []\n").unwrap();
+        let r = set_with(&paths, &set_req(None, None), &pw, &[record(1, "x", 1, 0)]).unwrap();
+        assert_eq!(r.changed_files, vec![rule.display().to_string()]);
+        assert!(r.message.contains("1 stream(s) are open"), "{}", r.message);
+        assert!(!rule.exists());
+        assert!(theirs.exists());
+        let r = set_with(&paths, &set_req(None, None), &pw, &[]).unwrap();
+        assert!(r.changed_files.is_empty());
+        assert!(r.message.contains("nothing of micoff's"));
+    }
+
+    #[test]
+    fn a_foreign_file_at_our_path_is_left_alone() {
+        let (_d, paths) = temp_paths();
+        let rule = paths.rule_file();
+        fs::create_dir_all(rule.parent().unwrap()).unwrap();
+        fs::write(&rule, "# the user's own\n").unwrap();
+        let pw = server_of(Some(&info(Some("1.0.5"))));
+        let r = set_with(&paths, &set_req(Some(40), None), &pw, &[]).unwrap();
+        assert_eq!(r.skipped_files, vec![rule.display().to_string()]);
+        assert!(r.changed_files.is_empty());
+        assert_eq!(fs::read_to_string(&rule).unwrap(), "# the user's own\n");
+        set_with(&paths, &set_req(None, None), &pw, &[]).unwrap();
+        assert_eq!(fs::read_to_string(&rule).unwrap(), "# the user's own\n");
+    }
+
+    #[test]
+    fn launch_environment_copies_desktop_entries_and_switching_cleans_up() {
+        let (_d, paths) = temp_paths();
+        let sys = system_entry(&paths, "chromium.desktop");
+        let pa = server_of(Some(&info(None)));
+        assert_eq!(pa.kind, ServerKind::Pulseaudio);
+        assert_eq!(pa.mechanism, Mechanism::LaunchEnvironment);
+        // The user's own Firefox entry is in the way: skipped, untouched.
+        system_entry(&paths, "firefox-esr.desktop");
+        let own_ff = paths.user_applications().join("firefox-esr.desktop");
+        fs::create_dir_all(own_ff.parent().unwrap()).unwrap();
+        fs::write(&own_ff, "[Desktop Entry]\nExec=my-firefox\n").unwrap();
+
+        let r = set_with(&paths, &set_req(Some(40), None), &pa, &[]).unwrap();
+        let copy = paths.user_applications().join("chromium.desktop");
+        assert_eq!(r.changed_files, vec![copy.display().to_string()]);
+        assert_eq!(r.skipped_files, vec![own_ff.display().to_string()]);
+        assert!(
+            r.message.contains("playback latency changes too"),
+            "{}",
+            r.message
+        );
+        assert_eq!(r.needs_restart, vec!["chromium".to_owned()]);
+        let text = fs::read_to_string(&copy).unwrap();
+        assert!(text.contains("Exec=env PULSE_LATENCY_MSEC=40 /usr/bin/chromium %U"));
+        assert!(text.contains(&format!("source={}", sys.display())));
+        assert_eq!(
+            fs::read_to_string(&own_ff).unwrap(),
+            "[Desktop Entry]\nExec=my-firefox\n"
+        );
+
+        let files = our_files(&paths);
+        let (ms, mech, browsers, _) = configured_from(&files).unwrap();
+        assert_eq!(
+            (ms, mech, browsers),
+            (40, Mechanism::LaunchEnvironment, vec![Browser::Chromium])
+        );
+
+        // Switching to the rule removes the desktop entry copy (ours), keeps the user's.
+        let r = set_with(
+            &paths,
+            &set_req(Some(40), Some(Mechanism::PipewirePulseRule)),
+            &server_of(Some(&info(Some("0.3.65")))),
+            &[],
+        )
+        .unwrap();
+        assert!(r.changed_files.contains(&copy.display().to_string()));
+        assert!(!copy.exists() && own_ff.exists() && paths.rule_file().exists());
+        // A rule is refused on PulseAudio.
+        assert!(set_with(
+            &paths,
+            &set_req(Some(40), Some(Mechanism::PipewirePulseRule)),
+            &pa,
+            &[]
+        )
+        .is_err());
+        // Out of range.
+        assert!(set_with(&paths, &set_req(Some(5), None), &pa, &[]).is_err());
+    }
+
+    #[test]
+    fn pulseaudio_status_reports_granted_and_who_holds_it_down() {
+        let i = info(None);
+        let chromium = record(7, "Chromium input", 1234, 40_000);
+        let files = {
+            let (_d, paths) = temp_paths();
+            system_entry(&paths, "chromium.desktop");
+            set_with(&paths, &set_req(Some(40), None), &server_of(Some(&i)), &[]).unwrap();
+            our_files(&paths)
+        };
+        let w = world(&[(1234, 40)], None);
+        let st = compute_status(Some(&i), std::slice::from_ref(&chromium), &files, &w);
+        assert_eq!(st.server.kind, ServerKind::Pulseaudio);
+        assert_eq!(st.server.version.as_deref(), Some("16.1"));
+        let s = &st.streams[0];
+        assert_eq!(
+            (s.browser, s.capture_latency_us, s.requested_latency_us),
+            (Browser::Chromium, 40_000, Some(40_000))
+        );
+        assert!(s.held_down_by.is_empty());
+        assert_eq!(st.configured.as_ref().unwrap().in_effect, Some(true));
+        assert!(st.needs_restart.is_empty());
+
+        // A parec at 10 ms on the same source: Chromium is granted 10 ms, parec named.
+        let mut held = chromium.clone();
+        held.buffer_latency_us = 10_000;
+        let parec = record(9, "parec", 99, 10_000);
+        let mut module = record(2, "remap", 0, 0);
+        module.client_index = None;
+        module.owner_module = Some(5);
+        let st = compute_status(Some(&i), &[held.clone(), parec, module], &files, &w);
+        let s = &st.streams[0];
+        assert_eq!(s.capture_latency_us, 10_000);
+        assert_eq!(s.held_down_by.len(), 1);
+        assert_eq!(s.held_down_by[0].index, 9);
+        assert_eq!(s.held_down_by[0].application_name.as_deref(), Some("parec"));
+        assert_eq!(s.held_down_by[0].application_process_id, Some(99));
+        assert_eq!(st.configured.as_ref().unwrap().in_effect, Some(false));
+        assert!(
+            st.notes.iter().any(|n| n.contains("held down by #9 parec")),
+            "{:?}",
+            st.notes
+        );
+
+        // The browser started without the environment: it needs a restart.
+        let st = compute_status(Some(&i), &[held], &files, &world(&[], None));
+        assert_eq!(st.streams[0].requested_latency_us, Some(10_000));
+        assert!(
+            st.streams[0].held_down_by.is_empty(),
+            "asked 10 ms, got 10 ms"
+        );
+        assert_eq!(st.needs_restart, vec!["chromium".to_owned()]);
+
+        // Nothing open: in_effect unknown.
+        let st = compute_status(Some(&i), &[], &files, &w);
+        assert_eq!(st.configured.unwrap().in_effect, None);
+    }
+
+    #[test]
+    fn pipewire_status_uses_the_fragment_and_names_restarts() {
+        let i = info(Some("0.3.65"));
+        let (_d, paths) = temp_paths();
+        set_with(&paths, &set_req(Some(40), None), &server_of(Some(&i)), &[]).unwrap();
+        let files = our_files(&paths);
+        let written = files[0].modified.unwrap();
+
+        let mut old = record(68, "Chromium input", 1234, 0);
+        old.fragment_latency_us = Some(10_000);
+        // Server started before the rule was written.
+        let w = world(&[], Some(written - Duration::from_secs(60)));
+        let st = compute_status(Some(&i), &[old.clone()], &files, &w);
+        assert_eq!(st.server.kind, ServerKind::PipewirePulse);
+        assert_eq!(st.server.version.as_deref(), Some("0.3.65"));
+        assert_eq!(st.streams[0].capture_latency_us, 10_000);
+        assert_eq!(st.streams[0].granted_latency_us, 0);
+        assert!(st.streams[0].held_down_by.is_empty());
+        assert_eq!(st.configured.as_ref().unwrap().in_effect, Some(false));
+        assert_eq!(st.needs_restart, vec!["pipewire-pulse".to_owned()]);
+
+        // Server restarted after, but the browser's context is older than the restart... it
+        // lacks the rule: the browser needs its audio service restarted.
+        let w = world(&[], Some(written + Duration::from_secs(60)));
+        let st = compute_status(Some(&i), &[old], &files, &w);
+        assert_eq!(st.needs_restart, vec!["chromium".to_owned()]);
+
+        let mut new = record(70, "Chromium input", 1234, 0);
+        new.fragment_latency_us = Some(40_000);
+        new.props
+            .insert("pulse.min.frag".into(), "1920/48000".into());
+        let st = compute_status(Some(&i), &[new.clone()], &files, &w);
+        assert_eq!(st.configured.as_ref().unwrap().in_effect, Some(true));
+        assert_eq!(st.streams[0].rule_min_frag.as_deref(), Some("1920/48000"));
+        assert!(st.needs_restart.is_empty());
+
+        // After a reset the rule stays in force until pipewire-pulse restarts.
+        let st = compute_status(Some(&i), &[new], &[], &w);
+        assert!(st.configured.is_none());
+        assert_eq!(st.needs_restart, vec!["pipewire-pulse".to_owned()]);
+    }
+
+    #[test]
+    fn small_parsers() {
+        assert_eq!(
+            latency_env_of(b"A=1\0PULSE_LATENCY_MSEC=40\0B=2\0"),
+            Some(40)
+        );
+        assert_eq!(latency_env_of(b"PULSE_LATENCY_MSECX=40\0"), None);
+        assert_eq!(latency_env_of(b"PULSE_LATENCY_MSEC=abc\0"), None);
+        assert_eq!(parse_version("0.3.65"), Some((0, 3, 65)));
+        assert_eq!(parse_version("1.0"), Some((1, 0, 0)));
+        assert!(parse_version("0.3.43").unwrap() < PIPEWIRE_MIN_RULES);
+        assert_eq!(
+            server_of(Some(&info(Some("0.3.40")))).mechanism,
+            Mechanism::LaunchEnvironment
+        );
+        assert_eq!(server_of(None).kind, ServerKind::Unknown);
+        let mut ff = record(1, "Firefox", 5, 25_000);
+        ff.client_name = Some("Firefox".into());
+        ff.application_process_binary = Some("firefox-esr".into());
+        assert_eq!(Browser::of_stream(&ff), Some(Browser::Firefox));
+        assert_eq!(
+            Browser::of_stream(&record(1, "Google Chrome input", 5, 0)),
+            Some(Browser::Chrome)
+        );
+        assert_eq!(Browser::of_stream(&record(1, "parec", 5, 0)), None);
+    }
+}
