@@ -10,18 +10,20 @@ function fakeHost(initial: number | null, opts: { failSet?: boolean; down?: bool
   let configured = initial;
   const calls: { type: string; capture_ms?: number | null }[] = [];
   const status = (): LatencyStatus => ({
-    server: { kind: 'pulseaudio', version: '16.1' },
+    server: { kind: 'pulseaudio', version: '16.1', mechanism: 'launch_environment' },
     configured:
       configured === null
         ? null
         : {
             capture_ms: configured,
             mechanism: 'launch_environment',
+            browsers: ['chromium'],
             files: ['/home/u/.local/share/applications/chromium.desktop'],
             in_effect: false,
-            needs_restart: ['chromium'],
           },
     streams: [],
+    needs_restart: configured === null ? [] : ['chromium'],
+    notes: [],
   });
   const host = {
     // biome-ignore lint/suspicious/noExplicitAny: the fake answers the two latency requests only

@@ -26,11 +26,12 @@ export function latencyLine(reply: LatencyReply | null, indices: readonly number
   const c = reply.status.configured;
   if (!c) return line;
   const managed = reply.managed.managed ? ', set by your administrator' : '';
-  const pending = c.in_effect
-    ? ''
-    : c.needs_restart.length
-      ? ` Not in effect yet: restart ${c.needs_restart.join(' and ')}.`
-      : ' Not in effect yet.';
+  const restart = reply.status.needs_restart;
+  const pending = restart.length
+    ? ` Not in effect yet: restart ${restart.join(' and ')}.`
+    : c.in_effect === false
+      ? ' Not in effect.'
+      : '';
   return `${line} Configured: ${c.capture_ms} ms${managed}.${pending}`;
 }
 

@@ -13,7 +13,7 @@ import {
   parseManagedLatency,
   readManagedLatency,
 } from './capture-latency.ts';
-import type { LatencyStatus, LatencyStream } from './protocol.ts';
+import type { LatencyConfigured, LatencyStatus, LatencyStream } from './protocol.ts';
 
 const stream = (index: number, granted_ms: number, extra: Partial<LatencyStream> = {}): LatencyStream => ({
   index,
@@ -21,16 +21,26 @@ const stream = (index: number, granted_ms: number, extra: Partial<LatencyStream>
   client_name: 'Chromium input',
   application_process_id: 100 + index,
   source_name: 'mic',
+  launch_env_latency_ms: null,
+  requested_latency_us: 10_000,
   granted_latency_us: granted_ms * 1000,
   granted_fragment_us: null,
+  capture_latency_us: granted_ms * 1000,
   source_configured_latency_us: 10_000,
+  rule_min_frag: null,
   held_down_by: [],
   ...extra,
 });
-const status = (configured: LatencyStatus['configured'], streams: LatencyStream[] = []): LatencyStatus => ({
-  server: { kind: 'pulseaudio', version: '16.1' },
+const status = (
+  configured: LatencyStatus['configured'],
+  streams: LatencyStream[] = [],
+  needs_restart: string[] = [],
+): LatencyStatus => ({
+  server: { kind: 'pulseaudio', version: '16.1', mechanism: 'launch_environment' },
   configured,
   streams,
+  needs_restart,
+  notes: [],
 });
 
 test('managed value: absent, browser default (0), a choice, and junk that leaves the user in control', () => {
@@ -85,9 +95,9 @@ test('managedNeedsApply compares with what the host has configured', () => {
   const at40 = status({
     capture_ms: 40,
     mechanism: 'launch_environment',
+    browsers: ['chromium'],
     files: [],
     in_effect: true,
-    needs_restart: [],
   });
   assert.equal(managedNeedsApply({ managed: true, capture_ms: 40 }, at40), false);
   assert.equal(managedNeedsApply({ managed: true, capture_ms: 60 }, at40), true);
@@ -98,14 +108,26 @@ test('managedNeedsApply compares with what the host has configured', () => {
 
 test('configuredLine says what restarts are needed', () => {
   assert.match(configuredLine(status(null)), /Nothing configured/);
+  const idle: LatencyConfigured = {
+    capture_ms: 40,
+    mechanism: 'launch_environment',
+    browsers: [],
+    files: [],
+    in_effect: null,
+  };
+  assert.match(configuredLine(status({ ...idle, browsers: ['chromium'] })), /no capture stream open/);
   const line = configuredLine(
-    status({
-      capture_ms: 40,
-      mechanism: 'pipewire_pulse_rule',
-      files: ['/x'],
-      in_effect: false,
-      needs_restart: ['pipewire-pulse', 'chromium'],
-    }),
+    status(
+      {
+        capture_ms: 40,
+        mechanism: 'pipewire_pulse_rule',
+        browsers: ['chromium'],
+        files: ['/x'],
+        in_effect: false,
+      },
+      [],
+      ['pipewire-pulse', 'chromium'],
+    ),
   );
   assert.match(line, /40 ms through a pipewire-pulse rule/);
   assert.match(line, /restart pipewire-pulse and chromium/);
@@ -115,9 +137,17 @@ test('grantedView: the tab streams when known, the lowest and highest grant, who
   const s = status(null, [
     stream(1, 40),
     stream(2, 10, {
-      held_down_by: [{ index: 9, client_name: 'parec', application_process_id: 99, latency_us: 10_000 }],
+      held_down_by: [
+        {
+          index: 9,
+          client_name: 'parec',
+          application_name: 'parec',
+          application_process_id: 99,
+          application_process_binary: 'parec',
+          latency_us: 10_000,
+        },
+      ],
     }),
-    stream(3, 60, { browser: 'other' }),
   ]);
   const all = grantedView(s, null);
   assert.deepEqual([all.min_ms, all.max_ms], [10, 40]);
@@ -131,7 +161,8 @@ test('grantedView: the tab streams when known, the lowest and highest grant, who
   assert.equal(grantedLine(tab), 'Capture latency granted by the server: 40 ms.');
   // Unknown indices fall back to every browser stream rather than showing nothing.
   assert.equal(grantedView(s, [77]).streams.length, 2);
-  // The fragment wins over the buffer latency when the server exposes it.
-  assert.equal(grantedView(status(null, [stream(1, 10, { granted_fragment_us: 40_000 })]), null).min_ms, 40);
+  // What the stream actually gets (the fragment on pipewire-pulse), not the buffer latency (0 there).
+  const pw = stream(1, 0, { granted_fragment_us: 40_000, capture_latency_us: 40_000 });
+  assert.equal(grantedView(status(null, [pw]), null).min_ms, 40);
   assert.match(grantedLine(grantedView(status(null), null)), /no capture stream/);
 });

@@ -77,11 +77,14 @@ export function configuredLine(s: LatencyStatus): string {
       : c.mechanism === 'launch_environment'
         ? 'PULSE_LATENCY_MSEC in the browsers’ launch environment (playback latency changes too)'
         : c.mechanism;
-  const effect = c.in_effect
-    ? 'in effect.'
-    : c.needs_restart.length > 0
-      ? `not in effect yet: restart ${c.needs_restart.join(' and ')}.`
-      : 'not in effect yet.';
+  const effect =
+    s.needs_restart.length > 0
+      ? `not in effect yet: restart ${s.needs_restart.join(' and ')}.`
+      : c.in_effect === true
+        ? 'in effect.'
+        : c.in_effect === false
+          ? 'not in effect.'
+          : 'no capture stream open to prove it by.';
   return `${c.capture_ms} ms through ${how}; ${effect}`;
 }
 
@@ -98,10 +101,10 @@ export interface GrantedView {
 /** The capture latency the server grants this browser, for the popup. `indices`: the record streams
  * of the tab when known (matched by source from the host's audio view), else every Chromium stream. */
 export function grantedView(s: LatencyStatus, indices: readonly number[] | null): GrantedView {
-  const browser = s.streams.filter((x) => x.browser === 'chromium' || x.browser === 'firefox');
+  const browser = s.streams;
   const mine = indices && indices.length > 0 ? browser.filter((x) => indices.includes(x.index)) : [];
   const streams = mine.length > 0 ? mine : browser;
-  const ms = streams.map((x) => (x.granted_fragment_us ?? x.granted_latency_us) / 1000);
+  const ms = streams.map((x) => x.capture_latency_us / 1000);
   const holders = new Set<string>();
   for (const x of streams) {
     for (const h of x.held_down_by) {
