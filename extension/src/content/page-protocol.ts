@@ -22,6 +22,11 @@ export interface GroupReport {
   /** Live tracks (clones included) on the device and how many of them are enabled. */
   tracks: number;
   enabled: number;
+  /** Echo cancellation on the device's live tracks as the browser granted it (getSettings): true when
+   * on for all, false when off for any, null when unknown (issue 12). */
+  echo_cancellation?: boolean | null;
+  /** Set when micoff kept echo cancellation on against a `latency` request (the popup says why). */
+  latency_guard?: string | null;
 }
 
 export type PageToContent =
@@ -45,12 +50,24 @@ const count = (v: unknown): v is number => Number.isInteger(v) && (v as number) 
 
 function parseGroup(v: unknown): GroupReport | null {
   if (!isRecord(v)) return null;
-  const { id, state, since_ms, reason, label, tracks, enabled } = v;
+  const { id, state, since_ms, reason, label, tracks, enabled, echo_cancellation, latency_guard } = v;
   if (!text(id) || !STATES.includes(state as GroupState)) return null;
   if (typeof since_ms !== 'number' || !Number.isFinite(since_ms)) return null;
   if (reason !== null && !text(reason)) return null;
   if (!text(label) || !count(tracks) || !count(enabled)) return null;
-  return { id, state: state as GroupState, since_ms, reason, label, tracks, enabled };
+  const ec = echo_cancellation === true || echo_cancellation === false ? echo_cancellation : null;
+  const guard = typeof latency_guard === 'string' && latency_guard.length <= 400 ? latency_guard : null;
+  return {
+    id,
+    state: state as GroupState,
+    since_ms,
+    reason,
+    label,
+    tracks,
+    enabled,
+    echo_cancellation: ec,
+    latency_guard: guard,
+  };
 }
 
 /** A message from the page world, or null when it is not one (anything the page may have forged is

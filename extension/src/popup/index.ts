@@ -47,6 +47,8 @@ port.onMessage.addListener((raw: unknown) => {
       break;
     case 'tab':
       tabSection.tab(msg.tab);
+      latest.labels = msg.tab?.labels ?? [];
+      renderLatency();
       if (msg.tab?.origin && !siteOrigin) void showSite(msg.tab.origin);
       break;
     case 'doctor':
