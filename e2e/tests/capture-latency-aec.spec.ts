@@ -8,8 +8,10 @@
 //   aec40   {audio: true}, PULSE_LATENCY_MSEC=40 in the browser's environment (micoff's mechanism on
 //           PulseAudio; playback latency grows too)
 //   noaec   {audio: {echoCancellation: false}} at 10 ms: the echo as it is
-// Bars: echo at 40 ms within 3 dB of 10 ms and at least 10 dB below noaec; concealed samples / total
-// samples at the receiver no worse than at 10 ms + 1 percentage point.
+// Bars: echo at 40 ms no more than 3 dB above 10 ms (one-sided: on this rig 40 ms suppresses far
+// better than 10 ms, whose AEC leaks echo in bursts; the figures are in the artifact and the design
+// note) and at least 10 dB below noaec; concealed samples / total samples at the receiver no worse than
+// at 10 ms + 1 percentage point.
 // The latency-constraint trap ({audio: {latency: 0.04}}) has its own spec (capture-latency-guard).
 // Raw figures: e2e/artifacts/capture-latency-aec-<server>.json.
 import { expect, test } from '../rig/fixtures.ts';
@@ -66,7 +68,7 @@ test('echo: AEC at 40 ms as effective as at 10 ms, and far better than none', as
     console.log(`capture-latency-aec: ${JSON.stringify({ ...result, runs: undefined })}`);
     for (const r of of('aec10').concat(of('aec40'))) expect(r.settings?.echoCancellation).toBe(true);
     for (const r of of('noaec')) expect(r.settings?.echoCancellation).toBe(false);
-    expect(Math.abs(result.aec40_minus_aec10_db)).toBeLessThanOrEqual(3);
+    expect(result.aec40_minus_aec10_db).toBeLessThanOrEqual(3);
     expect(result.noaec_minus_aec40_db).toBeGreaterThanOrEqual(10);
     expect(result.concealed_pct.aec40 ?? 100).toBeLessThanOrEqual((result.concealed_pct.aec10 ?? 0) + 1);
   } finally {

@@ -1,7 +1,7 @@
 // Helpers of the echo specs (capture-latency-aec, capture-latency-guard): a rig whose default sink is
 // heard by the microphone, and one call of echo.html in a fresh browser measured for its echo.
 import { type AudioRig, startAudioRig } from '../rig/audio-rig.ts';
-import { launchChromium } from '../rig/chromium.ts';
+import { type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
 import { MeetingPage, type MeetingStats } from '../rig/meeting-page.ts';
 import type { PageServer } from '../rig/page-server.ts';
 import { whenStreams } from './release-util.ts';
@@ -23,6 +23,8 @@ export interface EchoFigures {
   concealed_ratio: number | null;
   settings: MediaTrackSettings | null;
   constraints: MediaTrackConstraints | null;
+  /** The sent energy second by second, dB. */
+  per_second_db?: number[];
 }
 
 export const dB = (x: number) => 10 * Math.log10(Math.max(x, 1e-12));
@@ -52,8 +54,13 @@ export async function measureEcho(
   rig: AudioRig,
   pages: PageServer,
   c: EchoConfig,
-  windowMs = WINDOW_MS,
+  opts: {
+    windowMs?: number;
+    /** Runs while the call is up (before the measurement), with the browser and the call. */
+    inspect?: (browser: LaunchedChromium, call: MeetingPage) => Promise<void>;
+  } = {},
 ): Promise<EchoFigures> {
+  const windowMs = opts.windowMs ?? WINDOW_MS;
   const env = { ...rig.clientEnv };
   if (c.latencyMs === null) delete env.PULSE_LATENCY_MSEC;
   else env.PULSE_LATENCY_MSEC = String(c.latencyMs);
@@ -63,11 +70,19 @@ export async function measureEcho(
     const call = await MeetingPage.open(browser.context, pages.url(`echo.html?${q}`));
     await call.ready();
     await whenStreams(rig, 'Chromium capturing', (n) => n === 1);
+    await opts.inspect?.(browser, call);
     await new Promise((r) => setTimeout(r, WARMUP_MS));
+    // Per second as well as over the window: AEC leaks come in bursts.
     const a = await call.stats();
-    await new Promise((r) => setTimeout(r, windowMs));
-    const b = await call.stats();
-    const figures = delta(a, b);
+    const perSecond: number[] = [];
+    let prev = a;
+    for (let t = 0; t < windowMs; t += 1000) {
+      await new Promise((r) => setTimeout(r, Math.min(1000, windowMs - t)));
+      const s = await call.stats();
+      perSecond.push(Math.round(dB(delta(prev, s).energy_rate)));
+      prev = s;
+    }
+    const figures = { ...delta(a, prev), per_second_db: perSecond };
     // What the page's track says it was asked (getConstraints), as echo.js reads it.
     figures.constraints = await call.page.evaluate(
       () =>

@@ -102,10 +102,21 @@ pub enum RequestBody {
     AudioStreams,
     /// Reserved for issue 5; answered with `not_implemented` until then.
     Doctor,
+    /// Capture latency at the server and micoff's configuration of it ([`crate::latency`]).
+    LatencyStatus,
+    /// Sets (`capture_ms`) or resets (`capture_ms: null`) the browsers' capture latency. The
+    /// field must be present: a missing `capture_ms` is refused rather than read as a reset.
+    LatencySet {
+        capture_ms: Option<u32>,
+        #[serde(default)]
+        dry_run: bool,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        browsers: Option<Vec<crate::latency::Browser>>,
+    },
 }
 
 impl RequestBody {
-    pub const TYPES: [&'static str; 8] = [
+    pub const TYPES: [&'static str; 10] = [
         "version",
         "processes",
         "cpu_sample",
@@ -114,6 +125,8 @@ impl RequestBody {
         "audio_server_info",
         "audio_streams",
         "doctor",
+        "latency_status",
+        "latency_set",
     ];
 
     pub fn type_name(&self) -> &'static str {
@@ -126,6 +139,8 @@ impl RequestBody {
             Self::AudioServerInfo => "audio_server_info",
             Self::AudioStreams => "audio_streams",
             Self::Doctor => "doctor",
+            Self::LatencyStatus => "latency_status",
+            Self::LatencySet { .. } => "latency_set",
         }
     }
 }
@@ -214,6 +229,13 @@ pub fn decode_request(body: &[u8]) -> Result<Request, RequestError> {
             format!("unknown request type `{shown}`"),
         ));
     }
+    if type_name == "latency_set" && !object.contains_key("capture_ms") {
+        return Err(RequestError::new(
+            Some(id),
+            ErrorCode::InvalidRequest,
+            "invalid `latency_set` request: missing `capture_ms` (a number, or null to reset)",
+        ));
+    }
     let body = RequestBody::deserialize(&value).map_err(|e| {
         RequestError::new(
             Some(id),
@@ -254,6 +276,10 @@ fn validate(body: &RequestBody) -> Result<(), String> {
             }
             validate_pids(pids.as_deref())
         }
+        RequestBody::LatencySet {
+            capture_ms: Some(ms),
+            ..
+        } => crate::latency::validate_capture_ms(*ms),
         _ => Ok(()),
     }
 }
@@ -579,6 +605,8 @@ pub fn typed_result(request_type: &str, result: &Value) -> Result<Value, String>
         "audio_server_info" => roundtrip::<AudioServerInfo>(result),
         "audio_streams" => roundtrip::<AudioStreams>(result),
         "doctor" => check_doctor_report(result).map(|()| result.clone()),
+        "latency_status" => roundtrip::<crate::latency::LatencyStatus>(result),
+        "latency_set" => roundtrip::<crate::latency::LatencySetResult>(result),
         other => Err(format!("no typed result for `{other}`")),
     }
 }

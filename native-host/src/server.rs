@@ -280,6 +280,31 @@ async fn handle(ctx: &Ctx, request: Request) -> Vec<u8> {
                 "this host has no doctor; run `micoff-host doctor`".into(),
             )),
         },
+        RequestBody::LatencyStatus => match crate::latency::Paths::from_process_env() {
+            Ok(paths) => {
+                let status = crate::latency::status(deps.audio.as_ref(), &paths).await;
+                Ok(encode_result(id, &status, ctx.max_bytes))
+            }
+            Err(e) => Err(HostError::Internal(e)),
+        },
+        RequestBody::LatencySet {
+            capture_ms,
+            dry_run,
+            browsers,
+        } => match crate::latency::Paths::from_process_env() {
+            Ok(paths) => {
+                let req = crate::latency::SetRequest {
+                    capture_ms,
+                    browsers: browsers.unwrap_or_default(),
+                    mechanism: None,
+                    dry_run,
+                };
+                crate::latency::set(deps.audio.as_ref(), &paths, &req)
+                    .await
+                    .map(|r| encode_result(id, &r, ctx.max_bytes))
+            }
+            Err(e) => Err(HostError::Internal(e)),
+        },
         RequestBody::Subscribe(_) | RequestBody::Unsubscribe { .. } => Err(HostError::Internal(
             "subscription requests are handled on the read loop".into(),
         )),

@@ -47,8 +47,15 @@ export type ExtensionToHost =
   | { id: RequestId; type: 'audio_streams' }
   | { id: RequestId; type: 'doctor' }
   | { id: RequestId; type: 'latency_status' }
-  /** `capture_ms: null` resets to the browser's default; `dry_run` says what would change. */
-  | { id: RequestId; type: 'latency_set'; capture_ms: number | null; dry_run?: boolean | null };
+  /** `capture_ms` is required: null resets to the browsers' default (a missing field is never read as
+   * a reset). `dry_run` says what would change; `browsers` limits it (default: all micoff knows). */
+  | {
+      id: RequestId;
+      type: 'latency_set';
+      capture_ms: number | null;
+      dry_run?: boolean | null;
+      browsers?: LatencyBrowser[] | null;
+    };
 
 export type RequestType = ExtensionToHost['type'];
 export const REQUEST_TYPES: readonly RequestType[] = [
@@ -294,7 +301,7 @@ export type LatencyServerKind = 'pulseaudio' | 'pipewire_pulse' | 'unknown';
  * PULSE_LATENCY_MSEC in the browsers' launch environment (PulseAudio, and the fallback). */
 export type LatencyMechanism = 'pipewire_pulse_rule' | 'launch_environment';
 /** A browser micoff configures. */
-export type LatencyBrowser = 'chromium' | 'chrome' | 'firefox' | (string & {});
+export type LatencyBrowser = 'chromium' | 'chrome' | 'firefox';
 
 /** What micoff has configured, read back from its own files (null in `LatencyStatus.configured`
  * when nothing). */
@@ -440,6 +447,7 @@ const oneOf =
   (v): v is T =>
     typeof v === 'string' && (values as readonly string[]).includes(v);
 const inRange = (v: unknown, min: number, max: number): boolean => isUint(v) && v >= min && v <= max;
+const isLatencyBrowser = oneOf<LatencyBrowser>('chromium', 'chrome', 'firefox');
 /** An object whose listed fields all pass their guards (extra fields are allowed). */
 const shape =
   <T>(fields: { [K in keyof T]-?: Guard<T[K]> }): Guard<T> =>
@@ -461,8 +469,10 @@ export function isExtensionToHost(v: unknown): v is ExtensionToHost {
       return true;
     case 'latency_set':
       return (
+        'capture_ms' in v &&
         (v.capture_ms === null || inRange(v.capture_ms, CAPTURE_MS.min, CAPTURE_MS.max)) &&
-        optional(isBool, v.dry_run)
+        optional(isBool, v.dry_run) &&
+        optional(arrayOf(isLatencyBrowser), v.browsers)
       );
     case 'processes':
       return optional(isPid, v.browser_pid);
@@ -690,7 +700,7 @@ export const isLatencyStatus = shape<LatencyStatus>({
     shape<LatencyConfigured>({
       capture_ms: isUint,
       mechanism: isMechanism,
-      browsers: arrayOf(isString),
+      browsers: arrayOf(isLatencyBrowser),
       files: arrayOf(isString),
       in_effect: nullable(isBool),
     }),
@@ -698,7 +708,7 @@ export const isLatencyStatus = shape<LatencyStatus>({
   streams: arrayOf(
     shape<LatencyStream>({
       index: isUint,
-      browser: isString,
+      browser: isLatencyBrowser,
       client_name: nullable(isString),
       application_process_id: nullable(isUint),
       source_name: nullable(isString),
