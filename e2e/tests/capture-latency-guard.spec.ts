@@ -47,8 +47,9 @@ test('latency constraint: Chromium turns echo cancellation off, micoff keeps it 
     const unprocessed = await measureEcho(rig, pages, configs.unprocessed as EchoConfig, { windowMs: 2000 });
     const result = {
       server: audioServer,
-      echo_db: { plain: dB(plain.energy_rate), micoff: dB(micoff.energy_rate) },
-      plain_minus_micoff_db: dB(plain.energy_rate) - dB(micoff.energy_rate),
+      echo_db: { plain: plain.echo_db, micoff: micoff.echo_db },
+      window_mean_db: { plain: dB(plain.energy_rate), micoff: dB(micoff.energy_rate) },
+      plain_minus_micoff_db: plain.echo_db - micoff.echo_db,
       tab_view: view,
       runs: { plain, micoff, unprocessed },
     };
