@@ -40,7 +40,13 @@ test('latency constraint: Chromium turns echo cancellation off, micoff keeps it 
         const sw = await extensionServiceWorker(browser.context, extensionId());
         const tab = await tabIdOf(sw, call.page.url());
         await expect
-          .poll(async () => (view = await tabView(sw, tab))?.latency_guard ?? null, { timeout: 10_000 })
+          .poll(
+            async () => {
+              view = await tabView(sw, tab);
+              return view?.latency_guard ?? null;
+            },
+            { timeout: 10_000 },
+          )
           .toMatch(/kept echo cancellation on/);
       },
     });
