@@ -2,7 +2,7 @@
 // from Playwright: every call is a `worker.evaluate`, so arguments and results are plain data.
 import type { Worker } from '@playwright/test';
 import type { HostStatus } from '../../extension/src/shared/host-status.ts';
-import type { AudioSnapshot } from '../../extension/src/shared/messages.ts';
+import type { AudioSnapshot } from '../../extension/src/shared/messages/popup-background.ts';
 import type { ExtensionToHost, ResultByType } from '../../extension/src/shared/protocol.ts';
 import { waitFor } from './proc.ts';
 

@@ -9,7 +9,7 @@
 //     gets exactly that with micoff too.
 // micoff itself never adds a `latency` constraint: the guarded request carries only the page's.
 // Raw figures: e2e/artifacts/capture-latency-guard-<server>.json.
-import type { TabReleaseView } from '../../extension/src/shared/messages.ts';
+import type { TabReleaseView } from '../../extension/src/shared/messages/popup-background.ts';
 import { extensionServiceWorker } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { extensionId } from '../rig/host.ts';

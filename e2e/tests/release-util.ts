@@ -3,7 +3,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Worker } from '@playwright/test';
-import type { TabReleaseView } from '../../extension/src/shared/messages.ts';
+import type { TabReleaseView } from '../../extension/src/shared/messages/popup-background.ts';
 import type { AudioRig } from '../rig/audio-rig.ts';
 import { isChromium, type RecordStream } from '../rig/pactl.ts';
 import { ARTIFACTS_DIR } from '../rig/paths.ts';

@@ -1,7 +1,7 @@
 // The audio server as micoff-host sees it: one persistent `audio` subscription folded into a snapshot
 // (server info + every stream). The host replays the current state on each subscribe (also after a
 // reconnect), so the snapshot never needs a separate refresh.
-import type { AudioSnapshot } from '../shared/messages.ts';
+import type { AudioSnapshot } from '../shared/messages/popup-background.ts';
 import type { HostEvent } from '../shared/protocol.ts';
 import type { HostClient } from './host-client.ts';
 

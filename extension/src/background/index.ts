@@ -1,6 +1,6 @@
 // Background entry (Chrome service worker / Firefox background script): builds the collaborators,
 // registers listeners and starts each feature. No logic here.
-import { POPUP_PORT } from '../shared/messages.ts';
+import { POPUP_PORT } from '../shared/messages/popup-background.ts';
 import { browserSettingsStore } from '../shared/settings.ts';
 import { createAudioMonitor } from './audio-monitor.ts';
 import type { BackgroundContext, Feature } from './context.ts';

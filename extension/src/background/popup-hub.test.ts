@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { BackgroundToPopup } from '../shared/messages.ts';
+import type { BackgroundToPopup } from '../shared/messages/popup-background.ts';
 import { createAudioMonitor } from './audio-monitor.ts';
 import { fakeDeps, tick, VERSION } from './fakes.test-util.ts';
 import { createHostClient } from './host-client.ts';

@@ -3,7 +3,7 @@
 // doctor results to every popup. Closing the last popup drops the CPU subscription.
 import { cpuView } from '../shared/cpu-view.ts';
 import { parseDoctorFindings } from '../shared/doctor.ts';
-import type { BackgroundToPopup, PopupToBackground } from '../shared/messages.ts';
+import { type BackgroundToPopup, parsePopupMessage } from '../shared/messages/popup-background.ts';
 import { CPU_INTERVAL_MS } from '../shared/protocol.ts';
 import type { AudioMonitor } from './audio-monitor.ts';
 import type { HostClient, Subscription } from './host-client.ts';
@@ -52,10 +52,10 @@ export function createPopupHub(deps: PopupHubDeps): PopupHub {
   });
 
   function onMessage(port: PopupPortLike, raw: unknown): void {
-    const msg = raw as PopupToBackground;
+    const msg = parsePopupMessage(raw);
     switch (msg?.type) {
       case 'popup_hello': {
-        const tabId = typeof msg.tab_id === 'number' ? msg.tab_id : null;
+        const tabId = msg.tab_id;
         const entry = popups.get(port);
         if (entry) entry.tabId = tabId;
         if (tabId !== null) send(port, { type: 'tab', tab_id: tabId, tab: deps.tabs.get(tabId) });

@@ -1,7 +1,7 @@
 // Per-tab release state as the popup shows it. The release-on-mute code (issue 4) is the only writer:
 // it calls `set(tabId, view)` whenever a tab's state changes (null when nothing captures any more);
 // the popup hub listens and pushes the change to an open popup.
-import type { TabReleaseView } from '../shared/messages.ts';
+import type { TabReleaseView } from '../shared/messages/popup-background.ts';
 
 export interface TabViews {
   get(tabId: number): TabReleaseView | null;

@@ -1,9 +1,11 @@
 // Release-on-mute, background side: takes the frames' reports (content.js) into per-tab state, keeps the
-// badge and the popup's tab view current, and answers "may this device be released?" from the settings
-// (per-site switch) and the host's view of the audio server (Bluetooth sources are kept open unless the
-// user chose otherwise). The page world never drives anything here beyond its own tab's state.
-import { isContentToBackground, type ReleasePolicyAnswer } from '../content/release-messages.ts';
-import { releaseAllowedForSource, releaseEnabledFor } from '../shared/settings.ts';
+// badge and the popup's tab view current, and makes the release decision (shared/release-decision.ts)
+// from the settings (per-site switch) and the host's view of the audio server (Bluetooth sources are
+// kept open unless the user chose otherwise): both the site's standing config the page world runs with
+// and the answer to each "may this device be released now?". The page world never drives anything here
+// beyond its own tab's state.
+import { parseContentToBackground, type ReleasePolicyAnswer } from '../shared/messages/content-background.ts';
+import { releaseConfig, releaseDecision } from '../shared/release-decision.ts';
 import type { BackgroundContext } from './context.ts';
 import { classifySource } from './release-bluetooth.ts';
 import { badgeOf, TabFrames, tabViewOf } from './tab-state.ts';
@@ -14,13 +16,9 @@ export interface PolicyDeps {
 }
 
 export async function releasePolicy(d: PolicyDeps, url: string, label: string): Promise<ReleasePolicyAnswer> {
-  const s = await d.settings.get();
-  if (!releaseEnabledFor(s, url)) return { allow: false, reason: 'release is off for this site' };
-  const verdict = classifySource(d.audio.snapshot().streams, label);
-  if (!releaseAllowedForSource(s, verdict.bluetooth)) {
-    return { allow: false, reason: 'Bluetooth headset (releasing would switch its profile)' };
-  }
-  return { allow: true, reason: null };
+  const settings = await d.settings.get();
+  const { bluetooth } = classifySource(d.audio.snapshot().streams, label);
+  return releaseDecision({ settings, url, bluetooth });
 }
 
 export function startRelease(ctx: BackgroundContext): void {
@@ -37,15 +35,23 @@ export function startRelease(ctx: BackgroundContext): void {
   };
 
   chrome.runtime.onMessage.addListener((raw: unknown, sender, reply) => {
-    if (!isContentToBackground(raw)) return false;
+    const msg = parseContentToBackground(raw);
+    if (!msg) return false;
     const tabId = sender.tab?.id;
     if (tabId === undefined || sender.id !== chrome.runtime.id) return false;
-    if (raw.type === 'release_state') {
-      frames.set(tabId, sender.frameId ?? 0, { url: raw.url, groups: raw.groups.slice(0, 32) });
+    if (msg.type === 'release_state') {
+      frames.set(tabId, sender.frameId ?? 0, { url: msg.url, groups: msg.groups });
       refresh(tabId);
       return false;
     }
-    const label = raw.label.slice(0, 200);
+    if (msg.type === 'release_config') {
+      ctx.settings.get().then(
+        (s) => reply(releaseConfig(s, msg.url)),
+        () => reply(undefined),
+      );
+      return true; // async reply
+    }
+    const label = msg.label;
     // A frame may only ask about a device it reported itself: otherwise a page could probe the host's
     // view of other tabs' microphones (is any Chromium stream on a Bluetooth source?) through the
     // answer. Nothing to protect there, so the question gets the plain default.
@@ -53,9 +59,9 @@ export function startRelease(ctx: BackgroundContext): void {
       reply({ allow: true, reason: null });
       return false;
     }
-    void releasePolicy(ctx, raw.url, label).then(
+    void releasePolicy(ctx, msg.url, label).then(
       (answer) => {
-        decisions.push({ at_ms: Date.now(), tab: tabId, label: raw.label, answer });
+        decisions.push({ at_ms: Date.now(), tab: tabId, label, answer });
         if (decisions.length > 50) decisions.shift();
         reply(answer);
       },

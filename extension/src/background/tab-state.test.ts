@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { GroupReport } from '../content/page-protocol.ts';
+import type { GroupReport } from '../shared/messages/page-content.ts';
 import { badgeOf, TabFrames, tabViewOf } from './tab-state.ts';
 
 const g = (state: GroupReport['state'], since_ms: number, reason: string | null = null): GroupReport => ({

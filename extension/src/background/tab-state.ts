@@ -1,8 +1,8 @@
 // Per-tab release state: every frame of a tab reports its capture devices (GroupReport); the tab's view
 // (what the badge and the popup show) folds them into one: capturing wins over "kept open", which wins
 // over released. Pure functions plus a small store; the feature (release-feature.ts) feeds it.
-import type { GroupReport } from '../content/page-protocol.ts';
-import type { TabReleaseView } from '../shared/messages.ts';
+import type { GroupReport } from '../shared/messages/page-content.ts';
+import type { TabReleaseView } from '../shared/messages/popup-background.ts';
 import { normalizeOrigin } from '../shared/settings.ts';
 
 export interface FrameReport {

@@ -1,10 +1,21 @@
 // Isolated-world content script (content.js), every frame: the bridge between the page world's
-// interposition (page.js) and the background. It validates everything the page world says (page
-// scripts can forge it), forwards the frame's track states, answers release-policy questions through
-// the background, and pushes the release settings for this site into the page world.
-import { browserSettingsStore, releaseEnabledFor, type Settings } from '../shared/settings.ts';
-import { CONTENT_EVENT, type ContentToPage, PAGE_EVENT, parsePageMessage } from './page-protocol.ts';
-import type { ContentToBackground, ReleasePolicyAnswer } from './release-messages.ts';
+// interposition (page.js) and the background. It parses everything the page world says (page scripts
+// can forge it), forwards the frame's track states and its release-policy questions to the background,
+// and forwards the background's answers and release settings (shared/release-decision.ts) to the page
+// world. It decides nothing itself. The settings are fetched only while the frame captures (a frame that
+// never captures never wakes the background) and again when they change.
+import {
+  type ContentToBackground,
+  parseConfigAnswer,
+  parsePolicyAnswer,
+} from '../shared/messages/content-background.ts';
+import {
+  CONTENT_EVENT,
+  type ContentToPage,
+  PAGE_EVENT,
+  parsePageMessage,
+} from '../shared/messages/page-content.ts';
+import { browserSettingsStore } from '../shared/settings.ts';
 
 /** The site this frame belongs to: about:blank / srcdoc frames inherit their creator's origin. */
 function siteUrl(): string {
@@ -16,50 +27,44 @@ function siteUrl(): string {
 const toPage = (m: ContentToPage) =>
   window.dispatchEvent(new CustomEvent(CONTENT_EVENT, { detail: JSON.stringify(m) }));
 
-const toBackground = <T>(m: ContentToBackground): Promise<T | undefined> =>
-  chrome.runtime.sendMessage<ContentToBackground, T>(m).catch(() => undefined);
+const toBackground = (m: ContentToBackground): Promise<unknown> =>
+  chrome.runtime.sendMessage(m).catch(() => undefined);
 
 let capturing = false;
 
-function configFor(s: Settings): ContentToPage {
-  const release = releaseEnabledFor(s, siteUrl());
-  return {
-    type: 'config',
-    delay_ms: s.releaseDelayMs,
-    release,
-    reason: release ? null : 'release is off for this site',
-  };
+/** Ask the background for this site's release settings and hand them to the page world. */
+async function forwardConfig(): Promise<void> {
+  const config = parseConfigAnswer(await toBackground({ type: 'release_config', url: siteUrl() }));
+  if (config) toPage({ type: 'config', ...config });
 }
 
 function main(): void {
-  const settings = browserSettingsStore();
-  const pushConfig = () =>
-    settings
-      .get()
-      .then((s) => toPage(configFor(s)))
-      .catch(() => {});
-  settings.onChange((s) => toPage(configFor(s)));
+  // A change of the settings (options page, popup) reaches every frame; the capturing ones re-ask.
+  browserSettingsStore().onChange(() => {
+    if (capturing) void forwardConfig();
+  });
 
   window.addEventListener(PAGE_EVENT, (e: Event) => {
     const msg = parsePageMessage((e as CustomEvent).detail);
     if (!msg) return;
     switch (msg.type) {
       case 'hello':
-        void pushConfig();
+        if (capturing) void forwardConfig();
         break;
-      case 'state':
+      case 'state': {
         if (msg.groups.length === 0 && !capturing) return;
+        const started = !capturing && msg.groups.length > 0;
         capturing = msg.groups.length > 0;
         void toBackground({ type: 'release_state', url: siteUrl(), groups: msg.groups });
+        if (started) void forwardConfig();
         break;
+      }
       case 'policy_query':
-        void toBackground<ReleasePolicyAnswer>({
-          type: 'release_policy',
-          url: siteUrl(),
-          label: msg.label,
-        }).then((a) =>
-          toPage({ type: 'policy', query: msg.query, allow: a?.allow ?? true, reason: a?.reason ?? null }),
-        );
+        void toBackground({ type: 'release_policy', url: siteUrl(), label: msg.label }).then((raw) => {
+          // No answer (background gone, extension reloading): the page world's default, allow.
+          const a = parsePolicyAnswer(raw) ?? { allow: true, reason: null };
+          toPage({ type: 'policy', query: msg.query, ...a });
+        });
         break;
     }
   });
@@ -68,7 +73,6 @@ function main(): void {
     if (capturing) void toBackground({ type: 'release_state', url: siteUrl(), groups: [] });
     capturing = false;
   });
-  void pushConfig();
 }
 
 try {

@@ -1,20 +1,19 @@
-// Page-world side of the page <-> content channel: JSON strings in CustomEvents on the window (the only
-// thing that crosses from the MAIN world to the isolated one). Until the content script speaks, the
-// defaults apply (delay 3000 ms, release on), so a page that captures at once is still covered.
+// Page-world side of the page <-> content channel (shared/messages/page-content.ts): JSON strings in
+// CustomEvents on the window (the only thing that crosses from the MAIN world to the isolated one).
+// Until the content script hands over the site's config (it fetches it from the background once the
+// frame captures), the defaults apply (the default delay, release on): a release always asks the
+// background first, so the defaults never release what the settings keep open.
 import {
   CONTENT_EVENT,
   type GroupReport,
   PAGE_EVENT,
   type PageToContent,
   parseContentMessage,
-} from '../content/page-protocol.ts';
+} from '../shared/messages/page-content.ts';
+import type { ReleaseConfig } from '../shared/release-decision.ts';
+import { DEFAULT_SETTINGS, RELEASE_DELAY_MAX_MS, RELEASE_DELAY_MIN_MS } from '../shared/settings.ts';
 
-export interface ReleaseConfig {
-  delayMs: number;
-  release: boolean;
-  /** Why release is off (shown in the popup), when it is. */
-  reason: string | null;
-}
+export type { ReleaseConfig };
 
 export interface PolicyAnswer {
   allow: boolean;
@@ -43,7 +42,7 @@ export function createBridge(w: Window & typeof globalThis): Bridge {
   const stringify = JSON.stringify;
   const setTimer = w.setTimeout.bind(w);
 
-  let config: ReleaseConfig = { delayMs: 3000, release: true, reason: null };
+  let config: ReleaseConfig = { delay_ms: DEFAULT_SETTINGS.releaseDelayMs, release: true, reason: null };
   const configListeners: (() => void)[] = [];
   const realms = new Map<number, GroupReport[]>();
   const pending = new Map<number, (a: PolicyAnswer) => void>();
@@ -58,8 +57,9 @@ export function createBridge(w: Window & typeof globalThis): Bridge {
     const msg = parseContentMessage((e as CustomEvent).detail);
     if (!msg) return;
     if (msg.type === 'config') {
-      const delayMs = Math.min(10_000, Math.max(0, Math.round(msg.delay_ms) || 0));
-      config = { delayMs, release: msg.release, reason: msg.reason };
+      const delay = Math.round(msg.delay_ms) || 0;
+      const delay_ms = Math.min(RELEASE_DELAY_MAX_MS, Math.max(RELEASE_DELAY_MIN_MS, delay));
+      config = { delay_ms, release: msg.release, reason: msg.reason };
       for (const l of configListeners) l();
     } else {
       const resolve = pending.get(msg.query);

@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FakeTimers, tick } from '../background/fakes.test-util.ts';
+import { KEPT } from '../shared/release-decision.ts';
 import type { PolicyAnswer, ReleaseConfig } from './bridge.ts';
-import { createGroupMachine, groupState, KEPT_BY_POLICY, type MachineGroup } from './group-machine.ts';
+import { createGroupMachine, groupState, type MachineGroup } from './group-machine.ts';
 
 interface M {
   enabled: boolean;
@@ -12,7 +13,7 @@ interface G extends MachineGroup {
   members: Set<M>;
 }
 
-const RECORDING = 'recording';
+const RECORDING = KEPT.recording;
 
 /** One group with one enabled track, the machine over fake effects, and what the effects saw. */
 function setup(opts: { lastOnAgo?: number } = {}) {
@@ -28,7 +29,7 @@ function setup(opts: { lastOnAgo?: number } = {}) {
     seq: 0,
   };
   const world = {
-    config: { delayMs: 3000, release: true, reason: null } as ReleaseConfig,
+    config: { delay_ms: 3000, release: true, reason: null } as ReleaseConfig,
     hold: null as string | null,
     log: [] as string[],
     questions: [] as ((a: PolicyAnswer) => void)[],
@@ -76,7 +77,7 @@ function setup(opts: { lastOnAgo?: number } = {}) {
   /** Mute (and wait out the delay), allow, and check the device is released. */
   const release = async () => {
     set(track, false);
-    timers.advance(world.config.delayMs);
+    timers.advance(world.config.delay_ms);
     await answer({ allow: true, reason: null });
     assert.equal(groupState(g), 'released');
   };
@@ -143,17 +144,17 @@ test('policy says no: kept open with its reason, and not asked again until somet
   timers.advance(3000);
   assert.deepEqual(world.log, ['ask', 'ask']);
   await answer({ allow: false, reason: null });
-  assert.equal(g.kept, KEPT_BY_POLICY);
+  assert.equal(g.kept, KEPT.policy);
 });
 
 test('release off for the site: kept at once without a timer; a new config reconsiders', async () => {
   const { timers, track, g, world, set, machine, answer } = setup();
-  world.config = { delayMs: 3000, release: false, reason: 'release is off for this site' };
+  world.config = { delay_ms: 3000, release: false, reason: KEPT.site };
   set(track, false);
   assert.equal(timers.pending(), 0);
   assert.equal(groupState(g), 'not_released');
-  assert.equal(g.kept, 'release is off for this site');
-  world.config = { delayMs: 500, release: true, reason: null };
+  assert.equal(g.kept, KEPT.site);
+  world.config = { delay_ms: 500, release: true, reason: null };
   machine.reconsider(g);
   assert.equal(groupState(g), 'capturing');
   timers.advance(500);

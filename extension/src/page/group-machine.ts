@@ -2,7 +2,8 @@
 // holds it, the background allows) -> off -> (a track enabled) -> acquiring -> on, or ended when the
 // device cannot be reopened. Pure: the page supplies the clock, timers, the background's answer and
 // what happens to the real tracks (effects), so the transitions run under `node --test`.
-import type { GroupState } from '../content/page-protocol.ts';
+import type { GroupState } from '../shared/messages/page-content.ts';
+import { KEPT } from '../shared/release-decision.ts';
 import type { PolicyAnswer, ReleaseConfig } from './bridge.ts';
 import { decideGroup, type MemberView } from './release-policy.ts';
 
@@ -44,9 +45,6 @@ export interface GroupEffects<G extends MachineGroup> {
   changed(g: G): void;
 }
 
-export const KEPT_BY_POLICY = 'kept open by policy';
-export const RELEASE_OFF_FOR_SITE = 'release is off for this site';
-
 /** The state reported for a group (content script, badge, popup). */
 export function groupState(g: MachineGroup): GroupState {
   let live = false;
@@ -76,7 +74,7 @@ export function createGroupMachine<G extends MachineGroup>(fx: GroupEffects<G>):
 
   function evaluate(g: G): void {
     const cfg = fx.config();
-    const action = decideGroup(g.members, cfg.delayMs, fx.now(), g.lastOnMs);
+    const action = decideGroup(g.members, cfg.delay_ms, fx.now(), g.lastOnMs);
     if (action.kind !== 'release') {
       cancelTimer(g);
       g.kept = null;
@@ -85,7 +83,7 @@ export function createGroupMachine<G extends MachineGroup>(fx: GroupEffects<G>):
     } else if (g.state === 'on') {
       if (!cfg.release) {
         cancelTimer(g);
-        g.kept = cfg.reason ?? RELEASE_OFF_FOR_SITE;
+        g.kept = cfg.reason ?? KEPT.site;
       } else if (g.timer === null && g.kept === null) {
         const seq = ++g.seq;
         g.timer = fx.setTimer(() => void fire(g, seq), action.waitMs);
@@ -106,7 +104,7 @@ export function createGroupMachine<G extends MachineGroup>(fx: GroupEffects<G>):
     const answer = await fx.askPolicy(g);
     if (!stillWanted(g, seq)) return;
     if (!answer.allow) {
-      g.kept = answer.reason ?? KEPT_BY_POLICY;
+      g.kept = answer.reason ?? KEPT.policy;
       fx.changed(g);
       return;
     }

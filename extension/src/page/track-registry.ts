@@ -3,7 +3,7 @@
 // recorders (shadows). It also carries out the group machine's effects on real tracks: stop on release,
 // reopen and swap on reacquire, end on failure. The patched surfaces (patch/*.ts) extend it through
 // hooks: what to prune, what to redo after a swap, what holds a device open.
-import type { GroupReport } from '../content/page-protocol.ts';
+import type { GroupReport } from '../shared/messages/page-content.ts';
 import { concreteDeviceId, isVirtualDeviceId } from './device-groups.ts';
 import { groupState, type MachineGroup } from './group-machine.ts';
 import type { Originals, Track } from './originals.ts';

@@ -7,7 +7,7 @@ import {
   type BackgroundToPopup,
   POPUP_PORT,
   type PopupToBackground,
-} from '../shared/messages.ts';
+} from '../shared/messages/popup-background.ts';
 import { browserSettingsStore, normalizeOrigin, releaseEnabledFor } from '../shared/settings.ts';
 import { audioPathLine, latencyLine, tabStreamIndices } from './latency-section.ts';
 import { createTabSection } from './tab-section.ts';

@@ -5,7 +5,7 @@
 import { grantedLine, grantedView } from '../shared/capture-latency.ts';
 import { fmtPct } from '../shared/dom.ts';
 import type { LatencyReply } from '../shared/latency-messages.ts';
-import type { AudioSnapshot } from '../shared/messages.ts';
+import type { AudioSnapshot } from '../shared/messages/popup-background.ts';
 
 /** Record streams (indices) of the browser whose source matches one of the tab's track labels. */
 export function tabStreamIndices(audio: AudioSnapshot | null, labels: readonly string[]): number[] {

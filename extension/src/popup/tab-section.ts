@@ -2,7 +2,7 @@
 // it (capturing / released since when / kept open and why) next to what the host sees at the audio
 // server (Chromium's record streams), so a user can check that "released" really means no capture.
 import { h } from '../shared/dom.ts';
-import type { AudioSnapshot, TabReleaseView } from '../shared/messages.ts';
+import type { AudioSnapshot, TabReleaseView } from '../shared/messages/popup-background.ts';
 import { tabState } from './view.ts';
 
 const isChromium = (s: AudioSnapshot['streams'][number]) =>

@@ -4,7 +4,7 @@ import type { CpuView } from '../shared/cpu-view.ts';
 import type { DoctorStatus } from '../shared/doctor.ts';
 import { commandBox, fmtPct, h } from '../shared/dom.ts';
 import type { HostStatus } from '../shared/host-status.ts';
-import type { AudioSnapshot, DoctorResult, TabReleaseView } from '../shared/messages.ts';
+import type { AudioSnapshot, DoctorResult, TabReleaseView } from '../shared/messages/popup-background.ts';
 
 export function hostPill(s: HostStatus): { text: string; cls: string } {
   switch (s.state) {

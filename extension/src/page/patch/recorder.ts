@@ -3,11 +3,12 @@
 // started while the device was released records live stand-ins (track generators), fed from the
 // device once it is back: the only case in which micoff touches audio frames, and it ends with the
 // recording.
+import { KEPT } from '../../shared/release-decision.ts';
 import { replaceAccessor, replaceConstructor, replaceMethod } from '../natives.ts';
 import type { Originals, Realm, Track } from '../originals.ts';
 import type { Member, TrackRegistry } from '../track-registry.ts';
 
-export const RECORDING = 'a MediaRecorder is recording this microphone';
+const RECORDING = KEPT.recording;
 
 interface Feed {
   member: Member;

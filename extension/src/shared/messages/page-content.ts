@@ -1,7 +1,9 @@
-// Messages between the MAIN-world interposition (page.js) and the isolated-world bridge (content.js),
-// carried as JSON strings in CustomEvents on the frame's window. The page's own scripts can read and
-// forge them, so the content side validates every message and lets the page world do nothing beyond
+// page <-> content: between the MAIN-world interposition (page.js) and the isolated-world bridge
+// (content.js), carried as JSON strings in CustomEvents on the frame's window. The page's own scripts can
+// read and forge them, so each side parses what it receives here: the page world can do nothing beyond
 // reporting its own tracks' states and asking whether a release is allowed.
+import type { ReleaseConfig } from '../release-decision.ts';
+import { isCount, isRecord, isText, parseJsonRecord } from './validate.ts';
 
 export const PAGE_EVENT = 'micoff:page';
 export const CONTENT_EVENT = 'micoff:content';
@@ -30,31 +32,29 @@ export interface GroupReport {
 }
 
 export type PageToContent =
+  /** The page world is installed (sent once per frame). */
   | { type: 'hello' }
+  /** Every group of the frame (all realms), whenever one changes. */
   | { type: 'state'; groups: GroupReport[] }
+  /** May the device with this label be released now? Answered by `policy` with the same query. */
   | { type: 'policy_query'; query: number; label: string };
 
 export type ContentToPage =
-  | { type: 'config'; delay_ms: number; release: boolean; reason: string | null }
+  /** The release settings for this frame's site, as the background decided them. */
+  | ({ type: 'config' } & ReleaseConfig)
   | { type: 'policy'; query: number; allow: boolean; reason: string | null };
 
 const STATES: readonly GroupState[] = ['capturing', 'released', 'not_released', 'ended'];
-const MAX_GROUPS = 32;
-const MAX_TEXT = 200;
+export const MAX_GROUPS = 32;
+const MAX_PAGE_MESSAGE = 64 * 1024;
 
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-const text = (v: unknown): v is string => typeof v === 'string' && v.length <= MAX_TEXT;
-const count = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 1000;
-
-function parseGroup(v: unknown): GroupReport | null {
+export function parseGroupReport(v: unknown): GroupReport | null {
   if (!isRecord(v)) return null;
   const { id, state, since_ms, reason, label, tracks, enabled, echo_cancellation, latency_guard } = v;
-  if (!text(id) || !STATES.includes(state as GroupState)) return null;
+  if (!isText(id) || !STATES.includes(state as GroupState)) return null;
   if (typeof since_ms !== 'number' || !Number.isFinite(since_ms)) return null;
-  if (reason !== null && !text(reason)) return null;
-  if (!text(label) || !count(tracks) || !count(enabled)) return null;
+  if (reason !== null && !isText(reason)) return null;
+  if (!isText(label) || !isCount(tracks) || !isCount(enabled)) return null;
   const ec = echo_cancellation === true || echo_cancellation === false ? echo_cancellation : null;
   const guard = typeof latency_guard === 'string' && latency_guard.length <= 400 ? latency_guard : null;
   return {
@@ -70,29 +70,28 @@ function parseGroup(v: unknown): GroupReport | null {
   };
 }
 
+/** A frame's groups (at most MAX_GROUPS, each well-formed), or null. */
+export function parseGroupReports(v: unknown): GroupReport[] | null {
+  if (!Array.isArray(v) || v.length > MAX_GROUPS) return null;
+  const groups = v.map(parseGroupReport);
+  return groups.some((g) => g === null) ? null : (groups as GroupReport[]);
+}
+
 /** A message from the page world, or null when it is not one (anything the page may have forged is
  * held to the same shape; the worst it can do is misreport its own tab). */
 export function parsePageMessage(raw: unknown): PageToContent | null {
-  if (typeof raw !== 'string' || raw.length > 64 * 1024) return null;
-  let v: unknown;
-  try {
-    v = JSON.parse(raw);
-  } catch {
-    return null;
-  }
-  if (!isRecord(v)) return null;
+  const v = parseJsonRecord(raw, MAX_PAGE_MESSAGE);
+  if (!v) return null;
   switch (v.type) {
     case 'hello':
       return { type: 'hello' };
     case 'state': {
-      if (!Array.isArray(v.groups) || v.groups.length > MAX_GROUPS) return null;
-      const groups = v.groups.map(parseGroup);
-      if (groups.some((g) => g === null)) return null;
-      return { type: 'state', groups: groups as GroupReport[] };
+      const groups = parseGroupReports(v.groups);
+      return groups ? { type: 'state', groups } : null;
     }
     case 'policy_query':
-      if (!count(v.query) && !(Number.isSafeInteger(v.query) && (v.query as number) >= 0)) return null;
-      if (!text(v.label)) return null;
+      if (!Number.isSafeInteger(v.query) || (v.query as number) < 0) return null;
+      if (!isText(v.label)) return null;
       return { type: 'policy_query', query: v.query as number, label: v.label };
     default:
       return null;
@@ -101,14 +100,8 @@ export function parsePageMessage(raw: unknown): PageToContent | null {
 
 /** A message from the content script (the page world trusts only its shape, like anything else). */
 export function parseContentMessage(raw: unknown): ContentToPage | null {
-  if (typeof raw !== 'string') return null;
-  let v: unknown;
-  try {
-    v = JSON.parse(raw);
-  } catch {
-    return null;
-  }
-  if (!isRecord(v)) return null;
+  const v = parseJsonRecord(raw, Number.POSITIVE_INFINITY);
+  if (!v) return null;
   const reason = v.reason === null || typeof v.reason === 'string' ? (v.reason as string | null) : null;
   if (v.type === 'config' && typeof v.delay_ms === 'number' && typeof v.release === 'boolean') {
     return { type: 'config', delay_ms: v.delay_ms, release: v.release, reason };

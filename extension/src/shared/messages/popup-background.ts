@@ -1,14 +1,16 @@
-// Messages between the popup and the background, over a long-lived port named POPUP_PORT (the port's
-// lifetime is "the popup is open": the background streams CPU at 1 Hz only while one is connected).
+// popup <-> background, over a long-lived port named POPUP_PORT (the port's lifetime is "the popup is
+// open": the background streams CPU at 1 Hz only while one is connected). The background parses what
+// a popup sends here.
 
-import type { CpuView } from './cpu-view.ts';
-import type { DoctorFinding } from './doctor.ts';
-import type { HostStatus } from './host-status.ts';
-import type { AudioServerInfo, AudioStream } from './protocol.ts';
+import type { CpuView } from '../cpu-view.ts';
+import type { DoctorFinding } from '../doctor.ts';
+import type { HostStatus } from '../host-status.ts';
+import type { AudioServerInfo, AudioStream } from '../protocol.ts';
+import { isRecord } from './validate.ts';
 
 export const POPUP_PORT = 'micoff-popup';
 
-/** What the popup shows for one tab. Filled by the release-on-mute code (issue 4) through
+/** What the popup shows for one tab. Filled by the release-on-mute code through
  * `BackgroundContext.tabs`; null while nothing in the tab captures audio. */
 export interface TabReleaseView {
   origin: string | null;
@@ -47,3 +49,19 @@ export type BackgroundToPopup =
   | { type: 'audio'; audio: AudioSnapshot }
   | { type: 'tab'; tab_id: number; tab: TabReleaseView | null }
   | { type: 'doctor'; result: DoctorResult };
+
+/** A message from a popup, or null when it is not one. */
+export function parsePopupMessage(m: unknown): PopupToBackground | null {
+  if (!isRecord(m)) return null;
+  switch (m.type) {
+    case 'popup_hello':
+      // A popup without a tab (e.g. opened on a browser page) says null; anything else is not a tab.
+      return { type: 'popup_hello', tab_id: Number.isSafeInteger(m.tab_id) ? (m.tab_id as number) : null };
+    case 'host_reconnect':
+      return { type: 'host_reconnect' };
+    case 'run_doctor':
+      return { type: 'run_doctor' };
+    default:
+      return null;
+  }
+}

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseContentMessage, parsePageMessage } from './page-protocol.ts';
+import { parseContentMessage, parsePageMessage } from './page-content.ts';
 
 const group = {
   id: '0.1',

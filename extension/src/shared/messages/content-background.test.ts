@@ -1,0 +1,55 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseConfigAnswer, parseContentToBackground, parsePolicyAnswer } from './content-background.ts';
+
+const group = {
+  id: '0.1',
+  state: 'capturing',
+  since_ms: 1,
+  reason: null,
+  label: 'Mic',
+  tracks: 1,
+  enabled: 1,
+};
+const url = 'https://meet.example.com/x';
+
+test('parseContentToBackground accepts the three requests and nothing else', () => {
+  const ok: [unknown, string][] = [
+    [{ type: 'release_state', url, groups: [] }, 'release_state'],
+    [{ type: 'release_state', url, groups: [group] }, 'release_state'],
+    [{ type: 'release_policy', url, label: 'Mic' }, 'release_policy'],
+    [{ type: 'release_config', url }, 'release_config'],
+  ];
+  for (const [m, type] of ok) assert.equal(parseContentToBackground(m)?.type, type, JSON.stringify(m));
+  const bad: unknown[] = [
+    { type: 'release_state', url, groups: [{ ...group, state: 'hacked' }] },
+    { type: 'release_state', url, groups: Array.from({ length: 33 }, () => group) },
+    { type: 'release_state', url },
+    { type: 'release_state', groups: [] },
+    { type: 'release_policy', url, label: 'x'.repeat(201) },
+    { type: 'release_policy', url },
+    { type: 'release_config', url: 7 },
+    { type: 'popup_hello', tab_id: 1 },
+    'release_config',
+    null,
+  ];
+  for (const m of bad) assert.equal(parseContentToBackground(m), null, JSON.stringify(m));
+});
+
+test('answers from the background are held to their shape', () => {
+  assert.deepEqual(parsePolicyAnswer({ allow: false, reason: 'Bluetooth headset' }), {
+    allow: false,
+    reason: 'Bluetooth headset',
+  });
+  assert.deepEqual(parsePolicyAnswer({ allow: true, reason: 3 }), { allow: true, reason: null });
+  assert.equal(parsePolicyAnswer(undefined), null); // no background: the caller's default applies
+  assert.equal(parsePolicyAnswer({ allow: 'yes' }), null);
+  assert.deepEqual(parseConfigAnswer({ delay_ms: 500, release: false, reason: 'off' }), {
+    delay_ms: 500,
+    release: false,
+    reason: 'off',
+  });
+  assert.equal(parseConfigAnswer({ delay_ms: Number.NaN, release: true, reason: null }), null);
+  assert.equal(parseConfigAnswer({ delay_ms: 500 }), null);
+  assert.equal(parseConfigAnswer(undefined), null);
+});

@@ -1,0 +1,49 @@
+// content <-> background: one content script per frame talks to the background about release-on-mute
+// over chrome.runtime.sendMessage (the background knows the tab and frame from the sender). The
+// background parses every request here; the content script parses every answer here.
+import type { ReleaseConfig, ReleaseDecision } from '../release-decision.ts';
+import { type GroupReport, parseGroupReports } from './page-content.ts';
+import { isRecord, isText } from './validate.ts';
+
+export type ContentToBackground =
+  /** This frame's capture devices (empty when the frame goes away or stops capturing). */
+  | { type: 'release_state'; url: string; groups: GroupReport[] }
+  /** May the device with this label be released now? Answered with a ReleasePolicyAnswer. */
+  | { type: 'release_policy'; url: string; label: string }
+  /** The release settings for this site (while the frame captures, and when the settings change).
+   * Answered with a ReleaseConfig. */
+  | { type: 'release_config'; url: string };
+
+/** The background's answer to release_policy (releaseDecision's verdict). */
+export type ReleasePolicyAnswer = ReleaseDecision;
+
+/** A request from a content script, or null when it is not one. */
+export function parseContentToBackground(m: unknown): ContentToBackground | null {
+  if (!isRecord(m) || typeof m.url !== 'string') return null;
+  const url = m.url;
+  switch (m.type) {
+    case 'release_state': {
+      const groups = parseGroupReports(m.groups);
+      return groups ? { type: 'release_state', url, groups } : null;
+    }
+    case 'release_policy':
+      return isText(m.label) ? { type: 'release_policy', url, label: m.label } : null;
+    case 'release_config':
+      return { type: 'release_config', url };
+    default:
+      return null;
+  }
+}
+
+/** The background's answer to release_policy; null when there was none or it is malformed. */
+export function parsePolicyAnswer(a: unknown): { allow: boolean; reason: string | null } | null {
+  if (!isRecord(a) || typeof a.allow !== 'boolean') return null;
+  return { allow: a.allow, reason: isText(a.reason) ? a.reason : null };
+}
+
+/** The background's answer to release_config; null when there was none or it is malformed. */
+export function parseConfigAnswer(a: unknown): ReleaseConfig | null {
+  if (!isRecord(a) || typeof a.release !== 'boolean') return null;
+  if (typeof a.delay_ms !== 'number' || !Number.isFinite(a.delay_ms)) return null;
+  return { delay_ms: a.delay_ms, release: a.release, reason: isText(a.reason) ? a.reason : null };
+}

@@ -1,0 +1,60 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { KEPT, releaseConfig, releaseDecision } from './release-decision.ts';
+import { DEFAULT_SETTINGS, type Settings } from './settings.ts';
+
+const SITE = 'https://meet.example.com/room?x=1';
+
+test('releaseDecision: the site switch first, then the Bluetooth policy', () => {
+  const off = { 'https://meet.example.com': { release: false } };
+  const on = { 'https://meet.example.com': { release: true } };
+  const cases: [name: string, s: Partial<Settings>, bluetooth: boolean | undefined, reason: string | null][] =
+    [
+      ['defaults, no source yet', {}, undefined, null],
+      ['defaults, wired source', {}, false, null],
+      ['defaults, Bluetooth source', {}, true, KEPT.bluetooth],
+      ['Bluetooth released by choice', { bluetoothPolicy: 'release' }, true, null],
+      ['global switch off', { releaseOnMute: false }, false, KEPT.site],
+      ['global switch off, site on', { releaseOnMute: false, siteOverrides: on }, false, null],
+      ['site off', { siteOverrides: off }, undefined, KEPT.site],
+      ['site off beats Bluetooth', { siteOverrides: off }, true, KEPT.site],
+      [
+        'site off, Bluetooth released by choice',
+        { siteOverrides: off, bluetoothPolicy: 'release' },
+        true,
+        KEPT.site,
+      ],
+      ['site on, Bluetooth kept', { releaseOnMute: false, siteOverrides: on }, true, KEPT.bluetooth],
+      ['another site off', { siteOverrides: { 'https://other.example': { release: false } } }, false, null],
+    ];
+  for (const [name, s, bluetooth, reason] of cases) {
+    const d = releaseDecision({ settings: { ...DEFAULT_SETTINGS, ...s }, url: SITE, bluetooth });
+    assert.deepEqual(d, reason === null ? { allow: true, reason: null } : { allow: false, reason }, name);
+  }
+});
+
+test('releaseDecision: a page without a site (about:blank, data:) follows the global switch', () => {
+  assert.deepEqual(releaseDecision({ settings: DEFAULT_SETTINGS, url: 'about:blank' }), {
+    allow: true,
+    reason: null,
+  });
+  assert.deepEqual(
+    releaseDecision({ settings: { ...DEFAULT_SETTINGS, releaseOnMute: false }, url: 'about:blank' }),
+    { allow: false, reason: KEPT.site },
+  );
+});
+
+test('releaseConfig carries the delay and the site answer', () => {
+  assert.deepEqual(releaseConfig({ ...DEFAULT_SETTINGS, releaseDelayMs: 500 }, SITE), {
+    delay_ms: 500,
+    release: true,
+    reason: null,
+  });
+  assert.deepEqual(
+    releaseConfig(
+      { ...DEFAULT_SETTINGS, siteOverrides: { 'https://meet.example.com': { release: false } } },
+      SITE,
+    ),
+    { delay_ms: 3000, release: false, reason: KEPT.site },
+  );
+});

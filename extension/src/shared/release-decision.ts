@@ -1,0 +1,47 @@
+// May a muted microphone be released? Decided here, once, by the background (the only part that
+// sees both the settings and the host's view of the audio server); the content script forwards the
+// answer and the page world asks. The page world adds only what it alone can know: the delay since
+// the device came on (the timing, group-machine.ts) and a MediaRecorder that is recording
+// (patch/recorder.ts); the reasons it shows for those are here too, so every reason has one home.
+import { releaseAllowedForSource, releaseEnabledFor, type Settings } from './settings.ts';
+
+/** Why a muted device is kept open (shown in the popup and the badge title). */
+export const KEPT = {
+  site: 'release is off for this site',
+  bluetooth: 'Bluetooth headset (releasing would switch its profile)',
+  recording: 'a MediaRecorder is recording this microphone',
+  /** The background said no without saying why (or the page's config did). */
+  policy: 'kept open by policy',
+} as const;
+
+export type ReleaseDecision = { allow: true; reason: null } | { allow: false; reason: string };
+
+export interface ReleaseFacts {
+  settings: Settings;
+  /** The frame's page (its origin picks the per-site switch). */
+  url: string;
+  /** Is the capture source Bluetooth (release-bluetooth.ts classifySource)? Omitted for the site's
+   * standing answer, which the page world gets ahead of any release as its config. */
+  bluetooth?: boolean;
+}
+
+export function releaseDecision(f: ReleaseFacts): ReleaseDecision {
+  if (!releaseEnabledFor(f.settings, f.url)) return { allow: false, reason: KEPT.site };
+  if (f.bluetooth !== undefined && !releaseAllowedForSource(f.settings, f.bluetooth)) {
+    return { allow: false, reason: KEPT.bluetooth };
+  }
+  return { allow: true, reason: null };
+}
+
+/** What the page world runs with for this site: the delay and the site's standing answer. */
+export interface ReleaseConfig {
+  delay_ms: number;
+  release: boolean;
+  /** Why release is off, when it is. */
+  reason: string | null;
+}
+
+export function releaseConfig(settings: Settings, url: string): ReleaseConfig {
+  const d = releaseDecision({ settings, url });
+  return { delay_ms: settings.releaseDelayMs, release: d.allow, reason: d.reason };
+}
