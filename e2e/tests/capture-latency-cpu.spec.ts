@@ -6,7 +6,8 @@
 // a remap of a null sink's monitor, and the meeting page plays nothing, so no playback stream couples
 // the source's latency to a sink.
 //   - PulseAudio: audio path at 40 ms <= 0.80 x the 10 ms figure (ratio of medians)
-//   - pipewire-pulse: figures and wakeups per thread reported, no bar
+//   - pipewire-pulse: figures and wakeups per thread reported, no bar (the grant is PulseAudio-only
+//     here: pipewire-pulse reports record buffer latency 0)
 // CPU = micoff-host `sample --browser-pid --audio-server`; the audio path is the audio server, the
 // audio service and the audio threads of the other processes (shared/cpu-view.ts), on-CPU time from
 // schedstat. The browser + server total is reported beside it.
@@ -121,10 +122,14 @@ test('CPU: unmuted audio path at 10/20/40/60 ms capture latency, alternated', as
     };
     saveArtifact(`capture-latency-cpu-${audioServer}.json`, result);
     console.log(`capture-latency-cpu: ${JSON.stringify({ ...result, samples: undefined })}`);
-    // The configuration took effect: at 40 ms the server granted Chromium's record stream >= 35 ms.
-    for (const us of byMs[40].granted_us) expect(us ?? 0).toBeGreaterThanOrEqual(35_000);
-    for (const us of byMs[10].granted_us) expect(us ?? Infinity).toBeLessThan(20_000);
-    if (audioServer === 'pulseaudio') expect(ratio(40)).toBeLessThanOrEqual(0.8);
+    if (audioServer === 'pulseaudio') {
+      // The configuration took effect: at 40 ms the server granted Chromium's record stream >= 35 ms
+      // (pipewire-pulse reports a record stream's buffer latency as 0; there the fragment shows only in
+      // its properties, which `micoff-host latency status` reads: h12-host's e2e checks that grant).
+      for (const us of byMs[40].granted_us) expect(us ?? 0).toBeGreaterThanOrEqual(35_000);
+      for (const us of byMs[10].granted_us) expect(us ?? Infinity).toBeLessThan(20_000);
+      expect(ratio(40)).toBeLessThanOrEqual(0.8);
+    }
   } finally {
     await rig.stop();
   }

@@ -546,8 +546,29 @@ pub trait World {
 pub struct ProcWorld;
 
 impl World for ProcWorld {
+    /// Chromium's zygote children reuse their environment block for the process title
+    /// (setproctitle), so their `/proc/<pid>/environ` no longer shows what they inherited: walk up
+    /// through the parents running the same binary (the browser's own processes) and take the
+    /// first that still shows the variable.
     fn latency_env(&self, pid: u32) -> Option<u32> {
-        latency_env_of(&fs::read(format!("/proc/{pid}/environ")).ok()?)
+        let exe = |p: u32| fs::read_link(format!("/proc/{p}/exe")).ok();
+        let first = exe(pid);
+        let mut p = pid;
+        for _ in 0..16 {
+            if let Some(v) = fs::read(format!("/proc/{p}/environ"))
+                .ok()
+                .and_then(|e| latency_env_of(&e))
+            {
+                return Some(v);
+            }
+            let stat = fs::read_to_string(format!("/proc/{p}/stat")).ok()?;
+            let parent = micoff_proc::parse::parse_stat(&stat)?.ppid;
+            if parent <= 1 || first.is_none() || exe(parent) != first {
+                return None;
+            }
+            p = parent;
+        }
+        None
     }
 
     fn server_started(&self, info: &AudioServerInfo) -> Option<SystemTime> {
@@ -562,22 +583,33 @@ impl World for ProcWorld {
     }
 }
 
-/// When `pid` started: its `starttime` (clock ticks after boot) plus the boot time.
+/// When `pid` started: its `starttime` (clock ticks of the boot-time clock) after the boot,
+/// the boot placed on the wall clock from `CLOCK_BOOTTIME` now (exact to the tick; `/proc/stat`
+/// `btime` is whole seconds, too coarse to compare with a file written a moment earlier).
 fn process_start(pid: u32) -> Option<SystemTime> {
     let stat = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let ticks = micoff_proc::parse::parse_stat(&stat)?.starttime;
-    let boot: u64 = fs::read_to_string("/proc/stat")
-        .ok()?
-        .lines()
-        .find_map(|l| l.strip_prefix("btime "))?
-        .trim()
-        .parse()
-        .ok()?;
-    // SAFETY: sysconf has no preconditions.
-    let hz = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let mut ts = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `ts` is a valid, writable timespec; sysconf has no preconditions.
+    let (rc, hz) = unsafe {
+        (
+            libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut ts),
+            libc::sysconf(libc::_SC_CLK_TCK),
+        )
+    };
+    if rc != 0 {
+        return None;
+    }
+    let since_boot = std::time::Duration::new(
+        u64::try_from(ts.tv_sec).ok()?,
+        u32::try_from(ts.tv_nsec).ok()?,
+    );
+    let boot = SystemTime::now().checked_sub(since_boot)?;
     let hz = u64::try_from(hz).ok().filter(|h| *h > 0)?;
-    let after_boot = std::time::Duration::from_millis(ticks * 1000 / hz);
-    Some(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(boot) + after_boot)
+    Some(boot + std::time::Duration::from_micros(ticks * 1_000_000 / hz))
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -1037,7 +1069,12 @@ pub fn set_with(
     let open = streams.len();
     if wrote_rule || removed_rule {
         push_unique(&mut needs_restart, "pipewire-pulse");
-        lines.push(if open == 0 {
+        lines.push(if server.kind == ServerKind::Unknown {
+            "pipewire-pulse reads its rules when it starts: the server could not be reached to \
+             tell whether a stream is open; restart it only while none is \
+             (`systemctl --user restart pipewire-pulse`)"
+                .to_owned()
+        } else if open == 0 {
             "pipewire-pulse reads its rules when it starts: no stream is open, so restarting it \
              now is safe (`systemctl --user restart pipewire-pulse`)"
                 .to_owned()
@@ -1054,9 +1091,10 @@ pub fn set_with(
             }
         }
         lines.push(
-            "then restart the browser's audio service so its capture context reconnects \
-             (Chromium/Chrome: Shift+Esc, end \"Utility: Audio Service\"; it comes back by itself; \
-             Firefox: restart Firefox)"
+            "then restart the browser's audio service so its capture context reconnects: \
+             `micoff-host latency restart-audio-service` ends Chromium's/Chrome's when it has no \
+             stream open (it comes back by itself; or Shift+Esc, end \"Utility: Audio Service\"); \
+             Firefox: restart Firefox"
                 .into(),
         );
     }
@@ -1125,8 +1163,13 @@ pub async fn set(
     let info = audio.server_info().await;
     if req.capture_ms.is_some() && req.mechanism.is_none() {
         if let Err(e) = &info {
+            let why = match e {
+                HostError::AudioServerUnavailable(m) => m.clone(),
+                other => other.to_string(),
+            };
             return Err(HostError::AudioServerUnavailable(format!(
-                "{e}; cannot tell which mechanism applies (pass a mechanism)"
+                "{why}; cannot tell which mechanism applies (`micoff-host latency set --mechanism` \
+                 chooses one)"
             )));
         }
     }
@@ -1136,6 +1179,154 @@ pub async fn set(
     };
     let server = server_of(info.as_ref().ok());
     set_with(paths, req, &server, &streams)
+}
+
+// ------------------------------------------------------------------------------------------------
+// The safe restart micoff offers: Chromium's audio service
+
+/// The command-line switch of Chromium's audio service process.
+pub const AUDIO_SERVICE_SWITCH: &str = "--utility-sub-type=audio.mojom.AudioService";
+
+/// A Chromium-family audio service process.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AudioService {
+    pub pid: u32,
+    pub browser: Browser,
+    /// Streams of this process open at the server (ending it would cut them).
+    pub open_streams: Vec<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RestartResult {
+    pub dry_run: bool,
+    /// Audio services ended (or that would be): the browser starts a new one when audio is next
+    /// used, which connects with the server's current rules.
+    pub ended: Vec<AudioService>,
+    /// Audio services left running because they have streams open.
+    pub kept: Vec<AudioService>,
+    pub message: String,
+}
+
+/// The browser an audio service belongs to, from its binary's name.
+fn browser_of_exe(exe: &Path) -> Option<Browser> {
+    let name = exe.file_name()?.to_str()?;
+    Browser::ALL
+        .into_iter()
+        .filter(|b| *b != Browser::Firefox)
+        .find(|b| b.binaries().contains(&name))
+}
+
+/// This user's Chromium-family audio service processes under `proc_root`, of `browsers` (all
+/// Chromium-family ones when empty).
+pub fn audio_services(proc_root: &Path, browsers: &[Browser]) -> Vec<(u32, Browser)> {
+    use std::os::unix::fs::MetadataExt;
+    // SAFETY: geteuid has no preconditions.
+    let me = unsafe { libc::geteuid() };
+    let mut found = Vec::new();
+    let Ok(dir) = fs::read_dir(proc_root) else {
+        return found;
+    };
+    for e in dir.flatten() {
+        let Some(pid) = e.file_name().to_str().and_then(|n| n.parse::<u32>().ok()) else {
+            continue;
+        };
+        let base = e.path();
+        if fs::metadata(&base).map(|m| m.uid()).ok() != Some(me) {
+            continue;
+        }
+        let Ok(cmdline) = fs::read(base.join("cmdline")) else {
+            continue;
+        };
+        // Chromium's children rewrite their command line as one space-separated title.
+        let text = String::from_utf8_lossy(&cmdline);
+        let args: Vec<&str> = text.split(['\0', ' ']).filter(|a| !a.is_empty()).collect();
+        if !args.contains(&AUDIO_SERVICE_SWITCH) {
+            continue;
+        }
+        let Some(browser) = fs::read_link(base.join("exe"))
+            .ok()
+            .and_then(|exe| browser_of_exe(&exe))
+            .or_else(|| args.first().and_then(|a| browser_of_exe(Path::new(a))))
+        else {
+            continue;
+        };
+        if browsers.is_empty() || browsers.contains(&browser) {
+            found.push((pid, browser));
+        }
+    }
+    found.sort_unstable();
+    found
+}
+
+/// Ends the browsers' audio services that have no stream open at the server (SIGTERM by pid);
+/// keeps the others and says why. Refuses without a reachable server (it could not tell).
+pub async fn restart_audio_services(
+    audio: &dyn AudioServer,
+    browsers: &[Browser],
+    dry_run: bool,
+) -> Result<RestartResult, HostError> {
+    let streams = audio.streams().await?;
+    let mut ended = Vec::new();
+    let mut kept = Vec::new();
+    for (pid, browser) in audio_services(Path::new("/proc"), browsers) {
+        let open_streams: Vec<u32> = streams
+            .iter()
+            .filter(|s| s.application_process_id == Some(pid))
+            .map(|s| s.index)
+            .collect();
+        let service = AudioService {
+            pid,
+            browser,
+            open_streams,
+        };
+        if !service.open_streams.is_empty() {
+            kept.push(service);
+            continue;
+        }
+        if !dry_run {
+            // SAFETY: kill has no memory preconditions; the pid was just read from /proc and
+            // checked to be this user's audio service.
+            let rc = unsafe { libc::kill(pid as libc::pid_t, libc::SIGTERM) };
+            if rc != 0 {
+                let e = std::io::Error::last_os_error();
+                if e.raw_os_error() != Some(libc::ESRCH) {
+                    return Err(HostError::Internal(format!("cannot end pid {pid}: {e}")));
+                }
+            }
+        }
+        ended.push(service);
+    }
+    let mut lines = Vec::new();
+    for s in &ended {
+        lines.push(format!(
+            "{} {}'s audio service (pid {}); the browser starts a new one when audio is next used",
+            if dry_run { "would end" } else { "ended" },
+            s.browser.name(),
+            s.pid
+        ));
+    }
+    for s in &kept {
+        lines.push(format!(
+            "kept {}'s audio service (pid {}): stream(s) {} open, ending it would cut them; \
+             run this again after the call",
+            s.browser.name(),
+            s.pid,
+            s.open_streams
+                .iter()
+                .map(|i| format!("#{i}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    if ended.is_empty() && kept.is_empty() {
+        lines.push("no Chromium-family audio service is running".into());
+    }
+    Ok(RestartResult {
+        dry_run,
+        ended,
+        kept,
+        message: lines.join("\n"),
+    })
 }
 
 #[cfg(test)]
@@ -1549,6 +1740,26 @@ mod tests {
         let st = compute_status(Some(&i), &[new], &[], &w);
         assert!(st.configured.is_none());
         assert_eq!(st.needs_restart, vec!["pipewire-pulse".to_owned()]);
+    }
+
+    #[test]
+    fn audio_service_browser_from_its_binary() {
+        assert_eq!(
+            browser_of_exe(Path::new("/usr/lib/chromium/chromium")),
+            Some(Browser::Chromium)
+        );
+        assert_eq!(
+            browser_of_exe(Path::new("/opt/google/chrome/chrome")),
+            Some(Browser::Chrome)
+        );
+        assert_eq!(
+            browser_of_exe(Path::new("/usr/lib/firefox-esr/firefox-esr")),
+            None
+        );
+        // The pids listed are this user's processes whose command line has the switch: none here.
+        assert!(audio_services(Path::new("/proc"), &[])
+            .iter()
+            .all(|(pid, _)| *pid != std::process::id()));
     }
 
     #[test]

@@ -650,3 +650,31 @@ async fn a_subscription_that_panics_ends_with_a_reason_and_the_host_goes_on() {
     let e = c.recv().await;
     assert_eq!(e["event"]["type"], "cpu", "{e}");
 }
+
+#[tokio::test]
+async fn latency_requests_without_a_server() {
+    let mut c = start();
+    // Status still answers: the server is unknown, nothing granted to show.
+    c.send(json!({"id": 1, "type": "latency_status"})).await;
+    let r = c.recv().await;
+    assert_eq!(r["type"], "result", "{r}");
+    assert_eq!(r["result"]["server"]["kind"], "unknown");
+    assert_eq!(r["result"]["streams"], json!([]));
+    let typed = micoff_host::protocol::typed_result("latency_status", &r["result"]).unwrap();
+    assert_eq!(typed, r["result"]);
+    // Setting needs the server (the mechanism depends on it): nothing is written.
+    c.send(json!({"id": 2, "type": "latency_set", "capture_ms": 40, "dry_run": true}))
+        .await;
+    let r = c.recv().await;
+    assert_eq!(
+        (r["id"].clone(), r["error"]["code"].clone()),
+        (json!(2), json!(5)),
+        "{r}"
+    );
+    // A missing capture_ms is not a reset; out of range is refused before anything runs.
+    c.send(json!({"id": 3, "type": "latency_set"})).await;
+    assert_eq!(c.recv().await["error"]["code"], 2);
+    c.send(json!({"id": 4, "type": "latency_set", "capture_ms": 500}))
+        .await;
+    assert_eq!(c.recv().await["error"]["code"], 2);
+}

@@ -3,8 +3,8 @@
 
 use std::io::Write;
 
-use crate::cli::{EXIT_ERROR, EXIT_OK, EXIT_PARTIAL};
-use crate::deps::Deps;
+use crate::cli::{EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL};
+use crate::deps::{Deps, HostError};
 use crate::latency::{
     self, Browser, LatencySetResult, LatencyStatus, Mechanism, Paths, SetRequest, CAPTURE_MS_MAX,
     CAPTURE_MS_MIN,
@@ -36,13 +36,25 @@ pub enum LatencyCommand {
         /// Only these browsers (repeatable; default all).
         #[arg(long, value_enum)]
         browser: Vec<Browser>,
-        /// Force a mechanism instead of the server's.
+        /// Force a mechanism instead of the server's (also works without a reachable server).
         #[arg(long, value_enum)]
         mechanism: Option<Mechanism>,
         /// Show what would change; write nothing.
         #[arg(long)]
         dry_run: bool,
         /// The result as JSON (PROTOCOL.md, `latency_set`).
+        #[arg(long)]
+        json: bool,
+    },
+    /// End the Chromium-family audio service processes that have no stream open (the browser
+    /// starts a new one, which connects with pipewire-pulse's current rules). One with an open
+    /// stream is kept (ending it would cut the call).
+    RestartAudioService {
+        /// Only these browsers (chromium, chrome; default both).
+        #[arg(long, value_enum)]
+        browser: Vec<Browser>,
+        #[arg(long)]
+        dry_run: bool,
         #[arg(long)]
         json: bool,
     },
@@ -74,7 +86,46 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
             } else {
                 write_status(out, &st)
             };
-            return if written.is_ok() { EXIT_OK } else { EXIT_ERROR };
+            let unreachable =
+                st.server.kind == latency::ServerKind::Unknown && st.server.version.is_none();
+            return match (written.is_ok(), unreachable) {
+                (false, _) => EXIT_ERROR,
+                // Files are still reported, but nothing granted can be shown.
+                (true, true) => EXIT_NOT_FOUND,
+                (true, false) => EXIT_OK,
+            };
+        }
+        LatencyCommand::RestartAudioService {
+            browser,
+            dry_run,
+            json,
+        } => {
+            return match latency::restart_audio_services(deps.audio.as_ref(), browser, *dry_run)
+                .await
+            {
+                Ok(r) => {
+                    let written = if *json {
+                        serde_json::to_string_pretty(&r)
+                            .map_err(std::io::Error::other)
+                            .and_then(|s| writeln!(out, "{s}"))
+                    } else {
+                        writeln!(out, "{}", r.message)
+                    };
+                    match (written.is_ok(), r.kept.is_empty(), r.ended.is_empty()) {
+                        (false, _, _) => EXIT_ERROR,
+                        (true, false, _) => EXIT_PARTIAL,
+                        (true, true, true) => EXIT_NOT_FOUND,
+                        (true, true, false) => EXIT_OK,
+                    }
+                }
+                Err(e) => {
+                    let _ = writeln!(err, "micoff-host latency: {e}");
+                    match e {
+                        HostError::AudioServerUnavailable(_) => EXIT_NOT_FOUND,
+                        _ => EXIT_ERROR,
+                    }
+                }
+            };
         }
         LatencyCommand::Set {
             capture_ms,
@@ -120,7 +171,10 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
         }
         Err(e) => {
             let _ = writeln!(err, "micoff-host latency: {e}");
-            EXIT_ERROR
+            match e {
+                HostError::AudioServerUnavailable(_) => EXIT_NOT_FOUND,
+                _ => EXIT_ERROR,
+            }
         }
     }
 }

@@ -1,0 +1,343 @@
+// Issue 12 (host side): `micoff-host latency set|status|reset` against real servers and a real Chromium
+// capture (projects `pulseaudio` and `pipewire`). The rig runs without its 10 ms `parec` reader (it
+// would hold a PulseAudio source at 10 ms) and the page plays nothing (playback stays off the mic's source).
+//   PulseAudio: `latency set` writes a desktop entry copy whose Exec runs Chromium with
+//   PULSE_LATENCY_MSEC; Chromium launched with that environment gets >= 35 ms, `latency status` and
+//   `pactl list source-outputs` agree; a `parec --latency-msec=10` on the same source holds it to ~10 ms
+//   and is named; after `latency reset` and the browser restart it names, 10 ms again.
+//   pipewire-pulse: `latency set` writes the pulse.rules drop-in; after the pipewire-pulse restart it
+//   names, Chromium's record fragment is >= 35 ms; after `latency reset` and that restart, 10 ms.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { LatencySetResult, LatencyStatus } from '../../extension/src/shared/protocol.ts';
+import { type AudioRig, startAudioRig } from '../rig/audio-rig.ts';
+import { type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
+import { test as base, expect } from '../rig/fixtures.ts';
+import { requireHost } from '../rig/host.ts';
+import { MeetingPage } from '../rig/meeting-page.ts';
+import { CHROMIUM } from '../rig/paths.ts';
+import { run, startChild, stopChild, waitFor } from '../rig/proc.ts';
+
+// The rig without its 10 ms reader (an override of the worker fixture, for this file only).
+const test = base.extend({
+  rig: [
+    async ({ audioServer }, use) => {
+      const rig = await startAudioRig(audioServer, { reader: false });
+      try {
+        await use(rig);
+      } finally {
+        await rig.stop();
+      }
+    },
+    { scope: 'worker', timeout: 60_000 },
+  ],
+});
+
+const MS = 1000;
+
+/** The host with the rig's server and private XDG folders. */
+function hostFor(rig: AudioRig, xdg: Record<string, string>) {
+  const env = { ...rig.clientEnv, ...xdg };
+  return async <T>(args: string[]): Promise<T> => {
+    const r = await run(requireHost(), ['latency', ...args, '--json'], { env, timeoutMs: 20_000 });
+    if (r.code !== 0) throw new Error(`micoff-host latency ${args.join(' ')} (${r.code}): ${r.stderr}`);
+    return JSON.parse(r.stdout) as T;
+  };
+}
+
+async function startCall(env: NodeJS.ProcessEnv, pagesUrl: string): Promise<LaunchedChromium> {
+  const chromium = await launchChromium({ env, withExtension: false });
+  const meeting = await MeetingPage.open(chromium.context, pagesUrl);
+  await meeting.ready();
+  await meeting.waitForAudioFlowing(20_000);
+  return chromium;
+}
+
+/** Polls `latency status` until Chromium's capture stream matches `ok`. */
+async function chromiumStream(
+  status: () => Promise<LatencyStatus>,
+  what: string,
+  ok: (s: LatencyStatus['streams'][number]) => boolean,
+): Promise<{ st: LatencyStatus; s: LatencyStatus['streams'][number] }> {
+  let last: LatencyStatus | null = null;
+  try {
+    return await waitFor(
+      what,
+      async () => {
+        last = await status();
+        const s = last.streams.find((x) => x.browser === 'chromium');
+        return s && ok(s) ? { st: last, s } : null;
+      },
+      { timeoutMs: 15_000, intervalMs: 300 },
+    );
+  } catch (e) {
+    throw new Error(`${(e as Error).message}\nlast status: ${JSON.stringify(last, null, 2)}`);
+  }
+}
+
+/** The `env VAR=value …` assignments of a desktop entry's first Exec line. */
+function execEnv(entry: string): Record<string, string> {
+  const exec = entry.split('\n').find((l) => l.startsWith('Exec='));
+  const words = (exec ?? '').slice('Exec='.length).split(/\s+/);
+  const out: Record<string, string> = {};
+  if (words[0] !== 'env') return out;
+  for (const w of words.slice(1)) {
+    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(w);
+    if (!m) break;
+    out[m[1] as string] = m[2] as string;
+  }
+  return out;
+}
+
+test('PulseAudio: launch environment 40 ms granted, held down by a 10 ms parec, reset', async ({
+  rig,
+  pages,
+  audioServer,
+}) => {
+  test.skip(audioServer !== 'pulseaudio', 'PulseAudio only');
+  test.setTimeout(150_000);
+  const dir = mkdtempSync(join(tmpdir(), 'micoff-latency-'));
+  const system = join(dir, 'system');
+  mkdirSync(join(system, 'applications'), { recursive: true });
+  // The system entry the user's copy overrides (as Debian's chromium.desktop, with the rig's binary).
+  writeFileSync(
+    join(system, 'applications', 'chromium.desktop'),
+    `[Desktop Entry]\nName=Chromium\nType=Application\nExec=${CHROMIUM} %U\n`,
+  );
+  const host = hostFor(rig, {
+    XDG_CONFIG_HOME: join(dir, 'config'),
+    XDG_DATA_HOME: join(dir, 'data'),
+    XDG_DATA_DIRS: system,
+  });
+  const status = () => host<LatencyStatus>(['status']);
+  let chromium: LaunchedChromium | null = null;
+  let parec: ReturnType<typeof startChild> | null = null;
+  try {
+    const set = await host<LatencySetResult>(['set', '--capture-ms', '40', '--browser', 'chromium']);
+    const copy = join(dir, 'data', 'applications', 'chromium.desktop');
+    expect(set.mechanism).toBe('launch_environment');
+    expect(set.changed_files).toEqual([copy]);
+    expect(set.needs_restart).toEqual(['chromium']);
+    expect(set.message).toContain('playback latency changes too');
+    const again = await host<LatencySetResult>(['set', '--capture-ms', '40', '--browser', 'chromium']);
+    expect(again.changed_files, 'idempotent').toEqual([]);
+
+    // Start Chromium the way its menu entry now does.
+    const env = execEnv(readFileSync(copy, 'utf8'));
+    expect(env).toEqual({ PULSE_LATENCY_MSEC: '40' });
+    chromium = await startCall({ ...rig.clientEnv, ...env }, pages.url('meeting.html'));
+
+    const { st, s } = await chromiumStream(
+      status,
+      'Chromium granted >= 35 ms',
+      (x) => x.capture_latency_us >= 35 * MS,
+    );
+    expect(st.server.kind).toBe('pulseaudio');
+    expect(st.configured).toMatchObject({ capture_ms: 40, mechanism: 'launch_environment', in_effect: true });
+    expect(st.needs_restart, JSON.stringify(st, null, 2)).toEqual([]);
+    expect(s.launch_env_latency_ms).toBe(40);
+    expect(s.held_down_by).toEqual([]);
+    // The server's own view agrees.
+    const outputs = await rig.recordStreams();
+    const mine = outputs.find((o) => o.index === s.index);
+    expect(mine, JSON.stringify(outputs)).toBeDefined();
+    expect(mine?.processId).toBe(s.application_process_id);
+    expect(Math.abs((mine?.bufferLatencyUs ?? 0) - s.granted_latency_us)).toBeLessThanOrEqual(1 * MS);
+    expect(mine?.bufferLatencyUs ?? 0).toBeGreaterThanOrEqual(35 * MS);
+
+    // Another reader at 10 ms on the same source holds Chromium down, and is named.
+    parec = startChild(
+      'parec 10 ms',
+      'parec',
+      ['--latency-msec=10', '-d', 'mic', '--raw'],
+      join(dir, 'parec.log'),
+      {
+        env: rig.clientEnv,
+        stdout: 'ignore',
+      },
+    );
+    const held = await chromiumStream(
+      status,
+      'Chromium held down to ~10 ms by parec',
+      (x) => x.held_down_by.length > 0,
+    );
+    expect(held.s.capture_latency_us).toBeLessThanOrEqual(15 * MS);
+    expect(held.s.held_down_by.map((h) => h.application_process_id)).toContain(parec.pid);
+    expect(held.s.held_down_by[0]?.application_name).toBe('parec');
+    expect(held.s.held_down_by[0]?.latency_us).toBeLessThanOrEqual(15 * MS);
+    expect(held.st.configured?.in_effect).toBe(false);
+    const pactlView = (await rig.recordStreams()).find((o) => o.index === held.s.index);
+    expect(pactlView?.bufferLatencyUs ?? 0).toBeLessThanOrEqual(15 * MS);
+    await stopChild(parec);
+    parec = null;
+
+    // Reset: the copy goes, the browser needs a restart; after it, Chromium's own 10 ms again.
+    const reset = await host<LatencySetResult>(['reset']);
+    expect(reset.changed_files).toEqual([copy]);
+    expect(reset.needs_restart).toEqual(['chromium']);
+    await chromium.close();
+    chromium = await startCall(rig.clientEnv, pages.url('meeting.html'));
+    const back = await chromiumStream(status, 'Chromium back at 10 ms', (x) => x.capture_latency_us > 0);
+    expect(back.st.configured).toBeNull();
+    expect(back.s.launch_env_latency_ms).toBeNull();
+    expect(back.s.capture_latency_us).toBeLessThanOrEqual(15 * MS);
+  } finally {
+    if (parec) await stopChild(parec);
+    await chromium?.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('pipewire-pulse: the pulse.rules drop-in gives Chromium >= 35 ms fragments after the restart it names', async ({
+  rig,
+  pages,
+  audioServer,
+}) => {
+  test.skip(audioServer !== 'pipewire', 'pipewire-pulse only');
+  test.setTimeout(150_000);
+  const dir = mkdtempSync(join(tmpdir(), 'micoff-latency-'));
+  // pipewire-pulse reads its drop-ins from $XDG_CONFIG_HOME: the rig's private one (e2e/rig/audio-rig.ts).
+  const configHome = join(rig.dir, 'home', '.config');
+  const host = hostFor(rig, {
+    XDG_CONFIG_HOME: configHome,
+    XDG_DATA_HOME: join(dir, 'data'),
+    XDG_DATA_DIRS: join(dir, 'system'),
+  });
+  const status = () => host<LatencyStatus>(['status']);
+  let chromium: LaunchedChromium | null = null;
+  try {
+    const set = await host<LatencySetResult>(['set', '--capture-ms', '40']);
+    const rule = join(configHome, 'pipewire', 'pipewire-pulse.conf.d', '50-micoff-capture-latency.conf');
+    expect(set.mechanism).toBe('pipewire_pulse_rule');
+    expect(set.changed_files).toEqual([rule]);
+    expect(set.needs_restart).toContain('pipewire-pulse');
+    const text = readFileSync(rule, 'utf8');
+    expect(text).toContain('application.name = "Chromium input"');
+    expect(text).toContain('pulse.min.frag = 1920/48000');
+    expect(text).not.toMatch(/quantum/);
+
+    let st = await status();
+    expect(st.server.kind).toBe('pipewire_pulse');
+    expect(st.configured?.mechanism).toBe('pipewire_pulse_rule');
+    expect(st.needs_restart, 'the running pipewire-pulse predates the rule').toEqual(['pipewire-pulse']);
+
+    await rig.restart();
+    st = await status();
+    expect(st.needs_restart).toEqual([]);
+    expect(st.configured?.in_effect).toBeNull();
+
+    chromium = await startCall(rig.clientEnv, pages.url('meeting.html'));
+    const { st: on, s } = await chromiumStream(
+      status,
+      'Chromium fragment >= 35 ms',
+      (x) => x.capture_latency_us >= 35 * MS,
+    );
+    expect(s.client_name).toBe('Chromium input');
+    expect(s.rule_min_frag).toBe('1920/48000');
+    expect(s.granted_fragment_us).toBe(s.capture_latency_us);
+    expect(on.configured?.in_effect).toBe(true);
+    expect(on.needs_restart).toEqual([]);
+    // pactl's view: the same stream, its fragsize in bytes at its sample spec.
+    const raw = JSON.parse(await rig.pactl(['-f', 'json', 'list', 'source-outputs'])) as {
+      index: number;
+      sample_specification: string;
+      properties: Record<string, string>;
+    }[];
+    const mine = raw.find((o) => o.index === s.index);
+    expect(mine, JSON.stringify(raw)).toBeDefined();
+    const spec = /^(\w+) (\d+)ch (\d+)Hz$/.exec(mine?.sample_specification ?? '');
+    const bytesPerSample = spec?.[1]?.startsWith('s16') ? 2 : 4;
+    const fragUs =
+      (Number(mine?.properties['pulse.attr.fragsize']) * 1e6) /
+      (bytesPerSample * Number(spec?.[2]) * Number(spec?.[3]));
+    expect(Math.abs(fragUs - s.capture_latency_us)).toBeLessThanOrEqual(1 * MS);
+    expect(fragUs).toBeGreaterThanOrEqual(35 * MS);
+
+    // Reset: the rule goes; the stream keeps it until pipewire-pulse restarts.
+    const reset = await host<LatencySetResult>(['reset']);
+    expect(reset.changed_files).toEqual([rule]);
+    expect(reset.needs_restart).toContain('pipewire-pulse');
+    expect(reset.message).toMatch(/stream\(s\) are open/);
+    st = await status();
+    expect(st.configured).toBeNull();
+    expect(st.needs_restart).toEqual(['pipewire-pulse']);
+    await chromium.close();
+    chromium = null;
+    await rig.restart();
+    chromium = await startCall(rig.clientEnv, pages.url('meeting.html'));
+    const back = await chromiumStream(
+      status,
+      'Chromium fragment back at 10 ms',
+      (x) => x.capture_latency_us > 0,
+    );
+    expect(back.s.rule_min_frag).toBeNull();
+    expect(back.s.capture_latency_us).toBeLessThanOrEqual(15 * MS);
+    expect(back.st.needs_restart).toEqual([]);
+  } finally {
+    await chromium?.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('restart-audio-service keeps an audio service with an open stream and ends an idle one', async ({
+  rig,
+  pages,
+}) => {
+  test.setTimeout(120_000);
+  const env = { ...rig.clientEnv };
+  const cli = (args: string[]) =>
+    run(requireHost(), ['latency', 'restart-audio-service', '--json', ...args], { env, timeoutMs: 20_000 });
+  const status = async () => {
+    const r = await run(requireHost(), ['latency', 'status', '--json'], { env, timeoutMs: 20_000 });
+    return JSON.parse(r.stdout) as LatencyStatus;
+  };
+  const chromium = await launchChromium({ env, withExtension: false });
+  try {
+    const meeting = await MeetingPage.open(chromium.context, pages.url('meeting.html'));
+    await meeting.ready();
+    await meeting.waitForAudioFlowing(20_000);
+    const { s } = await chromiumStream(status, 'a Chromium capture stream', () => true);
+    const service = s.application_process_id as number;
+    expect(readFileSync(`/proc/${service}/cmdline`, 'utf8')).toContain(
+      '--utility-sub-type=audio.mojom.AudioService',
+    );
+
+    // In a call: kept (exit 3), still running.
+    let r = await cli([]);
+    expect(r.code, r.stderr).toBe(3);
+    let out = JSON.parse(r.stdout) as {
+      ended: { pid: number }[];
+      kept: { pid: number; open_streams: number[] }[];
+    };
+    expect(out.kept.map((k) => k.pid)).toContain(service);
+    expect(out.kept.find((k) => k.pid === service)?.open_streams).toContain(s.index);
+    expect(out.ended).toEqual([]);
+    expect(existsSync(`/proc/${service}`)).toBe(true);
+
+    // After the call: ended; the next call gets a new audio service.
+    await meeting.close();
+    await waitFor('Chromium’s streams to close', async () => (await status()).streams.length === 0, {
+      timeoutMs: 15_000,
+      intervalMs: 300,
+    });
+    r = await cli([]);
+    expect(r.code, r.stderr).toBe(0);
+    out = JSON.parse(r.stdout);
+    expect(out.ended.map((e) => e.pid)).toEqual([service]);
+    await waitFor('the old audio service to exit', () => !existsSync(`/proc/${service}`), {
+      timeoutMs: 10_000,
+    });
+    const again = await MeetingPage.open(chromium.context, pages.url('meeting.html'));
+    await again.ready();
+    await again.waitForAudioFlowing(20_000);
+    const next = await chromiumStream(
+      status,
+      'a capture stream from a new audio service',
+      (x) => x.application_process_id !== service,
+    );
+    expect(next.s.application_process_id).not.toBeNull();
+  } finally {
+    await chromium.close();
+  }
+});
