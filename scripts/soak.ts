@@ -18,14 +18,16 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type AudioServerKind, startAudioRig } from '../e2e/rig/audio-rig.ts';
+import { type AudioRig, type AudioServerKind, startAudioRig } from '../e2e/rig/audio-rig.ts';
 import { launchChromium } from '../e2e/rig/chromium.ts';
 import { requireHost, sampleCpu } from '../e2e/rig/host.ts';
 import { MeetingPage } from '../e2e/rig/meeting-page.ts';
 import { isChromium } from '../e2e/rig/pactl.ts';
 import { startPageServer } from '../e2e/rig/page-server.ts';
 import { ROOT } from '../e2e/rig/paths.ts';
+import { run } from '../e2e/rig/proc.ts';
 import { audioPathCpuPct } from '../extension/src/shared/cpu-view.ts';
+import type { LatencyStatus } from '../extension/src/shared/protocol.ts';
 import { formatTable, type Interval, intervalOf } from './soak/report.ts';
 
 const USAGE = `usage: npm run soak -- [--minutes M] [--server pulseaudio|pipewire|both] [--capture-ms N] [--interval S] [--out DIR]
@@ -68,6 +70,26 @@ const intervalS = Math.min(Number(args.interval ?? 60), (minutes * 60) / 4);
 if (!Number.isFinite(intervalS) || intervalS < 5) fail('--interval must be >= 5 s (and the call >= 20 s)');
 const log = (m: string) => console.error(`soak: ${m}`);
 
+/** What the server grants the browser's capture, in ms: the host's `latency status` (which reads the
+ * fragment on pipewire-pulse, where pactl says 0), else pactl's buffer latency. */
+async function grantedMs(rig: AudioRig): Promise<(number | null)[]> {
+  const r = await run(requireHost(), ['latency', 'status', '--json'], {
+    env: rig.clientEnv,
+    timeoutMs: 15_000,
+  });
+  if (r.code === 0) {
+    try {
+      const status = JSON.parse(r.stdout) as LatencyStatus;
+      return status.streams.filter((s) => s.browser !== 'firefox').map((s) => s.capture_latency_us / 1000);
+    } catch {
+      // fall through to pactl
+    }
+  }
+  return (await rig.recordStreams())
+    .filter(isChromium)
+    .map((s) => (s.bufferLatencyUs === null ? null : s.bufferLatencyUs / 1000));
+}
+
 async function soakOne(
   kind: AudioServerKind,
 ): Promise<{ server: string; version: string; intervals: Interval[] }> {
@@ -97,9 +119,7 @@ async function soakOne(
       const b = await call.stats();
       const bAt = Date.now();
       if (b.error) throw new Error(`the call failed: ${b.error}`);
-      const granted = (await rig.recordStreams())
-        .filter(isChromium)
-        .map((s) => (s.bufferLatencyUs === null ? null : s.bufferLatencyUs / 1000));
+      const granted = await grantedMs(rig);
       const row: Interval = {
         t_s: Math.round((bAt - started) / 1000),
         ...intervalOf(a, b, (bAt - aAt) / 1000),
