@@ -154,6 +154,7 @@ async function main(): Promise<number> {
     // Phase 4: unmuted again, with a longer capture latency. PULSE_LATENCY_MSEC must be in the browser's
     // launch environment, so Chromium is relaunched (new processes: new rows in the table).
     let grantedUs: (number | null)[] = [];
+    let echoCancellation: boolean | null = null;
     if (captureMs > 0) {
       await meeting.hangUp();
       await chromium.close();
@@ -169,6 +170,9 @@ async function main(): Promise<number> {
       await again.waitForAudioFlowing();
       const bPid = await chromium.browserPid();
       grantedUs = (await rig.recordStreams()).filter(isChromium).map((s) => s.bufferLatencyUs);
+      echoCancellation = (await again.stats()).track?.settings.echoCancellation ?? null;
+      // A browser just launched is still warming up (first page, JIT): let it settle like the first one did.
+      await new Promise((r) => setTimeout(r, 3000));
       log(`unmuted, capture latency ${captureMs} ms: measuring ${windowS} s`);
       const report = await sampleCpu({ browserPid: bPid, audioServer: true, windowS, env: rig.clientEnv });
       phases.push({
@@ -198,7 +202,7 @@ async function main(): Promise<number> {
               ]),
           ...(captureMs > 0
             ? [
-                `Unmuted, capture latency ${captureMs} ms: Chromium relaunched with PULSE_LATENCY_MSEC=${captureMs} (micoff-host \`latency set\` on PulseAudio does the same through the browser's launch environment; playback latency grows too); the server granted its record stream ${grantedUs.map((u) => (u === null ? '?' : `${u / 1000} ms`)).join(', ') || 'nothing'}. Echo cancellation stays on.`,
+                `Unmuted, capture latency ${captureMs} ms: Chromium relaunched with PULSE_LATENCY_MSEC=${captureMs} (micoff-host \`latency set\` on PulseAudio does the same through the browser's launch environment; playback latency grows too); the server granted its record stream ${grantedUs.map((u) => (u === null ? '?' : `${u / 1000} ms`)).join(', ') || 'nothing'}; echo cancellation ${echoCancellation === null ? 'unknown' : echoCancellation ? 'on' : 'OFF'} (getSettings).`,
               ]
             : []),
           'The audio server also serves the rig: a test-signal player (pacat into the null sink)' +
