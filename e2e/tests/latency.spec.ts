@@ -286,8 +286,20 @@ test('restart-audio-service keeps an audio service with an open stream and ends 
 }) => {
   test.setTimeout(120_000);
   const env = { ...rig.clientEnv };
-  const cli = (args: string[]) =>
-    run(requireHost(), ['latency', 'restart-audio-service', '--json', ...args], { env, timeoutMs: 20_000 });
+  // Always scoped to this test's browser: other Chromiums on the machine are not ours to restart.
+  const cli = async (args: string[]) =>
+    run(
+      requireHost(),
+      [
+        'latency',
+        'restart-audio-service',
+        '--json',
+        '--browser-pid',
+        String(await chromium.browserPid()),
+        ...args,
+      ],
+      { env, timeoutMs: 20_000 },
+    );
   const status = async () => {
     const r = await run(requireHost(), ['latency', 'status', '--json'], { env, timeoutMs: 20_000 });
     return JSON.parse(r.stdout) as LatencyStatus;
@@ -339,5 +351,55 @@ test('restart-audio-service keeps an audio service with an open stream and ends 
     expect(next.s.application_process_id).not.toBeNull();
   } finally {
     await chromium.close();
+  }
+});
+
+test('pipewire-pulse: a running Chromium picks up the rule after the pipewire-pulse restart and an audio service restart', async ({
+  rig,
+  pages,
+  audioServer,
+}) => {
+  test.skip(audioServer !== 'pipewire', 'pipewire-pulse only');
+  test.setTimeout(150_000);
+  const dir = mkdtempSync(join(tmpdir(), 'micoff-latency-'));
+  const host = hostFor(rig, {
+    XDG_CONFIG_HOME: join(rig.dir, 'home', '.config'),
+    XDG_DATA_HOME: join(dir, 'data'),
+    XDG_DATA_DIRS: join(dir, 'system'),
+  });
+  const status = () => host<LatencyStatus>(['status']);
+  const chromium = await launchChromium({ env: rig.clientEnv, withExtension: false });
+  try {
+    let meeting = await MeetingPage.open(chromium.context, pages.url('meeting.html'));
+    await meeting.ready();
+    await meeting.waitForAudioFlowing(20_000);
+    const before = await chromiumStream(status, 'Chromium at 10 ms', (x) => x.capture_latency_us > 0);
+    expect(before.s.capture_latency_us).toBeLessThanOrEqual(15 * MS);
+    await meeting.close();
+    await waitFor('Chromium’s streams to close', async () => (await status()).streams.length === 0, {
+      timeoutMs: 15_000,
+      intervalMs: 300,
+    });
+
+    await host<LatencySetResult>(['set', '--capture-ms', '40', '--browser', 'chromium']);
+    await rig.restart();
+    const r = await host<{ ended: { pid: number }[] }>([
+      'restart-audio-service',
+      '--browser-pid',
+      String(await chromium.browserPid()),
+    ]);
+    expect(r.ended.map((e) => e.pid)).toEqual([before.s.application_process_id]);
+
+    meeting = await MeetingPage.open(chromium.context, pages.url('meeting.html'));
+    await meeting.ready();
+    await meeting.waitForAudioFlowing(20_000);
+    const after = await chromiumStream(status, 'Chromium at 40 ms', (x) => x.capture_latency_us >= 35 * MS);
+    expect(after.s.application_process_id).not.toBe(before.s.application_process_id);
+    expect(after.st.configured?.in_effect).toBe(true);
+    await meeting.close();
+    await host<LatencySetResult>(['reset']);
+  } finally {
+    await chromium.close();
+    rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -525,15 +525,6 @@ pub fn server_of(info: Option<&AudioServerInfo>) -> LatencyServer {
     }
 }
 
-/// `PULSE_LATENCY_MSEC` in a NUL-separated `/proc/<pid>/environ`.
-pub fn latency_env_of(environ: &[u8]) -> Option<u32> {
-    environ
-        .split(|b| *b == 0)
-        .filter_map(|kv| std::str::from_utf8(kv).ok())
-        .find_map(|kv| kv.strip_prefix(LATENCY_ENV)?.strip_prefix('='))
-        .and_then(|v| v.trim().parse().ok())
-}
-
 /// What the status computation needs besides the server's lists (from /proc in real use).
 pub trait World {
     /// `PULSE_LATENCY_MSEC` in the environment of `pid` (None: unset or unreadable).
@@ -546,29 +537,10 @@ pub trait World {
 pub struct ProcWorld;
 
 impl World for ProcWorld {
-    /// Chromium's zygote children reuse their environment block for the process title
-    /// (setproctitle), so their `/proc/<pid>/environ` no longer shows what they inherited: walk up
-    /// through the parents running the same binary (the browser's own processes) and take the
-    /// first that still shows the variable.
     fn latency_env(&self, pid: u32) -> Option<u32> {
-        let exe = |p: u32| fs::read_link(format!("/proc/{p}/exe")).ok();
-        let first = exe(pid);
-        let mut p = pid;
-        for _ in 0..16 {
-            if let Some(v) = fs::read(format!("/proc/{p}/environ"))
-                .ok()
-                .and_then(|e| latency_env_of(&e))
-            {
-                return Some(v);
-            }
-            let stat = fs::read_to_string(format!("/proc/{p}/stat")).ok()?;
-            let parent = micoff_proc::parse::parse_stat(&stat)?.ppid;
-            if parent <= 1 || first.is_none() || exe(parent) != first {
-                return None;
-            }
-            p = parent;
-        }
-        None
+        tree_env(pid, &[LATENCY_ENV])
+            .get(LATENCY_ENV)
+            .and_then(|v| v.trim().parse().ok())
     }
 
     fn server_started(&self, info: &AudioServerInfo) -> Option<SystemTime> {
@@ -581,6 +553,70 @@ impl World for ProcWorld {
             .or_else(|| info.pids.first().copied())?;
         process_start(pid)
     }
+}
+
+/// `names` from the environment `pid` inherited. Chromium's zygote children reuse their
+/// environment block for the process title (setproctitle), so their `/proc/<pid>/environ` no longer
+/// shows it: walk up through the parents running the same binary (the browser's own processes)
+/// and take the first environment that shows any of `names`.
+fn tree_env(pid: u32, names: &[&str]) -> HashMap<String, String> {
+    let exe = |p: u32| fs::read_link(format!("/proc/{p}/exe")).ok();
+    let first = exe(pid);
+    let mut p = pid;
+    for _ in 0..16 {
+        if let Ok(environ) = fs::read(format!("/proc/{p}/environ")) {
+            let found: HashMap<String, String> = environ
+                .split(|b| *b == 0)
+                .filter_map(|kv| std::str::from_utf8(kv).ok())
+                .filter_map(|kv| kv.split_once('='))
+                .filter(|(k, _)| names.contains(k))
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect();
+            if !found.is_empty() {
+                return found;
+            }
+        }
+        let Some(parent) = fs::read_to_string(format!("/proc/{p}/stat"))
+            .ok()
+            .and_then(|st| micoff_proc::parse::parse_stat(&st).map(|s| s.ppid))
+        else {
+            break;
+        };
+        if parent <= 1 || first.is_none() || exe(parent) != first {
+            break;
+        }
+        p = parent;
+    }
+    HashMap::new()
+}
+
+/// Whether `pid` is `ancestor` or runs under it.
+fn descends_from(pid: u32, ancestor: u32) -> bool {
+    let mut p = pid;
+    for _ in 0..64 {
+        if p == ancestor {
+            return true;
+        }
+        match fs::read_to_string(format!("/proc/{p}/stat"))
+            .ok()
+            .and_then(|st| micoff_proc::parse::parse_stat(&st).map(|s| s.ppid))
+        {
+            Some(parent) if parent > 1 => p = parent,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// The unix socket `pid`'s libpulse connects to by default: `PULSE_SERVER`, else
+/// `$XDG_RUNTIME_DIR/pulse/native`, from the environment it inherited.
+fn server_socket_of(pid: u32) -> Option<String> {
+    let env = tree_env(pid, &["PULSE_SERVER", "XDG_RUNTIME_DIR"]);
+    let server = micoff_pulse::default_server(
+        env.get("PULSE_SERVER").map(String::as_str),
+        env.get("XDG_RUNTIME_DIR").map(String::as_str),
+    )?;
+    micoff_pulse::convert::socket_path_of(&server)
 }
 
 /// When `pid` started: its `starttime` (clock ticks of the boot-time clock) after the boot,
@@ -1091,7 +1127,8 @@ pub fn set_with(
             }
         }
         lines.push(
-            "then restart the browser's audio service so its capture context reconnects: \
+            "then restart the browser's audio service so its capture context reconnects (until \
+             then a running Chromium cannot capture at all): \
              `micoff-host latency restart-audio-service` ends Chromium's/Chrome's when it has no \
              stream open (it comes back by itself; or Shift+Esc, end \"Utility: Audio Service\"); \
              Firefox: restart Firefox"
@@ -1258,17 +1295,34 @@ pub fn audio_services(proc_root: &Path, browsers: &[Browser]) -> Vec<(u32, Brows
     found
 }
 
-/// Ends the browsers' audio services that have no stream open at the server (SIGTERM by pid);
-/// keeps the others and says why. Refuses without a reachable server (it could not tell).
+/// Ends the browsers' audio services that use this server and have no stream open at it (SIGTERM
+/// by pid); keeps the others and says why. With `browser_pid`, only that browser's. Refuses
+/// without a reachable server (it could not tell).
 pub async fn restart_audio_services(
     audio: &dyn AudioServer,
     browsers: &[Browser],
+    browser_pid: Option<u32>,
     dry_run: bool,
 ) -> Result<RestartResult, HostError> {
+    let info = audio.server_info().await?;
     let streams = audio.streams().await?;
+    // Only audio services that talk to this server (by the socket their environment names):
+    // another session's browser is none of our business.
+    let Some(ours) = info.server.socket_path.clone() else {
+        return Err(HostError::AudioServerUnavailable(
+            "the audio server is not on a local socket: cannot tell which audio services use it"
+                .into(),
+        ));
+    };
     let mut ended = Vec::new();
     let mut kept = Vec::new();
     for (pid, browser) in audio_services(Path::new("/proc"), browsers) {
+        if browser_pid.is_some_and(|b| !descends_from(pid, b)) {
+            continue;
+        }
+        if server_socket_of(pid).as_deref() != Some(ours.as_str()) {
+            continue;
+        }
         let open_streams: Vec<u32> = streams
             .iter()
             .filter(|s| s.application_process_id == Some(pid))
@@ -1319,7 +1373,9 @@ pub async fn restart_audio_services(
         ));
     }
     if ended.is_empty() && kept.is_empty() {
-        lines.push("no Chromium-family audio service is running".into());
+        lines.push(format!(
+            "no Chromium-family audio service using the audio server at {ours} is running"
+        ));
     }
     Ok(RestartResult {
         dry_run,
@@ -1764,12 +1820,6 @@ mod tests {
 
     #[test]
     fn small_parsers() {
-        assert_eq!(
-            latency_env_of(b"A=1\0PULSE_LATENCY_MSEC=40\0B=2\0"),
-            Some(40)
-        );
-        assert_eq!(latency_env_of(b"PULSE_LATENCY_MSECX=40\0"), None);
-        assert_eq!(latency_env_of(b"PULSE_LATENCY_MSEC=abc\0"), None);
         assert_eq!(parse_version("0.3.65"), Some((0, 3, 65)));
         assert_eq!(parse_version("1.0"), Some((1, 0, 0)));
         assert!(parse_version("0.3.43").unwrap() < PIPEWIRE_MIN_RULES);

@@ -53,6 +53,9 @@ pub enum LatencyCommand {
         /// Only these browsers (chromium, chrome; default both).
         #[arg(long, value_enum)]
         browser: Vec<Browser>,
+        /// Only the audio service of this browser process (its main pid).
+        #[arg(long, value_name = "P")]
+        browser_pid: Option<u32>,
         #[arg(long)]
         dry_run: bool,
         #[arg(long)]
@@ -97,11 +100,17 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
         }
         LatencyCommand::RestartAudioService {
             browser,
+            browser_pid,
             dry_run,
             json,
         } => {
-            return match latency::restart_audio_services(deps.audio.as_ref(), browser, *dry_run)
-                .await
+            return match latency::restart_audio_services(
+                deps.audio.as_ref(),
+                browser,
+                *browser_pid,
+                *dry_run,
+            )
+            .await
             {
                 Ok(r) => {
                     let written = if *json {
