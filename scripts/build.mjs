@@ -194,6 +194,7 @@ const STATIC = [
   ['options/options.html', 'options.html'],
   ['options/options.css', 'options.css'],
   ['shared/ui.css', 'ui.css'],
+  ['managed_schema.json', 'managed_schema.json'],
 ];
 
 function writeStatic(browser, outDir, manifest) {

@@ -3,9 +3,12 @@
 // (track.enabled = false) for a window, measures each phase with `micoff-host sample` over the browser's
 // process tree and the audio server, prints the table and writes JSON + an HTML chart. When the extension
 // has micoff's release-on-mute, the muted phase runs with it off (plain Chromium) and a third phase
-// measures the same mute with it on.
+// measures the same mute with it on. A last phase measures the unmuted call again with a longer capture
+// latency (issue 12, `--capture-ms`, default 40): Chromium relaunched with PULSE_LATENCY_MSEC=N, which is
+// what `micoff-host latency set` arranges on PulseAudio (the demo never writes the user's own files).
 //
-//   tsx scripts/demo.ts [--window S] [--server pulseaudio|pipewire] [--reader] [--no-micoff] [--out DIR]
+//   tsx scripts/demo.ts [--window S] [--server pulseaudio|pipewire] [--reader] [--no-micoff]
+//                       [--capture-ms N] [--out DIR]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -21,12 +24,14 @@ import { ExtensionWorker } from '../e2e/rig/service-worker.ts';
 import { renderHtml } from './demo/chart.ts';
 import { buildRows, formatTable, type PhaseResult, type Run } from './demo/report.ts';
 
-const USAGE = `usage: npm run demo -- [--window S] [--server pulseaudio|pipewire] [--reader] [--no-micoff] [--out DIR]
+const USAGE = `usage: npm run demo -- [--window S] [--server pulseaudio|pipewire] [--reader] [--no-micoff] [--capture-ms N] [--out DIR]
   --window S     seconds per phase (default 10)
   --server K     the rig's audio server (default pulseaudio)
   --reader       keep the rig's low-latency parec reader on the mic (off by default: its own load at the
                  server would hide what the browser costs there, most of all once micoff released the mic)
   --no-micoff    skip the third phase (muted with micoff's release on mute)
+  --capture-ms N the capture latency of the last phase, "unmuted, capture latency N ms" (20..200,
+                 default 40; 0 skips it): Chromium relaunched with PULSE_LATENCY_MSEC=N
   --out DIR      results folder (default results/demo-<timestamp>)`;
 
 const { values: args } = parseArgs({
@@ -35,6 +40,7 @@ const { values: args } = parseArgs({
     server: { type: 'string', default: 'pulseaudio' },
     reader: { type: 'boolean', default: false },
     'no-micoff': { type: 'boolean', default: false },
+    'capture-ms': { type: 'string', default: '40' },
     out: { type: 'string' },
     help: { type: 'boolean', short: 'h', default: false },
   },
@@ -53,6 +59,11 @@ if (args.server !== 'pulseaudio' && args.server !== 'pipewire') {
   process.exit(2);
 }
 const serverKind = args.server as AudioServerKind;
+const captureMs = Number(args['capture-ms']);
+if (!Number.isInteger(captureMs) || (captureMs !== 0 && (captureMs < 20 || captureMs > 200))) {
+  console.error(`--capture-ms must be 0 (skip) or 20..200\n${USAGE}`);
+  process.exit(2);
+}
 const log = (m: string) => console.error(`demo: ${m}`);
 
 async function main(): Promise<number> {
@@ -140,6 +151,39 @@ async function main(): Promise<number> {
       await measure('muted_micoff', 'muted, with micoff', 'muted+micoff');
     }
 
+    // Phase 4: unmuted again, with a longer capture latency. PULSE_LATENCY_MSEC must be in the browser's
+    // launch environment, so Chromium is relaunched (new processes: new rows in the table).
+    let grantedUs: (number | null)[] = [];
+    let echoCancellation: boolean | null = null;
+    if (captureMs > 0) {
+      await meeting.hangUp();
+      await chromium.close();
+      chromium = null;
+      await waitFor('no capture from the first browser', async () => !(await chromiumStreamOpen()), {
+        timeoutMs: 10_000,
+        intervalMs: 100,
+      });
+      log(`relaunching Chromium with PULSE_LATENCY_MSEC=${captureMs}`);
+      chromium = await launchChromium({ env: { ...rig.clientEnv, PULSE_LATENCY_MSEC: String(captureMs) } });
+      const again = await MeetingPage.open(chromium.context, pages.url('meeting.html'));
+      await again.ready();
+      await again.waitForAudioFlowing();
+      const bPid = await chromium.browserPid();
+      grantedUs = (await rig.recordStreams()).filter(isChromium).map((s) => s.bufferLatencyUs);
+      echoCancellation = (await again.stats()).track?.settings.echoCancellation ?? null;
+      // A browser just launched is still warming up (first page, JIT): let it settle like the first one did.
+      await new Promise((r) => setTimeout(r, 3000));
+      log(`unmuted, capture latency ${captureMs} ms: measuring ${windowS} s`);
+      const report = await sampleCpu({ browserPid: bPid, audioServer: true, windowS, env: rig.clientEnv });
+      phases.push({
+        id: `unmuted_${captureMs}ms`,
+        label: `unmuted, capture latency ${captureMs} ms`,
+        short: `unmuted ${captureMs}ms`,
+        window_s: windowS,
+        report,
+      });
+    }
+
     const runResult: Run = {
       scenario: {
         browser: 'chromium',
@@ -156,6 +200,11 @@ async function main(): Promise<number> {
             : [
                 `Muted with micoff (release on mute, no delay): record stream ${releasedWithMicoff ? 'closed' : 'STILL OPEN (micoff did not release)'}.`,
               ]),
+          ...(captureMs > 0
+            ? [
+                `Unmuted, capture latency ${captureMs} ms: Chromium relaunched with PULSE_LATENCY_MSEC=${captureMs} (micoff-host \`latency set\` on PulseAudio does the same through the browser's launch environment; playback latency grows too); the server granted its record stream ${grantedUs.map((u) => (u === null ? '?' : `${u / 1000} ms`)).join(', ') || 'nothing'}; echo cancellation ${echoCancellation === null ? 'unknown' : echoCancellation ? 'on' : 'OFF'} (getSettings).`,
+              ]
+            : []),
           'The audio server also serves the rig: a test-signal player (pacat into the null sink)' +
             (args.reader ? ' and a 10 ms reader on the mic (parec), in every phase.' : ', in every phase.'),
         ],

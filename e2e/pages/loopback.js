@@ -125,6 +125,8 @@ function startCall(title, start) {
             totalAudioEnergy: r.totalAudioEnergy ?? null,
             totalSamplesDuration: r.totalSamplesDuration ?? null,
             totalSamplesReceived: r.totalSamplesReceived ?? null,
+            concealedSamples: r.concealedSamples ?? null,
+            concealmentEvents: r.concealmentEvents ?? null,
             packetsReceived: r.packetsReceived ?? 0,
             bytesReceived: r.bytesReceived ?? 0,
           };
@@ -137,7 +139,11 @@ function startCall(title, start) {
           out.outbound = { packetsSent: r.packetsSent ?? 0, bytesSent: r.bytesSent ?? 0 };
         }
         if (r.type === 'media-source' && r.kind === 'audio') {
-          out.source = { audioLevel: r.audioLevel ?? null, totalAudioEnergy: r.totalAudioEnergy ?? null };
+          out.source = {
+            audioLevel: r.audioLevel ?? null,
+            totalAudioEnergy: r.totalAudioEnergy ?? null,
+            totalSamplesDuration: r.totalSamplesDuration ?? null,
+          };
         }
       }
     }

@@ -19,11 +19,17 @@ export interface MeetingStats {
     totalAudioEnergy: number | null;
     totalSamplesDuration: number | null;
     totalSamplesReceived: number | null;
+    concealedSamples?: number | null;
+    concealmentEvents?: number | null;
     packetsReceived: number;
     bytesReceived: number;
   } | null;
   outbound: { packetsSent: number; bytesSent: number } | null;
-  source?: { audioLevel: number | null; totalAudioEnergy: number | null };
+  source?: {
+    audioLevel: number | null;
+    totalAudioEnergy: number | null;
+    totalSamplesDuration?: number | null;
+  };
   at: number;
 }
 

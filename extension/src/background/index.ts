@@ -5,14 +5,15 @@ import { browserSettingsStore } from '../shared/settings.ts';
 import { createAudioMonitor } from './audio-monitor.ts';
 import type { BackgroundContext, Feature } from './context.ts';
 import { browserHostClient } from './host-client.ts';
+import { startLatency } from './latency-feature.ts';
 import { type ConnectingPortLike, createPopupHub } from './popup-hub.ts';
 import { createTabViews } from './popup-tab-views.ts';
 import { startRelease } from './release-feature.ts';
 import { installTestSurface } from './test-surface.ts';
-import { type ExtensionSelf, uiPagesOf } from './ui-sender.ts';
+import { ownExtension } from './ui-sender.ts';
 
-/** Features started with the shared context: each adds its start function here (release-on-mute does). */
-const FEATURES: Feature[] = [startRelease];
+/** Features started with the shared context: each adds its start function here. */
+const FEATURES: Feature[] = [startRelease, startLatency];
 
 const log = (m: string) => console.debug(`[micoff] ${m}`);
 const host = browserHostClient(log);
@@ -21,12 +22,7 @@ const settings = browserSettingsStore();
 const tabs = createTabViews();
 const popups = createPopupHub({ host, audio, tabs });
 
-const baseUrl = chrome.runtime.getURL('');
-const own: ExtensionSelf = {
-  id: chrome.runtime.id,
-  baseUrl,
-  pages: uiPagesOf(chrome.runtime.getManifest(), baseUrl),
-};
+const own = ownExtension();
 
 // Listeners are registered synchronously at top level, so a waking service worker gets the event.
 chrome.runtime.onConnect.addListener((port) => {

@@ -65,3 +65,19 @@ test('TabFrames.hasLive: a frame may only ask about a device it reported, live',
   ];
   for (const [tab, frame, label, want] of cases) assert.equal(t.hasLive(tab, frame, label), want);
 });
+
+test('tabViewOf: echo cancellation off anywhere is off, the guard note, the labels (issue 12)', () => {
+  const url = 'https://meet.example.com/room';
+  const frame = (groups: GroupReport[]) => ({ url, groups });
+  const on = { ...g('capturing', 1), echo_cancellation: true };
+  const off = { ...g('capturing', 2), label: 'usb mic', echo_cancellation: false };
+  const guarded = { ...on, latency_guard: 'kept echo cancellation on' };
+  assert.equal(tabViewOf([frame([on])], url)?.echo_cancellation, true);
+  assert.equal(tabViewOf([frame([on]), frame([off])], url)?.echo_cancellation, false);
+  assert.equal(tabViewOf([frame([g('capturing', 3)])], url)?.echo_cancellation, null);
+  assert.equal(tabViewOf([frame([on, guarded])], url)?.latency_guard, 'kept echo cancellation on');
+  assert.equal(tabViewOf([frame([on])], url)?.latency_guard, null);
+  assert.deepEqual(tabViewOf([frame([on, off])], url)?.labels, ['mic', 'usb mic']);
+  // An ended device's settings no longer count.
+  assert.equal(tabViewOf([frame([on, { ...off, state: 'ended' }])], url)?.echo_cancellation, true);
+});

@@ -10,8 +10,28 @@ export interface FrameReport {
   groups: GroupReport[];
 }
 
-/** The tab's view from its frames' reports; null when nothing in the tab holds a microphone. */
+/** The tab's view from its frames' reports; null when nothing in the tab holds a microphone. Besides the
+ * release state: echo cancellation over the tab's tracks (off if off anywhere), the capture-latency
+ * guard's note, the devices' labels (issue 12). */
 export function tabViewOf(frames: Iterable<FrameReport>, topUrl: string | null): TabReleaseView | null {
+  const all = [...frames];
+  const view = releaseViewOf(all, topUrl);
+  if (!view) return null;
+  const live = all.flatMap((f) => f.groups).filter((g) => g.state !== 'ended');
+  const ec = live.map((g) => g.echo_cancellation ?? null);
+  return {
+    ...view,
+    echo_cancellation: ec.includes(false)
+      ? false
+      : ec.length > 0 && ec.every((v) => v === true)
+        ? true
+        : null,
+    latency_guard: live.find((g) => g.latency_guard)?.latency_guard ?? null,
+    labels: [...new Set(live.map((g) => g.label).filter((l) => l !== ''))],
+  };
+}
+
+function releaseViewOf(frames: Iterable<FrameReport>, topUrl: string | null): TabReleaseView | null {
   const live: GroupReport[] = [];
   let firstUrl: string | null = null;
   for (const f of frames) {

@@ -60,3 +60,9 @@ export function uiSenderRefusal(sender: SenderLike | undefined, self: ExtensionS
   if (sender.frameId !== undefined && sender.frameId !== 0) return 'a subframe';
   return null;
 }
+
+/** This extension, as the browser running it names it (call from the background only). */
+export function ownExtension(): ExtensionSelf {
+  const baseUrl = chrome.runtime.getURL('');
+  return { id: chrome.runtime.id, baseUrl, pages: uiPagesOf(chrome.runtime.getManifest(), baseUrl) };
+}

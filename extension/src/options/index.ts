@@ -1,5 +1,13 @@
 // Options page: edits the settings object (shared/settings.ts) and shows what was stored.
+import {
+  choiceLabel,
+  choiceValue,
+  configuredLine,
+  configuredMs,
+  parseChoice,
+} from '../shared/capture-latency.ts';
 import { h } from '../shared/dom.ts';
+import type { LatencyReply, LatencyRequest } from '../shared/messages/ui-latency.ts';
 import {
   type BluetoothPolicy,
   browserSettingsStore,
@@ -90,3 +98,41 @@ $('site-add').addEventListener('click', () => {
 
 store.onChange(render);
 void store.get().then(render);
+
+// ---- capture latency (issue 12): through the background to micoff-host -------------------------------
+const latencySelect = $<HTMLSelectElement>('latency-select');
+
+function renderLatency(r: LatencyReply): void {
+  showError('latency-error', r.error);
+  $('latency-managed').hidden = !r.managed.managed;
+  const current = r.managed.managed ? r.managed.capture_ms : r.status ? configuredMs(r.status) : null;
+  latencySelect.value = choiceValue(current);
+  // Not editable while managed, nor while the host cannot apply it.
+  latencySelect.disabled = r.managed.managed || r.status === null;
+  $('latency-configured').textContent = r.status
+    ? `${r.status.server.kind} ${r.status.server.version ?? ''}: ${configuredLine(r.status)}`
+    : 'micoff-host is not reachable: the capture latency cannot be read or set.';
+  if (!r.managed.managed && r.managed.invalid) $('latency-configured').append(` (${r.managed.invalid})`);
+  $('latency-result').textContent = r.set
+    ? `${r.set.message}${r.set.needs_restart.length ? ` Restart needed: ${r.set.needs_restart.join(', ')}.` : ''}`
+    : '';
+}
+
+const askLatency = (m: LatencyRequest) =>
+  chrome.runtime
+    .sendMessage<LatencyRequest, LatencyReply>(m)
+    .then(renderLatency, (e: Error) =>
+      showError('latency-error', `The background did not answer: ${e.message}`),
+    );
+
+latencySelect.addEventListener('change', () => {
+  const ms = parseChoice(latencySelect.value);
+  if (ms === undefined) return;
+  latencySelect.disabled = true;
+  $('latency-result').textContent = `Applying ${choiceLabel(ms)}…`;
+  void askLatency({ type: 'micoff_latency_set', capture_ms: ms });
+});
+chrome.storage.onChanged.addListener((_c, area) => {
+  if (area === 'managed') void askLatency({ type: 'micoff_latency_get' });
+});
+void askLatency({ type: 'micoff_latency_get' });

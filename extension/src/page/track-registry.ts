@@ -28,6 +28,8 @@ export interface Member {
   /** The page's last applyConstraints (applied again after every reacquire). */
   applied: MediaTrackConstraints | null;
   senders: Set<RTCRtpSender>;
+  /** Why micoff kept echo cancellation on against the page's `latency` request (latency-guard.ts). */
+  guard: string | null;
 }
 
 export interface Group extends MachineGroup {
@@ -178,6 +180,7 @@ export function createTrackRegistry(o: Originals, realm: number, hooks: Registry
       constraints: from ? { ...from.constraints } : o.getConstraints.call(real),
       applied: from?.applied ?? null,
       senders: new Set(),
+      guard: from?.guard ?? null,
     };
     members.set(page, m);
     byReal.set(real, m);
@@ -261,6 +264,13 @@ export function createTrackRegistry(o: Originals, realm: number, hooks: Registry
   }
 
   /** Every group's report, for the bridge; groups whose tracks all ended are reported once, then go. */
+  /** Echo cancellation as the browser granted it to these tracks (their settings when adopted). */
+  function echoCancellationOf(live: Member[]): boolean | null {
+    const ec = live.map((m) => (m.settings as { echoCancellation?: unknown }).echoCancellation);
+    if (ec.some((v) => v === false)) return false;
+    return ec.length > 0 && ec.every((v) => v === true) ? true : null;
+  }
+
   function report(): GroupReport[] {
     const out: GroupReport[] = [];
     for (const g of groups.values()) {
@@ -278,6 +288,8 @@ export function createTrackRegistry(o: Originals, realm: number, hooks: Registry
         label: g.label.slice(0, 200),
         tracks: live.length,
         enabled: live.filter((m) => m.enabled).length,
+        echo_cancellation: echoCancellationOf(live),
+        latency_guard: live.find((m) => m.guard)?.guard ?? null,
       });
       if (state === 'ended') groups.delete(g.deviceId);
     }

@@ -1,12 +1,15 @@
 // Popup entry: one port to the background (its lifetime = the popup is open), rendering in view.ts.
 // `popup.html?tab=<id>` pins the tab (tests open the popup as a normal page).
 
+import type { LatencyReply, LatencyRequest } from '../shared/messages/ui-latency.ts';
 import {
+  type AudioSnapshot,
   type BackgroundToPopup,
   POPUP_PORT,
   type PopupToBackground,
 } from '../shared/messages/popup-background.ts';
 import { browserSettingsStore, normalizeOrigin, releaseEnabledFor } from '../shared/settings.ts';
+import { audioPathLine, latencyLine, tabStreamIndices } from './latency-section.ts';
 import { createTabSection } from './tab-section.ts';
 import { cpuTable, doctorList, hostNotice, hostPill, streamsTable } from './view.ts';
 
@@ -31,6 +34,7 @@ port.onMessage.addListener((raw: unknown) => {
     }
     case 'cpu':
       $('cpu-body').replaceChildren(...cpuTable(msg.view));
+      $('tab-cpu').textContent = audioPathLine(msg.view.audio_path_cpu_pct);
       break;
     case 'cpu_error':
       $('cpu-body').replaceChildren(msg.message);
@@ -38,9 +42,13 @@ port.onMessage.addListener((raw: unknown) => {
     case 'audio':
       $('streams-body').replaceChildren(...streamsTable(msg.audio));
       tabSection.audio(msg.audio);
+      latest.audio = msg.audio;
+      renderLatency();
       break;
     case 'tab':
       tabSection.tab(msg.tab);
+      latest.labels = msg.tab?.labels ?? [];
+      renderLatency();
       if (msg.tab?.origin && !siteOrigin) void showSite(msg.tab.origin);
       break;
     case 'doctor':
@@ -55,6 +63,25 @@ $('doctor-run').addEventListener('click', () => {
 });
 
 let siteOrigin: string | null = null;
+
+// ---- capture latency (issue 12) ----------------------------------------------------------------------
+const latest: { audio: AudioSnapshot | null; latency: LatencyReply | null; labels: string[] } = {
+  audio: null,
+  latency: null,
+  labels: [],
+};
+function renderLatency(): void {
+  $('tab-latency').textContent = latencyLine(latest.latency, tabStreamIndices(latest.audio, latest.labels));
+}
+/** The host's view of the grant changes when streams come and go: asked again every 2 s while open. */
+async function pollLatency(): Promise<void> {
+  latest.latency = await chrome.runtime
+    .sendMessage<LatencyRequest, LatencyReply>({ type: 'micoff_latency_get' })
+    .catch(() => null);
+  renderLatency();
+  setTimeout(() => void pollLatency(), 2000);
+}
+void pollLatency();
 
 async function showSite(url: string): Promise<void> {
   const origin = normalizeOrigin(url);

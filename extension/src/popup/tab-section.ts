@@ -20,8 +20,20 @@ export function serverLine(audio: AudioSnapshot | null): string {
   return `Audio server: ${rec.length} record stream${rec.length > 1 ? 's' : ''} open: ${parts.join(', ')}.`;
 }
 
+/** Echo cancellation on the tab's tracks as the browser granted it (issue 12). */
+export function echoLine(view: TabReleaseView | null): string | null {
+  if (!view || view.echo_cancellation === undefined || view.echo_cancellation === null) return null;
+  return `Echo cancellation: ${view.echo_cancellation ? 'on' : 'off'} for this page's microphone.`;
+}
+
 export function tabSectionNodes(view: TabReleaseView | null, audio: AudioSnapshot | null): Node[] {
-  return [h('div', null, tabState(view)), h('div', { class: 'muted', id: 'tab-server' }, serverLine(audio))];
+  const echo = echoLine(view);
+  return [
+    h('div', null, tabState(view)),
+    h('div', { class: 'muted', id: 'tab-server' }, serverLine(audio)),
+    echo ? h('div', { id: 'tab-echo' }, echo) : null,
+    view?.latency_guard ? h('div', { class: 'notice', id: 'tab-guard' }, view.latency_guard) : null,
+  ].filter((n): n is HTMLDivElement => n !== null);
 }
 
 /** Keeps the latest tab view and audio snapshot and re-renders `el` when either changes. */

@@ -58,6 +58,9 @@ test('cpuView: totals and audio threads, busiest first', () => {
   const v = cpuView(report, 4);
   assert.equal(v.browser_cpu_pct, 15.5);
   assert.equal(v.audio_server_cpu_pct, 2.75);
+  // The audio path: server (2.75) + audio service (3.5) + the renderer's audio threads (2 + 1); the
+  // renderer's main thread and the GPU process are not audio work.
+  assert.equal(v.audio_path_cpu_pct, 9.25);
   assert.deepEqual(
     v.threads.map((t) => `${t.role}:${t.thread}`),
     [

@@ -15,6 +15,9 @@ export interface CpuView {
   window_ms: number;
   browser_cpu_pct: number;
   audio_server_cpu_pct: number;
+  /** The audio path: the audio server, Chromium's audio service, and the audio threads of every other
+   * process (capture, processing, WebRTC's audio, libpulse's mainloop). */
+  audio_path_cpu_pct: number;
   threads: CpuRow[];
 }
 
@@ -24,6 +27,20 @@ export interface CpuView {
 export const AUDIO_THREAD = /audio|webrtc|threaded-ml|graphrunner|cubeb|pulse|capture|media/i;
 /** Processes whose every thread counts as audio work: the audio server and Chromium's audio service. */
 const isAudioProcess = (role: string): boolean => role === 'audio_service' || AUDIO_SERVER_ROLES.has(role);
+
+/** The audio path's CPU (% of one core): audio server + audio service processes whole, the audio
+ * threads of every other process. `runTime`: on-CPU time from schedstat where the host has it
+ * (nanosecond resolution; what the CPU comparisons use), else utime+stime. */
+export function audioPathCpuPct(report: CpuReport, runTime = false): number {
+  const pct = (x: { cpu_pct: number; run_time_pct: number | null }) =>
+    runTime ? (x.run_time_pct ?? x.cpu_pct) : x.cpu_pct;
+  let sum = 0;
+  for (const p of report.processes) {
+    if (isAudioProcess(p.role)) sum += pct(p);
+    else for (const t of p.threads) if (AUDIO_THREAD.test(t.comm)) sum += pct(t);
+  }
+  return sum;
+}
 
 export function cpuView(report: CpuReport, limit = 8): CpuView {
   let browser = 0;
@@ -50,6 +67,7 @@ export function cpuView(report: CpuReport, limit = 8): CpuView {
     window_ms: report.window_ms,
     browser_cpu_pct: browser,
     audio_server_cpu_pct: server,
+    audio_path_cpu_pct: audioPathCpuPct(report),
     threads: rows.slice(0, limit),
   };
 }

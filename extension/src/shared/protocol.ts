@@ -15,10 +15,10 @@ export const CPU_WINDOW_MS = { min: 100, max: 60_000 } as const;
 export const CPU_INTERVAL_MS = { min: 250, max: 60_000, default: 1000 } as const;
 export const MAX_PIDS = 256;
 export const MAX_PID = 2_147_483_647;
-/** `latency_set` `capture_ms` bounds (native-host/src/latency.rs). */
-export const CAPTURE_MS = { min: 10, max: 200 } as const;
 export const MAX_IN_FLIGHT = 32;
 export const MAX_SUBSCRIPTIONS = 8;
+/** `latency_set` `capture_ms`: what the host accepts (null resets to the browser's default). */
+export const CAPTURE_MS = { min: 10, max: 200 } as const;
 
 export const ErrorCode = {
   InvalidJson: 1,
@@ -50,12 +50,13 @@ export type ExtensionToHost =
   | { id: RequestId; type: 'audio_streams' }
   | { id: RequestId; type: 'doctor' }
   | { id: RequestId; type: 'latency_status' }
+  /** `capture_ms` is required: null resets to the browsers' default (a missing field is never read as
+   * a reset). `dry_run` says what would change; `browsers` limits it (default: all micoff knows). */
   | {
       id: RequestId;
       type: 'latency_set';
-      /** null resets to the browsers' default. */
       capture_ms: number | null;
-      dry_run?: boolean;
+      dry_run?: boolean | null;
       browsers?: LatencyBrowser[] | null;
     };
 
@@ -299,6 +300,83 @@ export interface DoctorReport {
   findings: DoctorReportFinding[];
 }
 
+/** Which audio server `latency_status` found (pipewire-pulse is PipeWire's Pulse server). */
+export type LatencyServerKind = 'pulseaudio' | 'pipewire_pulse' | 'unknown';
+/** How micoff applies a capture latency: a pipewire-pulse rule for the browsers' capture clients, or
+ * PULSE_LATENCY_MSEC in the browsers' launch environment (PulseAudio, and the fallback). */
+export type LatencyMechanism = 'pipewire_pulse_rule' | 'launch_environment';
+/** A browser micoff configures. */
+export type LatencyBrowser = 'chromium' | 'chrome' | 'firefox';
+
+/** What micoff has configured, read back from its own files (null in `LatencyStatus.configured`
+ * when nothing). */
+export interface LatencyConfigured {
+  capture_ms: number;
+  mechanism: LatencyMechanism;
+  browsers: LatencyBrowser[];
+  /** The files micoff wrote. */
+  files: string[];
+  /** Every capture stream of those browsers gets at least `capture_ms` (less 5 ms); null while none is
+   * open (nothing to prove it by). */
+  in_effect: boolean | null;
+}
+
+/** Another reader of the same source whose lower latency the server grants instead (PulseAudio). */
+export interface LatencyHolder {
+  index: number;
+  client_name: string | null;
+  application_name: string | null;
+  application_process_id: number | null;
+  application_process_binary: string | null;
+  latency_us: number;
+}
+
+/** A browser's record stream at the server, with what it asked and what it was granted. */
+export interface LatencyStream {
+  index: number;
+  browser: LatencyBrowser;
+  client_name: string | null;
+  application_process_id: number | null;
+  source_name: string | null;
+  /** PULSE_LATENCY_MSEC in the stream's process environment (null: unset or unreadable). */
+  launch_env_latency_ms: number | null;
+  requested_latency_us: number | null;
+  /** The stream's buffer latency as the server reports it (pactl "Buffer Latency"; 0 on pipewire-pulse). */
+  granted_latency_us: number;
+  /** The record fragment, where the server shows it (pipewire-pulse). */
+  granted_fragment_us: number | null;
+  /** What the stream actually gets: the fragment where known, else the buffer latency. */
+  capture_latency_us: number;
+  source_configured_latency_us: number | null;
+  /** `pulse.min.frag` on the stream (a pipewire-pulse rule matched its client). */
+  rule_min_frag: string | null;
+  held_down_by: LatencyHolder[];
+}
+
+export interface LatencyStatus {
+  server: { kind: LatencyServerKind; version: string | null; mechanism: LatencyMechanism };
+  configured: LatencyConfigured | null;
+  streams: LatencyStream[];
+  /** What would need a restart for the configuration (or its removal) to be in effect. */
+  needs_restart: string[];
+  /** Explanations for a person (why not in effect, what to restart and how). */
+  notes: string[];
+}
+
+export interface LatencySetResult {
+  /** Null for a reset. */
+  capture_ms: number | null;
+  mechanism: LatencyMechanism | null;
+  dry_run: boolean;
+  /** Files written or removed (or that would be, with `dry_run`). */
+  changed_files: string[];
+  /** Files micoff left alone because it did not write them. */
+  skipped_files: string[];
+  needs_restart: string[];
+  /** What happened, for a person. */
+  message: string;
+}
+
 export interface SubscriptionResult {
   subscription: number;
 }
@@ -308,63 +386,6 @@ export interface AudioStreams {
 }
 
 /** The result payload each request type answers with. */
-// Capture latency (PROTOCOL.md, "Capture latency"): minimal mirror written with the host side.
-export type LatencyBrowser = 'chromium' | 'chrome' | 'firefox';
-export type LatencyMechanism = 'pipewire_pulse_rule' | 'launch_environment';
-
-export interface LatencyHeldDownBy {
-  index: number;
-  client_name: string | null;
-  application_name: string | null;
-  application_process_id: number | null;
-  application_process_binary: string | null;
-  latency_us: number;
-}
-
-export interface LatencyCaptureStream {
-  index: number;
-  browser: LatencyBrowser;
-  client_name: string | null;
-  application_process_id: number | null;
-  source_name: string | null;
-  launch_env_latency_ms: number | null;
-  requested_latency_us: number | null;
-  granted_latency_us: number;
-  granted_fragment_us: number | null;
-  capture_latency_us: number;
-  source_configured_latency_us: number | null;
-  rule_min_frag: string | null;
-  held_down_by: LatencyHeldDownBy[];
-}
-
-export interface LatencyStatus {
-  server: {
-    kind: 'pulseaudio' | 'pipewire_pulse' | 'unknown';
-    version: string | null;
-    mechanism: LatencyMechanism;
-  };
-  configured: {
-    capture_ms: number;
-    mechanism: LatencyMechanism;
-    browsers: LatencyBrowser[];
-    files: string[];
-    in_effect: boolean | null;
-  } | null;
-  streams: LatencyCaptureStream[];
-  needs_restart: string[];
-  notes: string[];
-}
-
-export interface LatencySetResult {
-  capture_ms: number | null;
-  mechanism: LatencyMechanism | null;
-  dry_run: boolean;
-  changed_files: string[];
-  skipped_files: string[];
-  needs_restart: string[];
-  message: string;
-}
-
 export interface ResultByType {
   version: Version;
   processes: Processes;
@@ -455,7 +476,7 @@ export function isExtensionToHost(v: unknown): v is ExtensionToHost {
       return (
         'capture_ms' in v &&
         (v.capture_ms === null || inRange(v.capture_ms, CAPTURE_MS.min, CAPTURE_MS.max)) &&
-        (v.dry_run === undefined || isBool(v.dry_run)) &&
+        optional(isBool, v.dry_run) &&
         optional(arrayOf(isLatencyBrowser), v.browsers)
       );
     case 'processes':
@@ -673,26 +694,25 @@ export const isDoctorReport = shape<DoctorReport>({
   ),
 });
 
-const isLatencyMechanism = oneOf<LatencyMechanism>('pipewire_pulse_rule', 'launch_environment');
-const isStringList = arrayOf(isString);
+const isMechanism = oneOf<LatencyMechanism>('pipewire_pulse_rule', 'launch_environment');
 
 export const isLatencyStatus = shape<LatencyStatus>({
   server: shape<LatencyStatus['server']>({
-    kind: oneOf<LatencyStatus['server']['kind']>('pulseaudio', 'pipewire_pulse', 'unknown'),
+    kind: oneOf<LatencyServerKind>('pulseaudio', 'pipewire_pulse', 'unknown'),
     version: nullable(isString),
-    mechanism: isLatencyMechanism,
+    mechanism: isMechanism,
   }),
   configured: nullable(
-    shape<NonNullable<LatencyStatus['configured']>>({
+    shape<LatencyConfigured>({
       capture_ms: isUint,
-      mechanism: isLatencyMechanism,
+      mechanism: isMechanism,
       browsers: arrayOf(isLatencyBrowser),
-      files: isStringList,
+      files: arrayOf(isString),
       in_effect: nullable(isBool),
     }),
   ),
   streams: arrayOf(
-    shape<LatencyCaptureStream>({
+    shape<LatencyStream>({
       index: isUint,
       browser: isLatencyBrowser,
       client_name: nullable(isString),
@@ -706,7 +726,7 @@ export const isLatencyStatus = shape<LatencyStatus>({
       source_configured_latency_us: nullable(isUint),
       rule_min_frag: nullable(isString),
       held_down_by: arrayOf(
-        shape<LatencyHeldDownBy>({
+        shape<LatencyHolder>({
           index: isUint,
           client_name: nullable(isString),
           application_name: nullable(isString),
@@ -717,17 +737,17 @@ export const isLatencyStatus = shape<LatencyStatus>({
       ),
     }),
   ),
-  needs_restart: isStringList,
-  notes: isStringList,
+  needs_restart: arrayOf(isString),
+  notes: arrayOf(isString),
 });
 
 export const isLatencySetResult = shape<LatencySetResult>({
   capture_ms: nullable(isUint),
-  mechanism: nullable(isLatencyMechanism),
+  mechanism: nullable(isMechanism),
   dry_run: isBool,
-  changed_files: isStringList,
-  skipped_files: isStringList,
-  needs_restart: isStringList,
+  changed_files: arrayOf(isString),
+  skipped_files: arrayOf(isString),
+  needs_restart: arrayOf(isString),
   message: isString,
 });
 

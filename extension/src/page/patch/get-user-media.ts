@@ -1,13 +1,20 @@
 // getUserMedia (and its legacy callback forms): the page gets Chromium's own stream; its audio tracks
 // become members of their device's group (track-registry.ts) with the constraints to reopen them.
+// A `latency` request that would cost echo cancellation is guarded first (latency-guard.ts): the
+// browser gets `echoCancellation: true` added, the page's getConstraints() still reads what it asked.
 import { groupKey, reacquireConstraints } from '../device-groups.ts';
+import { guardLatency, guardReason, unguardedConstraints } from '../latency-guard.ts';
 import { replaceMethod } from '../natives.ts';
 import type { Originals, Realm } from '../originals.ts';
 import type { Root, TrackRegistry } from '../track-registry.ts';
 
 /** Returns false when getUserMedia could not be replaced (then nothing else is worth patching). */
 export function patchGetUserMedia(w: Realm, o: Originals, reg: TrackRegistry): boolean {
-  function adopt(stream: MediaStream, constraints: MediaStreamConstraints | undefined): void {
+  function adopt(
+    stream: MediaStream,
+    constraints: MediaStreamConstraints | undefined,
+    guard: string | null,
+  ): void {
     let touched = false;
     for (const t of o.getAudioTracks.call(stream)) {
       if (reg.members.has(t) || o.isEnded(t)) continue;
@@ -19,7 +26,11 @@ export function patchGetUserMedia(w: Realm, o: Originals, reg: TrackRegistry): b
       };
       root.pinned = reg.pinDevice(root, settings).catch(() => {});
       const g = reg.groupFor(deviceId, o.label.call(t));
-      reg.addMember(t, t, g, root);
+      const m = reg.addMember(t, t, g, root);
+      if (guard) {
+        m.guard = guard;
+        m.constraints = unguardedConstraints(m.constraints);
+      }
       touched = true;
     }
     if (!touched) return;
@@ -34,9 +45,17 @@ export function patchGetUserMedia(w: Realm, o: Originals, reg: TrackRegistry): b
       ({
         // Not `async`: the page could tell an AsyncFunction from the native method.
         getUserMedia(this: MediaDevices, constraints?: MediaStreamConstraints) {
-          return original.call(this, constraints).then((stream) => {
+          let asked = constraints;
+          let guard: string | null = null;
+          try {
+            const g = guardLatency(constraints);
+            asked = g.constraints;
+            guard = g.guarded ? guardReason(g.latency_s) : null;
+          } catch {}
+          return original.call(this, asked).then((stream) => {
             try {
-              adopt(stream, constraints);
+              // Reopened with what the browser was asked: a reacquired track stays processed.
+              adopt(stream, asked, guard);
             } catch {}
             return stream;
           });

@@ -55,3 +55,17 @@ test('parseContentMessage', () => {
     null,
   );
 });
+
+test('state groups carry echo cancellation and the latency guard note; junk reads as unknown', () => {
+  const parse = (extra: Record<string, unknown>) => {
+    const m = parsePageMessage(JSON.stringify({ type: 'state', groups: [{ ...group, ...extra }] }));
+    return m?.type === 'state' ? m.groups[0] : undefined;
+  };
+  assert.equal(parse({ echo_cancellation: true })?.echo_cancellation, true);
+  assert.equal(parse({ echo_cancellation: false })?.echo_cancellation, false);
+  assert.equal(parse({ echo_cancellation: 'yes' })?.echo_cancellation, null);
+  assert.equal(parse({})?.echo_cancellation, null);
+  assert.equal(parse({ latency_guard: 'kept on' })?.latency_guard, 'kept on');
+  assert.equal(parse({ latency_guard: 'x'.repeat(401) })?.latency_guard, null);
+  assert.equal(parse({ latency_guard: 7 })?.latency_guard, null);
+});

@@ -22,6 +22,11 @@ export interface GroupReport {
   /** Live tracks (clones included) on the device and how many of them are enabled. */
   tracks: number;
   enabled: number;
+  /** Echo cancellation on the device's live tracks as the browser granted it (getSettings): true when
+   * on for all, false when off for any, null when unknown (issue 12). */
+  echo_cancellation?: boolean | null;
+  /** Set when micoff kept echo cancellation on against a `latency` request (the popup says why). */
+  latency_guard?: string | null;
 }
 
 export type PageToContent =
@@ -43,12 +48,24 @@ const MAX_PAGE_MESSAGE = 64 * 1024;
 
 export function parseGroupReport(v: unknown): GroupReport | null {
   if (!isRecord(v)) return null;
-  const { id, state, since_ms, reason, label, tracks, enabled } = v;
+  const { id, state, since_ms, reason, label, tracks, enabled, echo_cancellation, latency_guard } = v;
   if (!isText(id) || !STATES.includes(state as GroupState)) return null;
   if (typeof since_ms !== 'number' || !Number.isFinite(since_ms)) return null;
   if (reason !== null && !isText(reason)) return null;
   if (!isText(label) || !isCount(tracks) || !isCount(enabled)) return null;
-  return { id, state: state as GroupState, since_ms, reason, label, tracks, enabled };
+  const ec = echo_cancellation === true || echo_cancellation === false ? echo_cancellation : null;
+  const guard = typeof latency_guard === 'string' && latency_guard.length <= 400 ? latency_guard : null;
+  return {
+    id,
+    state: state as GroupState,
+    since_ms,
+    reason,
+    label,
+    tracks,
+    enabled,
+    echo_cancellation: ec,
+    latency_guard: guard,
+  };
 }
 
 /** A frame's groups (at most MAX_GROUPS, each well-formed), or null. */

@@ -1,0 +1,105 @@
+// Helpers of the echo specs (capture-latency-aec, capture-latency-guard): a rig whose default sink is
+// heard by the microphone, and one call of echo.html in a fresh browser measured for its echo.
+import { type AudioRig, startAudioRig } from '../rig/audio-rig.ts';
+import { type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
+import { MeetingPage, type MeetingStats } from '../rig/meeting-page.ts';
+import type { PageServer } from '../rig/page-server.ts';
+import { median, whenStreams } from './release-util.ts';
+
+/** AEC3 converges within a few seconds of far-end speech; the window starts after it. */
+export const WARMUP_MS = 6000;
+export const WINDOW_MS = Number(process.env.MICOFF_AEC_WINDOW_MS ?? 10_000);
+
+export interface EchoConfig {
+  name: string;
+  latencyMs: number | null;
+  constraints: MediaStreamConstraints;
+  withExtension: boolean;
+}
+
+export interface EchoFigures {
+  /** Mean energy per second of what the page sends (media-source totalAudioEnergy / duration). */
+  energy_rate: number;
+  concealed_ratio: number | null;
+  settings: MediaTrackSettings | null;
+  constraints: MediaTrackConstraints | null;
+  /** The sent energy second by second, dB. */
+  per_second_db: number[];
+  /** The median second, dB: what the bars use. On a loaded machine (the test machine's load average
+   * runs far above its two cores) a scheduling stall makes AEC3 leak a second or two of echo while it
+   * re-estimates the delay, in every configuration alike; those seconds dominate a window's mean
+   * energy (kept as `energy_rate`) but not its median. */
+  echo_db: number;
+}
+
+export const dB = (x: number) => 10 * Math.log10(Math.max(x, 1e-12));
+
+function delta(a: MeetingStats, b: MeetingStats): EchoFigures {
+  const e = (b.source?.totalAudioEnergy ?? 0) - (a.source?.totalAudioEnergy ?? 0);
+  const d = (b.source?.totalSamplesDuration ?? 0) - (a.source?.totalSamplesDuration ?? 0);
+  const concealed = (b.inbound?.concealedSamples ?? 0) - (a.inbound?.concealedSamples ?? 0);
+  const total = (b.inbound?.totalSamplesReceived ?? 0) - (a.inbound?.totalSamplesReceived ?? 0);
+  return {
+    energy_rate: d > 0 ? e / d : 0,
+    concealed_ratio: total > 0 ? concealed / total : null,
+    settings: b.track?.settings ?? null,
+    constraints: null,
+    per_second_db: [],
+    echo_db: dB(d > 0 ? e / d : 0),
+  };
+}
+
+/** The default sink is the one the mic hears: what the browser plays comes back as echo. */
+export async function startEchoRig(kind: 'pulseaudio' | 'pipewire'): Promise<AudioRig> {
+  const rig = await startAudioRig(kind, { reader: false, tone: false });
+  await rig.pactl(['set-default-sink', 'spk']);
+  return rig;
+}
+
+/** One call in a fresh browser: warm up, then the echo figures over the window. */
+export async function measureEcho(
+  rig: AudioRig,
+  pages: PageServer,
+  c: EchoConfig,
+  opts: {
+    windowMs?: number;
+    /** Runs while the call is up (before the measurement), with the browser and the call. */
+    inspect?: (browser: LaunchedChromium, call: MeetingPage) => Promise<void>;
+  } = {},
+): Promise<EchoFigures> {
+  const windowMs = opts.windowMs ?? WINDOW_MS;
+  const env = { ...rig.clientEnv };
+  if (c.latencyMs === null) delete env.PULSE_LATENCY_MSEC;
+  else env.PULSE_LATENCY_MSEC = String(c.latencyMs);
+  const browser = await launchChromium({ env, withExtension: c.withExtension });
+  try {
+    const q = new URLSearchParams({ constraints: JSON.stringify(c.constraints) });
+    const call = await MeetingPage.open(browser.context, pages.url(`echo.html?${q}`));
+    await call.ready();
+    await whenStreams(rig, 'Chromium capturing', (n) => n === 1);
+    await opts.inspect?.(browser, call);
+    await new Promise((r) => setTimeout(r, WARMUP_MS));
+    // Per second as well as over the window: AEC leaks come in bursts.
+    const a = await call.stats();
+    const perSecond: number[] = [];
+    let prev = a;
+    for (let t = 0; t < windowMs; t += 1000) {
+      await new Promise((r) => setTimeout(r, Math.min(1000, windowMs - t)));
+      const s = await call.stats();
+      perSecond.push(Math.round(dB(delta(prev, s).energy_rate)));
+      prev = s;
+    }
+    const figures = { ...delta(a, prev), per_second_db: perSecond, echo_db: median(perSecond) };
+    // What the page's track says it was asked (getConstraints), as echo.js reads it.
+    figures.constraints = await call.page.evaluate(
+      () =>
+        (window as unknown as { farEnd(): { constraints: MediaTrackConstraints | null } }).farEnd()
+          .constraints,
+    );
+    await call.hangUp();
+    return figures;
+  } finally {
+    await browser.close();
+    await whenStreams(rig, 'no capture between configurations', (n) => n === 0, 5000).catch(() => {});
+  }
+}
