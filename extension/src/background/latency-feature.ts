@@ -9,9 +9,9 @@ import {
   readManagedLatency,
 } from '../shared/capture-latency.ts';
 import { isLatencyRequest, type LatencyReply } from '../shared/messages/ui-latency.ts';
-import { ownExtension, uiSenderRefusal } from './ui-sender.ts';
 import type { BackgroundContext } from './context.ts';
 import type { HostClient } from './host-client.ts';
+import { ownExtension, uiSenderRefusal } from './ui-sender.ts';
 
 export interface LatencyServiceDeps {
   host: Pick<HostClient, 'request'>;
@@ -75,7 +75,6 @@ export function createLatencyService(deps: LatencyServiceDeps): LatencyService {
     },
   };
 }
-
 
 export function startLatency(ctx: BackgroundContext): void {
   const managedArea = chrome.storage?.managed;

@@ -1,13 +1,13 @@
 // Popup entry: one port to the background (its lifetime = the popup is open), rendering in view.ts.
 // `popup.html?tab=<id>` pins the tab (tests open the popup as a normal page).
 
-import type { LatencyReply, LatencyRequest } from '../shared/messages/ui-latency.ts';
 import {
   type AudioSnapshot,
   type BackgroundToPopup,
   POPUP_PORT,
   type PopupToBackground,
 } from '../shared/messages/popup-background.ts';
+import type { LatencyReply, LatencyRequest } from '../shared/messages/ui-latency.ts';
 import { browserSettingsStore, normalizeOrigin, releaseEnabledFor } from '../shared/settings.ts';
 import { audioPathLine, latencyLine, tabStreamIndices } from './latency-section.ts';
 import { createTabSection } from './tab-section.ts';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { LatencyReply } from '../shared/messages/ui-latency.ts';
 import type { AudioSnapshot } from '../shared/messages/popup-background.ts';
+import type { LatencyReply } from '../shared/messages/ui-latency.ts';
 import type { AudioStream } from '../shared/protocol.ts';
 import { audioPathLine, latencyLine, tabStreamIndices } from './latency-section.ts';
 

@@ -4,8 +4,8 @@
 // world reports, matched like release-bluetooth.ts does); without labels, every browser stream counts.
 import { grantedLine, grantedView } from '../shared/capture-latency.ts';
 import { fmtPct } from '../shared/dom.ts';
-import type { LatencyReply } from '../shared/messages/ui-latency.ts';
 import type { AudioSnapshot } from '../shared/messages/popup-background.ts';
+import type { LatencyReply } from '../shared/messages/ui-latency.ts';
 
 /** Record streams (indices) of the browser whose source matches one of the tab's track labels. */
 export function tabStreamIndices(audio: AudioSnapshot | null, labels: readonly string[]): number[] {
