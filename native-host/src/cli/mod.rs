@@ -24,7 +24,7 @@ work failed), 4 nothing found (no matching browser, process or audio server).";
 #[derive(Debug, Parser)]
 #[command(
     name = "micoff-host",
-    version,
+    version = crate::VERSION,
     about = "micoff native messaging host and tools: per-thread CPU of the browser's audio path and \
              the audio server.",
     long_about = "micoff native messaging host and tools.\n\nStarted by a browser (first argument \
