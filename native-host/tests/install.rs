@@ -16,6 +16,9 @@ fn args() -> InstallArgs {
         uninstall: false,
         dry_run: false,
         host_path: Some(PathBuf::from("/opt/micoff/micoff-host")),
+        firefox_release: false,
+        release_delay_ms: 3000,
+        firefox_profiles: vec![],
     }
 }
 

@@ -42,6 +42,20 @@ pub struct InstallArgs {
     /// The host executable the manifest points to (default: this binary).
     #[arg(long, value_name = "PATH")]
     pub host_path: Option<PathBuf>,
+    /// Also switch on Firefox's own release of a disabled microphone
+    /// (media.getusermedia.microphone.off_while_disabled.enabled and its delay): in each Firefox
+    /// profile's user.js, or with --system in policies.json (/etc/firefox*/policies). With
+    /// --uninstall: removes what micoff added there, nothing else.
+    #[arg(long)]
+    pub firefox_release: bool,
+    /// The delay before Firefox releases a disabled microphone (micoff's release delay), ms.
+    #[arg(long, value_name = "MS", default_value_t = crate::cli::firefox_release::DEFAULT_DELAY_MS,
+          value_parser = clap::value_parser!(u32).range(0..=i64::from(crate::cli::firefox_release::MAX_DELAY_MS)))]
+    pub release_delay_ms: u32,
+    /// Firefox profile folders for --firefox-release (repeatable; default: every profile listed
+    /// in ~/.mozilla/firefox/profiles.ini).
+    #[arg(long = "firefox-profile", value_name = "DIR")]
+    pub firefox_profiles: Vec<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ValueEnum)]
@@ -661,6 +675,34 @@ fn host_path(args: &InstallArgs) -> Result<PathBuf, String> {
         return Ok(path);
     }
     std::path::absolute(&path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// Runs `install` (the host manifests, then with `--firefox-release` Firefox's release pref)
+/// against `env`, reporting to `out`. Returns the worst exit code of the two.
+pub fn run_all(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
+    let code = run(args, env, out);
+    if !args.firefox_release {
+        return code;
+    }
+    let req = crate::cli::firefox_release::Request {
+        profiles: if args.system {
+            Vec::new()
+        } else if args.firefox_profiles.is_empty() {
+            crate::cli::firefox_release::profiles(&env.home)
+        } else {
+            args.firefox_profiles.clone()
+        },
+        system_root: args.system.then_some(env.root.as_path()),
+        delay_ms: args.release_delay_ms,
+        uninstall: args.uninstall,
+        dry_run: args.dry_run,
+    };
+    let pref = crate::cli::firefox_release::run(&req, out);
+    match (code, pref) {
+        (EXIT_OK, p) => p,
+        (c, EXIT_OK) => c,
+        _ => EXIT_PARTIAL,
+    }
 }
 
 /// Runs `install` against `env`, reporting to `out`. Returns the exit code.

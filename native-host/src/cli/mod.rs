@@ -2,6 +2,7 @@
 //! everything else is a subcommand. Output goes through an explicit writer (stdout is the protocol
 //! in native messaging mode, so nothing here prints on its own).
 
+pub mod firefox_release;
 pub mod install;
 pub mod report;
 pub mod sample;
@@ -78,7 +79,7 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             None => EXIT_ERROR,
         },
         Command::Install(args) => match install::InstallEnv::from_system() {
-            Ok(env) => install::run(&args, &env, out),
+            Ok(env) => install::run_all(&args, &env, out),
             Err(e) => {
                 let _ = writeln!(err, "micoff-host install: {e}");
                 EXIT_ERROR
