@@ -19,6 +19,7 @@ fn args() -> InstallArgs {
         firefox_release: false,
         release_delay_ms: 3000,
         firefox_profiles: vec![],
+        firefox_xpi: None,
     }
 }
 

@@ -171,6 +171,96 @@ pub fn policies_without_prefs(text: &str) -> Result<Option<Option<String>>, Stri
     Ok(Some(Some(pretty(&root))))
 }
 
+/// The `ExtensionSettings` entry that force-installs micoff from a local XPI.
+fn extension_entry(xpi_url: &str) -> Value {
+    json!({"installation_mode": "force_installed", "install_url": xpi_url})
+}
+
+/// Whether an `ExtensionSettings` entry is one micoff writes (a force install from a local XPI).
+fn is_our_extension_entry(v: &Value) -> bool {
+    v.get("install_url")
+        .and_then(Value::as_str)
+        .is_some_and(|u| u.starts_with("file:///") && u.ends_with(".xpi"))
+        && v.as_object().is_some_and(|o| o.len() == 2)
+        && v.get("installation_mode") == Some(&json!("force_installed"))
+}
+
+/// The unsigned-XPI switch: honoured by the `Preferences` policy only on builds that do not
+/// require signing (ESR, Developer Edition, Nightly; Firefox's `Policies.sys.mjs` adds
+/// `xpinstall.signatures.required` to the allowed prefs when `MOZ_REQUIRE_SIGNING` is off).
+pub const PREF_SIGNATURES: &str = "xpinstall.signatures.required";
+
+/// `policies.json` with micoff force-installed from `xpi_url` (`file:///...xpi`) and unsigned
+/// add-ons allowed, merged into what is there.
+pub fn policies_with_extension(
+    text: Option<&str>,
+    extension_id: &str,
+    xpi_url: &str,
+) -> Result<String, String> {
+    let mut root = parse_policies(text)?;
+    preferences_mut(&mut root)?.insert(
+        PREF_SIGNATURES.to_owned(),
+        json!({"Value": false, "Status": "default"}),
+    );
+    let obj = root.as_object_mut().ok_or("not a JSON object")?;
+    let policies = obj
+        .entry("policies")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()
+        .ok_or("`policies` is not an object")?;
+    policies
+        .entry("ExtensionSettings")
+        .or_insert_with(|| json!({}))
+        .as_object_mut()
+        .ok_or("`policies.ExtensionSettings` is not an object")?
+        .insert(extension_id.to_owned(), extension_entry(xpi_url));
+    Ok(pretty(&root))
+}
+
+/// `policies.json` without micoff's extension entry and signature switch (each only if it is
+/// still what micoff writes). Same result shape as [`policies_without_prefs`].
+pub fn policies_without_extension(
+    text: &str,
+    extension_id: &str,
+) -> Result<Option<Option<String>>, String> {
+    let mut root = parse_policies(Some(text))?;
+    let mut removed = false;
+    let prefs = preferences_mut(&mut root)?;
+    if prefs.get(PREF_SIGNATURES) == Some(&json!({"Value": false, "Status": "default"})) {
+        prefs.remove(PREF_SIGNATURES);
+        removed = true;
+    }
+    let prefs_empty = prefs.is_empty();
+    let Some(policies) = root.get_mut("policies").and_then(Value::as_object_mut) else {
+        return Ok(None);
+    };
+    if prefs_empty {
+        policies.remove("Preferences");
+    }
+    if let Some(settings) = policies
+        .get_mut("ExtensionSettings")
+        .and_then(Value::as_object_mut)
+    {
+        if settings
+            .get(extension_id)
+            .is_some_and(is_our_extension_entry)
+        {
+            settings.remove(extension_id);
+            removed = true;
+        }
+        if settings.is_empty() {
+            policies.remove("ExtensionSettings");
+        }
+    }
+    if !removed {
+        return Ok(None);
+    }
+    if policies.is_empty() && root.as_object().is_some_and(|o| o.len() == 1) {
+        return Ok(Some(None));
+    }
+    Ok(Some(Some(pretty(&root))))
+}
+
 fn parse_policies(text: Option<&str>) -> Result<Value, String> {
     match text {
         None => Ok(json!({"policies": {}})),
@@ -245,8 +335,55 @@ pub struct Request<'a> {
     pub profiles: Vec<PathBuf>,
     pub system_root: Option<&'a Path>,
     pub delay_ms: u32,
+    /// The release prefs (`--firefox-release`).
+    pub release_prefs: bool,
+    /// (`--system` only) micoff's add-on id and the `file:///...xpi` URL to force-install it from.
+    pub extension: Option<(String, String)>,
     pub uninstall: bool,
     pub dry_run: bool,
+}
+
+impl Request<'_> {
+    /// `policies.json` as this request leaves it: `Ok(None)` nothing of ours to do (uninstall),
+    /// `Ok(Some(None))` the file can go, `Ok(Some(Some(text)))` the new text.
+    fn transform_policies(&self, existing: Option<&str>) -> Result<Option<Option<String>>, String> {
+        if !self.uninstall {
+            let mut text = existing.map(str::to_owned);
+            if self.release_prefs {
+                text = Some(policies_with_prefs(text.as_deref(), self.delay_ms)?);
+            }
+            if let Some((id, url)) = &self.extension {
+                text = Some(policies_with_extension(text.as_deref(), id, url)?);
+            }
+            return Ok(text.map(Some));
+        }
+        let Some(mut text) = existing.map(str::to_owned) else {
+            return Ok(None);
+        };
+        let mut changed = false;
+        let mut step = |result: Option<Option<String>>, text: &mut String| match result {
+            None => false,
+            Some(None) => true,
+            Some(Some(t)) => {
+                *text = t;
+                changed = true;
+                false
+            }
+        };
+        if self.release_prefs {
+            let r = policies_without_prefs(&text)?;
+            if step(r, &mut text) {
+                return Ok(Some(None));
+            }
+        }
+        if let Some((id, _)) = &self.extension {
+            let r = policies_without_extension(&text, id)?;
+            if step(r, &mut text) {
+                return Ok(Some(None));
+            }
+        }
+        Ok(changed.then_some(Some(text)))
+    }
 }
 
 /// Applies the request, one line per file. Returns the exit code.
@@ -257,10 +394,10 @@ pub fn run(req: &Request<'_>, out: &mut dyn Write) -> i32 {
     let mut report = |path: &Path, result: Result<&str, String>| {
         total += 1;
         let _ = match result {
-            Ok(what) => writeln!(out, "Firefox release pref: {} {what}", path.display()),
+            Ok(what) => writeln!(out, "Firefox: {} {what}", path.display()),
             Err(e) => {
                 failed += 1;
-                writeln!(out, "Firefox release pref: {} FAILED: {e}", path.display())
+                writeln!(out, "Firefox: {} FAILED: {e}", path.display())
             }
         };
     };
@@ -278,43 +415,42 @@ pub fn run(req: &Request<'_>, out: &mut dyn Write) -> i32 {
             if existing.is_none() && !root.join(dir).parent().is_some_and(Path::is_dir) {
                 continue;
             }
-            let result = if req.uninstall {
-                match existing.as_deref().map(policies_without_prefs) {
-                    None => continue,
-                    Some(Err(e)) => Err(format!("{e}; left alone")),
-                    Some(Ok(None)) => Ok("left alone (no entries of micoff's)".to_owned()),
-                    Some(Ok(Some(None))) => {
-                        if req.dry_run {
-                            Ok(format!("{would}removed (only micoff's entries were in it)"))
-                        } else {
-                            micoff_files::remove(&path)
-                                .map(|()| "removed (only micoff's entries were in it)".to_owned())
-                                .map_err(|e| e.to_string())
-                        }
+            let result = match req.transform_policies(existing.as_deref()) {
+                Err(e) => Err(format!("{e}; left alone")),
+                Ok(None) if existing.is_none() => continue,
+                Ok(None) => Ok("left alone (no entries of micoff's)".to_owned()),
+                Ok(Some(None)) => {
+                    if req.dry_run {
+                        Ok(format!("{would}removed (only micoff's entries were in it)"))
+                    } else {
+                        micoff_files::remove(&path)
+                            .map(|()| "removed (only micoff's entries were in it)".to_owned())
+                            .map_err(|e| e.to_string())
                     }
-                    Some(Ok(Some(Some(text)))) => write(&path, &text)
-                        .map(|()| format!("{would}updated (micoff's Preferences removed)")),
                 }
-            } else {
-                match policies_with_prefs(existing.as_deref(), req.delay_ms) {
-                    Err(e) => Err(format!("{e}; left alone")),
-                    Ok(text) if Some(&text) == existing.as_ref() => Ok("unchanged".to_owned()),
-                    Ok(text) => write(&path, &text).map(|()| {
-                        format!(
-                            "{would}{}",
-                            if existing.is_some() {
-                                "updated"
-                            } else {
-                                "written"
-                            }
-                        )
-                    }),
+                Ok(Some(Some(text))) if Some(&text) == existing.as_ref() => {
+                    Ok("unchanged".to_owned())
                 }
+                Ok(Some(Some(text))) => write(&path, &text).map(|()| {
+                    let what = if req.uninstall {
+                        "updated (micoff's entries removed)"
+                    } else if existing.is_some() {
+                        "updated"
+                    } else {
+                        "written"
+                    };
+                    format!("{would}{what}")
+                }),
             };
             report(&path, result.as_deref().map_err(Clone::clone));
         }
     }
-    for profile in &req.profiles {
+    let profiles: &[PathBuf] = if req.release_prefs {
+        &req.profiles
+    } else {
+        &[]
+    };
+    for profile in profiles {
         let path = profile.join("user.js");
         let existing = std::fs::read_to_string(&path).ok();
         let result = if req.uninstall {
@@ -354,7 +490,7 @@ pub fn run(req: &Request<'_>, out: &mut dyn Write) -> i32 {
     if total == 0 {
         let _ = writeln!(
             out,
-            "Firefox release pref: {}",
+            "Firefox: {}",
             if req.uninstall {
                 "nothing of micoff's found"
             } else if req.system_root.is_some() {
@@ -365,7 +501,15 @@ pub fn run(req: &Request<'_>, out: &mut dyn Write) -> i32 {
         );
         return if req.uninstall { EXIT_OK } else { EXIT_ERROR };
     }
-    if !req.uninstall && failed < total {
+    if !req.uninstall && failed < total && req.extension.is_some() {
+        let _ = writeln!(
+            out,
+            "Firefox: micoff is force-installed by policy at Firefox's next start (ESR, Developer \
+             Edition and Nightly; release Firefox accepts only signed add-ons: install micoff from \
+             addons.mozilla.org there)"
+        );
+    }
+    if !req.uninstall && failed < total && req.release_prefs {
         let _ = writeln!(
             out,
             "Firefox release pref: {PREF_ENABLED} = true, delay {} ms; takes effect when Firefox starts",
@@ -450,6 +594,85 @@ mod tests {
     }
 
     #[test]
+    fn extension_policy_merges_and_uninstall_removes_only_ours() {
+        let theirs = r#"{"policies": {"ExtensionSettings": {"other@x": {"installation_mode": "blocked"}}, "Preferences": {"media.other": {"Value": 1, "Status": "locked"}}}}"#;
+        let url = "file:///opt/micoff/micoff-0.1.0.xpi";
+        let merged = policies_with_extension(Some(theirs), "micoff@micoff.org", url).unwrap();
+        let v: Value = serde_json::from_str(&merged).unwrap();
+        assert_eq!(
+            v["policies"]["ExtensionSettings"]["micoff@micoff.org"]["install_url"],
+            json!(url)
+        );
+        assert_eq!(
+            v["policies"]["ExtensionSettings"]["other@x"]["installation_mode"],
+            json!("blocked")
+        );
+        assert_eq!(
+            v["policies"]["Preferences"][PREF_SIGNATURES]["Value"],
+            json!(false)
+        );
+        // Together with the release prefs, then both taken out again: what was there is back.
+        let both = policies_with_prefs(Some(&merged), 3000).unwrap();
+        let a = policies_without_prefs(&both).unwrap().unwrap().unwrap();
+        let back = policies_without_extension(&a, "micoff@micoff.org")
+            .unwrap()
+            .unwrap()
+            .unwrap();
+        assert_eq!(
+            serde_json::from_str::<Value>(&back).unwrap(),
+            serde_json::from_str::<Value>(theirs).unwrap()
+        );
+        // An entry for our id that an admin wrote (an https URL) is not ours.
+        let admin = r#"{"policies": {"ExtensionSettings": {"micoff@micoff.org": {"installation_mode": "force_installed", "install_url": "https://example.org/m.xpi"}}}}"#;
+        assert_eq!(
+            policies_without_extension(admin, "micoff@micoff.org").unwrap(),
+            None
+        );
+        let only = policies_with_extension(None, "micoff@micoff.org", url).unwrap();
+        assert_eq!(
+            policies_without_extension(&only, "micoff@micoff.org").unwrap(),
+            Some(None)
+        );
+    }
+
+    #[test]
+    fn run_system_extension_policy_in_a_temp_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("etc/firefox-esr/policies")).unwrap();
+        let policy = root.join("etc/firefox-esr/policies/policies.json");
+        let theirs = "{\"policies\": {\"DisableTelemetry\": true}}\n";
+        std::fs::write(&policy, theirs).unwrap();
+        let req = |uninstall| Request {
+            profiles: vec![],
+            system_root: Some(root),
+            delay_ms: 3000,
+            release_prefs: true,
+            extension: Some((
+                "micoff@micoff.org".to_owned(),
+                "file:///opt/micoff/micoff.xpi".to_owned(),
+            )),
+            uninstall,
+            dry_run: false,
+        };
+        let mut out = Vec::new();
+        assert_eq!(run(&req(false), &mut out), EXIT_OK);
+        let v: Value = serde_json::from_str(&std::fs::read_to_string(&policy).unwrap()).unwrap();
+        assert_eq!(v["policies"]["DisableTelemetry"], json!(true));
+        assert_eq!(
+            v["policies"]["ExtensionSettings"]["micoff@micoff.org"]["installation_mode"],
+            json!("force_installed")
+        );
+        assert_eq!(
+            v["policies"]["Preferences"][PREF_ENABLED]["Value"],
+            json!(true)
+        );
+        assert_eq!(run(&req(true), &mut out), EXIT_OK);
+        let back: Value = serde_json::from_str(&std::fs::read_to_string(&policy).unwrap()).unwrap();
+        assert_eq!(back, serde_json::from_str::<Value>(theirs).unwrap());
+    }
+
+    #[test]
     fn run_per_profile_and_system_in_temp_dirs() {
         let dir = tempfile::tempdir().unwrap();
         let home = dir.path().join("home");
@@ -474,6 +697,8 @@ mod tests {
                 },
                 system_root: system,
                 delay_ms: 2500,
+                release_prefs: true,
+                extension: None,
                 uninstall,
                 dry_run: false,
             }

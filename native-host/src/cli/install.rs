@@ -56,6 +56,12 @@ pub struct InstallArgs {
     /// in ~/.mozilla/firefox/profiles.ini).
     #[arg(long = "firefox-profile", value_name = "DIR")]
     pub firefox_profiles: Vec<PathBuf>,
+    /// With --system: force-install micoff in Firefox ESR / Developer / Nightly from this XPI
+    /// (`npm run package` -> dist/micoff-<version>.xpi; copy it somewhere stable first) through
+    /// policies.json `ExtensionSettings`, allowing unsigned add-ons there. With --uninstall:
+    /// removes those entries (any micoff XPI path).
+    #[arg(long, value_name = "XPI", requires = "system")]
+    pub firefox_xpi: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ValueEnum)]
@@ -681,9 +687,19 @@ fn host_path(args: &InstallArgs) -> Result<PathBuf, String> {
 /// against `env`, reporting to `out`. Returns the worst exit code of the two.
 pub fn run_all(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
     let code = run(args, env, out);
-    if !args.firefox_release {
+    if !args.firefox_release && args.firefox_xpi.is_none() {
         return code;
     }
+    let extension = match &args.firefox_xpi {
+        None => None,
+        Some(xpi) => match xpi_url(xpi, args.uninstall) {
+            Ok(url) => Some((crate::FIREFOX_EXTENSION_ID.to_owned(), url)),
+            Err(e) => {
+                let _ = writeln!(out, "error: --firefox-xpi {}: {e}", xpi.display());
+                return EXIT_USAGE;
+            }
+        },
+    };
     let req = crate::cli::firefox_release::Request {
         profiles: if args.system {
             Vec::new()
@@ -694,6 +710,8 @@ pub fn run_all(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32
         },
         system_root: args.system.then_some(env.root.as_path()),
         delay_ms: args.release_delay_ms,
+        release_prefs: args.firefox_release,
+        extension,
         uninstall: args.uninstall,
         dry_run: args.dry_run,
     };
@@ -703,6 +721,25 @@ pub fn run_all(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32
         (c, EXIT_OK) => c,
         _ => EXIT_PARTIAL,
     }
+}
+
+/// `file:///...xpi` for an XPI that exists (install) as an absolute path ending in `.xpi`.
+fn xpi_url(xpi: &Path, uninstall: bool) -> Result<String, String> {
+    let abs = std::path::absolute(xpi).map_err(|e| e.to_string())?;
+    if abs.extension().and_then(|e| e.to_str()) != Some("xpi") {
+        return Err("not an .xpi file".into());
+    }
+    if !uninstall && !abs.is_file() {
+        return Err("no such file (npm run package writes dist/micoff-<version>.xpi)".into());
+    }
+    let text = abs.to_str().ok_or("path is not UTF-8")?;
+    if text
+        .chars()
+        .any(|c| c.is_whitespace() || c == '%' || c == '#' || c == '?')
+    {
+        return Err("path has spaces or URL characters; copy the XPI to a plain path".into());
+    }
+    Ok(format!("file://{text}"))
 }
 
 /// Runs `install` against `env`, reporting to `out`. Returns the exit code.
