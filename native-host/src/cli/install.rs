@@ -742,6 +742,32 @@ fn xpi_url(xpi: &Path, uninstall: bool) -> Result<String, String> {
     Ok(format!("file://{text}"))
 }
 
+/// What the user still has to do for the extension itself, per browser family installed for:
+/// the browsers whose extension side `install` cannot do (docs/design/firefox-install.md).
+fn extension_steps(plan: &Plan, args: &InstallArgs) -> Vec<String> {
+    let mut steps = Vec::new();
+    if plan.targets.iter().any(|t| !t.firefox) {
+        steps.push(
+            "extension (Chrome/Chromium family): Google Chrome and the other Chromium browsers \
+             take extensions from the Chrome Web Store only, or unpacked in developer mode: open \
+             chrome://extensions, switch on Developer mode, Load unpacked, pick dist/chrome. \
+             (Chromium's local external-extension install needs a crx signed with micoff's \
+             release key, which this build does not have.)"
+                .to_owned(),
+        );
+    }
+    if plan.targets.iter().any(|t| t.firefox) && args.firefox_xpi.is_none() {
+        steps.push(
+            "extension (Firefox): release Firefox accepts only add-ons signed by \
+             addons.mozilla.org: install micoff from there. Firefox ESR / Developer / Nightly: \
+             run this again as root with --system --firefox-xpi <micoff-<version>.xpi> to \
+             force-install it by policy."
+                .to_owned(),
+        );
+    }
+    steps
+}
+
 /// Runs `install` against `env`, reporting to `out`. Returns the exit code.
 pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
     let host = match host_path(args) {
@@ -823,6 +849,11 @@ pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
     }
     if !args.uninstall && failed < plan.targets.len() {
         let _ = writeln!(out, "host: {}", host.display());
+        if args.target_dir.is_none() {
+            for step in extension_steps(&plan, args) {
+                let _ = writeln!(out, "{step}");
+            }
+        }
     }
     match failed {
         0 if plan.impossible.is_empty() && edited == 0 => EXIT_OK,
