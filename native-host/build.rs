@@ -4,7 +4,11 @@
 //!   mapped 0-f -> a-p.
 //! - Firefox: `manifests/firefox.json` `browser_specific_settings.gecko.id`.
 //!
-//! Exported as `MICOFF_CHROME_EXTENSION_ID` / `MICOFF_FIREFOX_EXTENSION_ID` for `env!()`.
+//! - The version: `package.json` `version`, the one source for the extension manifests
+//!   (scripts/build.mjs) and `micoff-host --version`.
+//!
+//! Exported as `MICOFF_CHROME_EXTENSION_ID` / `MICOFF_FIREFOX_EXTENSION_ID` / `MICOFF_VERSION`
+//! for `env!()`.
 
 use std::path::Path;
 
@@ -17,6 +21,8 @@ fn main() {
     let firefox = manifests.join("firefox.json");
     println!("cargo:rerun-if-changed={}", chrome.display());
     println!("cargo:rerun-if-changed={}", firefox.display());
+    let package = Path::new(env!("CARGO_MANIFEST_DIR")).join("../package.json");
+    println!("cargo:rerun-if-changed={}", package.display());
     println!("cargo:rerun-if-changed=build.rs");
 
     let chrome_id = match chrome_id(&chrome) {
@@ -29,6 +35,34 @@ fn main() {
     };
     println!("cargo:rustc-env=MICOFF_CHROME_EXTENSION_ID={chrome_id}");
     println!("cargo:rustc-env=MICOFF_FIREFOX_EXTENSION_ID={firefox_id}");
+    match version(&package) {
+        Ok(v) => println!("cargo:rustc-env=MICOFF_VERSION={v}"),
+        Err(e) => fail(&format!("{}: {e}", package.display())),
+    }
+}
+
+/// `package.json` `version`: dotted numbers only (what Chrome's manifest `version` accepts:
+/// one to four parts, each 0-65535), so the host and both manifests carry the same string.
+fn version(path: &Path) -> Result<String, String> {
+    let json = read_json(path)?;
+    let v = json
+        .get("version")
+        .and_then(|v| v.as_str())
+        .ok_or("no string `version`")?;
+    let parts: Vec<&str> = v.split('.').collect();
+    let valid = (1..=4).contains(&parts.len())
+        && parts.iter().all(|p| {
+            !p.is_empty()
+                && p.bytes().all(|b| b.is_ascii_digit())
+                && (p.len() == 1 || !p.starts_with('0'))
+                && p.parse::<u32>().is_ok_and(|n| n <= 65535)
+        });
+    if !valid {
+        return Err(format!(
+            "`version` {v:?} is not 1-4 dot-separated numbers 0-65535 (what browser manifests accept)"
+        ));
+    }
+    Ok(v.to_owned())
 }
 
 fn fail(message: &str) -> ! {

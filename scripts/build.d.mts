@@ -5,3 +5,4 @@ export function deepMerge(base: unknown, overlay: unknown): unknown;
 export function chromeIdFromKey(keyBase64: string): string;
 export function encodePng(size: number, rgba: Buffer): Buffer;
 export function buildManifest(browser: 'chrome' | 'firefox'): Manifest;
+export function crc32(buf: Uint8Array): number;

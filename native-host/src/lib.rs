@@ -25,6 +25,9 @@ pub mod server;
 pub const CHROME_EXTENSION_ID: &str = env!("MICOFF_CHROME_EXTENSION_ID");
 /// The Firefox extension id (`manifests/firefox.json` `browser_specific_settings.gecko.id`).
 pub const FIREFOX_EXTENSION_ID: &str = env!("MICOFF_FIREFOX_EXTENSION_ID");
+/// micoff's version: `package.json` `version` (build.rs), the same string the extension
+/// manifests carry, so `micoff-host --version` and the extension's version always agree.
+pub const VERSION: &str = env!("MICOFF_VERSION");
 /// The native messaging host name (the manifest's `name`). The TypeScript side's one spelling is
 /// `HOST_NAME` in `extension/src/shared/protocol.ts`; `tests/host_name.rs` checks they agree.
 pub const HOST_NAME: &str = "org.micoff.host";
@@ -39,5 +42,13 @@ mod tests {
             "ipgdconbmedmelnlpalblnicflhpfkim"
         );
         assert_eq!(super::FIREFOX_EXTENSION_ID, "micoff@micoff.org");
+    }
+
+    #[test]
+    fn version_comes_from_package_json() {
+        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../package.json"))
+            .unwrap();
+        let json: serde_json::Value = serde_json::from_str(&text).unwrap();
+        assert_eq!(super::VERSION, json["version"].as_str().unwrap());
     }
 }

@@ -348,7 +348,7 @@ async fn handle(ctx: &Ctx, request: Request) -> Vec<u8> {
 
 fn version(deps: &Deps) -> Version {
     Version {
-        host_version: env!("CARGO_PKG_VERSION").to_owned(),
+        host_version: crate::VERSION.to_owned(),
         protocol_version: PROTOCOL_VERSION,
         pid: std::process::id(),
         origin: deps.launch.origin.clone(),

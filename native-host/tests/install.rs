@@ -16,6 +16,10 @@ fn args() -> InstallArgs {
         uninstall: false,
         dry_run: false,
         host_path: Some(PathBuf::from("/opt/micoff/micoff-host")),
+        firefox_release: false,
+        release_delay_ms: 3000,
+        firefox_profiles: vec![],
+        firefox_xpi: None,
     }
 }
 
@@ -495,4 +499,21 @@ fn uninstall_leaves_a_manifest_the_user_edited() {
     let (code, out) = install(&a, &env);
     assert_eq!(code, 0, "{out}");
     assert!(!path.exists());
+}
+
+#[test]
+fn install_prints_the_extension_steps_it_cannot_do() {
+    let tmp = tempfile::tempdir().unwrap();
+    let env = env(tmp.path());
+    let mut a = args();
+    a.browsers = vec![Browser::Chromium];
+    let (code, out) = install(&a, &env);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("chrome://extensions"), "{out}");
+    assert!(!out.contains("addons.mozilla.org"), "{out}");
+    a.browsers = vec![Browser::Firefox];
+    let (_, out) = install(&a, &env);
+    assert!(out.contains("addons.mozilla.org"), "{out}");
+    assert!(out.contains("--system --firefox-xpi"), "{out}");
+    assert!(!out.contains("chrome://extensions"), "{out}");
 }

@@ -43,6 +43,26 @@ pub struct InstallArgs {
     /// The host executable the manifest points to (default: this binary).
     #[arg(long, value_name = "PATH")]
     pub host_path: Option<PathBuf>,
+    /// Also switch on Firefox's own release of a disabled microphone
+    /// (media.getusermedia.microphone.off_while_disabled.enabled and its delay): in each Firefox
+    /// profile's user.js, or with --system in policies.json (/etc/firefox*/policies). With
+    /// --uninstall: removes what micoff added there, nothing else.
+    #[arg(long)]
+    pub firefox_release: bool,
+    /// The delay before Firefox releases a disabled microphone (micoff's release delay), ms.
+    #[arg(long, value_name = "MS", default_value_t = crate::cli::firefox_release::DEFAULT_DELAY_MS,
+          value_parser = clap::value_parser!(u32).range(0..=i64::from(crate::cli::firefox_release::MAX_DELAY_MS)))]
+    pub release_delay_ms: u32,
+    /// Firefox profile folders for --firefox-release (repeatable; default: every profile listed
+    /// in ~/.mozilla/firefox/profiles.ini).
+    #[arg(long = "firefox-profile", value_name = "DIR")]
+    pub firefox_profiles: Vec<PathBuf>,
+    /// With --system: force-install micoff in Firefox ESR / Developer / Nightly from this XPI
+    /// (`npm run package` -> dist/micoff-<version>.xpi; copy it somewhere stable first) through
+    /// policies.json `ExtensionSettings`, allowing unsigned add-ons there. With --uninstall:
+    /// removes those entries (any micoff XPI path).
+    #[arg(long, value_name = "XPI", requires = "system")]
+    pub firefox_xpi: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ValueEnum)]
@@ -664,6 +684,91 @@ fn host_path(args: &InstallArgs) -> Result<PathBuf, String> {
     std::path::absolute(&path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
+/// Runs `install` (the host manifests, then with `--firefox-release` Firefox's release pref)
+/// against `env`, reporting to `out`. Returns the worst exit code of the two.
+pub fn run_all(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
+    let code = run(args, env, out);
+    if !args.firefox_release && args.firefox_xpi.is_none() {
+        return code;
+    }
+    let extension = match &args.firefox_xpi {
+        None => None,
+        Some(xpi) => match xpi_url(xpi, args.uninstall) {
+            Ok(url) => Some((crate::FIREFOX_EXTENSION_ID.to_owned(), url)),
+            Err(e) => {
+                let _ = writeln!(out, "error: --firefox-xpi {}: {e}", xpi.display());
+                return EXIT_USAGE;
+            }
+        },
+    };
+    let req = crate::cli::firefox_release::Request {
+        profiles: if args.system {
+            Vec::new()
+        } else if args.firefox_profiles.is_empty() {
+            crate::cli::firefox_release::profiles(&env.home)
+        } else {
+            args.firefox_profiles.clone()
+        },
+        system_root: args.system.then_some(env.root.as_path()),
+        delay_ms: args.release_delay_ms,
+        release_prefs: args.firefox_release,
+        extension,
+        uninstall: args.uninstall,
+        dry_run: args.dry_run,
+    };
+    let pref = crate::cli::firefox_release::run(&req, out);
+    match (code, pref) {
+        (EXIT_OK, p) => p,
+        (c, EXIT_OK) => c,
+        _ => EXIT_PARTIAL,
+    }
+}
+
+/// `file:///...xpi` for an XPI that exists (install) as an absolute path ending in `.xpi`.
+fn xpi_url(xpi: &Path, uninstall: bool) -> Result<String, String> {
+    let abs = std::path::absolute(xpi).map_err(|e| e.to_string())?;
+    if abs.extension().and_then(|e| e.to_str()) != Some("xpi") {
+        return Err("not an .xpi file".into());
+    }
+    if !uninstall && !abs.is_file() {
+        return Err("no such file (npm run package writes dist/micoff-<version>.xpi)".into());
+    }
+    let text = abs.to_str().ok_or("path is not UTF-8")?;
+    if text
+        .chars()
+        .any(|c| c.is_whitespace() || c == '%' || c == '#' || c == '?')
+    {
+        return Err("path has spaces or URL characters; copy the XPI to a plain path".into());
+    }
+    Ok(format!("file://{text}"))
+}
+
+/// What the user still has to do for the extension itself, per browser family installed for:
+/// the browsers whose extension side `install` cannot do (docs/design/firefox-install.md).
+fn extension_steps(plan: &Plan, args: &InstallArgs) -> Vec<String> {
+    let mut steps = Vec::new();
+    if plan.targets.iter().any(|t| !t.firefox) {
+        steps.push(
+            "extension (Chrome/Chromium family): Google Chrome and the other Chromium browsers \
+             take extensions from the Chrome Web Store only, or unpacked in developer mode: open \
+             chrome://extensions, switch on Developer mode, Load unpacked, pick dist/chrome. \
+             (Chromium's local external-extension install needs a crx signed with micoff's \
+             release key, which this build does not have.)"
+                .to_owned(),
+        );
+    }
+    if plan.targets.iter().any(|t| t.firefox) && args.firefox_xpi.is_none() {
+        steps.push(
+            "extension (Firefox): release Firefox accepts only add-ons signed by \
+             addons.mozilla.org: install micoff from there. Firefox ESR / Developer / Nightly: \
+             run this again as root with --system --firefox-xpi <micoff-<version>.xpi> to \
+             force-install it by policy."
+                .to_owned(),
+        );
+    }
+    steps
+}
+
 /// Runs `install` against `env`, reporting to `out`. Returns the exit code.
 pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
     let host = match host_path(args) {
@@ -745,6 +850,11 @@ pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
     }
     if !args.uninstall && failed < plan.targets.len() {
         let _ = writeln!(out, "host: {}", host.display());
+        if args.target_dir.is_none() {
+            for step in extension_steps(&plan, args) {
+                let _ = writeln!(out, "{step}");
+            }
+        }
     }
     match failed {
         0 if plan.impossible.is_empty() && edited == 0 => EXIT_OK,

@@ -2,6 +2,7 @@
 //! everything else is a subcommand. Output goes through an explicit writer (stdout is the protocol
 //! in native messaging mode, so nothing here prints on its own).
 
+pub mod firefox_release;
 pub mod install;
 pub mod latency;
 pub mod report;
@@ -19,7 +20,7 @@ pub use micoff_exit::{
 #[derive(Debug, Parser)]
 #[command(
     name = "micoff-host",
-    version,
+    version = crate::VERSION,
     about = "micoff native messaging host and tools: per-thread CPU of the browser's audio path and \
              the audio server.",
     long_about = "micoff native messaging host and tools.\n\nStarted by a browser (first argument \
@@ -77,7 +78,7 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             None => EXIT_ERROR,
         },
         Command::Install(args) => match install::InstallEnv::from_system() {
-            Ok(env) => install::run(&args, &env, out),
+            Ok(env) => install::run_all(&args, &env, out),
             Err(e) => {
                 let _ = writeln!(err, "micoff-host install: {e}");
                 EXIT_ERROR

@@ -1,0 +1,7 @@
+// Types for scripts/package.mjs (imported by scripts/package.test.ts).
+import type { KeyObject } from 'node:crypto';
+export const CRX_KEY_ENV: string;
+export function zip(files: [string, Buffer][]): Buffer;
+export function zipDir(dir: string): Buffer;
+export function crx3(zipBytes: Buffer, privateKey: KeyObject): Buffer;
+export function loadReleaseKey(pemPath: string, manifestKeyBase64: string): KeyObject;

@@ -1,0 +1,222 @@
+#!/usr/bin/env node
+import { execFileSync } from 'node:child_process';
+// `npm run package`: the release artifacts of the extension, from a fresh `npm run build`.
+//
+//   dist/micoff-<version>-chrome.zip   dist/chrome as the Chrome Web Store upload takes it
+//   dist/micoff-<version>.xpi          dist/firefox, built by `web-ext build`
+//   dist/micoff-<version>.crx          CRX3 signed with the release key, only when the key is given
+//
+// <version> is package.json's (the one version: both manifests and `micoff-host --version` take it).
+//
+// The release key (docs/design/packaging.md) is never in the repository. It is read from the PEM file
+// named by $MICOFF_CRX_KEY (or --crx-key=PATH). Its public half must be the `key` in
+// manifests/chrome.json: a crx signed with any other key would get another extension id, so a
+// mismatch is an error, never a silent new id. Without a key the crx step says so and is skipped.
+import { createHash, createPrivateKey, createPublicKey, sign } from 'node:crypto';
+import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { deflateRawSync } from 'node:zlib';
+import { buildManifest, chromeIdFromKey, crc32 } from './build.mjs';
+
+const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
+const DIST = join(ROOT, 'dist');
+export const CRX_KEY_ENV = 'MICOFF_CRX_KEY';
+/** Build outputs that are not part of the extension. */
+const NOT_PACKAGED = new Set(['extension-id.txt']);
+
+// ---- zip (deterministic: sorted entries, fixed timestamps) -------------------------------------------
+
+function listFiles(dir) {
+  const out = [];
+  const walk = (d) => {
+    for (const name of readdirSync(d).sort()) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (!NOT_PACKAGED.has(relative(dir, p))) out.push(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** A zip of `files` ([name, bytes]), deflated, with a fixed 1980-01-01 timestamp so output is reproducible. */
+export function zip(files) {
+  const locals = [];
+  const centrals = [];
+  let offset = 0;
+  const DOS_DATE = (0 << 9) | (1 << 5) | 1; // 1980-01-01
+  for (const [name, data] of files) {
+    const nameBytes = Buffer.from(name, 'utf8');
+    const deflated = deflateRawSync(data, { level: 9 });
+    const stored = deflated.length >= data.length;
+    const body = stored ? data : deflated;
+    const crc = crc32(data);
+    const local = Buffer.alloc(30);
+    local.writeUInt32LE(0x04034b50, 0);
+    local.writeUInt16LE(20, 4); // version needed
+    local.writeUInt16LE(0x0800, 6); // UTF-8 names
+    local.writeUInt16LE(stored ? 0 : 8, 8);
+    local.writeUInt16LE(0, 10);
+    local.writeUInt16LE(DOS_DATE, 12);
+    local.writeUInt32LE(crc, 14);
+    local.writeUInt32LE(body.length, 18);
+    local.writeUInt32LE(data.length, 22);
+    local.writeUInt16LE(nameBytes.length, 26);
+    local.writeUInt16LE(0, 28);
+    const central = Buffer.alloc(46);
+    central.writeUInt32LE(0x02014b50, 0);
+    central.writeUInt16LE((3 << 8) | 20, 4); // made by: Unix
+    central.writeUInt16LE(20, 6);
+    central.writeUInt16LE(0x0800, 8);
+    central.writeUInt16LE(stored ? 0 : 8, 10);
+    central.writeUInt16LE(0, 12);
+    central.writeUInt16LE(DOS_DATE, 14);
+    central.writeUInt32LE(crc, 16);
+    central.writeUInt32LE(body.length, 20);
+    central.writeUInt32LE(data.length, 24);
+    central.writeUInt16LE(nameBytes.length, 28);
+    central.writeUInt32LE(((0o100644 << 16) >>> 0) >>> 0, 38); // -rw-r--r--
+    central.writeUInt32LE(offset, 42);
+    locals.push(local, nameBytes, body);
+    centrals.push(central, nameBytes);
+    offset += local.length + nameBytes.length + body.length;
+  }
+  const centralBytes = Buffer.concat(centrals);
+  const end = Buffer.alloc(22);
+  end.writeUInt32LE(0x06054b50, 0);
+  end.writeUInt16LE(files.length, 8);
+  end.writeUInt16LE(files.length, 10);
+  end.writeUInt32LE(centralBytes.length, 12);
+  end.writeUInt32LE(offset, 16);
+  return Buffer.concat([...locals, centralBytes, end]);
+}
+
+export function zipDir(dir) {
+  return zip(listFiles(dir).map((p) => [relative(dir, p).split('\\').join('/'), readFileSync(p)]));
+}
+
+// ---- CRX3 --------------------------------------------------------------------------------------------
+// Format (Chromium components/crx_file/crx3.proto): "Cr24", u32le 3, u32le header size, CrxFileHeader,
+// zip. CrxFileHeader { repeated AsymmetricKeyProof sha256_with_rsa = 2; bytes signed_header_data =
+// 10000 } with AsymmetricKeyProof { bytes public_key = 1; bytes signature = 2 } and SignedData
+// { bytes crx_id = 1 } (the first 16 bytes of sha256(public key)). The signature is RSA-SHA256 over
+// "CRX3 SignedData\0" + u32le(len(signed_header_data)) + signed_header_data + zip.
+
+function varint(n) {
+  const out = [];
+  let v = n;
+  while (v >= 0x80) {
+    out.push((v & 0x7f) | 0x80);
+    v = Math.floor(v / 128);
+  }
+  out.push(v);
+  return Buffer.from(out);
+}
+
+function field(number, bytes) {
+  return Buffer.concat([varint(number * 8 + 2), varint(bytes.length), bytes]);
+}
+
+function le32(n) {
+  const b = Buffer.alloc(4);
+  b.writeUInt32LE(n);
+  return b;
+}
+
+/** Signs `zipBytes` as a CRX3 with `privateKey` (a KeyObject). */
+export function crx3(zipBytes, privateKey) {
+  const spki = createPublicKey(privateKey).export({ type: 'spki', format: 'der' });
+  const crxId = createHash('sha256').update(spki).digest().subarray(0, 16);
+  const signedData = field(1, crxId);
+  const signature = sign(
+    'sha256',
+    Buffer.concat([
+      Buffer.from('CRX3 SignedData\0', 'latin1'),
+      le32(signedData.length),
+      signedData,
+      zipBytes,
+    ]),
+    privateKey,
+  );
+  const proof = Buffer.concat([field(1, spki), field(2, signature)]);
+  const header = Buffer.concat([field(2, proof), field(10000, signedData)]);
+  return Buffer.concat([Buffer.from('Cr24', 'latin1'), le32(3), le32(header.length), header, zipBytes]);
+}
+
+/** Loads the release key and checks its public half is the manifest's `key` (else the id would change). */
+export function loadReleaseKey(pemPath, manifestKeyBase64) {
+  const key = createPrivateKey(readFileSync(pemPath));
+  const spki = createPublicKey(key).export({ type: 'spki', format: 'der' }).toString('base64');
+  if (spki !== manifestKeyBase64) {
+    throw new Error(
+      `${pemPath} is not micoff's release key: its public key gives extension id ` +
+        `${chromeIdFromKey(spki)}, manifests/chrome.json's key gives ${chromeIdFromKey(manifestKeyBase64)}. ` +
+        'A crx signed with it would install as a different extension; refusing.',
+    );
+  }
+  return key;
+}
+
+// ---- main --------------------------------------------------------------------------------------------
+
+function parseArgs(argv) {
+  const opts = { crxKey: process.env[CRX_KEY_ENV] || undefined, build: true };
+  for (const a of argv) {
+    if (a.startsWith('--crx-key=')) opts.crxKey = a.slice('--crx-key='.length);
+    else if (a === '--no-build') opts.build = false;
+    else throw new Error(`unknown argument ${a} (use --crx-key=PATH, --no-build)`);
+  }
+  return opts;
+}
+
+function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  if (opts.build) execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { stdio: 'inherit' });
+  const chromeManifest = buildManifest('chrome');
+  const version = chromeManifest.version;
+  const id = chromeIdFromKey(chromeManifest.key);
+  const built = JSON.parse(readFileSync(join(DIST, 'chrome/manifest.json'), 'utf8'));
+  if (built.version !== version || built.key !== chromeManifest.key)
+    throw new Error('dist/chrome is not the current build (run npm run build)');
+
+  const zipPath = join(DIST, `micoff-${version}-chrome.zip`);
+  const zipBytes = zipDir(join(DIST, 'chrome'));
+  writeFileSync(zipPath, zipBytes);
+  console.log(`${relative(ROOT, zipPath)} (${zipBytes.length} bytes, extension id ${id})`);
+
+  const xpiName = `micoff-${version}.xpi`;
+  rmSync(join(DIST, xpiName), { force: true });
+  execFileSync(
+    join(ROOT, 'node_modules/.bin/web-ext'),
+    ['build', '--source-dir', join(DIST, 'firefox'), '--artifacts-dir', DIST, '--filename', xpiName],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  const firefoxId = buildManifest('firefox').browser_specific_settings.gecko.id;
+  console.log(
+    `dist/${xpiName} (${statSync(join(DIST, xpiName)).size} bytes, add-on id ${firefoxId}, unsigned)`,
+  );
+
+  const crxPath = join(DIST, `micoff-${version}.crx`);
+  rmSync(crxPath, { force: true });
+  if (!opts.crxKey) {
+    console.log(
+      `crx: skipped, no release key (set ${CRX_KEY_ENV}=/path/to/micoff-release.pem or pass --crx-key=PATH; ` +
+        'docs/design/packaging.md). The zip and xpi above are complete.',
+    );
+    return;
+  }
+  const key = loadReleaseKey(opts.crxKey, chromeManifest.key);
+  const crx = crx3(zipBytes, key);
+  writeFileSync(crxPath, crx);
+  console.log(`${relative(ROOT, crxPath)} (${crx.length} bytes, extension id ${id})`);
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  try {
+    main();
+  } catch (err) {
+    console.error(`package failed: ${err?.message ?? err}`);
+    process.exit(1);
+  }
+}
