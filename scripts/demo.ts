@@ -4,7 +4,7 @@
 // process tree and the audio server, prints the table and writes JSON + an HTML chart. When the extension
 // has micoff's release-on-mute, the muted phase runs with it off (plain Chromium) and a third phase
 // measures the same mute with it on. A last phase measures the unmuted call again with a longer capture
-// latency (issue 12, `--capture-ms`, default 40): Chromium relaunched with PULSE_LATENCY_MSEC=N, which is
+// latency (`--capture-ms`, default 40): Chromium relaunched with PULSE_LATENCY_MSEC=N, which is
 // what `micoff-host latency set` arranges on PulseAudio (the demo never writes the user's own files).
 //
 //   tsx scripts/demo.ts [--window S] [--server pulseaudio|pipewire] [--reader] [--no-micoff]

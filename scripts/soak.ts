@@ -1,5 +1,5 @@
 // `npm run soak -- --minutes 30`: a long call at a raised capture latency on each audio server, outside
-// `npm test` (issue 12). For every interval it reports what could go wrong when the browser is handed
+// `npm test`. For every interval it reports what could go wrong when the browser is handed
 // its microphone in bigger fragments:
 //   - capture continuity: seconds of audio the page's track delivered (media-source
 //     totalSamplesDuration) against wall-clock seconds; a shortfall is audio lost in capture (underruns

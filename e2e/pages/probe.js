@@ -2,7 +2,7 @@
 // content -> page answers, as any page script can: `await probe(labels)` claims to capture from every
 // label, asks about each (all at once), and returns { label: answer | null } (null: no answer within
 // 1.5 s).
-// The event names micoff used before issue 15 item 2 (readable in page.js by any page); since then the
+// The event names micoff used before the secret channel (readable in page.js by any page); since then the
 // channel's names carry a per-frame secret and these reach nothing.
 const PAGE_EVENT = 'micoff:page';
 const CONTENT_EVENT = 'micoff:content';

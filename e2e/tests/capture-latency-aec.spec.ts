@@ -1,4 +1,4 @@
-// Issue 12 echo bars on a rig of its own where the far end is heard by the microphone: the browser's
+// Capture latency echo bars on a rig of its own where the far end is heard by the microphone: the browser's
 // default sink is `spk`, whose monitor is the rig's `mic`. echo.html plays a far end's speech-like signal
 // (received over WebRTC) on that sink and sends the microphone through a loopback call; the energy the
 // page SENDS (media-source, after the browser's audio processing) is the far end's echo and what is

@@ -1,4 +1,4 @@
-// Issue 12 CPU bar: unmuted audio-path CPU at capture latencies 10 (the browser's default), 20, 40 and
+// Capture latency CPU bar: unmuted audio-path CPU at capture latencies 10 (the browser's default), 20, 40 and
 // 60 ms, configurations alternated round by round in one run, on a rig of its own (no tone, no reader:
 // nothing else records from the source, so the server grants the browser what it asks for).
 // The latency is set the way micoff-host's `latency set` does on PulseAudio: PULSE_LATENCY_MSEC in the

@@ -1,4 +1,4 @@
-// Issue 12, the latency-constraint trap, on the echo rig (echo-util.ts: the far end is heard by the mic):
+// The latency-constraint trap, on the echo rig (echo-util.ts: the far end is heard by the mic):
 //   - without micoff, a page asking {audio: {latency: 0.04}} gets Chromium's unprocessed path:
 //     getSettings().echoCancellation is false (Chromium's behaviour, asserted so the test can fail)
 //     and the far end's echo goes out as it is;

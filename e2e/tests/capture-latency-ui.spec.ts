@@ -1,4 +1,4 @@
-// Issue 12 in the extension's own pages, against the real host and the rig's server: the popup shows for
+// Capture latency in the extension's own pages, against the real host and the rig's server: the popup shows for
 // the tab the capture latency the server grants (from `latency_status`), echo cancellation as the
 // page's tracks got it, and the audio path's CPU; the options page shows the setting with what the host
 // reports. Read-only: nothing is set here (`latency_set` would write the user's own config files).

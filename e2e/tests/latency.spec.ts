@@ -1,4 +1,4 @@
-// Issue 12 (host side): `micoff-host latency set|status|reset` against real servers and a real Chromium
+// Capture latency, host side: `micoff-host latency set|status|reset` against real servers and a real Chromium
 // capture (projects `pulseaudio` and `pipewire`). The rig runs without its 10 ms `parec` reader (it
 // would hold a PulseAudio source at 10 ms) and the page plays nothing (playback stays off the mic's source).
 //   PulseAudio: `latency set` writes a desktop entry copy whose Exec runs Chromium with

@@ -1,8 +1,8 @@
-// Issue 15 items 1-3: what a web page (and code in a web page's renderer) can get out of micoff.
+// Trust boundary: what a web page (and code in a web page's renderer) can get out of micoff.
 // The attacks run for real on Chromium: page scripts forging the page <-> content events, and the
 // content script's own isolated world (reached through the DevTools protocol, standing in for a
 // compromised or confused content script) opening the popup's port. Design and results:
-// docs/design/security-h15-ext.md.
+// docs/design/security.md.
 import type { Frame, Page } from '@playwright/test';
 import { POPUP_PORT } from '../../extension/src/shared/messages/popup-background.ts';
 import { startAudioRig } from '../rig/audio-rig.ts';
@@ -170,7 +170,7 @@ test('item 1: a page without microphone permission learns nothing about another 
 });
 
 /** What a page script can try against the page <-> content channel: the event names micoff used before
- * issue 15 (anyone could read them in page.js), and a handshake offer of its own secret followed by
+ * the secret channel (anyone could read them in page.js), and a handshake offer of its own secret followed by
  * messages on the names that secret would give. `direction` picks who it pretends to be. */
 function forge(page: Page, direction: 'to-content' | 'to-page', message: unknown): Promise<void> {
   return page.evaluate(

@@ -1,4 +1,4 @@
-//! Capture latency (issue 12): what the audio server grants the browsers' record streams, what
+//! Capture latency: what the audio server grants the browsers' record streams, what
 //! micoff has configured, and the writers that configure it.
 //!
 //! Two mechanisms, one per server (docs/design/capture-latency.md):

@@ -9,7 +9,7 @@
 //! - [`server`]: `run(reader, writer, deps)`, one task per request, one writer task.
 //! - [`backend`]: the real `Sampler` (micoff-proc), `AudioServer` (micoff-pulse, one client per
 //!   process) and `Doctor` (micoff-doctor).
-//! - [`latency`]: capture latency (issue 12): status at the server, the pipewire-pulse rule and
+//! - [`latency`]: capture latency: status at the server, the pipewire-pulse rule and
 //!   desktop-entry writers.
 //! - [`cli`]: the subcommands (`sample`, `top`, `install`, `doctor`, `fix`, `bench`, `latency`).
 

@@ -387,7 +387,7 @@ fn explains_flatpak_browsers() {
     assert!(out.contains("portal"), "{out}");
 }
 
-/// Issue 15 item 8: a symlink planted at the temporary name the installer used to pick
+/// A symlink planted at the temporary name the installer used to pick
 /// (`.<name>.tmp-<pid>`) is never followed: its target is left alone.
 #[test]
 fn a_symlink_planted_at_a_temporary_name_is_not_followed() {
@@ -413,7 +413,7 @@ fn a_symlink_planted_at_a_temporary_name_is_not_followed() {
         .contains("micoff-host"));
 }
 
-/// Issue 15 item 8: manifests are 0644 (browsers run as the user; system folders are read by
+/// Manifests are 0644 (browsers run as the user; system folders are read by
 /// everyone) whatever the umask of the shell that ran `install`.
 #[test]
 fn manifests_are_0644_under_umask_077() {
@@ -435,7 +435,7 @@ fn manifests_are_0644_under_umask_077() {
     assert_eq!(mode & 0o777, 0o644);
 }
 
-/// Issue 15 item 9: a manifest that is a symlink (dotfiles) is written through the link: the
+/// A manifest that is a symlink (dotfiles) is written through the link: the
 /// link stays a link pointing where it pointed.
 #[test]
 fn a_symlinked_manifest_is_written_through_the_link() {
@@ -462,7 +462,7 @@ fn a_symlinked_manifest_is_written_through_the_link() {
         .contains("/opt/micoff/micoff-host"));
 }
 
-/// Issue 15 item 10: `--uninstall` leaves alone a manifest of ours the user edited since (here:
+/// `--uninstall` leaves alone a manifest of ours the user edited since (here:
 /// a second allowed origin), says so, and exits 3.
 #[test]
 fn uninstall_leaves_a_manifest_the_user_edited() {

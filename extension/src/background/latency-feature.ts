@@ -1,4 +1,4 @@
-// Capture latency, background side (issue 12): answers the options page and the popup with the host's
+// Capture latency, background side: answers the options page and the popup with the host's
 // `latency_status`, applies the user's choice through `latency_set`, and applies an administrator's
 // managed value (storage.managed) whenever the host connects or the policy changes. A managed value
 // is never overridden from the options page.

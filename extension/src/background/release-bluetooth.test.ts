@@ -38,7 +38,7 @@ test('classifySource', () => {
     [[], 'x', false, null],
     [[bt], 'Headset', true, 1],
     [[bt, usb], 'USB Mic', false, 2], // the label picks the source
-    // No match: no verdict. Before issue 15 item 1 any Chromium stream on Bluetooth answered here,
+    // No match: no verdict. Before the cross-tab fix any Chromium stream on Bluetooth answered here,
     // which told a frame about other tabs' microphones.
     [[usb, bt], 'unknown label', false, null],
     [[usb], 'USB Mic', false, 2],

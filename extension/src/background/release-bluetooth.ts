@@ -6,7 +6,7 @@
 // labels a device with its source's description, and the default device "Default" (the server's default
 // source). A label that names no source Chromium records from gets no Bluetooth verdict: there is no
 // fallback to "any Chromium record stream", which would answer about other tabs' (and other profiles')
-// microphones, not the asking frame's (issue 15 item 1).
+// microphones, not the asking frame's.
 import type { AudioStream } from '../shared/protocol.ts';
 
 /** Fields newer hosts add to AudioStream (read defensively: older hosts lack them). */

@@ -5,7 +5,7 @@
 // and the answer to each "may this device be released now?". The page world never drives anything here
 // beyond its own tab's state.
 //
-// Trust (issue 15 item 1, docs/design/security-h15-ext.md): page scripts can forge what the page world
+// Trust (docs/design/security.md): page scripts can forge what the page world
 // tells the content script, and the host's view of the audio server covers every tab and profile. So
 //  - a frame's report counts only while its microphone permission, as the content script's own
 //    navigator.permissions reads it, is 'granted' (a page without permission has no device of its own);

@@ -66,7 +66,7 @@ test('TabFrames.hasLive: a frame may only ask about a device it reported, live',
   for (const [tab, frame, label, want] of cases) assert.equal(t.hasLive(tab, frame, label), want);
 });
 
-test('tabViewOf: echo cancellation off anywhere is off, the guard note, the labels (issue 12)', () => {
+test('tabViewOf: echo cancellation off anywhere is off, the guard note, the labels', () => {
   const url = 'https://meet.example.com/room';
   const frame = (groups: GroupReport[]) => ({ url, groups });
   const on = { ...g('capturing', 1), echo_cancellation: true };

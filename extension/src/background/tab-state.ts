@@ -12,7 +12,7 @@ export interface FrameReport {
 
 /** The tab's view from its frames' reports; null when nothing in the tab holds a microphone. Besides the
  * release state: echo cancellation over the tab's tracks (off if off anywhere), the capture-latency
- * guard's note, the devices' labels (issue 12). */
+ * guard's note, the devices' labels. */
 export function tabViewOf(frames: Iterable<FrameReport>, topUrl: string | null): TabReleaseView | null {
   const all = [...frames];
   const view = releaseViewOf(all, topUrl);

@@ -37,7 +37,7 @@ let capturing = false;
 
 // The frame's microphone permission, from this (isolated) world's own navigator.permissions: page
 // scripts cannot patch it. Queried once; the PermissionStatus stays current. The background counts the
-// frame's devices only while it is 'granted' (issue 15 item 1). Asked on the frame's first report.
+// frame's devices only while it is 'granted'. Asked on the frame's first report.
 let micStatus: Promise<PermissionStatus | null> | null = null;
 function micStatusOnce(): Promise<PermissionStatus | null> {
   if (micStatus) return micStatus;

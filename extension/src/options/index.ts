@@ -99,7 +99,7 @@ $('site-add').addEventListener('click', () => {
 store.onChange(render);
 void store.get().then(render);
 
-// ---- capture latency (issue 12): through the background to micoff-host -------------------------------
+// ---- capture latency: through the background to micoff-host -------------------------------
 const latencySelect = $<HTMLSelectElement>('latency-select');
 
 function renderLatency(r: LatencyReply): void {

@@ -1,4 +1,4 @@
-// The latency-constraint trap (issue 12), page world. Chromium scores its audio processing choices per
+// The latency-constraint trap, page world. Chromium scores its audio processing choices per
 // getUserMedia call; the processed path (echo cancellation, noise suppression, gain control) always
 // captures in 10 ms buffers, while the unprocessed path offers the device's buffer (1024 frames on
 // Linux, 21.3 ms at 48 kHz). A page that asks an ideal `latency` other than 10 ms and leaves

@@ -64,7 +64,7 @@ $('doctor-run').addEventListener('click', () => {
 
 let siteOrigin: string | null = null;
 
-// ---- capture latency (issue 12) ----------------------------------------------------------------------
+// ---- capture latency ----------------------------------------------------------------------
 const latest: { audio: AudioSnapshot | null; latency: LatencyReply | null; labels: string[] } = {
   audio: null,
   latency: null,

@@ -1,4 +1,4 @@
-// The popup's capture-latency lines for the current tab (issue 12): the latency the audio server
+// The popup's capture-latency lines for the current tab: the latency the audio server
 // actually grants the browser's capture (from the host's `latency_status`), and the measured CPU of the
 // audio path. The tab's record streams are told apart by their source (the tracks' labels the page
 // world reports, matched like release-bluetooth.ts does); without labels, every browser stream counts.

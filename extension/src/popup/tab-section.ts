@@ -20,7 +20,7 @@ export function serverLine(audio: AudioSnapshot | null): string {
   return `Audio server: ${rec.length} record stream${rec.length > 1 ? 's' : ''} open: ${parts.join(', ')}.`;
 }
 
-/** Echo cancellation on the tab's tracks as the browser granted it (issue 12). */
+/** Echo cancellation on the tab's tracks as the browser granted it. */
 export function echoLine(view: TabReleaseView | null): string | null {
   if (!view || view.echo_cancellation === undefined || view.echo_cancellation === null) return null;
   return `Echo cancellation: ${view.echo_cancellation ? 'on' : 'off'} for this page's microphone.`;

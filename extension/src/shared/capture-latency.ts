@@ -1,4 +1,4 @@
-// Capture latency (issue 12): the choices the options page offers, the administrator's value from
+// Capture latency: the choices the options page offers, the administrator's value from
 // managed storage, and the few summaries the options page and the popup show from the host's
 // `latency_status`. What is configured lives at the host (the files it wrote); the extension keeps no
 // copy of it. micoff never passes a `latency` constraint to the browser: the setting takes effect at

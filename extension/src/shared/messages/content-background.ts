@@ -8,7 +8,7 @@ import { isRecord, isText } from './validate.ts';
 /** The frame's microphone permission as the content script's own `navigator.permissions` reports it
  * (read in the isolated world, which page scripts cannot patch; 'unknown' where the browser cannot say).
  * The background counts a frame's reports and answers its questions about devices only while this is
- * 'granted' (issue 15 item 1, docs/design/security-h15-ext.md). */
+ * 'granted' (docs/design/security.md). */
 export type MicPermission = 'granted' | 'denied' | 'prompt' | 'unknown';
 const MIC_PERMISSIONS: readonly MicPermission[] = ['granted', 'denied', 'prompt', 'unknown'];
 

@@ -1,10 +1,9 @@
 // The channel between the page world (page.js, MAIN world) and the content script (content.js, isolated
-// world) of one frame, made so that the page's own scripts can neither forge nor read it (issue 15
-// item 2). Both worlds share only the DOM, so messages are strings in CustomEvents on the window; what
+// world) of one frame, made so that the page's own scripts can neither forge nor read it . Both worlds share only the DOM, so messages are strings in CustomEvents on the window; what
 // keeps page scripts out is the event NAME: it carries a per-frame secret that is handed over before any
 // page script runs.
 //
-// The handover (measured on Chromium, docs/design/security-h15-ext.md): the manifest declares page.js
+// The handover (measured on Chromium, docs/design/security.md): the manifest declares page.js
 // before content.js, both at document_start, and Chromium runs them in that order in every frame (top,
 // same- and cross-origin iframes, about:blank, srcdoc, window.open), before the page's first script.
 // page.js listens for HANDSHAKE_EVENT; content.js draws the secret from its own (isolated) crypto and

@@ -23,7 +23,7 @@ export interface GroupReport {
   tracks: number;
   enabled: number;
   /** Echo cancellation on the device's live tracks as the browser granted it (getSettings): true when
-   * on for all, false when off for any, null when unknown (issue 12). */
+   * on for all, false when off for any, null when unknown. */
   echo_cancellation?: boolean | null;
   /** Set when micoff kept echo cancellation on against a `latency` request (the popup says why). */
   latency_guard?: string | null;

@@ -19,7 +19,7 @@ export interface TabReleaseView {
   since_ms: number | null;
   /** Why the microphone is not released (e.g. "Bluetooth headset", "disabled for this site"). */
   reason: string | null;
-  /** Echo cancellation on the tab's tracks as the browser granted it (issue 12); null when unknown. */
+  /** Echo cancellation on the tab's tracks as the browser granted it; null when unknown. */
   echo_cancellation?: boolean | null;
   /** Set when micoff kept echo cancellation on against the page's `latency` request: why. */
   latency_guard?: string | null;

@@ -878,7 +878,7 @@ fn a_foreign_position_fix_on_a_fixed_kernel_is_not_ours_to_revert() {
     assert_ne!(pf.fix.as_deref(), Some(REVERT_HDA), "{}", pf.current);
 }
 
-/// Issue 15 item 10: a line the user added to the client.conf micoff wrote (here a
+/// A line the user added to the client.conf micoff wrote (here a
 /// `default-server`) survives `--revert`: only micoff's lines go.
 #[test]
 fn client_shm_revert_keeps_a_line_the_user_added() {
@@ -906,7 +906,7 @@ fn client_shm_revert_keeps_a_line_the_user_added() {
     assert_eq!(fs::read_to_string(backup).unwrap(), theirs);
 }
 
-/// Issue 15 item 9: a client.conf that is a symlink (dotfiles) stays a link pointing where it
+/// A client.conf that is a symlink (dotfiles) stays a link pointing where it
 /// pointed, through apply and revert, and revert puts back exactly the content it had.
 #[test]
 fn client_shm_keeps_a_symlinked_conf_a_link() {
@@ -946,7 +946,7 @@ fn client_shm_keeps_a_symlinked_conf_a_link() {
     assert!(!pulse.join("client.conf.micoff-backup").exists());
 }
 
-/// Issue 15 item 10: `fix hda --revert` refuses a file of ours that was changed since (all of it
+/// `fix hda --revert` refuses a file of ours that was changed since (all of it
 /// is micoff's, so whatever was changed is someone's decision): nothing is removed.
 #[test]
 fn hda_revert_refuses_a_file_changed_since() {

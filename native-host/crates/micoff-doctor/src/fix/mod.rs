@@ -546,7 +546,7 @@ mod tests {
         );
     }
 
-    /// Issue 15 item 8: a symlink planted at the temporary name micoff used to pick
+    /// A symlink planted at the temporary name micoff used to pick
     /// (`.<name>.micoff-tmp-<pid>`) is not followed.
     #[test]
     fn install_does_not_follow_a_symlink_planted_at_a_temporary_name() {
@@ -566,7 +566,7 @@ mod tests {
         assert!(fs::read_to_string(&p).unwrap().ends_with("ours\n"));
     }
 
-    /// Issue 15 item 9: a target that is a symlink stays one, pointing where it pointed, and
+    /// A target that is a symlink stays one, pointing where it pointed, and
     /// revert restores the content it had.
     #[test]
     fn a_symlinked_target_stays_a_link_through_install_and_uninstall() {
