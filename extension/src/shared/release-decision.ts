@@ -10,6 +10,15 @@ export const KEPT = {
   site: 'release is off for this site',
   bluetooth: 'Bluetooth headset (releasing would switch its profile)',
   recording: 'a MediaRecorder is recording this microphone',
+  // The page listens while muted (page/audibility.ts): one reason per kind of listener.
+  clone:
+    'the page listens while muted (another enabled copy of the microphone, e.g. a "you are talking" detector)',
+  analyser: 'the page reads the microphone level while muted (a level meter or "you are talking" detector)',
+  worklet: 'the page processes the microphone while muted (an audio worklet or script processor)',
+  element: 'the page plays the microphone in an audio or video element',
+  speakers: 'the page plays the microphone to the speakers',
+  sending: 'the microphone is still sent to the call',
+  unseen: 'the microphone goes through code micoff cannot follow, so it stays open to be safe',
   /** The background said no without saying why (or the page's config did). */
   policy: 'kept open by policy',
 } as const;
