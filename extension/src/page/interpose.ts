@@ -69,7 +69,7 @@ export function install(w: Realm, opts: InstallOptions): boolean {
     reacquire: reg.reacquire,
     endTracks: reg.endTracks,
     changed: () => bridge.report(realm, reg.report()),
-    audibility: (g) => reg.audibility(g, true),
+    audibility: (g) => reg.audibility(g, bridge.config().paths ?? true),
   });
 
   if (!patchGetUserMedia(w, o, reg)) return true;

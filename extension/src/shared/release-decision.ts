@@ -3,7 +3,7 @@
 // answer and the page world asks. The page world adds only what it alone can know: the delay since
 // the device came on (the timing, group-machine.ts) and a MediaRecorder that is recording
 // (patch/recorder.ts); the reasons it shows for those are here too, so every reason has one home.
-import { releaseAllowedForSource, releaseEnabledFor, type Settings } from './settings.ts';
+import { followPathsFor, releaseAllowedForSource, releaseEnabledFor, type Settings } from './settings.ts';
 
 /** Why a muted device is kept open (shown in the popup and the badge title). */
 export const KEPT = {
@@ -48,9 +48,17 @@ export interface ReleaseConfig {
   release: boolean;
   /** Why release is off, when it is. */
   reason: string | null;
+  /** Follow pipelines and senders (page/audibility.ts); false: only the disabled-track rule. Absent
+   * (an older sender) means true. */
+  paths?: boolean;
 }
 
 export function releaseConfig(settings: Settings, url: string): ReleaseConfig {
   const d = releaseDecision({ settings, url });
-  return { delay_ms: settings.releaseDelayMs, release: d.allow, reason: d.reason };
+  return {
+    delay_ms: settings.releaseDelayMs,
+    release: d.allow,
+    reason: d.reason,
+    paths: followPathsFor(settings, url),
+  };
 }
