@@ -10,23 +10,11 @@ import { KEPT } from '../../extension/src/shared/release-decision.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import type { MeetingPage } from '../rig/meeting-page.ts';
 import { waitFor } from '../rig/proc.ts';
+import { HELPERS, PIPELINE, SENDER_INACTIVE, SENDER_SENDING } from './release-paths-util.ts';
 import { holdsFor, setReleaseSettings, tabIdOf, tabView, whenStreams } from './release-util.ts';
 
 const none = (n: number) => n === 0;
 const some = (n: number) => n >= 1;
-
-// Page-side helpers, installed once per page: renegotiate the loopback (direction changes need it for
-// media to stop and flow again) and read the received energy.
-const HELPERS = `
-window.__renegotiate = async () => {
-  const [a, b] = call.pcs;
-  await a.setLocalDescription(await a.createOffer());
-  await b.setRemoteDescription(a.localDescription);
-  await b.setLocalDescription(await b.createAnswer());
-  await a.setRemoteDescription(b.localDescription);
-};
-window.__tx = () => call.pcs[0].getTransceivers().find((t) => t.sender === call.sender);
-`;
 
 async function energy(m: MeetingPage): Promise<number> {
   return (await m.stats()).inbound?.totalAudioEnergy ?? 0;
@@ -75,12 +63,7 @@ test.describe('released when nothing hears', () => {
     const meeting = await openMeeting({ playout: true });
     await meeting.waitForAudioFlowing();
     await meeting.page.evaluate(HELPERS);
-    await releasedAndBack(
-      rig,
-      meeting,
-      `(async () => { __tx().direction = 'inactive'; await __renegotiate(); })()`,
-      `(async () => { __tx().direction = 'sendrecv'; await __renegotiate(); })()`,
-    );
+    await releasedAndBack(rig, meeting, SENDER_INACTIVE, SENDER_SENDING);
     await releasedAndBack(
       rig,
       meeting,
@@ -103,17 +86,7 @@ test.describe('released when nothing hears', () => {
     test.setTimeout(60_000);
     const meeting = await openMeeting({ playout: true });
     await meeting.waitForAudioFlowing();
-    await meeting.page.evaluate(`(async () => {
-      const ctx = new AudioContext();
-      const src = ctx.createMediaStreamSource(call.stream);
-      const hp = ctx.createBiquadFilter(); hp.type = 'highpass'; hp.frequency.value = 80;
-      const gain = ctx.createGain();
-      const dest = ctx.createMediaStreamDestination();
-      src.connect(hp); hp.connect(gain); gain.connect(dest);
-      window.__out = dest.stream.getAudioTracks()[0];
-      await ctx.resume();
-      await call.sender.replaceTrack(window.__out);
-    })()`);
+    await meeting.page.evaluate(PIPELINE);
     await holdsFor(rig, 'the capture stays open while the pipeline output is sent', some, 800);
     await releasedAndBack(rig, meeting, '__out.enabled = false', '__out.enabled = true');
   });
@@ -182,7 +155,7 @@ test('the setting turns the pipeline/sender rules off; the disabled-track rule s
   await setReleaseSettings(serviceWorker, { releaseOnMute: true, releaseDelayMs: 0, followPaths: false });
   const meeting = await openMeeting();
   await meeting.page.evaluate(HELPERS);
-  await meeting.page.evaluate(`(async () => { __tx().direction = 'inactive'; await __renegotiate(); })()`);
+  await meeting.page.evaluate(SENDER_INACTIVE);
   await holdsFor(rig, 'kept: sender rule off', some, 1500);
   await meeting.mute();
   await whenStreams(rig, 'released by the plain rule', none, 2000);
