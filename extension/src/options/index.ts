@@ -21,6 +21,7 @@ import {
 const store = browserSettingsStore();
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 const releaseOnMute = $<HTMLInputElement>('release-on-mute');
+const followPaths = $<HTMLInputElement>('follow-paths');
 const delay = $<HTMLInputElement>('release-delay');
 
 function showError(id: string, message: string | null): void {
@@ -31,6 +32,7 @@ function showError(id: string, message: string | null): void {
 
 function render(s: Settings): void {
   releaseOnMute.checked = s.releaseOnMute;
+  followPaths.checked = s.followPaths;
   if (document.activeElement !== delay) delay.value = String(s.releaseDelayMs);
   for (const r of document.querySelectorAll<HTMLInputElement>('input[name="bluetooth"]')) {
     r.checked = r.value === s.bluetoothPolicy;
@@ -66,6 +68,7 @@ releaseOnMute.addEventListener(
   'change',
   () => void save(store.update({ releaseOnMute: releaseOnMute.checked })),
 );
+followPaths.addEventListener('change', () => void save(store.update({ followPaths: followPaths.checked })));
 delay.addEventListener('input', () => {
   const ms = parseReleaseDelay(delay.value);
   if (ms === null) {

@@ -60,7 +60,7 @@ export function createBridge(w: Window & typeof globalThis): Bridge {
     if (msg.type === 'config') {
       const delay = Math.round(msg.delay_ms) || 0;
       const delay_ms = Math.min(RELEASE_DELAY_MAX_MS, Math.max(RELEASE_DELAY_MIN_MS, delay));
-      config = { delay_ms, release: msg.release, reason: msg.reason };
+      config = { delay_ms, release: msg.release, reason: msg.reason, paths: msg.paths ?? true };
       configKnown = true;
       for (const l of configListeners) l();
     } else {

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FakeTimers, tick } from '../background/fakes.test-util.ts';
 import { KEPT } from '../shared/release-decision.ts';
+import type { Audibility } from './audibility.ts';
 import type { PolicyAnswer, ReleaseConfig } from './bridge.ts';
 import { createGroupMachine, groupState, type MachineGroup } from './group-machine.ts';
 
@@ -16,7 +17,7 @@ interface G extends MachineGroup {
 const RECORDING = KEPT.recording;
 
 /** One group with one enabled track, the machine over fake effects, and what the effects saw. */
-function setup(opts: { lastOnAgo?: number } = {}) {
+function setup(opts: { lastOnAgo?: number; heard?: () => Audibility } = {}) {
   const timers = new FakeTimers();
   const track: M = { enabled: true, ended: false };
   const g: G = {
@@ -26,6 +27,7 @@ function setup(opts: { lastOnAgo?: number } = {}) {
     lastOnMs: timers.now - (opts.lastOnAgo ?? 0),
     timer: null,
     kept: null,
+    listening: null,
     seq: 0,
   };
   const world = {
@@ -55,6 +57,7 @@ function setup(opts: { lastOnAgo?: number } = {}) {
       for (const m of x.members) m.ended = true;
     },
     changed: () => {},
+    audibility: opts.heard,
   });
   const set = (m: M, enabled: boolean) => {
     m.enabled = enabled;
@@ -267,7 +270,9 @@ test('clone made while released: a disabled clone keeps it released, an enabled 
   machine.evaluate(g);
   assert.equal(g.state, 'acquiring');
   await reopen(true);
-  assert.equal(groupState(g), 'capturing');
+  // The original is still muted and the clone hears: the page listens while muted.
+  assert.equal(groupState(g), 'not_released');
+  assert.equal(g.listening, KEPT.clone);
   assert.deepEqual(world.log, ['ask', 'stop', 'reacquire']);
 });
 
@@ -283,4 +288,52 @@ test('an enabled clone keeps the device on; stopping it lets the muted original 
   timers.advance(3000);
   await answer({ allow: true, reason: null });
   assert.equal(groupState(g), 'released');
+});
+
+test('audibility: an enabled track nothing hears is released, and reacquired when a path hears again', async () => {
+  let heard: Audibility = { hears: KEPT.sending, silenced: false };
+  const { timers, g, world, machine, answer, reopen } = setup({ heard: () => heard, lastOnAgo: 10_000 });
+  machine.evaluate(g);
+  assert.equal(groupState(g), 'capturing');
+  heard = { hears: null, silenced: true }; // e.g. the transceiver went inactive
+  machine.evaluate(g);
+  timers.advance(0);
+  await answer({ allow: true, reason: null });
+  assert.equal(groupState(g), 'released');
+  heard = { hears: KEPT.sending, silenced: false }; // direction back to sending
+  machine.evaluate(g);
+  assert.equal(g.state, 'acquiring');
+  await reopen(true);
+  assert.equal(groupState(g), 'capturing');
+  assert.deepEqual(world.log, ['ask', 'stop', 'reacquire']);
+});
+
+test('audibility: a listener while muted keeps the device open, with its reason; nothing muted keeps none', () => {
+  const cases: [heard: Audibility, state: string, reason: string | null][] = [
+    [{ hears: KEPT.analyser, silenced: true }, 'not_released', KEPT.analyser],
+    [{ hears: KEPT.worklet, silenced: true }, 'not_released', KEPT.worklet],
+    [{ hears: KEPT.sending, silenced: false }, 'capturing', null],
+    [{ hears: null, silenced: false }, 'capturing', null], // a node not connected yet: no mute seen
+  ];
+  for (const [heard, state, reason] of cases) {
+    const { timers, g, world, machine } = setup({ heard: () => heard, lastOnAgo: 10_000 });
+    machine.evaluate(g);
+    timers.advance(10_000);
+    assert.equal(groupState(g), state, JSON.stringify(heard));
+    assert.equal(g.listening, reason);
+    assert.deepEqual(world.log, [], 'never asked to release');
+  }
+});
+
+test('audibility: the listener going away lets the muted device go', async () => {
+  let heard: Audibility = { hears: KEPT.analyser, silenced: true };
+  const { timers, g, machine, answer } = setup({ heard: () => heard, lastOnAgo: 10_000 });
+  machine.evaluate(g);
+  assert.equal(groupState(g), 'not_released');
+  heard = { hears: null, silenced: true };
+  machine.evaluate(g);
+  timers.advance(0);
+  await answer({ allow: true, reason: null });
+  assert.equal(groupState(g), 'released');
+  assert.equal(g.listening, null);
 });

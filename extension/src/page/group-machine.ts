@@ -1,9 +1,11 @@
-// One capture device's lifecycle in the page world: on -> (every live track disabled, delay, nothing
-// holds it, the background allows) -> off -> (a track enabled) -> acquiring -> on, or ended when the
+// One capture device's lifecycle in the page world: on -> (nothing hears it: every path from its tracks
+// is silenced (audibility.ts), delay, nothing holds it, the background allows) -> off -> (a path hears
+// again) -> acquiring -> on, or ended when the
 // device cannot be reopened. Pure: the page supplies the clock, timers, the background's answer and
 // what happens to the real tracks (effects), so the transitions run under `node --test`.
 import type { GroupState } from '../shared/messages/page-content.ts';
 import { KEPT } from '../shared/release-decision.ts';
+import type { Audibility } from './audibility.ts';
 import type { PolicyAnswer, ReleaseConfig } from './bridge.ts';
 import { decideGroup, type MemberView } from './release-policy.ts';
 
@@ -21,6 +23,8 @@ export interface MachineGroup {
   timer: unknown;
   /** Why a muted device is kept open; null when it is not being kept. */
   kept: string | null;
+  /** Why the page still hears a device it muted elsewhere (audibility.ts); null when it does not. */
+  listening: string | null;
   /** Bumped by every decision that voids a pending release (timer or policy question in flight). */
   seq: number;
 }
@@ -43,6 +47,8 @@ export interface GroupEffects<G extends MachineGroup> {
   endTracks(g: G): void;
   /** The group's reportable state may have changed. */
   changed(g: G): void;
+  /** What hears the device (audibility.ts); without it the plain rule (enabled tracks hear). */
+  audibility?(g: G): Audibility;
 }
 
 /** The state reported for a group (content script, badge, popup). */
@@ -51,7 +57,12 @@ export function groupState(g: MachineGroup): GroupState {
   for (const m of g.members) if (!m.ended) live = true;
   if (!live) return 'ended';
   if (g.state === 'off') return 'released';
-  return g.kept ? 'not_released' : 'capturing';
+  return keptReason(g) !== null ? 'not_released' : 'capturing';
+}
+
+/** Why the device is kept open while muted, or null. */
+export function keptReason(g: MachineGroup): string | null {
+  return g.kept ?? g.listening;
 }
 
 export interface GroupMachine<G extends MachineGroup> {
@@ -69,18 +80,23 @@ export function createGroupMachine<G extends MachineGroup>(fx: GroupEffects<G>):
     g.timer = null;
   }
 
-  const allDisabled = (g: G) => decideGroup(g.members, 0, 0, 0).kind === 'release';
-  const stillWanted = (g: G, seq: number) => seq === g.seq && g.state === 'on' && allDisabled(g);
+  const decide = (g: G, delayMs: number) =>
+    decideGroup(g.members, delayMs, fx.now(), g.lastOnMs, fx.audibility?.(g));
+  const nothingHears = (g: G) => decide(g, 0).kind === 'release';
+  const stillWanted = (g: G, seq: number) => seq === g.seq && g.state === 'on' && nothingHears(g);
 
   function evaluate(g: G): void {
     const cfg = fx.config();
-    const action = decideGroup(g.members, cfg.delay_ms, fx.now(), g.lastOnMs);
+    const action = decide(g, cfg.delay_ms);
     if (action.kind !== 'release') {
       cancelTimer(g);
       g.kept = null;
+      // Kept open because the page listens while muted (or nothing is muted: capturing).
+      g.listening = action.kind === 'on' ? action.listening : null;
       g.seq++;
       if (action.kind === 'on' && g.state === 'off') void acquire(g);
     } else if (g.state === 'on') {
+      g.listening = null;
       if (!cfg.release) {
         cancelTimer(g);
         g.kept = cfg.reason ?? KEPT.site;

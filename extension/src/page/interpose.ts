@@ -9,6 +9,7 @@
 //   originals.ts       every built-in used after install, captured first
 //   track-registry.ts  members, groups, shadows; the effects on real tracks
 //   group-machine.ts   evaluate / release / acquire (pure, unit-tested)
+//   audibility.ts      can anything hear the device? (pure, unit-tested; patches record the graph)
 //   patch/*.ts         the patched surfaces, each patchX(window, originals, registry)
 // Hostile territory: a failure in our bookkeeping never breaks the page's own call (errors are
 // swallowed, the original result returned).
@@ -18,6 +19,7 @@ import { maskToString } from './natives.ts';
 import { captureOriginals, type Realm } from './originals.ts';
 import { patchFrames } from './patch/frames.ts';
 import { patchGetUserMedia } from './patch/get-user-media.ts';
+import { patchInsertable } from './patch/insertable.ts';
 import { patchMediaElement } from './patch/media-element.ts';
 import { patchRecorder } from './patch/recorder.ts';
 import { patchRtc } from './patch/rtc.ts';
@@ -67,6 +69,7 @@ export function install(w: Realm, opts: InstallOptions): boolean {
     reacquire: reg.reacquire,
     endTracks: reg.endTracks,
     changed: () => bridge.report(realm, reg.report()),
+    audibility: (g) => reg.audibility(g, bridge.config().paths ?? true),
   });
 
   if (!patchGetUserMedia(w, o, reg)) return true;
@@ -76,6 +79,7 @@ export function install(w: Realm, opts: InstallOptions): boolean {
   patchMediaElement(w, o, reg);
   patchWebAudio(w, o, reg);
   patchRecorder(w, o, reg);
+  patchInsertable(w, o, reg);
   patchFrames(w, opts.onChildRealm);
 
   bridge.onConfig(() => {

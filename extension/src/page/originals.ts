@@ -66,6 +66,20 @@ export interface Originals {
   readonly sourceNodeStream: Getter<MediaStreamAudioSourceNode, MediaStream> | null;
   readonly connect: ((this: AudioNode, ...args: unknown[]) => unknown) | null;
   readonly disconnect: ((this: AudioNode, ...args: unknown[]) => unknown) | null;
+
+  /** What the audio graph reads (page/audibility.ts): sender state and WebAudio node kinds. */
+  readonly getTransceivers: RTCPeerConnection['getTransceivers'] | null;
+  readonly transceiverSender: Getter<RTCRtpTransceiver, RTCRtpSender> | null;
+  readonly transceiverDirection: Getter<RTCRtpTransceiver, RTCRtpTransceiverDirection> | null;
+  readonly getParameters: RTCRtpSender['getParameters'] | null;
+  readonly signalingState: Getter<RTCPeerConnection, RTCSignalingState> | null;
+  readonly destinationStream: Getter<MediaStreamAudioDestinationNode, MediaStream> | null;
+  readonly AudioParam: typeof AudioParam | null;
+  readonly AnalyserNode: typeof AnalyserNode | null;
+  readonly ScriptProcessorNode: typeof ScriptProcessorNode | null;
+  readonly AudioWorkletNode: typeof AudioWorkletNode | null;
+  readonly AudioDestinationNode: typeof AudioDestinationNode | null;
+  readonly MediaStreamAudioDestinationNode: typeof MediaStreamAudioDestinationNode | null;
 }
 
 const getterOf = <T, V>(proto: object | undefined, key: string): Getter<T, V> | null =>
@@ -139,5 +153,18 @@ export function captureOriginals(w: Realm): Originals | null {
     sourceNodeStream: getterOf(w.MediaStreamAudioSourceNode?.prototype, 'mediaStream'),
     connect: (NodeProto?.connect as Originals['connect'] | undefined) ?? null,
     disconnect: (NodeProto?.disconnect as Originals['disconnect'] | undefined) ?? null,
+
+    getTransceivers: w.RTCPeerConnection?.prototype.getTransceivers ?? null,
+    transceiverSender: getterOf(w.RTCRtpTransceiver?.prototype, 'sender'),
+    transceiverDirection: getterOf(w.RTCRtpTransceiver?.prototype, 'direction'),
+    getParameters: w.RTCRtpSender?.prototype.getParameters ?? null,
+    signalingState: getterOf(w.RTCPeerConnection?.prototype, 'signalingState'),
+    destinationStream: getterOf(w.MediaStreamAudioDestinationNode?.prototype, 'stream'),
+    AudioParam: w.AudioParam ?? null,
+    AnalyserNode: w.AnalyserNode ?? null,
+    ScriptProcessorNode: w.ScriptProcessorNode ?? null,
+    AudioWorkletNode: w.AudioWorkletNode ?? null,
+    AudioDestinationNode: w.AudioDestinationNode ?? null,
+    MediaStreamAudioDestinationNode: w.MediaStreamAudioDestinationNode ?? null,
   };
 }

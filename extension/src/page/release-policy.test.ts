@@ -18,6 +18,29 @@ test('releaseWaitMs follows max(0, delay - time since on)', () => {
   }
 });
 
+test('decideGroup with the graph: release when nothing hears and something is silenced', () => {
+  const on = { enabled: true, ended: false };
+  const cases: [
+    heard: { hears: string | null; silenced: boolean },
+    kind: string,
+    listening?: string | null,
+  ][] = [
+    [{ hears: null, silenced: true }, 'release'],
+    [{ hears: 'x', silenced: false }, 'on', null],
+    [{ hears: 'x', silenced: true }, 'on', 'x'],
+    [{ hears: null, silenced: false }, 'on', null],
+  ];
+  for (const [heard, kind, listening] of cases) {
+    const a = decideGroup([on], 3000, 3500, 1000, heard);
+    assert.equal(a.kind, kind, JSON.stringify(heard));
+    if (a.kind === 'on') assert.equal(a.listening, listening);
+  }
+  assert.equal(
+    decideGroup([{ enabled: true, ended: true }], 0, 0, 0, { hears: 'x', silenced: true }).kind,
+    'idle',
+  );
+});
+
 test('decideGroup: release only when every live track is disabled', () => {
   const on = { enabled: true, ended: false };
   const off = { enabled: false, ended: false };

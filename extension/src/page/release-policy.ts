@@ -2,6 +2,8 @@
 // a device is disabled, the device goes off after max(0, delay - time since it was last turned on).
 // A device that has been on for longer than `delay` is released at once; re-enable is immediate and
 // cancels a pending release. Pure functions: the interposition supplies the clock.
+import { KEPT } from '../shared/release-decision.ts';
+import { type Audibility, plainAudibility } from './audibility.ts';
 
 /** Milliseconds from `nowMs` until the device may be released. */
 export function releaseWaitMs(delayMs: number, nowMs: number, lastOnMs: number): number {
@@ -18,23 +20,25 @@ export interface MemberView {
 export type GroupAction =
   /** Nothing lives on the device any more (the page stopped every track). */
   | { kind: 'idle' }
-  /** Some live track is enabled: the device must be on (reacquire if it is off). */
-  | { kind: 'on' }
-  /** Every live track is disabled: release after `waitMs`. */
+  /** Something hears the device: it must be on (reacquire if it is off). `listening` says why when
+   * the page is muted elsewhere (a path is silenced) yet still listens: the device is kept open. */
+  | { kind: 'on'; listening: string | null }
+  /** Nothing hears the device and a path was silenced: release after `waitMs`. */
   | { kind: 'release'; waitMs: number };
 
+/** `heard` is the group's audibility (audibility.ts); without it, the plain rule: enabled tracks hear. */
 export function decideGroup(
   members: Iterable<MemberView>,
   delayMs: number,
   nowMs: number,
   lastOnMs: number,
+  heard?: Audibility,
 ): GroupAction {
-  let live = 0;
-  for (const m of members) {
-    if (m.ended) continue;
-    live++;
-    if (m.enabled) return { kind: 'on' };
-  }
-  if (live === 0) return { kind: 'idle' };
+  const list = [...members];
+  if (!list.some((m) => !m.ended)) return { kind: 'idle' };
+  const a = heard ?? plainAudibility(list, KEPT.clone);
+  if (a.hears !== null) return { kind: 'on', listening: a.silenced ? a.hears : null };
+  // Neither heard nor silenced: enabled tracks whose paths end nowhere yet (a node not connected).
+  if (!a.silenced) return { kind: 'on', listening: null };
   return { kind: 'release', waitMs: releaseWaitMs(delayMs, nowMs, lastOnMs) };
 }

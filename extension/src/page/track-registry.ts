@@ -4,8 +4,10 @@
 // reopen and swap on reacquire, end on failure. The patched surfaces (patch/*.ts) extend it through
 // hooks: what to prune, what to redo after a swap, what holds a device open.
 import type { GroupReport } from '../shared/messages/page-content.ts';
+import { KEPT } from '../shared/release-decision.ts';
+import { type Audibility, assess, type Vertex } from './audibility.ts';
 import { concreteDeviceId, isVirtualDeviceId } from './device-groups.ts';
-import { groupState, type MachineGroup } from './group-machine.ts';
+import { groupState, keptReason, type MachineGroup } from './group-machine.ts';
 import type { Originals, Track } from './originals.ts';
 
 export interface Root {
@@ -65,7 +67,46 @@ export function createTrackRegistry(o: Originals, realm: number, hooks: Registry
   const swapListeners: ((swapped: Member[]) => void)[] = [];
   const holds: ((g: Group) => string | null)[] = [];
   const quiet = new WeakSet<MediaStream>();
+  // Where tracks go (audibility.ts): each patch answers for the consumers it records.
+  const consumerSources: ((t: Track) => Vertex[])[] = [];
+  let clonesOf: (t: Track) => Track[] = () => [];
+  const seen = new WeakSet<Track>();
   let nextGroup = 1;
+
+  /** A track as a point of the audio graph: a member's page-visible track or a derived one (a
+   * MediaStreamAudioDestinationNode's, a clone of one). An ended derived track carries nothing. */
+  function trackVertex(t: Track): Vertex {
+    const m = members.get(t);
+    return {
+      kind: 'track',
+      key: t,
+      enabled: m ? m.enabled && !m.ended : o.getEnabled.call(t) && !o.isEnded(t),
+      get seen() {
+        return seen.has(t);
+      },
+      unseen: m ? KEPT.clone : KEPT.unseen,
+      clones: () => clonesOf(t).map(trackVertex),
+      next() {
+        const out: Vertex[] = [];
+        for (const c of consumerSources) {
+          try {
+            out.push(...c(t));
+          } catch {
+            out.push({ kind: 'sink', why: KEPT.unseen }); // a consumer we cannot read: it may hear
+          }
+        }
+        if (out.length > 0) seen.add(t);
+        return out;
+      },
+    };
+  }
+
+  /** What hears the group's device; `follow` false is the plain rule (enabled tracks hear). */
+  function audibility(g: Group, follow: boolean): Audibility {
+    const roots: Vertex[] = [];
+    for (const m of g.members) if (!m.ended) roots.push(trackVertex(m.page));
+    return assess(roots, follow);
+  }
 
   const managedIn = (s: MediaStream): Member[] => {
     const out: Member[] = [];
@@ -157,6 +198,7 @@ export function createTrackRegistry(o: Originals, realm: number, hooks: Registry
         lastOnMs: o.now(),
         timer: null,
         kept: null,
+        listening: null,
         seq: 0,
         reported: null,
         since: o.dateNow(),
@@ -284,7 +326,7 @@ export function createTrackRegistry(o: Originals, realm: number, hooks: Registry
         id: g.id,
         state,
         since_ms: g.since,
-        reason: state === 'not_released' ? g.kept : null,
+        reason: state === 'not_released' ? keptReason(g) : null,
         label: g.label.slice(0, 200),
         tracks: live.length,
         enabled: live.filter((m) => m.enabled).length,
@@ -324,6 +366,24 @@ export function createTrackRegistry(o: Originals, realm: number, hooks: Registry
     /** Something that keeps a muted device open (returns why, or null). */
     addHold(h: (g: Group) => string | null): void {
       holds.push(h);
+    },
+    /** A patch's consumers of a (page-visible) track, as graph vertices (see audibility.ts). */
+    addConsumers(c: (t: Track) => Vertex[]): void {
+      consumerSources.push(c);
+    },
+    /** Where clones of derived tracks are recorded (managed clones are members of their group). */
+    setClones(c: (t: Track) => Track[]): void {
+      clonesOf = c;
+    },
+    /** Mark a track as handed to a consumer micoff records (its consumers are then known). */
+    markSeen(t: Track): void {
+      seen.add(t);
+    },
+    trackVertex,
+    audibility,
+    /** Something on any device's paths changed (a sender, a node, a derived track): decide again. */
+    evaluateAll(): void {
+      for (const g of [...groups.values()]) hooks.evaluate(g);
     },
     holdReason,
     stopTracks,

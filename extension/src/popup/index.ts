@@ -8,7 +8,13 @@ import {
   type PopupToBackground,
 } from '../shared/messages/popup-background.ts';
 import type { LatencyReply, LatencyRequest } from '../shared/messages/ui-latency.ts';
-import { browserSettingsStore, normalizeOrigin, releaseEnabledFor } from '../shared/settings.ts';
+import {
+  browserSettingsStore,
+  followPathsFor,
+  followPathsSitePatch,
+  normalizeOrigin,
+  releaseEnabledFor,
+} from '../shared/settings.ts';
 import { audioPathLine, latencyLine, tabStreamIndices } from './latency-section.ts';
 import { createTabSection } from './tab-section.ts';
 import { cpuTable, doctorList, hostNotice, hostPill, streamsTable } from './view.ts';
@@ -89,9 +95,21 @@ async function showSite(url: string): Promise<void> {
   siteOrigin = origin;
   const box = $('site-release') as HTMLInputElement;
   $('site-origin').textContent = new URL(origin).host;
-  box.checked = releaseEnabledFor(await settings.get(), origin);
+  const s = await settings.get();
+  box.checked = releaseEnabledFor(s, origin);
+  ($('site-paths') as HTMLInputElement).checked = followPathsFor(s, origin);
   $('site-row').hidden = false;
+  $('site-paths-row').hidden = false;
 }
+
+($('site-paths') as HTMLInputElement).addEventListener('change', async (e) => {
+  if (!siteOrigin) return;
+  const on = (e.target as HTMLInputElement).checked;
+  const s = await settings.get();
+  // Back to the global setting: no exception needed.
+  const patch = followPathsSitePatch(s, siteOrigin, on === s.followPaths ? null : on);
+  if (patch) await settings.update(patch);
+});
 
 ($('site-release') as HTMLInputElement).addEventListener('change', (e) => {
   if (!siteOrigin) return;

@@ -49,12 +49,15 @@ test('releaseConfig carries the delay and the site answer', () => {
     delay_ms: 500,
     release: true,
     reason: null,
+    paths: true,
   });
   assert.deepEqual(
     releaseConfig(
       { ...DEFAULT_SETTINGS, siteOverrides: { 'https://meet.example.com': { release: false } } },
       SITE,
     ),
-    { delay_ms: 3000, release: false, reason: KEPT.site },
+    { delay_ms: 3000, release: false, reason: KEPT.site, paths: true },
   );
+  const off = { ...DEFAULT_SETTINGS, followPathsSites: { 'https://meet.example.com': false } };
+  assert.equal(releaseConfig(off, SITE).paths, false);
 });

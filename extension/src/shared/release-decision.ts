@@ -3,7 +3,7 @@
 // answer and the page world asks. The page world adds only what it alone can know: the delay since
 // the device came on (the timing, group-machine.ts) and a MediaRecorder that is recording
 // (patch/recorder.ts); the reasons it shows for those are here too, so every reason has one home.
-import { releaseAllowedForSource, releaseEnabledFor, type Settings } from './settings.ts';
+import { followPathsFor, releaseAllowedForSource, releaseEnabledFor, type Settings } from './settings.ts';
 
 /** Why a muted device is kept open (shown in the popup and the badge title). */
 export const KEPT = {
@@ -12,6 +12,15 @@ export const KEPT = {
   recording: 'a MediaRecorder is recording this microphone',
   /** The frame asked more often than the background answers (release-feature.ts QUERY_LIMIT). */
   throttled: 'too many release questions from this page',
+  // The page listens while muted (page/audibility.ts): one reason per kind of listener.
+  clone:
+    'the page listens while muted (another enabled copy of the microphone, e.g. a "you are talking" detector)',
+  analyser: 'the page reads the microphone level while muted (a level meter or "you are talking" detector)',
+  worklet: 'the page processes the microphone while muted (an audio worklet or script processor)',
+  element: 'the page plays the microphone in an audio or video element',
+  speakers: 'the page plays the microphone to the speakers',
+  sending: 'the microphone is still sent to the call',
+  unseen: 'the microphone goes through code micoff cannot follow, so it stays open to be safe',
   /** The background said no without saying why (or the page's config did). */
   policy: 'kept open by policy',
   /** Neither the site's settings nor an answer reached the page in time (page/bridge.ts). */
@@ -43,9 +52,17 @@ export interface ReleaseConfig {
   release: boolean;
   /** Why release is off, when it is. */
   reason: string | null;
+  /** Follow pipelines and senders (page/audibility.ts); false: only the disabled-track rule. Absent
+   * (an older sender) means true. */
+  paths?: boolean;
 }
 
 export function releaseConfig(settings: Settings, url: string): ReleaseConfig {
   const d = releaseDecision({ settings, url });
-  return { delay_ms: settings.releaseDelayMs, release: d.allow, reason: d.reason };
+  return {
+    delay_ms: settings.releaseDelayMs,
+    release: d.allow,
+    reason: d.reason,
+    paths: followPathsFor(settings, url),
+  };
 }

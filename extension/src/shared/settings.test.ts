@@ -3,6 +3,8 @@ import { test } from 'node:test';
 import {
   createSettingsStore,
   DEFAULT_SETTINGS,
+  followPathsFor,
+  followPathsSitePatch,
   normalizeOrigin,
   parseReleaseDelay,
   releaseAllowedForSource,
@@ -61,6 +63,8 @@ test('validateSettings fills defaults and drops junk', () => {
         'https://b.example': { release: 'yes' },
         'file:///x': { release: true },
       },
+      followPaths: 'no',
+      followPathsSites: { 'a.example': false, 'https://b.example': 'off', 'file:///x': true },
       extra: 1,
     }),
     {
@@ -68,9 +72,35 @@ test('validateSettings fills defaults and drops junk', () => {
       releaseDelayMs: DEFAULT_SETTINGS.releaseDelayMs,
       bluetoothPolicy: 'release',
       siteOverrides: { 'https://a.example': { release: false } },
+      followPaths: true,
+      followPathsSites: { 'https://a.example': false },
     },
   );
   assert.equal(validateSettings({ bluetoothPolicy: 'maybe' }).bluetoothPolicy, 'keep-open');
+});
+
+test('followPathsFor: a site exception beats the global switch; the patch sets and clears one', () => {
+  const s = validateSettings({
+    followPathsSites: { 'https://off.example': false, 'https://on.example': true },
+  });
+  const cases: [boolean, string, boolean][] = [
+    [true, 'https://any.example/x', true],
+    [true, 'https://off.example/room', false],
+    [false, 'https://any.example', false],
+    [false, 'https://on.example', true],
+  ];
+  for (const [global, url, want] of cases) {
+    assert.equal(followPathsFor({ ...s, followPaths: global }, url), want, `${global} ${url}`);
+  }
+  assert.deepEqual(followPathsSitePatch(s, 'https://new.example/x', false)?.followPathsSites, {
+    'https://off.example': false,
+    'https://on.example': true,
+    'https://new.example': false,
+  });
+  assert.deepEqual(followPathsSitePatch(s, 'https://off.example', null)?.followPathsSites, {
+    'https://on.example': true,
+  });
+  assert.equal(followPathsSitePatch(s, 'file:///x', true), null);
 });
 
 test('releaseEnabledFor: site override beats the global switch', () => {

@@ -21,6 +21,11 @@ export interface Settings {
   bluetoothPolicy: BluetoothPolicy;
   /** Keyed by origin (`https://meet.example.com`), see `normalizeOrigin`. */
   siteOverrides: Record<string, SiteOverride>;
+  /** Follow the audio past the track (page/audibility.ts): release a mic whose pipelines or senders
+   * are muted although its track is enabled. Off: only the plain disabled-track rule. */
+  followPaths: boolean;
+  /** Per-site exceptions to `followPaths`, keyed by origin. */
+  followPathsSites: Record<string, boolean>;
 }
 
 export const SETTINGS_KEY = 'settings';
@@ -32,6 +37,8 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   releaseDelayMs: 3000,
   bluetoothPolicy: 'keep-open',
   siteOverrides: {},
+  followPaths: true,
+  followPathsSites: {},
 });
 
 /** A delay from user input or storage; null when it is not a number in range (fractions round). */
@@ -75,7 +82,16 @@ export function validateSettings(raw: unknown): Settings {
       }
     }
   }
+  const followPathsSites: Record<string, boolean> = {};
+  if (isRecord(r.followPathsSites)) {
+    for (const [key, value] of Object.entries(r.followPathsSites)) {
+      const origin = normalizeOrigin(key);
+      if (origin && typeof value === 'boolean') followPathsSites[origin] = value;
+    }
+  }
   return {
+    followPaths: typeof r.followPaths === 'boolean' ? r.followPaths : DEFAULT_SETTINGS.followPaths,
+    followPathsSites,
     releaseOnMute: typeof r.releaseOnMute === 'boolean' ? r.releaseOnMute : DEFAULT_SETTINGS.releaseOnMute,
     releaseDelayMs: parseReleaseDelay(r.releaseDelayMs) ?? DEFAULT_SETTINGS.releaseDelayMs,
     bluetoothPolicy:
@@ -91,6 +107,27 @@ export function releaseEnabledFor(settings: Settings, urlOrOrigin: string): bool
   const origin = normalizeOrigin(urlOrOrigin);
   const override = origin ? settings.siteOverrides[origin] : undefined;
   return override ? override.release : settings.releaseOnMute;
+}
+
+/** Whether the pipeline/sender rules apply to a page of this origin (any URL is accepted). */
+export function followPathsFor(settings: Settings, urlOrOrigin: string): boolean {
+  const origin = normalizeOrigin(urlOrOrigin);
+  const site = origin ? settings.followPathsSites[origin] : undefined;
+  return site ?? settings.followPaths;
+}
+
+/** The settings patch that sets (or with null clears) one site's `followPaths` exception. */
+export function followPathsSitePatch(
+  settings: Settings,
+  urlOrOrigin: string,
+  value: boolean | null,
+): Pick<Settings, 'followPathsSites'> | null {
+  const origin = normalizeOrigin(urlOrOrigin);
+  if (!origin) return null;
+  const followPathsSites = { ...settings.followPathsSites };
+  if (value === null) delete followPathsSites[origin];
+  else followPathsSites[origin] = value;
+  return { followPathsSites };
 }
 
 /** Whether to release a source, given whether the host reports it as Bluetooth. */

@@ -28,11 +28,23 @@ export function patchRecorder(w: Realm, o: Originals, reg: TrackRegistry): void 
   if (!w.MediaRecorder) return;
   const recorders = new Set<RecorderEntry>();
   const recorderOf = new WeakMap<MediaRecorder, RecorderEntry>();
+  /** Recorders on streams without a managed track (e.g. a WebAudio destination's), for the graph. */
+  const others = new Set<{ rec: MediaRecorder; page: MediaStream }>();
+  const otherOf = new WeakMap<MediaRecorder, { rec: MediaRecorder; page: MediaStream }>();
+  reg.addConsumers((t) => {
+    for (const r of [...recorders, ...others]) {
+      if (r.rec.state !== 'inactive' && o.getTracks.call(r.page).includes(t)) {
+        return [{ kind: 'sink', why: RECORDING }];
+      }
+    }
+    return [];
+  });
 
   reg.onPrune(() => {
     for (const r of recorders) {
       if (r.rec.state === 'inactive' && !reg.liveIn(r.page)) recorders.delete(r);
     }
+    for (const r of others) if (r.rec.state === 'inactive') others.delete(r);
   });
   reg.addHold((g) => {
     for (const r of recorders) {
@@ -106,6 +118,11 @@ export function patchRecorder(w: Realm, o: Originals, reg: TrackRegistry): void 
         dropStandIns(entry);
         for (const m of reg.managedIn(stream)) reg.unhold(m.group, RECORDING);
       });
+    } else if (stream instanceof o.MediaStream) {
+      const entry = { rec, page: stream };
+      others.add(entry);
+      otherOf.set(rec, entry);
+      o.addEventListener.call(rec, 'stop', () => reg.evaluateAll());
     }
     return rec;
   });
@@ -121,7 +138,11 @@ export function patchRecorder(w: Realm, o: Originals, reg: TrackRegistry): void 
               standIns(r);
             } catch {}
           }
-          return original.call(this, timeslice);
+          const other = otherOf.get(this);
+          if (other) others.add(other); // pruned while inactive
+          const out = original.call(this, timeslice);
+          reg.evaluateAll();
+          return out;
         },
       }).start,
   );

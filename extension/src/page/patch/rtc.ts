@@ -1,17 +1,68 @@
 // RTCPeerConnection / RTCRtpSender: senders carry the real track (swapped on reacquire by
-// track-registry.ts swapIn); the page reads its own track back from `sender.track`.
+// track-registry.ts swapIn); the page reads its own track back from `sender.track`. Every sender the
+// page gives a track is recorded for the audio graph (audibility.ts): a sender sends while its
+// connection is open, its transceiver's direction sends and some encoding is active; what changes that
+// (direction, setParameters, replaceTrack, removeTrack, stop, close) makes the devices decide again.
+import { KEPT } from '../../shared/release-decision.ts';
+import type { Vertex } from '../audibility.ts';
 import { replaceAccessor, replaceMethod } from '../natives.ts';
 import type { Originals, Realm, Track } from '../originals.ts';
 import type { TrackRegistry } from '../track-registry.ts';
 
-export function patchRtc(w: Realm, _o: Originals, reg: TrackRegistry): void {
+interface SenderEntry {
+  /** Null for a sender first seen in replaceTrack (e.g. one a remote offer made): its direction is
+   * unknown, so it counts as sending unless its encodings say otherwise. */
+  pc: RTCPeerConnection | null;
+  transceiver: RTCRtpTransceiver | null;
+}
+
+export function patchRtc(w: Realm, o: Originals, reg: TrackRegistry): void {
   const { members } = reg;
   const SenderProto = w.RTCRtpSender?.prototype;
   const PcProto = w.RTCPeerConnection?.prototype;
+  const senders = new Map<RTCRtpSender, SenderEntry>();
+
+  const transceiverOf = (pc: RTCPeerConnection, sender: RTCRtpSender): RTCRtpTransceiver | null => {
+    if (!o.getTransceivers || !o.transceiverSender) return null;
+    for (const t of o.getTransceivers.call(pc)) if (o.transceiverSender.call(t) === sender) return t;
+    return null;
+  };
+  const record = (pc: RTCPeerConnection, sender: RTCRtpSender, tr?: RTCRtpTransceiver) => {
+    if (!senders.has(sender)) senders.set(sender, { pc, transceiver: tr ?? transceiverOf(pc, sender) });
+  };
+  /** Does the sender put anything on the wire? Unreadable state counts as sending. */
+  const sending = (sender: RTCRtpSender, e: SenderEntry): boolean => {
+    try {
+      if (e.pc && o.signalingState?.call(e.pc) === 'closed') return false;
+      const dir = e.transceiver ? o.transceiverDirection?.call(e.transceiver) : undefined;
+      if (dir === 'inactive' || dir === 'recvonly' || dir === 'stopped') return false;
+      const enc = o.getParameters?.call(sender).encodings ?? [];
+      if (enc.length > 0 && enc.every((x) => x.active === false)) return false;
+    } catch {}
+    return true;
+  };
+  reg.addConsumers((t) => {
+    const out: Vertex[] = [];
+    for (const [s, e] of senders) {
+      const carried = o.senderTrack?.call(s);
+      if (!carried || (reg.byReal.get(carried)?.page ?? carried) !== t) continue;
+      out.push({ kind: 'sender', sending: sending(s, e), why: KEPT.sending });
+    }
+    return out;
+  });
+  reg.onPrune(() => {
+    for (const [s, e] of senders) if (e.pc && o.signalingState?.call(e.pc) === 'closed') senders.delete(s);
+  });
+
   const attach = (sender: RTCRtpSender, track: Track | null) => {
     for (const g of reg.groups.values()) for (const m of g.members) m.senders.delete(sender);
     const m = track ? members.get(track) : undefined;
     m?.senders.add(sender);
+    if (track) reg.markSeen(track);
+  };
+  const after = <T>(p: Promise<T>): Promise<T> => {
+    p.then(reg.evaluateAll, reg.evaluateAll);
+    return p;
   };
   replaceAccessor<Track | null>(SenderProto, 'track', (orig) => ({
     get(this: unknown) {
@@ -27,10 +78,44 @@ export function patchRtc(w: Realm, _o: Originals, reg: TrackRegistry): void {
         replaceTrack(this: RTCRtpSender, track: Track | null) {
           const m = track ? members.get(track) : undefined;
           const p = original.call(this, m ? m.real : track);
-          p.then(() => attach(this, track)).catch(() => {});
+          if (!senders.has(this)) senders.set(this, { pc: null, transceiver: null });
+          p.then(() => {
+            attach(this, track);
+            reg.evaluateAll();
+          }).catch(() => {});
           return p;
         },
       }).replaceTrack,
+  );
+  replaceMethod(
+    SenderProto,
+    'setParameters',
+    (original) =>
+      ({
+        setParameters(this: RTCRtpSender, ...a: Parameters<RTCRtpSender['setParameters']>) {
+          return after(original.apply(this, a));
+        },
+      }).setParameters,
+  );
+  replaceAccessor<RTCRtpTransceiverDirection>(w.RTCRtpTransceiver?.prototype, 'direction', (orig) => ({
+    get(this: unknown) {
+      return orig.get(this);
+    },
+    set(this: unknown, v: RTCRtpTransceiverDirection) {
+      orig.set?.(this, v);
+      reg.evaluateAll();
+    },
+  }));
+  replaceMethod(
+    w.RTCRtpTransceiver?.prototype,
+    'stop',
+    (original) =>
+      ({
+        stop(this: RTCRtpTransceiver) {
+          original.call(this);
+          reg.evaluateAll();
+        },
+      }).stop,
   );
   replaceMethod(
     PcProto,
@@ -40,7 +125,11 @@ export function patchRtc(w: Realm, _o: Originals, reg: TrackRegistry): void {
         addTrack(this: RTCPeerConnection, track: Track, ...streams: MediaStream[]) {
           const m = members.get(track);
           const sender = original.call(this, m ? m.real : track, ...streams);
-          if (m) attach(sender, track);
+          try {
+            record(this, sender);
+            attach(sender, track);
+            reg.evaluateAll();
+          } catch {}
           return sender;
         },
       }).addTrack,
@@ -53,9 +142,35 @@ export function patchRtc(w: Realm, _o: Originals, reg: TrackRegistry): void {
         addTransceiver(this: RTCPeerConnection, what: Track | string, init?: RTCRtpTransceiverInit) {
           const m = typeof what === 'string' ? undefined : members.get(what);
           const tr = original.call(this, m ? m.real : what, init);
-          if (m) attach(tr.sender, what as Track);
+          try {
+            record(this, tr.sender, tr);
+            if (typeof what !== 'string') attach(tr.sender, what);
+            reg.evaluateAll();
+          } catch {}
           return tr;
         },
       }).addTransceiver,
+  );
+  replaceMethod(
+    PcProto,
+    'removeTrack',
+    (original) =>
+      ({
+        removeTrack(this: RTCPeerConnection, sender: RTCRtpSender) {
+          original.call(this, sender);
+          reg.evaluateAll();
+        },
+      }).removeTrack,
+  );
+  replaceMethod(
+    PcProto,
+    'close',
+    (original) =>
+      ({
+        close(this: RTCPeerConnection) {
+          original.call(this);
+          reg.evaluateAll();
+        },
+      }).close,
   );
 }

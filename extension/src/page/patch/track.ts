@@ -1,6 +1,8 @@
 // MediaStreamTrack: a member's page-visible track reads as the page left it (enabled, live, its own
 // settings and constraints) whether the device is on, released or being reopened; enabling, stopping
-// and cloning it feed the group machine.
+// and cloning it feed the group machine. Other tracks (derived ones: a WebAudio destination's, a
+// generator's) feed the audio graph (audibility.ts): enabling one decides again, and a clone of one is
+// one more consumer of it.
 import { replaceAccessor, replaceMethod } from '../natives.ts';
 import type { Originals, Realm, Track } from '../originals.ts';
 import type { TrackRegistry } from '../track-registry.ts';
@@ -8,6 +10,8 @@ import type { TrackRegistry } from '../track-registry.ts';
 export function patchTrack(_w: Realm, o: Originals, reg: TrackRegistry): void {
   const { members } = reg;
   const TrackProto = o.TrackProto;
+  const clonesOf = new WeakMap<Track, Track[]>();
+  reg.setClones((t) => clonesOf.get(t) ?? []);
   replaceAccessor<boolean>(TrackProto, 'enabled', (orig) => ({
     get(this: unknown) {
       const m = members.get(this as Track);
@@ -16,7 +20,10 @@ export function patchTrack(_w: Realm, o: Originals, reg: TrackRegistry): void {
     set(this: unknown, v: boolean) {
       orig.set?.(this, v);
       const m = members.get(this as Track);
-      if (!m) return;
+      if (!m) {
+        reg.evaluateAll();
+        return;
+      }
       m.enabled = o.getEnabled.call(this as Track);
       if (m.real !== this && !m.ended) o.setEnabled.call(m.real, m.enabled);
       reg.evaluate(m.group);
@@ -57,7 +64,15 @@ export function patchTrack(_w: Realm, o: Originals, reg: TrackRegistry): void {
       ({
         clone(this: Track) {
           const m = members.get(this);
-          if (!m || m.ended) return original.call(this);
+          if (!m || m.ended) {
+            const c = original.call(this);
+            if (!m) {
+              const list = clonesOf.get(this) ?? [];
+              list.push(c);
+              clonesOf.set(this, list);
+            }
+            return c;
+          }
           const c = original.call(m.real);
           try {
             reg.addMember(c, c, m.group, m.root, m);

@@ -52,7 +52,9 @@ test('answers from the background are held to their shape', () => {
     delay_ms: 500,
     release: false,
     reason: 'off',
+    paths: true, // absent: an older background, the rule as before is on
   });
+  assert.equal(parseConfigAnswer({ delay_ms: 500, release: true, reason: null, paths: false })?.paths, false);
   assert.equal(parseConfigAnswer({ delay_ms: Number.NaN, release: true, reason: null }), null);
   assert.equal(parseConfigAnswer({ delay_ms: 500 }), null);
   assert.equal(parseConfigAnswer(undefined), null);

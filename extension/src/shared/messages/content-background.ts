@@ -58,5 +58,6 @@ export function parsePolicyAnswer(a: unknown): { allow: boolean; reason: string 
 export function parseConfigAnswer(a: unknown): ReleaseConfig | null {
   if (!isRecord(a) || typeof a.release !== 'boolean') return null;
   if (typeof a.delay_ms !== 'number' || !Number.isFinite(a.delay_ms)) return null;
-  return { delay_ms: a.delay_ms, release: a.release, reason: isText(a.reason) ? a.reason : null };
+  const paths = typeof a.paths === 'boolean' ? a.paths : true;
+  return { delay_ms: a.delay_ms, release: a.release, reason: isText(a.reason) ? a.reason : null, paths };
 }

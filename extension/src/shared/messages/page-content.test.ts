@@ -47,8 +47,13 @@ test('parseContentMessage', () => {
       delay_ms: 3000,
       release: true,
       reason: null,
+      paths: true,
     },
   );
+  const off = parseContentMessage(
+    JSON.stringify({ type: 'config', delay_ms: 3000, release: true, reason: null, paths: false }),
+  );
+  assert.equal(off?.type === 'config' && off.paths, false);
   assert.equal(parseContentMessage(JSON.stringify({ type: 'policy', query: 1, allow: 'yes' })), null);
   assert.equal(
     parseContentMessage(JSON.stringify({ type: 'config', delay_ms: '3000', release: true })),

@@ -102,7 +102,8 @@ export function parseContentMessage(raw: unknown): ContentToPage | null {
   if (!v) return null;
   const reason = v.reason === null || typeof v.reason === 'string' ? (v.reason as string | null) : null;
   if (v.type === 'config' && typeof v.delay_ms === 'number' && typeof v.release === 'boolean') {
-    return { type: 'config', delay_ms: v.delay_ms, release: v.release, reason };
+    const paths = typeof v.paths === 'boolean' ? v.paths : true;
+    return { type: 'config', delay_ms: v.delay_ms, release: v.release, reason, paths };
   }
   if (v.type === 'policy' && typeof v.query === 'number' && typeof v.allow === 'boolean') {
     return { type: 'policy', query: v.query, allow: v.allow, reason };

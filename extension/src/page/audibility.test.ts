@@ -1,0 +1,138 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { KEPT } from '../shared/release-decision.ts';
+import { type Audibility, assess, plainAudibility, type Vertex } from './audibility.ts';
+
+// Builders for graph vertices (a track's `next` is fixed here; in the page it is read live).
+const track = (
+  enabled: boolean,
+  next: Vertex[] = [],
+  o: { seen?: boolean; unseen?: string; clones?: Vertex[] } = {},
+): Vertex => ({
+  kind: 'track',
+  key: {},
+  enabled,
+  seen: o.seen ?? next.length > 0,
+  unseen: o.unseen ?? KEPT.clone,
+  next: () => next,
+  clones: () => o.clones ?? [],
+});
+const node = (next: Vertex[] = [], reads: string | null = null): Vertex => ({
+  kind: 'node',
+  key: {},
+  reads,
+  next: () => next,
+});
+const sender = (sending: boolean): Vertex => ({ kind: 'sender', sending, why: KEPT.sending });
+const sink = (why: string): Vertex => ({ kind: 'sink', why });
+/** A WebAudio destination node leading to its own (derived) track. */
+const destination = (enabled: boolean, next: Vertex[]) =>
+  node([track(enabled, next, { unseen: KEPT.unseen })]);
+
+const SILENT: Audibility = { hears: null, silenced: true };
+const NEITHER: Audibility = { hears: null, silenced: false };
+const hears = (why: string, silenced = false): Audibility => ({ hears: why, silenced });
+
+test('assess: what hears a device, what silences it (table)', () => {
+  const cases: [name: string, roots: Vertex[], want: Audibility][] = [
+    ['disabled mic (the plain rule)', [track(false, [sender(true)])], SILENT],
+    ['enabled mic nobody was seen using', [track(true)], hears(KEPT.clone)],
+    ['enabled mic on a sending sender', [track(true, [sender(true)])], hears(KEPT.sending)],
+    ['enabled mic on an inactive transceiver / active:false', [track(true, [sender(false)])], SILENT],
+    ['enabled mic taken off its sender (replaceTrack(null))', [track(true, [], { seen: true })], SILENT],
+    [
+      'noise-suppression graph, destination track disabled',
+      [track(true, [node([node([destination(false, [sender(true)])])])])],
+      SILENT,
+    ],
+    [
+      'noise-suppression graph, destination track enabled and sent',
+      [track(true, [node([node([destination(true, [sender(true)])])])])],
+      hears(KEPT.sending),
+    ],
+    [
+      'graph to a destination whose track goes nowhere we saw',
+      [track(true, [node([destination(true, [])])])],
+      hears(KEPT.unseen),
+    ],
+    [
+      'graph: destination disabled, but an analyser on the raw mic',
+      [track(true, [node([destination(false, [sender(true)]), node([], KEPT.analyser)])])],
+      hears(KEPT.analyser, true),
+    ],
+    [
+      'worklet with its port in use on the raw mic',
+      [track(true, [node([], KEPT.worklet)])],
+      hears(KEPT.worklet),
+    ],
+    [
+      'mic muted at the sender, a worklet reads it',
+      [track(true, [sender(false), node([], KEPT.worklet)])],
+      hears(KEPT.worklet, true),
+    ],
+    ['source node not connected yet', [track(true, [node([])])], NEITHER],
+    ['graph to the speakers', [track(true, [node([sink(KEPT.speakers)])])], hears(KEPT.speakers)],
+    ['media element playing the mic', [track(true, [sink(KEPT.element)])], hears(KEPT.element)],
+    ['disabled mic + enabled clone (talk-while-muted)', [track(false), track(true)], hears(KEPT.clone, true)],
+    ['disabled mic + disabled clone', [track(false), track(false)], SILENT],
+    [
+      'enabled mic, sender inactive, plus a sending one',
+      [track(true, [sender(false), sender(true)])],
+      hears(KEPT.sending, true),
+    ],
+    [
+      'disabled track stops the walk (its analyser hears silence)',
+      [track(false, [node([], KEPT.analyser)])],
+      SILENT,
+    ],
+    [
+      'a disabled derived track whose enabled clone is sent',
+      [track(true, [node([track(false, [], { clones: [track(true, [sender(true)])] })])])],
+      hears(KEPT.sending, true),
+    ],
+    ['no tracks', [], NEITHER],
+  ];
+  for (const [name, roots, want] of cases) assert.deepEqual(assess(roots), want, name);
+});
+
+test('assess: a cycle in a WebAudio graph (a feedback delay) ends', () => {
+  const loopKey = {};
+  const loop: Vertex = {
+    kind: 'node',
+    key: loopKey,
+    reads: null,
+    next: () => [loop, destination(false, [])],
+  };
+  assert.deepEqual(assess([track(true, [loop])]), SILENT);
+});
+
+test('assess: with the pipeline/sender rules off only the plain rule applies', () => {
+  const cases: [name: string, roots: Vertex[], want: Audibility][] = [
+    ['enabled mic on an inactive sender', [track(true, [sender(false)])], hears(KEPT.clone)],
+    [
+      'enabled mic into a disabled destination',
+      [track(true, [node([destination(false, [])])])],
+      hears(KEPT.clone),
+    ],
+    ['disabled mic', [track(false, [sender(true)])], SILENT],
+    ['disabled mic + enabled clone', [track(false), track(true)], hears(KEPT.clone, true)],
+  ];
+  for (const [name, roots, want] of cases) assert.deepEqual(assess(roots, false), want, name);
+});
+
+test('plainAudibility: enabled live members hear, disabled ones are silenced, ended ones count for nothing', () => {
+  const cases: [members: { enabled: boolean; ended: boolean }[], want: Audibility][] = [
+    [[{ enabled: true, ended: false }], hears('x')],
+    [[{ enabled: false, ended: false }], SILENT],
+    [
+      [
+        { enabled: false, ended: false },
+        { enabled: true, ended: false },
+      ],
+      hears('x', true),
+    ],
+    [[{ enabled: true, ended: true }], NEITHER],
+  ];
+  for (const [members, want] of cases)
+    assert.deepEqual(plainAudibility(members, 'x'), want, JSON.stringify(members));
+});
