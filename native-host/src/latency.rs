@@ -651,8 +651,26 @@ fn process_start(pid: u32) -> Option<SystemTime> {
 // ------------------------------------------------------------------------------------------------
 // Status
 
-fn ms(us: u64) -> String {
+/// A latency in microseconds as the status lines show it (`12.3 ms`).
+pub(crate) fn ms(us: u64) -> String {
     format!("{:.1} ms", us as f64 / 1000.0)
+}
+
+impl HeldDownBy {
+    /// `#index name (pid P) at L ms`, as both the status notes and `micoff-host latency` show it.
+    pub(crate) fn describe(&self) -> String {
+        format!(
+            "#{} {} (pid {}) at {}",
+            self.index,
+            self.application_name
+                .as_deref()
+                .or(self.client_name.as_deref())
+                .unwrap_or("?"),
+            self.application_process_id
+                .map_or_else(|| "?".to_owned(), |p| p.to_string()),
+            ms(self.latency_us)
+        )
+    }
 }
 
 fn holders(stream: &AudioStream, all: &[AudioStream], below_us: u64) -> Vec<HeldDownBy> {
@@ -811,23 +829,7 @@ pub fn compute_status(
             }
         }
         for c in ours.iter().filter(|c| !c.held_down_by.is_empty()) {
-            let names: Vec<String> = c
-                .held_down_by
-                .iter()
-                .map(|h| {
-                    format!(
-                        "#{} {} (pid {}) at {}",
-                        h.index,
-                        h.application_name
-                            .as_deref()
-                            .or(h.client_name.as_deref())
-                            .unwrap_or("?"),
-                        h.application_process_id
-                            .map_or_else(|| "?".to_owned(), |p| p.to_string()),
-                        ms(h.latency_us)
-                    )
-                })
-                .collect();
+            let names: Vec<String> = c.held_down_by.iter().map(HeldDownBy::describe).collect();
             notes.push(format!(
                 "stream #{} gets {} instead of {}: PulseAudio grants every reader of a source its \
                  lowest requested latency, held down by {}",

@@ -6,8 +6,8 @@ use std::io::Write;
 use crate::cli::{EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL};
 use crate::deps::{Deps, HostError};
 use crate::latency::{
-    self, Browser, LatencySetResult, LatencyStatus, Mechanism, Paths, SetRequest, CAPTURE_MS_MAX,
-    CAPTURE_MS_MIN,
+    self, ms, Browser, LatencySetResult, LatencyStatus, Mechanism, Paths, SetRequest,
+    CAPTURE_MS_MAX, CAPTURE_MS_MIN,
 };
 
 #[derive(Debug, clap::Args)]
@@ -188,10 +188,6 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
     }
 }
 
-fn ms(us: u64) -> String {
-    format!("{:.1} ms", us as f64 / 1000.0)
-}
-
 fn write_status(out: &mut dyn Write, st: &LatencyStatus) -> std::io::Result<()> {
     let kind = match st.server.kind {
         latency::ServerKind::Pulseaudio => "PulseAudio",
@@ -250,18 +246,7 @@ fn write_status(out: &mut dyn Write, st: &LatencyStatus) -> std::io::Result<()> 
                 .unwrap_or_default(),
         )?;
         for h in &s.held_down_by {
-            writeln!(
-                out,
-                "  held down by #{} {} (pid {}) at {}",
-                h.index,
-                h.application_name
-                    .as_deref()
-                    .or(h.client_name.as_deref())
-                    .unwrap_or("?"),
-                h.application_process_id
-                    .map_or_else(|| "?".into(), |p| p.to_string()),
-                ms(h.latency_us)
-            )?;
+            writeln!(out, "  held down by {}", h.describe())?;
         }
     }
     if !st.needs_restart.is_empty() {
