@@ -146,10 +146,8 @@ export interface Processes {
   processes_omitted: number;
 }
 
-/** micoff-proc `ThreadRates`. Percentages are % of one core. */
-export interface ThreadRates {
-  tid: number;
-  comm: string;
+/** The CPU figures micoff-proc's `ThreadRates` and `ProcessRates` share. Percentages are % of one core. */
+export interface CpuRates {
   cpu_pct: number;
   user_pct: number;
   system_pct: number;
@@ -163,22 +161,18 @@ export interface ThreadRates {
   write_syscalls_per_s: number | null;
 }
 
+/** micoff-proc `ThreadRates`. Percentages are % of one core. */
+export interface ThreadRates extends CpuRates {
+  tid: number;
+  comm: string;
+}
+
 /** micoff-proc `ProcessRates`: cpu from the process's own stat; the rest summed over its threads. */
-export interface ProcessRates {
+export interface ProcessRates extends CpuRates {
   pid: number;
   ppid: number;
   comm: string;
   role: Role;
-  cpu_pct: number;
-  user_pct: number;
-  system_pct: number;
-  run_time_ns: number | null;
-  run_time_pct: number | null;
-  wakeups_per_s: number | null;
-  voluntary_ctxt_per_s: number | null;
-  involuntary_ctxt_per_s: number | null;
-  read_syscalls_per_s: number | null;
-  write_syscalls_per_s: number | null;
   /** All threads of the process (also those trimmed from `threads`). */
   thread_count: number;
   threads: ThreadRates[];
