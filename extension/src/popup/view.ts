@@ -6,6 +6,21 @@ import { commandBox, fmtPct, h } from '../shared/dom.ts';
 import type { HostStatus } from '../shared/host-status.ts';
 import type { AudioSnapshot, DoctorResult, TabReleaseView } from '../shared/messages/popup-background.ts';
 
+/** A table with one header row over `rows`; a header given as `[label, 'num']` is right-aligned
+ * like the numbers in its column. */
+function table(head: ([string] | [string, 'num'])[], rows: Node[]): Node {
+  return h(
+    'table',
+    null,
+    h(
+      'thead',
+      null,
+      h('tr', null, ...head.map(([label, num]) => h('th', num ? { class: num } : null, label))),
+    ),
+    h('tbody', null, ...rows),
+  );
+}
+
 export function hostPill(s: HostStatus): { text: string; cls: string } {
   switch (s.state) {
     case 'connected':
@@ -80,26 +95,7 @@ export function cpuTable(v: CpuView): Node[] {
       h('td', { class: 'num' }, Math.round(t.wakeups_per_s)),
     ),
   );
-  return [
-    totals,
-    h(
-      'table',
-      null,
-      h(
-        'thead',
-        null,
-        h(
-          'tr',
-          null,
-          h('th', null, 'thread'),
-          h('th', null, 'process'),
-          h('th', { class: 'num' }, 'CPU %'),
-          h('th', { class: 'num' }, 'wakeups/s'),
-        ),
-      ),
-      h('tbody', null, ...rows),
-    ),
-  ];
+  return [totals, table([['thread'], ['process'], ['CPU %', 'num'], ['wakeups/s', 'num']], rows)];
 }
 
 export function streamsTable(a: AudioSnapshot): Node[] {
@@ -124,27 +120,7 @@ export function streamsTable(a: AudioSnapshot): Node[] {
       h('td', null, s.corked ? 'corked' : s.muted ? 'muted' : 'live'),
     ),
   );
-  return [
-    server,
-    h(
-      'table',
-      null,
-      h(
-        'thead',
-        null,
-        h(
-          'tr',
-          null,
-          h('th', null, 'app'),
-          h('th', { class: 'num' }, 'pid'),
-          h('th', null, 'source'),
-          h('th', { class: 'num' }, 'buf ms'),
-          h('th', null, 'state'),
-        ),
-      ),
-      h('tbody', null, ...rows),
-    ),
-  ];
+  return [server, table([['app'], ['pid', 'num'], ['source'], ['buf ms', 'num'], ['state']], rows)];
 }
 
 /** The doctor's findings, labelled "ok / worth changing / not applicable" like the CLI. Only a finding's
