@@ -202,17 +202,7 @@ pub fn policies_with_extension(
         PREF_SIGNATURES.to_owned(),
         json!({"Value": false, "Status": "default"}),
     );
-    let obj = root.as_object_mut().ok_or("not a JSON object")?;
-    let policies = obj
-        .entry("policies")
-        .or_insert_with(|| json!({}))
-        .as_object_mut()
-        .ok_or("`policies` is not an object")?;
-    policies
-        .entry("ExtensionSettings")
-        .or_insert_with(|| json!({}))
-        .as_object_mut()
-        .ok_or("`policies.ExtensionSettings` is not an object")?
+    policy_mut(&mut root, "ExtensionSettings")?
         .insert(extension_id.to_owned(), extension_entry(xpi_url));
     Ok(pretty(&root))
 }
@@ -275,6 +265,11 @@ fn parse_policies(text: Option<&str>) -> Result<Value, String> {
 }
 
 fn preferences_mut(root: &mut Value) -> Result<&mut Map<String, Value>, String> {
+    policy_mut(root, "Preferences")
+}
+
+/// The object `policies.<name>` of `root`, created (with `policies`) when missing.
+fn policy_mut<'a>(root: &'a mut Value, name: &str) -> Result<&'a mut Map<String, Value>, String> {
     let obj = root.as_object_mut().ok_or("not a JSON object")?;
     let policies = obj
         .entry("policies")
@@ -282,10 +277,10 @@ fn preferences_mut(root: &mut Value) -> Result<&mut Map<String, Value>, String> 
         .as_object_mut()
         .ok_or("`policies` is not an object")?;
     policies
-        .entry("Preferences")
+        .entry(name)
         .or_insert_with(|| json!({}))
         .as_object_mut()
-        .ok_or_else(|| "`policies.Preferences` is not an object".to_owned())
+        .ok_or_else(|| format!("`policies.{name}` is not an object"))
 }
 
 fn pretty(v: &Value) -> String {
