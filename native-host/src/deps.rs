@@ -325,24 +325,12 @@ mod tests {
             threads_omitted: 0,
         };
         for pid in 0..processes {
-            r.processes.push(micoff_proc::ProcessRates {
-                pid: pid as u32 + 1,
-                ppid: 0,
-                comm: "p".into(),
-                role: micoff_proc::Role::Other,
-                cpu_pct: 0.0,
-                user_pct: 0.0,
-                system_pct: 0.0,
-                run_time_ns: None,
-                run_time_pct: None,
-                wakeups_per_s: None,
-                voluntary_ctxt_per_s: None,
-                involuntary_ctxt_per_s: None,
-                read_syscalls_per_s: None,
-                write_syscalls_per_s: None,
-                thread_count: 0,
-                threads: vec![],
-            });
+            r.processes.push(micoff_proc::ProcessRates::idle(
+                pid as u32 + 1,
+                0,
+                "p",
+                micoff_proc::Role::Other,
+            ));
         }
         r
     }

@@ -855,22 +855,9 @@ mod tests {
     #[test]
     fn drop_lowest_threads_keeps_the_busy_ones() {
         let process = |pid, threads: Vec<ThreadRates>| ProcessRates {
-            pid,
-            ppid: 1,
-            comm: "p".into(),
-            role: Role::Other,
-            cpu_pct: 0.0,
-            user_pct: 0.0,
-            system_pct: 0.0,
-            run_time_ns: None,
-            run_time_pct: None,
-            wakeups_per_s: None,
-            voluntary_ctxt_per_s: None,
-            involuntary_ctxt_per_s: None,
-            read_syscalls_per_s: None,
-            write_syscalls_per_s: None,
             thread_count: threads.len(),
             threads,
+            ..ProcessRates::idle(pid, 1, "p", Role::Other)
         };
         let mut report = CpuReport {
             window_ms: 100.0,

@@ -28,22 +28,9 @@ fn info(pid: u32, ppid: u32, comm: &str, role: Role) -> ProcessInfo {
 
 fn process(pid: u32, comm: &str, role: Role) -> ProcessRates {
     ProcessRates {
-        pid,
-        ppid: 1,
-        comm: comm.into(),
-        role,
         cpu_pct: 1.0,
         user_pct: 1.0,
-        system_pct: 0.0,
-        run_time_ns: None,
-        run_time_pct: None,
-        wakeups_per_s: None,
-        voluntary_ctxt_per_s: None,
-        involuntary_ctxt_per_s: None,
-        read_syscalls_per_s: None,
-        write_syscalls_per_s: None,
-        thread_count: 0,
-        threads: vec![],
+        ..ProcessRates::idle(pid, 1, comm, role)
     }
 }
 

@@ -52,6 +52,31 @@ pub struct ProcessRates {
     pub threads: Vec<ThreadRates>,
 }
 
+impl ProcessRates {
+    /// A process that used nothing over the window and has no threads listed (the starting point
+    /// for reports built by hand: fakes, trimmed views, tests).
+    pub fn idle(pid: Pid, ppid: Pid, comm: impl Into<String>, role: crate::Role) -> Self {
+        Self {
+            pid,
+            ppid,
+            comm: comm.into(),
+            role,
+            cpu_pct: 0.0,
+            user_pct: 0.0,
+            system_pct: 0.0,
+            run_time_ns: None,
+            run_time_pct: None,
+            wakeups_per_s: None,
+            voluntary_ctxt_per_s: None,
+            involuntary_ctxt_per_s: None,
+            read_syscalls_per_s: None,
+            write_syscalls_per_s: None,
+            thread_count: 0,
+            threads: vec![],
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThreadRates {
     pub tid: Pid,
