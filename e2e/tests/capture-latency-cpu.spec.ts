@@ -7,7 +7,9 @@
 // the source's latency to a sink.
 //   - PulseAudio: audio path at 40 ms <= 0.80 x the 10 ms figure (ratio of medians)
 //   - pipewire-pulse: figures and wakeups per thread reported, no bar (the grant is PulseAudio-only
-//     here: pipewire-pulse reports record buffer latency 0)
+//     here: pipewire-pulse reports record buffer latency 0), so `npm test` skips it and runs only the
+//     latencies the bar compares (10 and 40 ms); the full sweep on both servers is a benchmark:
+//     `npm run bench:capture-latency` (MICOFF_CPU_SWEEP=1).
 // CPU = micoff-host `sample --browser-pid --audio-server`; the audio path is the audio server, the
 // audio service and the audio threads of the other processes (shared/cpu-view.ts), on-CPU time from
 // schedstat. The browser + server total is reported beside it.
@@ -23,8 +25,11 @@ import { chromiumStreams, median, saveArtifact, whenStreams } from './release-ut
 
 const ROUNDS = Number(process.env.MICOFF_CPU_ROUNDS ?? 3);
 const WINDOW_S = Number(process.env.MICOFF_CPU_WINDOW_S ?? 6);
-const LATENCIES = [10, 20, 40, 60] as const;
-type Ms = (typeof LATENCIES)[number];
+const ALL_LATENCIES = [10, 20, 40, 60] as const;
+type Ms = (typeof ALL_LATENCIES)[number];
+/** The full sweep (and the PipeWire project) only as a benchmark: the bar needs 10 and 40 ms. */
+const SWEEP = process.env.MICOFF_CPU_SWEEP === '1';
+const LATENCIES: readonly Ms[] = SWEEP ? ALL_LATENCIES : [10, 40];
 
 interface Sample {
   round: number;
@@ -52,7 +57,12 @@ function audioThreads(r: CpuReport): Sample['threads'] {
   return out;
 }
 
-test('CPU: unmuted audio path at 10/20/40/60 ms capture latency, alternated', async ({
+test.skip(
+  ({ audioServer }) => audioServer !== 'pulseaudio' && !SWEEP,
+  'no bar on pipewire-pulse: a benchmark (npm run bench:capture-latency)',
+);
+
+test('CPU: unmuted audio path at 10 and 40 ms capture latency (sweep 10/20/40/60), alternated', async ({
   audioServer,
   pages,
 }) => {
