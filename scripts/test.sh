@@ -82,7 +82,7 @@ fi
 if want rust; then
   say "cargo test (Rust unit and integration tests)"
   log="$LOG_DIR/cargo-test.log"
-  cargo test --workspace --locked 2>&1 | tee "$log" >&2
+  cargo test --workspace --locked --no-fail-fast 2>&1 | tee "$log" >&2
   rc=${PIPESTATUS[0]}
   read -r p f i < <(awk '/^test result:/ { for (k = 1; k <= NF; k++) { if ($(k+1) ~ /^passed/) P += $k; if ($(k+1) ~ /^failed/) F += $k; if ($(k+1) ~ /^ignored/) I += $k } } END { print P+0, F+0, I+0 }' "$log")
   skipped=$((skipped + ${i:-0}))
