@@ -392,10 +392,21 @@ pub fn run(req: &Request<'_>, env: &InstallEnv, out: &mut dyn Write) -> i32 {
     };
     let _ = writeln!(
         out,
-        "Chromium: micoff {} (id {}) is installed at Chromium's next start, enabled, no prompt, {whose}; \
+        "Chromium: micoff {} (id {}) {} at Chromium's next start, enabled, no prompt, {whose}; \
          not for Google Chrome, which installs from the Chrome Web Store only",
-        info.version, info.id
+        info.version,
+        info.id,
+        if req.dry_run {
+            "would be installed"
+        } else {
+            "is installed"
+        }
     );
+    if !req.system {
+        if let Some(note) = sandboxed_note(env) {
+            let _ = writeln!(out, "note: {note}");
+        }
+    }
     if let Some(policy) = blocking_policy(env) {
         let _ = writeln!(
             out,
@@ -486,4 +497,22 @@ fn blocking_policy(env: &InstallEnv) -> Option<PathBuf> {
             .and_then(|v| v.get("BlockExternalExtensions").and_then(|b| b.as_bool()))
             == Some(true)
     })
+}
+
+/// A snap or Flatpak Chromium keeps its user data dir elsewhere (its own `External Extensions`),
+/// which this install does not write: said, not guessed at.
+fn sandboxed_note(env: &InstallEnv) -> Option<String> {
+    let snap = std::fs::symlink_metadata(env.root.join("snap/bin/chromium")).is_ok();
+    let flatpak = env.flatpak(crate::cli::install::Browser::Chromium);
+    let dir = match (snap, flatpak) {
+        (true, _) => env.home.join("snap/chromium/common/chromium"),
+        (false, Some(app)) => app.join("config/chromium"),
+        (false, None) => return None,
+    };
+    Some(format!(
+        "a {} Chromium reads {}/External Extensions instead, and from inside its sandbox (the crx \
+         must be readable there): not written by this install, untested",
+        if snap { "snap" } else { "Flatpak" },
+        dir.display()
+    ))
 }
