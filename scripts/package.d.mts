@@ -5,3 +5,5 @@ export function zip(files: [string, Buffer][]): Buffer;
 export function zipDir(dir: string): Buffer;
 export function crx3(zipBytes: Buffer, privateKey: KeyObject): Buffer;
 export function loadReleaseKey(pemPath: string, manifestKeyBase64: string): KeyObject;
+export function publicKeyBase64(privateKey: KeyObject): string;
+export function filesWithKey(dir: string, keyBase64: string): [string, Buffer][];

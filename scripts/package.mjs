@@ -12,9 +12,16 @@ import { execFileSync } from 'node:child_process';
 // named by $MICOFF_CRX_KEY (or --crx-key=PATH). Its public half must be the `key` in
 // manifests/chrome.json: a crx signed with any other key would get another extension id, so a
 // mismatch is an error, never a silent new id. Without a key the crx step says so and is skipped.
+//
+// --own-key (with a key): the packages take the KEY's public half as their manifest `key` instead,
+// so the unpacked copy (<out>/chrome), the zip and the crx share that key's id: a fork's own key,
+// or a throwaway key in the e2e. Deliberately a different extension; a micoff-host answers it only
+// when built from that key (its id comes from manifests/chrome.json at build time).
+// --out-dir=DIR writes there instead of dist/ (the unpacked copy only with --own-key); --no-xpi
+// skips the Firefox package.
 import { createHash, createPrivateKey, createPublicKey, sign } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative, resolve } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflateRawSync } from 'node:zlib';
 import { buildManifest, chromeIdFromKey, crc32 } from './build.mjs';
@@ -147,7 +154,7 @@ export function crx3(zipBytes, privateKey) {
 /** Loads the release key and checks its public half is the manifest's `key` (else the id would change). */
 export function loadReleaseKey(pemPath, manifestKeyBase64) {
   const key = createPrivateKey(readFileSync(pemPath));
-  const spki = createPublicKey(key).export({ type: 'spki', format: 'der' }).toString('base64');
+  const spki = publicKeyBase64(key);
   if (spki !== manifestKeyBase64) {
     throw new Error(
       `${pemPath} is not micoff's release key: its public key gives extension id ` +
@@ -160,56 +167,111 @@ export function loadReleaseKey(pemPath, manifestKeyBase64) {
 
 // ---- main --------------------------------------------------------------------------------------------
 
+/** The base64 DER SubjectPublicKeyInfo of a private key: what a manifest `key` holds. */
+export function publicKeyBase64(privateKey) {
+  return createPublicKey(privateKey).export({ type: 'spki', format: 'der' }).toString('base64');
+}
+
+/**
+ * `dir`'s files with manifest.json's `key` set to `keyBase64` (and extension-id.txt to its id), as
+ * [name, bytes] pairs: the unpacked, zipped and packed forms of an --own-key package.
+ */
+export function filesWithKey(dir, keyBase64) {
+  return listFiles(dir).map((p) => {
+    const name = relative(dir, p).split('\\').join('/');
+    if (name !== 'manifest.json') return [name, readFileSync(p)];
+    const manifest = JSON.parse(readFileSync(p, 'utf8'));
+    return [name, Buffer.from(`${JSON.stringify({ ...manifest, key: keyBase64 }, null, 2)}\n`)];
+  });
+}
+
 function parseArgs(argv) {
-  const opts = { crxKey: process.env[CRX_KEY_ENV] || undefined, build: true };
+  const opts = { crxKey: process.env[CRX_KEY_ENV] || undefined, build: true, ownKey: false, xpi: true };
   for (const a of argv) {
     if (a.startsWith('--crx-key=')) opts.crxKey = a.slice('--crx-key='.length);
     else if (a === '--no-build') opts.build = false;
-    else throw new Error(`unknown argument ${a} (use --crx-key=PATH, --no-build)`);
+    else if (a === '--own-key') opts.ownKey = true;
+    else if (a === '--no-xpi') opts.xpi = false;
+    else if (a.startsWith('--out-dir=')) opts.outDir = resolve(a.slice('--out-dir='.length));
+    else
+      throw new Error(
+        `unknown argument ${a} (use --crx-key=PATH, --own-key, --out-dir=DIR, --no-xpi, --no-build)`,
+      );
   }
+  if (opts.ownKey && !opts.crxKey)
+    throw new Error(`--own-key needs a key (--crx-key=PATH or ${CRX_KEY_ENV})`);
   return opts;
 }
 
 function main() {
   const opts = parseArgs(process.argv.slice(2));
   if (opts.build) execFileSync(process.execPath, [join(ROOT, 'scripts/build.mjs')], { stdio: 'inherit' });
+  const out = opts.outDir ?? DIST;
+  mkdirSync(out, { recursive: true });
+  const shown = (p) => (p.startsWith(ROOT) ? relative(ROOT, p) : p);
   const chromeManifest = buildManifest('chrome');
   const version = chromeManifest.version;
-  const id = chromeIdFromKey(chromeManifest.key);
   const built = JSON.parse(readFileSync(join(DIST, 'chrome/manifest.json'), 'utf8'));
   if (built.version !== version || built.key !== chromeManifest.key)
     throw new Error('dist/chrome is not the current build (run npm run build)');
 
-  const zipPath = join(DIST, `micoff-${version}-chrome.zip`);
-  const zipBytes = zipDir(join(DIST, 'chrome'));
+  // The signing key, and the manifest `key` every Chrome form carries (the id follows from it).
+  let key;
+  let manifestKey = chromeManifest.key;
+  if (opts.crxKey && opts.ownKey) {
+    key = createPrivateKey(readFileSync(opts.crxKey));
+    manifestKey = publicKeyBase64(key);
+  } else if (opts.crxKey) {
+    key = loadReleaseKey(opts.crxKey, chromeManifest.key);
+  }
+  const id = chromeIdFromKey(manifestKey);
+  let zipBytes;
+  if (opts.ownKey) {
+    const files = filesWithKey(join(DIST, 'chrome'), manifestKey);
+    const unpacked = join(out, 'chrome');
+    rmSync(unpacked, { recursive: true, force: true });
+    for (const [name, bytes] of files) {
+      mkdirSync(dirname(join(unpacked, name)), { recursive: true });
+      writeFileSync(join(unpacked, name), bytes);
+    }
+    writeFileSync(join(unpacked, 'extension-id.txt'), `${id}\n`);
+    console.log(
+      `${shown(unpacked)}/ (unpacked, own key: extension id ${id}, not micoff's ${chromeIdFromKey(chromeManifest.key)})`,
+    );
+    zipBytes = zip(files);
+  } else {
+    zipBytes = zipDir(join(DIST, 'chrome'));
+  }
+  const zipPath = join(out, `micoff-${version}-chrome.zip`);
   writeFileSync(zipPath, zipBytes);
-  console.log(`${relative(ROOT, zipPath)} (${zipBytes.length} bytes, extension id ${id})`);
+  console.log(`${shown(zipPath)} (${zipBytes.length} bytes, extension id ${id})`);
 
-  const xpiName = `micoff-${version}.xpi`;
-  rmSync(join(DIST, xpiName), { force: true });
-  execFileSync(
-    join(ROOT, 'node_modules/.bin/web-ext'),
-    ['build', '--source-dir', join(DIST, 'firefox'), '--artifacts-dir', DIST, '--filename', xpiName],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  const firefoxId = buildManifest('firefox').browser_specific_settings.gecko.id;
-  console.log(
-    `dist/${xpiName} (${statSync(join(DIST, xpiName)).size} bytes, add-on id ${firefoxId}, unsigned)`,
-  );
+  if (opts.xpi) {
+    const xpiName = `micoff-${version}.xpi`;
+    rmSync(join(out, xpiName), { force: true });
+    execFileSync(
+      join(ROOT, 'node_modules/.bin/web-ext'),
+      ['build', '--source-dir', join(DIST, 'firefox'), '--artifacts-dir', out, '--filename', xpiName],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    );
+    const firefoxId = buildManifest('firefox').browser_specific_settings.gecko.id;
+    console.log(
+      `${shown(join(out, xpiName))} (${statSync(join(out, xpiName)).size} bytes, add-on id ${firefoxId}, unsigned)`,
+    );
+  }
 
-  const crxPath = join(DIST, `micoff-${version}.crx`);
+  const crxPath = join(out, `micoff-${version}.crx`);
   rmSync(crxPath, { force: true });
-  if (!opts.crxKey) {
+  if (!key) {
     console.log(
       `crx: skipped, no release key (set ${CRX_KEY_ENV}=/path/to/micoff-release.pem or pass --crx-key=PATH; ` +
         'docs/design/packaging.md). The zip and xpi above are complete.',
     );
     return;
   }
-  const key = loadReleaseKey(opts.crxKey, chromeManifest.key);
   const crx = crx3(zipBytes, key);
   writeFileSync(crxPath, crx);
-  console.log(`${relative(ROOT, crxPath)} (${crx.length} bytes, extension id ${id})`);
+  console.log(`${shown(crxPath)} (${crx.length} bytes, extension id ${id})`);
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

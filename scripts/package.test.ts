@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { chromeIdFromKey } from './build.mjs';
-import { crx3, loadReleaseKey, zip } from './package.mjs';
+import { crx3, filesWithKey, loadReleaseKey, publicKeyBase64, zip } from './package.mjs';
 
 // A key made here for the test only: it checks the CRX3 encoding, it never signs a release.
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -102,6 +102,32 @@ test('loadReleaseKey: a key whose public half is not the manifest key is refused
     );
     const own = createPublicKey(privateKey).export({ type: 'spki', format: 'der' }).toString('base64');
     assert.ok(loadReleaseKey(pem, own));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('filesWithKey: --own-key puts the signing key in the manifest, so unpacked, zip and crx share its id', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'micoff-ownkey-'));
+  try {
+    const manifest = { manifest_version: 3, name: 'm', version: '1.0', key: 'bWljb2Zm' };
+    writeFileSync(join(dir, 'manifest.json'), JSON.stringify(manifest));
+    writeFileSync(join(dir, 'background.js'), '// code\n');
+    writeFileSync(join(dir, 'extension-id.txt'), 'left out\n');
+    const own = publicKeyBase64(privateKey);
+    const files = filesWithKey(dir, own);
+    assert.deepEqual(
+      files.map(([n]) => n),
+      ['background.js', 'manifest.json'],
+    );
+    const written = JSON.parse(String(files.find(([n]) => n === 'manifest.json')?.[1]));
+    assert.deepEqual(written, { ...manifest, key: own });
+    // The crx's signed id is the id of the manifest's key: one id for every form.
+    const crx = crx3(zip(files), privateKey);
+    const header = crx.subarray(12, 12 + crx.readUInt32LE(8));
+    const crxId = one(fields(one(fields(header), 10000)), 1).toString('hex');
+    const asLetters = [...crxId].map((c) => String.fromCharCode(97 + Number.parseInt(c, 16))).join('');
+    assert.equal(asLetters, chromeIdFromKey(written.key));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -20,6 +20,8 @@ fn args() -> InstallArgs {
         release_delay_ms: 3000,
         firefox_profiles: vec![],
         firefox_xpi: None,
+        chromium_crx: None,
+        allow_other_key: false,
     }
 }
 
@@ -32,6 +34,7 @@ fn env(tmp: &Path) -> InstallEnv {
         root: tmp.join("root"),
         path_dirs: vec![bin],
         flatpak_apps: vec![],
+        data_home: None,
     }
 }
 
@@ -516,4 +519,292 @@ fn install_prints_the_extension_steps_it_cannot_do() {
     assert!(out.contains("addons.mozilla.org"), "{out}");
     assert!(out.contains("--system --firefox-xpi"), "{out}");
     assert!(!out.contains("chrome://extensions"), "{out}");
+}
+
+// ---- --chromium-crx ---------------------------------------------------------------------------
+
+mod crx {
+    use std::io::Write as _;
+
+    fn varint(mut n: usize, out: &mut Vec<u8>) {
+        while n >= 0x80 {
+            out.push((n as u8 & 0x7f) | 0x80);
+            n >>= 7;
+        }
+        out.push(n as u8);
+    }
+
+    fn field(number: usize, bytes: &[u8]) -> Vec<u8> {
+        let mut out = Vec::new();
+        varint(number * 8 + 2, &mut out);
+        varint(bytes.len(), &mut out);
+        out.extend_from_slice(bytes);
+        out
+    }
+
+    fn base64(text: &str) -> Vec<u8> {
+        let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut bits = 0u32;
+        let mut n = 0;
+        let mut out = Vec::new();
+        for c in text.bytes().filter(|c| *c != b'=') {
+            let v = alphabet.iter().position(|a| *a == c).unwrap() as u32;
+            bits = (bits << 6) | v;
+            n += 6;
+            if n >= 8 {
+                n -= 8;
+                out.push((bits >> n) as u8);
+            }
+        }
+        out
+    }
+
+    /// The public key in manifests/chrome.json: a crx carrying it has micoff's id.
+    pub fn micoff_public_key() -> Vec<u8> {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../manifests/chrome.json");
+        let manifest: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        base64(manifest["key"].as_str().unwrap())
+    }
+
+    /// A zip of `files`, each deflated or stored.
+    fn zip(files: &[(&str, &[u8])], deflate: bool) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut central = Vec::new();
+        for (name, data) in files {
+            let body = if deflate {
+                let mut e =
+                    flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
+                e.write_all(data).unwrap();
+                e.finish().unwrap()
+            } else {
+                data.to_vec()
+            };
+            let offset = out.len() as u32;
+            let method: u16 = if deflate { 8 } else { 0 };
+            out.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
+            out.extend_from_slice(&[20, 0, 0, 0]);
+            out.extend_from_slice(&method.to_le_bytes());
+            out.extend_from_slice(&[0; 8]); // time, date, crc (not checked)
+            out.extend_from_slice(&(body.len() as u32).to_le_bytes());
+            out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            out.extend_from_slice(&(name.len() as u16).to_le_bytes());
+            out.extend_from_slice(&[0, 0]);
+            out.extend_from_slice(name.as_bytes());
+            out.extend_from_slice(&body);
+            central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
+            central.extend_from_slice(&[20, 3, 20, 0, 0, 0]);
+            central.extend_from_slice(&method.to_le_bytes());
+            central.extend_from_slice(&[0; 8]);
+            central.extend_from_slice(&(body.len() as u32).to_le_bytes());
+            central.extend_from_slice(&(data.len() as u32).to_le_bytes());
+            central.extend_from_slice(&(name.len() as u16).to_le_bytes());
+            central.extend_from_slice(&[0; 12]);
+            central.extend_from_slice(&offset.to_le_bytes());
+            central.extend_from_slice(name.as_bytes());
+        }
+        let cd_offset = out.len() as u32;
+        out.extend_from_slice(&central);
+        out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
+        out.extend_from_slice(&[0, 0, 0, 0]);
+        out.extend_from_slice(&(files.len() as u16).to_le_bytes());
+        out.extend_from_slice(&(files.len() as u16).to_le_bytes());
+        out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+        out.extend_from_slice(&cd_offset.to_le_bytes());
+        out.extend_from_slice(&[0, 0]);
+        out
+    }
+
+    /// A CRX3 carrying `public_key`, whose signed crx_id is `id_of` hashed (its own key unless
+    /// told otherwise). The signature is filler: micoff reads ids, Chromium checks signatures.
+    pub fn crx(public_key: &[u8], id_of: &[u8], version: &str, deflate: bool) -> Vec<u8> {
+        let hash = micoff_files::sha256_hex(id_of);
+        let crx_id: Vec<u8> = (0..16)
+            .map(|i| u8::from_str_radix(&hash[2 * i..2 * i + 2], 16).unwrap())
+            .collect();
+        let proof = [field(1, public_key), field(2, &[0u8; 256])].concat();
+        let header = [field(2, &proof), field(10000, &field(1, &crx_id))].concat();
+        let manifest = format!("{{\"name\": \"micoff\", \"version\": \"{version}\"}}");
+        let zip = zip(
+            &[
+                ("background.js", b"// code".as_slice()),
+                ("manifest.json", manifest.as_bytes()),
+            ],
+            deflate,
+        );
+        [
+            b"Cr24".as_slice(),
+            &3u32.to_le_bytes(),
+            &(header.len() as u32).to_le_bytes(),
+            &header,
+            &zip,
+        ]
+        .concat()
+    }
+}
+
+use micoff_host::cli::chromium_crx::{inspect, CRX_NAME};
+use micoff_host::CHROME_EXTENSION_ID;
+
+#[test]
+fn crx_id_and_version_are_read_from_the_header_and_the_zip() {
+    let key = crx::micoff_public_key();
+    for deflate in [true, false] {
+        let info = inspect(&crx::crx(&key, &key, "1.2.3", deflate)).unwrap();
+        assert_eq!(info.id, CHROME_EXTENSION_ID);
+        assert_eq!(info.version, "1.2.3");
+    }
+    let other = b"another key".to_vec();
+    assert_ne!(
+        inspect(&crx::crx(&other, &other, "1", true)).unwrap().id,
+        CHROME_EXTENSION_ID
+    );
+    // A crx_id that is no key's hash, a zip, something truncated: errors, never a guess.
+    let e = inspect(&crx::crx(&other, &key, "1", true)).unwrap_err();
+    assert!(e.contains("no RSA key"), "{e}");
+    assert!(inspect(b"PK\x03\x04").unwrap_err().contains("not a crx"));
+    let good = crx::crx(&key, &key, "1", true);
+    assert!(inspect(&good[..good.len() - 30]).is_err());
+}
+
+fn crx_env(tmp: &Path) -> (InstallEnv, PathBuf) {
+    let env = env(tmp);
+    let key = crx::micoff_public_key();
+    let source = tmp.join("dist/micoff-0.1.0.crx");
+    std::fs::create_dir_all(source.parent().unwrap()).unwrap();
+    std::fs::write(&source, crx::crx(&key, &key, "0.1.0", true)).unwrap();
+    (env, source)
+}
+
+fn install_all(a: &InstallArgs, env: &InstallEnv) -> (i32, String) {
+    let mut out = Vec::new();
+    let code = micoff_host::cli::install::run_all(a, env, &mut out);
+    (code, String::from_utf8(out).unwrap())
+}
+
+#[test]
+fn chromium_crx_per_user_install_is_idempotent_and_uninstall_removes_only_ours() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (env, source) = crx_env(tmp.path());
+    let json = tmp
+        .path()
+        .join("home/.config/chromium/External Extensions")
+        .join(format!("{CHROME_EXTENSION_ID}.json"));
+    let copy = tmp.path().join("home/.local/share/micoff").join(CRX_NAME);
+    let mut a = args();
+    a.browsers = vec![Browser::Chromium];
+    a.chromium_crx = Some(Some(source.clone()));
+
+    a.dry_run = true;
+    let (code, out) = install_all(&a, &env);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("would be written"), "{out}");
+    assert!(!json.exists() && !copy.exists());
+
+    a.dry_run = false;
+    let (code, out) = install_all(&a, &env);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        std::fs::read(&copy).unwrap(),
+        std::fs::read(&source).unwrap()
+    );
+    let entry: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(
+        entry,
+        serde_json::json!({"external_crx": copy.to_str().unwrap(), "external_version": "0.1.0"})
+    );
+    assert!(out.contains("enabled, no prompt"), "{out}");
+    assert!(!out.contains("chrome://extensions"), "{out}");
+    let (code, out) = install_all(&a, &env);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(out.matches("unchanged").count(), 3, "{out}");
+
+    // Uninstall without naming a crx: both go, and only those.
+    let mut u = args();
+    u.browsers = vec![Browser::Chromium];
+    u.uninstall = true;
+    u.chromium_crx = Some(None);
+    let (code, out) = install_all(&u, &env);
+    assert_eq!(code, 0, "{out}");
+    assert!(!json.exists() && !copy.exists(), "{out}");
+    assert!(source.exists());
+    let (code, out) = install_all(&u, &env);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("nothing of micoff's found"), "{out}");
+
+    // An entry for micoff's id that the user wrote (another crx): never overwritten or removed.
+    std::fs::create_dir_all(json.parent().unwrap()).unwrap();
+    let theirs = "{\"external_crx\": \"/opt/mine.crx\", \"external_version\": \"9\"}\n";
+    std::fs::write(&json, theirs).unwrap();
+    let (code, out) = install_all(&a, &env);
+    assert_eq!(code, 3, "{out}");
+    assert!(out.contains("did not write"), "{out}");
+    let (code, out) = install_all(&u, &env);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("left alone"), "{out}");
+    assert_eq!(std::fs::read_to_string(&json).unwrap(), theirs);
+}
+
+#[test]
+fn chromium_crx_of_another_key_is_refused_unless_allowed() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (env, _) = crx_env(tmp.path());
+    let other = b"a fork's key".to_vec();
+    let source = tmp.path().join("fork.crx");
+    std::fs::write(&source, crx::crx(&other, &other, "2.0", false)).unwrap();
+    let other_id = inspect(&std::fs::read(&source).unwrap()).unwrap().id;
+    let mut a = args();
+    a.browsers = vec![Browser::Chromium];
+    a.chromium_crx = Some(Some(source));
+    let (code, out) = install_all(&a, &env);
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        out.contains(&other_id) && out.contains(CHROME_EXTENSION_ID),
+        "{out}"
+    );
+    let ext = tmp.path().join("home/.config/chromium/External Extensions");
+    assert!(!ext.exists());
+
+    a.allow_other_key = true;
+    let (code, out) = install_all(&a, &env);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("warning: --allow-other-key"), "{out}");
+    assert!(ext.join(format!("{other_id}.json")).is_file());
+
+    let mut u = args();
+    u.browsers = vec![Browser::Chromium];
+    u.uninstall = true;
+    u.chromium_crx = Some(None);
+    let (code, out) = install_all(&u, &env);
+    assert_eq!(code, 0, "{out}");
+    assert!(!ext.join(format!("{other_id}.json")).exists(), "{out}");
+}
+
+#[test]
+fn chromium_crx_system_wide_goes_next_to_chromiums_binary() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (env, source) = crx_env(tmp.path());
+    let root = tmp.path().join("root");
+    let mut a = args();
+    a.browsers = vec![Browser::Chromium];
+    a.system = true;
+    a.chromium_crx = Some(Some(source));
+    // No Chromium binary folder known: Chromium's standalone folder.
+    let (code, out) = install_all(&a, &env);
+    assert_eq!(code, 0, "{out}");
+    let standalone = root
+        .join("usr/share/chromium/extensions")
+        .join(format!("{CHROME_EXTENSION_ID}.json"));
+    assert!(standalone.is_file(), "{out}");
+    assert!(root.join("usr/local/share/micoff").join(CRX_NAME).is_file());
+    // Debian's layout: <binary folder>/extensions (its wrapper misreads /usr/share/chromium/extensions).
+    executable(&root.join("usr/lib/chromium/chromium"));
+    let (code, out) = install_all(&a, &env);
+    assert_eq!(code, 0, "{out}");
+    assert!(root
+        .join("usr/lib/chromium/extensions")
+        .join(format!("{CHROME_EXTENSION_ID}.json"))
+        .is_file());
+    assert!(out.contains("for every user"), "{out}");
 }

@@ -63,6 +63,20 @@ pub struct InstallArgs {
     /// removes those entries (any micoff XPI path).
     #[arg(long, value_name = "XPI", requires = "system")]
     pub firefox_xpi: Option<PathBuf>,
+    /// Install micoff into Chromium from this crx (`npm run package` with the release key ->
+    /// dist/micoff-<version>.crx) through Chromium's external extensions: per user in
+    /// ~/.config/chromium/External Extensions (no root), with --system for every user. Chromium
+    /// installs it at its next start, enabled. With --uninstall (no CRX needed): removes that
+    /// entry and micoff's copy of the crx; Chromium removes micoff at its next start.
+    #[arg(long, value_name = "CRX", num_args = 0..=1, conflicts_with = "target_dir")]
+    #[allow(clippy::option_option)]
+    // absent / given without a CRX (uninstall) / given with one
+    pub chromium_crx: Option<Option<PathBuf>>,
+    /// With --chromium-crx: install a crx signed with another key than micoff's release key (a
+    /// fork's own key, or a test key). Chromium installs it under that key's id; this host answers
+    /// it only when built from that key (manifests/chrome.json `key`).
+    #[arg(long, requires = "chromium_crx")]
+    pub allow_other_key: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ValueEnum)]
@@ -226,6 +240,8 @@ pub struct InstallEnv {
     pub path_dirs: Vec<PathBuf>,
     /// Installed Flatpak app ids (`flatpak list`); folders under `~/.var/app` count too.
     pub flatpak_apps: Vec<String>,
+    /// `$XDG_DATA_HOME`; `home/.local/share` when unset.
+    pub data_home: Option<PathBuf>,
 }
 
 impl InstallEnv {
@@ -235,9 +251,13 @@ impl InstallEnv {
             .map(PathBuf::from)
             .filter(|h| h.is_absolute())
             .ok_or("$HOME is not set to an absolute path")?;
-        let config_home = std::env::var_os("XDG_CONFIG_HOME")
-            .map(PathBuf::from)
-            .filter(|p| p.is_absolute());
+        let xdg = |name: &str| {
+            std::env::var_os(name)
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+        };
+        let config_home = xdg("XDG_CONFIG_HOME");
+        let data_home = xdg("XDG_DATA_HOME");
         let path_dirs = std::env::var_os("PATH")
             .map(|p| std::env::split_paths(&p).collect())
             .unwrap_or_default();
@@ -247,6 +267,7 @@ impl InstallEnv {
             root: PathBuf::from("/"),
             path_dirs,
             flatpak_apps: Vec::new(),
+            data_home,
         };
         if env.find_binary("flatpak").is_some() {
             env.flatpak_apps = flatpak_list();
@@ -258,6 +279,23 @@ impl InstallEnv {
         self.config_home
             .clone()
             .unwrap_or_else(|| self.home.join(".config"))
+    }
+
+    /// `$XDG_DATA_HOME`, else `~/.local/share`.
+    pub fn data_home(&self) -> PathBuf {
+        self.data_home
+            .clone()
+            .unwrap_or_else(|| self.home.join(".local/share"))
+    }
+
+    /// Chromium's default user data dir (`~/.config/chromium`): the folder above its
+    /// `NativeMessagingHosts`.
+    pub fn chromium_user_data_dir(&self) -> PathBuf {
+        let manifests = self.config_home().join(Browser::Chromium.spec().user_dir);
+        manifests
+            .parent()
+            .map(Path::to_path_buf)
+            .unwrap_or(manifests)
     }
 
     fn user_base(&self, browser: Browser) -> PathBuf {
@@ -684,10 +722,21 @@ fn host_path(args: &InstallArgs) -> Result<PathBuf, String> {
     std::path::absolute(&path).map_err(|e| format!("{}: {e}", path.display()))
 }
 
-/// Runs `install` (the host manifests, then with `--firefox-release` Firefox's release pref)
-/// against `env`, reporting to `out`. Returns the worst exit code of the two.
+/// Runs `install` (the host manifests, then with `--chromium-crx` micoff into Chromium, then with
+/// `--firefox-release` / `--firefox-xpi` Firefox's parts) against `env`, reporting to `out`.
+/// Returns the worst exit code of the parts (`EXIT_PARTIAL` when they differ).
 pub fn run_all(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
-    let code = run(args, env, out);
+    let mut code = run(args, env, out);
+    if let Some(crx) = &args.chromium_crx {
+        let req = crate::cli::chromium_crx::Request {
+            crx: crx.as_deref(),
+            allow_other_key: args.allow_other_key,
+            system: args.system,
+            uninstall: args.uninstall,
+            dry_run: args.dry_run,
+        };
+        code = worst(code, crate::cli::chromium_crx::run(&req, env, out));
+    }
     if !args.firefox_release && args.firefox_xpi.is_none() {
         return code;
     }
@@ -716,10 +765,14 @@ pub fn run_all(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32
         uninstall: args.uninstall,
         dry_run: args.dry_run,
     };
-    let pref = crate::cli::firefox_release::run(&req, out);
-    match (code, pref) {
-        (EXIT_OK, p) => p,
-        (c, EXIT_OK) => c,
+    worst(code, crate::cli::firefox_release::run(&req, out))
+}
+
+/// Two parts' exit codes as one: either when the other is OK, else `EXIT_PARTIAL`.
+fn worst(a: i32, b: i32) -> i32 {
+    match (a, b) {
+        (EXIT_OK, b) => b,
+        (a, EXIT_OK) => a,
         _ => EXIT_PARTIAL,
     }
 }
@@ -747,13 +800,13 @@ fn xpi_url(xpi: &Path, uninstall: bool) -> Result<String, String> {
 /// the browsers whose extension side `install` cannot do (docs/design/firefox-install.md).
 fn extension_steps(plan: &Plan, args: &InstallArgs) -> Vec<String> {
     let mut steps = Vec::new();
-    if plan.targets.iter().any(|t| !t.firefox) {
+    if plan.targets.iter().any(|t| !t.firefox) && args.chromium_crx.is_none() {
         steps.push(
-            "extension (Chrome/Chromium family): Google Chrome and the other Chromium browsers \
-             take extensions from the Chrome Web Store only, or unpacked in developer mode: open \
-             chrome://extensions, switch on Developer mode, Load unpacked, pick dist/chrome. \
-             (Chromium's local external-extension install needs a crx signed with micoff's \
-             release key, which this build does not have.)"
+            "extension (Chrome/Chromium family): Chromium: run this again with --chromium-crx \
+             <micoff-<version>.crx> (the release crx) to install micoff for good. Google Chrome \
+             and the other Chromium browsers take extensions from the Chrome Web Store only, or \
+             unpacked in developer mode: open chrome://extensions, switch on Developer mode, Load \
+             unpacked, pick dist/chrome."
                 .to_owned(),
         );
     }

@@ -2,6 +2,7 @@
 //! everything else is a subcommand. Output goes through an explicit writer (stdout is the protocol
 //! in native messaging mode, so nothing here prints on its own).
 
+pub mod chromium_crx;
 pub mod firefox_release;
 pub mod install;
 pub mod latency;
