@@ -18,6 +18,7 @@
 // Wall time: ~75 s by default; MICOFF_ECHO_ROUNDS (default 1) and MICOFF_ECHO_UNMUTES (unmutes per
 // call, default 1) make it a sweep (scripts/bench-echo.sh), MICOFF_ECHO_FINE_MS=100 runs the second
 // test: the first 3 s after each unmute at that resolution.
+import { DEFAULT_SETTINGS } from '../../extension/src/shared/settings.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import type { MeetingPage } from '../rig/meeting-page.ts';
 import { dB, type EchoConfig, openEchoCall, sentCurve, sentPerSecond, startEchoRig } from './echo-util.ts';
@@ -28,14 +29,14 @@ const UNMUTES = Number(process.env.MICOFF_ECHO_UNMUTES ?? 1);
 const FINE_MS = Number(process.env.MICOFF_ECHO_FINE_MS ?? 0);
 /** Far-end speech before the first mute: AEC3 converges within a few seconds. */
 const CONVERGE_S = 8;
-/** How long each mute lasts; past the default release delay (3 s) so micoff has released. */
-const MUTED_MS = Number(process.env.MICOFF_ECHO_MUTED_MS ?? 5000);
+/** How long each mute lasts: 2 s past the default release delay, so micoff has released. */
+const MUTED_MS = Number(process.env.MICOFF_ECHO_MUTED_MS ?? DEFAULT_SETTINGS.releaseDelayMs + 2000);
 /** The window after an unmute. */
 const AFTER_S = 15;
 /** The bar window. */
 const WINDOW_S = 3;
 /** A fresh capture's canceller is back to its steady level ~3 s after the reacquire (the 100 ms
- * curves in release-on-mute.md); the bar compares the seconds from here on. */
+ * curves in release-on-mute.md); the bar compares the seconds after these (the 4th to the 15th). */
 const SETTLED_FROM_S = 3;
 
 const CONFIGS: EchoConfig[] = [
