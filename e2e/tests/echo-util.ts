@@ -56,6 +56,71 @@ export async function startEchoRig(kind: 'pulseaudio' | 'pipewire'): Promise<Aud
   return rig;
 }
 
+/** A call of echo.html in a fresh browser of configuration `c`, capturing (one record stream at the
+ * server). `close()` hangs up, closes the browser and waits for the capture to leave the server. */
+export async function openEchoCall(
+  rig: AudioRig,
+  pages: PageServer,
+  c: EchoConfig,
+): Promise<{ browser: LaunchedChromium; call: MeetingPage; close(): Promise<void> }> {
+  const env = { ...rig.clientEnv };
+  if (c.latencyMs === null) delete env.PULSE_LATENCY_MSEC;
+  else env.PULSE_LATENCY_MSEC = String(c.latencyMs);
+  const browser = await launchChromium({ env, withExtension: c.withExtension });
+  const close = async () => {
+    await browser.close();
+    await whenStreams(rig, 'no capture between configurations', (n) => n === 0, 5000).catch(() => {});
+  };
+  try {
+    const q = new URLSearchParams({ constraints: JSON.stringify(c.constraints) });
+    const call = await MeetingPage.open(browser.context, pages.url(`echo.html?${q}`));
+    await call.ready();
+    await whenStreams(rig, 'Chromium capturing', (n) => n === 1);
+    return { browser, call, close };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
+
+/** The energy per second the page sent between two stats samples, dB. The media-source counters
+ * restart when the sender's track changes (micoff's reacquire swaps a new track in): then the new
+ * counters alone are the interval's. */
+export function sentDb(a: MeetingStats, b: MeetingStats): number {
+  const restarted = (b.source?.totalSamplesDuration ?? 0) < (a.source?.totalSamplesDuration ?? 0);
+  return dB(delta(restarted ? { ...a, source: undefined } : a, b).energy_rate);
+}
+
+/** The sent echo every `stepMs` for `totalMs` from now: [ms since the start, dB] per step. The first
+ * sample is taken before `then` runs (e.g. the unmute), so the curve starts at the action. */
+export async function sentCurve(
+  call: MeetingPage,
+  stepMs: number,
+  totalMs: number,
+  then?: () => Promise<unknown>,
+): Promise<[number, number][]> {
+  const out: [number, number][] = [];
+  let prev = await call.stats();
+  const t0 = Date.now();
+  await then?.();
+  while (Date.now() - t0 < totalMs - stepMs / 2) {
+    await new Promise((r) => setTimeout(r, Math.max(0, t0 + (out.length + 1) * stepMs - Date.now())));
+    const s = await call.stats();
+    out.push([Date.now() - t0, sentDb(prev, s)]);
+    prev = s;
+  }
+  return out;
+}
+
+/** The sent echo second by second for `seconds` seconds from now, dB (unrounded). */
+export async function sentPerSecond(
+  call: MeetingPage,
+  seconds: number,
+  then?: () => Promise<unknown>,
+): Promise<number[]> {
+  return (await sentCurve(call, 1000, seconds * 1000, then)).map(([, db]) => db);
+}
+
 /** One call in a fresh browser: warm up, then the echo figures over the window. */
 export async function measureEcho(
   rig: AudioRig,
@@ -68,15 +133,8 @@ export async function measureEcho(
   } = {},
 ): Promise<EchoFigures> {
   const windowMs = opts.windowMs ?? WINDOW_MS;
-  const env = { ...rig.clientEnv };
-  if (c.latencyMs === null) delete env.PULSE_LATENCY_MSEC;
-  else env.PULSE_LATENCY_MSEC = String(c.latencyMs);
-  const browser = await launchChromium({ env, withExtension: c.withExtension });
+  const { browser, call, close } = await openEchoCall(rig, pages, c);
   try {
-    const q = new URLSearchParams({ constraints: JSON.stringify(c.constraints) });
-    const call = await MeetingPage.open(browser.context, pages.url(`echo.html?${q}`));
-    await call.ready();
-    await whenStreams(rig, 'Chromium capturing', (n) => n === 1);
     await opts.inspect?.(browser, call);
     await new Promise((r) => setTimeout(r, WARMUP_MS));
     // Per second as well as over the window: AEC leaks come in bursts.
@@ -99,7 +157,6 @@ export async function measureEcho(
     await call.hangUp();
     return figures;
   } finally {
-    await browser.close();
-    await whenStreams(rig, 'no capture between configurations', (n) => n === 0, 5000).catch(() => {});
+    await close();
   }
 }
