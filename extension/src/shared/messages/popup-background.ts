@@ -2,10 +2,11 @@
 // open": the background streams CPU at 1 Hz only while one is connected). The background parses what
 // a popup sends here.
 
+import type { HistorySnapshot } from '../../background/cpu-history.ts';
 import type { CpuView } from '../cpu-view.ts';
 import type { DoctorFinding } from '../doctor.ts';
 import type { HostStatus } from '../host-status.ts';
-import type { AudioServerInfo, AudioStream } from '../protocol.ts';
+import type { AudioServerInfo, AudioStream, PowerReading } from '../protocol.ts';
 import { isRecord } from './validate.ts';
 
 export const POPUP_PORT = 'micoff-popup';
@@ -25,6 +26,8 @@ export interface TabReleaseView {
   latency_guard?: string | null;
   /** The tab's capture devices' labels (to find its record streams at the server). */
   labels?: string[];
+  /** Every live track on the tab's devices is disabled (the meeting is muted). */
+  muted?: boolean;
 }
 
 export interface AudioSnapshot {
@@ -40,7 +43,8 @@ export type DoctorResult = { ok: true; findings: DoctorFinding[] } | { ok: false
 export type PopupToBackground =
   | { type: 'popup_hello'; tab_id: number | null }
   | { type: 'host_reconnect' }
-  | { type: 'run_doctor' };
+  | { type: 'run_doctor' }
+  | { type: 'get_power' };
 
 export type BackgroundToPopup =
   | { type: 'host_status'; status: HostStatus }
@@ -48,7 +52,10 @@ export type BackgroundToPopup =
   | { type: 'cpu_error'; message: string }
   | { type: 'audio'; audio: AudioSnapshot }
   | { type: 'tab'; tab_id: number; tab: TabReleaseView | null }
-  | { type: 'doctor'; result: DoctorResult };
+  | { type: 'doctor'; result: DoctorResult }
+  /** The audio path's CPU over the last minutes, marks, savings: on open and with every report. */
+  | { type: 'history'; history: HistorySnapshot }
+  | { type: 'power'; result: { ok: true; reading: PowerReading } | { ok: false; message: string } };
 
 /** A message from a popup, or null when it is not one. */
 export function parsePopupMessage(m: unknown): PopupToBackground | null {
@@ -61,6 +68,8 @@ export function parsePopupMessage(m: unknown): PopupToBackground | null {
       return { type: 'host_reconnect' };
     case 'run_doctor':
       return { type: 'run_doctor' };
+    case 'get_power':
+      return { type: 'get_power' };
     default:
       return null;
   }
