@@ -92,6 +92,22 @@ test('the popup charts a release after a mute and counts the CPU it saved', asyn
   );
   testInfo.annotations.push({ type: 'power', description: JSON.stringify(reading) });
 
+  // The figures behind it (docs/design/popup-savings.md quotes them).
+  const h = await ext.worker.evaluate(() =>
+    (
+      globalThis as unknown as {
+        micoff: {
+          popups: { history(): import('../../extension/src/background/cpu-history.ts').HistorySnapshot };
+        };
+      }
+    ).micoff.popups.history(),
+  );
+  const released = h.released.at(-1);
+  const during = h.points.filter((p) => p.phase === 'released').map((p) => p.pct);
+  console.log(
+    `popup savings: baseline ${released?.baseline_pct?.toFixed(2)} %, released mean ${(during.reduce((a, b) => a + b, 0) / during.length).toFixed(2)} % over ${during.length} s, saved ${h.saved_cpu_s.toFixed(2)} CPU-s; power ${JSON.stringify(reading)}`,
+  );
+
   await meeting.unmute();
   await expect(popup.locator('#chart svg line.mark.unmute')).toHaveCount(1, { timeout: 15_000 });
   await popup.screenshot({ path: testInfo.outputPath('popup-chart.png'), fullPage: true });
