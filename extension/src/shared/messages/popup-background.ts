@@ -1,5 +1,5 @@
 // popup <-> background, over a long-lived port named POPUP_PORT (the port's lifetime is "the popup is
-// open": the background streams CPU at 1 Hz only while one is connected). The background parses what
+// open": the background streams CPU and its history at 1 Hz to the connected popups). The background parses what
 // a popup sends here.
 
 import type { HistorySnapshot } from '../../background/cpu-history.ts';
