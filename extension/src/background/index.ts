@@ -23,13 +23,15 @@ const tabs = createTabViews();
 /** CPU-seconds saved since the browser started: storage.session outlives a service-worker restart
  * and is cleared when the browser exits. */
 const SAVED_KEY = 'micoff_saved_cpu_s';
+const session = chrome.storage?.session; // Firefox 115+, Chrome 102+
 const savings = {
   load: async () => {
-    const got = await chrome.storage.session.get(SAVED_KEY);
+    if (!session) return 0;
+    const got = await session.get(SAVED_KEY);
     const v = got[SAVED_KEY];
     return typeof v === 'number' && Number.isFinite(v) ? v : 0;
   },
-  save: (cpuS: number) => void chrome.storage.session.set({ [SAVED_KEY]: cpuS }).catch(() => {}),
+  save: (cpuS: number) => void session?.set({ [SAVED_KEY]: cpuS }).catch(() => {}),
 };
 const popups = createPopupHub({ host, audio, tabs, savings });
 

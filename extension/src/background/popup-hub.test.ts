@@ -157,7 +157,7 @@ test('a microphone in use holds the cpu subscription: the history and the CPU sa
     event: {
       type: 'cpu',
       report: {
-        window_ms: 1000,
+        window_ms: 5000,
         total_cpu_pct: pct,
         processes: [
           {
@@ -175,21 +175,21 @@ test('a microphone in use holds the cpu subscription: the history and the CPU sa
   });
   const view = (state: 'capturing' | 'released', muted: boolean) =>
     ({ origin: 'https://x.example', state, since_ms: 1, reason: null, muted }) as const;
-  tabs.set(4, view('capturing', false)); // no popup, but a microphone: subscribed
-  assert.deepEqual(port.last(), { type: 'subscribe', topic: 'cpu', interval_ms: 1000, id: 3 });
+  tabs.set(4, view('capturing', false)); // no popup, but a microphone: subscribed, every 5 s
+  assert.deepEqual(port.last(), { type: 'subscribe', topic: 'cpu', interval_ms: 5000, id: 3 });
   port.answer({ subscription: 2 });
   await tick();
   for (const pct of [4, 6]) {
-    timers.advance(1000);
+    timers.advance(5000);
     port.emit(report(pct)); // baseline: 5 %
   }
   timers.advance(500);
   tabs.set(4, view('capturing', true)); // muted
   timers.advance(500);
   tabs.set(4, view('released', true));
-  timers.advance(1000);
-  port.emit(report(1)); // the window began at the release: saves (5 - 1) % of 1 s
-  timers.advance(1000);
+  timers.advance(5000);
+  port.emit(report(1)); // the window began at the release: saves (5 - 1) % of 5 s
+  timers.advance(5000);
   port.emit(report(1));
   const h = hub.history.snapshot();
   assert.deepEqual(
@@ -198,13 +198,29 @@ test('a microphone in use holds the cpu subscription: the history and the CPU sa
   );
   assert.equal(h.released.length, 1);
   assert.equal(h.released[0]?.baseline_pct, 5);
-  assert.ok(Math.abs(h.saved_cpu_s - 0.08) < 1e-9, `${h.saved_cpu_s}`);
+  assert.ok(Math.abs(h.saved_cpu_s - 0.4) < 1e-9, `${h.saved_cpu_s}`);
+  // A popup opens: every second while it is open, back to every 5 s when it closes.
+  const popup = new FakePopup();
+  hub.attach(popup);
+  assert.deepEqual(port.sent.slice(-2), [
+    { type: 'unsubscribe', subscription: 2, id: 4 },
+    { type: 'subscribe', topic: 'cpu', interval_ms: 1000, id: 5 },
+  ]);
+  port.answer({ subscription: 3 });
+  await tick();
+  popup.close();
+  assert.deepEqual(port.sent.slice(-2), [
+    { type: 'unsubscribe', subscription: 3, id: 6 },
+    { type: 'subscribe', topic: 'cpu', interval_ms: 5000, id: 7 },
+  ]);
+  port.answer({ subscription: 4 });
+  await tick();
   tabs.set(4, view('capturing', false));
   assert.deepEqual(
     hub.history.snapshot().marks.map((m) => m.kind),
     ['mute', 'release', 'unmute'],
   );
   tabs.set(4, null); // the microphone is gone and no popup is open: unsubscribed
-  assert.deepEqual(port.last(), { type: 'unsubscribe', subscription: 2, id: 4 });
+  assert.deepEqual(port.last(), { type: 'unsubscribe', subscription: 4, id: 8 });
   assert.equal(hub.cpuSubscription(), null);
 });

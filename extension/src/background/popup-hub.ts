@@ -14,6 +14,9 @@ import type { HostClient, Subscription } from './host-client.ts';
 import type { TabViews } from './popup-tab-views.ts';
 import { type ExtensionSelf, type SenderLike, uiSenderRefusal } from './ui-sender.ts';
 
+/** The cpu subscription's interval while no popup is open but a tab holds a microphone. */
+export const BACKGROUND_CPU_INTERVAL_MS = 5000;
+
 export interface PopupPortLike {
   postMessage(message: BackgroundToPopup): void;
   onMessage: { addListener(cb: (message: unknown) => void): void };
@@ -58,25 +61,30 @@ export function createPopupHub(deps: PopupHubDeps): PopupHub {
     () => {},
   );
   const micInUse = () => history.snapshot().phase !== 'idle';
-  /** Subscribed exactly while a popup is open or a microphone is in use. */
+  /** Subscribed exactly while a popup is open (every `cpuIntervalMs`) or a microphone is in use
+   * (every BACKGROUND_CPU_INTERVAL_MS: the history at a fifth of the cost while nobody looks). */
+  let interval = 0;
   const updateCpu = () => {
-    const want = popups.size > 0 || micInUse();
-    if (want && !cpu) {
-      cpu = deps.host.subscribe(
-        { type: 'subscribe', topic: 'cpu', interval_ms: deps.cpuIntervalMs ?? CPU_INTERVAL_MS.default },
-        (e) => {
-          if (e.type !== 'cpu') return;
-          if (history.addSample(audioPathCpuPct(e.report), e.report.window_ms) !== 0)
-            deps.savings?.save(history.savedCpuS());
-          if (popups.size === 0) return;
-          broadcast({ type: 'cpu', view: cpuView(e.report) });
-          broadcast({ type: 'history', history: history.snapshot() });
-        },
-      );
-    } else if (!want && cpu) {
+    const want =
+      popups.size > 0
+        ? (deps.cpuIntervalMs ?? CPU_INTERVAL_MS.default)
+        : micInUse()
+          ? BACKGROUND_CPU_INTERVAL_MS
+          : 0;
+    if (cpu && want !== interval) {
       void cpu.close();
       cpu = null;
     }
+    interval = want;
+    if (want === 0 || cpu) return;
+    cpu = deps.host.subscribe({ type: 'subscribe', topic: 'cpu', interval_ms: want }, (e) => {
+      if (e.type !== 'cpu') return;
+      if (history.addSample(audioPathCpuPct(e.report), e.report.window_ms) !== 0)
+        deps.savings?.save(history.savedCpuS());
+      if (popups.size === 0) return;
+      broadcast({ type: 'cpu', view: cpuView(e.report) });
+      broadcast({ type: 'history', history: history.snapshot() });
+    });
   };
 
   const send = (port: PopupPortLike, msg: BackgroundToPopup) => {
