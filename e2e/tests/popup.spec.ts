@@ -97,7 +97,9 @@ test('the popup charts a release after a mute and counts the CPU it saved', asyn
     (
       globalThis as unknown as {
         micoff: {
-          popups: { history(): import('../../extension/src/background/cpu-history.ts').HistorySnapshot };
+          popups: {
+            history(): import('../../extension/src/shared/messages/popup-background.ts').HistorySnapshot;
+          };
         };
       }
     ).micoff.popups.history(),

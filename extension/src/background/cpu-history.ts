@@ -1,48 +1,15 @@
 // The audio path's CPU over the last minutes, the mute / release / unmute moments on it, and the CPU
 // micoff saved (docs/design/popup-savings.md has the definition). Pure: the cpu feed (cpu-feed.ts)
 // feeds it the host's reports and the tabs' phase; the popup draws `snapshot()`.
-import type { TabReleaseView } from '../shared/messages/popup-background.ts';
-
-/** What the microphones of all tabs are doing, folded into one (highest first): a tab capturing
- * unmuted; muted but still open (the release delay); kept open while muted; every one released. */
-export type Phase = 'capturing' | 'muted' | 'kept' | 'released' | 'idle';
-
-export interface CpuPoint {
-  /** End of the report's window (ms since epoch). */
-  t_ms: number;
-  /** Audio-path CPU over the window, % of one core. */
-  pct: number;
-  window_ms: number;
-  /** The phase throughout the window; 'transition' when it changed inside it. */
-  phase: Phase | 'transition';
-}
-
-export type MarkKind = 'mute' | 'release' | 'unmute';
-export interface Mark {
-  t_ms: number;
-  kind: MarkKind;
-}
-
-export interface ReleasedInterval {
-  start_ms: number;
-  /** null while it lasts. */
-  end_ms: number | null;
-  /** Mean audio-path CPU of the capturing samples in the BASELINE_MS before the mute; null when none. */
-  baseline_pct: number | null;
-  /** CPU-seconds saved over this interval so far (0 without a baseline). */
-  saved_cpu_s: number;
-}
-
-export interface HistorySnapshot {
-  now_ms: number;
-  span_ms: number;
-  points: CpuPoint[];
-  marks: Mark[];
-  released: ReleasedInterval[];
-  /** Since the browser started (kept across background restarts in storage.session). */
-  saved_cpu_s: number;
-  phase: Phase;
-}
+import type {
+  CpuPoint,
+  HistorySnapshot,
+  Mark,
+  MarkKind,
+  Phase,
+  ReleasedInterval,
+  TabReleaseView,
+} from '../shared/messages/popup-background.ts';
 
 export const HISTORY_SPAN_MS = 5 * 60_000;
 /** How far back before a mute the unmuted rate is averaged. */

@@ -2,7 +2,7 @@
 // background's samples, a shaded band per released interval, a tick per mute / release / unmute;
 // colours from ui.css's variables (light and dark). `chartModel` is the geometry (pure, unit-tested),
 // `chartSvg` the DOM; `savingsLines` the text figures beside it (docs/design/popup-savings.md).
-import type { HistorySnapshot, MarkKind } from '../background/cpu-history.ts';
+import type { HistorySnapshot, MarkKind } from '../shared/messages/popup-background.ts';
 import type { PowerReading } from '../shared/protocol.ts';
 
 export const CHART = { width: 356, height: 96, top: 6, bottom: 14 } as const;
