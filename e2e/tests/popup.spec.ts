@@ -49,3 +49,68 @@ test('the popup shows live CPU, the record stream and the doctor findings from m
 
   await popup.screenshot({ path: testInfo.outputPath('popup.png'), fullPage: true });
 });
+
+test('the popup charts a release after a mute and counts the CPU it saved', async ({
+  extensionId,
+  context,
+  ext,
+  openMeeting,
+}, testInfo) => {
+  await ext.waitHostConnected();
+  const meeting = await openMeeting();
+  await meeting.waitForAudioFlowing();
+  const popup = await context.newPage();
+  await popup.goto(`chrome-extension://${extensionId}/popup.html`);
+  // The background has sampled since the tab took the microphone: a line of unmuted samples first
+  // (the rate a release is measured against).
+  const line = popup.locator('#chart svg polyline.cpu');
+  await expect
+    .poll(async () => ((await line.getAttribute('points').catch(() => null)) ?? '').split(' ').length, {
+      timeout: 15_000,
+    })
+    .toBeGreaterThanOrEqual(3);
+  await expect(popup.locator('#chart svg title').first()).toHaveText(/Audio path CPU/);
+
+  await meeting.mute();
+  // The released interval is shaded on the chart, with its mute and release marks.
+  await expect(popup.locator('#chart svg rect.released')).toHaveCount(1, { timeout: 15_000 });
+  await expect(popup.locator('#chart svg line.mark.release')).toHaveCount(1);
+  // After a few released seconds the saving is above zero (text figure beside the chart).
+  await expect
+    .poll(async () => Number((await popup.locator('#saved-cpu').textContent())?.match(/≈ ([\d.]+)/)?.[1]), {
+      timeout: 15_000,
+    })
+    .toBeGreaterThan(0);
+  // Energy: a figure where the machine reports power, else the reason in plain words.
+  const energy = popup.locator('#saved-energy');
+  await expect(energy).not.toHaveText(/asking micoff-host/, { timeout: 10_000 });
+  const reading = await ext.request({ type: 'power' });
+  await expect(energy).toHaveText(
+    reading.watts === null
+      ? /^This machine reports no power reading: /
+      : /J \([\d.]+ Wh\) saved|too few busy/,
+  );
+  testInfo.annotations.push({ type: 'power', description: JSON.stringify(reading) });
+
+  // The figures behind it (docs/design/popup-savings.md quotes them).
+  const h = await ext.worker.evaluate(() =>
+    (
+      globalThis as unknown as {
+        micoff: {
+          popups: {
+            history(): import('../../extension/src/shared/messages/popup-background.ts').HistorySnapshot;
+          };
+        };
+      }
+    ).micoff.popups.history(),
+  );
+  const released = h.released.at(-1);
+  const during = h.points.filter((p) => p.phase === 'released').map((p) => p.pct);
+  console.log(
+    `popup savings: baseline ${released?.baseline_pct?.toFixed(2)} %, released mean ${(during.reduce((a, b) => a + b, 0) / during.length).toFixed(2)} % over ${during.length} s, saved ${h.saved_cpu_s.toFixed(2)} CPU-s; power ${JSON.stringify(reading)}`,
+  );
+
+  await meeting.unmute();
+  await expect(popup.locator('#chart svg line.mark.unmute')).toHaveCount(1, { timeout: 15_000 });
+  await popup.screenshot({ path: testInfo.outputPath('popup-chart.png'), fullPage: true });
+});

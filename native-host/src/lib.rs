@@ -11,6 +11,8 @@
 //!   process) and `Doctor` (micoff-doctor).
 //! - [`latency`]: capture latency: status at the server, the pipewire-pulse rule and
 //!   desktop-entry writers.
+//! - [`power`]: what the machine reports it draws (RAPL, a discharging battery) for the popup's
+//!   energy estimate.
 //! - [`cli`]: the subcommands (`sample`, `top`, `install`, `doctor`, `fix`, `bench`, `latency`).
 
 pub mod backend;
@@ -18,6 +20,7 @@ pub mod cli;
 pub mod deps;
 pub mod framing;
 pub mod latency;
+pub mod power;
 pub mod protocol;
 pub mod server;
 

@@ -120,10 +120,13 @@ pub enum RequestBody {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         browsers: Option<Vec<crate::latency::Browser>>,
     },
+    /// What the machine reports it draws (RAPL, or a discharging battery) over one second, and
+    /// how many cores were busy meanwhile ([`crate::power`]); says why where it reports nothing.
+    Power,
 }
 
 impl RequestBody {
-    pub const TYPES: [&'static str; 10] = [
+    pub const TYPES: [&'static str; 11] = [
         "version",
         "processes",
         "cpu_sample",
@@ -134,6 +137,7 @@ impl RequestBody {
         "doctor",
         "latency_status",
         "latency_set",
+        "power",
     ];
 
     pub fn type_name(&self) -> &'static str {
@@ -148,6 +152,7 @@ impl RequestBody {
             Self::Doctor => "doctor",
             Self::LatencyStatus => "latency_status",
             Self::LatencySet { .. } => "latency_set",
+            Self::Power => "power",
         }
     }
 }
@@ -753,6 +758,7 @@ pub fn typed_result(request_type: &str, result: &Value) -> Result<Value, String>
         "doctor" => check_doctor_report(result).map(|()| result.clone()),
         "latency_status" => roundtrip::<crate::latency::LatencyStatus>(result),
         "latency_set" => roundtrip::<crate::latency::LatencySetResult>(result),
+        "power" => roundtrip::<crate::power::PowerReading>(result),
         other => Err(format!("no typed result for `{other}`")),
     }
 }

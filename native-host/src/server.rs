@@ -333,6 +333,12 @@ async fn handle(ctx: &Ctx, request: Request) -> Vec<u8> {
             }
             Err(e) => Err(HostError::Internal(e)),
         },
+        RequestBody::Power => {
+            let reading =
+                crate::power::measure(crate::power::Roots::system(), crate::power::POWER_WINDOW)
+                    .await;
+            Ok(encode_result(id, &reading, ctx.max_bytes))
+        }
         RequestBody::Subscribe(_) | RequestBody::Unsubscribe { .. } => Err(HostError::Internal(
             "subscription requests are handled on the read loop".into(),
         )),

@@ -762,6 +762,27 @@ async fn a_cpu_event_of_3000_threads_is_held_to_64_kib_with_the_busiest_threads(
 }
 
 #[tokio::test]
+async fn power_answers_a_reading_or_why_not() {
+    let mut c = start();
+    c.send(json!({"id": 1, "type": "power"})).await;
+    let r = c.recv().await;
+    assert_eq!(r["type"], "result", "{r}");
+    let typed = micoff_host::protocol::typed_result("power", &r["result"]).unwrap();
+    assert_eq!(typed, r["result"]);
+    // Measured over one second; a figure, or a reason for each source that gave none.
+    assert!(r["result"]["window_ms"].as_f64().unwrap() >= 1000.0, "{r}");
+    if r["result"]["source"].is_null() {
+        assert!(r["result"]["watts"].is_null(), "{r}");
+        assert!(
+            !r["result"]["unavailable"].as_array().unwrap().is_empty(),
+            "{r}"
+        );
+    } else {
+        assert!(r["result"]["watts"].as_f64().unwrap() > 0.0, "{r}");
+    }
+}
+
+#[tokio::test]
 async fn latency_requests_without_a_server() {
     let mut c = start();
     // Status still answers: the server is unknown, nothing granted to show.

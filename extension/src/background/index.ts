@@ -20,7 +20,20 @@ const host = browserHostClient(log);
 const audio = createAudioMonitor(host);
 const settings = browserSettingsStore();
 const tabs = createTabViews();
-const popups = createPopupHub({ host, audio, tabs });
+/** CPU-seconds saved since the browser started: storage.session outlives a service-worker restart
+ * and is cleared when the browser exits. */
+const SAVED_KEY = 'micoff_saved_cpu_s';
+const session = chrome.storage?.session; // Firefox 115+, Chrome 102+
+const savings = {
+  load: async () => {
+    if (!session) return 0;
+    const got = await session.get(SAVED_KEY);
+    const v = got[SAVED_KEY];
+    return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+  },
+  save: (cpuS: number) => void session?.set({ [SAVED_KEY]: cpuS }).catch(() => {}),
+};
+const popups = createPopupHub({ host, audio, tabs, savings });
 
 const own = ownExtension();
 

@@ -50,7 +50,7 @@ async function setup() {
   const host = createHostClient(f.deps);
   const audio = createAudioMonitor(host);
   const tabs = createTabViews();
-  const hub = createPopupHub({ host, audio, tabs });
+  const hub = createPopupHub({ host, audio, tabs, now: () => f.timers.now });
   host.start();
   const port = f.ports[0];
   assert.ok(port);
@@ -66,7 +66,7 @@ test('cpu subscription lives exactly while a popup is open', async () => {
   const a = new FakePopup();
   const b = new FakePopup();
   hub.attach(a);
-  assert.deepEqual(a.types(), ['host_status', 'audio']);
+  assert.deepEqual(a.types(), ['host_status', 'audio', 'history']);
   assert.deepEqual(port.last(), { type: 'subscribe', topic: 'cpu', interval_ms: 1000, id: 3 });
   port.answer({ subscription: 2 });
   await tick();
@@ -83,8 +83,8 @@ test('cpu subscription lives exactly while a popup is open', async () => {
     threads_omitted: 0,
   };
   port.emit({ type: 'event', subscription: 2, event: { type: 'cpu', report } });
-  assert.equal(a.got.at(-1)?.type, 'cpu');
-  assert.equal(b.got.at(-1)?.type, 'cpu');
+  assert.deepEqual(a.types().slice(-2), ['cpu', 'history']);
+  assert.deepEqual(b.types().slice(-2), ['cpu', 'history']);
 
   a.close();
   assert.equal(hub.count(), 1);
@@ -145,6 +145,82 @@ test('a content script connecting to the popup port is refused: closed, told not
   const popup = new FakeConnectingPort({ id: ID, url: `chrome-extension://${ID}/popup.html`, frameId: 0 });
   assert.equal(hub.accept(popup, OWN), null);
   assert.equal(popup.disconnected, false);
-  assert.deepEqual(popup.types(), ['host_status', 'audio']);
+  assert.deepEqual(popup.types(), ['host_status', 'audio', 'history']);
   assert.equal(hub.count(), 1);
+});
+
+test('a microphone in use holds the cpu subscription: the history and the CPU saved by a release', async () => {
+  const { port, hub, tabs, timers } = await setup();
+  const report = (pct: number) => ({
+    type: 'event',
+    subscription: 2,
+    event: {
+      type: 'cpu',
+      report: {
+        window_ms: 5000,
+        total_cpu_pct: pct,
+        processes: [
+          {
+            ...{ pid: 9, ppid: 1, comm: 'pulseaudio', role: 'audio_server', cpu_pct: pct, user_pct: pct },
+            ...{ system_pct: 0, run_time_ns: null, run_time_pct: null, wakeups_per_s: null },
+            ...{ voluntary_ctxt_per_s: null, involuntary_ctxt_per_s: null, read_syscalls_per_s: null },
+            ...{ write_syscalls_per_s: null, thread_count: 0, threads: [] },
+          },
+        ],
+        roles: [],
+        gone_pids: [],
+        threads_omitted: 0,
+      },
+    },
+  });
+  const view = (state: 'capturing' | 'released', muted: boolean) =>
+    ({ origin: 'https://x.example', state, since_ms: 1, reason: null, muted }) as const;
+  tabs.set(4, view('capturing', false)); // no popup, but a microphone: subscribed, every 5 s
+  assert.deepEqual(port.last(), { type: 'subscribe', topic: 'cpu', interval_ms: 5000, id: 3 });
+  port.answer({ subscription: 2 });
+  await tick();
+  for (const pct of [4, 6]) {
+    timers.advance(5000);
+    port.emit(report(pct)); // baseline: 5 %
+  }
+  timers.advance(500);
+  tabs.set(4, view('capturing', true)); // muted
+  timers.advance(500);
+  tabs.set(4, view('released', true));
+  timers.advance(5000);
+  port.emit(report(1)); // the window began at the release: saves (5 - 1) % of 5 s
+  timers.advance(5000);
+  port.emit(report(1));
+  const h = hub.history.snapshot();
+  assert.deepEqual(
+    h.marks.map((m) => m.kind),
+    ['mute', 'release'],
+  );
+  assert.equal(h.released.length, 1);
+  assert.equal(h.released[0]?.baseline_pct, 5);
+  assert.ok(Math.abs(h.saved_cpu_s - 0.4) < 1e-9, `${h.saved_cpu_s}`);
+  // A popup opens: every second while it is open, back to every 5 s when it closes.
+  const popup = new FakePopup();
+  hub.attach(popup);
+  assert.deepEqual(port.sent.slice(-2), [
+    { type: 'unsubscribe', subscription: 2, id: 4 },
+    { type: 'subscribe', topic: 'cpu', interval_ms: 1000, id: 5 },
+  ]);
+  port.answer({ subscription: 3 });
+  await tick();
+  popup.close();
+  assert.deepEqual(port.sent.slice(-2), [
+    { type: 'unsubscribe', subscription: 3, id: 6 },
+    { type: 'subscribe', topic: 'cpu', interval_ms: 5000, id: 7 },
+  ]);
+  port.answer({ subscription: 4 });
+  await tick();
+  tabs.set(4, view('capturing', false));
+  assert.deepEqual(
+    hub.history.snapshot().marks.map((m) => m.kind),
+    ['mute', 'release', 'unmute'],
+  );
+  tabs.set(4, null); // the microphone is gone and no popup is open: unsubscribed
+  assert.deepEqual(port.last(), { type: 'unsubscribe', subscription: 4, id: 8 });
+  assert.equal(hub.cpuSubscription(), null);
 });

@@ -28,6 +28,7 @@ export function tabViewOf(frames: Iterable<FrameReport>, topUrl: string | null):
         : null,
     latency_guard: live.find((g) => g.latency_guard)?.latency_guard ?? null,
     labels: [...new Set(live.map((g) => g.label).filter((l) => l !== ''))],
+    muted: live.length > 0 && live.every((g) => g.enabled === 0),
   };
 }
 

@@ -40,6 +40,7 @@ export function buildTestSurface(p: TestSurfaceParts) {
     popups: {
       count: p.popups.count,
       cpuSubscription: p.popups.cpuSubscription,
+      history: () => p.popups.history.snapshot(),
     },
   };
 }

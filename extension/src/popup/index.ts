@@ -15,6 +15,7 @@ import {
   normalizeOrigin,
   releaseEnabledFor,
 } from '../shared/settings.ts';
+import { chartSvg, type PowerState, savingsLines } from './chart.ts';
 import { audioPathLine, latencyLine, tabStreamIndices } from './latency-section.ts';
 import { createTabSection } from './tab-section.ts';
 import { cpuTable, doctorList, hostNotice, hostPill, streamsTable } from './view.ts';
@@ -60,6 +61,15 @@ port.onMessage.addListener((raw: unknown) => {
     case 'doctor':
       $('doctor-body').replaceChildren(...doctorList(msg.result));
       break;
+    case 'history':
+      saved = msg.history.saved_cpu_s;
+      $('chart').replaceChildren(chartSvg(msg.history));
+      renderSavings();
+      break;
+    case 'power':
+      power = msg.result;
+      renderSavings();
+      break;
   }
 });
 
@@ -69,6 +79,16 @@ $('doctor-run').addEventListener('click', () => {
 });
 
 let siteOrigin: string | null = null;
+
+// ---- chart and savings -------------------------------------------------------------------
+let saved = 0;
+let power: PowerState = null;
+function renderSavings(): void {
+  const lines = savingsLines(saved, power);
+  $('saved-cpu').textContent = lines.cpu;
+  $('saved-energy').textContent = lines.energy;
+}
+post({ type: 'get_power' }); // measured once per opening (the host reads for one second)
 
 // ---- capture latency ----------------------------------------------------------------------
 const latest: { audio: AudioSnapshot | null; latency: LatencyReply | null; labels: string[] } = {

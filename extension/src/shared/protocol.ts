@@ -50,6 +50,8 @@ export type ExtensionToHost =
   | { id: RequestId; type: 'audio_streams' }
   | { id: RequestId; type: 'doctor' }
   | { id: RequestId; type: 'latency_status' }
+  /** What the machine reports it draws, measured over one second (answers after it). */
+  | { id: RequestId; type: 'power' }
   /** `capture_ms` is required: null resets to the browsers' default (a missing field is never read as
    * a reset). `dry_run` says what would change; `browsers` limits it (default: all micoff knows). */
   | {
@@ -72,6 +74,7 @@ export const REQUEST_TYPES: readonly RequestType[] = [
   'doctor',
   'latency_status',
   'latency_set',
+  'power',
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -379,6 +382,17 @@ export interface AudioStreams {
   streams: AudioStream[];
 }
 
+/** `power`: what the machine reports it draws (RAPL, else a discharging battery) over one second, the
+ * cores busy meanwhile, and why each source that gave no figure could not (PROTOCOL.md, "PowerReading"). */
+export interface PowerReading {
+  source: 'rapl' | 'battery' | null;
+  watts: number | null;
+  busy_cores: number | null;
+  watts_per_busy_core: number | null;
+  window_ms: number;
+  unavailable: string[];
+}
+
 /** The result payload each request type answers with. */
 export interface ResultByType {
   version: Version;
@@ -391,6 +405,7 @@ export interface ResultByType {
   doctor: DoctorReport;
   latency_status: LatencyStatus;
   latency_set: LatencySetResult;
+  power: PowerReading;
 }
 
 export type HostEvent =
@@ -465,6 +480,7 @@ export function isExtensionToHost(v: unknown): v is ExtensionToHost {
     case 'audio_streams':
     case 'doctor':
     case 'latency_status':
+    case 'power':
       return true;
     case 'latency_set':
       return (
@@ -745,6 +761,15 @@ export const isLatencySetResult = shape<LatencySetResult>({
   message: isString,
 });
 
+export const isPowerReading = shape<PowerReading>({
+  source: nullable(oneOf<'rapl' | 'battery'>('rapl', 'battery')),
+  watts: nullable(isNumber),
+  busy_cores: nullable(isNumber),
+  watts_per_busy_core: nullable(isNumber),
+  window_ms: isNumber,
+  unavailable: arrayOf(isString),
+});
+
 const resultGuards: { [K in RequestType]: Guard<ResultByType[K]> } = {
   version: isVersion,
   processes: isProcesses,
@@ -756,6 +781,7 @@ const resultGuards: { [K in RequestType]: Guard<ResultByType[K]> } = {
   doctor: isDoctorReport,
   latency_status: isLatencyStatus,
   latency_set: isLatencySetResult,
+  power: isPowerReading,
 };
 
 /** Checks a `result` payload against the request type it answers. */

@@ -1,11 +1,11 @@
 // popup <-> background, over a long-lived port named POPUP_PORT (the port's lifetime is "the popup is
-// open": the background streams CPU at 1 Hz only while one is connected). The background parses what
+// open": the background streams CPU and its history at 1 Hz to the connected popups). The background parses what
 // a popup sends here.
 
 import type { CpuView } from '../cpu-view.ts';
 import type { DoctorFinding } from '../doctor.ts';
 import type { HostStatus } from '../host-status.ts';
-import type { AudioServerInfo, AudioStream } from '../protocol.ts';
+import type { AudioServerInfo, AudioStream, PowerReading } from '../protocol.ts';
 import { isRecord } from './validate.ts';
 
 export const POPUP_PORT = 'micoff-popup';
@@ -25,6 +25,50 @@ export interface TabReleaseView {
   latency_guard?: string | null;
   /** The tab's capture devices' labels (to find its record streams at the server). */
   labels?: string[];
+  /** Every live track on the tab's devices is disabled (the meeting is muted). */
+  muted?: boolean;
+}
+
+// The CPU history the popup charts (background/cpu-history.ts keeps it; docs/design/popup-savings.md).
+/** What the microphones of all tabs are doing, folded into one (highest first): a tab capturing
+ * unmuted; muted but still open (the release delay); kept open while muted; every one released. */
+export type Phase = 'capturing' | 'muted' | 'kept' | 'released' | 'idle';
+
+export interface CpuPoint {
+  /** End of the report's window (ms since epoch). */
+  t_ms: number;
+  /** Audio-path CPU over the window, % of one core. */
+  pct: number;
+  window_ms: number;
+  /** The phase throughout the window; 'transition' when it changed inside it. */
+  phase: Phase | 'transition';
+}
+
+export type MarkKind = 'mute' | 'release' | 'unmute';
+export interface Mark {
+  t_ms: number;
+  kind: MarkKind;
+}
+
+export interface ReleasedInterval {
+  start_ms: number;
+  /** null while it lasts. */
+  end_ms: number | null;
+  /** Mean audio-path CPU of the capturing samples in the BASELINE_MS before the mute; null when none. */
+  baseline_pct: number | null;
+  /** CPU-seconds saved over this interval so far (0 without a baseline). */
+  saved_cpu_s: number;
+}
+
+export interface HistorySnapshot {
+  now_ms: number;
+  span_ms: number;
+  points: CpuPoint[];
+  marks: Mark[];
+  released: ReleasedInterval[];
+  /** Since the browser started (kept across background restarts in storage.session). */
+  saved_cpu_s: number;
+  phase: Phase;
 }
 
 export interface AudioSnapshot {
@@ -40,7 +84,8 @@ export type DoctorResult = { ok: true; findings: DoctorFinding[] } | { ok: false
 export type PopupToBackground =
   | { type: 'popup_hello'; tab_id: number | null }
   | { type: 'host_reconnect' }
-  | { type: 'run_doctor' };
+  | { type: 'run_doctor' }
+  | { type: 'get_power' };
 
 export type BackgroundToPopup =
   | { type: 'host_status'; status: HostStatus }
@@ -48,7 +93,10 @@ export type BackgroundToPopup =
   | { type: 'cpu_error'; message: string }
   | { type: 'audio'; audio: AudioSnapshot }
   | { type: 'tab'; tab_id: number; tab: TabReleaseView | null }
-  | { type: 'doctor'; result: DoctorResult };
+  | { type: 'doctor'; result: DoctorResult }
+  /** The audio path's CPU over the last minutes, marks, savings: on open and with every report. */
+  | { type: 'history'; history: HistorySnapshot }
+  | { type: 'power'; result: { ok: true; reading: PowerReading } | { ok: false; message: string } };
 
 /** A message from a popup, or null when it is not one. */
 export function parsePopupMessage(m: unknown): PopupToBackground | null {
@@ -61,6 +109,8 @@ export function parsePopupMessage(m: unknown): PopupToBackground | null {
       return { type: 'host_reconnect' };
     case 'run_doctor':
       return { type: 'run_doctor' };
+    case 'get_power':
+      return { type: 'get_power' };
     default:
       return null;
   }
