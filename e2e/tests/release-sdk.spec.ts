@@ -19,7 +19,8 @@ const SDK_DIR = join(PAGES_DIR, 'sdk');
 
 type SdkCase = {
   sdk: string;
-  /** The SDK's own view while muted and after the unmute (sdk.state() minus the track). */
+  /** The SDK's own view while muted and after the unmute (sdk.state() minus the track; `direction` is
+   * the transceiver's negotiated currentDirection). */
   muted: Record<string, unknown>;
   unmuted: Record<string, unknown>;
   /** track.enabled while muted: the SDK's own choice. */

@@ -185,11 +185,17 @@ async function startMediasoup(producerOptions) {
   const setRemote = pc.setRemoteDescription.bind(pc);
   pc.setRemoteDescription = async (desc) => {
     if (desc?.type !== 'answer') return setRemote(desc);
-    const offer = pc.localDescription.sdp.replace(/a=setup:actpass/g, 'a=setup:active');
-    await far.setRemoteDescription({ type: 'offer', sdp: offer });
-    await far.setLocalDescription(await far.createAnswer());
-    await gathered(far);
-    return setRemote({ type: 'answer', sdp: withFarTransport(desc.sdp, far.localDescription.sdp) });
+    try {
+      const offer = pc.localDescription.sdp.replace(/a=setup:actpass/g, 'a=setup:active');
+      await far.setRemoteDescription({ type: 'offer', sdp: offer });
+      await far.setLocalDescription(await far.createAnswer());
+      await gathered(far);
+      return await setRemote({ type: 'answer', sdp: withFarTransport(desc.sdp, far.localDescription.sdp) });
+    } catch (e) {
+      // mediasoup-client swallows a failed pause/resume renegotiation (Producer.pause() is synchronous).
+      events.push(`negotiation error: ${e.message}`);
+      throw e;
+    }
   };
   const producer = await transport.produce({ track, ...producerOptions });
   producer.on('transportclose', () => events.push('producer transportclose'));
@@ -209,7 +215,8 @@ async function startMediasoup(producerOptions) {
     paused: producer.paused,
     closed: producer.closed,
     transportState: transport.connectionState,
-    direction: pc.getTransceivers()[0]?.direction,
+    // negotiated, not just asked for: a failed renegotiation leaves it where it was
+    direction: pc.getTransceivers()[0]?.currentDirection,
   });
 }
 
