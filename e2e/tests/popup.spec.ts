@@ -2,18 +2,30 @@
 // (from the host's cpu subscription), the record streams, and the doctor's findings with their fix commands.
 import { expect, test } from '../rig/fixtures.ts';
 
+type Fixtures = Parameters<Parameters<typeof test>[2]>[0];
+
+/** A call with audio flowing, the host connected, and the popup open beside it. */
+async function popupOnCall({
+  context,
+  extensionId,
+  ext,
+  openMeeting,
+}: Pick<Fixtures, 'context' | 'extensionId' | 'ext' | 'openMeeting'>) {
+  await ext.waitHostConnected();
+  const meeting = await openMeeting();
+  await meeting.waitForAudioFlowing();
+  const popup = await context.newPage();
+  await popup.goto(`chrome-extension://${extensionId}/popup.html`);
+  return { meeting, popup };
+}
+
 test('the popup shows live CPU, the record stream and the doctor findings from micoff-host', async ({
   context,
   extensionId,
   ext,
   openMeeting,
 }, testInfo) => {
-  await ext.waitHostConnected();
-  const meeting = await openMeeting();
-  await meeting.waitForAudioFlowing();
-
-  const popup = await context.newPage();
-  await popup.goto(`chrome-extension://${extensionId}/popup.html`);
+  const { popup } = await popupOnCall({ context, extensionId, ext, openMeeting });
   // The pill names the host's version once it answered.
   await expect(popup.locator('#host-pill')).toHaveText(/^host \d+\.\d+\.\d+/);
   await expect(popup.locator('#host-pill')).toHaveClass(/\bok\b/);
@@ -56,11 +68,7 @@ test('the popup charts a release after a mute and counts the CPU it saved', asyn
   ext,
   openMeeting,
 }, testInfo) => {
-  await ext.waitHostConnected();
-  const meeting = await openMeeting();
-  await meeting.waitForAudioFlowing();
-  const popup = await context.newPage();
-  await popup.goto(`chrome-extension://${extensionId}/popup.html`);
+  const { meeting, popup } = await popupOnCall({ context, extensionId, ext, openMeeting });
   // The background has sampled since the tab took the microphone: a line of unmuted samples first
   // (the rate a release is measured against).
   const line = popup.locator('#chart svg polyline.cpu');
