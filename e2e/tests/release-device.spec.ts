@@ -7,15 +7,22 @@ import { extensionId } from '../rig/host.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
 import { waitFor } from '../rig/proc.ts';
 import { ExtensionWorker } from '../rig/service-worker.ts';
-import { holdsFor, saveArtifact, setReleaseSettings, tabIdOf, tabView, whenStreams } from './release-util.ts';
+import {
+  holdsFor,
+  openMeetingReleasingAtOnce,
+  saveArtifact,
+  setReleaseSettings,
+  tabIdOf,
+  tabView,
+  whenStreams,
+} from './release-util.ts';
 
 test('reacquire failure: the source is gone at the server while released -> `ended` within 1 s', async ({
   rig,
   openMeeting,
   serviceWorker,
 }) => {
-  await setReleaseSettings(serviceWorker, { releaseOnMute: true, releaseDelayMs: 0 });
-  const meeting = await openMeeting();
+  const meeting = await openMeetingReleasingAtOnce(serviceWorker, openMeeting);
   const page = meeting.page;
   await meeting.mute();
   await whenStreams(rig, 'released', (n) => n === 0, 2000);

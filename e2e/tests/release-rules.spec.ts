@@ -4,7 +4,14 @@
 
 import { expect, test } from '../rig/fixtures.ts';
 import { waitFor } from '../rig/proc.ts';
-import { holdsFor, setReleaseSettings, tabIdOf, tabView, whenStreams } from './release-util.ts';
+import {
+  holdsFor,
+  openMeetingReleasingAtOnce,
+  setReleaseSettings,
+  tabIdOf,
+  tabView,
+  whenStreams,
+} from './release-util.ts';
 
 const none = (n: number) => n === 0;
 const some = (n: number) => n >= 1;
@@ -48,8 +55,7 @@ test('an enabled clone keeps the device on; stop() releases for good', async ({
   openMeeting,
   serviceWorker,
 }) => {
-  await setReleaseSettings(serviceWorker, { releaseOnMute: true, releaseDelayMs: 0 });
-  const meeting = await openMeeting();
+  const meeting = await openMeetingReleasingAtOnce(serviceWorker, openMeeting);
   const page = meeting.page;
   await page.evaluate('window.__clone = call.track.clone()');
   await meeting.mute();
@@ -77,8 +83,7 @@ test('per-site switch keeps the mic open, with the reason in the tab view; badge
   context,
   extensionId,
 }) => {
-  await setReleaseSettings(serviceWorker, { releaseOnMute: true, releaseDelayMs: 0 });
-  const meeting = await openMeeting();
+  const meeting = await openMeetingReleasingAtOnce(serviceWorker, openMeeting);
   const origin = new URL(meeting.url).origin;
   const tabId = await tabIdOf(serviceWorker, meeting.page.url());
   await waitFor(
@@ -163,8 +168,7 @@ test('a sender the page emptied (removeTrack) stays empty across a reacquire', a
   openMeeting,
   serviceWorker,
 }) => {
-  await setReleaseSettings(serviceWorker, { releaseOnMute: true, releaseDelayMs: 0 });
-  const meeting = await openMeeting();
+  const meeting = await openMeetingReleasingAtOnce(serviceWorker, openMeeting);
   const page = meeting.page;
   // A second sender for the same track on another connection, emptied by the page while released.
   await page.evaluate(

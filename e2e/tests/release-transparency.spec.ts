@@ -7,7 +7,13 @@ import type { Page } from '@playwright/test';
 import { expect, test } from '../rig/fixtures.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
 import { waitFor } from '../rig/proc.ts';
-import { holdsFor, saveArtifact, setReleaseSettings, whenStreams } from './release-util.ts';
+import {
+  holdsFor,
+  openMeetingReleasingAtOnce,
+  saveArtifact,
+  setReleaseSettings,
+  whenStreams,
+} from './release-util.ts';
 
 type Snap = Record<string, unknown> & { settings: MediaTrackSettings; cloneState: Record<string, unknown> };
 type Levels = { node1: number; node2: number; clone: number };
@@ -223,8 +229,7 @@ test('a MediaRecorder started while released starts, and records the mic once un
   openMeeting,
   serviceWorker,
 }) => {
-  await setReleaseSettings(serviceWorker, { releaseOnMute: true, releaseDelayMs: 0 });
-  const meeting = await openMeeting();
+  const meeting = await openMeetingReleasingAtOnce(serviceWorker, openMeeting);
   const page = meeting.page;
   await page.evaluate(`window.__rec = { ev: [], blobs: [] };
     __rec.r = new MediaRecorder(call.stream);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import type { Worker } from '@playwright/test';
 import type { TabReleaseView } from '../../extension/src/shared/messages/popup-background.ts';
 import type { AudioRig } from '../rig/audio-rig.ts';
+import type { MeetingPage } from '../rig/meeting-page.ts';
 import { isChromium, type RecordStream } from '../rig/pactl.ts';
 import { ARTIFACTS_DIR } from '../rig/paths.ts';
 import { waitFor } from '../rig/proc.ts';
@@ -51,6 +52,15 @@ type Micoff = {
 
 export async function setReleaseSettings(sw: Worker, patch: Record<string, unknown>): Promise<void> {
   await sw.evaluate((p) => (globalThis as unknown as { micoff: Micoff }).micoff.settings.update(p), patch);
+}
+
+/** The common start of a release spec: release at once on mute (no delay), then the call. */
+export async function openMeetingReleasingAtOnce(
+  sw: Worker,
+  openMeeting: () => Promise<MeetingPage>,
+): Promise<MeetingPage> {
+  await setReleaseSettings(sw, { releaseOnMute: true, releaseDelayMs: 0 });
+  return openMeeting();
 }
 
 export function releaseFrames(sw: Worker): Promise<Record<string, Record<string, { groups: unknown[] }>>> {

@@ -13,6 +13,7 @@ import { MeetingPage } from '../rig/meeting-page.ts';
 import { waitFor } from '../rig/proc.ts';
 import { ExtensionWorker } from '../rig/service-worker.ts';
 import {
+  openMeetingReleasingAtOnce,
   releaseFrames,
   saveArtifact,
   setReleaseSettings,
@@ -193,8 +194,7 @@ test('item 2, page -> content: a page script cannot fake its tab`s state (badge)
   serviceWorker,
   openMeeting,
 }) => {
-  await setReleaseSettings(serviceWorker, { releaseOnMute: true, releaseDelayMs: 0 });
-  const meeting = await openMeeting();
+  const meeting = await openMeetingReleasingAtOnce(serviceWorker, openMeeting);
   const tabId = await tabIdOf(serviceWorker, meeting.page.url());
   await meeting.mute();
   await whenStreams(rig, 'released', (n) => n === 0, 2000);
@@ -226,8 +226,7 @@ test('item 2, content -> page: a page script cannot turn release off by forging 
   serviceWorker,
   openMeeting,
 }) => {
-  await setReleaseSettings(serviceWorker, { releaseOnMute: true, releaseDelayMs: 0 });
-  const meeting = await openMeeting();
+  const meeting = await openMeetingReleasingAtOnce(serviceWorker, openMeeting);
   await meeting.waitForAudioFlowing();
   await forge(meeting.page, 'to-page', {
     type: 'config',
@@ -245,8 +244,7 @@ test('item 2: a page script listening and hooking the DOM reads none of the chan
   serviceWorker,
   openMeeting,
 }) => {
-  await setReleaseSettings(serviceWorker, { releaseOnMute: true, releaseDelayMs: 0 });
-  const meeting = await openMeeting();
+  const meeting = await openMeetingReleasingAtOnce(serviceWorker, openMeeting);
   await meeting.waitForAudioFlowing();
   // What a page script can do once it runs: listen on every name it can know, and wrap the DOM's event
   // built-ins to see whatever goes through them from now on.
