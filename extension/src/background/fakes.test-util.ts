@@ -1,5 +1,29 @@
-// Fakes shared by the background unit tests: a native port and manual timers.
+// Fakes shared by the background unit tests: a native port, manual timers and a record stream.
+import type { AudioStream } from '../shared/protocol.ts';
 import type { HostClientDeps, PortLike, TimersLike } from './host-client.ts';
+
+/** A Chromium record stream as the host reports it (on source `mic`), with `extra` over it. */
+export const recordStream = (index: number, extra: Record<string, unknown> = {}): AudioStream =>
+  ({
+    kind: 'record',
+    index,
+    name: 'RecordStream',
+    client_index: index,
+    device_index: index,
+    device_name: 'mic',
+    application_name: 'Chromium',
+    application_process_id: 10,
+    application_process_binary: 'chromium',
+    media_role: null,
+    corked: false,
+    muted: false,
+    sample_rate_hz: 48000,
+    channels: 1,
+    sample_format: 's16le',
+    buffer_latency_us: 10000,
+    device_latency_us: 0,
+    ...extra,
+  }) as AudioStream;
 
 export class FakePort implements PortLike {
   sent: Record<string, unknown>[] = [];

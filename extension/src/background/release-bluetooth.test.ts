@@ -1,29 +1,11 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { AudioStream } from '../shared/protocol.ts';
+import { recordStream } from './fakes.test-util.ts';
 import { classifySource } from './release-bluetooth.ts';
 
 const stream = (index: number, extra: Record<string, unknown>): AudioStream =>
-  ({
-    kind: 'record',
-    index,
-    name: 'RecordStream',
-    client_index: 1,
-    device_index: 1,
-    device_name: 'mic',
-    application_name: 'Chromium',
-    application_process_id: 10,
-    application_process_binary: 'chromium',
-    media_role: null,
-    corked: false,
-    muted: false,
-    sample_rate_hz: 48000,
-    channels: 1,
-    sample_format: 's16le',
-    buffer_latency_us: 10000,
-    device_latency_us: 0,
-    ...extra,
-  }) as AudioStream;
+  recordStream(index, { client_index: 1, device_index: 1, ...extra });
 
 test('classifySource', () => {
   const bt = stream(1, { device_bus: 'bluetooth', device_props: { 'device.description': 'Headset' } });

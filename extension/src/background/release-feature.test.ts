@@ -5,31 +5,15 @@ import type { GroupReport } from '../shared/messages/page-content.ts';
 import type { AudioSnapshot } from '../shared/messages/popup-background.ts';
 import type { AudioServerInfo, AudioStream } from '../shared/protocol.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../shared/settings.ts';
-import { FakeTimers } from './fakes.test-util.ts';
+import { FakeTimers, recordStream } from './fakes.test-util.ts';
 import { createReleaseTracker, QUERY_LIMIT, RATE_LIMITED, REPORT_LIMIT } from './release-feature.ts';
 
 const stream = (index: number, source: string, description: string, bus: string): AudioStream =>
-  ({
-    kind: 'record',
-    index,
-    name: 'RecordStream',
-    client_index: index,
-    device_index: index,
+  recordStream(index, {
     device_name: source,
-    application_name: 'Chromium',
-    application_process_id: 10,
-    application_process_binary: 'chromium',
-    media_role: null,
-    corked: false,
-    muted: false,
-    sample_rate_hz: 48000,
-    channels: 1,
-    sample_format: 's16le',
-    buffer_latency_us: 10000,
-    device_latency_us: 0,
     device_bus: bus,
     device_props: { 'device.description': description, 'device.bus': bus },
-  }) as unknown as AudioStream;
+  });
 
 const server = { default_source_name: 'bluez_source.headset' } as AudioServerInfo;
 /** Another tab (or profile) records from a Bluetooth headset, the default source. */
