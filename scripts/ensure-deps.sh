@@ -20,9 +20,10 @@ say() { printf 'ensure-deps: %s\n' "$*" >&2; }
 APT_PACKAGES=(pulseaudio pulseaudio-utils libpulse-dev pkg-config chromium sysstat
   pipewire pipewire-pulse wireplumber pipewire-bin dbus)
 # Installed when the archive has them; nothing fails without them. `--with-firefox` (npm test): the
-# Firefox e2e test's browser; the demo does not need it.
+# Firefox e2e test's browser, and Xvfb for the spec that needs a headful Chromium (a headless page is
+# always visible, so a background tab needs a real window); the demo needs neither.
 OPTIONAL_APT_PACKAGES=()
-[ "${1:-}" = --with-firefox ] && OPTIONAL_APT_PACKAGES+=(firefox-esr)
+[ "${1:-}" = --with-firefox ] && OPTIONAL_APT_PACKAGES+=(firefox-esr xvfb)
 missing=()
 optional=()
 # The archive has a candidate for $1 (from the package lists as they are now).

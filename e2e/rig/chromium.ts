@@ -19,6 +19,9 @@ export interface LaunchOptions {
   withHost?: boolean;
   userDataDir?: string;
   extraArgs?: string[];
+  /** An X display (e2e/rig/xvfb.ts) to run headful on: in headless mode every page is visible and
+   * focused, so a background tab or an unfocused window needs a real one. */
+  display?: string;
 }
 
 export interface LaunchedChromium {
@@ -29,9 +32,14 @@ export interface LaunchedChromium {
   close(): Promise<void>;
 }
 
-export function chromiumArgs(o: { extensionDir?: string; userDataDir: string; extra?: string[] }): string[] {
+export function chromiumArgs(o: {
+  extensionDir?: string;
+  userDataDir: string;
+  extra?: string[];
+  headful?: boolean;
+}): string[] {
   const args = [
-    '--headless=new',
+    ...(o.headful ? [] : ['--headless=new']),
     '--use-fake-ui-for-media-stream', // auto-accept the permission prompt; the DEVICE is real
     '--disable-background-networking',
     '--disable-component-update',
@@ -54,11 +62,11 @@ export async function launchChromium(o: LaunchOptions): Promise<LaunchedChromium
   if (ext && o.withHost !== false) await installChromiumHostManifest(userDataDir);
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
-    headless: true,
+    headless: !o.display,
     // Playwright mutes audio by default; capture and the audio service must run as for a user.
     ignoreDefaultArgs: ['--mute-audio'],
-    env: { ...o.env },
-    args: chromiumArgs({ extensionDir: ext, userDataDir, extra: o.extraArgs }),
+    env: { ...o.env, ...(o.display ? { DISPLAY: o.display } : {}) },
+    args: chromiumArgs({ extensionDir: ext, userDataDir, extra: o.extraArgs, headful: !!o.display }),
   });
   let pid: number | null = null;
   return {
