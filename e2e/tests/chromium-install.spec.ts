@@ -17,6 +17,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from '@playwright/test';
+import { HOST_NAME } from '../../extension/src/shared/protocol.ts';
 import { chromiumArgs, extensionServiceWorker, findBrowserPid } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { requireHost } from '../rig/host.ts';
@@ -83,7 +84,7 @@ test('install --chromium-crx: Chromium without --load-extension installs micoff 
     expect(installed.code, installed.stdout + installed.stderr).toBe(0);
     // The id the installer read from the crx's signed header is the unpacked build's.
     expect(installed.stdout).toContain(`(micoff ${version}, id ${unpackedId})`);
-    const hostManifest = join(userDataDir, 'NativeMessagingHosts', 'org.micoff.host.json');
+    const hostManifest = join(userDataDir, 'NativeMessagingHosts', `${HOST_NAME}.json`);
     expect(existsSync(hostManifest)).toBe(true);
     expect(existsSync(join(userDataDir, 'External Extensions', `${unpackedId}.json`))).toBe(true);
 

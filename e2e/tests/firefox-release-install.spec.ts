@@ -16,6 +16,7 @@ import {
   WEBDRIVER_BIDI_WEBSOCKET_ENDPOINT_REGEX,
 } from '@puppeteer/browsers';
 import puppeteer from 'puppeteer-core';
+import { HOST_NAME } from '../../extension/src/shared/protocol.ts';
 import { pageWaitFor } from '../rig/firefox.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { requireHost } from '../rig/host.ts';
@@ -120,7 +121,7 @@ test('install --firefox-release: Firefox ESR releases the mic on mute from micof
     expect(after).not.toContain(PREF);
     expect(after).not.toContain('micoff');
     expect(lines(after)).toEqual(lines(usersOwn));
-    expect(existsSync(join(hosts, 'org.micoff.host.json'))).toBe(false);
+    expect(existsSync(join(hosts, `${HOST_NAME}.json`))).toBe(false);
   } finally {
     if (proc) await proc.close().catch(() => proc?.kill());
     rmSync(home, { recursive: true, force: true });

@@ -1,4 +1,4 @@
-// Issue 14 CPU bars for the pipeline and sender mutes, as release-cpu.spec.ts does for the disabled
+// CPU bars for the pipeline and sender mutes, as release-cpu.spec.ts does for the disabled
 // track: a rig of its own (no tone, no reader), two browsers on it (with and without the extension),
 // alternated round by round, ratio of medians of 5 s windows (browser tree + audio server).
 // Bars per kind (measured 2026-11-23, see docs/design/release-on-mute.md):

@@ -1,4 +1,4 @@
-// Issue 14: release when nothing can hear the mic (extension/src/page/audibility.ts). On the loopback
+// Release when nothing can hear the mic (extension/src/page/audibility.ts). On the loopback
 // meeting (meeting.html, playout on): sender-level mutes (transceiver inactive, encodings active:false,
 // replaceTrack(null)) and a WebAudio noise-suppression-style graph whose destination track is disabled
 // are released while muted, with audio at the peer again after the unmute; listeners while muted (an

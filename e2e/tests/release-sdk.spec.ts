@@ -1,4 +1,4 @@
-// Issue 14, "Real SDK code on the page": meeting SDKs from npm (simple-peer's standalone build,
+// Real SDK code on the page: meeting SDKs from npm (simple-peer's standalone build,
 // mediasoup-client bundled by esbuild in beforeAll) on a loopback call in e2e/pages/sdk/sdk.html. For
 // each SDK's own mute: the device released within 250 ms of the mute (releaseDelayMs 0: the release
 // point is the mute), audio at the far peer within 500 ms of the unmute (medians over CYCLES), and the

@@ -48,7 +48,7 @@ async function inContentScriptWorld<T>(page: Page, expression: string): Promise<
   return r.result.value as T;
 }
 
-test('item 3: a content-script context opening the popup port is refused (told nothing, runs nothing)', async ({
+test('popup port: a content-script context opening the popup port is refused (told nothing, runs nothing)', async ({
   ext,
   serviceWorker,
   pages,
@@ -87,7 +87,7 @@ type Answers = Record<string, { allow: boolean; reason: string | null } | null>;
 const probe = (f: Frame, labels: string[]) =>
   f.evaluate((l) => (window as unknown as { probe(l: string[]): Promise<Answers> }).probe(l), labels);
 
-test('item 1: a page without microphone permission learns nothing about another tab`s Bluetooth capture', async ({
+test('cross-tab probing: a page without microphone permission learns nothing about another tab`s Bluetooth capture', async ({
   pages,
   audioServer,
 }) => {
@@ -189,7 +189,7 @@ function forge(page: Page, direction: 'to-content' | 'to-page', message: unknown
   );
 }
 
-test('item 2, page -> content: a page script cannot fake its tab`s state (badge) by forging reports', async ({
+test('page channel, page -> content: a page script cannot fake its tab`s state (badge) by forging reports', async ({
   rig,
   serviceWorker,
   openMeeting,
@@ -221,7 +221,7 @@ test('item 2, page -> content: a page script cannot fake its tab`s state (badge)
   }
 });
 
-test('item 2, content -> page: a page script cannot turn release off by forging the content script`s config', async ({
+test('page channel, content -> page: a page script cannot turn release off by forging the content script`s config', async ({
   rig,
   serviceWorker,
   openMeeting,
@@ -239,7 +239,7 @@ test('item 2, content -> page: a page script cannot turn release off by forging 
   await whenStreams(rig, 'released despite the forged config', (n) => n === 0, 2000);
 });
 
-test('item 2: a page script listening and hooking the DOM reads none of the channel`s traffic', async ({
+test('page channel: a page script listening and hooking the DOM reads none of the channel`s traffic', async ({
   rig,
   serviceWorker,
   openMeeting,

@@ -65,7 +65,7 @@ async function probe(audio: AudioSnapshot, mic: MicPermission): Promise<unknown>
   return { answers, frames: tracker.frames.all(), decisions: tracker.decisions() };
 }
 
-test('item 1: a frame without microphone permission learns nothing about other tabs (identical answers)', async () => {
+test('cross-tab probing: a frame without microphone permission learns nothing about other tabs (identical answers)', async () => {
   for (const mic of ['prompt', 'denied', 'unknown'] as const) {
     const quiet = await probe(NOBODY_CAPTURING, mic);
     const busy = await probe(OTHER_TAB_ON_BLUETOOTH, mic);
@@ -80,7 +80,7 @@ test('item 1: a frame without microphone permission learns nothing about other t
   assert.match(granted.answers[0]?.reason ?? '', /Bluetooth/);
 });
 
-test('item 1: the verdict is about the frame`s own device only, no fallback to other streams', async () => {
+test('cross-tab probing: the verdict is about the frame`s own device only, no fallback to other streams', async () => {
   const { tracker } = setup(OTHER_TAB_ON_BLUETOOTH);
   const me = { tabId: 3, frameId: 0 };
   const url = 'https://meet.example/';
@@ -108,7 +108,7 @@ test('item 1: the verdict is about the frame`s own device only, no fallback to o
   assert.equal(tracker.decisions().length, 2);
 });
 
-test('item 1: a frame whose permission went away stops counting', async () => {
+test('cross-tab probing: a frame whose permission went away stops counting', async () => {
   const { tracker, touched } = setup(NOBODY_CAPTURING);
   const me = { tabId: 3, frameId: 2 };
   const url = 'https://meet.example/';
@@ -119,7 +119,7 @@ test('item 1: a frame whose permission went away stops counting', async () => {
   assert.deepEqual(touched, [3, 3]);
 });
 
-test('item 1: site setting answers still apply to untrusted frames (and say nothing more)', async () => {
+test('cross-tab probing: site setting answers still apply to untrusted frames (and say nothing more)', async () => {
   const settings: Settings = {
     ...DEFAULT_SETTINGS,
     siteOverrides: { 'https://attacker.example': { release: false } },
@@ -131,7 +131,7 @@ test('item 1: site setting answers still apply to untrusted frames (and say noth
   );
 });
 
-test('item 1: questions are rate-limited per frame (over the limit: kept open, nothing looked up)', async () => {
+test('cross-tab probing: questions are rate-limited per frame (over the limit: kept open, nothing looked up)', async () => {
   const { tracker, timers } = setup(OTHER_TAB_ON_BLUETOOTH);
   const me = { tabId: 3, frameId: 0 };
   const other = { tabId: 3, frameId: 1 };
@@ -144,7 +144,7 @@ test('item 1: questions are rate-limited per frame (over the limit: kept open, n
   assert.deepEqual(await tracker.query(me, q), RATE_LIMITED);
 });
 
-test('item 1: reports are rate-limited per frame; the latest over the limit is applied later', () => {
+test('cross-tab probing: reports are rate-limited per frame; the latest over the limit is applied later', () => {
   const { tracker, timers, touched } = setup(NOBODY_CAPTURING);
   const me = { tabId: 4, frameId: 0 };
   const url = 'https://meet.example/';
