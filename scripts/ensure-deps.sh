@@ -100,23 +100,29 @@ fi
 # --- nightly + cargo-fuzz (the real fuzz run; optional) ---------------------------------------------
 # The bounded fuzz run (native-host/fuzz/run-bounded.sh) uses libFuzzer through cargo-fuzz when a
 # nightly toolchain and cargo-fuzz are there, else the stable runner. Tried once per machine: a
-# failed attempt (no network, a toolchain registry that refuses) leaves a marker and is said, not
-# fatal. MICOFF_SKIP_NIGHTLY=1 skips this part.
+# failed attempt (no network, a toolchain registry that refuses, or one that takes longer than
+# MICOFF_NIGHTLY_INSTALL_TIMEOUT seconds, default 900, per step: nothing here may hold up npm test
+# for long) leaves a marker and is said, not fatal. MICOFF_SKIP_NIGHTLY=1 skips this part.
 if [ "${MICOFF_SKIP_NIGHTLY:-0}" != 1 ] && command -v rustup >/dev/null 2>&1; then
   marker="${XDG_CACHE_HOME:-$HOME/.cache}/micoff/nightly-unavailable"
-  if ! cargo +nightly --version >/dev/null 2>&1 && [ ! -e "$marker" ]; then
-    say "installing the nightly toolchain for cargo-fuzz (rustup toolchain install nightly --profile minimal)"
-    if ! rustup toolchain install nightly --profile minimal >&2; then
+  limit=${MICOFF_NIGHTLY_INSTALL_TIMEOUT:-900}
+  # bounded CMD...: CMD, ended with everything it started after $limit seconds (exit 124).
+  bounded() { timeout --kill-after=30 "$limit" "$@"; }
+  # A toolchain that does not answer --version within a minute counts as missing.
+  probe() { timeout --kill-after=10 60 "$@" >/dev/null 2>&1; }
+  if ! probe cargo +nightly --version && [ ! -e "$marker" ]; then
+    say "installing the nightly toolchain for cargo-fuzz (rustup toolchain install nightly --profile minimal, at most $limit s)"
+    if ! bounded rustup toolchain install nightly --profile minimal >&2; then
       mkdir -p "$(dirname "$marker")" && date >"$marker"
-      say "the nightly toolchain could not be installed: the fuzz run uses the stable runner (remove $marker to retry)"
+      say "the nightly toolchain could not be installed (failed or took over $limit s): the fuzz run uses the stable runner (remove $marker to retry)"
     fi
   fi
-  if cargo +nightly --version >/dev/null 2>&1 && ! cargo +nightly fuzz --version >/dev/null 2>&1 &&
+  if probe cargo +nightly --version && ! probe cargo +nightly fuzz --version &&
     [ ! -e "$marker.cargo-fuzz" ]; then
-    say "installing cargo-fuzz (cargo install cargo-fuzz --locked; a few minutes, once)"
-    if ! cargo install cargo-fuzz --locked >&2; then
+    say "installing cargo-fuzz (cargo install cargo-fuzz --locked; a few minutes, once; at most $limit s)"
+    if ! bounded cargo install cargo-fuzz --locked >&2; then
       mkdir -p "$(dirname "$marker")" && date >"$marker.cargo-fuzz"
-      say "cargo-fuzz could not be installed: the fuzz run uses the stable runner (remove $marker.cargo-fuzz to retry)"
+      say "cargo-fuzz could not be installed (failed or took over $limit s): the fuzz run uses the stable runner (remove $marker.cargo-fuzz to retry)"
     fi
   fi
 fi

@@ -61,7 +61,14 @@ fn main() -> Result<(), Error> {
         .stdin(Stdio::null())
         .spawn()?;
     let pid = target.id();
-    wait_for_threads(pid, threads + 1)?;
+    micoff_testkit::wait_for(
+        "the watched process's threads",
+        Duration::from_secs(30),
+        || {
+            std::fs::read_dir(format!("/proc/{pid}/task"))
+                .is_ok_and(|tasks| tasks.count() > threads)
+        },
+    );
     let mut out = std::io::stdout().lock();
     writeln!(
         out,
@@ -142,8 +149,7 @@ fn measure(watcher: &str, host: &Path, pid: u32, seconds: u64) -> Result<(f64, f
         let body = format!(
             r#"{{"id":1,"type":"subscribe","topic":"cpu","interval_ms":1000,"pids":[{pid}]}}"#
         );
-        stdin.write_all(&(body.len() as u32).to_ne_bytes())?;
-        stdin.write_all(body.as_bytes())?;
+        stdin.write_all(&micoff_testkit::encode_frame(body.as_bytes()))?;
         stdin.flush()?;
     }
     // Drain its output, counting bytes (a reader thread: the watcher must never block on it).
@@ -188,18 +194,6 @@ fn stat_ticks(pid: u32) -> Result<u64, Error> {
     let text = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
     let st = parse_stat(&text).ok_or("unparsable stat")?;
     Ok(st.utime + st.stime)
-}
-
-fn wait_for_threads(pid: u32, n: usize) -> Result<(), Error> {
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while Instant::now() < deadline {
-        let have = std::fs::read_dir(format!("/proc/{pid}/task"))?.count();
-        if have >= n {
-            return Ok(());
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    Err("the watched process did not start its threads".into())
 }
 
 /// The watched process: `threads` threads, `busy` of them waking every 10 ms; runs until killed.

@@ -9,52 +9,103 @@
 # (real samples, plus regression-* inputs of crashes found and fixed), dictionaries in dicts/.
 #
 # With a nightly toolchain and cargo-fuzz it runs libFuzzer (coverage-guided, sanitizers on),
-# MICOFF_FUZZ_SECONDS per target (default 20; the first build takes a few minutes more); the
-# working corpus grows in corpus/<target>/ (not committed). Otherwise the stable runner
-# (`micoff-fuzz`: the same target functions, a mutation loop with the same seeds and
-# dictionaries, overflow checks on). Either way each target's number of executions is printed and
-# the last line says which runner ran. MICOFF_FUZZ_RUNNER=stable forces the stable runner.
+# MICOFF_FUZZ_SECONDS per target (default 20); the working corpus grows in corpus/<target>/ (not
+# committed). Otherwise the stable runner (`micoff-fuzz`: the same target functions, a mutation
+# loop with the same seeds and dictionaries, overflow checks on). Either way each target's number
+# of executions is printed and the last line says which runner ran and why.
+#
+# Everything the nightly path does is bounded in time: the sanitizer build by
+# MICOFF_FUZZ_BUILD_TIMEOUT seconds (default 900; the first build took 32 min on a loaded 2-core
+# machine: what it compiled is kept in the target folder, so the next run continues from there),
+# each run by its fuzzing time plus MICOFF_FUZZ_RUN_SLACK seconds (default 300). A build that
+# fails or does not finish in time, a toolchain that does not answer, or a run that ends without a
+# crash report falls back to the stable runner, and says so. A crash found by either runner fails
+# the run. MICOFF_FUZZ_RUNNER=stable forces the stable runner.
 set -euo pipefail
 cd "$(dirname "$0")"
+FUZZ_DIR=$PWD
 SECONDS_PER_TARGET=${MICOFF_FUZZ_SECONDS:-20}
+BUILD_TIMEOUT=${MICOFF_FUZZ_BUILD_TIMEOUT:-900}
+RUN_SLACK=${MICOFF_FUZZ_RUN_SLACK:-300}
+# A toolchain that does not answer its --version within this is as good as missing.
+PROBE_TIMEOUT=60
 TARGETS=(proc_parsers doctor_parsers request framing)
 
-have_cargo_fuzz() {
-  [ "${MICOFF_FUZZ_RUNNER:-}" != stable ] &&
-    cargo +nightly --version >/dev/null 2>&1 && cargo +nightly fuzz --version >/dev/null 2>&1
+# bounded SECONDS CMD...: CMD, ended (with everything it started) after SECONDS; exit 124 then.
+bounded() {
+  local limit=$1
+  shift
+  timeout --kill-after=30 "$limit" "$@"
 }
 
-if have_cargo_fuzz; then
-  echo "== building the libFuzzer targets (cargo +nightly fuzz build)"
-  cargo +nightly fuzz build >/dev/null 2>&1 || cargo +nightly fuzz build
-  summary=()
-  for target in "${TARGETS[@]}"; do
-    log=$(mktemp)
-    mkdir -p "corpus/$target"
-    echo "== cargo fuzz run $target (${SECONDS_PER_TARGET} s)"
-    if ! cargo +nightly fuzz run "$target" "corpus/$target" "seeds/$target" -- \
-      -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -dict="dicts/$target.dict" \
-      -print_final_stats=1 >"$log" 2>&1; then
-      tail -n 60 "$log"
+# stable_runner WHY TARGET...: the stable runner over the given targets.
+stable_runner() {
+  local why=$1
+  shift
+  echo "fuzz: $why: running the stable runner (same targets, seeds and dictionaries)"
+  (
+    cd "$FUZZ_DIR/../.."
+    cargo build -q --locked -p micoff-fuzz
+    cargo run -q --locked -p micoff-fuzz -- --seconds "$SECONDS_PER_TARGET" "$@"
+  )
+}
+
+if [ "${MICOFF_FUZZ_RUNNER:-}" = stable ]; then
+  stable_runner "MICOFF_FUZZ_RUNNER=stable" "${TARGETS[@]}"
+  echo "fuzz: ran the stable runner (micoff-fuzz), as asked"
+  exit 0
+fi
+if ! bounded "$PROBE_TIMEOUT" cargo +nightly --version >/dev/null 2>&1 ||
+  ! bounded "$PROBE_TIMEOUT" cargo +nightly fuzz --version >/dev/null 2>&1; then
+  stable_runner "no nightly toolchain or no cargo-fuzz" "${TARGETS[@]}"
+  echo "fuzz: ran the stable runner (micoff-fuzz), not cargo-fuzz (needs a nightly toolchain + cargo install cargo-fuzz)"
+  exit 0
+fi
+
+log=$(mktemp)
+trap 'rm -f "$log"' EXIT
+echo "== building the libFuzzer targets (cargo +nightly fuzz build, at most ${BUILD_TIMEOUT} s)"
+rc=0
+bounded "$BUILD_TIMEOUT" cargo +nightly fuzz build >"$log" 2>&1 || rc=$?
+if ((rc != 0)); then
+  tail -n 30 "$log"
+  if ((rc == 124 || rc == 137)); then
+    why="the libFuzzer build did not finish within ${BUILD_TIMEOUT} s (what it compiled is kept; the next run continues it)"
+  else
+    why="the libFuzzer build failed (exit $rc)"
+  fi
+  stable_runner "$why" "${TARGETS[@]}"
+  echo "fuzz: ran the stable runner (micoff-fuzz), not cargo-fuzz: $why"
+  exit 0
+fi
+
+summary=()
+for i in "${!TARGETS[@]}"; do
+  target=${TARGETS[$i]}
+  mkdir -p "corpus/$target"
+  echo "== cargo fuzz run $target (${SECONDS_PER_TARGET} s)"
+  rc=0
+  bounded $((${SECONDS_PER_TARGET%.*} + RUN_SLACK)) cargo +nightly fuzz run "$target" \
+    "corpus/$target" "seeds/$target" -- \
+    -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -dict="dicts/$target.dict" \
+    -print_final_stats=1 >"$log" 2>&1 || rc=$?
+  if ((rc != 0)); then
+    tail -n 60 "$log"
+    # libFuzzer names the input it saved for every crash, leak, timeout or out-of-memory.
+    if grep -qE 'Test unit written to|^==[0-9]+== ?ERROR: libFuzzer' "$log"; then
       echo "fuzz: cargo-fuzz $target FAILED (crash input in native-host/fuzz/artifacts/$target/;"
       echo "      fix it, then add the input to seeds/$target/ as regression-<what>)"
-      rm -f "$log"
       exit 1
     fi
-    runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-    cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 || true)
-    grep -E '^(Done |stat::number_of_executed_units)' "$log" || true
-    rm -f "$log"
-    echo "$target: ${runs:-?} executions in ${SECONDS_PER_TARGET} s (${cov:-cov: ?})"
-    summary+=("$target ${runs:-?}")
-  done
-  echo "fuzz: ran cargo-fuzz (libFuzzer, nightly), executions per target: $(IFS=';'; echo "${summary[*]}" | sed 's/;/, /g'); no crash"
-else
-  if [ "${MICOFF_FUZZ_RUNNER:-}" != stable ]; then
-    echo "nightly or cargo-fuzz missing: running the stable runner (same targets, a mutation loop)" >&2
+    why="cargo fuzz run $target ended (exit $rc) without a crash report"
+    stable_runner "$why" "${TARGETS[@]:$i}"
+    echo "fuzz: ran cargo-fuzz (libFuzzer) for: ${summary[*]:-no target}; the stable runner for the rest: $why"
+    exit 0
   fi
-  cd ../..
-  cargo build -q --locked -p micoff-fuzz
-  cargo run -q --locked -p micoff-fuzz -- --seconds "$SECONDS_PER_TARGET" "${TARGETS[@]}"
-  echo "fuzz: ran the stable runner (micoff-fuzz), not cargo-fuzz (needs a nightly toolchain + cargo install cargo-fuzz)"
-fi
+  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 || true)
+  grep -E '^(Done |stat::number_of_executed_units)' "$log" || true
+  echo "$target: ${runs:-?} executions in ${SECONDS_PER_TARGET} s (${cov:-cov: ?})"
+  summary+=("$target ${runs:-?}")
+done
+echo "fuzz: ran cargo-fuzz (libFuzzer, nightly), executions per target: $(IFS=';'; echo "${summary[*]}" | sed 's/;/, /g'); no crash"

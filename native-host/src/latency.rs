@@ -1006,28 +1006,116 @@ pub fn plan(paths: &Paths, req: &SetRequest, mechanism: Mechanism) -> Vec<Action
     actions
 }
 
-/// Carries out `actions`; the files touched, or the first error.
+/// What was at a path before [`apply`] changed it, to put back exactly.
+enum Before {
+    /// Nothing (a write created the file; through a dangling link, the file it points to).
+    Absent,
+    /// A file (or, for a write, the file a link points to): its bytes and permission bits.
+    File { content: Vec<u8>, mode: u32 },
+    /// A symlink that a removal took away, with what it pointed to.
+    Link(PathBuf),
+}
+
+impl Before {
+    /// The state a write to `path` replaces (through a link: the file it points to).
+    fn of_write(path: &Path) -> Result<Self, String> {
+        match micoff_files::read_with_mode(path) {
+            Ok((content, mode)) => Ok(Self::File { content, mode }),
+            // No file there (a part of the path missing, or a file where a folder would be).
+            Err(e)
+                if e.kind() == std::io::ErrorKind::NotFound
+                    || e.raw_os_error() == Some(libc::ENOTDIR) =>
+            {
+                Ok(Self::Absent)
+            }
+            Err(e) => Err(format!("cannot read {} first: {e}", path.display())),
+        }
+    }
+
+    /// The state a removal of `path` (the entry itself, a link included) replaces.
+    fn of_remove(path: &Path) -> Result<Self, String> {
+        if micoff_files::is_symlink(path) {
+            return fs::read_link(path)
+                .map(Self::Link)
+                .map_err(|e| format!("cannot read the link {}: {e}", path.display()));
+        }
+        Self::of_write(path)
+    }
+
+    /// Puts it back at `path`; `wrote` says whether the change was a write (through links) or a
+    /// removal (of the entry).
+    fn put_back(&self, path: &Path, wrote: bool) -> std::io::Result<()> {
+        match self {
+            Self::Absent if wrote => micoff_files::remove(path),
+            Self::Absent => Ok(()),
+            Self::File { content, mode } => micoff_files::write_atomic(path, content, *mode),
+            Self::Link(target) => std::os::unix::fs::symlink(target, path),
+        }
+    }
+}
+
+/// Carries out `actions`, all or nothing: when one fails, what this run already changed is put
+/// back as it was (contents and permission bits exactly, a removed link as a link), and the error
+/// says so (and names anything that could not be put back).
 pub fn apply(actions: &[Action]) -> Result<(), String> {
+    let mut done: Vec<(&Path, Before, bool)> = Vec::new();
+    let mut failure = None;
     for a in actions {
-        match a {
-            Action::Write { path, content } => {
+        let step = match a {
+            Action::Write { path, content } => Before::of_write(path).and_then(|before| {
                 micoff_files::write_atomic(path, content.as_bytes(), 0o644)
                     .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
-            }
+                Ok(Some((path.as_path(), before, true)))
+            }),
             Action::Remove { path } => {
                 // Check again right before: only a file that still is ours goes.
                 let ours = fs::read_to_string(path)
                     .ok()
                     .is_some_and(|c| read_meta(&c).is_some());
                 if ours {
-                    fs::remove_file(path)
-                        .map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+                    Before::of_remove(path).and_then(|before| {
+                        fs::remove_file(path)
+                            .map_err(|e| format!("cannot remove {}: {e}", path.display()))?;
+                        Ok(Some((path.as_path(), before, false)))
+                    })
+                } else {
+                    Ok(None)
                 }
             }
-            Action::Unchanged { .. } | Action::Skip { .. } => {}
+            Action::Unchanged { .. } | Action::Skip { .. } => Ok(None),
+        };
+        match step {
+            Ok(Some(change)) => done.push(change),
+            Ok(None) => {}
+            Err(e) => {
+                failure = Some(e);
+                break;
+            }
         }
     }
-    Ok(())
+    let Some(error) = failure else {
+        return Ok(());
+    };
+    if done.is_empty() {
+        return Err(format!("{error}; nothing was changed"));
+    }
+    let mut not_back = Vec::new();
+    for (path, before, wrote) in done.iter().rev() {
+        if let Err(e) = before.put_back(path, *wrote) {
+            not_back.push(format!("{}: {e}", path.display()));
+        }
+    }
+    if not_back.is_empty() {
+        Err(format!(
+            "{error}; the {} file(s) this run had already changed were put back as they were",
+            done.len()
+        ))
+    } else {
+        Err(format!(
+            "{error}; putting back what this run had changed failed for: {}",
+            not_back.join("; ")
+        ))
+    }
 }
 
 /// Plans, applies (unless `dry_run`) and explains. `server` picks the mechanism when the request
@@ -1623,6 +1711,94 @@ mod tests {
         let r = set_with(&paths, &set_req(None, None), &pw, &[]).unwrap();
         assert!(r.changed_files.is_empty());
         assert!(r.message.contains("nothing of micoff's"));
+    }
+
+    #[test]
+    fn apply_is_all_or_nothing_and_puts_back_exactly_what_it_changed() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let d = dir.path();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o7777;
+        // A file of ours that a write replaces (mode 0600, not what apply writes).
+        let replaced = d.join("replaced.conf");
+        let old = rule_content(40, &[Browser::Chromium]);
+        fs::write(&replaced, &old).unwrap();
+        fs::set_permissions(&replaced, fs::Permissions::from_mode(0o600)).unwrap();
+        // A file of ours that a removal takes away, and a link of ours to one.
+        let removed = d.join("removed.conf");
+        fs::write(&removed, &old).unwrap();
+        fs::set_permissions(&removed, fs::Permissions::from_mode(0o640)).unwrap();
+        let real = d.join("dotfiles.conf");
+        fs::write(&real, &old).unwrap();
+        let removed_link = d.join("removed-link.conf");
+        std::os::unix::fs::symlink("dotfiles.conf", &removed_link).unwrap();
+        // A write through a link, and a write that creates a file.
+        let through = d.join("through.conf");
+        let through_real = d.join("through-real.conf");
+        fs::write(&through_real, "mine\n").unwrap();
+        std::os::unix::fs::symlink("through-real.conf", &through).unwrap();
+        let created = d.join("created.conf");
+        // The last write fails: its folder is a file.
+        fs::write(d.join("not-a-folder"), "x").unwrap();
+        let failing = d.join("not-a-folder/x.conf");
+        let new = rule_content(20, &[Browser::Chromium]);
+        let write = |p: &Path| Action::Write {
+            path: p.to_path_buf(),
+            content: new.clone(),
+        };
+        let actions = vec![
+            write(&replaced),
+            Action::Remove {
+                path: removed.clone(),
+            },
+            Action::Remove {
+                path: removed_link.clone(),
+            },
+            write(&through),
+            write(&created),
+            write(&failing),
+        ];
+        let err = apply(&actions).unwrap_err();
+        assert!(err.contains("cannot write"), "{err}");
+        assert!(err.contains("were put back as they were"), "{err}");
+        assert_eq!(fs::read_to_string(&replaced).unwrap(), old);
+        assert_eq!(mode(&replaced), 0o600);
+        assert_eq!(fs::read_to_string(&removed).unwrap(), old);
+        assert_eq!(mode(&removed), 0o640);
+        assert_eq!(
+            fs::read_link(&removed_link).unwrap(),
+            PathBuf::from("dotfiles.conf")
+        );
+        assert_eq!(fs::read_to_string(&real).unwrap(), old);
+        assert_eq!(
+            fs::read_link(&through).unwrap(),
+            PathBuf::from("through-real.conf")
+        );
+        assert_eq!(fs::read_to_string(&through_real).unwrap(), "mine\n");
+        assert!(!created.exists());
+        let mut names: Vec<String> = fs::read_dir(d)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        assert_eq!(
+            names,
+            [
+                "dotfiles.conf",
+                "not-a-folder",
+                "removed-link.conf",
+                "removed.conf",
+                "replaced.conf",
+                "through-real.conf",
+                "through.conf"
+            ]
+        );
+        // Without the failing write, everything is applied.
+        apply(&actions[..5]).unwrap();
+        assert_eq!(fs::read_to_string(&replaced).unwrap(), new);
+        assert!(!removed.exists() && !removed_link.exists());
+        assert_eq!(fs::read_to_string(&through_real).unwrap(), new);
+        assert_eq!(fs::read_to_string(&created).unwrap(), new);
     }
 
     #[test]

@@ -84,7 +84,10 @@ pub struct Request {
     pub body: RequestBody,
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// A request's body, tagged by `type` on the wire. Serialize only: requests are decoded by
+/// [`decode_request`], which reads the tag first and then the variant's own fields, so no generic
+/// JSON tree is built (serde's internally tagged enums buffer the whole object as one).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum RequestBody {
     Version,
@@ -111,11 +114,7 @@ pub enum RequestBody {
     /// Sets (`capture_ms`) or resets (`capture_ms: null`) the browsers' capture latency. The
     /// field must be present: a missing `capture_ms` is refused rather than read as a reset.
     LatencySet {
-        // `deserialize_with` without `default`: serde refuses a missing field instead of reading
-        // it as None.
-        #[serde(deserialize_with = "number_or_null")]
         capture_ms: Option<u32>,
-        #[serde(default)]
         dry_run: bool,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         browsers: Option<Vec<crate::latency::Browser>>,
@@ -157,7 +156,8 @@ impl RequestBody {
     }
 }
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+/// What a `subscribe` asks for, tagged by `topic` on the wire (decoded like [`RequestBody`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(tag = "topic", rename_all = "snake_case")]
 pub enum Topic {
     Cpu {
@@ -203,13 +203,16 @@ pub fn bounded(mut text: String, max: usize) -> String {
     text
 }
 
-/// The envelope of a request, read without building a JSON tree: the `id` and the `type`, each as
-/// the caller sent it (a foreign value is kept as a short description for the error message).
-/// Every other field is skipped (`IgnoredAny`).
+/// The envelope of a request, read without building a JSON tree: the `id`, the `type` and the
+/// `topic` (a `subscribe`'s tag), each as the caller sent it (a foreign value is kept as a short
+/// description for the error message). Every other field is skipped (`IgnoredAny`).
 #[derive(Default)]
 struct Head {
     id: Option<Loose>,
     kind: Option<Loose>,
+    topic: Option<Loose>,
+    /// A tag (`type`, `topic`) given twice: refused, as serde refuses a duplicate field.
+    duplicate_tag: Option<&'static str>,
 }
 
 /// A JSON value summarised: an unsigned integer or a string kept, anything else described.
@@ -279,6 +282,7 @@ impl<'de> Deserialize<'de> for Head {
         enum Key {
             Id,
             Type,
+            Topic,
             #[serde(other)]
             Other,
         }
@@ -293,7 +297,18 @@ impl<'de> Deserialize<'de> for Head {
                 while let Some(key) = a.next_key::<Key>()? {
                     match key {
                         Key::Id => head.id = Some(a.next_value()?),
-                        Key::Type => head.kind = Some(a.next_value()?),
+                        Key::Type => {
+                            if head.kind.is_some() {
+                                head.duplicate_tag.get_or_insert("type");
+                            }
+                            head.kind = Some(a.next_value()?);
+                        }
+                        Key::Topic => {
+                            if head.topic.is_some() {
+                                head.duplicate_tag.get_or_insert("topic");
+                            }
+                            head.topic = Some(a.next_value()?);
+                        }
                         Key::Other => {
                             a.next_value::<serde::de::IgnoredAny>()?;
                         }
@@ -311,9 +326,134 @@ fn number_or_null<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Option<u32>,
     Option::<u32>::deserialize(d)
 }
 
-/// Decodes one request frame body: UTF-8 JSON -> object -> id -> type -> fields -> ranges. The
-/// body is read straight into the typed request (no generic JSON tree is built; the frame size is
-/// capped at [`crate::framing::MAX_INCOMING_BYTES`]).
+/// The fields of each request type with fields, read straight from the frame (unknown fields,
+/// `id` and the tags included, are skipped without being kept).
+mod fields {
+    use serde::Deserialize;
+
+    #[derive(Deserialize)]
+    pub struct Processes {
+        #[serde(default)]
+        pub browser_pid: Option<u32>,
+    }
+
+    #[derive(Deserialize)]
+    pub struct CpuSample {
+        pub window_ms: u64,
+        #[serde(default)]
+        pub pids: Option<Vec<u32>>,
+    }
+
+    #[derive(Deserialize)]
+    pub struct Cpu {
+        #[serde(default)]
+        pub interval_ms: Option<u64>,
+        #[serde(default)]
+        pub pids: Option<Vec<u32>>,
+    }
+
+    #[derive(Deserialize)]
+    pub struct Unsubscribe {
+        pub subscription: u64,
+    }
+
+    #[derive(Deserialize)]
+    pub struct LatencySet {
+        // `deserialize_with` without `default`: serde refuses a missing field instead of reading
+        // it as None.
+        #[serde(deserialize_with = "super::number_or_null")]
+        pub capture_ms: Option<u32>,
+        #[serde(default)]
+        pub dry_run: bool,
+        #[serde(default)]
+        pub browsers: Option<Vec<crate::latency::Browser>>,
+    }
+}
+
+/// serde_json's message without its position (` at line 1 column 42`): the same text the caller
+/// got when requests went through serde's tagged enums.
+fn field_error(e: &serde_json::Error) -> String {
+    let text = e.to_string();
+    let position = format!(" at line {} column {}", e.line(), e.column());
+    match text.strip_suffix(&position) {
+        Some(bare) => bare.to_owned(),
+        None => text,
+    }
+}
+
+/// The typed body of a request of type `type_name` (one of [`RequestBody::TYPES`]): the variant's
+/// own fields, decoded from `text` with everything else skipped.
+fn decode_body(type_name: &str, head: &Head, text: &str) -> Result<RequestBody, String> {
+    fn typed<T: for<'de> Deserialize<'de>>(text: &str) -> Result<T, String> {
+        serde_json::from_str::<T>(text).map_err(|e| field_error(&e))
+    }
+    Ok(match type_name {
+        "version" => RequestBody::Version,
+        "processes" => {
+            let f: fields::Processes = typed(text)?;
+            RequestBody::Processes {
+                browser_pid: f.browser_pid,
+            }
+        }
+        "cpu_sample" => {
+            let f: fields::CpuSample = typed(text)?;
+            RequestBody::CpuSample {
+                window_ms: f.window_ms,
+                pids: f.pids,
+            }
+        }
+        "subscribe" => RequestBody::Subscribe(match &head.topic {
+            None => return Err("missing field `topic`".into()),
+            Some(Loose::Str(t)) if t == "cpu" => {
+                let f: fields::Cpu = typed(text)?;
+                Topic::Cpu {
+                    interval_ms: f.interval_ms,
+                    pids: f.pids,
+                }
+            }
+            Some(Loose::Str(t)) if t == "audio" => Topic::Audio,
+            Some(Loose::Str(t)) => {
+                return Err(format!(
+                    "unknown variant `{}`, expected `cpu` or `audio`",
+                    bounded(t.clone(), QUOTED_CHARS)
+                ))
+            }
+            Some(other) => {
+                return Err(format!(
+                    "`topic` must be a string, got {}",
+                    other.describe()
+                ))
+            }
+        }),
+        "unsubscribe" => {
+            let f: fields::Unsubscribe = typed(text)?;
+            RequestBody::Unsubscribe {
+                subscription: f.subscription,
+            }
+        }
+        "audio_server_info" => RequestBody::AudioServerInfo,
+        "audio_streams" => RequestBody::AudioStreams,
+        "doctor" => RequestBody::Doctor,
+        "latency_status" => RequestBody::LatencyStatus,
+        "latency_set" => {
+            let f: fields::LatencySet = typed(text)?;
+            RequestBody::LatencySet {
+                capture_ms: f.capture_ms,
+                dry_run: f.dry_run,
+                browsers: f.browsers,
+            }
+        }
+        "power" => RequestBody::Power,
+        other => return Err(format!("no decoder for `{other}`")),
+    })
+}
+
+/// Decodes one request frame body: UTF-8 JSON -> object -> id -> type -> fields -> ranges,
+/// without a generic JSON tree: a syntax pass that keeps nothing, the envelope ([`Head`]: `id`,
+/// `type`, `topic`, every other value skipped), then the variant's own fields straight into their
+/// types (skipping the rest again). What is kept is the typed request and at most a few short
+/// strings for messages, whatever the frame holds (the frame size is capped at
+/// [`crate::framing::MAX_INCOMING_BYTES`]).
 pub fn decode_request(body: &[u8]) -> Result<Request, RequestError> {
     let invalid_json =
         |e: String| RequestError::new(None, ErrorCode::InvalidJson, format!("invalid JSON: {e}"));
@@ -336,7 +476,7 @@ pub fn decode_request(body: &[u8]) -> Result<Request, RequestError> {
             ))
         }
         Some(Loose::Uint(id)) if id <= MAX_ID => id,
-        Some(other) => {
+        Some(ref other) => {
             return Err(RequestError::new(
                 None,
                 ErrorCode::InvalidRequest,
@@ -347,8 +487,8 @@ pub fn decode_request(body: &[u8]) -> Result<Request, RequestError> {
             ))
         }
     };
-    let type_name = match head.kind {
-        Some(Loose::Str(t)) => t,
+    let type_name = match &head.kind {
+        Some(Loose::Str(t)) => t.as_str(),
         Some(_) => {
             return Err(RequestError::new(
                 Some(id),
@@ -370,24 +510,25 @@ pub fn decode_request(body: &[u8]) -> Result<Request, RequestError> {
             ErrorCode::UnknownType,
             format!(
                 "unknown request type `{}`",
-                bounded(type_name, QUOTED_CHARS)
+                bounded(type_name.to_owned(), QUOTED_CHARS)
             ),
         ));
     };
-    let body = serde_json::from_str::<RequestBody>(text).map_err(|e| {
-        RequestError::new(
-            Some(id),
-            ErrorCode::InvalidRequest,
-            format!("invalid `{type_name}` request: {e}"),
-        )
-    })?;
-    validate(&body).map_err(|message| {
+    let invalid = |message: String| {
         RequestError::new(
             Some(id),
             ErrorCode::InvalidRequest,
             format!("invalid `{type_name}` request: {message}"),
         )
-    })?;
+    };
+    // `topic` is a tag only for `subscribe`; elsewhere it is one more unknown field.
+    match head.duplicate_tag {
+        Some("topic") if type_name != "subscribe" => {}
+        Some(tag) => return Err(invalid(format!("duplicate field `{tag}`"))),
+        None => {}
+    }
+    let body = decode_body(type_name, &head, text).map_err(invalid)?;
+    validate(&body).map_err(invalid)?;
     Ok(Request { id, body })
 }
 
@@ -839,6 +980,69 @@ mod tests {
         assert_eq!((err.id, err.code), (Some(9), ErrorCode::InvalidRequest));
         let err = decode_request(b"\xff\xfe").unwrap_err();
         assert_eq!((err.id, err.code), (None, ErrorCode::InvalidJson));
+    }
+
+    #[test]
+    fn tags_and_fields_are_checked_like_serde_fields() {
+        let reject = |text: &str| decode_request(text.as_bytes()).unwrap_err();
+        let e = reject(r#"{"id":1,"type":"version","type":"version"}"#);
+        assert_eq!((e.id, e.code), (Some(1), ErrorCode::InvalidRequest));
+        assert_eq!(
+            e.message,
+            "invalid `version` request: duplicate field `type`"
+        );
+        let e = reject(r#"{"id":2,"type":"subscribe","topic":"cpu","topic":"audio"}"#);
+        assert_eq!(
+            e.message,
+            "invalid `subscribe` request: duplicate field `topic`"
+        );
+        // `topic` is an ordinary (ignored) field of other requests.
+        assert!(decode_request(br#"{"id":3,"type":"version","topic":1,"topic":2}"#).is_ok());
+        let e = reject(r#"{"id":4,"type":"subscribe"}"#);
+        assert_eq!(
+            e.message,
+            "invalid `subscribe` request: missing field `topic`"
+        );
+        let e = reject(r#"{"id":5,"type":"subscribe","topic":"disk"}"#);
+        assert_eq!(
+            e.message,
+            "invalid `subscribe` request: unknown variant `disk`, expected `cpu` or `audio`"
+        );
+        let e = reject(r#"{"id":6,"type":"subscribe","topic":7}"#);
+        assert_eq!(e.code, ErrorCode::InvalidRequest);
+        // serde's own messages, without serde_json's position.
+        let e = reject(r#"{"id":7,"type":"cpu_sample"}"#);
+        assert_eq!(
+            e.message,
+            "invalid `cpu_sample` request: missing field `window_ms`"
+        );
+        let e = reject(r#"{"id":8,"type":"cpu_sample","window_ms":"soon"}"#);
+        assert_eq!(
+            e.message,
+            "invalid `cpu_sample` request: invalid type: string \"soon\", expected u64"
+        );
+        let e = reject(r#"{"id":9,"type":"latency_set","dry_run":true}"#);
+        assert_eq!(
+            e.message,
+            "invalid `latency_set` request: missing field `capture_ms`"
+        );
+        let e = reject(r#"{"id":10,"type":"unsubscribe","subscription":1,"subscription":2}"#);
+        assert_eq!(
+            e.message,
+            "invalid `unsubscribe` request: duplicate field `subscription`"
+        );
+        // The tag may come anywhere, fields in any order.
+        let r = decode_request(
+            br#"{"pids":[4],"interval_ms":500,"topic":"cpu","x":{"y":[]},"type":"subscribe","id":11}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            r.body,
+            RequestBody::Subscribe(Topic::Cpu {
+                interval_ms: Some(500),
+                pids: Some(vec![4])
+            })
+        );
     }
 
     fn thread(tid: u32, cpu_pct: f64) -> ThreadRates {

@@ -150,14 +150,6 @@ fn a_foreign_caller_gets_one_forbidden_error_and_no_answers() {
     }
 }
 
-fn read_frame(r: &mut impl Read) -> Option<serde_json::Value> {
-    let mut len = [0u8; 4];
-    r.read_exact(&mut len).ok()?;
-    let mut body = vec![0u8; u32::from_ne_bytes(len) as usize];
-    r.read_exact(&mut body).ok()?;
-    Some(serde_json::from_slice(&body).unwrap())
-}
-
 /// Peak resident memory of a live process, in KiB (`VmHWM` in `/proc/<pid>/status`).
 fn vm_hwm_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
@@ -165,7 +157,7 @@ fn vm_hwm_kib(pid: u32) -> u64 {
     line.split_whitespace().nth(1).unwrap().parse().unwrap()
 }
 
-/// A request frame of exactly `size` bytes: a `version` padded with an unknown field full of empty
+/// A request body of exactly `size` bytes: a `version` padded with an unknown field full of empty
 /// arrays (what costs a generic JSON tree the most per byte).
 fn padded_version(id: u64, size: usize) -> Vec<u8> {
     let head = format!(r#"{{"id":{id},"type":"version","pad":["#);
@@ -179,9 +171,17 @@ fn padded_version(id: u64, size: usize) -> Vec<u8> {
     body.resize(size - tail.len(), b' ');
     body.extend_from_slice(tail.as_bytes());
     assert_eq!(body.len(), size);
-    let mut out = (size as u32).to_ne_bytes().to_vec();
-    out.extend_from_slice(&body);
-    out
+    body
+}
+
+/// The host in native messaging mode for micoff's Chromium origin, stderr silenced, no audio
+/// server (nothing on the machine's own server is touched).
+fn host_command() -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_micoff-host"));
+    cmd.arg(chrome_origin())
+        .env("PULSE_SERVER", "unix:/nonexistent/micoff-test/native")
+        .stderr(Stdio::null());
+    cmd
 }
 
 /// The largest request the host accepts costs it little memory and is answered; one byte more is
@@ -189,18 +189,16 @@ fn padded_version(id: u64, size: usize) -> Vec<u8> {
 #[test]
 fn the_largest_allowed_request_stays_small_and_a_larger_one_is_refused_at_once() {
     use micoff_host::framing::MAX_INCOMING_BYTES;
-    let mut child = host(&["chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/"]);
-    let pid = child.id();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = child.stdout.take().unwrap();
+    let mut client = HostClient::spawn(host_command()).unwrap();
+    let pid = client.pid();
     let started = std::time::Instant::now();
     for id in 1..=4 {
-        stdin
-            .write_all(&padded_version(id, MAX_INCOMING_BYTES))
+        client
+            .write_frame(&padded_version(id, MAX_INCOMING_BYTES))
             .unwrap();
     }
     let mut ids: Vec<u64> = (0..4)
-        .map(|_| read_frame(&mut stdout).unwrap()["id"].as_u64().unwrap())
+        .map(|_| client.wait("a reply", |_| true)["id"].as_u64().unwrap())
         .collect();
     ids.sort_unstable();
     assert_eq!(ids, vec![1, 2, 3, 4]);
@@ -212,9 +210,8 @@ fn the_largest_allowed_request_stays_small_and_a_larger_one_is_refused_at_once()
 
     // One byte over the limit: refused from the header. The body is never read.
     let too_long = (MAX_INCOMING_BYTES + 1) as u32;
-    stdin.write_all(&too_long.to_ne_bytes()).unwrap();
-    stdin.flush().unwrap();
-    let refused = read_frame(&mut stdout).unwrap();
+    client.write_raw(&too_long.to_ne_bytes()).unwrap();
+    let refused = client.wait("the refusal", |_| true);
     assert_eq!(refused["type"], "error");
     assert_eq!(refused["id"], serde_json::Value::Null);
     assert_eq!(refused["error"]["code"], 4, "{refused}");
@@ -222,10 +219,13 @@ fn the_largest_allowed_request_stays_small_and_a_larger_one_is_refused_at_once()
         .as_str()
         .unwrap()
         .contains(&MAX_INCOMING_BYTES.to_string()));
-    assert!(read_frame(&mut stdout).is_none(), "the host ends after it");
-    drop(stdin);
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(1));
+    assert_eq!(
+        client.next_body(std::time::Duration::from_secs(10)),
+        Err(std::sync::mpsc::RecvTimeoutError::Disconnected),
+        "the host ends after it"
+    );
+    let status = client.close_and_wait(std::time::Duration::from_secs(10));
+    assert_eq!(status.and_then(|s| s.code()), Some(1));
     assert!(
         started.elapsed() < std::time::Duration::from_secs(10),
         "took {:?}",
@@ -233,57 +233,60 @@ fn the_largest_allowed_request_stays_small_and_a_larger_one_is_refused_at_once()
     );
 }
 
+/// 300 threads of this test process, sleeping and waking every 200 ms, until dropped.
+struct Sleepers {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Sleepers {
+    fn start(n: usize) -> Self {
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let threads = (0..n)
+            .map(|_| {
+                let stop = std::sync::Arc::clone(&stop);
+                std::thread::spawn(move || {
+                    while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                        std::thread::sleep(std::time::Duration::from_millis(200));
+                    }
+                })
+            })
+            .collect();
+        Self { stop, threads }
+    }
+}
+
+impl Drop for Sleepers {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
 /// Eight `cpu` subscriptions on a process with 300 threads under `ulimit -n 256`: the host shares
 /// one open-file budget among them (sized from the limit), so every subscription keeps reporting;
 /// none of them takes "too many open files" for "the process is gone".
 #[test]
 fn eight_cpu_subscriptions_under_ulimit_256_all_keep_reporting() {
-    let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let sleepers: Vec<_> = (0..300)
-        .map(|_| {
-            let stop = std::sync::Arc::clone(&stop);
-            std::thread::spawn(move || {
-                while !stop.load(std::sync::atomic::Ordering::Relaxed) {
-                    std::thread::sleep(std::time::Duration::from_millis(200));
-                }
-            })
-        })
-        .collect();
+    let _sleepers = Sleepers::start(300);
     let me = std::process::id();
-    let mut child = Command::new("sh")
-        .arg("-c")
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c")
         .arg(r#"ulimit -n 256 && exec "$0" "$1""#)
         .arg(env!("CARGO_BIN_EXE_micoff-host"))
-        .arg("chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    let mut stdout = child.stdout.take().unwrap();
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        while let Some(f) = read_frame(&mut stdout) {
-            if tx.send(f).is_err() {
-                return;
-            }
-        }
-    });
-    for id in 1..=8 {
-        let req = format!(
-            r#"{{"id":{id},"type":"subscribe","topic":"cpu","interval_ms":250,"pids":[{me}]}}"#
-        );
-        stdin.write_all(&frame(&req)).unwrap();
+        .arg(chrome_origin())
+        .stderr(Stdio::null());
+    let mut client = HostClient::spawn(cmd).unwrap();
+    for _ in 1..=8 {
+        client.send(serde_json::json!(
+            {"type": "subscribe", "topic": "cpu", "interval_ms": 250, "pids": [me]}
+        ));
     }
-    stdin.flush().unwrap();
     let mut reports = std::collections::HashMap::<u64, usize>::new();
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
     while reports.len() < 8 || reports.values().any(|n| *n < 3) {
-        let left = deadline.saturating_duration_since(std::time::Instant::now());
-        let Ok(f) = rx.recv_timeout(left) else {
-            panic!("not every subscription reported 3 times: {reports:?}");
-        };
+        let f = client.wait("every subscription's 3 reports", |_| true);
         if f["type"] != "event" {
             assert_eq!(f["type"], "result", "{f}");
             continue;
@@ -297,11 +300,101 @@ fn eight_cpu_subscriptions_under_ulimit_256_all_keep_reporting() {
             .entry(f["subscription"].as_u64().unwrap())
             .or_default() += 1;
     }
-    drop(stdin);
-    let status = child.wait().unwrap();
-    assert_eq!(status.code(), Some(0));
-    stop.store(true, std::sync::atomic::Ordering::Relaxed);
-    for t in sleepers {
-        t.join().unwrap();
+    let status = client.close_and_wait(std::time::Duration::from_secs(20));
+    assert_eq!(status.and_then(|s| s.code()), Some(0));
+}
+
+/// `cmd` started under the open-file limits `soft`/`hard`, with `taken` more fds open (copies of
+/// its stderr, inherited across exec) than a program normally starts with.
+fn with_nofile_limits(cmd: &mut Command, soft: u64, hard: u64, taken: usize) {
+    use std::os::unix::process::CommandExt;
+    // SAFETY: between fork and exec the closure calls only setrlimit and fcntl, which are
+    // async-signal-safe, and allocates nothing.
+    unsafe {
+        cmd.pre_exec(move || {
+            let rl = libc::rlimit {
+                rlim_cur: soft,
+                rlim_max: hard,
+            };
+            if libc::setrlimit(libc::RLIMIT_NOFILE, &rl) != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+            for _ in 0..taken {
+                // The lowest free fd from 3 on, without close-on-exec: the host starts with it.
+                if libc::fcntl(2, libc::F_DUPFD, 3) < 0 {
+                    return Err(std::io::Error::last_os_error());
+                }
+            }
+            Ok(())
+        });
     }
+}
+
+/// `(soft, hard)` of a live process's open-file limit, from `/proc/<pid>/limits`.
+fn nofile_limits(pid: u32) -> (u64, u64) {
+    let limits = std::fs::read_to_string(format!("/proc/{pid}/limits")).unwrap();
+    let line = limits
+        .lines()
+        .find(|l| l.starts_with("Max open files"))
+        .unwrap();
+    let mut n = line["Max open files".len()..]
+        .split_whitespace()
+        .map(|v| v.parse::<u64>().unwrap());
+    (n.next().unwrap(), n.next().unwrap())
+}
+
+/// Started with a soft open-file limit far below its hard one (the usual 1024 under a high hard
+/// limit), the host raises the soft limit to the hard one before it serves anything.
+#[test]
+fn the_host_raises_its_soft_open_file_limit_to_the_hard_one() {
+    let mut cmd = host_command();
+    with_nofile_limits(&mut cmd, 100, 2000, 0);
+    let mut client = HostClient::spawn(cmd).unwrap();
+    let version = client.result(serde_json::json!({"type": "version"}));
+    assert_eq!(version["pid"], client.pid());
+    assert_eq!(nofile_limits(client.pid()), (2000, 2000));
+    client.finish();
+}
+
+/// A real "too many open files": the host starts with most of its fds already taken (its budget,
+/// sized from the limit, is larger than what is really free), so keeping a 300-thread process's
+/// files open runs into EMFILE. That is a retryable `busy`, for a subscription (`cpu_unavailable`)
+/// and for a `cpu_sample` alike, never `not_found` ("the process is gone", code 6), and the host
+/// goes on answering.
+#[test]
+fn running_out_of_fds_for_real_is_busy_not_process_gone() {
+    let _sleepers = Sleepers::start(300);
+    let me = std::process::id();
+    let mut cmd = host_command();
+    // 256 fds: a budget of 128 kept-open files; about 40 are really free.
+    with_nofile_limits(&mut cmd, 256, 256, 210);
+    let mut client = HostClient::spawn(cmd).unwrap();
+    client.result(serde_json::json!({"type": "version"}));
+    let sub = client.result(serde_json::json!(
+        {"type": "subscribe", "topic": "cpu", "interval_ms": 250, "pids": [me]}
+    ))["subscription"]
+        .clone();
+    let event = client.wait("the subscription's first event", |f| {
+        f["type"] == "event" && f["subscription"] == sub
+    })["event"]
+        .clone();
+    assert_eq!(event["type"], "cpu_unavailable", "{event}");
+    assert_eq!(event["code"], 8, "{event}");
+    assert!(
+        event["reason"]
+            .as_str()
+            .unwrap()
+            .contains("too many open files"),
+        "{event}"
+    );
+    // The subscription's sampler now holds every free fd: a one-off sample runs out at once.
+    let reply = client.call(serde_json::json!(
+        {"type": "cpu_sample", "window_ms": 100, "pids": [me]}
+    ));
+    assert_eq!(reply["type"], "error", "{reply}");
+    assert_eq!(reply["error"]["code"], 8, "{reply}");
+    // Still serving, and the subscription was never ended.
+    client.result(serde_json::json!({"type": "version"}));
+    client.result(serde_json::json!({"type": "unsubscribe", "subscription": sub}));
+    client.finish();
 }

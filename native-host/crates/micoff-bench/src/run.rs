@@ -217,11 +217,7 @@ pub fn measure_run(
 /// The one-shot look at the server; none reachable is [`BenchError::NoServer`].
 fn look_at_server(args: &BenchArgs) -> Result<ServerProbe, BenchError> {
     probe(args.server.as_deref()).map_err(|reason| BenchError::NoServer {
-        server: args
-            .server
-            .clone()
-            .or_else(|| std::env::var("PULSE_SERVER").ok())
-            .unwrap_or_else(|| "the default server".into()),
+        server: server::describe(args.server.as_deref(), &|k| std::env::var(k).ok()),
         reason,
     })
 }

@@ -14,6 +14,13 @@ pub fn socket_path(server: Option<&str>, env: &dyn Fn(&str) -> Option<String>) -
     micoff_audio_server::first_socket(&env, Path::exists)
 }
 
+/// Where a libpulse client looks for the server, for messages: `--server` in place of
+/// `PULSE_SERVER`, then micoff-audio-server's candidates in libpulse's order, as one server string
+/// (`unix:/run/user/1000/pulse/native unix:/var/run/pulse/native`). `env` is injectable for tests.
+pub fn describe(server: Option<&str>, env: &dyn Fn(&str) -> Option<String>) -> String {
+    micoff_audio_server::describe(&ServerEnv::from_lookup(env).with_server(server))
+}
+
 /// The pid of the process at the other end of a unix socket (SO_PEERCRED: the process that
 /// created the listening socket). The fallback when micoff-proc's socket-holder scan
 /// (`ProcFs::socket_owner`, right under systemd socket activation too, where SO_PEERCRED names
@@ -102,6 +109,19 @@ mod tests {
         let xdg = dir.path().to_string_lossy().into_owned();
         let e = move |k: &str| (k == "XDG_RUNTIME_DIR").then(|| xdg.clone());
         assert_eq!(socket_path(None, &e), Some(path));
+    }
+
+    #[test]
+    fn describe_names_what_a_client_would_try() {
+        let none = env_of(&[]);
+        assert_eq!(describe(Some("unix:/tmp/x"), &none), "unix:/tmp/x");
+        let e = env_of(&[("PULSE_SERVER", "/run/p tcp:box")]);
+        assert_eq!(describe(None, &e), "unix:/run/p tcp:box");
+        let e = env_of(&[("PULSE_RUNTIME_PATH", "/rt"), ("XDG_RUNTIME_DIR", "/r")]);
+        assert_eq!(
+            describe(None, &e),
+            "unix:/rt/native unix:/var/run/pulse/native"
+        );
     }
 
     #[test]

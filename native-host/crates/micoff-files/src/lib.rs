@@ -6,7 +6,10 @@
 //!   written, get their mode with `fchmod` (whatever the umask), are synced, then renamed over the
 //!   target: readers see the old file or the new one, never half of one.
 //! - A target that is a symlink (dotfiles setups) is written THROUGH the link: the file it points
-//!   to gets the new content and the link stays a link pointing where it pointed.
+//!   to gets the new content and the link stays a link pointing where it pointed. Only a link
+//!   nobody else could have planted or redirected is followed ([`resolve`]): every link of the
+//!   chain and the file it ends at belong to the user running micoff or to root, and sit in
+//!   [safe folders](resolve); anything else is refused with a message and nothing is written.
 //! - Backups are created exclusively too (never through a link planted at the backup's name) and
 //!   keep the mode of the file they copy; [`restore`] puts one back exactly, through the link
 //!   when the target is one.
@@ -32,27 +35,287 @@ pub fn is_symlink(path: &Path) -> bool {
 }
 
 /// The file `path` stands for: `path` itself, or where its chain of symlinks ends (which may not
-/// exist yet: a dangling link). Only the last component is followed; folders on the way are
-/// whatever the kernel makes of them.
+/// exist yet: a dangling link). Only the last component is followed in user space (folders on the
+/// way are whatever the kernel makes of them), so micoff checks what the kernel's
+/// `protected_symlinks` would not see here, and refuses (`PermissionDenied`, naming the link and
+/// why) to follow a chain that someone else could have planted or redirected:
+///
+/// - each link must be owned by a trusted user: the one running micoff (effective uid) or root;
+///   as root only root-owned links are followed;
+/// - each link must sit in a safe folder, and the file the chain ends at must be in one (that is
+///   where such a file may live);
+/// - the file it ends at, when it exists, must be owned by a trusted user.
+///
+/// A safe folder is owned by a trusted user and not writable by others (group or world, sticky
+/// or not), unless the group is the owner's private group (same name, the owner's primary group,
+/// no other members: what Debian/Ubuntu give every user, whose umask 002 makes the user's own
+/// folders group-writable); every folder above it is owned by a trusted user too and not writable
+/// by others unless sticky (like `/tmp`, where no one else can rename the entry below it, which
+/// must itself be trusted). The returned path of a followed link is the target's folder made
+/// canonical plus its name: the folder that was checked is the one written in.
 pub fn resolve(path: &Path) -> io::Result<PathBuf> {
+    let trust = Trust::current();
     let mut p = path.to_path_buf();
     for _ in 0..MAX_LINKS {
         match fs::symlink_metadata(&p) {
             Ok(m) if m.file_type().is_symlink() => {
+                trust.check_link(path, &p, &m)?;
                 let target = fs::read_link(&p)?;
                 p = if target.is_absolute() {
                     target
                 } else {
-                    p.parent().unwrap_or(Path::new("/")).join(target)
+                    folder_of(&p).join(target)
                 };
             }
-            _ => return Ok(p),
+            found => {
+                if p == path {
+                    return Ok(p);
+                }
+                return trust.check_target(path, &p, found.ok().as_ref());
+            }
         }
     }
     Err(io::Error::other(format!(
         "{}: more than {MAX_LINKS} symlinks in a row",
         path.display()
     )))
+}
+
+/// The folder holding `p` (`.` for a bare name).
+fn folder_of(p: &Path) -> &Path {
+    match p.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    }
+}
+
+/// Whom micoff trusts with the links it follows and the folders it writes in through them.
+struct Trust {
+    euid: u32,
+}
+
+impl Trust {
+    fn current() -> Self {
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        Self {
+            euid: unsafe { libc::geteuid() },
+        }
+    }
+
+    fn trusted(&self, uid: u32) -> bool {
+        uid == self.euid || uid == 0
+    }
+
+    fn who(&self) -> String {
+        if self.euid == 0 {
+            "root".to_owned()
+        } else {
+            format!("you (uid {}) or root", self.euid)
+        }
+    }
+
+    fn refuse(&self, path: &Path, why: String) -> io::Error {
+        io::Error::new(
+            io::ErrorKind::PermissionDenied,
+            format!(
+                "{} is a symlink micoff does not follow: {why}; nothing written (replace the link \
+                 with a file, or point it at a file of yours in a folder only you can write)",
+                path.display()
+            ),
+        )
+    }
+
+    /// The link `link` (met while resolving `path`): trusted owner, in a safe folder.
+    fn check_link(&self, path: &Path, link: &Path, m: &fs::Metadata) -> io::Result<()> {
+        use std::os::unix::fs::MetadataExt;
+        if !self.trusted(m.uid()) {
+            let what = if link == path {
+                "it".to_owned()
+            } else {
+                format!("the link {} on its way", link.display())
+            };
+            return Err(self.refuse(
+                path,
+                format!("{what} is owned by uid {}, not by {}", m.uid(), self.who()),
+            ));
+        }
+        let folder = fs::canonicalize(folder_of(link))?;
+        self.check_folder(path, &folder)
+    }
+
+    /// Where the chain of `path` ends (`end`, with its metadata when it exists): a trusted owner
+    /// and a safe folder. Returns the path to write: the canonical folder plus the name.
+    fn check_target(
+        &self,
+        path: &Path,
+        end: &Path,
+        m: Option<&fs::Metadata>,
+    ) -> io::Result<PathBuf> {
+        use std::os::unix::fs::MetadataExt;
+        let Some(name) = end.file_name() else {
+            return Err(self.refuse(path, format!("it ends at {}, not a file", end.display())));
+        };
+        let folder = match fs::canonicalize(folder_of(end)) {
+            Ok(f) => f,
+            // A link into a folder that does not exist: the caller says so (nothing is created
+            // at the end of a link).
+            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(end.to_path_buf()),
+            Err(e) => return Err(e),
+        };
+        if let Some(m) = m {
+            if !self.trusted(m.uid()) {
+                return Err(self.refuse(
+                    path,
+                    format!(
+                        "the file it points to, {}, is owned by uid {}, not by {}",
+                        end.display(),
+                        m.uid(),
+                        self.who()
+                    ),
+                ));
+            }
+        }
+        self.check_folder(path, &folder)?;
+        Ok(folder.join(name))
+    }
+
+    /// `folder` (canonical) is safe: see [`resolve`].
+    fn check_folder(&self, path: &Path, folder: &Path) -> io::Result<()> {
+        use std::os::unix::fs::MetadataExt;
+        let mut ancestors: Vec<&Path> = folder.ancestors().collect();
+        ancestors.reverse(); // from `/` down to `folder`
+        let last = ancestors.len().saturating_sub(1);
+        for (i, dir) in ancestors.iter().enumerate() {
+            let m = fs::metadata(dir)?;
+            if !self.trusted(m.uid()) {
+                return Err(self.refuse(
+                    path,
+                    format!(
+                        "the folder {} is owned by uid {}, not by {}",
+                        dir.display(),
+                        m.uid(),
+                        self.who()
+                    ),
+                ));
+            }
+            let mode = m.mode();
+            let others_write = mode & 0o002 != 0;
+            let group_write = mode & 0o020 != 0 && !is_private_group(m.uid(), m.gid());
+            if !others_write && !group_write {
+                continue;
+            }
+            let sticky = mode & 0o1000 != 0;
+            if i < last && sticky {
+                // Nobody else can rename or remove the next folder down (checked next).
+                continue;
+            }
+            return Err(self.refuse(
+                path,
+                format!(
+                    "the folder {} can be written by {} (mode {:o})",
+                    dir.display(),
+                    if others_write {
+                        "everyone"
+                    } else {
+                        "other members of its group"
+                    },
+                    mode & 0o7777
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Whether `gid` is `uid`'s private group: the user's primary group, named like the user, with no
+/// other member listed.
+fn is_private_group(uid: u32, gid: u32) -> bool {
+    let Some((user, primary)) = passwd_entry(uid) else {
+        return false;
+    };
+    let Some((group, members)) = group_entry(gid) else {
+        return false;
+    };
+    primary == gid && group == user && members.iter().all(|m| *m == user)
+}
+
+/// Runs a `get*_r` lookup with a growing buffer; `None` when there is no entry or it fails.
+fn lookup_with_buffer(mut call: impl FnMut(&mut [libc::c_char]) -> libc::c_int) -> Option<()> {
+    let mut buf: Vec<libc::c_char> = vec![0; 4096];
+    loop {
+        match call(&mut buf) {
+            0 => return Some(()),
+            libc::ERANGE if buf.len() < 1 << 20 => buf = vec![0; buf.len() * 4],
+            _ => return None,
+        }
+    }
+}
+
+/// # Safety
+/// `p` is null or a NUL-terminated string.
+unsafe fn c_string(p: *const libc::c_char) -> Option<String> {
+    if p.is_null() {
+        return None;
+    }
+    // SAFETY: as the caller promises.
+    Some(
+        unsafe { std::ffi::CStr::from_ptr(p) }
+            .to_string_lossy()
+            .into_owned(),
+    )
+}
+
+/// A user's name and primary group.
+fn passwd_entry(uid: u32) -> Option<(String, u32)> {
+    let mut out = None;
+    lookup_with_buffer(|buf| {
+        // SAFETY: an all-zero passwd is a valid value to be filled in.
+        let mut pw: libc::passwd = unsafe { std::mem::zeroed() };
+        let mut result: *mut libc::passwd = std::ptr::null_mut();
+        // SAFETY: every pointer is valid for the call; `buf.len()` is the buffer's size.
+        let rc =
+            unsafe { libc::getpwuid_r(uid, &mut pw, buf.as_mut_ptr(), buf.len(), &mut result) };
+        if rc == 0 && !result.is_null() {
+            // SAFETY: filled in by getpwuid_r, pointing into `buf`, alive here.
+            out = unsafe { c_string(pw.pw_name) }.map(|n| (n, pw.pw_gid));
+        }
+        if rc == 0 && result.is_null() {
+            return libc::ENOENT;
+        }
+        rc
+    })?;
+    out
+}
+
+/// A group's name and listed members.
+fn group_entry(gid: u32) -> Option<(String, Vec<String>)> {
+    let mut out = None;
+    lookup_with_buffer(|buf| {
+        // SAFETY: an all-zero group is a valid value to be filled in.
+        let mut gr: libc::group = unsafe { std::mem::zeroed() };
+        let mut result: *mut libc::group = std::ptr::null_mut();
+        // SAFETY: every pointer is valid for the call; `buf.len()` is the buffer's size.
+        let rc =
+            unsafe { libc::getgrgid_r(gid, &mut gr, buf.as_mut_ptr(), buf.len(), &mut result) };
+        if rc == 0 && !result.is_null() {
+            let mut members = Vec::new();
+            let mut m = gr.gr_mem;
+            // SAFETY: gr_mem is a NULL-terminated array of strings inside `buf`.
+            while !m.is_null() && !unsafe { *m }.is_null() {
+                // SAFETY: as above.
+                members.extend(unsafe { c_string(*m) });
+                // SAFETY: still inside the NULL-terminated array.
+                m = unsafe { m.add(1) };
+            }
+            // SAFETY: filled in by getgrgid_r, pointing into `buf`, alive here.
+            out = unsafe { c_string(gr.gr_name) }.map(|n| (n, members));
+        }
+        if rc == 0 && result.is_null() {
+            return libc::ENOENT;
+        }
+        rc
+    })?;
+    out
 }
 
 /// Writes `content` to `path` with `mode` (exactly, whatever the umask), atomically: an
@@ -281,12 +544,169 @@ mod tests {
         let b = dir.path().join("b");
         symlink("b", &a).unwrap();
         symlink("c", &b).unwrap();
-        assert_eq!(resolve(&a).unwrap(), dir.path().join("c"));
+        let canonical = fs::canonicalize(dir.path()).unwrap();
+        assert_eq!(resolve(&a).unwrap(), canonical.join("c"));
         let l1 = dir.path().join("l1");
         let l2 = dir.path().join("l2");
         symlink("l2", &l1).unwrap();
         symlink("l1", &l2).unwrap();
         assert!(resolve(&l1).is_err());
+    }
+
+    /// A dotfiles-style setup in a fresh temporary folder: `conf/x.conf -> ../dotfiles/x.conf`.
+    struct Dotfiles {
+        dir: tempfile::TempDir,
+    }
+
+    impl Dotfiles {
+        fn new() -> Self {
+            let dir = tempfile::tempdir().unwrap();
+            for d in ["conf", "dotfiles"] {
+                fs::create_dir(dir.path().join(d)).unwrap();
+                fs::set_permissions(dir.path().join(d), fs::Permissions::from_mode(0o755)).unwrap();
+            }
+            fs::write(dir.path().join("dotfiles/x.conf"), "theirs\n").unwrap();
+            symlink("../dotfiles/x.conf", dir.path().join("conf/x.conf")).unwrap();
+            Self { dir }
+        }
+        fn at(&self, rel: &str) -> PathBuf {
+            self.dir.path().join(rel)
+        }
+        fn link(&self) -> PathBuf {
+            self.at("conf/x.conf")
+        }
+        fn target(&self) -> PathBuf {
+            self.at("dotfiles/x.conf")
+        }
+        /// Every way of writing through the link is refused with `needle` in the message, and
+        /// the target and the link stay as they were.
+        fn assert_refused(&self, needle: &str) {
+            let backup = self.at("backup");
+            fs::write(&backup, "backup\n").unwrap();
+            for (what, r) in [
+                ("write_atomic", write_atomic(&self.link(), b"ours\n", 0o644)),
+                ("restore", restore(&backup, &self.link())),
+                ("remove", remove(&self.link())),
+            ] {
+                let e = r.expect_err(what);
+                assert_eq!(e.kind(), io::ErrorKind::PermissionDenied, "{what}: {e}");
+                assert!(e.to_string().contains(needle), "{what}: {e}");
+                assert!(e.to_string().contains("nothing written"), "{what}: {e}");
+            }
+            assert_eq!(fs::read(self.target()).unwrap(), b"theirs\n");
+            assert!(is_symlink(&self.link()));
+            assert_eq!(names(&self.at("dotfiles")), ["x.conf"]);
+            assert_eq!(names(&self.at("conf")), ["x.conf"]);
+            fs::remove_file(backup).unwrap();
+        }
+        fn assert_followed(&self) {
+            write_atomic(&self.link(), b"ours\n", 0o644).unwrap();
+            assert_eq!(fs::read(self.target()).unwrap(), b"ours\n");
+            assert!(is_symlink(&self.link()));
+        }
+    }
+
+    fn is_root() -> bool {
+        // SAFETY: geteuid has no preconditions.
+        unsafe { libc::geteuid() == 0 }
+    }
+
+    /// Tests that plant files as another user need root (chown); said, not silently passed.
+    fn skip_unless_root(test: &str) -> bool {
+        if !is_root() {
+            eprintln!("SKIPPED {test}: needs root to create files owned by another user");
+        }
+        !is_root()
+    }
+
+    /// A uid that is neither root nor whoever runs the tests (`nobody`).
+    const OTHER_UID: u32 = 65534;
+
+    #[test]
+    fn a_link_in_a_folder_others_can_write_is_not_followed() {
+        for mode in [0o777, 0o1777, 0o757] {
+            let d = Dotfiles::new();
+            fs::set_permissions(d.at("conf"), fs::Permissions::from_mode(mode)).unwrap();
+            d.assert_refused("can be written by everyone");
+        }
+        // The same folder, closed again: followed (the control).
+        let d = Dotfiles::new();
+        d.assert_followed();
+    }
+
+    #[test]
+    fn a_link_into_a_folder_others_can_write_is_not_followed() {
+        for mode in [0o777, 0o1777] {
+            let d = Dotfiles::new();
+            fs::set_permissions(d.at("dotfiles"), fs::Permissions::from_mode(mode)).unwrap();
+            d.assert_refused("can be written by everyone");
+        }
+    }
+
+    #[test]
+    fn a_link_planted_by_another_user_is_not_followed() {
+        if skip_unless_root("a_link_planted_by_another_user_is_not_followed") {
+            return;
+        }
+        let d = Dotfiles::new();
+        std::os::unix::fs::lchown(d.link(), Some(OTHER_UID), None).unwrap();
+        d.assert_refused(&format!("owned by uid {OTHER_UID}, not by root"));
+        // A link further down the chain, planted by someone else, is refused too.
+        let d = Dotfiles::new();
+        fs::rename(d.target(), d.at("dotfiles/real.conf")).unwrap();
+        symlink("real.conf", d.target()).unwrap();
+        std::os::unix::fs::lchown(d.target(), Some(OTHER_UID), None).unwrap();
+        let e = write_atomic(&d.link(), b"ours\n", 0o644).unwrap_err();
+        assert!(e.to_string().contains("on its way is owned by uid"), "{e}");
+        assert_eq!(fs::read(d.at("dotfiles/real.conf")).unwrap(), b"theirs\n");
+    }
+
+    #[test]
+    fn a_link_to_a_file_or_folder_of_another_user_is_not_followed() {
+        if skip_unless_root("a_link_to_a_file_or_folder_of_another_user_is_not_followed") {
+            return;
+        }
+        let d = Dotfiles::new();
+        std::os::unix::fs::chown(d.target(), Some(OTHER_UID), None).unwrap();
+        d.assert_refused("the file it points to");
+        // Their folder (mode 0755, so only they can write it): outside where a file of root's
+        // may live.
+        let d = Dotfiles::new();
+        std::os::unix::fs::chown(d.at("dotfiles"), Some(OTHER_UID), None).unwrap();
+        d.assert_refused(&format!("is owned by uid {OTHER_UID}, not by root"));
+        // Any folder above it, too.
+        let d = Dotfiles::new();
+        fs::create_dir(d.at("theirs")).unwrap();
+        fs::create_dir(d.at("theirs/mine")).unwrap();
+        fs::write(d.at("theirs/mine/x.conf"), "theirs\n").unwrap();
+        std::os::unix::fs::chown(d.at("theirs"), Some(OTHER_UID), None).unwrap();
+        fs::remove_file(d.link()).unwrap();
+        symlink("../theirs/mine/x.conf", d.link()).unwrap();
+        let e = write_atomic(&d.link(), b"ours\n", 0o644).unwrap_err();
+        assert!(e.to_string().contains("theirs is owned by uid"), "{e}");
+        assert_eq!(fs::read(d.at("theirs/mine/x.conf")).unwrap(), b"theirs\n");
+    }
+
+    #[test]
+    fn a_group_writable_folder_counts_as_safe_only_for_the_owners_private_group() {
+        if skip_unless_root(
+            "a_group_writable_folder_counts_as_safe_only_for_the_owners_private_group",
+        ) {
+            return;
+        }
+        // root:root 0775 (root's own group, no other members): followed.
+        let d = Dotfiles::new();
+        assert!(
+            is_private_group(0, 0),
+            "root's group has other members here"
+        );
+        fs::set_permissions(d.at("conf"), fs::Permissions::from_mode(0o775)).unwrap();
+        d.assert_followed();
+        // The same folder handed to a shared group: refused.
+        let d = Dotfiles::new();
+        fs::set_permissions(d.at("conf"), fs::Permissions::from_mode(0o775)).unwrap();
+        std::os::unix::fs::chown(d.at("conf"), None, Some(OTHER_UID)).unwrap();
+        d.assert_refused("other members of its group");
     }
 
     #[test]

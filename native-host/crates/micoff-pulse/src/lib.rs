@@ -45,8 +45,8 @@ use worker::{Command, ModuleRequest, ViewRequest, Worker};
 /// How to reach the server and how patient to be.
 #[derive(Debug, Clone)]
 pub struct PulseConfig {
-    /// libpulse server string (`unix:/path`, `/path`, `tcp:host`). `None`: libpulse's own choice
-    /// (`$PULSE_SERVER`, client.conf, then `$XDG_RUNTIME_DIR/pulse/native`).
+    /// libpulse server string (`unix:/path`, `/path`, `tcp:host`). `None`: libpulse's own choice,
+    /// in the order micoff-audio-server documents and resolves (`micoff_audio_server::candidates`).
     pub server: Option<String>,
     /// Our client name as the server shows it.
     pub app_name: String,

@@ -98,11 +98,16 @@ impl HostClient {
 
     /// Writes one frame carrying `body`.
     pub fn write_frame(&mut self, body: &[u8]) -> std::io::Result<()> {
+        self.write_raw(&encode_frame(body))
+    }
+
+    /// Writes `bytes` as they are (a frame header alone, a broken frame).
+    pub fn write_raw(&mut self, bytes: &[u8]) -> std::io::Result<()> {
         let stdin = self
             .stdin
             .as_mut()
             .ok_or_else(|| std::io::Error::other("stdin already closed"))?;
-        stdin.write_all(&encode_frame(body))?;
+        stdin.write_all(bytes)?;
         stdin.flush()
     }
 
