@@ -584,6 +584,18 @@ fn system_install_records_its_entries_and_uninstall_takes_out_only_those() {
         out.contains("unchanged") && !out.contains("updated"),
         "{out}"
     );
+    assert!(
+        !out.contains("the policy cannot install"),
+        "only ESR here: {out}"
+    );
+    // With release Firefox next to it: said plainly, the ESR policy stays.
+    firefox_build(&m.env.root, "usr/lib/firefox", true, "release", 15);
+    let (code, out) = run(&a, &m.env);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("usr/lib/firefox (update channel release) accepts only add-ons signed"),
+        "{out}"
+    );
 
     let (code, out) = run(&uninstall(a), &m.env);
     assert_eq!(code, 0, "{out}");

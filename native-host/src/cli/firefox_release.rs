@@ -560,6 +560,19 @@ fn run_system(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
     }
     if !req.uninstall && accepted > 0 {
         if let Some((bytes, _)) = req.addon.as_ref().and_then(|a| a.xpi.as_ref()) {
+            // /etc/firefox also serves release Firefox, which ignores the signature policy.
+            for build in req
+                .builds
+                .iter()
+                .filter(|b| b.requires_signing() == Some(true))
+            {
+                report.note(&format!(
+                    "note: Firefox {} accepts only add-ons signed by addons.mozilla.org: the policy \
+                     cannot install micoff's unsigned add-on there; install micoff from \
+                     addons.mozilla.org in that Firefox",
+                    build.describe()
+                ));
+            }
             let existing = std::fs::read(&xpi_copy).ok();
             let r = if existing.as_deref() == Some(bytes.as_slice()) {
                 Ok("unchanged".to_owned())
