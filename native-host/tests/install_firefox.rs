@@ -524,6 +524,13 @@ fn bad_xpis_and_missing_paths_are_usage_errors() {
     );
     assert_eq!(run(&args(None), &m.env).0, 2, "install needs the xpi");
     assert!(!copy_of(&m.profile).exists());
+    // A profile folder that is not there is not created.
+    let mut a = args(Some(&m.xpi));
+    a.firefox_profiles = vec![m.profile.with_file_name("typo.default")];
+    let (code, out) = run(&a, &m.env);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("no such profile folder"), "{out}");
+    assert!(!m.profile.with_file_name("typo.default").exists());
 }
 
 // ---- --system: policies.json -------------------------------------------------------------------

@@ -309,6 +309,12 @@ fn xpi_path(profile: &Path, id: &str) -> PathBuf {
 
 /// One profile: install or uninstall the parts asked for.
 fn run_profile(req: &Request<'_>, profile: &Path, report: &mut Report<'_>) {
+    if !profile.is_dir() {
+        if !req.uninstall {
+            report.failed(profile, "FAILED: no such profile folder");
+        }
+        return;
+    }
     let user_path = profile.join("user.js");
     let prefs_path = profile.join("prefs.js");
     let user_text = std::fs::read_to_string(&user_path).ok();
@@ -410,10 +416,10 @@ fn run_profile(req: &Request<'_>, profile: &Path, report: &mut Report<'_>) {
                 if let Some(w) = warning {
                     report.note(&format!("{}: note: {w}", profile.display()));
                 }
-                let (bytes, _) = addon
-                    .xpi
-                    .as_ref()
-                    .map_or((&[][..], None), |(b, i)| (b.as_slice(), Some(i)));
+                let Some((bytes, _)) = addon.xpi.as_ref() else {
+                    return report.failed(profile, "FAILED: no xpi to install");
+                };
+                let bytes = bytes.as_slice();
                 let sha = micoff_files::sha256_hex(bytes);
                 let recorded = block.addon.as_ref().and_then(|a| a.sha256.clone());
                 match std::fs::read(path) {
