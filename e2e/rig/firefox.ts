@@ -1,11 +1,15 @@
-// Debian's Firefox ESR with dist/firefox as a temporary add-on, through puppeteer-core over WebDriver
-// BiDi (Playwright's Firefox needs its own patched build; docs/test-rig.md), capturing for
-// real from the rig's server. Firefox reads user-level native messaging manifests from
-// `$HOME/.mozilla/native-messaging-hosts/`, so it gets a HOME of its own with micoff-host's manifest
-// written there by the host's own installer.
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+// Debian's Firefox ESR through puppeteer-core over WebDriver BiDi (Playwright's Firefox needs its
+// own patched build; docs/test-rig.md), capturing for real from the rig's server:
+// - launchFirefox: a throwaway profile with dist/firefox as a temporary add-on. Firefox reads
+//   user-level native messaging manifests from `$HOME/.mozilla/native-messaging-hosts/`, so it gets a
+//   HOME of its own with micoff-host's manifest written there by the host's own installer.
+// - startFirefoxOnProfile: Firefox started on a given profile as a user starts it, nothing loaded by
+//   the test (puppeteer's launcher rewrites user.js at every start, so this one starts the process
+//   itself and only connects over BiDi), for the installer's specs.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { launch as launchProcess, WEBDRIVER_BIDI_WEBSOCKET_ENDPOINT_REGEX } from '@puppeteer/browsers';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { installHostManifest } from './host.ts';
 import { FIREFOX, FIREFOX_EXTENSION_DIR } from './paths.ts';
@@ -76,21 +80,7 @@ export async function launchFirefox(o: FirefoxOptions): Promise<LaunchedFirefox>
       home,
       pid,
       extensionUrl,
-      async openExtensionPage(path) {
-        const url = extensionUrl(path);
-        const page = await browser.newPage();
-        // The page loads, but BiDi reports no navigation events for a moz-extension:// document (it
-        // runs in the extension process), so `goto` would wait out its timeout: wait on the document.
-        page.goto(url, { timeout: 60_000 }).catch(() => {});
-        await pageWaitFor(
-          page,
-          `${url} loaded`,
-          (u: string) => location.href === u && document.readyState !== 'loading',
-          15_000,
-          url,
-        );
-        return page;
-      },
+      openExtensionPage: (path) => openExtensionPage(browser, extensionUrl(path)),
       async close() {
         await browser.close().catch(() => {});
         rmSync(home, { recursive: true, force: true });
@@ -100,6 +90,102 @@ export async function launchFirefox(o: FirefoxOptions): Promise<LaunchedFirefox>
     rmSync(home, { recursive: true, force: true });
     throw e;
   }
+}
+
+/** A new tab on `url` (a moz-extension:// page), once its DOM is there. */
+export async function openExtensionPage(browser: Browser, url: string): Promise<Page> {
+  const page = await browser.newPage();
+  // The page loads, but BiDi reports no navigation events for a moz-extension:// document (it runs in
+  // the extension process), so `goto` would wait out its timeout: wait on the document.
+  page.goto(url, { timeout: 60_000 }).catch(() => {});
+  await pageWaitFor(
+    page,
+    `${url} loaded`,
+    (u: string) => location.href === u && document.readyState !== 'loading',
+    15_000,
+    url,
+  );
+  return page;
+}
+
+export interface FirefoxOnProfile {
+  browser: Browser;
+  /** The parent process (/usr/bin/firefox-esr links to the binary, no wrapper). */
+  pid: number;
+  /** From spawning Firefox to its WebDriver BiDi endpoint answering. */
+  startedMs: number;
+  /** Closes Firefox as a user does (it writes prefs.js and extensions.json) and waits for its exit;
+   * returns how long that took. */
+  stop(): Promise<number>;
+}
+
+/**
+ * Firefox ESR on `profile`, started as a user starts it: headless, on its own profile, with nothing
+ * loaded or written by the test (only the remote-debugging port, to connect over WebDriver BiDi; the
+ * prefs that connection needs are the user's own lines in that profile, see `createProfile` of
+ * @puppeteer/browsers). `MOZ_REMOTE_ALLOW_SYSTEM_ACCESS` lets BiDi open the add-on's moz-extension://
+ * pages.
+ */
+export async function startFirefoxOnProfile(
+  profile: string,
+  env: NodeJS.ProcessEnv,
+): Promise<FirefoxOnProfile> {
+  const spawned = Date.now();
+  const proc = launchProcess({
+    executablePath: FIREFOX,
+    args: ['--headless', '--no-remote', '--remote-debugging-port=0', '--profile', profile],
+    env: { ...env, MOZ_REMOTE_ALLOW_SYSTEM_ACCESS: '1' },
+  });
+  const pid = proc.nodeProcess.pid;
+  try {
+    if (!pid) throw new Error('Firefox started without a process id');
+    const ws = await proc.waitForLineOutput(WEBDRIVER_BIDI_WEBSOCKET_ENDPOINT_REGEX, 60_000);
+    const browser = await puppeteer.connect({
+      browserWSEndpoint: `${ws}/session`,
+      protocol: 'webDriverBiDi',
+    });
+    const startedMs = Date.now() - spawned;
+    return {
+      browser,
+      pid,
+      startedMs,
+      async stop() {
+        const t = Date.now();
+        const exited = new Promise<void>((resolve) => {
+          if (proc.nodeProcess.exitCode !== null || proc.nodeProcess.signalCode !== null) resolve();
+          else proc.nodeProcess.once('exit', () => resolve());
+        });
+        await browser.close().catch(() => {});
+        await exited;
+        return Date.now() - t;
+      },
+    };
+  } catch (e) {
+    await proc.close().catch(() => proc.kill());
+    throw e;
+  }
+}
+
+/** The pid of the native host Firefox (`firefoxPid`) started for add-on `addonId`, if it runs: Firefox
+ * passes the manifest's path and the add-on id as the host's arguments. */
+export function nativeHostOf(
+  firefoxPid: number,
+  addonId: string,
+  hostBinaryName = 'micoff-host',
+): number | null {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid !== firefoxPid) continue;
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
+      if (argv[0]?.endsWith(`/${hostBinaryName}`) && argv.includes(addonId)) return Number(entry);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return null;
 }
 
 /** Polls `fn(arg)` in `page` until it returns a truthy value, or throws naming `what`. */

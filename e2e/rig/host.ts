@@ -48,7 +48,7 @@ export async function installHostManifest(
 }
 
 /**
- * `<userDataDir>/NativeMessagingHosts/org.micoff.host.json`: a Chromium started with --user-data-dir
+ * `<userDataDir>/NativeMessagingHosts/<HOST_NAME>.json`: a Chromium started with --user-data-dir
  * reads user-level host manifests only from there. The manifest must allow the extension as built
  * (a host binary built from other manifests would not).
  */

@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use micoff_host::cli::install::{run, Browser, InstallArgs, InstallEnv};
 
+mod support;
+
 fn args() -> InstallArgs {
     InstallArgs {
         browsers: vec![],
@@ -517,14 +519,16 @@ fn install_prints_the_extension_steps_it_cannot_do() {
     a.browsers = vec![Browser::Firefox];
     let (_, out) = install(&a, &env);
     assert!(out.contains("addons.mozilla.org"), "{out}");
-    assert!(out.contains("--system --firefox-xpi"), "{out}");
+    assert!(
+        out.contains("--firefox-xpi <micoff-<version>.xpi>"),
+        "{out}"
+    );
     assert!(!out.contains("chrome://extensions"), "{out}");
 }
 
 // ---- --chromium-crx ---------------------------------------------------------------------------
 
 mod crx {
-    use std::io::Write as _;
 
     fn varint(mut n: usize, out: &mut Vec<u8>) {
         while n >= 0x80 {
@@ -567,54 +571,6 @@ mod crx {
         base64(manifest["key"].as_str().unwrap())
     }
 
-    /// A zip of `files`, each deflated or stored.
-    fn zip(files: &[(&str, &[u8])], deflate: bool) -> Vec<u8> {
-        let mut out = Vec::new();
-        let mut central = Vec::new();
-        for (name, data) in files {
-            let body = if deflate {
-                let mut e =
-                    flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
-                e.write_all(data).unwrap();
-                e.finish().unwrap()
-            } else {
-                data.to_vec()
-            };
-            let offset = out.len() as u32;
-            let method: u16 = if deflate { 8 } else { 0 };
-            out.extend_from_slice(&0x0403_4b50u32.to_le_bytes());
-            out.extend_from_slice(&[20, 0, 0, 0]);
-            out.extend_from_slice(&method.to_le_bytes());
-            out.extend_from_slice(&[0; 8]); // time, date, crc (not checked)
-            out.extend_from_slice(&(body.len() as u32).to_le_bytes());
-            out.extend_from_slice(&(data.len() as u32).to_le_bytes());
-            out.extend_from_slice(&(name.len() as u16).to_le_bytes());
-            out.extend_from_slice(&[0, 0]);
-            out.extend_from_slice(name.as_bytes());
-            out.extend_from_slice(&body);
-            central.extend_from_slice(&0x0201_4b50u32.to_le_bytes());
-            central.extend_from_slice(&[20, 3, 20, 0, 0, 0]);
-            central.extend_from_slice(&method.to_le_bytes());
-            central.extend_from_slice(&[0; 8]);
-            central.extend_from_slice(&(body.len() as u32).to_le_bytes());
-            central.extend_from_slice(&(data.len() as u32).to_le_bytes());
-            central.extend_from_slice(&(name.len() as u16).to_le_bytes());
-            central.extend_from_slice(&[0; 12]);
-            central.extend_from_slice(&offset.to_le_bytes());
-            central.extend_from_slice(name.as_bytes());
-        }
-        let cd_offset = out.len() as u32;
-        out.extend_from_slice(&central);
-        out.extend_from_slice(&0x0605_4b50u32.to_le_bytes());
-        out.extend_from_slice(&[0, 0, 0, 0]);
-        out.extend_from_slice(&(files.len() as u16).to_le_bytes());
-        out.extend_from_slice(&(files.len() as u16).to_le_bytes());
-        out.extend_from_slice(&(central.len() as u32).to_le_bytes());
-        out.extend_from_slice(&cd_offset.to_le_bytes());
-        out.extend_from_slice(&[0, 0]);
-        out
-    }
-
     /// A CRX3 carrying `public_key`, whose signed crx_id is `id_of` hashed (its own key unless
     /// told otherwise). The signature is filler: micoff reads ids, Chromium checks signatures.
     pub fn crx(public_key: &[u8], id_of: &[u8], version: &str, deflate: bool) -> Vec<u8> {
@@ -625,7 +581,7 @@ mod crx {
         let proof = [field(1, public_key), field(2, &[0u8; 256])].concat();
         let header = [field(2, &proof), field(10000, &field(1, &crx_id))].concat();
         let manifest = format!("{{\"name\": \"micoff\", \"version\": \"{version}\"}}");
-        let zip = zip(
+        let zip = super::support::zip(
             &[
                 ("background.js", b"// code".as_slice()),
                 ("manifest.json", manifest.as_bytes()),

@@ -18,7 +18,7 @@
 //! answers) is installed. Writes go through `micoff-files`; `--uninstall` removes the json only
 //! while it is exactly what micoff writes and the crx only while it carries micoff's id.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use crate::cli::install::InstallEnv;
@@ -27,8 +27,6 @@ use crate::CHROME_EXTENSION_ID;
 
 /// The installed copy's file name (in micoff's data folder).
 pub const CRX_NAME: &str = "micoff.crx";
-/// The system-wide copy's folder, relative to the root.
-const SYSTEM_CRX_DIR: &str = "usr/local/share/micoff";
 /// Chromium's binary (its folder + `extensions` is `DIR_EXTERNAL_EXTENSIONS`), relative to the root.
 const CHROMIUM_BINARIES: [&str; 3] = [
     "usr/lib/chromium/chromium",
@@ -38,8 +36,6 @@ const CHROMIUM_BINARIES: [&str; 3] = [
 /// Chromium's standalone external extensions folder (`DIR_STANDALONE_EXTERNAL_EXTENSIONS`), used
 /// when no Chromium binary folder is found.
 const STANDALONE_DIR: &str = "usr/share/chromium/extensions";
-/// A manifest.json larger than this is not one of ours.
-const MAX_MANIFEST: u64 = 1 << 20;
 
 /// What a crx says about itself.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -98,71 +94,10 @@ fn proto_fields(mut buf: &[u8]) -> Result<Vec<(u64, &[u8])>, String> {
     Ok(out)
 }
 
-fn le16(b: &[u8], at: usize) -> Result<usize, String> {
-    b.get(at..at + 2)
-        .map(|s| usize::from(u16::from_le_bytes([s[0], s[1]])))
-        .ok_or_else(|| "truncated zip".to_owned())
-}
-
 fn le32(b: &[u8], at: usize) -> Result<usize, String> {
     b.get(at..at + 4)
         .map(|s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]) as usize)
         .ok_or_else(|| "truncated".to_owned())
-}
-
-/// `manifest.json` of a zip (stored or deflated), through its central directory.
-fn zip_manifest(zip: &[u8]) -> Result<Vec<u8>, String> {
-    let eocd = (0..zip.len().saturating_sub(21))
-        .rev()
-        .take(65_536 + 22)
-        .find(|&i| zip[i..].starts_with(&[0x50, 0x4b, 0x05, 0x06]))
-        .ok_or("no zip end record")?;
-    let entries = le16(zip, eocd + 10)?;
-    let mut at = le32(zip, eocd + 16)?;
-    for _ in 0..entries {
-        if !zip
-            .get(at..)
-            .is_some_and(|s| s.starts_with(&[0x50, 0x4b, 0x01, 0x02]))
-        {
-            return Err("bad zip central directory".into());
-        }
-        let method = le16(zip, at + 10)?;
-        let size = le32(zip, at + 20)?;
-        let (name_len, extra_len, comment_len) = (
-            le16(zip, at + 28)?,
-            le16(zip, at + 30)?,
-            le16(zip, at + 32)?,
-        );
-        let local = le32(zip, at + 42)?;
-        let name = zip
-            .get(at + 46..at + 46 + name_len)
-            .ok_or("truncated zip")?;
-        at += 46 + name_len + extra_len + comment_len;
-        if name != b"manifest.json" {
-            continue;
-        }
-        if !zip
-            .get(local..)
-            .is_some_and(|s| s.starts_with(&[0x50, 0x4b, 0x03, 0x04]))
-        {
-            return Err("bad zip local header".into());
-        }
-        let start = local + 30 + le16(zip, local + 26)? + le16(zip, local + 28)?;
-        let data = zip.get(start..start + size).ok_or("truncated zip entry")?;
-        let mut out = Vec::new();
-        match method {
-            0 => out.extend_from_slice(data),
-            8 => {
-                flate2::read::DeflateDecoder::new(data)
-                    .take(MAX_MANIFEST)
-                    .read_to_end(&mut out)
-                    .map_err(|e| format!("manifest.json: {e}"))?;
-            }
-            m => return Err(format!("manifest.json compressed with method {m}")),
-        }
-        return Ok(out);
-    }
-    Err("no manifest.json in the crx".into())
 }
 
 /// Reads a CRX3's id and version. The id is the header's signed `crx_id`, which must be the hash
@@ -203,8 +138,10 @@ pub fn inspect(bytes: &[u8]) -> Result<CrxInfo, String> {
     if !key_matches {
         return Err("no RSA key in the crx header has its id".into());
     }
-    let manifest: serde_json::Value = serde_json::from_slice(&zip_manifest(zip)?)
-        .map_err(|e| format!("manifest.json is not JSON: {e}"))?;
+    let manifest = crate::cli::zip::entry(zip, "manifest.json", crate::cli::zip::MAX_MANIFEST)?
+        .ok_or("no manifest.json in the crx")?;
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&manifest).map_err(|e| format!("manifest.json is not JSON: {e}"))?;
     let version = manifest
         .get("version")
         .and_then(|v| v.as_str())
@@ -236,7 +173,10 @@ pub fn paths(env: &InstallEnv, system: bool, id: &str) -> Paths {
             .unwrap_or_else(|| env.root.join(STANDALONE_DIR));
         return Paths {
             json: folder.join(file),
-            crx: env.root.join(SYSTEM_CRX_DIR).join(CRX_NAME),
+            crx: env
+                .root
+                .join(crate::cli::install::SYSTEM_DATA_DIR)
+                .join(CRX_NAME),
         };
     }
     Paths {

@@ -16,6 +16,10 @@ use clap::ValueEnum;
 use crate::cli::{EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE};
 use crate::{CHROME_EXTENSION_ID, FIREFOX_EXTENSION_ID, HOST_NAME};
 
+/// micoff's own system-wide folder, relative to the root: the copies of the crx and the xpi that
+/// the browsers install from, and the record of what micoff wrote into Firefox's policies.
+pub const SYSTEM_DATA_DIR: &str = "usr/local/share/micoff";
+
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_help = crate::cli::EXIT_CODES_HELP)]
 pub struct InstallArgs {
@@ -53,16 +57,21 @@ pub struct InstallArgs {
     #[arg(long, value_name = "MS", default_value_t = crate::cli::firefox_release::DEFAULT_DELAY_MS,
           value_parser = clap::value_parser!(u32).range(0..=i64::from(crate::cli::firefox_release::MAX_DELAY_MS)))]
     pub release_delay_ms: u32,
-    /// Firefox profile folders for --firefox-release (repeatable; default: every profile listed
-    /// in ~/.mozilla/firefox/profiles.ini).
+    /// Firefox profile folders for --firefox-release and --firefox-xpi (repeatable; default:
+    /// every profile listed in ~/.mozilla/firefox/profiles.ini).
     #[arg(long = "firefox-profile", value_name = "DIR")]
     pub firefox_profiles: Vec<PathBuf>,
-    /// With --system: force-install micoff in Firefox ESR / Developer / Nightly from this XPI
-    /// (`npm run package` -> dist/micoff-<version>.xpi; copy it somewhere stable first) through
-    /// policies.json `ExtensionSettings`, allowing unsigned add-ons there. With --uninstall:
-    /// removes those entries (any micoff XPI path).
-    #[arg(long, value_name = "XPI", requires = "system")]
-    pub firefox_xpi: Option<PathBuf>,
+    /// Install micoff's add-on for good in Firefox ESR / Developer Edition / Nightly from this
+    /// xpi (`npm run package` -> dist/micoff-<version>.xpi, unsigned): per user into each profile
+    /// (a copy in <profile>/extensions and the prefs that let Firefox take it up, in user.js);
+    /// with --system force-installed through policies.json from a copy in /usr/local/share/micoff.
+    /// Release Firefox accepts only the add-on signed by addons.mozilla.org (said per profile).
+    /// With --uninstall (no XPI needed): removes micoff's copy and those lines or entries; Firefox
+    /// removes micoff at its next start.
+    #[arg(long, value_name = "XPI", num_args = 0..=1)]
+    #[allow(clippy::option_option)]
+    // absent / given without an XPI (uninstall) / given with one
+    pub firefox_xpi: Option<Option<PathBuf>>,
     /// Install micoff into Chromium from this crx (`npm run package` with the release key ->
     /// dist/micoff-<version>.crx) through Chromium's external extensions: per user in
     /// ~/.config/chromium/External Extensions (no root), with --system for every user. Chromium
@@ -350,11 +359,40 @@ impl InstallEnv {
         None
     }
 
+    /// Every Firefox executable found (PATH, the usual install locations), links not resolved.
+    pub fn firefox_executables(&self) -> Vec<PathBuf> {
+        let spec = Browser::Firefox.spec();
+        let mut out: Vec<PathBuf> = spec
+            .binaries
+            .iter()
+            .filter_map(|b| self.find_binary(b))
+            .collect();
+        out.extend(
+            spec.known_paths
+                .iter()
+                .map(|p| self.root.join(p))
+                .filter(|p| is_executable(p)),
+        );
+        out.extend(
+            spec.known_dir_prefixes
+                .iter()
+                .flat_map(|prefix| self.find_all_under_prefix(prefix)),
+        );
+        out
+    }
+
     /// An executable `<prefix>*/<stem>*` where `<stem>` is the prefix's last part
     /// (`usr/lib/firefox` matches `/usr/lib/firefox-esr/firefox-esr`).
     fn find_under_prefix(&self, prefix: &str) -> Option<PathBuf> {
+        self.find_all_under_prefix(prefix).into_iter().next()
+    }
+
+    /// Every executable `<prefix>*/<stem>*`, sorted.
+    fn find_all_under_prefix(&self, prefix: &str) -> Vec<PathBuf> {
         let full = self.root.join(prefix);
-        let stem = full.file_name()?.to_string_lossy().into_owned();
+        let Some(stem) = full.file_name().map(|s| s.to_string_lossy().into_owned()) else {
+            return Vec::new();
+        };
         let sorted_matches = |dir: &Path| -> Vec<PathBuf> {
             let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
                 .map(|rd| {
@@ -367,10 +405,14 @@ impl InstallEnv {
             found.sort();
             found
         };
-        sorted_matches(full.parent()?)
+        let Some(parent) = full.parent() else {
+            return Vec::new();
+        };
+        sorted_matches(parent)
             .iter()
             .flat_map(|dir| sorted_matches(dir))
-            .find(|p| is_executable(p))
+            .filter(|p| is_executable(p))
+            .collect()
     }
 
     /// The Flatpak app folder (`~/.var/app/<id>`), when that browser is installed as a Flatpak.
@@ -740,12 +782,27 @@ pub fn run_all(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32
     if !args.firefox_release && args.firefox_xpi.is_none() {
         return code;
     }
-    let extension = match &args.firefox_xpi {
+    let addon = match &args.firefox_xpi {
         None => None,
-        Some(xpi) => match xpi_url(xpi, args.uninstall) {
-            Ok(url) => Some((crate::FIREFOX_EXTENSION_ID.to_owned(), url)),
+        Some(_) if args.uninstall => Some(crate::cli::firefox_release::Addon {
+            id: FIREFOX_EXTENSION_ID.to_owned(),
+            xpi: None,
+        }),
+        Some(None) => {
+            let _ = writeln!(
+                out,
+                "error: --firefox-xpi needs the xpi to install (npm run package writes \
+                 dist/micoff-<version>.xpi)"
+            );
+            return EXIT_USAGE;
+        }
+        Some(Some(path)) => match read_xpi(path) {
+            Ok(xpi) => Some(crate::cli::firefox_release::Addon {
+                id: FIREFOX_EXTENSION_ID.to_owned(),
+                xpi: Some(xpi),
+            }),
             Err(e) => {
-                let _ = writeln!(out, "error: --firefox-xpi {}: {e}", xpi.display());
+                let _ = writeln!(out, "error: --firefox-xpi {}: {e}", path.display());
                 return EXIT_USAGE;
             }
         },
@@ -761,11 +818,26 @@ pub fn run_all(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32
         system_root: args.system.then_some(env.root.as_path()),
         delay_ms: args.release_delay_ms,
         release_prefs: args.firefox_release,
-        extension,
+        addon,
+        builds: crate::cli::firefox_build::builds_of(&env.firefox_executables()),
         uninstall: args.uninstall,
         dry_run: args.dry_run,
     };
     worst(code, crate::cli::firefox_release::run(&req, out))
+}
+
+/// The xpi to install: an add-on whose id is micoff's (the id this host answers).
+fn read_xpi(path: &Path) -> Result<(Vec<u8>, crate::cli::firefox_release::XpiInfo), String> {
+    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
+    let info = crate::cli::firefox_release::inspect_xpi(&bytes)?;
+    if info.id != FIREFOX_EXTENSION_ID {
+        return Err(format!(
+            "add-on id {}, but this micoff-host answers only {FIREFOX_EXTENSION_ID}: not micoff's \
+             add-on (use the xpi `npm run package` writes)",
+            info.id
+        ));
+    }
+    Ok((bytes, info))
 }
 
 /// Two parts' exit codes as one: either when the other is OK, else `EXIT_PARTIAL`.
@@ -775,25 +847,6 @@ fn worst(a: i32, b: i32) -> i32 {
         (a, EXIT_OK) => a,
         _ => EXIT_PARTIAL,
     }
-}
-
-/// `file:///...xpi` for an XPI that exists (install) as an absolute path ending in `.xpi`.
-fn xpi_url(xpi: &Path, uninstall: bool) -> Result<String, String> {
-    let abs = std::path::absolute(xpi).map_err(|e| e.to_string())?;
-    if abs.extension().and_then(|e| e.to_str()) != Some("xpi") {
-        return Err("not an .xpi file".into());
-    }
-    if !uninstall && !abs.is_file() {
-        return Err("no such file (npm run package writes dist/micoff-<version>.xpi)".into());
-    }
-    let text = abs.to_str().ok_or("path is not UTF-8")?;
-    if text
-        .chars()
-        .any(|c| c.is_whitespace() || c == '%' || c == '#' || c == '?')
-    {
-        return Err("path has spaces or URL characters; copy the XPI to a plain path".into());
-    }
-    Ok(format!("file://{text}"))
 }
 
 /// What the user still has to do for the extension itself, per browser family installed for:
@@ -812,10 +865,10 @@ fn extension_steps(plan: &Plan, args: &InstallArgs) -> Vec<String> {
     }
     if plan.targets.iter().any(|t| t.firefox) && args.firefox_xpi.is_none() {
         steps.push(
-            "extension (Firefox): release Firefox accepts only add-ons signed by \
-             addons.mozilla.org: install micoff from there. Firefox ESR / Developer / Nightly: \
-             run this again as root with --system --firefox-xpi <micoff-<version>.xpi> to \
-             force-install it by policy."
+            "extension (Firefox): Firefox ESR / Developer Edition / Nightly: run this again with \
+             --firefox-xpi <micoff-<version>.xpi> to install micoff for good in each profile \
+             (--system: for every user, by policy). Release Firefox accepts only add-ons signed \
+             by addons.mozilla.org: install micoff from there."
                 .to_owned(),
         );
     }

@@ -3,12 +3,16 @@
 //! in native messaging mode, so nothing here prints on its own).
 
 pub mod chromium_crx;
+pub mod firefox_build;
+pub mod firefox_policies;
+pub mod firefox_profile;
 pub mod firefox_release;
 pub mod install;
 pub mod latency;
 pub mod report;
 pub mod sample;
 pub mod top;
+pub mod zip;
 
 use std::io::{IsTerminal, Write};
 
