@@ -212,7 +212,7 @@ test('Firefox ESR: the extension reaches micoff-host, which names and measures F
 test('Firefox ESR without its pref keeps the mic open while muted; the popup says so, with the command that fixes it', async ({
   rig,
   pages,
-}) => {
+}, testInfo) => {
   test.skip(!existsSync(FIREFOX), `${FIREFOX} is not installed (Debian's firefox-esr; none on Ubuntu)`);
   test.setTimeout(120_000);
   const ff = await launchFirefox({ env: rig.clientEnv });
@@ -236,12 +236,20 @@ test('Firefox ESR without its pref keeps the mic open while muted; the popup say
     const saidAfterMs = Date.now() - mutedAt;
     expect(line.text).toMatch(/Firefox's own release is not in effect/);
     expect(line.command).toBe(firefoxReleaseCommand(MICOFF_DELAY_MS));
+    const shown = await popup.evaluate(() => ({
+      state: document.querySelector('#tab-state')?.firstChild?.textContent ?? '',
+      // micoff does not release on Firefox: no per-site release switches to offer.
+      siteRow: (document.querySelector('#site-row') as HTMLElement | null)?.hidden,
+    }));
+    expect(shown.state).toMatch(/^Muted since .+, microphone still open\.$/);
+    expect(shown.siteRow).toBe(true);
     // What the popup says is what the server shows: the same stream, open and running, past micoff's
     // delay and Firefox's default one (3 s).
     expect(saidAfterMs).toBeGreaterThan(Math.max(MICOFF_DELAY_MS, FIREFOX_DEFAULT_DELAY_MS));
     const still = await firefoxStreams(rig);
     expect(still.map((s) => s.index)).toContain(stream.index);
     expect(still.find((s) => s.index === stream.index)?.corked).toBe(false);
+    await popup.screenshot({ path: testInfo.outputPath('popup-firefox-release-off.png'), fullPage: true });
     console.log(
       `firefox without the pref: the popup said "not in effect" ${saidAfterMs} ms after the mute ` +
         `(micoff's delay ${MICOFF_DELAY_MS} ms); command: ${line.command}`,
