@@ -6,8 +6,8 @@
 export const FIREFOX_RELEASE_PREF = 'media.getusermedia.microphone.off_while_disabled';
 
 /** How long past the delay the record stream may stay at the server before the check says Firefox's
- * release is not in effect: Firefox's own timer, the capture's stop, the server's removal of the
- * stream and the host's event (tens of ms, measured), with room for a loaded machine. */
+ * release is not in effect: Firefox stopping the capture, the server removing the stream and the
+ * host's event (41-268 ms measured on a loaded machine, docs/design/firefox-install.md), about 8x over. */
 export const NATIVE_RELEASE_MARGIN_MS = 2000;
 
 /** The command that switches Firefox's release on in every Firefox profile of the user (user.js), with
