@@ -11,6 +11,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { launch as launchProcess, WEBDRIVER_BIDI_WEBSOCKET_ENDPOINT_REGEX } from '@puppeteer/browsers';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import { FIREFOX_RELEASE_PREF } from '../../extension/src/shared/firefox-release.ts';
+import type { TabReleaseView } from '../../extension/src/shared/messages/popup-background.ts';
+import type { Settings } from '../../extension/src/shared/settings.ts';
 import { installHostManifest } from './host.ts';
 import { FIREFOX, FIREFOX_EXTENSION_DIR } from './paths.ts';
 
@@ -31,6 +34,8 @@ export interface FirefoxOptions {
   env: NodeJS.ProcessEnv;
   /** Firefox's own mic release while every track is disabled (its pref, off by default since 84). */
   nativeRelease?: { delayMs: number };
+  /** More prefs (they win over the rig's). */
+  prefs?: Record<string, unknown>;
 }
 
 export interface LaunchedFirefox {
@@ -50,15 +55,18 @@ export async function launchFirefox(o: FirefoxOptions): Promise<LaunchedFirefox>
     await installHostManifest(join(home, '.mozilla', 'native-messaging-hosts'), 'firefox');
     const prefs: Record<string, unknown> = {
       'media.navigator.permission.disabled': true, // no prompt; the device is real
+      // What a user's "Allow" leaves behind: navigator.permissions says 'granted' for the microphone
+      // (without a prompt nothing is recorded and it says 'prompt'; the background counts a frame's
+      // reports only while it is 'granted', docs/design/security.md).
+      'permissions.default.microphone': 1,
       'media.navigator.streams.fake': false,
       'media.cubeb.backend': 'pulse',
       'media.autoplay.default': 0,
       'extensions.webextensions.uuids': JSON.stringify({ [firefoxExtensionId()]: FIREFOX_EXTENSION_UUID }),
-      'media.getusermedia.microphone.off_while_disabled.enabled': !!o.nativeRelease,
+      [`${FIREFOX_RELEASE_PREF}.enabled`]: !!o.nativeRelease,
     };
-    if (o.nativeRelease) {
-      prefs['media.getusermedia.microphone.off_while_disabled.delay_ms'] = o.nativeRelease.delayMs;
-    }
+    if (o.nativeRelease) prefs[`${FIREFOX_RELEASE_PREF}.delay_ms`] = o.nativeRelease.delayMs;
+    Object.assign(prefs, o.prefs);
     const browser = await puppeteer.launch({
       browser: 'firefox',
       executablePath: FIREFOX,
@@ -202,4 +210,35 @@ export async function pageWaitFor<T>(
   } catch (e) {
     throw new Error(`Firefox: ${what} not within ${timeoutMs} ms (${(e as Error).message})`);
   }
+}
+
+/** The background page's test surface (`globalThis.micoff`), reached from one of the extension's pages. */
+interface BackgroundSurface {
+  micoff: {
+    tabs: { all(): Record<string, TabReleaseView> };
+    settings: { update(patch: Partial<Settings>): Promise<unknown> };
+  };
+}
+
+/** Every tab's release view as the background holds it (what the popup shows), through `extensionPage`. */
+export async function backgroundTabs(extensionPage: Page): Promise<Record<string, TabReleaseView>> {
+  const json = await extensionPage.evaluate(async () => {
+    const runtime = (
+      globalThis as unknown as { browser: { runtime: { getBackgroundPage(): Promise<unknown> } } }
+    ).browser.runtime;
+    const bg = (await runtime.getBackgroundPage()) as BackgroundSurface;
+    return JSON.stringify(bg.micoff.tabs.all());
+  });
+  return JSON.parse(json) as Record<string, TabReleaseView>;
+}
+
+/** Changes micoff's settings as the options page would, through `extensionPage`. */
+export async function updateSettings(extensionPage: Page, patch: Partial<Settings>): Promise<void> {
+  await extensionPage.evaluate(async (json) => {
+    const runtime = (
+      globalThis as unknown as { browser: { runtime: { getBackgroundPage(): Promise<unknown> } } }
+    ).browser.runtime;
+    const bg = (await runtime.getBackgroundPage()) as BackgroundSurface;
+    await bg.micoff.settings.update(JSON.parse(json));
+  }, JSON.stringify(patch));
 }

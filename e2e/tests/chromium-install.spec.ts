@@ -114,6 +114,11 @@ test('install --chromium-crx: Chromium without --load-extension installs micoff 
     console.log(
       `chromium-install: ${unpackedId} running ${installedMs} ms after launch; host: ${status.message}`,
     );
+    // Chromium unpacked the crx into the profile: the folder the uninstall check below waits to see go.
+    const installedDir = join(userDataDir, 'Default', 'Extensions', unpackedId);
+    await waitFor('micoff’s files in the profile', () => (existsSync(installedDir) ? true : null), {
+      timeoutMs: 15_000,
+    });
     await browser.close();
     context = undefined;
 
@@ -128,7 +133,7 @@ test('install --chromium-crx: Chromium without --load-extension installs micoff 
     await launch();
     await waitFor(
       'Chromium to remove micoff at the start after --uninstall',
-      () => (existsSync(join(userDataDir, 'Default', 'Extensions', unpackedId)) ? null : true),
+      () => (existsSync(installedDir) ? null : true),
       { timeoutMs: 15_000 },
     );
   } finally {

@@ -1,20 +1,33 @@
 // The Firefox build in Debian's Firefox ESR, on both servers: the extension's background reaches
 // micoff-host over native messaging (Firefox's manifest in $HOME/.mozilla, `allowed_extensions`), the
 // host names Firefox's processes by role and measures its audio threads, the popup shows the host and
-// Firefox's record stream, the page's getUserMedia is left alone (Firefox releases natively), and with
-// Firefox's own pref on, muting really releases the device at the server (what the README tells
-// Firefox users to do).
+// Firefox's record stream, the page's getUserMedia looks untouched (micoff only watches the mute on
+// Firefox; Firefox's own pref releases), and micoff checks that pref at the audio server: with it on,
+// muting releases the device and the popup says Firefox's release is in effect; without it, the
+// microphone stays open and the popup says so, with the command that switches it on.
 import { existsSync } from 'node:fs';
 import type { Page } from 'puppeteer-core';
+import { firefoxReleaseCommand } from '../../extension/src/shared/firefox-release.ts';
 import type { CpuReport, Processes, Version } from '../../extension/src/shared/protocol.ts';
 import type { AudioRig } from '../rig/audio-rig.ts';
-import { firefoxExtensionId, launchFirefox, pageWaitFor } from '../rig/firefox.ts';
+import {
+  backgroundTabs,
+  firefoxExtensionId,
+  type LaunchedFirefox,
+  launchFirefox,
+  pageWaitFor,
+  updateSettings,
+} from '../rig/firefox.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import type { RecordStream } from '../rig/pactl.ts';
 import { FIREFOX } from '../rig/paths.ts';
 import { waitFor } from '../rig/proc.ts';
 
 const NATIVE_RELEASE_DELAY_MS = 300;
+/** micoff's release delay in the test without the pref (the command must carry this one). */
+const MICOFF_DELAY_MS = 1500;
+/** Firefox's own default for media.getusermedia.microphone.off_while_disabled.delay_ms. */
+const FIREFOX_DEFAULT_DELAY_MS = 3000;
 /** Firefox's threads that do the audio work (docs/test-rig.md, "Which threads do the audio work"). */
 const FIREFOX_AUDIO_THREADS = /^(GraphRunner|AudioIP|cubeb|threaded-ml)/;
 
@@ -31,6 +44,37 @@ function runningFirefoxStream(rig: AudioRig): Promise<RecordStream> {
     const s = (await firefoxStreams(rig)).find((x) => !x.corked);
     return s ?? null;
   });
+}
+
+/** The popup for the meeting's tab (`popup.html?tab=<id>`, the tab as the background knows it), opened
+ * once the page world's report reached the background. `extensionPage`: any extension page. */
+async function popupForTab(ff: LaunchedFirefox, extensionPage: Page, origin: string): Promise<Page> {
+  const tabId = await waitFor('the meeting’s tab at the background (the page world’s report)', async () => {
+    const entry = Object.entries(await backgroundTabs(extensionPage)).find(([, v]) => v.origin === origin);
+    return entry ? Number(entry[0]) : null;
+  });
+  return ff.openExtensionPage(`popup.html?tab=${tabId}`);
+}
+
+/** The popup's line on Firefox's release once it reports `finding`: its text and its command, if any. */
+async function nativeReleaseLine(
+  popup: Page,
+  finding: string,
+  timeoutMs: number,
+): Promise<{ text: string; command: string | null }> {
+  const line = await pageWaitFor(
+    popup,
+    `the popup saying Firefox’s release is ${finding}`,
+    (want: string) => {
+      const el = document.querySelector('#tab-native-release');
+      if (el?.getAttribute('data-finding') !== want) return null;
+      return { text: el.textContent ?? '', command: el.querySelector('.command code')?.textContent ?? null };
+    },
+    timeoutMs,
+    finding,
+  );
+  if (!line) throw new Error('unreachable: pageWaitFor returns a truthy value');
+  return line;
 }
 
 /** A host request through the background page's test surface (`globalThis.micoff`), as JSON. */
@@ -61,10 +105,27 @@ test('Firefox ESR: the extension reaches micoff-host, which names and measures F
     await pageWaitFor(meeting, 'the meeting page', () => window.ready !== undefined);
     await meeting.evaluate(() => window.ready);
     await runningFirefoxStream(rig);
-    // The page's own getUserMedia: micoff's interposition stays out of Firefox.
-    expect(
-      await meeting.evaluate(() => Function.prototype.toString.call(navigator.mediaDevices.getUserMedia)),
-    ).toContain('[native code]');
+    // What the page sees of micoff's mute watcher: nothing. Its replacements read as the browser's
+    // own, the `enabled` getter is the browser's, and the realm carries no mark.
+    const looks = await meeting.evaluate(() => {
+      const src = (f: unknown) => Function.prototype.toString.call(f);
+      const enabled = Object.getOwnPropertyDescriptor(MediaStreamTrack.prototype, 'enabled');
+      return {
+        sources: [
+          navigator.mediaDevices.getUserMedia,
+          MediaStreamTrack.prototype.stop,
+          MediaStreamTrack.prototype.clone,
+          MediaStream.prototype.clone,
+          enabled?.get,
+          enabled?.set,
+        ].map(src),
+        names: [navigator.mediaDevices.getUserMedia.name, enabled?.set?.name],
+        marked: Symbol.for('micoff.page') in window,
+      };
+    });
+    for (const text of looks.sources) expect(text).toContain('[native code]');
+    expect(looks.names).toEqual(['getUserMedia', 'set enabled']);
+    expect(looks.marked).toBe(false);
 
     // The popup (as a tab) names the host once the background reached it over native messaging.
     const popup = await ff.openExtensionPage('popup.html');
@@ -100,6 +161,13 @@ test('Firefox ESR: the extension reaches micoff-host, which names and measures F
     await pageWaitFor(popup, 'Firefox’s stream in the popup', () =>
       /firefox/i.test(document.querySelector('#streams-body')?.textContent ?? ''),
     );
+    // The meeting's tab in the popup: capturing, its record stream open, the check waiting for a mute.
+    const tabPopup = await popupForTab(ff, popup, new URL(pages.url('meeting.html')).origin);
+    await pageWaitFor(tabPopup, 'the tab’s record stream and the check in the popup', () => {
+      const server = document.querySelector('#tab-server')?.textContent ?? '';
+      const check = document.querySelector('#tab-native-release')?.textContent ?? '';
+      return /1 record stream open/.test(server) && /at the next mute/.test(check);
+    });
 
     // Firefox's native release (the pref the README gives): the source output goes away on mute…
     const mutedAt = Date.now();
@@ -110,6 +178,12 @@ test('Firefox ESR: the extension reaches micoff-host, which names and measures F
       { timeoutMs: NATIVE_RELEASE_DELAY_MS + 5000 },
     );
     const releasedAfterMs = Date.now() - mutedAt;
+    // micoff saw it at the server: the popup says Firefox's release is in effect, and offers no command.
+    const inEffect = await nativeReleaseLine(tabPopup, 'in_effect', 15_000);
+    expect(inEffect.text).toMatch(/its own release is in effect/);
+    expect(inEffect.command).toBeNull();
+    const seen = Object.values(await backgroundTabs(popup)).find((v) => v.native_release)?.native_release;
+    const seenAfterMs = seen?.last?.state === 'in_effect' ? seen.last.after_ms : null;
     // …and comes back on unmute, with audio flowing again.
     await meeting.evaluate(() => window.unmute());
     await waitFor('Firefox’s record stream back after unmute', async () =>
@@ -127,18 +201,20 @@ test('Firefox ESR: the extension reaches micoff-host, which names and measures F
     expect((await meeting.evaluate(() => window.stats())).track?.readyState).toBe('live');
     console.log(
       `firefox: roles ${[...new Set(roles.values())].join(', ')}; busy audio threads ${busy.join(', ')}; ` +
-        `native release ${releasedAfterMs} ms after mute (delay ${NATIVE_RELEASE_DELAY_MS} ms)`,
+        `native release ${releasedAfterMs} ms after mute (delay ${NATIVE_RELEASE_DELAY_MS} ms), ` +
+        `${seenAfterMs} ms as micoff judged it`,
     );
   } finally {
     await ff.close();
   }
 });
 
-test('Firefox ESR without its pref keeps the mic open while muted (what the README’s pref changes)', async ({
+test('Firefox ESR without its pref keeps the mic open while muted; the popup says so, with the command that fixes it', async ({
   rig,
   pages,
-}) => {
+}, testInfo) => {
   test.skip(!existsSync(FIREFOX), `${FIREFOX} is not installed (Debian's firefox-esr; none on Ubuntu)`);
+  test.setTimeout(120_000);
   const ff = await launchFirefox({ env: rig.clientEnv });
   try {
     const meeting = await ff.browser.newPage();
@@ -146,12 +222,38 @@ test('Firefox ESR without its pref keeps the mic open while muted (what the READ
     await pageWaitFor(meeting, 'the meeting page', () => window.ready !== undefined);
     await meeting.evaluate(() => window.ready);
     const stream = await runningFirefoxStream(rig);
+    // micoff's own release delay (not the installer's default of 3000): the command must carry it.
+    const options = await ff.openExtensionPage('options.html');
+    await updateSettings(options, { releaseDelayMs: MICOFF_DELAY_MS });
+    const popup = await popupForTab(ff, options, new URL(pages.url('meeting.html')).origin);
+    await pageWaitFor(popup, 'the check waiting for a mute', () =>
+      /at the next mute/.test(document.querySelector('#tab-native-release')?.textContent ?? ''),
+    );
+
+    const mutedAt = Date.now();
     await meeting.evaluate(() => window.mute());
-    // Well past the 300 ms the test above releases after, and past Firefox's default 3 s delay.
-    await new Promise((r) => setTimeout(r, 4000));
+    const line = await nativeReleaseLine(popup, 'not_in_effect', MICOFF_DELAY_MS + 20_000);
+    const saidAfterMs = Date.now() - mutedAt;
+    expect(line.text).toMatch(/Firefox's own release is not in effect/);
+    expect(line.command).toBe(firefoxReleaseCommand(MICOFF_DELAY_MS));
+    const shown = await popup.evaluate(() => ({
+      state: document.querySelector('#tab-state')?.firstChild?.textContent ?? '',
+      // micoff does not release on Firefox: no per-site release switches to offer.
+      siteRow: (document.querySelector('#site-row') as HTMLElement | null)?.hidden,
+    }));
+    expect(shown.state).toMatch(/^Muted since .+, microphone still open\.$/);
+    expect(shown.siteRow).toBe(true);
+    // What the popup says is what the server shows: the same stream, open and running, past micoff's
+    // delay and Firefox's default one (3 s).
+    expect(saidAfterMs).toBeGreaterThan(Math.max(MICOFF_DELAY_MS, FIREFOX_DEFAULT_DELAY_MS));
     const still = await firefoxStreams(rig);
     expect(still.map((s) => s.index)).toContain(stream.index);
     expect(still.find((s) => s.index === stream.index)?.corked).toBe(false);
+    await popup.screenshot({ path: testInfo.outputPath('popup-firefox-release-off.png'), fullPage: true });
+    console.log(
+      `firefox without the pref: the popup said "not in effect" ${saidAfterMs} ms after the mute ` +
+        `(micoff's delay ${MICOFF_DELAY_MS} ms); command: ${line.command}`,
+    );
   } finally {
     await ff.close();
   }

@@ -82,6 +82,7 @@ test('the popup charts a release after a mute and counts the CPU it saved', asyn
   await meeting.mute();
   // The released interval is shaded on the chart, with its mute and release marks.
   await expect(popup.locator('#chart svg rect.released')).toHaveCount(1, { timeout: 15_000 });
+  await expect(popup.locator('#chart svg line.mark.mute')).toHaveCount(1);
   await expect(popup.locator('#chart svg line.mark.release')).toHaveCount(1);
   // After a few released seconds the saving is above zero (text figure beside the chart).
   await expect

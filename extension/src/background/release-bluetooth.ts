@@ -7,6 +7,7 @@
 // source). A label that names no source Chromium records from gets no Bluetooth verdict: there is no
 // fallback to "any Chromium record stream", which would answer about other tabs' (and other profiles')
 // microphones, not the asking frame's.
+import { isBrowserStream } from '../shared/browser-streams.ts';
 import type { AudioStream } from '../shared/protocol.ts';
 
 /** Fields newer hosts add to AudioStream (read defensively: older hosts lack them). */
@@ -17,7 +18,7 @@ interface StreamSourceInfo {
 }
 
 export function isChromiumStream(s: AudioStream): boolean {
-  return /chrom/i.test(`${s.application_process_binary ?? ''} ${s.application_name ?? ''}`);
+  return isBrowserStream(s, 'chrome');
 }
 
 function busOf(s: AudioStream): string | null {

@@ -20,8 +20,10 @@ import {
   parseContentToBackground,
   type ReleasePolicyAnswer,
 } from '../shared/messages/content-background.ts';
+import type { Processes } from '../shared/protocol.ts';
 import { KEPT, releaseConfig, releaseDecision } from '../shared/release-decision.ts';
 import type { BackgroundContext } from './context.ts';
+import { createNativeReleaseWatch, type NativeReleaseWatch } from './native-release.ts';
 import { type RateLimit, RateLimiter } from './rate-limit.ts';
 import { classifySource } from './release-bluetooth.ts';
 import { badgeOf, type FrameReport, TabFrames, tabViewOf } from './tab-state.ts';
@@ -147,8 +149,13 @@ export function createReleaseTracker(d: ReleaseTrackerDeps) {
 }
 
 export function startRelease(ctx: BackgroundContext): void {
+  // Firefox: micoff does not release there; it checks that Firefox's own release is in effect.
+  const native = __BROWSER__ === 'firefox' ? startNativeReleaseWatch(ctx, (tabId) => refresh(tabId)) : null;
   const refresh = (tabId: number) => {
-    const view = tabViewOf(tracker.frames.frames(tabId), tracker.frames.topUrl(tabId));
+    const base = tabViewOf(tracker.frames.frames(tabId), tracker.frames.topUrl(tabId));
+    const others = [...ctx.tabs.all()].filter(([id]) => id !== tabId).map(([, v]) => v);
+    const nativeView = native?.update(tabId, base, others) ?? null;
+    const view = base && native ? { ...base, native_release: nativeView } : base;
     ctx.tabs.set(tabId, view);
     const b = badgeOf(view);
     chrome.action?.setBadgeText({ tabId, text: b.text }).catch(() => {});
@@ -188,6 +195,7 @@ export function startRelease(ctx: BackgroundContext): void {
 
   chrome.tabs?.onRemoved.addListener((tabId) => {
     tracker.removeTab(tabId);
+    native?.update(tabId, null, []);
     ctx.tabs.set(tabId, null);
   });
   chrome.tabs?.onUpdated.addListener((tabId, change) => {
@@ -204,4 +212,43 @@ export function startRelease(ctx: BackgroundContext): void {
     decisions: tracker.decisions,
     policy: (url: string, label: string) => releasePolicy(ctx, url, label),
   });
+}
+
+/** The Firefox check's inputs: micoff's delay from the settings, the host's audio view, and the
+ * browser's processes (so another Firefox's streams on the same microphone do not count). */
+function startNativeReleaseWatch(ctx: BackgroundContext, onTab: (tabId: number) => void): NativeReleaseWatch {
+  const watch = createNativeReleaseWatch({
+    now: Date.now,
+    setTimeout: (cb, ms) => setTimeout(cb, ms),
+    clearTimeout: (h) => clearTimeout(h as ReturnType<typeof setTimeout>),
+    onTab,
+  });
+  ctx.settings.get().then(
+    (s) => watch.setDelay(s.releaseDelayMs),
+    () => {},
+  );
+  ctx.settings.onChange((s) => watch.setDelay(s.releaseDelayMs));
+  watch.setAudio(ctx.audio.snapshot());
+  ctx.audio.onChange((a) => watch.setAudio(a));
+  ctx.host.onStatus((status) => {
+    if (status.state !== 'connected') {
+      watch.setBrowserPids(null);
+      return;
+    }
+    ctx.host.request({ type: 'processes' }).then(
+      (p) => watch.setBrowserPids(browserPids(p)),
+      () => watch.setBrowserPids(null),
+    );
+  });
+  return watch;
+}
+
+/** The browser's own processes (Firefox's record streams come from its parent process), or null when
+ * the host could not tell which browser started it. */
+export function browserPids(p: Processes): Set<number> | null {
+  const browser = p.browser;
+  if (browser?.family !== 'firefox') return null;
+  const pids = new Set([browser.pid]);
+  for (const x of p.processes) if (x.family === 'firefox') pids.add(x.pid);
+  return pids;
 }

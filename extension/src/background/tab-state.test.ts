@@ -81,3 +81,21 @@ test('tabViewOf: echo cancellation off anywhere is off, the guard note, the labe
   // An ended device's settings no longer count.
   assert.equal(tabViewOf([frame([on, { ...off, state: 'ended' }])], url)?.echo_cancellation, true);
 });
+
+test('tabViewOf: muted since the latest device went quiet, null while one is on or a device does not say', () => {
+  const url = 'https://meet.example.com/room';
+  const dev = (label: string, enabled: number, muted_since_ms?: number | null): GroupReport => ({
+    ...g('capturing', 1),
+    id: label,
+    label,
+    enabled,
+    muted_since_ms,
+  });
+  const view = (...groups: GroupReport[]) => tabViewOf([{ url, groups }], url);
+  assert.equal(view(dev('mic', 0, 50))?.muted_since_ms, 50);
+  assert.equal(view(dev('mic', 0, 50), dev('usb', 0, 70))?.muted_since_ms, 70);
+  assert.equal(view(dev('mic', 0, 50), dev('usb', 1, null))?.muted_since_ms, null);
+  assert.equal(view(dev('mic', 0, 50), dev('usb', 1, null))?.muted, false);
+  assert.equal(view(dev('mic', 0))?.muted_since_ms, null); // Chromium's page world does not say
+  assert.equal(view(dev('mic', 0))?.muted, true);
+});

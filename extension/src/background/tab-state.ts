@@ -18,6 +18,7 @@ export function tabViewOf(frames: Iterable<FrameReport>, topUrl: string | null):
   const view = releaseViewOf(all, topUrl);
   if (!view) return null;
   const live = all.flatMap((f) => f.groups).filter((g) => g.state !== 'ended');
+  const muted = live.length > 0 && live.every((g) => g.enabled === 0);
   const ec = live.map((g) => g.echo_cancellation ?? null);
   return {
     ...view,
@@ -28,8 +29,17 @@ export function tabViewOf(frames: Iterable<FrameReport>, topUrl: string | null):
         : null,
     latency_guard: live.find((g) => g.latency_guard)?.latency_guard ?? null,
     labels: [...new Set(live.map((g) => g.label).filter((l) => l !== ''))],
-    muted: live.length > 0 && live.every((g) => g.enabled === 0),
+    muted,
+    muted_since_ms: mutedSince(live, muted),
   };
+}
+
+/** When the tab's last enabled track was disabled: the latest of its devices' `muted_since_ms`; null
+ * while not muted or when a device does not say (the Chromium page world does not). */
+function mutedSince(live: GroupReport[], muted: boolean): number | null {
+  if (!muted) return null;
+  const times = live.map((g) => g.muted_since_ms ?? null);
+  return times.every((t): t is number => t !== null) ? Math.max(...times) : null;
 }
 
 function releaseViewOf(frames: Iterable<FrameReport>, topUrl: string | null): TabReleaseView | null {

@@ -77,6 +77,25 @@ export function replaceAccessor<V>(
   return original;
 }
 
+/** Replace only the setter of an accessor property (the getter stays the browser's own function):
+ * `make` gets the original setter as a plain function of `self`. Returns it, or null if absent. */
+export function replaceSetter<V>(
+  proto: object | undefined,
+  key: string,
+  make: (original: (self: unknown, value: V) => void) => (this: unknown, v: V) => void,
+): ((self: unknown, value: V) => void) | null {
+  if (!proto) return null;
+  const d = Object.getOwnPropertyDescriptor(proto, key);
+  const set = d?.set;
+  if (!d || !set) return null;
+  const apply = Reflect.apply;
+  const original = (self: unknown, v: V) => {
+    apply(set, self, [v]);
+  };
+  Object.defineProperty(proto, key, { ...d, set: mimic(make(original), set) });
+  return original;
+}
+
 /** A constructor whose instances are built by `construct` (Reflect.construct keeps `new.target`, so
  * subclasses and instanceof work); the prototype's `constructor` points at the replacement. */
 export function replaceConstructor<C extends abstract new (...args: never[]) => unknown>(

@@ -113,6 +113,8 @@ async function showSite(url: string): Promise<void> {
   const origin = normalizeOrigin(url);
   if (!origin || !/^https?:/.test(url)) return;
   siteOrigin = origin;
+  // micoff releases on Chromium only (Firefox's own pref does on Firefox): no per-site switches there.
+  if (__BROWSER__ === 'firefox') return;
   const box = $('site-release') as HTMLInputElement;
   $('site-origin').textContent = new URL(origin).host;
   const s = await settings.get();

@@ -1,18 +1,18 @@
 // The popup's "This tab" section (release-on-mute): the tab's state as the page world reports
 // it (capturing / released since when / kept open and why) next to what the host sees at the audio
-// server (Chromium's record streams), so a user can check that "released" really means no capture.
+// server (the browser's record streams), so a user can check that "released" really means no capture.
+// On Firefox: whether Firefox's own release is in effect, with the command that switches it on.
+import { type BuildBrowser, isBrowserStream } from '../shared/browser-streams.ts';
 import { h } from '../shared/dom.ts';
 import type { AudioSnapshot, TabReleaseView } from '../shared/messages/popup-background.ts';
+import { nativeReleaseNodes } from './native-release-line.ts';
 import { tabState } from './view.ts';
 
-const isChromium = (s: AudioSnapshot['streams'][number]) =>
-  s.kind === 'record' && /chrom/i.test(`${s.application_process_binary ?? ''} ${s.application_name ?? ''}`);
-
 /** One line about the browser's record streams at the audio server. */
-export function serverLine(audio: AudioSnapshot | null): string {
+export function serverLine(audio: AudioSnapshot | null, browser: BuildBrowser): string {
   if (!audio) return 'Audio server: waiting for micoff-host…';
   if (!audio.connected) return `Audio server: ${audio.reason ?? 'not reachable'}.`;
-  const rec = audio.streams.filter(isChromium);
+  const rec = audio.streams.filter((s) => s.kind === 'record' && isBrowserStream(s, browser));
   if (rec.length === 0) return 'Audio server: no record stream from the browser (microphone closed).';
   const parts = rec.map(
     (s) => `${s.device_name ?? `source ${s.device_index}`} (${s.corked ? 'corked' : 'live'})`,
@@ -26,11 +26,16 @@ export function echoLine(view: TabReleaseView | null): string | null {
   return `Echo cancellation: ${view.echo_cancellation ? 'on' : 'off'} for this page's microphone.`;
 }
 
-export function tabSectionNodes(view: TabReleaseView | null, audio: AudioSnapshot | null): Node[] {
+export function tabSectionNodes(
+  view: TabReleaseView | null,
+  audio: AudioSnapshot | null,
+  browser: BuildBrowser,
+): Node[] {
   const echo = echoLine(view);
   return [
     h('div', null, tabState(view)),
-    h('div', { class: 'muted', id: 'tab-server' }, serverLine(audio)),
+    h('div', { class: 'muted', id: 'tab-server' }, serverLine(audio, browser)),
+    view?.native_release ? nativeReleaseNodes(view.native_release) : null,
     echo ? h('div', { id: 'tab-echo' }, echo) : null,
     view?.latency_guard ? h('div', { class: 'notice', id: 'tab-guard' }, view.latency_guard) : null,
   ].filter((n): n is HTMLDivElement => n !== null);
@@ -40,7 +45,7 @@ export function tabSectionNodes(view: TabReleaseView | null, audio: AudioSnapsho
 export function createTabSection(el: HTMLElement) {
   let view: TabReleaseView | null = null;
   let audio: AudioSnapshot | null = null;
-  const render = () => el.replaceChildren(...tabSectionNodes(view, audio));
+  const render = () => el.replaceChildren(...tabSectionNodes(view, audio, __BROWSER__));
   return {
     tab(v: TabReleaseView | null) {
       view = v;

@@ -69,6 +69,10 @@ export function tabState(view: TabReleaseView | null): string {
   const since = view.since_ms ? ` since ${new Date(view.since_ms).toLocaleTimeString()}` : '';
   switch (view.state) {
     case 'capturing':
+      if (view.muted) {
+        const at = view.muted_since_ms ? ` since ${new Date(view.muted_since_ms).toLocaleTimeString()}` : '';
+        return `Muted${at}, microphone still open.`;
+      }
       return `Microphone on${since}.`;
     case 'released':
       return `Muted: microphone released${since}.`;

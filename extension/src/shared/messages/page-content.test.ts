@@ -74,3 +74,18 @@ test('state groups carry echo cancellation and the latency guard note; junk read
   assert.equal(parse({ latency_guard: 'x'.repeat(401) })?.latency_guard, null);
   assert.equal(parse({ latency_guard: 7 })?.latency_guard, null);
 });
+
+test('state groups carry when the device was muted: a time, only while no track is enabled', () => {
+  const parse = (extra: Record<string, unknown>) => {
+    const m = parsePageMessage(JSON.stringify({ type: 'state', groups: [{ ...group, ...extra }] }));
+    return m?.type === 'state' ? m.groups[0] : undefined;
+  };
+  assert.equal(parse({ muted_since_ms: 1234 })?.muted_since_ms, 1234);
+  assert.equal(parse({ muted_since_ms: null })?.muted_since_ms, null);
+  assert.equal(parse({})?.muted_since_ms, null);
+  // A device with an enabled track is not muted, whatever the report says.
+  assert.equal(parse({ muted_since_ms: 1234, enabled: 1 })?.muted_since_ms, null);
+  // Not a time: the whole report is refused, like any other malformed field.
+  assert.equal(parse({ muted_since_ms: 'soon' }), undefined);
+  assert.equal(parse({ muted_since_ms: true }), undefined);
+});

@@ -27,6 +27,10 @@ export interface GroupReport {
   echo_cancellation?: boolean | null;
   /** Set when micoff kept echo cancellation on against a `latency` request (the popup says why). */
   latency_guard?: string | null;
+  /** Date.now() when every live track on the device was disabled; null while one is enabled. Sent by
+   * the Firefox build's page world (page/mute-observer.ts), where the browser's own release follows
+   * the mute and the background checks it against the audio server (background/native-release.ts). */
+  muted_since_ms?: number | null;
 }
 
 export type PageToContent =
@@ -42,19 +46,35 @@ export type ContentToPage =
   | ({ type: 'config' } & ReleaseConfig)
   | { type: 'policy'; query: number; allow: boolean; reason: string | null };
 
+const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+
 const STATES: readonly GroupState[] = ['capturing', 'released', 'not_released', 'ended'];
 export const MAX_GROUPS = 32;
 const MAX_PAGE_MESSAGE = 64 * 1024;
 
 export function parseGroupReport(v: unknown): GroupReport | null {
   if (!isRecord(v)) return null;
-  const { id, state, since_ms, reason, label, tracks, enabled, echo_cancellation, latency_guard } = v;
+  const {
+    id,
+    state,
+    since_ms,
+    reason,
+    label,
+    tracks,
+    enabled,
+    echo_cancellation,
+    latency_guard,
+    muted_since_ms,
+  } = v;
   if (!isText(id) || !STATES.includes(state as GroupState)) return null;
-  if (typeof since_ms !== 'number' || !Number.isFinite(since_ms)) return null;
+  if (!isTime(since_ms)) return null;
   if (reason !== null && !isText(reason)) return null;
   if (!isText(label) || !isCount(tracks) || !isCount(enabled)) return null;
   const ec = echo_cancellation === true || echo_cancellation === false ? echo_cancellation : null;
   const guard = typeof latency_guard === 'string' && latency_guard.length <= 400 ? latency_guard : null;
+  if (muted_since_ms !== undefined && muted_since_ms !== null && !isTime(muted_since_ms)) return null;
+  // A device with an enabled track is not muted, whatever the sender says.
+  const mutedSince = isTime(muted_since_ms) && enabled === 0 ? muted_since_ms : null;
   return {
     id,
     state: state as GroupState,
@@ -65,6 +85,7 @@ export function parseGroupReport(v: unknown): GroupReport | null {
     enabled,
     echo_cancellation: ec,
     latency_guard: guard,
+    muted_since_ms: mutedSince,
   };
 }
 

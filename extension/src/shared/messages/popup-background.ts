@@ -27,6 +27,38 @@ export interface TabReleaseView {
   labels?: string[];
   /** Every live track on the tab's devices is disabled (the meeting is muted). */
   muted?: boolean;
+  /** Since when it is muted, where the page world says (the Firefox build); else null. */
+  muted_since_ms?: number | null;
+  /** Firefox: is Firefox's own release of the muted microphone in effect? (background/native-release.ts) */
+  native_release?: NativeReleaseView | null;
+}
+
+/** Firefox's own release, judged at one mute from the audio server (background/native-release.ts). */
+export type NativeReleaseVerdict =
+  /** Not muted, or muted before this check knew the tab. */
+  | { state: 'idle' }
+  /** Muted: the record stream has not left yet and the deadline (delay + margin) has not passed. */
+  | { state: 'pending'; deadline_ms: number }
+  /** The tab's record stream left the server `after_ms` after the mute; `late` when that was past the
+   * deadline (Firefox's own delay is longer than micoff's). */
+  | { state: 'in_effect'; after_ms: number; late: boolean }
+  /** Still open `open_ms` after the mute, past the deadline. */
+  | { state: 'not_in_effect'; open_ms: number }
+  /** This mute cannot tell (why, in words). */
+  | { state: 'unknown'; why: string };
+
+export type NativeReleaseFinding = Extract<NativeReleaseVerdict, { state: 'in_effect' | 'not_in_effect' }>;
+
+export interface NativeReleaseView {
+  /** The verdict on the current mute. */
+  now: NativeReleaseVerdict;
+  /** The latest finding on this tab (this mute's or an earlier one's) and when it was made. */
+  last: (NativeReleaseFinding & { at_ms: number }) | null;
+  /** micoff's release delay the check used, and its margin. */
+  delay_ms: number;
+  margin_ms: number;
+  /** The command that switches Firefox's release on with micoff's delay (shared/firefox-release.ts). */
+  command: string;
 }
 
 // The CPU history the popup charts (background/cpu-history.ts keeps it; docs/design/popup-savings.md).
