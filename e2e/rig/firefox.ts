@@ -2,13 +2,24 @@
 // BiDi (Playwright's Firefox needs its own patched build; docs/test-rig.md), capturing for
 // real from the rig's server. Firefox reads user-level native messaging manifests from
 // `$HOME/.mozilla/native-messaging-hosts/`, so it gets a HOME of its own with micoff-host's manifest
-// written there by the host's own installer.
+// written there by the host's own installer. Firefox is started here (`@puppeteer/browsers` launch,
+// then a BiDi connection) rather than by puppeteer's launcher, which rewrites the profile's user.js at
+// every start: so the profile can carry what `micoff-host install --firefox-release` wrote into it.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  Browser as BrowserKind,
+  createProfile,
+  launch as launchProcess,
+  WEBDRIVER_BIDI_WEBSOCKET_ENDPOINT_REGEX,
+} from '@puppeteer/browsers';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { installHostManifest } from './host.ts';
 import { FIREFOX, FIREFOX_EXTENSION_DIR } from './paths.ts';
+
+/** Firefox's own release of the mic while every track is disabled: `<this>.enabled`, `<this>.delay_ms`. */
+export const FIREFOX_RELEASE_PREF = 'media.getusermedia.microphone.off_while_disabled';
 
 /** The moz-extension:// UUID pinned through `extensions.webextensions.uuids`, so pages are addressable. */
 export const FIREFOX_EXTENSION_UUID = '6d1f0c2e-9a57-4b8e-8f43-0c1de0f0a11c';
@@ -22,17 +33,30 @@ export function firefoxExtensionId(extensionDir = FIREFOX_EXTENSION_DIR): string
   return id;
 }
 
+/** Why Firefox cannot be started here (its binary is missing), or null. */
+export function firefoxMissing(): string | null {
+  return existsSync(FIREFOX)
+    ? null
+    : `${FIREFOX} is not installed (Debian's firefox-esr package; Ubuntu has none, its Firefox is a snap; MICOFF_FIREFOX=/path/to/firefox picks another build)`;
+}
+
 export interface FirefoxOptions {
   /** The audio server's client environment (PULSE_SERVER). */
   env: NodeJS.ProcessEnv;
-  /** Firefox's own mic release while every track is disabled (its pref, off by default since 84). */
-  nativeRelease?: { delayMs: number };
+  /**
+   * Firefox's own mic release while every track is disabled (its pref, off by default since 84), set
+   * among the rig's prefs, or with `installer` by `micoff-host install --firefox-release
+   * --firefox-profile P --release-delay-ms N` into the profile's user.js: what a user runs.
+   */
+  nativeRelease?: { delayMs: number; installer?: boolean };
 }
 
 export interface LaunchedFirefox {
   browser: Browser;
   home: string;
-  /** The parent process (puppeteer's child: /usr/bin/firefox-esr links to the binary, no wrapper). */
+  /** The profile folder Firefox runs on. */
+  profile: string;
+  /** The parent process (our child: /usr/bin/firefox-esr links to the binary, no wrapper). */
   pid: number;
   extensionUrl(path: string): string;
   /** A new tab on one of the extension's pages (popup.html, options.html), once its DOM is there. */
@@ -41,44 +65,69 @@ export interface LaunchedFirefox {
 }
 
 export async function launchFirefox(o: FirefoxOptions): Promise<LaunchedFirefox> {
+  const missing = firefoxMissing();
+  if (missing) throw new Error(missing);
   const home = mkdtempSync(join(tmpdir(), 'micoff-firefox-'));
+  const profile = join(home, '.mozilla', 'firefox', 'micoff.default-esr');
+  let proc: ReturnType<typeof launchProcess> | undefined;
+  let browser: Browser | undefined;
   try {
-    await installHostManifest(join(home, '.mozilla', 'native-messaging-hosts'), 'firefox');
+    const release = o.nativeRelease;
     const prefs: Record<string, unknown> = {
       'media.navigator.permission.disabled': true, // no prompt; the device is real
       'media.navigator.streams.fake': false,
       'media.cubeb.backend': 'pulse',
       'media.autoplay.default': 0,
       'extensions.webextensions.uuids': JSON.stringify({ [firefoxExtensionId()]: FIREFOX_EXTENSION_UUID }),
-      'media.getusermedia.microphone.off_while_disabled.enabled': !!o.nativeRelease,
+      // What puppeteer's launcher adds for WebDriver BiDi (one content process for web content).
+      'fission.webContentIsolationStrategy': 0,
     };
-    if (o.nativeRelease) {
-      prefs['media.getusermedia.microphone.off_while_disabled.delay_ms'] = o.nativeRelease.delayMs;
+    if (!release?.installer) prefs[`${FIREFOX_RELEASE_PREF}.enabled`] = !!release;
+    if (release && !release.installer) prefs[`${FIREFOX_RELEASE_PREF}.delay_ms`] = release.delayMs;
+    // The rig's prefs (and those BiDi needs) are the profile's own user.js lines; the installer's
+    // block goes after them.
+    await createProfile(BrowserKind.FIREFOX, { path: profile, preferences: prefs });
+    await installHostManifest(
+      join(home, '.mozilla', 'native-messaging-hosts'),
+      'firefox',
+      undefined,
+      release?.installer ? { firefoxProfile: profile, releaseDelayMs: release.delayMs } : undefined,
+    );
+    if (release?.installer) {
+      const userJs = readFileSync(join(profile, 'user.js'), 'utf8');
+      const want = `user_pref("${FIREFOX_RELEASE_PREF}.enabled", true);`;
+      if (!userJs.includes(want)) {
+        throw new Error(
+          `micoff-host install --firefox-release exited 0 but ${profile}/user.js has no ${want}`,
+        );
+      }
     }
-    const browser = await puppeteer.launch({
-      browser: 'firefox',
+    proc = launchProcess({
       executablePath: FIREFOX,
-      headless: true,
-      extraPrefsFirefox: prefs,
+      args: ['--headless', '--no-remote', '--remote-debugging-port=0', '--profile', profile],
       // WebDriver BiDi navigates a tab to moz-extension:// pages (the popup) only with this.
       env: { ...o.env, HOME: home, MOZ_REMOTE_ALLOW_SYSTEM_ACCESS: '1' },
-      timeout: 60_000,
     });
-    const pid = browser.process()?.pid;
-    if (!pid) {
-      await browser.close();
-      throw new Error('Firefox started without a process id');
-    }
-    await browser.installExtension(FIREFOX_EXTENSION_DIR);
+    const pid = proc.nodeProcess.pid;
+    if (!pid) throw new Error('Firefox started without a process id');
+    const ws = await proc.waitForLineOutput(WEBDRIVER_BIDI_WEBSOCKET_ENDPOINT_REGEX, 60_000);
+    const connected = await puppeteer.connect({
+      browserWSEndpoint: `${ws}/session`,
+      protocol: 'webDriverBiDi',
+    });
+    browser = connected;
+    await connected.installExtension(FIREFOX_EXTENSION_DIR);
     const extensionUrl = (path: string) => `moz-extension://${FIREFOX_EXTENSION_UUID}/${path}`;
+    const started = proc;
     return {
-      browser,
+      browser: connected,
       home,
+      profile,
       pid,
       extensionUrl,
       async openExtensionPage(path) {
         const url = extensionUrl(path);
-        const page = await browser.newPage();
+        const page = await connected.newPage();
         // The page loads, but BiDi reports no navigation events for a moz-extension:// document (it
         // runs in the extension process), so `goto` would wait out its timeout: wait on the document.
         page.goto(url, { timeout: 60_000 }).catch(() => {});
@@ -92,11 +141,14 @@ export async function launchFirefox(o: FirefoxOptions): Promise<LaunchedFirefox>
         return page;
       },
       async close() {
-        await browser.close().catch(() => {});
+        await connected.close().catch(() => {});
+        await started.close().catch(() => started.kill());
         rmSync(home, { recursive: true, force: true });
       },
     };
   } catch (e) {
+    await browser?.close().catch(() => {});
+    await proc?.close().catch(() => proc?.kill());
     rmSync(home, { recursive: true, force: true });
     throw e;
   }
