@@ -68,6 +68,13 @@ test('renderHtml: one run, no comparison section; text is escaped', () => {
   assert.equal((html.match(/<svg /g) ?? []).length, 2, 'a CPU and a wakeups chart');
   assert.match(html, /chromium &lt;note&gt; &amp; more/);
   assert.match(html, /muted, with micoff: 5 s window/);
+  // Three phases' legends (170 px each from x 300) fit in the default width.
+  assert.match(html, /<svg [^>]*width="900"/);
+  const four = run('chromium', [
+    ...chromium.phases,
+    phase('unmuted_40ms', 'unmuted, 40 ms', 'unmuted', 9, 1),
+  ]);
+  assert.match(renderHtml([four], meta), /<svg [^>]*width="980"/, 'four legends: wider');
 });
 
 test('renderHtml: Chromium and Firefox side by side, then each run with its own charts', () => {

@@ -29,7 +29,8 @@ function bars(title: string, unit: string, series: PhaseSpec[], groups: BarGroup
   const max = Math.max(1e-9, ...groups.flatMap((g) => series.map((p) => g.values[p.id]?.[key] ?? 0)));
   const h = top + groups.length * groupH + 20;
   const parts: string[] = [
-    `<svg xmlns="http://www.w3.org/2000/svg" width="${labelW + chartW + 80}" height="${h}" role="img" aria-label="${esc(title)}">`,
+    // Wide enough for the bars and their values, and for the legend (170 px per series).
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${Math.max(labelW + chartW + 80, labelW + series.length * 170)}" height="${h}" role="img" aria-label="${esc(title)}">`,
     `<text x="0" y="16" font-weight="bold" font-size="14">${esc(title)}</text>`,
   ];
   series.forEach((p, i) => {
@@ -73,7 +74,7 @@ function comparisonSection(rows: ComparisonRow[]): string {
   ];
   const groups: BarGroup[] = rows.map((r) => ({
     label: `${r.browser}: ${r.label}`,
-    bold: r.state !== 'muted',
+    bold: r.state === 'released', // what the release brings the muted call down to
     values: { browser: r.browser_total, audio_server: r.audio_server_total },
   }));
   return `<section>

@@ -107,8 +107,17 @@ test('rows: processes by role, audio threads under them, totals per phase', () =
 test("rows: Firefox's content process first, its audio threads (cubeb, GraphRunner) under it", () => {
   const rows = buildRows([
     phase('unmuted', [
-      proc(1, 'browser', [thread(1, 'firefox-esr', 0.1), thread(2, 'cubeb', 0.3, 50)], 'firefox-esr'),
-      proc(5, 'content', [thread(6, 'GraphRunner', 1.2, 100), thread(7, 'DOM Worker', 0.1)], 'Web Content'),
+      proc(1, 'browser', [thread(1, 'firefox-esr', 0.1), thread(2, 'threaded-ml', 0.3, 50)], 'firefox-esr'),
+      proc(
+        5,
+        'content',
+        [
+          thread(6, 'GraphRunner', 1.2, 100),
+          thread(7, 'DOM Worker', 0.1),
+          thread(8, 'WebrtcC~read #1', 0.2, 60),
+        ],
+        'Web Content',
+      ),
       proc(30, 'audio_server', [thread(30, 'pulseaudio', 1.5, 600)]),
     ]),
   ]);
@@ -117,8 +126,9 @@ test("rows: Firefox's content process first, its audio threads (cubeb, GraphRunn
     [
       'process:Web Content',
       'thread:GraphRunner',
+      'thread:WebrtcC~read #1',
       'process:firefox-esr',
-      'thread:cubeb',
+      'thread:threaded-ml',
       'process:pulseaudio',
       'thread:pulseaudio',
     ],

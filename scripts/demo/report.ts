@@ -61,7 +61,7 @@ export interface Run {
 
 /** Threads that carry audio work (docs/test-rig.md, "Which threads do the audio work"). */
 export const AUDIO_THREAD =
-  /^(AudioInputDevic|AudioOutputDevi|AudioProcessing|threaded-ml|ThreadPoolAudio|WebRTC_W_and_N|Chrome_ChildIOT|null-source|null-sink|alsa-|data-loop|pipewire-pulse|pipewire|pulseaudio|GraphRunner|AudioIP|cubeb)/;
+  /^(AudioInputDevic|AudioOutputDevi|AudioProcessing|threaded-ml|ThreadPoolAudio|WebRTC_W_and_N|Chrome_ChildIOT|null-source|null-sink|alsa-|data-loop|pipewire-pulse|pipewire|pulseaudio|GraphRunner|AudioIP|WebrtcC)/;
 
 export interface RowOptions {
   /** Threads shown per process (besides the process row). */
