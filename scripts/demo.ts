@@ -6,36 +6,69 @@
 // measures the same mute with it on. A last phase measures the unmuted call again with a longer capture
 // latency (`--capture-ms`, default 40): Chromium relaunched with PULSE_LATENCY_MSEC=N, which is
 // what `micoff-host latency set` arranges on PulseAudio (the demo never writes the user's own files).
+// `--browser firefox` measures Firefox ESR the same way: unmuted and muted as installed (its release pref
+// off), then unmuted and muted in a Firefox started on a profile where `micoff-host install
+// --firefox-release` switched the pref on; `--browser both` runs Chromium and then Firefox on the same audio server and prints them
+// side by side. A configuration that fails (Firefox missing) is reported, and the others still run.
 //
-//   tsx scripts/demo.ts [--window S] [--server pulseaudio|pipewire] [--reader] [--no-micoff]
-//                       [--capture-ms N] [--out DIR]
+//   tsx scripts/demo.ts [--browser chromium|firefox|both] [--window S] [--server pulseaudio|pipewire]
+//                       [--reader] [--no-micoff] [--capture-ms N] [--out DIR]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
-import { type AudioServerKind, startAudioRig } from '../e2e/rig/audio-rig.ts';
+import { type AudioRig, type AudioServerKind, startAudioRig } from '../e2e/rig/audio-rig.ts';
 import { extensionServiceWorker, launchChromium } from '../e2e/rig/chromium.ts';
+import { firefoxMissing, type LaunchedFirefox, launchFirefox } from '../e2e/rig/firefox.ts';
 import { extensionId, requireHost, sampleCpu } from '../e2e/rig/host.ts';
 import { MeetingPage } from '../e2e/rig/meeting-page.ts';
-import { isChromium } from '../e2e/rig/pactl.ts';
-import { startPageServer } from '../e2e/rig/page-server.ts';
-import { CHROMIUM, ROOT } from '../e2e/rig/paths.ts';
+import {
+  isChromium,
+  isFirefox,
+  type PactlInfo,
+  type PlaybackStream,
+  playbackStreams,
+} from '../e2e/rig/pactl.ts';
+import { type PageServer, startPageServer } from '../e2e/rig/page-server.ts';
+import { CHROMIUM, FIREFOX, ROOT } from '../e2e/rig/paths.ts';
 import { run as runCmd, waitFor } from '../e2e/rig/proc.ts';
 import { ExtensionWorker } from '../e2e/rig/service-worker.ts';
+import { FIREFOX_RELEASE_PREF } from '../extension/src/shared/firefox-release.ts';
+import { DEFAULT_SETTINGS } from '../extension/src/shared/settings.ts';
 import { renderHtml } from './demo/chart.ts';
-import { buildRows, formatTable, type PhaseResult, type Run } from './demo/report.ts';
+import {
+  browserTitle,
+  buildRows,
+  compareRuns,
+  formatComparison,
+  formatTable,
+  type PhaseSpec,
+  type Run,
+} from './demo/report.ts';
 
-const USAGE = `usage: npm run demo -- [--window S] [--server pulseaudio|pipewire] [--reader] [--no-micoff] [--capture-ms N] [--out DIR]
+const BROWSERS = ['chromium', 'firefox', 'both'] as const;
+/** Firefox's release delay: micoff's own default, as `micoff-host install --firefox-release` writes it. */
+const FIREFOX_DELAY_MS = DEFAULT_SETTINGS.releaseDelayMs;
+
+const USAGE = `usage: npm run demo -- [--browser chromium|firefox|both] [--window S] [--server pulseaudio|pipewire] [--reader] [--no-micoff] [--capture-ms N] [--out DIR]
+  --browser B    chromium (default): Debian's Chromium with micoff: unmuted / muted / muted with
+                 micoff's release. firefox: Debian's Firefox ESR (package firefox-esr):
+                 unmuted / muted as installed (its own release pref off) / unmuted and muted in a
+                 Firefox started after \`micoff-host install --firefox-release\` switched the pref on in
+                 its profile (delay: micoff's default, ${FIREFOX_DELAY_MS} ms). both: Chromium, then Firefox,
+                 on the same audio server, then their totals side by side. A browser that cannot run
+                 (${FIREFOX} missing) is reported and the other still runs (exit status 1).
   --window S     seconds per phase (default 10)
   --server K     the rig's audio server (default pulseaudio)
   --reader       keep the rig's low-latency parec reader on the mic (off by default: its own load at the
                  server would hide what the browser costs there, most of all once micoff released the mic)
-  --no-micoff    skip the third phase (muted with micoff's release on mute)
-  --capture-ms N the capture latency of the last phase, "unmuted, capture latency N ms" (20..200,
+  --no-micoff    skip the third phase (muted with micoff's release on mute; in Firefox, with the pref)
+  --capture-ms N the capture latency of Chromium's last phase, "unmuted, capture latency N ms" (20..200,
                  default 40; 0 skips it): Chromium relaunched with PULSE_LATENCY_MSEC=N
   --out DIR      results folder (default results/demo-<timestamp>)`;
 
 const { values: args } = parseArgs({
   options: {
+    browser: { type: 'string', default: 'chromium' },
     window: { type: 'string', default: '10' },
     server: { type: 'string', default: 'pulseaudio' },
     reader: { type: 'boolean', default: false },
@@ -59,6 +92,12 @@ if (args.server !== 'pulseaudio' && args.server !== 'pipewire') {
   process.exit(2);
 }
 const serverKind = args.server as AudioServerKind;
+if (!(BROWSERS as readonly string[]).includes(args.browser)) {
+  console.error(`--browser must be ${BROWSERS.join(', ')}\n${USAGE}`);
+  process.exit(2);
+}
+const browsers: ('chromium' | 'firefox')[] =
+  args.browser === 'both' ? ['chromium', 'firefox'] : [args.browser as 'chromium' | 'firefox'];
 const captureMs = Number(args['capture-ms']);
 if (!Number.isInteger(captureMs) || (captureMs !== 0 && (captureMs < 20 || captureMs > 200))) {
   console.error(`--capture-ms must be 0 (skip) or 20..200\n${USAGE}`);
@@ -66,32 +105,48 @@ if (!Number.isInteger(captureMs) || (captureMs !== 0 && (captureMs < 20 || captu
 }
 const log = (m: string) => console.error(`demo: ${m}`);
 
-async function main(): Promise<number> {
-  requireHost();
-  const created = new Date();
-  const stamp = created.toISOString().replace(/[:.]/g, '-').replace(/Z$/, '');
-  const outDir = args.out ?? join(ROOT, 'results', `demo-${stamp}`);
+/** Browsers open right now: closed by the cleanup on a signal or at the end. */
+const open = new Set<{ close(): Promise<void> }>();
+async function closeBrowser(b: { close(): Promise<void> } | null): Promise<void> {
+  if (!b) return;
+  open.delete(b);
+  await b.close();
+}
 
-  log(`starting the ${serverKind} rig`);
-  const rig = await startAudioRig(serverKind, { reader: args.reader });
-  const pages = await startPageServer();
-  let chromium: Awaited<ReturnType<typeof launchChromium>> | null = null;
-  const cleanup = async () => {
-    await chromium?.close();
-    await pages.close();
-    await rig.stop();
-  };
-  const onSignal = () => {
-    void cleanup().finally(() => process.exit(130));
-  };
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+/** One browser's configuration: the rig, the pages, and its run, whose phases are kept when it fails part-way. */
+interface Ctx {
+  rig: AudioRig;
+  pages: PageServer;
+  run: Run;
+}
+
+/** One `micoff-host sample` over the browser's tree and the audio server, as a phase of `run`. */
+async function measure(ctx: Ctx, browserPid: number, spec: PhaseSpec): Promise<void> {
+  log(`${spec.label}: measuring ${windowS} s`);
+  const report = await sampleCpu({ browserPid, audioServer: true, windowS, env: ctx.rig.clientEnv });
+  ctx.run.phases.push({ ...spec, window_s: windowS, report });
+}
+
+const MEETING_NOTES = [
+  'Meeting: getUserMedia({audio: true}) (default processing) sent over an RTCPeerConnection loopback on one page; no playback.',
+  'Muted = track.enabled = false (what most meeting apps do).',
+  'Processes idle in every phase are left out of the table (they are in results.json).',
+];
+const rigNote = () =>
+  'The audio server also serves the rig: a test-signal player (pacat into the null sink)' +
+  (args.reader ? ' and a 10 ms reader on the mic (parec), in every phase.' : ', in every phase.');
+
+async function chromiumRun(ctx: Ctx): Promise<void> {
+  const { rig, pages, run } = ctx;
+  log('launching Chromium with the extension');
+  let chromium: Awaited<ReturnType<typeof launchChromium>> | null = await launchChromium({
+    env: rig.clientEnv,
+  });
+  open.add(chromium);
   try {
-    const info = await rig.info();
-    log('launching Chromium with the extension');
-    chromium = await launchChromium({ env: rig.clientEnv });
     const browserPid = await chromium.browserPid();
     const version = /(\d+\.\d+\.\d+\.\d+)/.exec((await runCmd(CHROMIUM, ['--version'])).stdout)?.[1] ?? null;
+    run.scenario.browser_version = version;
 
     const meeting = await MeetingPage.open(chromium.context, pages.url('meeting.html'));
     await meeting.ready();
@@ -100,12 +155,6 @@ async function main(): Promise<number> {
     if (streams.length === 0)
       throw new Error('the meeting is up but Chromium has no record stream at the server');
 
-    const phases: PhaseResult[] = [];
-    const measure = async (id: string, label: string, short: string) => {
-      log(`${label}: measuring ${windowS} s`);
-      const report = await sampleCpu({ browserPid, audioServer: true, windowS, env: rig.clientEnv });
-      phases.push({ id, label, short, window_s: windowS, report });
-    };
     const chromiumStreamOpen = async () => (await rig.recordStreams()).some(isChromium);
     const sw = new ExtensionWorker(await extensionServiceWorker(chromium.context, extensionId()));
     // micoff's own release-on-mute is a setting of the extension; without the setting (an
@@ -123,7 +172,7 @@ async function main(): Promise<number> {
 
     // Phase 1: unmuted.
     const hasRelease = await setRelease(false);
-    await measure('unmuted', 'unmuted', 'unmuted');
+    await measure(ctx, browserPid, { id: 'unmuted', label: 'unmuted', short: 'unmuted', state: 'unmuted' });
 
     // Phase 2: muted the way meeting apps do it (track.enabled = false), micoff's release off: what
     // Chromium does on its own (it keeps the device open, crbug 642785).
@@ -131,7 +180,12 @@ async function main(): Promise<number> {
     if (muted?.enabled !== false) throw new Error('mute() did not disable the track');
     await meeting.waitForSilence();
     const openWhileMuted = await chromiumStreamOpen();
-    await measure('muted', hasRelease ? 'muted, without micoff' : 'muted', 'muted');
+    await measure(ctx, browserPid, {
+      id: 'muted',
+      label: hasRelease ? 'muted, without micoff' : 'muted',
+      short: 'muted',
+      state: 'muted',
+    });
 
     // Phase 3: the same mute with micoff releasing the microphone.
     let releasedWithMicoff: boolean | null = null;
@@ -148,7 +202,12 @@ async function main(): Promise<number> {
           intervalMs: 50,
         },
       ).catch(() => false);
-      await measure('muted_micoff', 'muted, with micoff', 'muted+micoff');
+      await measure(ctx, browserPid, {
+        id: 'muted_micoff',
+        label: 'muted, with micoff',
+        short: 'muted+micoff',
+        state: 'released',
+      });
     }
 
     // Phase 4: unmuted again, with a longer capture latency. PULSE_LATENCY_MSEC must be in the browser's
@@ -157,7 +216,7 @@ async function main(): Promise<number> {
     let echoCancellation: boolean | null = null;
     if (captureMs > 0) {
       await meeting.hangUp();
-      await chromium.close();
+      await closeBrowser(chromium);
       chromium = null;
       await waitFor('no capture from the first browser', async () => !(await chromiumStreamOpen()), {
         timeoutMs: 10_000,
@@ -165,6 +224,7 @@ async function main(): Promise<number> {
       });
       log(`relaunching Chromium with PULSE_LATENCY_MSEC=${captureMs}`);
       chromium = await launchChromium({ env: { ...rig.clientEnv, PULSE_LATENCY_MSEC: String(captureMs) } });
+      open.add(chromium);
       const again = await MeetingPage.open(chromium.context, pages.url('meeting.html'));
       await again.ready();
       await again.waitForAudioFlowing();
@@ -173,68 +233,234 @@ async function main(): Promise<number> {
       echoCancellation = (await again.stats()).track?.settings.echoCancellation ?? null;
       // A browser just launched is still warming up (first page, JIT): let it settle like the first one did.
       await new Promise((r) => setTimeout(r, 3000));
-      log(`unmuted, capture latency ${captureMs} ms: measuring ${windowS} s`);
-      const report = await sampleCpu({ browserPid: bPid, audioServer: true, windowS, env: rig.clientEnv });
-      phases.push({
+      await measure(ctx, bPid, {
         id: `unmuted_${captureMs}ms`,
         label: `unmuted, capture latency ${captureMs} ms`,
         short: `unmuted ${captureMs}ms`,
-        window_s: windowS,
-        report,
       });
     }
 
-    const runResult: Run = {
-      scenario: {
-        browser: 'chromium',
-        browser_version: version,
-        server: { kind: serverKind, name: info.serverName, version: info.serverVersion },
-        capture_latency: 'default (10 ms, processed capture)',
-        notes: [
-          'Meeting: getUserMedia({audio: true}) (default processing) sent over an RTCPeerConnection loopback on one page; no playback.',
-          'Muted = track.enabled = false (what most meeting apps do).',
-          'Processes idle in every phase are left out of the table (they are in results.json).',
-          `Chromium's record stream while muted${hasRelease ? ' without micoff' : ''}: ${openWhileMuted ? 'still open' : 'closed'}.`,
-          ...(releasedWithMicoff === null
-            ? []
-            : [
-                `Muted with micoff (release on mute, no delay): record stream ${releasedWithMicoff ? 'closed' : 'STILL OPEN (micoff did not release)'}.`,
-              ]),
-          ...(captureMs > 0
-            ? [
-                `Unmuted, capture latency ${captureMs} ms: Chromium relaunched with PULSE_LATENCY_MSEC=${captureMs} (micoff-host \`latency set\` on PulseAudio does the same through the browser's launch environment; playback latency grows too); the server granted its record stream ${grantedUs.map((u) => (u === null ? '?' : `${u / 1000} ms`)).join(', ') || 'nothing'}; echo cancellation ${echoCancellation === null ? 'unknown' : echoCancellation ? 'on' : 'OFF'} (getSettings).`,
-              ]
-            : []),
-          'The audio server also serves the rig: a test-signal player (pacat into the null sink)' +
-            (args.reader ? ' and a 10 ms reader on the mic (parec), in every phase.' : ', in every phase.'),
-        ],
-      },
-      phases,
-      rows: buildRows(phases),
-    };
+    run.scenario.notes = [
+      ...MEETING_NOTES,
+      `Chromium's record stream while muted${hasRelease ? ' without micoff' : ''}: ${openWhileMuted ? 'still open' : 'closed'}.`,
+      ...(releasedWithMicoff === null
+        ? []
+        : [
+            `Muted with micoff (release on mute, no delay): record stream ${releasedWithMicoff ? 'closed' : 'STILL OPEN (micoff did not release)'}.`,
+          ]),
+      ...(captureMs > 0
+        ? [
+            `Unmuted, capture latency ${captureMs} ms: Chromium relaunched with PULSE_LATENCY_MSEC=${captureMs} (micoff-host \`latency set\` on PulseAudio does the same through the browser's launch environment; playback latency grows too); the server granted its record stream ${grantedUs.map((u) => (u === null ? '?' : `${u / 1000} ms`)).join(', ') || 'nothing'}; echo cancellation ${echoCancellation === null ? 'unknown' : echoCancellation ? 'on' : 'OFF'} (getSettings).`,
+          ]
+        : []),
+      rigNote(),
+    ];
+  } finally {
+    await closeBrowser(chromium);
+  }
+}
 
-    const table = formatTable(phases, runResult.rows);
-    console.log(
-      `\nmicoff demo: Chromium ${version ?? ''} on ${info.serverName} ${info.serverVersion}, ${windowS} s per phase (CPU in % of one core)\n`,
+async function firefoxRun(ctx: Ctx): Promise<void> {
+  const { rig, pages, run } = ctx;
+  const missing = firefoxMissing();
+  if (missing) throw new Error(missing);
+  run.scenario.browser_version =
+    /Firefox\s+(\S+)/.exec((await runCmd(FIREFOX, ['--version'], { env: rig.clientEnv })).stdout)?.[1] ??
+    null;
+  const firefoxStreams = async () => (await rig.recordStreams()).filter(isFirefox);
+  // The same meeting page as Chromium's; Firefox's capture shows as its record stream at the server.
+  const openCall = async (ff: LaunchedFirefox) => {
+    const url = pages.url('meeting.html');
+    const page = await ff.browser.newPage();
+    await page.goto(url);
+    const meeting = new MeetingPage(page, url);
+    await meeting.ready();
+    await meeting.waitForAudioFlowing();
+    return waitFor('Firefox’s record stream running at the server', async () =>
+      (await firefoxStreams()).find((s) => !s.corked) ? meeting : null,
     );
-    console.log(table);
-    console.log('');
-    for (const n of runResult.scenario.notes) console.log(`- ${n}`);
+  };
+
+  // Firefox as installed: its own release pref off (the default since Firefox 84).
+  log('launching Firefox ESR with the extension');
+  let ff: LaunchedFirefox | null = await launchFirefox({ env: rig.clientEnv });
+  open.add(ff);
+  let grantedUs: (number | null)[] = [];
+  let openAfterMuted: boolean;
+  try {
+    const meeting = await openCall(ff);
+    grantedUs = (await firefoxStreams()).map((s) => s.bufferLatencyUs);
+    await measure(ctx, ff.pid, { id: 'unmuted', label: 'unmuted', short: 'unmuted', state: 'unmuted' });
+    const muted = await meeting.mute();
+    if (muted?.enabled !== false) throw new Error('mute() did not disable the track');
+    await meeting.waitForSilence();
+    await measure(ctx, ff.pid, {
+      id: 'muted',
+      label: 'muted, without the pref',
+      short: 'muted',
+      state: 'muted',
+    });
+    openAfterMuted = (await firefoxStreams()).length > 0;
+  } finally {
+    await closeBrowser(ff);
+    ff = null;
+  }
+
+  // The pref switched on the way a user does it: `micoff-host install --firefox-release` into the
+  // profile's user.js, read by Firefox at its start (so a second launch, with new processes).
+  let releasedAfterMs: number | null = null;
+  let playbackWhileReleased: PlaybackStream[] = [];
+  const install = `micoff-host install --browser firefox --firefox-release --firefox-profile <profile> --release-delay-ms ${FIREFOX_DELAY_MS}`;
+  if (!args['no-micoff']) {
+    await waitFor('no capture from the first Firefox', async () => (await firefoxStreams()).length === 0, {
+      timeoutMs: 10_000,
+      intervalMs: 100,
+    });
+    log(`launching Firefox ESR on a profile after \`${install}\``);
+    ff = await launchFirefox({
+      env: rig.clientEnv,
+      nativeRelease: { delayMs: FIREFOX_DELAY_MS, installer: true },
+    });
+    open.add(ff);
+    try {
+      const meeting = await openCall(ff);
+      // The same course as the first Firefox (unmuted for a window, then muted), so both muted windows
+      // find their browser equally far from its start; it also shows the pref costs nothing unmuted.
+      await measure(ctx, ff.pid, {
+        id: 'unmuted_pref',
+        label: 'unmuted, with the pref',
+        short: 'unmuted+pref',
+      });
+      const mutedAt = Date.now();
+      await meeting.mute();
+      // Firefox releases once the device has been on for the delay (at once after a window that long).
+      releasedAfterMs = await waitFor(
+        'Firefox to release the microphone',
+        async () => ((await firefoxStreams()).length === 0 ? Date.now() - mutedAt : null),
+        { timeoutMs: FIREFOX_DELAY_MS + 10_000, intervalMs: 50 },
+      ).catch(() => null);
+      await measure(ctx, ff.pid, {
+        id: 'muted_pref',
+        label: 'muted, with the pref',
+        short: 'muted+pref',
+        state: 'released',
+      });
+      playbackWhileReleased = (await playbackStreams(rig.pactl)).filter(isFirefox);
+    } finally {
+      await closeBrowser(ff);
+    }
+  }
+
+  run.scenario.capture_latency = `browser default (the server granted ${grantedUs.map((u) => (u === null ? '?' : `${u / 1000} ms`)).join(', ') || 'nothing'})`;
+  run.scenario.notes = [
+    ...MEETING_NOTES,
+    `Firefox's record stream after the muted window without the pref (${FIREFOX_RELEASE_PREF}.enabled false, Firefox's default): ${openAfterMuted ? 'still open' : 'closed'}.`,
+    ...(args['no-micoff']
+      ? []
+      : [
+          `Muted with the pref: a second Firefox, started on a fresh profile after \`${install}\` wrote ${FIREFOX_RELEASE_PREF}.enabled = true and .delay_ms = ${FIREFOX_DELAY_MS} into its user.js; unmuted for a window, then muted: record stream ${releasedAfterMs === null ? 'STILL OPEN (the pref did not release)' : `closed ${releasedAfterMs} ms after the mute (Firefox keeps the device until it has been on for the delay)`}; Firefox's playback streams at the server after that window (the page plays nothing): ${playbackWhileReleased.map((p) => `"${p.properties['media.name'] ?? '?'}" (${p.bufferLatencyUs === null ? '?' : `${Math.round(p.bufferLatencyUs / 1000)} ms`})`).join(', ') || 'none'}.`,
+        ]),
+    'micoff (dist/firefox) is loaded in both launches as a temporary add-on; its page script stays out of Firefox, which releases on its own.',
+    rigNote(),
+  ];
+}
+
+async function main(): Promise<number> {
+  requireHost();
+  const created = new Date();
+  const stamp = created.toISOString().replace(/[:.]/g, '-').replace(/Z$/, '');
+  const outDir = args.out ?? join(ROOT, 'results', `demo-${stamp}`);
+
+  log(`starting the ${serverKind} rig`);
+  const rig = await startAudioRig(serverKind, { reader: args.reader });
+  const pages = await startPageServer();
+  const cleanup = async () => {
+    for (const b of [...open]) await closeBrowser(b).catch(() => {});
+    await pages.close();
+    await rig.stop();
+  };
+  const onSignal = () => {
+    void cleanup().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    const info: PactlInfo = await rig.info();
+    const runs: Run[] = [];
+    for (const browser of browsers) {
+      const run: Run = {
+        scenario: {
+          browser,
+          browser_version: null,
+          server: { kind: serverKind, name: info.serverName, version: info.serverVersion },
+          capture_latency: browser === 'chromium' ? 'default (10 ms, processed capture)' : 'browser default',
+          notes: [],
+        },
+        phases: [],
+        rows: [],
+      };
+      const ctx: Ctx = { rig, pages, run };
+      try {
+        await (browser === 'chromium' ? chromiumRun(ctx) : firefoxRun(ctx));
+      } catch (e) {
+        run.error = e instanceof Error ? e.message : String(e);
+        log(`${browserTitle(run.scenario)} failed: ${run.error}`);
+      }
+      run.rows = buildRows(run.phases);
+      runs.push(run);
+    }
+    const failed = runs.filter((r) => r.error);
+    if (runs.every((r) => r.phases.length === 0)) {
+      throw new Error(failed.map((r) => `${browserTitle(r.scenario)}: ${r.error}`).join('; '));
+    }
+
+    const texts: string[] = [];
+    for (const run of runs) {
+      const title = `micoff demo: ${browserTitle(run.scenario)} on ${info.serverName} ${info.serverVersion}, ${windowS} s per phase (CPU in % of one core)`;
+      const table = formatTable(run.phases, run.rows);
+      if (run.phases.length > 0) {
+        console.log(`\n${title}\n`);
+        console.log(table);
+        console.log('');
+        for (const n of run.scenario.notes) console.log(`- ${n}`);
+        texts.push(runs.length > 1 ? `${title}\n\n${table}` : table);
+      }
+      if (run.error) {
+        const line = `${browserTitle(run.scenario)}: FAILED: ${run.error}`;
+        console.log(`\n${line}`);
+        texts.push(line);
+      }
+    }
+    const comparison = compareRuns(runs);
+    if (comparison.length > 0) {
+      const side = formatComparison(comparison);
+      console.log(
+        '\nside by side (totals of the browser tree and the audio server, CPU in % of one core; released = micoff in Chromium, its own pref in Firefox):\n',
+      );
+      console.log(side);
+      texts.push(`side by side\n\n${side}`);
+    }
 
     mkdirSync(outDir, { recursive: true });
     const command = `npm run demo -- ${process.argv.slice(2).join(' ')}`.trim();
-    const doc = { schema: 'micoff-demo/1', created: created.toISOString(), command, runs: [runResult] };
+    const doc = {
+      schema: 'micoff-demo/1',
+      created: created.toISOString(),
+      command,
+      runs,
+      ...(comparison.length > 0 ? { comparison } : {}),
+    };
     writeFileSync(join(outDir, 'results.json'), `${JSON.stringify(doc, null, 2)}\n`);
-    writeFileSync(join(outDir, 'table.txt'), `${table}\n`);
+    writeFileSync(join(outDir, 'table.txt'), `${texts.join('\n\n')}\n`);
     writeFileSync(
       join(outDir, 'chart.html'),
-      renderHtml([runResult], { created: created.toISOString(), command }),
+      renderHtml(runs, { created: created.toISOString(), command, comparison }),
     );
     const rel = relative(process.cwd(), outDir) || '.';
     console.log(
       `\nresults: ${rel}/results.json (figures + raw reports), ${rel}/chart.html (chart), ${rel}/table.txt`,
     );
-    return 0;
+    return failed.length > 0 ? 1 : 0;
   } finally {
     await cleanup();
   }

@@ -2,10 +2,11 @@
 # Installs what micoff's build, tests and demo need, and nothing when it is all there (a few dpkg/stat
 # checks, well under a second). Used by `npm test` (scripts/test.sh) and `npm run demo`.
 #   apt:   pulseaudio, pipewire (+ pulse, wireplumber), dbus, chromium, sysstat, libpulse-dev, pkg-config
-#          (build-essential and curl only when gcc / curl are missing); with `--with-firefox`, also
-#          firefox-esr where the archive has it (Debian; Ubuntu's Firefox is a snap: the Firefox e2e
-#          test then skips). As root, or through `sudo -n`; otherwise prints the exact command and
-#          exits 1. `apt-get update` only when installing.
+#          (build-essential and curl only when gcc / curl are missing); with `--with-firefox` (npm
+#          test), also firefox-esr and xvfb, with `--firefox` (the demo's Firefox) firefox-esr alone,
+#          where the archive has them (Debian; Ubuntu's Firefox is a snap: the Firefox e2e tests then
+#          skip, the demo says so). As root, or through `sudo -n`; otherwise prints the exact command
+#          and exits 1. `apt-get update` only when installing.
 #   npm:   `npm install` (versions from package-lock.json) when node_modules is missing or older than package-lock.json (browser downloads off:
 #          the suite uses Debian's /usr/bin/chromium).
 #   cargo: must exist (rustup); says how to get it otherwise. The nightly toolchain and cargo-fuzz
@@ -20,10 +21,20 @@ say() { printf 'ensure-deps: %s\n' "$*" >&2; }
 APT_PACKAGES=(pulseaudio pulseaudio-utils libpulse-dev pkg-config chromium sysstat
   pipewire pipewire-pulse wireplumber pipewire-bin dbus)
 # Installed when the archive has them; nothing fails without them. `--with-firefox` (npm test): the
-# Firefox e2e test's browser, and Xvfb for the spec that needs a headful Chromium (a headless page is
-# always visible, so a background tab needs a real window); the demo needs neither.
+# Firefox e2e tests' browser, and Xvfb for the spec that needs a headful Chromium (a headless page is
+# always visible, so a background tab needs a real window). `--firefox`: the browser alone, for
+# `npm run demo -- --browser firefox|both`.
 OPTIONAL_APT_PACKAGES=()
-[ "${1:-}" = --with-firefox ] && OPTIONAL_APT_PACKAGES+=(firefox-esr xvfb)
+for a in "$@"; do
+  case $a in
+    --with-firefox) OPTIONAL_APT_PACKAGES+=(firefox-esr xvfb) ;;
+    --firefox) OPTIONAL_APT_PACKAGES+=(firefox-esr) ;;
+    *)
+      say "unknown option: $a (--with-firefox, --firefox)"
+      exit 2
+      ;;
+  esac
+done
 missing=()
 optional=()
 # The archive has a candidate for $1 (from the package lists as they are now).
@@ -59,7 +70,7 @@ if ((${#missing[@]} + ${#optional[@]} > 0)); then
   elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
     SUDO=(sudo -n)
   elif ((${#missing[@]} == 0)); then
-    say "optional, for the Firefox e2e test: sudo apt-get install -y --no-install-recommends ${optional[*]}"
+    say "optional (Firefox ESR for its e2e tests and the demo's Firefox): sudo apt-get install -y --no-install-recommends ${optional[*]}"
     SUDO=(skip)
   else
     say "missing packages: ${missing[*]}"

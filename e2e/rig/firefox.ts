@@ -1,15 +1,23 @@
 // Debian's Firefox ESR through puppeteer-core over WebDriver BiDi (Playwright's Firefox needs its
-// own patched build; docs/test-rig.md), capturing for real from the rig's server:
+// own patched build; docs/test-rig.md), capturing for real from the rig's server. Firefox is started
+// here (`@puppeteer/browsers` launch, then a BiDi connection) rather than by puppeteer's launcher,
+// which rewrites the profile's user.js at every start: so a profile can carry what `micoff-host
+// install` wrote into it.
 // - launchFirefox: a throwaway profile with dist/firefox as a temporary add-on. Firefox reads
 //   user-level native messaging manifests from `$HOME/.mozilla/native-messaging-hosts/`, so it gets a
-//   HOME of its own with micoff-host's manifest written there by the host's own installer.
+//   HOME of its own with micoff-host's manifest written there by the host's own installer (and, when
+//   asked, Firefox's own release switched on by `install --firefox-release`, as a user runs it).
 // - startFirefoxOnProfile: Firefox started on a given profile as a user starts it, nothing loaded by
-//   the test (puppeteer's launcher rewrites user.js at every start, so this one starts the process
-//   itself and only connects over BiDi), for the installer's specs.
+//   the test, for the installer's specs.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { launch as launchProcess, WEBDRIVER_BIDI_WEBSOCKET_ENDPOINT_REGEX } from '@puppeteer/browsers';
+import {
+  Browser as BrowserKind,
+  createProfile,
+  launch as launchProcess,
+  WEBDRIVER_BIDI_WEBSOCKET_ENDPOINT_REGEX,
+} from '@puppeteer/browsers';
 import puppeteer, { type Browser, type Page } from 'puppeteer-core';
 import { FIREFOX_RELEASE_PREF } from '../../extension/src/shared/firefox-release.ts';
 import type { TabReleaseView } from '../../extension/src/shared/messages/popup-background.ts';
@@ -29,11 +37,22 @@ export function firefoxExtensionId(extensionDir = FIREFOX_EXTENSION_DIR): string
   return id;
 }
 
+/** Why Firefox cannot be started here (its binary is missing), or null. */
+export function firefoxMissing(): string | null {
+  return existsSync(FIREFOX)
+    ? null
+    : `${FIREFOX} is not installed (Debian's firefox-esr package; Ubuntu has none, its Firefox is a snap; MICOFF_FIREFOX=/path/to/firefox picks another build)`;
+}
+
 export interface FirefoxOptions {
   /** The audio server's client environment (PULSE_SERVER). */
   env: NodeJS.ProcessEnv;
-  /** Firefox's own mic release while every track is disabled (its pref, off by default since 84). */
-  nativeRelease?: { delayMs: number };
+  /**
+   * Firefox's own mic release while every track is disabled (its pref, off by default since 84), set
+   * among the rig's prefs, or with `installer` by `micoff-host install --firefox-release
+   * --firefox-profile P --release-delay-ms N` into the profile's user.js: what a user runs.
+   */
+  nativeRelease?: { delayMs: number; installer?: boolean };
   /** More prefs (they win over the rig's). */
   prefs?: Record<string, unknown>;
 }
@@ -41,7 +60,9 @@ export interface FirefoxOptions {
 export interface LaunchedFirefox {
   browser: Browser;
   home: string;
-  /** The parent process (puppeteer's child: /usr/bin/firefox-esr links to the binary, no wrapper). */
+  /** The profile folder Firefox runs on. */
+  profile: string;
+  /** The parent process (our child: /usr/bin/firefox-esr links to the binary, no wrapper). */
   pid: number;
   extensionUrl(path: string): string;
   /** A new tab on one of the extension's pages (popup.html, options.html), once its DOM is there. */
@@ -50,9 +71,14 @@ export interface LaunchedFirefox {
 }
 
 export async function launchFirefox(o: FirefoxOptions): Promise<LaunchedFirefox> {
+  const missing = firefoxMissing();
+  if (missing) throw new Error(missing);
   const home = mkdtempSync(join(tmpdir(), 'micoff-firefox-'));
+  const profile = join(home, '.mozilla', 'firefox', 'micoff.default-esr');
+  let proc: ReturnType<typeof launchProcess> | undefined;
+  let browser: Browser | undefined;
   try {
-    await installHostManifest(join(home, '.mozilla', 'native-messaging-hosts'), 'firefox');
+    const release = o.nativeRelease;
     const prefs: Record<string, unknown> = {
       'media.navigator.permission.disabled': true, // no prompt; the device is real
       // What a user's "Allow" leaves behind: navigator.permissions says 'granted' for the microphone
@@ -63,40 +89,81 @@ export async function launchFirefox(o: FirefoxOptions): Promise<LaunchedFirefox>
       'media.cubeb.backend': 'pulse',
       'media.autoplay.default': 0,
       'extensions.webextensions.uuids': JSON.stringify({ [firefoxExtensionId()]: FIREFOX_EXTENSION_UUID }),
-      [`${FIREFOX_RELEASE_PREF}.enabled`]: !!o.nativeRelease,
+      // What puppeteer's launcher adds for WebDriver BiDi (one content process for web content).
+      'fission.webContentIsolationStrategy': 0,
     };
-    if (o.nativeRelease) prefs[`${FIREFOX_RELEASE_PREF}.delay_ms`] = o.nativeRelease.delayMs;
+    if (!release?.installer) prefs[`${FIREFOX_RELEASE_PREF}.enabled`] = !!release;
+    if (release && !release.installer) prefs[`${FIREFOX_RELEASE_PREF}.delay_ms`] = release.delayMs;
     Object.assign(prefs, o.prefs);
-    const browser = await puppeteer.launch({
-      browser: 'firefox',
+    // The rig's prefs (and those BiDi needs) are the profile's own user.js lines; the installer's
+    // block goes after them.
+    await createProfile(BrowserKind.FIREFOX, { path: profile, preferences: prefs });
+    await installHostManifest(
+      join(home, '.mozilla', 'native-messaging-hosts'),
+      'firefox',
+      undefined,
+      release?.installer ? { firefoxProfile: profile, releaseDelayMs: release.delayMs } : undefined,
+    );
+    if (release?.installer) {
+      const userJs = readFileSync(join(profile, 'user.js'), 'utf8');
+      const want = `user_pref("${FIREFOX_RELEASE_PREF}.enabled", true);`;
+      if (!userJs.includes(want)) {
+        throw new Error(
+          `micoff-host install --firefox-release exited 0 but ${profile}/user.js has no ${want}`,
+        );
+      }
+    }
+    proc = launchProcess({
       executablePath: FIREFOX,
-      headless: true,
-      extraPrefsFirefox: prefs,
+      args: ['--headless', '--no-remote', '--remote-debugging-port=0', '--profile', profile],
       // WebDriver BiDi navigates a tab to moz-extension:// pages (the popup) only with this.
       env: { ...o.env, HOME: home, MOZ_REMOTE_ALLOW_SYSTEM_ACCESS: '1' },
-      timeout: 60_000,
     });
-    const pid = browser.process()?.pid;
-    if (!pid) {
-      await browser.close();
-      throw new Error('Firefox started without a process id');
-    }
-    await browser.installExtension(FIREFOX_EXTENSION_DIR);
+    const pid = proc.nodeProcess.pid;
+    if (!pid) throw new Error('Firefox started without a process id');
+    const ws = await proc.waitForLineOutput(WEBDRIVER_BIDI_WEBSOCKET_ENDPOINT_REGEX, 60_000);
+    const connected = await puppeteer.connect({
+      browserWSEndpoint: `${ws}/session`,
+      protocol: 'webDriverBiDi',
+    });
+    browser = connected;
+    await connected.installExtension(FIREFOX_EXTENSION_DIR);
     const extensionUrl = (path: string) => `moz-extension://${FIREFOX_EXTENSION_UUID}/${path}`;
+    const started = proc;
     return {
-      browser,
+      browser: connected,
       home,
+      profile,
       pid,
       extensionUrl,
-      openExtensionPage: (path) => openExtensionPage(browser, extensionUrl(path)),
+      openExtensionPage: (path) => openExtensionPage(connected, extensionUrl(path)),
       async close() {
-        await browser.close().catch(() => {});
+        await connected.close().catch(() => {});
+        await started.close().catch(() => started.kill());
         rmSync(home, { recursive: true, force: true });
       },
     };
   } catch (e) {
+    await browser?.close().catch(() => {});
+    await proc?.close().catch(() => proc?.kill());
     rmSync(home, { recursive: true, force: true });
     throw e;
+  }
+}
+
+/** Polls `fn(arg)` in `page` until it returns a truthy value, or throws naming `what`. */
+export async function pageWaitFor<T>(
+  page: Page,
+  what: string,
+  fn: (arg: string) => T,
+  timeoutMs = 15_000,
+  arg = '',
+): Promise<T> {
+  try {
+    const handle = await page.waitForFunction(fn, { timeout: timeoutMs, polling: 200 }, arg);
+    return (await handle.jsonValue()) as T;
+  } catch (e) {
+    throw new Error(`Firefox: ${what} not within ${timeoutMs} ms (${(e as Error).message})`);
   }
 }
 
@@ -194,22 +261,6 @@ export function nativeHostOf(
     }
   }
   return null;
-}
-
-/** Polls `fn(arg)` in `page` until it returns a truthy value, or throws naming `what`. */
-export async function pageWaitFor<T>(
-  page: Page,
-  what: string,
-  fn: (arg: string) => T,
-  timeoutMs = 15_000,
-  arg = '',
-): Promise<T> {
-  try {
-    const handle = await page.waitForFunction(fn, { timeout: timeoutMs, polling: 200 }, arg);
-    return (await handle.jsonValue()) as T;
-  } catch (e) {
-    throw new Error(`Firefox: ${what} not within ${timeoutMs} ms (${(e as Error).message})`);
-  }
 }
 
 /** The background page's test surface (`globalThis.micoff`), reached from one of the extension's pages. */

@@ -27,16 +27,28 @@ export function extensionId(extensionDir = EXTENSION_DIR): string {
 /**
  * Writes the host manifest into `dir` with the host's own installer (`micoff-host install
  * --target-dir`), the one writer of that file (docs/test-rig.md, "Native messaging host manifests").
+ * With `firefoxRelease`, the same command also switches on Firefox's own mic release in that profile's
+ * user.js (`--firefox-release --firefox-profile P --release-delay-ms N`, as a user would run it).
  * Throws when the installer fails or writes nothing: a broken installer must fail the tests.
  */
 export async function installHostManifest(
   dir: string,
   browser: 'chromium' | 'firefox',
   binary = HOST_BINARY,
+  firefoxRelease?: { firefoxProfile: string; releaseDelayMs: number },
 ): Promise<string> {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${HOST_NAME}.json`);
   const args = ['install', '--browser', browser, '--target-dir', dir];
+  if (firefoxRelease) {
+    args.push(
+      '--firefox-release',
+      '--firefox-profile',
+      firefoxRelease.firefoxProfile,
+      '--release-delay-ms',
+      String(firefoxRelease.releaseDelayMs),
+    );
+  }
   const r = await run(requireHost(binary), args, { timeoutMs: 15_000 });
   if (r.code !== 0) {
     throw new Error(

@@ -1,4 +1,5 @@
-// Page object for e2e/pages/meeting.html (an audio-only loopback call).
+// Page object for e2e/pages/meeting.html (an audio-only loopback call), over a Playwright page
+// (Chromium) or a puppeteer one (Firefox over WebDriver BiDi).
 import type { BrowserContext, Page } from '@playwright/test';
 import { waitFor } from './proc.ts';
 
@@ -44,9 +45,15 @@ declare global {
   }
 }
 
-export class MeetingPage {
+/** What the page object needs of a page; Playwright's and puppeteer's pages both have it. */
+export interface PageLike {
+  evaluate<R>(fn: () => R): Promise<Awaited<R>>;
+  close(): Promise<void>;
+}
+
+export class MeetingPage<P extends PageLike = Page> {
   constructor(
-    readonly page: Page,
+    readonly page: P,
     readonly url: string,
   ) {}
 
@@ -59,7 +66,14 @@ export class MeetingPage {
 
   /** Resolves once the call is connected (getUserMedia succeeded, both peers connected). */
   async ready(timeoutMs = 15_000): Promise<void> {
-    await this.page.waitForFunction(() => window.ready !== undefined, null, { timeout: timeoutMs });
+    await waitFor(
+      'the meeting page (window.ready)',
+      () => this.page.evaluate(() => window.ready !== undefined),
+      {
+        timeoutMs,
+        intervalMs: 100,
+      },
+    );
     await Promise.race([
       this.page.evaluate(() => window.ready),
       new Promise((_, j) =>
@@ -94,30 +108,33 @@ export class MeetingPage {
   }
 
   /**
-   * Waits until audio flows through the call. With playout: the far end's inbound-rtp audioLevel > 0
-   * and its totalAudioEnergy grows. Without (Chromium decodes nothing then): the sender's media-source
-   * level > 0 with growing energy (real signal captured) and the far end's packetsReceived grows.
+   * Where the call's level is read: with playout the far end's inbound-rtp; without, the sender's
+   * media-source (Chromium decodes nothing then), or inbound-rtp where the media-source stats carry no
+   * level (Firefox, which decodes what it receives anyway).
+   */
+  private level(s: MeetingStats): { audioLevel: number | null; totalAudioEnergy: number | null } | null {
+    return this.playout || typeof s.source?.totalAudioEnergy !== 'number' ? s.inbound : s.source;
+  }
+
+  /**
+   * Waits until audio flows through the call: a level > 0 with growing energy (real signal captured or
+   * received, see `level`) and the far end's packetsReceived growing.
    */
   async waitForAudioFlowing(timeoutMs = 15_000): Promise<MeetingStats> {
     let first: MeetingStats | null = null;
     return waitFor(
       this.playout
         ? 'received audio (inbound-rtp audioLevel > 0, totalAudioEnergy growing)'
-        : 'captured audio sent and received (media-source energy and inbound packets growing)',
+        : 'captured audio sent and received (media-source or inbound energy and inbound packets growing)',
       async () => {
         const s = await this.stats();
         if (s.error) throw new Error(`meeting page error: ${s.error}`);
         if (!s.inbound) return null;
         first ??= s;
         const packets = s.inbound.packetsReceived > (first.inbound?.packetsReceived ?? 0);
-        if (this.playout) {
-          const e = s.inbound.totalAudioEnergy ?? 0;
-          return packets && (s.inbound.audioLevel ?? 0) > 0 && e > (first.inbound?.totalAudioEnergy ?? 0)
-            ? s
-            : null;
-        }
-        const e = s.source?.totalAudioEnergy ?? 0;
-        return packets && (s.source?.audioLevel ?? 0) > 0 && e > (first.source?.totalAudioEnergy ?? 0)
+        const now = this.level(s);
+        const e = now?.totalAudioEnergy ?? 0;
+        return packets && (now?.audioLevel ?? 0) > 0 && e > (this.level(first)?.totalAudioEnergy ?? 0)
           ? s
           : null;
       },
@@ -127,11 +144,10 @@ export class MeetingPage {
 
   /**
    * Waits until the call carries silence (a disabled track sends zeros): no energy added over a poll
-   * interval longer than the test signal's gaps (media-source, or inbound with playout).
+   * interval longer than the test signal's gaps (where `level` reads it).
    */
   async waitForSilence(timeoutMs = 10_000): Promise<MeetingStats> {
-    const energy = (s: MeetingStats) =>
-      (this.playout ? s.inbound?.totalAudioEnergy : s.source?.totalAudioEnergy) ?? 0;
+    const energy = (s: MeetingStats) => this.level(s)?.totalAudioEnergy ?? 0;
     let prev: MeetingStats | null = null;
     return waitFor(
       'the call to fall silent (no audio energy added for 600 ms)',

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { isChromium, parseInfo, parseSourceOutputs } from './pactl.ts';
+import { isChromium, isFirefox, parseInfo, parseSinkInputs, parseSourceOutputs } from './pactl.ts';
 
 test('parseSourceOutputs reads pactl 16 JSON (numbers as strings, latencies in usec)', () => {
   const json = JSON.stringify([
@@ -45,4 +45,59 @@ test('parseInfo', () => {
     defaultSource: 'mic',
     defaultSink: 'out',
   });
+});
+
+test('isFirefox: by the application name or binary the client announced, not Chromium', () => {
+  const [ff, byBinary, chromium] = parseSourceOutputs(
+    JSON.stringify([
+      {
+        index: 1,
+        source: 1,
+        properties: { 'application.name': 'Firefox', 'application.process.binary': 'firefox-esr' },
+      },
+      { index: 2, source: 1, properties: { 'application.process.binary': 'firefox-esr' } },
+      {
+        index: 3,
+        source: 1,
+        properties: { 'application.name': 'Chromium input', 'application.process.binary': 'chromium' },
+      },
+    ]),
+  );
+  assert.deepEqual(
+    [ff, byBinary, chromium].map((s) => s && isFirefox(s)),
+    [true, true, false],
+  );
+});
+
+test('parseSinkInputs: the playback stream Firefox keeps next to its capture', () => {
+  const [tone, ff] = parseSinkInputs(
+    JSON.stringify([
+      {
+        index: 0,
+        sink: 0,
+        corked: false,
+        buffer_latency_usec: 2000232.0,
+        properties: { 'application.name': 'micoff-rig-tone' },
+      },
+      {
+        index: 4,
+        sink: '1',
+        corked: false,
+        buffer_latency_usec: 31224.0,
+        properties: {
+          'application.name': 'Firefox',
+          'application.process.binary': 'firefox-esr',
+          'media.name': 'meeting: muted',
+        },
+      },
+    ]),
+  );
+  assert.deepEqual(
+    [tone, ff].map((s) => s && { sink: s.sink, lat: s.bufferLatencyUs, firefox: isFirefox(s) }),
+    [
+      { sink: 0, lat: 2000232, firefox: false },
+      { sink: 1, lat: 31224, firefox: true },
+    ],
+  );
+  assert.equal(ff?.properties['media.name'], 'meeting: muted');
 });

@@ -24,6 +24,17 @@ export interface RecordStream {
   properties: Record<string, string>;
 }
 
+/** A playback stream (sink input): fewer fields are needed of it. */
+export interface PlaybackStream {
+  index: number;
+  sink: number;
+  corked: boolean;
+  applicationName: string | null;
+  processBinary: string | null;
+  bufferLatencyUs: number | null;
+  properties: Record<string, string>;
+}
+
 export interface Source {
   index: number;
   name: string;
@@ -83,6 +94,21 @@ export function parseSourceOutputs(json: string): RecordStream[] {
   });
 }
 
+export function parseSinkInputs(json: string): PlaybackStream[] {
+  return (JSON.parse(json) as Json[]).map((o) => {
+    const p = props(o.properties);
+    return {
+      index: num(o.index) ?? -1,
+      sink: num(o.sink) ?? -1,
+      corked: o.corked === true,
+      applicationName: p['application.name'] ?? null,
+      processBinary: p['application.process.binary'] ?? null,
+      bufferLatencyUs: num(o.buffer_latency_usec),
+      properties: p,
+    };
+  });
+}
+
 export function parseSources(json: string): Source[] {
   return (JSON.parse(json) as Json[]).map((s) => ({
     index: num(s.index) ?? -1,
@@ -99,6 +125,10 @@ export async function recordStreams(pactl: Pactl): Promise<RecordStream[]> {
   return parseSourceOutputs(await pactl(['-f', 'json', 'list', 'source-outputs']));
 }
 
+export async function playbackStreams(pactl: Pactl): Promise<PlaybackStream[]> {
+  return parseSinkInputs(await pactl(['-f', 'json', 'list', 'sink-inputs']));
+}
+
 export async function sources(pactl: Pactl): Promise<Source[]> {
   return parseSources(await pactl(['-f', 'json', 'list', 'sources']));
 }
@@ -106,4 +136,9 @@ export async function sources(pactl: Pactl): Promise<Source[]> {
 /** Is this record stream Chromium's (by the binary / application name the client announced)? */
 export function isChromium(s: RecordStream): boolean {
   return /chrom/i.test(`${s.processBinary ?? ''} ${s.applicationName ?? ''}`);
+}
+
+/** Is this stream Firefox's (by the application name / binary its client announced)? */
+export function isFirefox(s: Pick<RecordStream, 'applicationName' | 'processBinary'>): boolean {
+  return /firefox/i.test(`${s.applicationName ?? ''} ${s.processBinary ?? ''}`);
 }

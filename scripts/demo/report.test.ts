@@ -1,7 +1,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { CpuReport, ProcessRates, ThreadRates } from '../../e2e/rig/host.ts';
-import { buildRows, formatTable, type PhaseResult } from './report.ts';
+import {
+  buildRows,
+  compareRuns,
+  formatComparison,
+  formatTable,
+  type PhaseResult,
+  type PhaseState,
+  type Run,
+} from './report.ts';
 
 const thread = (tid: number, comm: string, cpu: number, wakeups = 0): ThreadRates => ({
   tid,
@@ -17,10 +25,10 @@ const thread = (tid: number, comm: string, cpu: number, wakeups = 0): ThreadRate
   read_syscalls_per_s: null,
   write_syscalls_per_s: null,
 });
-const proc = (pid: number, role: string, threads: ThreadRates[]): ProcessRates => ({
+const proc = (pid: number, role: string, threads: ThreadRates[], comm?: string): ProcessRates => ({
   pid,
   ppid: 1,
-  comm: role === 'audio_server' ? 'pulseaudio' : 'chromium',
+  comm: comm ?? (role === 'audio_server' ? 'pulseaudio' : 'chromium'),
   role,
   cpu_pct: threads.reduce((a, t) => a + t.cpu_pct, 0),
   user_pct: 0,
@@ -43,9 +51,10 @@ const report = (processes: ProcessRates[]): CpuReport => ({
   gone_pids: [],
   threads_omitted: 0,
 });
-const phase = (id: string, processes: ProcessRates[]): PhaseResult => ({
+const phase = (id: string, processes: ProcessRates[], state?: PhaseState): PhaseResult => ({
   id,
   label: id,
+  state,
   window_s: 1,
   report: report(processes),
 });
@@ -93,4 +102,97 @@ test('rows: processes by role, audio threads under them, totals per phase', () =
     /AudioInputDevic \[21\]\s+renderer\s+2\.0\s+1\.9\s+100\s+99/,
   );
   assert.ok(table.some((l) => /^chromium \[10\].*-/.test(l)));
+});
+
+test("rows: Firefox's content process first, its audio threads (cubeb, GraphRunner) under it", () => {
+  const rows = buildRows([
+    phase('unmuted', [
+      proc(1, 'browser', [thread(1, 'firefox-esr', 0.1), thread(2, 'threaded-ml', 0.3, 50)], 'firefox-esr'),
+      proc(
+        5,
+        'content',
+        [
+          thread(6, 'GraphRunner', 1.2, 100),
+          thread(7, 'DOM Worker', 0.1),
+          thread(8, 'WebrtcC~read #1', 0.2, 60),
+        ],
+        'Web Content',
+      ),
+      proc(30, 'audio_server', [thread(30, 'pulseaudio', 1.5, 600)]),
+    ]),
+  ]);
+  assert.deepEqual(
+    rows.filter((r) => r.kind !== 'total').map((r) => `${r.kind}:${r.name}`),
+    [
+      'process:Web Content',
+      'thread:GraphRunner',
+      'thread:WebrtcC~read #1',
+      'process:firefox-esr',
+      'thread:threaded-ml',
+      'process:pulseaudio',
+      'thread:pulseaudio',
+    ],
+  );
+});
+
+/** A run of one browser: its phases with states, totals from buildRows. */
+const runOf = (browser: string, version: string, phases: PhaseResult[]): Run => ({
+  scenario: {
+    browser,
+    browser_version: version,
+    server: { kind: 'pulseaudio', name: 'pulseaudio', version: '16.1' },
+    capture_latency: 'default',
+    notes: [],
+  },
+  phases,
+  rows: buildRows(phases),
+});
+const tree = (browserCpu: number, serverCpu: number, wakeups: number) => [
+  proc(20, 'renderer', [thread(21, 'AudioInputDevic', browserCpu, wakeups / 2)]),
+  proc(30, 'audio_server', [thread(30, 'pulseaudio', serverCpu, wakeups / 2)]),
+];
+
+test('compareRuns: the phases with a state, per run in state order, with the browser and server totals', () => {
+  const chromium = runOf('chromium', '156.0.1.2', [
+    phase('unmuted', tree(13.5, 2.5, 2400), 'unmuted'),
+    phase('muted', tree(16, 2.7, 1900), 'muted'),
+    phase('muted_micoff', tree(2.7, 0.2, 190), 'released'),
+    phase('unmuted_40ms', tree(9, 1, 800)), // no state: not compared
+  ]);
+  // Firefox's phases in another order, one of them missing (its configuration stopped early).
+  const firefox = runOf('firefox', '128.5.0esr', [
+    phase('muted', tree(6, 1.1, 700), 'muted'),
+    phase('unmuted', tree(5, 1, 650), 'unmuted'),
+  ]);
+  const failed: Run = { ...runOf('firefox', '', []), error: 'not installed' };
+  const rows = compareRuns([chromium, firefox, failed]);
+  assert.deepEqual(
+    rows.map((r) => `${r.browser}|${r.state}|${r.phase}`),
+    [
+      'Chromium 156.0.1.2|unmuted|unmuted',
+      'Chromium 156.0.1.2|muted|muted',
+      'Chromium 156.0.1.2|released|muted_micoff',
+      'Firefox 128.5.0esr|unmuted|unmuted',
+      'Firefox 128.5.0esr|muted|muted',
+    ],
+  );
+  assert.deepEqual(rows[2]?.browser_total, { cpu_pct: 2.7, wakeups_per_s: 95 });
+  assert.deepEqual(rows[2]?.audio_server_total, { cpu_pct: 0.2, wakeups_per_s: 95 });
+  assert.equal(rows[4]?.total.cpu_pct, 7.1);
+  assert.equal(rows[4]?.total.wakeups_per_s, 700);
+
+  const text = formatComparison(rows).split('\n');
+  assert.match(
+    text[0] ?? '',
+    /^browser\s+phase\s+browser cpu%\s+audio server cpu%\s+total cpu%\s+wakeups\/s$/,
+  );
+  assert.match(text[2] ?? '', /^Chromium 156\.0\.1\.2\s+unmuted\s+13\.5\s+2\.5\s+16\.0\s+2400$/);
+  // The browser is named on its first line only.
+  assert.match(text[3] ?? '', /^\s+muted\s+16\.0\s+2\.7\s+18\.7\s+1900$/);
+  assert.match(text[5] ?? '', /^Firefox 128\.5\.0esr\s+unmuted\s+5\.0\s+1\.0\s+6\.0\s+650$/);
+  assert.equal(text.length, 7);
+
+  // One run left (the other failed): nothing to set side by side.
+  assert.deepEqual(compareRuns([chromium, failed]), []);
+  assert.deepEqual(compareRuns([chromium]), []);
 });

@@ -1,17 +1,24 @@
 // The demo's figures: CpuReports of several phases (one `micoff-host sample` each) folded into rows per
 // process and per audio thread, with one column group per phase. Pure functions, unit-tested.
 //
-// Designed to grow: a phase is any measured state (`unmuted`, `muted`, later `muted_micoff`,
-// `muted_no_micoff`, ...), and a run carries its scenario (browser, server, capture latency), so other
-// browsers and latencies become more runs in the same JSON and more column groups in the table.
+// A phase is any measured state (`unmuted`, `muted`, `muted_micoff`, ...), and a run carries its
+// scenario (browser, server, capture latency): Chromium and Firefox are runs in the same JSON, and the
+// phases that mean the same in both (their `state`) line up in a side-by-side comparison.
 import type { CpuReport, ProcessRates, ThreadRates } from '../../e2e/rig/host.ts';
 import { AUDIO_SERVER_ROLES } from '../../extension/src/shared/protocol.ts';
+
+/** What a phase is, across browsers: the call unmuted, muted with the browser left alone, muted with
+ * the microphone released (micoff in Chromium, Firefox's own pref). */
+export type PhaseState = 'unmuted' | 'muted' | 'released';
+export const PHASE_STATES: readonly PhaseState[] = ['unmuted', 'muted', 'released'];
 
 export interface PhaseSpec {
   id: string;
   label: string;
   /** Column header in the text table (default: label). */
   short?: string;
+  /** Set on the phases that line up across runs (`compareRuns`). */
+  state?: PhaseState;
 }
 
 export interface PhaseResult extends PhaseSpec {
@@ -48,11 +55,13 @@ export interface Run {
   scenario: Scenario;
   phases: PhaseResult[];
   rows: Row[];
+  /** Why this configuration stopped (its phases so far are kept); absent when it ran through. */
+  error?: string;
 }
 
 /** Threads that carry audio work (docs/test-rig.md, "Which threads do the audio work"). */
 export const AUDIO_THREAD =
-  /^(AudioInputDevic|AudioOutputDevi|AudioProcessing|threaded-ml|ThreadPoolAudio|WebRTC_W_and_N|Chrome_ChildIOT|null-source|null-sink|alsa-|data-loop|pipewire-pulse|pipewire|pulseaudio|GraphRunner|AudioIP)/;
+  /^(AudioInputDevic|AudioOutputDevi|AudioProcessing|threaded-ml|ThreadPoolAudio|WebRTC_W_and_N|Chrome_ChildIOT|null-source|null-sink|alsa-|data-loop|pipewire-pulse|pipewire|pulseaudio|GraphRunner|AudioIP|WebrtcC)/;
 
 export interface RowOptions {
   /** Threads shown per process (besides the process row). */
@@ -65,8 +74,11 @@ export interface RowOptions {
 
 const ROLE_ORDER = [
   'renderer',
+  'content', // Firefox's web content process (the page's capture and WebRTC)
   'audio_service',
+  'rdd',
   'network_service',
+  'socket',
   'gpu',
   'browser',
   'utility',
@@ -165,6 +177,16 @@ export function rowLabel(r: Row): string {
   return r.name.toUpperCase();
 }
 
+/** Column layout of the text tables: two left-aligned label columns, then right-aligned figures. */
+function columns(head: string[], body: string[][]): { line(cells: string[]): string; sep: string } {
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
+  return {
+    line: (cells) =>
+      cells.map((c, i) => (i < 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  '),
+    sep: widths.map((w) => '-'.repeat(w)).join('  '),
+  };
+}
+
 /** The text table: process/thread, role, then CPU % per phase, then wakeups/s per phase. */
 export function formatTable(phases: PhaseSpec[], rows: Row[]): string {
   const head = [
@@ -179,14 +201,74 @@ export function formatTable(phases: PhaseSpec[], rows: Row[]): string {
     ...phases.map((p) => f1(r.values[p.id]?.cpu_pct)),
     ...phases.map((p) => f0(r.values[p.id]?.wakeups_per_s)),
   ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
-  const line = (cells: string[]) =>
-    cells.map((c, i) => (i < 2 ? c.padEnd(widths[i] ?? 0) : c.padStart(widths[i] ?? 0))).join('  ');
-  const sep = widths.map((w) => '-'.repeat(w)).join('  ');
+  const { line, sep } = columns(head, body);
   const out = [line(head), sep];
   for (const [i, b] of body.entries()) {
     if (rows[i]?.kind === 'total' && rows[i - 1]?.kind !== 'total') out.push(sep);
     out.push(line(b));
   }
   return out.join('\n');
+}
+
+const BROWSER_NAMES: Record<string, string> = { chromium: 'Chromium', firefox: 'Firefox' };
+
+/** "Chromium 156.0.1.2", "Firefox 128.5.0esr": a run's browser as people name it. */
+export function browserTitle(s: Pick<Scenario, 'browser' | 'browser_version'>): string {
+  return `${BROWSER_NAMES[s.browser] ?? s.browser}${s.browser_version ? ` ${s.browser_version}` : ''}`;
+}
+
+/** One line of the side-by-side comparison: a run's phase of one state, its three totals. */
+export interface ComparisonRow {
+  browser: string;
+  state: PhaseState;
+  /** The run's own phase id and label ("muted, with micoff" / "muted, with the pref"). */
+  phase: string;
+  label: string;
+  browser_total: Figures;
+  audio_server_total: Figures;
+  total: Figures;
+}
+
+/**
+ * The phases with a `state`, of every run that has one, in state order per run, with the run's total
+ * rows (`buildRows`): Chromium + micoff and Firefox with its pref side by side. Empty unless at least
+ * two runs have such phases (nothing to set side by side).
+ */
+export function compareRuns(runs: Run[]): ComparisonRow[] {
+  if (runs.filter((r) => r.phases.some((p) => p.state)).length < 2) return [];
+  const out: ComparisonRow[] = [];
+  const zero: Figures = { cpu_pct: 0, wakeups_per_s: 0 };
+  for (const run of runs) {
+    const total = (role: string, phase: string) =>
+      run.rows.find((r) => r.kind === 'total' && r.role === role)?.values[phase] ?? zero;
+    for (const state of PHASE_STATES) {
+      const p = run.phases.find((x) => x.state === state);
+      if (!p) continue;
+      out.push({
+        browser: browserTitle(run.scenario),
+        state,
+        phase: p.id,
+        label: p.label,
+        browser_total: total('browser_tree', p.id),
+        audio_server_total: total('audio_server', p.id),
+        total: total('all', p.id),
+      });
+    }
+  }
+  return out;
+}
+
+/** The comparison as text: one line per run and phase, the browser named on its first line. */
+export function formatComparison(rows: ComparisonRow[]): string {
+  const head = ['browser', 'phase', 'browser cpu%', 'audio server cpu%', 'total cpu%', 'wakeups/s'];
+  const body = rows.map((r, i) => [
+    i > 0 && rows[i - 1]?.browser === r.browser ? '' : r.browser,
+    r.label,
+    f1(r.browser_total.cpu_pct),
+    f1(r.audio_server_total.cpu_pct),
+    f1(r.total.cpu_pct),
+    f0(r.total.wakeups_per_s),
+  ]);
+  const { line, sep } = columns(head, body);
+  return [line(head), sep, ...body.map(line)].join('\n');
 }
