@@ -32,6 +32,19 @@ export async function whenStreams(
   );
 }
 
+/** What the page reads off its track that must not change across a release (the probe's trackSnap,
+ * e2e/pages/webaudio-probe.js): identity, settings, constraints, capabilities. */
+export function sameAsBefore(s: Record<string, unknown>): Record<string, unknown> {
+  return {
+    id: s.id,
+    label: s.label,
+    kind: s.kind,
+    settings: s.settings,
+    constraints: s.constraints,
+    capabilities: s.capabilities,
+  };
+}
+
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;
