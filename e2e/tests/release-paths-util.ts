@@ -38,6 +38,7 @@ export const PIPELINE = `(async () => {
 /** The insertable-streams meeting (e2e/pages/insertable.html): processor -> transform -> generator ->
  * sender; `link` says how the page wires the processor to the generator (see insertable.js). Its mute
  * disables the generator's track (call.out). */
-export const insertablePage = (link: 'worker' | 'page' | 'own') => `insertable.html?playout=1&link=${link}`;
+export const insertablePage = (link: 'worker' | 'page' | 'own', playout = true) =>
+  `insertable.html?${playout ? 'playout=1&' : ''}link=${link}`;
 export const OUT_MUTE = 'call.out.enabled = false';
 export const OUT_UNMUTE = 'call.out.enabled = true';
