@@ -93,7 +93,10 @@ interface Trace {
   max_poll_gap_ms: number;
 }
 
-test('unmute from a hidden tab and an unfocused window: audio back within 500 ms', async ({ rig, pages }) => {
+test('unmute from a hidden tab and an unfocused window: the device and the fresh audio at the peer within 500 ms', async ({
+  rig,
+  pages,
+}) => {
   test.setTimeout(180_000);
   let x: Xvfb | undefined;
   let b: LaunchedChromium | undefined;
