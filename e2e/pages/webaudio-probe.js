@@ -1,6 +1,7 @@
 // Transparency probe, added to a meeting page (meeting.html or webaudio.html) by the release specs: it
 // hangs every consumer the issue lists on the page's mic track BEFORE the release, records every event
-// the page could see, and reports what the page can observe. window.probe.{attach, snap, levels, events}.
+// the page could see, and reports what the page can observe. window.probe.{attach, snap, levels, events};
+// watch and trackSnap alone record events and read a track without attaching any consumer.
 
 window.probe = (() => {
   const events = [];
@@ -15,14 +16,38 @@ window.probe = (() => {
     return Math.sqrt(s / buf.length);
   }
 
+  // Every event the page could see on its tracks and streams, named `<name>:<type>`. Used alone (no
+  // consumers attached) by the path mutes of release-paths.spec.ts.
+  function watch({ tracks = {}, streams = {} }) {
+    for (const [name, t] of Object.entries(tracks)) {
+      for (const type of ['ended', 'mute', 'unmute'])
+        t.addEventListener(type, () => events.push(`${name}:${type}`));
+    }
+    for (const [name, s] of Object.entries(streams)) {
+      for (const type of ['inactive', 'active', 'addtrack', 'removetrack'])
+        s.addEventListener(type, () => events.push(`${name}:${type}`));
+    }
+  }
+
+  // What the page reads off a track.
+  function trackSnap(track) {
+    return {
+      id: track.id,
+      label: track.label,
+      kind: track.kind,
+      readyState: track.readyState,
+      enabled: track.enabled,
+      muted: track.muted,
+      settings: track.getSettings(),
+      constraints: track.getConstraints(),
+      capabilities: track.getCapabilities(),
+    };
+  }
+
   async function attach({ track, stream, sender }) {
     // A page whose sender carries something else (webaudio.html) gets a sender of its own for the mic.
     if (!sender) sender = new RTCPeerConnection().addTrack(track, stream);
-    for (const type of ['ended', 'mute', 'unmute'])
-      track.addEventListener(type, () => events.push(`track:${type}`));
-    for (const type of ['inactive', 'active', 'addtrack', 'removetrack']) {
-      stream.addEventListener(type, () => events.push(`stream:${type}`));
-    }
+    watch({ tracks: { track }, streams: { stream } });
     const ctx = new AudioContext();
     await ctx.resume().catch(() => {});
     const analyser = (node) => {
@@ -87,15 +112,7 @@ window.probe = (() => {
   function snap() {
     const { track, stream, sender, node1, node2, el, clone, recorder } = consumers;
     return {
-      id: track.id,
-      label: track.label,
-      kind: track.kind,
-      readyState: track.readyState,
-      enabled: track.enabled,
-      muted: track.muted,
-      settings: track.getSettings(),
-      constraints: track.getConstraints(),
-      capabilities: track.getCapabilities(),
+      ...trackSnap(track),
       streamActive: stream.active,
       streamTracksSame: stream.getTracks().length === 1 && stream.getTracks()[0] === track,
       streamById: stream.getTrackById(track.id) === track,
@@ -133,6 +150,8 @@ window.probe = (() => {
 
   return {
     attach,
+    watch,
+    trackSnap,
     snap,
     levels,
     recordedRms,

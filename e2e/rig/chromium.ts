@@ -1,13 +1,13 @@
 // Debian's Chromium with the unpacked extension, launched through Playwright and capturing for real
 // from the rig's server (PULSE_SERVER; no --use-fake-device-for-media-stream), with an explicit
 // user-data-dir whose NativeMessagingHosts/ points at the built micoff-host.
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium, type Worker } from '@playwright/test';
 import { installChromiumHostManifest } from './host.ts';
 import { CHROMIUM, EXTENSION_DIR } from './paths.ts';
-import { waitFor } from './proc.ts';
+import { assertAlive, startChild, stopChild, waitFor } from './proc.ts';
 
 export interface LaunchOptions {
   /** The audio server's client environment (PULSE_SERVER). */
@@ -22,6 +22,12 @@ export interface LaunchOptions {
   /** An X display (e2e/rig/xvfb.ts) to run headful on: in headless mode every page is visible and
    * focused, so a background tab or an unfocused window needs a real one. */
   display?: string;
+  /** With `display`: start Chromium ourselves and attach over CDP without Playwright's per-page
+   * overrides. Playwright enables focus emulation on every page it opens, which also keeps the page
+   * `visible` (Chromium counts the emulation as a capturer of the tab), so a page behind another tab
+   * never becomes hidden; attached with `noDefaults` it does, as for a user. Playwright's own launch
+   * switches (background timer throttling off and the like) are not applied either. */
+  realFocus?: boolean;
 }
 
 export interface LaunchedChromium {
@@ -60,6 +66,10 @@ export async function launchChromium(o: LaunchOptions): Promise<LaunchedChromium
   const userDataDir = o.userDataDir ?? mkdtempSync(join(tmpdir(), 'micoff-chromium-'));
   const ownsDir = !o.userDataDir;
   if (ext && o.withHost !== false) await installChromiumHostManifest(userDataDir);
+  if (o.realFocus) {
+    if (!o.display) throw new Error('launchChromium: realFocus needs a display');
+    return launchOverCdp({ ...o, display: o.display }, ext, userDataDir, ownsDir);
+  }
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: !o.display,
@@ -83,6 +93,62 @@ export async function launchChromium(o: LaunchOptions): Promise<LaunchedChromium
       if (ownsDir) rmSync(userDataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** Chromium started as a child of the rig (its own process group), Playwright attached over CDP to its
+ * default context with `noDefaults` (see LaunchOptions.realFocus). */
+async function launchOverCdp(
+  o: LaunchOptions & { display: string },
+  ext: string | undefined,
+  userDataDir: string,
+  ownsDir: boolean,
+): Promise<LaunchedChromium> {
+  const args = chromiumArgs({
+    extensionDir: ext,
+    userDataDir,
+    headful: true,
+    extra: [
+      `--user-data-dir=${userDataDir}`,
+      '--remote-debugging-port=0',
+      ...(o.extraArgs ?? []),
+      'about:blank',
+    ],
+  });
+  const child = startChild('chromium', CHROMIUM, args, join(userDataDir, 'chromium.log'), {
+    env: { ...o.env, DISPLAY: o.display },
+  });
+  try {
+    // Chromium writes the port it picked (first line) once DevTools listens.
+    const portFile = join(userDataDir, 'DevToolsActivePort');
+    const port = await waitFor(
+      'Chromium to write DevToolsActivePort',
+      () => (existsSync(portFile) && readFileSync(portFile, 'utf8').split('\n')[0]) || null,
+      { timeoutMs: 30_000, check: () => assertAlive(child) },
+    );
+    const browser = await chromium.connectOverCDP(`http://127.0.0.1:${port}`, {
+      noDefaults: true,
+      isLocal: true,
+    });
+    const context = browser.contexts()[0];
+    if (!context) throw new Error('Chromium over CDP: no default context');
+    return {
+      context,
+      userDataDir,
+      browserPid: async () =>
+        waitFor('the Chromium browser process in /proc', () => findBrowserPid(userDataDir), {
+          timeoutMs: 5000,
+        }),
+      async close() {
+        await browser.close().catch(() => {});
+        await stopChild(child);
+        if (ownsDir) rmSync(userDataDir, { recursive: true, force: true });
+      },
+    };
+  } catch (e) {
+    await stopChild(child);
+    if (ownsDir) rmSync(userDataDir, { recursive: true, force: true });
+    throw e;
+  }
 }
 
 /** The main Chromium process of a profile: `--user-data-dir=<dir>` and no `--type=`. */

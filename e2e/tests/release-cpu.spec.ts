@@ -18,7 +18,15 @@ import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '.
 import { expect, test } from '../rig/fixtures.ts';
 import { extensionId, sampleCpu } from '../rig/host.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
-import { chromiumStreams, median, saveArtifact, setReleaseSettings, whenStreams } from './release-util.ts';
+import {
+  byProcess,
+  chromiumStreams,
+  median,
+  onCpuPct,
+  saveArtifact,
+  setReleaseSettings,
+  whenStreams,
+} from './release-util.ts';
 
 const ROUNDS = Number(process.env.MICOFF_CPU_ROUNDS ?? 4);
 const WINDOW_S = Number(process.env.MICOFF_CPU_WINDOW_S ?? 5);
@@ -33,23 +41,6 @@ interface Sample {
   cpu_pct: number;
   /** Per process (role:name) and the busiest threads, to see where a difference comes from. */
   by_process: Record<string, number>;
-}
-
-/** On-CPU time of the report's processes as % of one core, from schedstat (ns resolution) where the
- * kernel has it, else from utime+stime. The overhead ratio needs it: over a 3 s window the tick
- * figures move in steps of 0.33 % of a core, about 4 % of an 8 % call, the size of the bar itself. */
-function onCpuPct(r: CpuReport): number {
-  return r.processes.reduce((sum, p) => sum + (p.run_time_pct ?? p.cpu_pct), 0);
-}
-
-/** Per process (role:name), to see where a difference comes from. */
-function byProcess(r: CpuReport): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const p of r.processes) {
-    const key = `${p.role}:${p.comm}`;
-    out[key] = Math.round(((out[key] ?? 0) + (p.run_time_pct ?? p.cpu_pct)) * 100) / 100;
-  }
-  return out;
 }
 
 // Its own PulseAudio rig either way: run it once, in the PulseAudio project.

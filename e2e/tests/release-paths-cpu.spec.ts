@@ -1,7 +1,7 @@
 // CPU bars for the pipeline and sender mutes, as release-cpu.spec.ts does for the disabled
 // track: a rig of its own (no tone, no reader), two browsers on it (with and without the extension),
 // alternated round by round, ratio of medians of 5 s windows (browser tree + audio server).
-// Bars per kind (measured 2026-11-23, see docs/design/release-on-mute.md):
+// Bars per kind (measured, see docs/design/release-on-mute.md):
 //   - sender_inactive: released <= 0.15 x unmuted with micoff. Its control is no control: without
 //     micoff an inactive transceiver already stops the encoder (muted/unmuted 0.47), so only "muted with
 //     micoff below muted without" is asserted for it.
@@ -9,21 +9,42 @@
 //     misses 0.15 because the page's AudioContext keeps rendering (its thread and its playback stream)
 //     whatever micoff does: asserted is that releasing saves what the capture costs (muted with micoff
 //     below muted without by at least a quarter).
-// Raw samples: e2e/artifacts/release-paths-cpu.json.
+//   - insertable_pipeline (processor -> worker transform -> generator -> sender, the generator's track
+//     disabled): released <= 0.15 and control >= 0.80.
+// And what the insertable pipeline's stand-in (patch/insertable.ts) costs while unmuted: both browsers'
+// insertable pages in a call AT ONCE, each window samples both browser trees over the same interval
+// (as release-cpu.spec.ts's overhead bar), the median of the per-window ratios with / without micoff.
+// MICOFF_CPU_KINDS=a,b runs only those kinds (the stand-in's cost is measured whenever
+// insertable_pipeline runs). Raw samples: e2e/artifacts/release-paths-cpu.json.
+import type { CpuReport } from '../../extension/src/shared/protocol.ts';
 import { startAudioRig } from '../rig/audio-rig.ts';
 import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { extensionId, sampleCpu } from '../rig/host.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
-import { HELPERS, PIPELINE, SENDER_INACTIVE } from './release-paths-util.ts';
-import { chromiumStreams, median, saveArtifact, setReleaseSettings, whenStreams } from './release-util.ts';
+import { HELPERS, insertablePage, OUT_MUTE, PIPELINE, SENDER_INACTIVE } from './release-paths-util.ts';
+import {
+  byProcess,
+  chromiumStreams,
+  median,
+  onCpuPct,
+  saveArtifact,
+  setReleaseSettings,
+  whenStreams,
+} from './release-util.ts';
 
 const ROUNDS = Number(process.env.MICOFF_CPU_ROUNDS ?? 3);
 const WINDOW_S = Number(process.env.MICOFF_CPU_WINDOW_S ?? 5);
+const PAIRED_WINDOWS = Number(process.env.MICOFF_CPU_PAIRED ?? 12);
+const PAIRED_WINDOW_S = 3;
+/** The stand-in's cost while unmuted (paired with / without), at most. */
+const STAND_IN_BAR = 1.25;
 
 type Config = 'with' | 'without';
 /** How the page mutes: set up after the call is up, then mute. */
 interface Kind {
+  /** The meeting page (e2e/pages/). */
+  page: string;
   setup: string;
   mute: string;
   /** Released (muted with micoff) / unmuted with micoff, at most; null: not asserted. */
@@ -34,21 +55,43 @@ interface Kind {
   saved: number;
 }
 const KINDS: Record<string, Kind> = {
-  sender_inactive: { setup: HELPERS, mute: SENDER_INACTIVE, released: 0.15, control: null, saved: 0.75 },
+  sender_inactive: {
+    page: 'meeting.html',
+    setup: HELPERS,
+    mute: SENDER_INACTIVE,
+    released: 0.15,
+    control: null,
+    saved: 0.75,
+  },
   webaudio_pipeline: {
+    page: 'meeting.html',
     setup: PIPELINE,
     mute: '__out.enabled = false',
     released: null,
     control: 0.8,
     saved: 0.75,
   },
+  insertable_pipeline: {
+    page: insertablePage('worker', false),
+    setup: '',
+    mute: OUT_MUTE,
+    released: 0.15,
+    control: 0.8,
+    saved: 0.75,
+  },
 };
+const only = process.env.MICOFF_CPU_KINDS?.split(',').filter(Boolean);
 
 test.skip(({ audioServer }) => audioServer !== 'pulseaudio', 'own PulseAudio rig: PulseAudio project only');
 
 test('CPU: pipeline and sender mutes released vs unmuted, control without micoff', async ({ pages }) => {
-  const kinds = Object.keys(KINDS);
-  test.setTimeout(90_000 + kinds.length * (ROUNDS + 1) * 2 * (2 * WINDOW_S + 10) * 1000);
+  const kinds = Object.keys(KINDS).filter((k) => !only || only.includes(k));
+  const standIn = kinds.includes('insertable_pipeline');
+  test.setTimeout(
+    90_000 +
+      kinds.length * (ROUNDS + 1) * 2 * (2 * WINDOW_S + 10) * 1000 +
+      (standIn ? PAIRED_WINDOWS * (PAIRED_WINDOW_S + 2) * 1000 : 0),
+  );
   const rig = await startAudioRig('pulseaudio', { reader: false, tone: false });
   const browsers: Partial<Record<Config, LaunchedChromium>> = {};
   try {
@@ -69,15 +112,15 @@ test('CPU: pipeline and sender mutes released vs unmuted, control without micoff
     const results: Record<string, unknown> = {};
     const failures: string[] = [];
     for (const kind of kinds) {
-      const { setup, mute, released, control, saved } = KINDS[kind] as Kind;
+      const { page, setup, mute, released, control, saved } = KINDS[kind] as Kind;
       const samples: { round: number; config: Config; state: 'unmuted' | 'muted'; cpu_pct: number }[] = [];
       for (let round = -1; round < ROUNDS; round++) {
         const order: Config[] = Math.abs(round) % 2 ? ['without', 'with'] : ['with', 'without'];
         for (const config of order) {
           const b = browsers[config] as LaunchedChromium;
-          const meeting = await MeetingPage.open(b.context, pages.url('meeting.html'));
+          const meeting = await MeetingPage.open(b.context, pages.url(page));
           await meeting.ready();
-          await meeting.page.evaluate(setup);
+          if (setup) await meeting.page.evaluate(setup);
           await whenStreams(rig, 'capturing', (n) => n === 1);
           await new Promise((r) => setTimeout(r, 2000));
           samples.push({ round, config, state: 'unmuted', cpu_pct: await measure(config) });
@@ -106,6 +149,7 @@ test('CPU: pipeline and sender mutes released vs unmuted, control without micoff
         released_over_unmuted: of('with', 'muted') / of('with', 'unmuted'),
         control_muted_over_unmuted: of('without', 'muted') / of('without', 'unmuted'),
         muted_with_over_without: of('with', 'muted') / of('without', 'muted'),
+        sequential_unmuted_with_over_without: of('with', 'unmuted') / of('without', 'unmuted'),
         samples,
       };
       results[kind] = r;
@@ -118,6 +162,68 @@ test('CPU: pipeline and sender mutes released vs unmuted, control without micoff
         failures.push(`${kind}: muted with/without ${r.muted_with_over_without.toFixed(3)} > ${saved}`);
     }
     expect(await chromiumStreams(rig)).toEqual([]);
+
+    if (standIn) {
+      // The stand-in's cost while unmuted: both insertable calls up at once, both trees sampled over the
+      // same windows (the audio server serves both and is left out).
+      const calls: Record<Config, MeetingPage> = {
+        with: await MeetingPage.open(browsers.with.context, pages.url(KINDS.insertable_pipeline?.page ?? '')),
+        without: await MeetingPage.open(
+          browsers.without.context,
+          pages.url(KINDS.insertable_pipeline?.page ?? ''),
+        ),
+      };
+      await Promise.all([calls.with.ready(), calls.without.ready()]);
+      await whenStreams(rig, 'both browsers capturing', (n) => n === 2);
+      await new Promise((r) => setTimeout(r, 2000));
+      const pids = { with: await browsers.with.browserPid(), without: await browsers.without.browserPid() };
+      const paired: {
+        window: number;
+        with_pct: number;
+        without_pct: number;
+        ratio: number;
+        with_by_process: Record<string, number>;
+        without_by_process: Record<string, number>;
+      }[] = [];
+      for (let i = 0; i < PAIRED_WINDOWS; i++) {
+        const order: Config[] = i % 2 ? ['without', 'with'] : ['with', 'without'];
+        const [a, b] = await Promise.all(
+          order.map((c) => sampleCpu({ browserPid: pids[c], windowS: PAIRED_WINDOW_S, env: rig.clientEnv })),
+        );
+        const reports = Object.fromEntries(order.map((c, k) => [c, k === 0 ? a : b])) as Record<
+          Config,
+          CpuReport
+        >;
+        const w = onCpuPct(reports.with);
+        const wo = onCpuPct(reports.without);
+        paired.push({
+          window: i,
+          with_pct: w,
+          without_pct: wo,
+          ratio: w / wo,
+          with_by_process: byProcess(reports.with),
+          without_by_process: byProcess(reports.without),
+        });
+      }
+      await calls.with.hangUp();
+      await calls.without.hangUp();
+      await calls.with.close();
+      await calls.without.close();
+      const r = {
+        median_with_pct: median(paired.map((p) => p.with_pct)),
+        median_without_pct: median(paired.map((p) => p.without_pct)),
+        stand_in_with_over_without: median(paired.map((p) => p.ratio)),
+        paired,
+      };
+      results.insertable_stand_in_unmuted = r;
+      console.log(
+        `release-paths-cpu insertable stand-in, unmuted: ${JSON.stringify({ ...r, paired: undefined })}`,
+      );
+      if (r.stand_in_with_over_without > STAND_IN_BAR)
+        failures.push(
+          `stand-in unmuted with/without ${r.stand_in_with_over_without.toFixed(3)} > ${STAND_IN_BAR}`,
+        );
+    }
     saveArtifact('release-paths-cpu.json', { rounds: ROUNDS, window_s: WINDOW_S, results });
     expect(failures).toEqual([]);
   } finally {

@@ -1,4 +1,4 @@
-// Page-side snippets the issue-14 specs (release-paths*.spec.ts) run on the loopback meeting
+// Page-side snippets the path-mute specs (release-paths*.spec.ts) run on the loopback meeting
 // (e2e/pages/meeting.html, whose `call` holds the track, the sender and the two connections).
 
 // Page-side helpers, installed once per page: renegotiate the loopback (direction changes need it for
@@ -20,7 +20,8 @@ export const SENDER_INACTIVE = `(async () => { __tx().direction = 'inactive'; aw
 export const SENDER_SENDING = `(async () => { __tx().direction = 'sendrecv'; await __renegotiate(); })()`;
 
 /** A noise-suppression-style WebAudio graph: mic -> highpass -> gain -> MediaStreamAudioDestinationNode,
- * whose track (window.__out) replaces the mic on the sender; mute = __out.enabled = false. */
+ * whose track (window.__out) replaces the mic on the sender; mute = __out.enabled = false. The nodes are
+ * kept in window.__nodes. */
 export const PIPELINE = `(async () => {
   const ctx = new AudioContext();
   const src = ctx.createMediaStreamSource(call.stream);
@@ -28,7 +29,16 @@ export const PIPELINE = `(async () => {
   const gain = ctx.createGain();
   const dest = ctx.createMediaStreamDestination();
   src.connect(hp); hp.connect(gain); gain.connect(dest);
+  window.__nodes = { ctx, src, hp, gain, dest };
   window.__out = dest.stream.getAudioTracks()[0];
   await ctx.resume();
   await call.sender.replaceTrack(window.__out);
 })()`;
+
+/** The insertable-streams meeting (e2e/pages/insertable.html): processor -> transform -> generator ->
+ * sender; `link` says how the page wires the processor to the generator (see insertable.js). Its mute
+ * disables the generator's track (call.out). */
+export const insertablePage = (link: 'worker' | 'page' | 'own', playout = true) =>
+  `insertable.html?${playout ? 'playout=1&' : ''}link=${link}`;
+export const OUT_MUTE = 'call.out.enabled = false';
+export const OUT_UNMUTE = 'call.out.enabled = true';

@@ -10,6 +10,7 @@ import { waitFor } from '../rig/proc.ts';
 import {
   holdsFor,
   openMeetingReleasingAtOnce,
+  sameAsBefore,
   saveArtifact,
   setReleaseSettings,
   whenStreams,
@@ -122,14 +123,6 @@ for (const pageName of ['meeting.html', 'webaudio.html']) {
     });
     await whenStreams(rig, 'the record stream to go (released)', (n) => n === 0, 3000);
     const released = await page.evaluate(() => window.probe.snap());
-    const sameAsBefore = (s: Snap) => ({
-      id: s.id,
-      label: s.label,
-      kind: s.kind,
-      settings: s.settings,
-      constraints: s.constraints,
-      capabilities: s.capabilities,
-    });
     expect(sameAsBefore(released)).toEqual(sameAsBefore(base));
     expect(released).toMatchObject({
       readyState: 'live',

@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Worker } from '@playwright/test';
 import type { TabReleaseView } from '../../extension/src/shared/messages/popup-background.ts';
+import type { CpuReport } from '../../extension/src/shared/protocol.ts';
 import type { AudioRig } from '../rig/audio-rig.ts';
 import type { MeetingPage } from '../rig/meeting-page.ts';
 import { isChromium, type RecordStream } from '../rig/pactl.ts';
@@ -30,6 +31,36 @@ export async function whenStreams(
     },
     { timeoutMs, intervalMs: 5 },
   );
+}
+
+/** What the page reads off its track that must not change across a release (the probe's trackSnap,
+ * e2e/pages/webaudio-probe.js): identity, settings, constraints, capabilities. */
+export function sameAsBefore(s: Record<string, unknown>): Record<string, unknown> {
+  return {
+    id: s.id,
+    label: s.label,
+    kind: s.kind,
+    settings: s.settings,
+    constraints: s.constraints,
+    capabilities: s.capabilities,
+  };
+}
+
+/** On-CPU time of the report's processes as % of one core, from schedstat (ns resolution) where the
+ * kernel has it, else from utime+stime. The overhead ratio needs it: over a 3 s window the tick
+ * figures move in steps of 0.33 % of a core, about 4 % of an 8 % call, the size of the bar itself. */
+export function onCpuPct(r: CpuReport): number {
+  return r.processes.reduce((sum, p) => sum + (p.run_time_pct ?? p.cpu_pct), 0);
+}
+
+/** Per process (role:name), to see where a difference comes from. */
+export function byProcess(r: CpuReport): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const p of r.processes) {
+    const key = `${p.role}:${p.comm}`;
+    out[key] = Math.round(((out[key] ?? 0) + (p.run_time_pct ?? p.cpu_pct)) * 100) / 100;
+  }
+  return out;
 }
 
 export function median(xs: number[]): number {

@@ -90,6 +90,29 @@ test('assess: what hears a device, what silences it (table)', () => {
       [track(true, [node([track(false, [], { clones: [track(true, [sender(true)])] })])])],
       hears(KEPT.sending, true),
     ],
+    // Insertable streams (patch/insertable.ts): a processor passes the path on to the generators its
+    // frames were followed to; one followed nowhere hears, and the page's other generators are walked
+    // after it, for the report.
+    [
+      'processor -> worker -> generator, the generator track disabled',
+      [track(true, [node([track(false, [sender(true)], { unseen: KEPT.unseen })])])],
+      SILENT,
+    ],
+    [
+      'processor -> generator on an inactive sender',
+      [track(true, [node([track(true, [sender(false)], { unseen: KEPT.unseen })])])],
+      SILENT,
+    ],
+    [
+      'processor read by page code, its output generator disabled',
+      [track(true, [node([sink(KEPT.processor), track(false, [sender(true)], { unseen: KEPT.unseen })])])],
+      hears(KEPT.processor, true),
+    ],
+    [
+      'processor read by page code, unmuted',
+      [track(true, [node([sink(KEPT.processor), track(true, [sender(true)], { unseen: KEPT.unseen })])])],
+      hears(KEPT.processor),
+    ],
     ['no tracks', [], NEITHER],
   ];
   for (const [name, roots, want] of cases) assert.deepEqual(assess(roots), want, name);

@@ -8,7 +8,9 @@
 //   - a path HEARS when it reaches a consumer that reads audio (a sender that sends, an AnalyserNode,
 //     an AudioWorklet whose port the page uses, a ScriptProcessor, a media element, the speakers, a
 //     recorder) or something micoff cannot follow (an enabled track it never saw used, an insertable-
-//     streams processor, a connection into an AudioParam);
+//     streams processor whose frames it cannot follow to a generator, a connection into an AudioParam);
+//   - an insertable-streams processor passes the path on to the generators its frames were followed to
+//     (patch/insertable.ts), as a WebAudio node passes it on along its connections;
 //   - a WebAudio node with no outputs ends its path in nothing (neither).
 // The device may be released only when nothing hears and something is silenced (a mute happened);
 // when something hears while something else is silenced, the page listens while muted.

@@ -8,7 +8,7 @@ export type Track = MediaStreamTrack;
 
 type Getter<T, V> = (this: T) => V;
 type Generator = new (init: { kind: 'audio' }) => Track & { writable: WritableStream };
-type Processor = new (init: { track: Track }) => { readable: ReadableStream };
+type Processor = new (init: { track: Track; maxBufferSize?: number }) => { readable: ReadableStream };
 
 export interface Originals {
   readonly TrackProto: MediaStreamTrack;
@@ -31,6 +31,7 @@ export interface Originals {
   readonly setEnabled: (this: Track, v: boolean) => void;
   readonly muted: Getter<Track, boolean>;
   readonly label: Getter<Track, string>;
+  readonly kind: Getter<Track, string>;
   readonly isEnded: (t: Track) => boolean;
 
   readonly addEventListener: EventTarget['addEventListener'];
@@ -56,10 +57,16 @@ export interface Originals {
 
   /** MediaRecorder's `stream` getter (the shadow it records). */
   readonly recorderStream: Getter<MediaRecorder, MediaStream> | null;
-  /** Insertable streams, for recorders started while released (see patch/recorder.ts). */
+  /** Insertable streams: the stand-ins behind the page's processors (patch/insertable.ts) and behind
+   * recorders started while released (patch/recorder.ts). */
   readonly TrackGenerator: Generator | null;
   readonly TrackProcessor: Processor | null;
+  readonly generatorWritable: Getter<Track, WritableStream> | null;
+  readonly processorReadable: Getter<object, ReadableStream> | null;
+  readonly ReadableStream: typeof ReadableStream | null;
+  readonly WritableStream: typeof WritableStream | null;
   readonly pipeTo: ReadableStream['pipeTo'] | null;
+  readonly cancel: ReadableStream['cancel'] | null;
   readonly AbortController: typeof AbortController | null;
 
   readonly createMediaStreamSource: AudioContext['createMediaStreamSource'] | null;
@@ -95,7 +102,8 @@ export function captureOriginals(w: Realm): Originals | null {
   const enabled = Object.getOwnPropertyDescriptor(TrackProto, 'enabled');
   const muted = getterOf<Track, boolean>(TrackProto, 'muted');
   const label = getterOf<Track, string>(TrackProto, 'label');
-  if (!readyState || !enabled?.get || !enabled.set || !muted || !label) return null;
+  const kind = getterOf<Track, string>(TrackProto, 'kind');
+  if (!readyState || !enabled?.get || !enabled.set || !muted || !label || !kind) return null;
 
   const loose = w as unknown as {
     MediaStreamTrackGenerator?: Generator;
@@ -123,6 +131,7 @@ export function captureOriginals(w: Realm): Originals | null {
     setEnabled: enabled.set,
     muted,
     label,
+    kind,
     isEnded: (t) => readyState.call(t) === 'ended',
 
     addEventListener: w.EventTarget.prototype.addEventListener,
@@ -146,7 +155,12 @@ export function captureOriginals(w: Realm): Originals | null {
     recorderStream: getterOf(w.MediaRecorder?.prototype, 'stream'),
     TrackGenerator: loose.MediaStreamTrackGenerator ?? null,
     TrackProcessor: loose.MediaStreamTrackProcessor ?? null,
+    generatorWritable: getterOf(loose.MediaStreamTrackGenerator?.prototype, 'writable'),
+    processorReadable: getterOf(loose.MediaStreamTrackProcessor?.prototype, 'readable'),
+    ReadableStream: w.ReadableStream ?? null,
+    WritableStream: w.WritableStream ?? null,
     pipeTo: w.ReadableStream?.prototype.pipeTo ?? null,
+    cancel: w.ReadableStream?.prototype.cancel ?? null,
     AbortController: w.AbortController ?? null,
 
     createMediaStreamSource: w.AudioContext?.prototype.createMediaStreamSource ?? null,

@@ -65,6 +65,7 @@ export function createTrackRegistry(o: Originals, realm: number, hooks: Registry
   const shadowPage = new WeakMap<MediaStream, MediaStream>(); // shadow -> the page's stream
   const pruners: (() => void)[] = [];
   const swapListeners: ((swapped: Member[]) => void)[] = [];
+  const endListeners: ((m: Member) => void)[] = [];
   const holds: ((g: Group) => string | null)[] = [];
   const quiet = new WeakSet<MediaStream>();
   // Where tracks go (audibility.ts): each patch answers for the consumers it records.
@@ -149,11 +150,22 @@ export function createTrackRegistry(o: Originals, realm: number, hooks: Registry
     for (const s of shadows) if (s.shadow === shadow) shadows.delete(s);
   }
 
+  /** The member is gone for good (the page stopped it, or its device went away). */
+  function markEnded(m: Member): void {
+    if (m.ended) return;
+    m.ended = true;
+    for (const l of endListeners) {
+      try {
+        l(m);
+      } catch {}
+    }
+  }
+
   function watchReal(m: Member, real: Track): void {
     o.addEventListener.call(real, 'ended', () => {
       if (m.real !== real || m.ended) return;
       // The device went away (the page's stop() and our release never fire `ended`).
-      m.ended = true;
+      markEnded(m);
       if (real !== m.page) o.dispatchEvent.call(m.page, new o.Event('ended'));
       hooks.evaluate(m.group);
     });
@@ -264,7 +276,7 @@ export function createTrackRegistry(o: Originals, realm: number, hooks: Registry
   function endTracks(g: Group): void {
     for (const m of g.members) {
       if (m.ended) continue;
-      m.ended = true;
+      markEnded(m);
       o.stop.call(m.real);
       o.dispatchEvent.call(m.page, new o.Event('ended'));
     }
@@ -363,6 +375,11 @@ export function createTrackRegistry(o: Originals, realm: number, hooks: Registry
     onSwapped(l: (swapped: Member[]) => void): void {
       swapListeners.push(l);
     },
+    /** A patch's consumers to close when a member ends for good (see markEnded). */
+    onEnded(l: (m: Member) => void): void {
+      endListeners.push(l);
+    },
+    markEnded,
     /** Something that keeps a muted device open (returns why, or null). */
     addHold(h: (g: Group) => string | null): void {
       holds.push(h);

@@ -21,6 +21,9 @@ export const KEPT = {
   speakers: 'the page plays the microphone to the speakers',
   sending: 'the microphone is still sent to the call',
   unseen: 'the microphone goes through code micoff cannot follow, so it stays open to be safe',
+  /** An insertable-streams processor whose frames micoff cannot follow to a generator. */
+  processor:
+    "the page processes the microphone's audio in its own code (e.g. noise suppression micoff cannot follow), so it stays open to be safe",
   /** The background said no without saying why (or the page's config did). */
   policy: 'kept open by policy',
   /** Neither the site's settings nor an answer reached the page in time (page/bridge.ts). */

@@ -51,7 +51,7 @@ export function patchTrack(_w: Realm, o: Originals, reg: TrackRegistry): void {
           const m = members.get(this);
           original.call(this);
           if (!m || m.ended) return;
-          m.ended = true;
+          reg.markEnded(m);
           if (m.real !== this) original.call(m.real);
           reg.evaluate(m.group);
         },
