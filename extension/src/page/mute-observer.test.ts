@@ -68,6 +68,7 @@ function builtins() {
       return this._state;
     }),
     muted: accessor(() => false),
+    kind: accessor(() => 'audio'),
     label: accessor(function () {
       return this._label;
     }),
