@@ -45,6 +45,9 @@ export interface AudioRigOptions {
   reader?: boolean;
   /** Play the test tone into `spk` (default true). */
   tone?: boolean;
+  /** The default sink (default `out`). `spk` makes what the browser plays come back through the mic
+   * (an echo rig); kept across `restart()`. */
+  defaultSink?: typeof SIGNAL_SINK | typeof OUTPUT_SINK;
   /** Deadline for each part to come up. */
   startTimeoutMs?: number;
   /** Keep the run folder (logs) after stop (default: env MICOFF_KEEP_RIG=1). */
@@ -58,6 +61,9 @@ export interface AudioRig {
   /** `unix:<socket>`: what PULSE_SERVER must say for clients (Chromium, micoff-host, pactl). */
   readonly server: string;
   readonly socket: string;
+  /** The server's private $XDG_CONFIG_HOME (pipewire-pulse reads its `pipewire-pulse.conf.d/` drop-ins
+   * from there when it starts). */
+  readonly configHome: string;
   /** Environment for audio clients: the caller's environment plus PULSE_SERVER. */
   readonly clientEnv: NodeJS.ProcessEnv;
   /** PIDs of the server process(es) (pulseaudio; pipewire + wireplumber + pipewire-pulse). */
@@ -124,6 +130,7 @@ abstract class BaseRig implements AudioRig {
   readonly dir: string;
   readonly socket: string;
   readonly server: string;
+  readonly configHome: string;
   readonly clientEnv: NodeJS.ProcessEnv;
   readonly pactl: q.Pactl;
   protected readonly opts: Required<Omit<AudioRigOptions, 'parentDir'>>;
@@ -136,6 +143,7 @@ abstract class BaseRig implements AudioRig {
       sourceProperties: options.sourceProperties ?? {},
       reader: options.reader ?? true,
       tone: options.tone ?? true,
+      defaultSink: options.defaultSink ?? OUTPUT_SINK,
       startTimeoutMs: options.startTimeoutMs ?? 15_000,
       keep: options.keep ?? process.env.MICOFF_KEEP_RIG === '1',
     };
@@ -145,6 +153,7 @@ abstract class BaseRig implements AudioRig {
     this.dir = mkdtempSync(join(options.parentDir ?? tmpdir(), 'micoff-rig-'));
     this.socket = join(this.dir, socketRel);
     this.server = `unix:${this.socket}`;
+    this.configHome = join(this.dir, 'home', '.config');
     // Clients only need PULSE_SERVER; drop a desktop's PipeWire/Pulse hints so nothing leaks out.
     const env: NodeJS.ProcessEnv = { ...process.env, PULSE_SERVER: this.server };
     delete env.PIPEWIRE_REMOTE;
@@ -306,7 +315,7 @@ abstract class BaseRig implements AudioRig {
   protected async verifyDevices(part: string, logFile: string): Promise<void> {
     try {
       await waitFor(
-        'sinks `spk` and `out`, source `mic`, defaults `out` / `mic`',
+        `sinks \`spk\` and \`out\`, source \`mic\`, defaults \`${this.opts.defaultSink}\` / \`mic\``,
         async () => {
           const [i, sinks, srcs] = await Promise.all([
             this.info(),
@@ -319,7 +328,7 @@ abstract class BaseRig implements AudioRig {
             sinkNames.includes(OUTPUT_SINK) &&
             srcs.some((s) => s.name === MIC) &&
             i.defaultSource === MIC &&
-            i.defaultSink === OUTPUT_SINK
+            i.defaultSink === this.opts.defaultSink
           );
         },
         { timeoutMs: 5000, intervalMs: 100, check: this.checkServers },
@@ -352,7 +361,7 @@ export class PulseAudioRig extends BaseRig {
         `load-module module-null-sink sink_name=${SIGNAL_SINK}`,
         `load-module module-null-sink sink_name=${OUTPUT_SINK}`,
         `load-module module-remap-source source_name=${MIC} master=${SIGNAL_SINK}.monitor${this.sourcePropsArg()}`,
-        `set-default-sink ${OUTPUT_SINK}`,
+        `set-default-sink ${this.opts.defaultSink}`,
         `set-default-source ${MIC}`,
         '',
       ].join('\n'),
@@ -367,7 +376,7 @@ export class PulseAudioRig extends BaseRig {
       PULSE_RUNTIME_PATH: this.path('runtime'),
       PULSE_STATE_PATH: this.path('state'),
       HOME: this.path('home'),
-      XDG_CONFIG_HOME: this.path('home', '.config'),
+      XDG_CONFIG_HOME: this.configHome,
     };
     delete env.PULSE_SERVER;
     delete env.DBUS_SESSION_BUS_ADDRESS;
@@ -420,7 +429,7 @@ export class PipeWireRig extends BaseRig {
       XDG_RUNTIME_DIR: this.path('run'),
       PIPEWIRE_RUNTIME_DIR: this.path('run'),
       HOME: this.path('home'),
-      XDG_CONFIG_HOME: this.path('home', '.config'),
+      XDG_CONFIG_HOME: this.configHome,
       XDG_STATE_HOME: this.path('home', '.local', 'state'),
       XDG_DATA_HOME: this.path('home', '.local', 'share'),
       DBUS_SESSION_BUS_ADDRESS: `unix:path=${bus}`,
@@ -469,7 +478,7 @@ export class PipeWireRig extends BaseRig {
         async () => (await q.sources(this.pactl)).some((s) => s.name === MIC),
         opts,
       );
-      await this.pactl(['set-default-sink', OUTPUT_SINK]);
+      await this.pactl(['set-default-sink', this.opts.defaultSink]);
       await this.pactl(['set-default-source', MIC]);
       await waitFor(
         '`mic` as the default source',
