@@ -36,6 +36,17 @@ export const MIC = 'mic';
 
 export type AudioServerKind = 'pulseaudio' | 'pipewire';
 
+/** The echo path's loopback latency. module-loopback asks a third of it of the sink it plays into, so
+ * `spk` (and the mic reading its monitor) runs at 50 ms and a capture of up to 50 ms gets what it asks. */
+export const ECHO_LOOPBACK_MS = 150;
+const ECHO_LOOPBACK_ARGS = [
+  `source=${OUTPUT_SINK}.monitor`,
+  `sink=${SIGNAL_SINK}`,
+  `latency_msec=${ECHO_LOOPBACK_MS}`,
+  'source_dont_move=true',
+  'sink_dont_move=true',
+];
+
 export interface AudioRigOptions {
   /** Where the per-run folder goes (default: os.tmpdir(); socket paths must stay short). */
   parentDir?: string;
@@ -45,9 +56,14 @@ export interface AudioRigOptions {
   reader?: boolean;
   /** Play the test tone into `spk` (default true). */
   tone?: boolean;
-  /** The default sink (default `out`). `spk` makes what the browser plays come back through the mic
-   * (an echo rig); kept across `restart()`. */
-  defaultSink?: typeof SIGNAL_SINK | typeof OUTPUT_SINK;
+  /** An echo path: what the browser plays comes back through the mic (default none). Kept across
+   * `restart()`.
+   *   'direct': `spk` is the default sink. The mic, a remap of `spk.monitor`, then runs at whatever
+   *     latency the browser's own playback asks: a capture asking 40 ms was granted 10 ms (PulseAudio).
+   *   'loopback': `out` stays the default sink and `module-loopback` plays it into `spk` with a latency
+   *     of its own (ECHO_LOOPBACK_MS), as a speaker's sound reaches a sound card's mic: the capture gets
+   *     the latency it asks (up to 50 ms), whatever the playback's. */
+  echoPath?: 'direct' | 'loopback';
   /** Deadline for each part to come up. */
   startTimeoutMs?: number;
   /** Keep the run folder (logs) after stop (default: env MICOFF_KEEP_RIG=1). */
@@ -133,7 +149,9 @@ abstract class BaseRig implements AudioRig {
   readonly configHome: string;
   readonly clientEnv: NodeJS.ProcessEnv;
   readonly pactl: q.Pactl;
-  protected readonly opts: Required<Omit<AudioRigOptions, 'parentDir'>>;
+  protected readonly opts: Required<Omit<AudioRigOptions, 'parentDir' | 'echoPath'>> & {
+    echoPath: NonNullable<AudioRigOptions['echoPath']> | 'none';
+  };
   protected servers: Child[] = [];
   protected clients: Child[] = [];
   private stopped = false;
@@ -143,7 +161,7 @@ abstract class BaseRig implements AudioRig {
       sourceProperties: options.sourceProperties ?? {},
       reader: options.reader ?? true,
       tone: options.tone ?? true,
-      defaultSink: options.defaultSink ?? OUTPUT_SINK,
+      echoPath: options.echoPath ?? 'none',
       startTimeoutMs: options.startTimeoutMs ?? 15_000,
       keep: options.keep ?? process.env.MICOFF_KEEP_RIG === '1',
     };
@@ -160,6 +178,11 @@ abstract class BaseRig implements AudioRig {
     delete env.PULSE_COOKIE;
     this.clientEnv = env;
     this.pactl = q.pactlFor(env);
+  }
+
+  /** `spk` for the direct echo path, else `out`. */
+  protected get defaultSink(): string {
+    return this.opts.echoPath === 'direct' ? SIGNAL_SINK : OUTPUT_SINK;
   }
 
   protected path(...p: string[]): string {
@@ -315,7 +338,7 @@ abstract class BaseRig implements AudioRig {
   protected async verifyDevices(part: string, logFile: string): Promise<void> {
     try {
       await waitFor(
-        `sinks \`spk\` and \`out\`, source \`mic\`, defaults \`${this.opts.defaultSink}\` / \`mic\``,
+        `sinks \`spk\` and \`out\`, source \`mic\`, defaults \`${this.defaultSink}\` / \`mic\``,
         async () => {
           const [i, sinks, srcs] = await Promise.all([
             this.info(),
@@ -328,7 +351,7 @@ abstract class BaseRig implements AudioRig {
             sinkNames.includes(OUTPUT_SINK) &&
             srcs.some((s) => s.name === MIC) &&
             i.defaultSource === MIC &&
-            i.defaultSink === this.opts.defaultSink
+            i.defaultSink === this.defaultSink
           );
         },
         { timeoutMs: 5000, intervalMs: 100, check: this.checkServers },
@@ -361,7 +384,10 @@ export class PulseAudioRig extends BaseRig {
         `load-module module-null-sink sink_name=${SIGNAL_SINK}`,
         `load-module module-null-sink sink_name=${OUTPUT_SINK}`,
         `load-module module-remap-source source_name=${MIC} master=${SIGNAL_SINK}.monitor${this.sourcePropsArg()}`,
-        `set-default-sink ${this.opts.defaultSink}`,
+        ...(this.opts.echoPath === 'loopback'
+          ? [`load-module module-loopback ${ECHO_LOOPBACK_ARGS.join(' ')}`]
+          : []),
+        `set-default-sink ${this.defaultSink}`,
         `set-default-source ${MIC}`,
         '',
       ].join('\n'),
@@ -478,7 +504,10 @@ export class PipeWireRig extends BaseRig {
         async () => (await q.sources(this.pactl)).some((s) => s.name === MIC),
         opts,
       );
-      await this.pactl(['set-default-sink', this.opts.defaultSink]);
+      if (this.opts.echoPath === 'loopback') {
+        await this.pactl(['load-module', 'module-loopback', ...ECHO_LOOPBACK_ARGS]);
+      }
+      await this.pactl(['set-default-sink', this.defaultSink]);
       await this.pactl(['set-default-source', MIC]);
       await waitFor(
         '`mic` as the default source',

@@ -26,7 +26,7 @@ test('latency constraint: Chromium turns echo cancellation off, micoff keeps it 
   pages,
 }) => {
   test.setTimeout(240_000);
-  const rig = await startEchoRig(audioServer);
+  const rig = await startEchoRig(audioServer, 'loopback');
   try {
     const configs: Record<string, EchoConfig> = {
       plain: { name: 'plain', latencyMs: null, constraints: LATENCY, withExtension: false },
