@@ -961,6 +961,26 @@ pub fn compute_status(
                 }
             }
         }
+        if server.kind == ServerKind::Pulseaudio {
+            // Granted less than asked, and no other reader of the source asks less: the source
+            // itself runs faster (measured: a mic that is the monitor of a sink, at that sink's
+            // playback latency).
+            for c in ours.iter().filter(|c| {
+                c.held_down_by.is_empty()
+                    && c.launch_env_latency_ms == Some(capture_ms)
+                    && !granted(c)
+            }) {
+                notes.push(format!(
+                    "stream #{} gets {} instead of {}, and no other recorder of {} asks less: the \
+                     source's device runs at a lower latency (a monitor source follows its sink's \
+                     playback latency)",
+                    c.index,
+                    ms(c.capture_latency_us),
+                    ms(want_us),
+                    c.source_name.as_deref().unwrap_or("its source")
+                ));
+            }
+        }
         for c in ours.iter().filter(|c| !c.held_down_by.is_empty()) {
             let names: Vec<String> = c.held_down_by.iter().map(HeldDownBy::describe).collect();
             notes.push(format!(
@@ -1929,6 +1949,20 @@ mod tests {
         assert_eq!(st.configured.as_ref().unwrap().in_effect, Some(false));
         assert!(
             st.notes.iter().any(|n| n.contains("held down by #9 parec")),
+            "{:?}",
+            st.notes
+        );
+
+        // Granted 10 ms with nobody else asking less (a monitor source at its sink's latency): said so.
+        let mut alone = chromium.clone();
+        alone.buffer_latency_us = 10_000;
+        let st = compute_status(Some(&i), &[alone], &files, &w);
+        assert!(st.streams[0].held_down_by.is_empty());
+        assert_eq!(st.configured.as_ref().unwrap().in_effect, Some(false));
+        assert!(
+            st.notes
+                .iter()
+                .any(|n| n.contains("no other recorder of mic asks less")),
             "{:?}",
             st.notes
         );
