@@ -10,8 +10,12 @@
 //   - the record stream's granted latency at the server (pactl), so a run that silently fell back to
 //     10 ms shows.
 // The call is echo.html on the rig (a far end played on a sink the mic does not hear, the rig's test
-// tone as the talker), in Chromium with the extension, PULSE_LATENCY_MSEC=N in its environment. No
-// low-latency reader on the source: on PulseAudio it would hold the capture down to 10 ms.
+// tone as the talker), in Chromium with the extension. The capture latency is set by micoff's own
+// mechanism (e2e/rig/capture-latency.ts): `micoff-host latency set --capture-ms N` with private folders,
+// then on PulseAudio Chromium started with the environment of micoff's desktop entry copy
+// (PULSE_LATENCY_MSEC=N), on pipewire-pulse the pulse.rules drop-in read by the rig's pipewire-pulse
+// after its restart. No low-latency reader on the source: on PulseAudio it would hold the capture down
+// to 10 ms.
 //
 //   node --import tsx scripts/soak.ts [--minutes M] [--server pulseaudio|pipewire|both]
 //                                     [--capture-ms N] [--interval S] [--out DIR]
@@ -19,21 +23,25 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type AudioRig, type AudioServerKind, startAudioRig } from '../e2e/rig/audio-rig.ts';
+import {
+  applyCaptureLatency,
+  chromiumGrantsUs,
+  type LatencyXdg,
+  latencyXdg,
+} from '../e2e/rig/capture-latency.ts';
 import { launchChromium } from '../e2e/rig/chromium.ts';
 import { requireHost, sampleCpu } from '../e2e/rig/host.ts';
 import { MeetingPage } from '../e2e/rig/meeting-page.ts';
 import { isChromium } from '../e2e/rig/pactl.ts';
 import { startPageServer } from '../e2e/rig/page-server.ts';
 import { ROOT } from '../e2e/rig/paths.ts';
-import { run } from '../e2e/rig/proc.ts';
 import { audioPathCpuPct } from '../extension/src/shared/cpu-view.ts';
-import type { LatencyStatus } from '../extension/src/shared/protocol.ts';
 import { formatTable, type Interval, intervalOf } from './soak/report.ts';
 
 const USAGE = `usage: npm run soak -- [--minutes M] [--server pulseaudio|pipewire|both] [--capture-ms N] [--interval S] [--out DIR]
   --minutes M     call length per server (default 30)
   --server K      pulseaudio, pipewire or both (default both, one after the other)
-  --capture-ms N  PULSE_LATENCY_MSEC in the browser's environment (10..200, default 40)
+  --capture-ms N  capture latency set through micoff-host latency set (10..200, default 40)
   --interval S    seconds per reported interval (default 60, at most a quarter of the call)
   --out DIR       results folder (default results/soak-<timestamp>)`;
 
@@ -72,34 +80,29 @@ const log = (m: string) => console.error(`soak: ${m}`);
 
 /** What the server grants the browser's capture, in ms: the host's `latency status` (which reads the
  * fragment on pipewire-pulse, where pactl says 0), else pactl's buffer latency. */
-async function grantedMs(rig: AudioRig): Promise<(number | null)[]> {
-  const r = await run(requireHost(), ['latency', 'status', '--json'], {
-    env: rig.clientEnv,
-    timeoutMs: 15_000,
-  });
-  if (r.code === 0) {
-    try {
-      const status = JSON.parse(r.stdout) as LatencyStatus;
-      return status.streams.filter((s) => s.browser !== 'firefox').map((s) => s.capture_latency_us / 1000);
-    } catch {
-      // fall through to pactl
-    }
+async function grantedMs(rig: AudioRig, xdg: LatencyXdg): Promise<(number | null)[]> {
+  try {
+    return (await chromiumGrantsUs(rig, xdg)).map((us) => us / 1000);
+  } catch {
+    return (await rig.recordStreams())
+      .filter(isChromium)
+      .map((s) => (s.bufferLatencyUs === null ? null : s.bufferLatencyUs / 1000));
   }
-  return (await rig.recordStreams())
-    .filter(isChromium)
-    .map((s) => (s.bufferLatencyUs === null ? null : s.bufferLatencyUs / 1000));
 }
 
 async function soakOne(
   kind: AudioServerKind,
-): Promise<{ server: string; version: string; intervals: Interval[] }> {
+): Promise<{ server: string; version: string; mechanism: string | null; intervals: Interval[] }> {
   log(`${kind}: starting the rig`);
   const rig = await startAudioRig(kind, { reader: false });
   const pages = await startPageServer();
   let browser: Awaited<ReturnType<typeof launchChromium>> | null = null;
   try {
+    const xdg = latencyXdg(rig);
+    const { env, status } = await applyCaptureLatency(rig, captureMs, xdg);
+    log(`${kind}: ${status.configured?.mechanism} ${captureMs} ms set through micoff-host`);
     const info = await rig.info();
-    browser = await launchChromium({ env: { ...rig.clientEnv, PULSE_LATENCY_MSEC: String(captureMs) } });
+    browser = await launchChromium({ env });
     const call = await MeetingPage.open(browser.context, pages.url('echo.html'));
     await call.ready();
     await call.waitForAudioFlowing();
@@ -119,7 +122,7 @@ async function soakOne(
       const b = await call.stats();
       const bAt = Date.now();
       if (b.error) throw new Error(`the call failed: ${b.error}`);
-      const granted = await grantedMs(rig);
+      const granted = await grantedMs(rig, xdg);
       const row: Interval = {
         t_s: Math.round((bAt - started) / 1000),
         ...intervalOf(a, b, (bAt - aAt) / 1000),
@@ -134,7 +137,12 @@ async function soakOne(
       aAt = bAt;
     }
     await call.hangUp();
-    return { server: info.serverName, version: info.serverVersion, intervals };
+    return {
+      server: info.serverName,
+      version: info.serverVersion,
+      mechanism: status.configured?.mechanism ?? null,
+      intervals,
+    };
   } finally {
     await browser?.close();
     await pages.close();

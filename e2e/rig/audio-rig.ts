@@ -36,6 +36,17 @@ export const MIC = 'mic';
 
 export type AudioServerKind = 'pulseaudio' | 'pipewire';
 
+/** The echo path's loopback latency. module-loopback asks a third of it of the sink it plays into, so
+ * `spk` (and the mic reading its monitor) runs at 50 ms and a capture of up to 50 ms gets what it asks. */
+export const ECHO_LOOPBACK_MS = 150;
+const ECHO_LOOPBACK_ARGS = [
+  `source=${OUTPUT_SINK}.monitor`,
+  `sink=${SIGNAL_SINK}`,
+  `latency_msec=${ECHO_LOOPBACK_MS}`,
+  'source_dont_move=true',
+  'sink_dont_move=true',
+];
+
 export interface AudioRigOptions {
   /** Where the per-run folder goes (default: os.tmpdir(); socket paths must stay short). */
   parentDir?: string;
@@ -45,6 +56,14 @@ export interface AudioRigOptions {
   reader?: boolean;
   /** Play the test tone into `spk` (default true). */
   tone?: boolean;
+  /** An echo path: what the browser plays comes back through the mic (default none). Kept across
+   * `restart()`.
+   *   'direct': `spk` is the default sink. The mic, a remap of `spk.monitor`, then runs at whatever
+   *     latency the browser's own playback asks: a capture asking 40 ms was granted 10 ms (PulseAudio).
+   *   'loopback': `out` stays the default sink and `module-loopback` plays it into `spk` with a latency
+   *     of its own (ECHO_LOOPBACK_MS), as a speaker's sound reaches a sound card's mic: the capture gets
+   *     the latency it asks (up to 50 ms), whatever the playback's. */
+  echoPath?: 'direct' | 'loopback';
   /** Deadline for each part to come up. */
   startTimeoutMs?: number;
   /** Keep the run folder (logs) after stop (default: env MICOFF_KEEP_RIG=1). */
@@ -58,6 +77,9 @@ export interface AudioRig {
   /** `unix:<socket>`: what PULSE_SERVER must say for clients (Chromium, micoff-host, pactl). */
   readonly server: string;
   readonly socket: string;
+  /** The server's private $XDG_CONFIG_HOME (pipewire-pulse reads its `pipewire-pulse.conf.d/` drop-ins
+   * from there when it starts). */
+  readonly configHome: string;
   /** Environment for audio clients: the caller's environment plus PULSE_SERVER. */
   readonly clientEnv: NodeJS.ProcessEnv;
   /** PIDs of the server process(es) (pulseaudio; pipewire + wireplumber + pipewire-pulse). */
@@ -124,9 +146,12 @@ abstract class BaseRig implements AudioRig {
   readonly dir: string;
   readonly socket: string;
   readonly server: string;
+  readonly configHome: string;
   readonly clientEnv: NodeJS.ProcessEnv;
   readonly pactl: q.Pactl;
-  protected readonly opts: Required<Omit<AudioRigOptions, 'parentDir'>>;
+  protected readonly opts: Required<Omit<AudioRigOptions, 'parentDir' | 'echoPath'>> & {
+    echoPath: NonNullable<AudioRigOptions['echoPath']> | 'none';
+  };
   protected servers: Child[] = [];
   protected clients: Child[] = [];
   private stopped = false;
@@ -136,6 +161,7 @@ abstract class BaseRig implements AudioRig {
       sourceProperties: options.sourceProperties ?? {},
       reader: options.reader ?? true,
       tone: options.tone ?? true,
+      echoPath: options.echoPath ?? 'none',
       startTimeoutMs: options.startTimeoutMs ?? 15_000,
       keep: options.keep ?? process.env.MICOFF_KEEP_RIG === '1',
     };
@@ -145,12 +171,18 @@ abstract class BaseRig implements AudioRig {
     this.dir = mkdtempSync(join(options.parentDir ?? tmpdir(), 'micoff-rig-'));
     this.socket = join(this.dir, socketRel);
     this.server = `unix:${this.socket}`;
+    this.configHome = join(this.dir, 'home', '.config');
     // Clients only need PULSE_SERVER; drop a desktop's PipeWire/Pulse hints so nothing leaks out.
     const env: NodeJS.ProcessEnv = { ...process.env, PULSE_SERVER: this.server };
     delete env.PIPEWIRE_REMOTE;
     delete env.PULSE_COOKIE;
     this.clientEnv = env;
     this.pactl = q.pactlFor(env);
+  }
+
+  /** `spk` for the direct echo path, else `out`. */
+  protected get defaultSink(): string {
+    return this.opts.echoPath === 'direct' ? SIGNAL_SINK : OUTPUT_SINK;
   }
 
   protected path(...p: string[]): string {
@@ -306,7 +338,7 @@ abstract class BaseRig implements AudioRig {
   protected async verifyDevices(part: string, logFile: string): Promise<void> {
     try {
       await waitFor(
-        'sinks `spk` and `out`, source `mic`, defaults `out` / `mic`',
+        `sinks \`spk\` and \`out\`, source \`mic\`, defaults \`${this.defaultSink}\` / \`mic\``,
         async () => {
           const [i, sinks, srcs] = await Promise.all([
             this.info(),
@@ -319,7 +351,7 @@ abstract class BaseRig implements AudioRig {
             sinkNames.includes(OUTPUT_SINK) &&
             srcs.some((s) => s.name === MIC) &&
             i.defaultSource === MIC &&
-            i.defaultSink === OUTPUT_SINK
+            i.defaultSink === this.defaultSink
           );
         },
         { timeoutMs: 5000, intervalMs: 100, check: this.checkServers },
@@ -352,7 +384,10 @@ export class PulseAudioRig extends BaseRig {
         `load-module module-null-sink sink_name=${SIGNAL_SINK}`,
         `load-module module-null-sink sink_name=${OUTPUT_SINK}`,
         `load-module module-remap-source source_name=${MIC} master=${SIGNAL_SINK}.monitor${this.sourcePropsArg()}`,
-        `set-default-sink ${OUTPUT_SINK}`,
+        ...(this.opts.echoPath === 'loopback'
+          ? [`load-module module-loopback ${ECHO_LOOPBACK_ARGS.join(' ')}`]
+          : []),
+        `set-default-sink ${this.defaultSink}`,
         `set-default-source ${MIC}`,
         '',
       ].join('\n'),
@@ -367,7 +402,7 @@ export class PulseAudioRig extends BaseRig {
       PULSE_RUNTIME_PATH: this.path('runtime'),
       PULSE_STATE_PATH: this.path('state'),
       HOME: this.path('home'),
-      XDG_CONFIG_HOME: this.path('home', '.config'),
+      XDG_CONFIG_HOME: this.configHome,
     };
     delete env.PULSE_SERVER;
     delete env.DBUS_SESSION_BUS_ADDRESS;
@@ -420,7 +455,7 @@ export class PipeWireRig extends BaseRig {
       XDG_RUNTIME_DIR: this.path('run'),
       PIPEWIRE_RUNTIME_DIR: this.path('run'),
       HOME: this.path('home'),
-      XDG_CONFIG_HOME: this.path('home', '.config'),
+      XDG_CONFIG_HOME: this.configHome,
       XDG_STATE_HOME: this.path('home', '.local', 'state'),
       XDG_DATA_HOME: this.path('home', '.local', 'share'),
       DBUS_SESSION_BUS_ADDRESS: `unix:path=${bus}`,
@@ -469,7 +504,10 @@ export class PipeWireRig extends BaseRig {
         async () => (await q.sources(this.pactl)).some((s) => s.name === MIC),
         opts,
       );
-      await this.pactl(['set-default-sink', OUTPUT_SINK]);
+      if (this.opts.echoPath === 'loopback') {
+        await this.pactl(['load-module', 'module-loopback', ...ECHO_LOOPBACK_ARGS]);
+      }
+      await this.pactl(['set-default-sink', this.defaultSink]);
       await this.pactl(['set-default-source', MIC]);
       await waitFor(
         '`mic` as the default source',

@@ -19,6 +19,8 @@ export interface LaunchOptions {
   withHost?: boolean;
   userDataDir?: string;
   extraArgs?: string[];
+  /** What to start instead of CHROMIUM (e.g. micoff's PATH wrapper, which execs it). */
+  executablePath?: string;
   /** An X display (e2e/rig/xvfb.ts) to run headful on: in headless mode every page is visible and
    * focused, so a background tab or an unfocused window needs a real one. */
   display?: string;
@@ -71,7 +73,7 @@ export async function launchChromium(o: LaunchOptions): Promise<LaunchedChromium
     return launchOverCdp({ ...o, display: o.display }, ext, userDataDir, ownsDir);
   }
   const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: CHROMIUM,
+    executablePath: o.executablePath ?? CHROMIUM,
     headless: !o.display,
     // Playwright mutes audio by default; capture and the audio service must run as for a user.
     ignoreDefaultArgs: ['--mute-audio'],

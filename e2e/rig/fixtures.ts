@@ -1,11 +1,12 @@
 // Playwright fixtures for micoff's e2e suite:
-//   worker scope: `audioServer` (option, per project), `rig` (private PulseAudio or PipeWire),
-//                 `pages` (the page server)
+//   worker scope: `audioServer` (option, per project), `rigOptions` (option: e.g.
+//                 `test.use({ rigOptions: { reader: false } })`), `rig` (private PulseAudio or
+//                 PipeWire), `pages` (the page server)
 //   test scope:   `chromium` (launched with dist/chrome + the host manifest), `context` (its
 //                 BrowserContext), `extensionId`, `serviceWorker` (Playwright Worker), `ext` (the
 //                 test-surface driver), `browserPid`, `openMeeting(opts)`, `meetingPage` (unmuted call)
 import { type BrowserContext, test as base, type Worker } from '@playwright/test';
-import { type AudioRig, type AudioServerKind, startAudioRig } from './audio-rig.ts';
+import { type AudioRig, type AudioRigOptions, type AudioServerKind, startAudioRig } from './audio-rig.ts';
 import { extensionServiceWorker, type LaunchedChromium, launchChromium } from './chromium.ts';
 import { extensionId as builtExtensionId, requireHost } from './host.ts';
 import { MeetingPage } from './meeting-page.ts';
@@ -21,6 +22,7 @@ export interface MeetingOptions {
 
 export interface WorkerFixtures {
   audioServer: AudioServerKind;
+  rigOptions: AudioRigOptions;
   rig: AudioRig;
   pages: PageServer;
 }
@@ -38,10 +40,11 @@ export interface TestFixtures {
 
 export const test = base.extend<TestFixtures, WorkerFixtures>({
   audioServer: ['pulseaudio', { option: true, scope: 'worker' }],
+  rigOptions: [{}, { option: true, scope: 'worker' }],
 
   rig: [
-    async ({ audioServer }, use) => {
-      const rig = await startAudioRig(audioServer);
+    async ({ audioServer, rigOptions }, use) => {
+      const rig = await startAudioRig(audioServer, rigOptions);
       try {
         await use(rig);
       } finally {

@@ -10,7 +10,7 @@
 // micoff itself never adds a `latency` constraint: the guarded request carries only the page's.
 // Raw figures: e2e/artifacts/capture-latency-guard-<server>.json.
 import type { TabReleaseView } from '../../extension/src/shared/messages/popup-background.ts';
-import { extensionServiceWorker } from '../rig/chromium.ts';
+import { extensionServiceWorker, launchChromium } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { extensionId } from '../rig/host.ts';
 import { dB, type EchoConfig, measureEcho, startEchoRig } from './echo-util.ts';
@@ -26,7 +26,7 @@ test('latency constraint: Chromium turns echo cancellation off, micoff keeps it 
   pages,
 }) => {
   test.setTimeout(240_000);
-  const rig = await startEchoRig(audioServer);
+  const rig = await startEchoRig(audioServer, 'loopback');
   try {
     const configs: Record<string, EchoConfig> = {
       plain: { name: 'plain', latencyMs: null, constraints: LATENCY, withExtension: false },
@@ -76,5 +76,136 @@ test('latency constraint: Chromium turns echo cancellation off, micoff keeps it 
     expect(unprocessed.constraints).toHaveProperty('echoCancellation', false);
   } finally {
     await rig.stop();
+  }
+});
+
+// The other shapes a latency request takes, each asked once of Chromium alone and once with micoff (the
+// settings only; the echo energy of a guarded call is measured above). Measured in Chromium 156 (the
+// design note has the table): a required `min` above 10 ms and an advanced set with one both turn echo
+// cancellation off without micoff; micoff guards the advanced set (the set then applies only with echo
+// cancellation on, and Chromium skips it) and leaves the page's required `min` as Chromium answers it
+// (keeping echo cancellation on would break the page's own requirement: an ideal pin does not move it,
+// an exact pin turns the call into an OverconstrainedError); `exact` 40 ms fails with
+// OverconstrainedError either way; an advanced exact 40 ms is met by no choice and skipped.
+type Outcome = {
+  ec?: boolean;
+  latency?: number;
+  constraints?: unknown;
+  error?: string;
+  constraint?: string;
+};
+const SHAPES: {
+  name: string;
+  audio: unknown;
+  alone: 'ec-off' | 'ec-on' | 'overconstrained';
+  micoff: 'ec-off' | 'ec-on' | 'overconstrained';
+  guarded: boolean;
+}[] = [
+  {
+    name: 'required min 20 ms',
+    audio: { latency: { min: 0.02 } },
+    alone: 'ec-off',
+    micoff: 'ec-off',
+    guarded: false,
+  },
+  {
+    name: 'advanced min 20 ms',
+    audio: { advanced: [{ latency: { min: 0.02 } }] },
+    alone: 'ec-off',
+    micoff: 'ec-on',
+    guarded: true,
+  },
+  {
+    name: 'exact 40 ms',
+    audio: { latency: { exact: 0.04 } },
+    alone: 'overconstrained',
+    micoff: 'overconstrained',
+    guarded: false,
+  },
+  {
+    name: 'advanced exact 40 ms',
+    audio: { advanced: [{ latency: 0.04 }] },
+    alone: 'ec-on',
+    micoff: 'ec-on',
+    guarded: false,
+  },
+];
+
+/** getUserMedia({audio}) in a fresh page; the track is kept until `release()` (the tab view needs a
+ * live track). */
+async function ask(
+  context: import('@playwright/test').BrowserContext,
+  url: string,
+  audio: unknown,
+): Promise<{ outcome: Outcome; page: import('@playwright/test').Page }> {
+  const page = await context.newPage();
+  await page.goto(url);
+  const outcome = await page.evaluate(async (audio) => {
+    try {
+      const s = await navigator.mediaDevices.getUserMedia({ audio } as MediaStreamConstraints);
+      (window as unknown as { held: MediaStream }).held = s;
+      const t = s.getAudioTracks()[0] as MediaStreamTrack;
+      const st = t.getSettings() as MediaTrackSettings & { latency?: number };
+      return { ec: st.echoCancellation, latency: st.latency, constraints: t.getConstraints() };
+    } catch (e) {
+      return { error: (e as Error).name, constraint: (e as { constraint?: string }).constraint };
+    }
+  }, audio);
+  return { outcome, page };
+}
+
+const expectOutcome = (o: Outcome, want: string, what: string) => {
+  if (want === 'overconstrained') {
+    expect(o, what).toMatchObject({ error: 'OverconstrainedError', constraint: 'latency' });
+  } else {
+    expect(o.error, what).toBeUndefined();
+    expect(o.ec, what).toBe(want === 'ec-on');
+  }
+};
+
+test('latency shapes: required min, advanced sets and exact, with and without micoff', async ({
+  rig,
+  pages,
+  context,
+  serviceWorker,
+}) => {
+  test.setTimeout(120_000);
+  const url = pages.url('index.html');
+  const alone = await launchChromium({ env: rig.clientEnv, withExtension: false });
+  const results: Record<string, { alone: Outcome; micoff: Outcome; view: TabReleaseView | null }> = {};
+  try {
+    for (const shape of SHAPES) {
+      const a = await ask(alone.context, url, shape.audio);
+      await a.page.close();
+      const m = await ask(context, url, shape.audio);
+      let view: TabReleaseView | null = null;
+      if (!m.outcome.error) {
+        const tab = await tabIdOf(serviceWorker, m.page.url());
+        await expect
+          .poll(async () => {
+            view = await tabView(serviceWorker, tab);
+            return view?.echo_cancellation ?? null;
+          })
+          .toBe(shape.micoff === 'ec-on');
+      }
+      await m.page.close();
+      results[shape.name] = { alone: a.outcome, micoff: m.outcome, view };
+    }
+  } finally {
+    await alone.close();
+  }
+  saveArtifact(`capture-latency-guard-shapes-${rig.kind}.json`, results);
+  console.log(`capture-latency-guard shapes: ${JSON.stringify(results)}`);
+  for (const shape of SHAPES) {
+    const r = results[shape.name] as (typeof results)[string];
+    const what = `${shape.name}: ${JSON.stringify(r)}`;
+    expectOutcome(r.alone, shape.alone, `Chromium alone, ${what}`);
+    expectOutcome(r.micoff, shape.micoff, `with micoff, ${what}`);
+    // The page's own view of its request is what it asked, guarded or not.
+    if (!r.micoff.error) expect(r.micoff.constraints, what).toEqual(r.alone.constraints ?? shape.audio);
+    const guard = (r.view as TabReleaseView | null)?.latency_guard ?? null;
+    if (shape.guarded)
+      expect(guard, what).toMatch(/at least 20 ms capture latency.*kept echo cancellation on/);
+    else if (!r.micoff.error) expect(guard, what).toBeNull();
   }
 });

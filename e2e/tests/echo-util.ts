@@ -1,6 +1,14 @@
 // Helpers of the echo specs (capture-latency-aec, capture-latency-guard): a rig whose default sink is
-// heard by the microphone, and one call of echo.html in a fresh browser measured for its echo.
+// heard by the microphone, and one call of echo.html in a fresh browser measured for its echo. A
+// configuration's capture latency is applied by micoff's own mechanism (e2e/rig/capture-latency.ts).
 import { type AudioRig, startAudioRig } from '../rig/audio-rig.ts';
+import {
+  applyCaptureLatency,
+  chromiumGrantsUs,
+  LATENCY_ENV,
+  type LatencyXdg,
+  latencyXdg,
+} from '../rig/capture-latency.ts';
 import { type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
 import { MeetingPage, type MeetingStats } from '../rig/meeting-page.ts';
 import type { PageServer } from '../rig/page-server.ts';
@@ -12,6 +20,7 @@ export const WINDOW_MS = Number(process.env.MICOFF_AEC_WINDOW_MS ?? 10_000);
 
 export interface EchoConfig {
   name: string;
+  /** Capture latency set through `micoff-host latency set` (null: `latency reset`, the default). */
   latencyMs: number | null;
   constraints: MediaStreamConstraints;
   withExtension: boolean;
@@ -20,7 +29,15 @@ export interface EchoConfig {
 export interface EchoFigures {
   /** Mean energy per second of what the page sends (media-source totalAudioEnergy / duration). */
   energy_rate: number;
+  /** Concealed / received samples at the far end; null when the receiver reported no such statistics
+   * (a spec that compares concealment must fail then, not count it as 0). */
   concealed_ratio: number | null;
+  /** Seconds of audio the page's track delivered over the window (media-source totalSamplesDuration):
+   * the capture really ran while the echo was measured. */
+  captured_s: number;
+  /** What the server granted Chromium's record stream(s) at the start and at the end of the window, µs
+   * (`micoff-host latency status`). */
+  granted_us: number[];
   settings: MediaTrackSettings | null;
   constraints: MediaTrackConstraints | null;
   /** The sent energy second by second, dB. */
@@ -39,9 +56,13 @@ function delta(a: MeetingStats, b: MeetingStats): EchoFigures {
   const d = (b.source?.totalSamplesDuration ?? 0) - (a.source?.totalSamplesDuration ?? 0);
   const concealed = (b.inbound?.concealedSamples ?? 0) - (a.inbound?.concealedSamples ?? 0);
   const total = (b.inbound?.totalSamplesReceived ?? 0) - (a.inbound?.totalSamplesReceived ?? 0);
+  const hasConcealment =
+    typeof b.inbound?.concealedSamples === 'number' && typeof b.inbound?.totalSamplesReceived === 'number';
   return {
     energy_rate: d > 0 ? e / d : 0,
-    concealed_ratio: total > 0 ? concealed / total : null,
+    concealed_ratio: hasConcealment && total > 0 ? concealed / total : null,
+    captured_s: d,
+    granted_us: [],
     settings: b.track?.settings ?? null,
     constraints: null,
     per_second_db: [],
@@ -49,23 +70,35 @@ function delta(a: MeetingStats, b: MeetingStats): EchoFigures {
   };
 }
 
-/** The default sink is the one the mic hears: what the browser plays comes back as echo. */
-export async function startEchoRig(kind: 'pulseaudio' | 'pipewire'): Promise<AudioRig> {
-  const rig = await startAudioRig(kind, { reader: false, tone: false });
-  await rig.pactl(['set-default-sink', 'spk']);
-  return rig;
+/** What the browser plays comes back through the mic as echo (audio-rig.ts `echoPath`; kept across the
+ * server restarts that set a capture latency on pipewire-pulse). The capture-latency specs take the
+ * loopback path: through the direct one the mic runs at the browser's playback latency, and a 40 ms
+ * capture was granted 10 ms on PulseAudio. */
+export function startEchoRig(
+  kind: 'pulseaudio' | 'pipewire',
+  echoPath: 'direct' | 'loopback' = 'direct',
+): Promise<AudioRig> {
+  return startAudioRig(kind, { reader: false, tone: false, echoPath });
 }
 
 /** A call of echo.html in a fresh browser of configuration `c`, capturing (one record stream at the
- * server). `close()` hangs up, closes the browser and waits for the capture to leave the server. */
+ * server). With `xdg`, `c.latencyMs` is set first through micoff-host (`latency set`/`reset` and, on
+ * pipewire-pulse, the server restart); without, the browser gets PULSE_LATENCY_MSEC=latencyMs in its
+ * environment directly. `close()` hangs up, closes the browser and waits for the capture to leave the
+ * server. */
 export async function openEchoCall(
   rig: AudioRig,
   pages: PageServer,
   c: EchoConfig,
+  xdg?: LatencyXdg,
 ): Promise<{ browser: LaunchedChromium; call: MeetingPage; close(): Promise<void> }> {
-  const env = { ...rig.clientEnv };
-  if (c.latencyMs === null) delete env.PULSE_LATENCY_MSEC;
-  else env.PULSE_LATENCY_MSEC = String(c.latencyMs);
+  let env: NodeJS.ProcessEnv;
+  if (xdg) env = (await applyCaptureLatency(rig, c.latencyMs, xdg)).env;
+  else {
+    env = { ...rig.clientEnv };
+    if (c.latencyMs === null) delete env[LATENCY_ENV];
+    else env[LATENCY_ENV] = String(c.latencyMs);
+  }
   const browser = await launchChromium({ env, withExtension: c.withExtension });
   const close = async () => {
     await browser.close();
@@ -133,10 +166,12 @@ export async function measureEcho(
   } = {},
 ): Promise<EchoFigures> {
   const windowMs = opts.windowMs ?? WINDOW_MS;
-  const { browser, call, close } = await openEchoCall(rig, pages, c);
+  const xdg = latencyXdg(rig);
+  const { browser, call, close } = await openEchoCall(rig, pages, c, xdg);
   try {
     await opts.inspect?.(browser, call);
     await new Promise((r) => setTimeout(r, WARMUP_MS));
+    const grantedBefore = await chromiumGrantsUs(rig, xdg);
     // Per second as well as over the window: AEC leaks come in bursts.
     const a = await call.stats();
     const perSecond: number[] = [];
@@ -147,7 +182,8 @@ export async function measureEcho(
       perSecond.push(Math.round(dB(delta(prev, s).energy_rate)));
       prev = s;
     }
-    const figures = { ...delta(a, prev), per_second_db: perSecond, echo_db: median(perSecond) };
+    const granted_us = [...grantedBefore, ...(await chromiumGrantsUs(rig, xdg))];
+    const figures = { ...delta(a, prev), per_second_db: perSecond, echo_db: median(perSecond), granted_us };
     // What the page's track says it was asked (getConstraints), as echo.js reads it.
     figures.constraints = await call.page.evaluate(
       () =>

@@ -2,8 +2,9 @@
 // capture (projects `pulseaudio` and `pipewire`). The rig runs without its 10 ms `parec` reader (it
 // would hold a PulseAudio source at 10 ms) and the page plays nothing (playback stays off the mic's source).
 //   PulseAudio: `latency set` writes a desktop entry copy whose Exec runs Chromium with
-//   PULSE_LATENCY_MSEC; Chromium launched with that environment gets >= 35 ms, `latency status` and
-//   `pactl list source-outputs` agree; a `parec --latency-msec=10` on the same source holds it to ~10 ms
+//   PULSE_LATENCY_MSEC, and a wrapper of the `chromium` command in ~/.local/bin (a private HOME here);
+//   Chromium launched with that environment gets >= 35 ms, `latency status` and `pactl list
+//   source-outputs` agree; launched through the wrapper, the same; a `parec --latency-msec=10` on the same source holds it to ~10 ms
 //   and is named; after `latency reset` and the browser restart it names, 10 ms again.
 //   pipewire-pulse: `latency set` writes the pulse.rules drop-in; after the pipewire-pulse restart it
 //   names, Chromium's record fragment is >= 35 ms; after `latency reset` and that restart, 10 ms.
@@ -11,43 +12,25 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LatencySetResult, LatencyStatus } from '../../extension/src/shared/protocol.ts';
-import { type AudioRig, startAudioRig } from '../rig/audio-rig.ts';
+import { execEnv, latencyHost as hostFor, serverGrantUs } from '../rig/capture-latency.ts';
 import { type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
-import { test as base, expect } from '../rig/fixtures.ts';
+import { expect, test } from '../rig/fixtures.ts';
 import { requireHost } from '../rig/host.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
 import { CHROMIUM } from '../rig/paths.ts';
-import { run, startChild, stopChild, waitFor } from '../rig/proc.ts';
+import { run, startChild, stopChild, waitFor, which } from '../rig/proc.ts';
 
-// The rig without its 10 ms reader (an override of the worker fixture, for this file only).
-const test = base.extend({
-  rig: [
-    async ({ audioServer }, use) => {
-      const rig = await startAudioRig(audioServer, { reader: false });
-      try {
-        await use(rig);
-      } finally {
-        await rig.stop();
-      }
-    },
-    { scope: 'worker', timeout: 60_000 },
-  ],
-});
+// The rig without its 10 ms reader (it would hold a PulseAudio source at 10 ms).
+test.use({ rigOptions: { reader: false } });
 
 const MS = 1000;
 
-/** The host with the rig's server and private XDG folders. */
-function hostFor(rig: AudioRig, xdg: Record<string, string>) {
-  const env = { ...rig.clientEnv, ...xdg };
-  return async <T>(args: string[]): Promise<T> => {
-    const r = await run(requireHost(), ['latency', ...args, '--json'], { env, timeoutMs: 20_000 });
-    if (r.code !== 0) throw new Error(`micoff-host latency ${args.join(' ')} (${r.code}): ${r.stderr}`);
-    return JSON.parse(r.stdout) as T;
-  };
-}
-
-async function startCall(env: NodeJS.ProcessEnv, pagesUrl: string): Promise<LaunchedChromium> {
-  const chromium = await launchChromium({ env, withExtension: false });
+async function startCall(
+  env: NodeJS.ProcessEnv,
+  pagesUrl: string,
+  executablePath?: string,
+): Promise<LaunchedChromium> {
+  const chromium = await launchChromium({ env, withExtension: false, executablePath });
   const meeting = await MeetingPage.open(chromium.context, pagesUrl);
   await meeting.ready();
   await meeting.waitForAudioFlowing(20_000);
@@ -76,21 +59,7 @@ async function chromiumStream(
   }
 }
 
-/** The `env VAR=value …` assignments of a desktop entry's first Exec line. */
-function execEnv(entry: string): Record<string, string> {
-  const exec = entry.split('\n').find((l) => l.startsWith('Exec='));
-  const words = (exec ?? '').slice('Exec='.length).split(/\s+/);
-  const out: Record<string, string> = {};
-  if (words[0] !== 'env') return out;
-  for (const w of words.slice(1)) {
-    const m = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/.exec(w);
-    if (!m) break;
-    out[m[1] as string] = m[2] as string;
-  }
-  return out;
-}
-
-test('PulseAudio: launch environment 40 ms granted, held down by a 10 ms parec, reset', async ({
+test('PulseAudio: launch environment 40 ms granted (menu entry and PATH wrapper), held down by a 10 ms parec, reset', async ({
   rig,
   pages,
   audioServer,
@@ -106,6 +75,7 @@ test('PulseAudio: launch environment 40 ms granted, held down by a 10 ms parec, 
     `[Desktop Entry]\nName=Chromium\nType=Application\nExec=${CHROMIUM} %U\n`,
   );
   const host = hostFor(rig, {
+    HOME: join(dir, 'home'),
     XDG_CONFIG_HOME: join(dir, 'config'),
     XDG_DATA_HOME: join(dir, 'data'),
     XDG_DATA_DIRS: system,
@@ -116,8 +86,12 @@ test('PulseAudio: launch environment 40 ms granted, held down by a 10 ms parec, 
   try {
     const set = await host<LatencySetResult>(['set', '--capture-ms', '40', '--browser', 'chromium']);
     const copy = join(dir, 'data', 'applications', 'chromium.desktop');
+    // Chromium's own command on PATH (what a terminal runs), wrapped in the private ~/.local/bin.
+    const own = which('chromium');
+    expect(own, 'chromium on PATH').not.toBeNull();
+    const wrapper = join(dir, 'home', '.local', 'bin', 'chromium');
     expect(set.mechanism).toBe('launch_environment');
-    expect(set.changed_files).toEqual([copy]);
+    expect(set.changed_files).toEqual([copy, wrapper]);
     expect(set.needs_restart).toEqual(['chromium']);
     expect(set.message).toContain('playback latency changes too');
     const again = await host<LatencySetResult>(['set', '--capture-ms', '40', '--browser', 'chromium']);
@@ -145,6 +119,19 @@ test('PulseAudio: launch environment 40 ms granted, held down by a 10 ms parec, 
     expect(mine?.processId).toBe(s.application_process_id);
     expect(Math.abs((mine?.bufferLatencyUs ?? 0) - s.granted_latency_us)).toBeLessThanOrEqual(1 * MS);
     expect(mine?.bufferLatencyUs ?? 0).toBeGreaterThanOrEqual(35 * MS);
+
+    // Started by name instead (a terminal, a launcher's run dialog): the wrapper runs Chromium's own
+    // command with the same environment, and the server grants the same.
+    expect(readFileSync(wrapper, 'utf8')).toContain(`exec env PULSE_LATENCY_MSEC=40 '${own}' "$@"`);
+    await chromium.close();
+    chromium = await startCall(rig.clientEnv, pages.url('meeting.html'), wrapper);
+    const byName = await chromiumStream(
+      status,
+      'Chromium started through the wrapper granted >= 35 ms',
+      (x) => x.capture_latency_us >= 35 * MS && x.application_process_id !== s.application_process_id,
+    );
+    expect(byName.s.launch_env_latency_ms).toBe(40);
+    expect(byName.st.configured?.in_effect).toBe(true);
 
     // Another reader at 10 ms on the same source holds Chromium down, and is named.
     parec = startChild(
@@ -174,7 +161,8 @@ test('PulseAudio: launch environment 40 ms granted, held down by a 10 ms parec, 
 
     // Reset: the copy goes, the browser needs a restart; after it, Chromium's own 10 ms again.
     const reset = await host<LatencySetResult>(['reset']);
-    expect(reset.changed_files).toEqual([copy]);
+    expect(reset.changed_files).toEqual([copy, wrapper]);
+    expect(existsSync(wrapper)).toBe(false);
     expect(reset.needs_restart).toEqual(['chromium']);
     await chromium.close();
     chromium = await startCall(rig.clientEnv, pages.url('meeting.html'));
@@ -198,8 +186,9 @@ test('pipewire-pulse: the pulse.rules drop-in gives Chromium >= 35 ms fragments 
   test.setTimeout(150_000);
   const dir = mkdtempSync(join(tmpdir(), 'micoff-latency-'));
   // pipewire-pulse reads its drop-ins from $XDG_CONFIG_HOME: the rig's private one (e2e/rig/audio-rig.ts).
-  const configHome = join(rig.dir, 'home', '.config');
+  const configHome = rig.configHome;
   const host = hostFor(rig, {
+    HOME: join(dir, 'home'),
     XDG_CONFIG_HOME: configHome,
     XDG_DATA_HOME: join(dir, 'data'),
     XDG_DATA_DIRS: join(dir, 'system'),
@@ -239,18 +228,7 @@ test('pipewire-pulse: the pulse.rules drop-in gives Chromium >= 35 ms fragments 
     expect(on.configured?.in_effect).toBe(true);
     expect(on.needs_restart).toEqual([]);
     // pactl's view: the same stream, its fragsize in bytes at its sample spec.
-    const raw = JSON.parse(await rig.pactl(['-f', 'json', 'list', 'source-outputs'])) as {
-      index: number;
-      sample_specification: string;
-      properties: Record<string, string>;
-    }[];
-    const mine = raw.find((o) => o.index === s.index);
-    expect(mine, JSON.stringify(raw)).toBeDefined();
-    const spec = /^(\w+) (\d+)ch (\d+)Hz$/.exec(mine?.sample_specification ?? '');
-    const bytesPerSample = spec?.[1]?.startsWith('s16') ? 2 : 4;
-    const fragUs =
-      (Number(mine?.properties['pulse.attr.fragsize']) * 1e6) /
-      (bytesPerSample * Number(spec?.[2]) * Number(spec?.[3]));
+    const fragUs = (await serverGrantUs(rig, s.index)) ?? 0;
     expect(Math.abs(fragUs - s.capture_latency_us)).toBeLessThanOrEqual(1 * MS);
     expect(fragUs).toBeGreaterThanOrEqual(35 * MS);
 
@@ -363,7 +341,8 @@ test('pipewire-pulse: a running Chromium picks up the rule after the pipewire-pu
   test.setTimeout(150_000);
   const dir = mkdtempSync(join(tmpdir(), 'micoff-latency-'));
   const host = hostFor(rig, {
-    XDG_CONFIG_HOME: join(rig.dir, 'home', '.config'),
+    HOME: join(dir, 'home'),
+    XDG_CONFIG_HOME: rig.configHome,
     XDG_DATA_HOME: join(dir, 'data'),
     XDG_DATA_DIRS: join(dir, 'system'),
   });

@@ -1,5 +1,5 @@
-// Echo after an unmute, on the echo rig of the capture-latency bars (echo-util.ts: the
-// browser's default sink is heard by the microphone; echo.html plays a far end's speech-like signal and
+// Echo after an unmute, on the echo rig (echo-util.ts, its direct path: the browser's default sink is
+// heard by the microphone; echo.html plays a far end's speech-like signal and
 // sends the mic through a loopback call, so what the page SENDS is the far end's echo and what the
 // browser's echo canceller leaves of it).
 // Two browsers, one after the other and alternated over rounds: `micoff` (the extension releases the

@@ -9,10 +9,12 @@
 //!   to clients that connect after pipewire-pulse restarts.
 //! - PulseAudio (and older PipeWire): `PULSE_LATENCY_MSEC` in the browser's launch environment,
 //!   through a copy of the browser's desktop entry in `$XDG_DATA_HOME/applications` (which
-//!   overrides the system one). libpulse applies it to every stream of the process: playback too.
+//!   overrides the system one), and a wrapper of the browser's command in `~/.local/bin` (for a
+//!   browser started by name: a terminal, a launcher). libpulse applies it to every stream of the
+//!   process: playback too.
 //!
-//! Every file written here starts with [`MARKER`] and a [`META`] line; nothing without them is
-//! ever changed or removed. Writes are atomic (temporary file + rename). Nothing is restarted:
+//! Every file written here starts with [`MARKER`] (after a wrapper's `#!` line) and a [`META`]
+//! line; nothing without them is ever changed or removed. Writes are atomic (temporary file + rename). Nothing is restarted:
 //! the results say what needs a restart.
 //!
 //! The pure parts (status computation, file contents, planning) take their inputs as arguments
@@ -95,6 +97,16 @@ impl Browser {
         }
     }
 
+    /// The commands a terminal or a launcher runs the browser by (micoff's PATH wrappers take
+    /// these names; each is written only where the browser's own command is on PATH).
+    pub fn commands(self) -> &'static [&'static str] {
+        match self {
+            Browser::Chromium => &["chromium", "chromium-browser"],
+            Browser::Chrome => &["google-chrome", "google-chrome-stable"],
+            Browser::Firefox => &["firefox", "firefox-esr"],
+        }
+    }
+
     /// Desktop entry ids, first match wins per id (all that exist are configured).
     pub fn desktop_ids(self) -> &'static [&'static str] {
         match self {
@@ -159,7 +171,7 @@ pub struct LatencyServer {
 pub enum Mechanism {
     /// A `pulse.rules` drop-in for pipewire-pulse.
     PipewirePulseRule,
-    /// `PULSE_LATENCY_MSEC` in the browser's launch environment (desktop entries).
+    /// `PULSE_LATENCY_MSEC` in the browser's launch environment (desktop entries, PATH wrappers).
     LaunchEnvironment,
 }
 
@@ -258,12 +270,18 @@ pub struct LatencySetResult {
 // ------------------------------------------------------------------------------------------------
 // Where the files go
 
-/// The XDG folders the writers use (`$XDG_CONFIG_HOME`, `$XDG_DATA_HOME`, `$XDG_DATA_DIRS`).
+/// The folders the writers use (`$XDG_CONFIG_HOME`, `$XDG_DATA_HOME`, `$XDG_DATA_DIRS`,
+/// `~/.local/bin`) and `$PATH`, where the browsers' own commands are found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Paths {
     pub config_home: PathBuf,
     pub data_home: PathBuf,
     pub data_dirs: Vec<PathBuf>,
+    /// `$HOME/.local/bin` (the XDG base directory spec's place for a user's executables), where
+    /// the PATH wrappers go; None without `$HOME`.
+    pub bin_home: Option<PathBuf>,
+    /// `$PATH`'s absolute folders, in order.
+    pub path_dirs: Vec<PathBuf>,
 }
 
 impl Paths {
@@ -292,10 +310,21 @@ impl Paths {
             .map(PathBuf::from)
             .filter(|p| p.is_absolute())
             .collect();
+        let path_dirs = env
+            .get("PATH")
+            .map(|p| {
+                p.split(':')
+                    .map(PathBuf::from)
+                    .filter(|p| p.is_absolute())
+                    .collect()
+            })
+            .unwrap_or_default();
         Ok(Paths {
             config_home,
             data_home,
             data_dirs,
+            bin_home: home.map(|h| h.join(".local").join("bin")),
+            path_dirs,
         })
     }
 
@@ -312,6 +341,40 @@ impl Paths {
 
     pub fn user_applications(&self) -> PathBuf {
         self.data_home.join("applications")
+    }
+
+    /// micoff's wrapper of `command` (None without a home).
+    pub fn wrapper(&self, command: &str) -> Option<PathBuf> {
+        self.bin_home.as_ref().map(|b| b.join(command))
+    }
+
+    /// The browser's own `command`: the first executable file of that name in `$PATH` outside
+    /// [`Paths::bin_home`] (the wrapper must never run itself).
+    fn real_command(&self, command: &str) -> Option<PathBuf> {
+        use std::os::unix::fs::PermissionsExt;
+        self.path_dirs
+            .iter()
+            .filter(|d| self.bin_home.as_deref() != Some(d.as_path()))
+            .map(|d| d.join(command))
+            // The path goes into a shell line and a comment: nothing a line could not hold.
+            .filter(|p| p.to_str().is_some_and(|s| !s.contains('\n')))
+            .find(|p| {
+                fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+            })
+    }
+
+    /// Whether a command named like the wrapper is found in `~/.local/bin` before `target`'s
+    /// folder (else the shell runs the browser's own command and the wrapper does nothing).
+    fn wrapper_first(&self, target: &Path) -> bool {
+        let (Some(bin), Some(dir)) = (self.bin_home.as_deref(), target.parent()) else {
+            return false;
+        };
+        let at = |d: &Path| self.path_dirs.iter().position(|p| p == d);
+        match (at(bin), at(dir)) {
+            (Some(b), Some(t)) => b < t,
+            (Some(_), None) => true,
+            _ => false,
+        }
     }
 
     /// The system desktop entry `id` would override: the first in `$XDG_DATA_DIRS`.
@@ -391,9 +454,35 @@ pub fn desktop_entry_content(
     out
 }
 
-/// The `key=value` words of a file of ours (its [`META`] line), or None for a foreign file.
+/// Single-quoted for sh (a path from `$PATH` may hold spaces or quotes).
+fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// micoff's wrapper of a browser command: runs the browser's own `target` with
+/// `PULSE_LATENCY_MSEC=N`, for a browser started by name (a terminal, a launcher's run dialog, a
+/// window manager's key binding) rather than from its menu entry.
+pub fn wrapper_content(capture_ms: u32, browser: Browser, command: &str, target: &Path) -> String {
+    format!(
+        "#!/bin/sh\n{MARKER}\n{META} capture_ms={capture_ms} browser={} command={command}\n\
+# `{command}` with {LATENCY_ENV}={capture_ms} in its environment: libpulse then asks\n\
+# {capture_ms} ms for every stream of the browser (capture AND playback). It runs the browser's own\n\
+# command, {}, found in PATH after this folder.\n\
+# Remove with `micoff-host latency reset` (this file is micoff's; it rewrites or deletes it).\n\
+exec env {LATENCY_ENV}={capture_ms} {} \"$@\"\n",
+        browser.name(),
+        target.display(),
+        sh_quote(&target.to_string_lossy()),
+    )
+}
+
+/// The `key=value` words of a file of ours (its [`META`] line), or None for a foreign file. A
+/// wrapper's `#!` line comes before the marker.
 pub fn read_meta(content: &str) -> Option<HashMap<String, String>> {
-    let mut lines = content.lines();
+    let mut lines = content.lines().peekable();
+    if lines.peek().is_some_and(|l| l.starts_with("#!")) {
+        lines.next();
+    }
     if lines.next()? != MARKER {
         return None;
     }
@@ -435,7 +524,8 @@ fn our_file(path: &Path, mechanism: Mechanism) -> Option<OurFile> {
     })
 }
 
-/// Every latency file of ours: the drop-in and the desktop entries in the user's folder.
+/// Every latency file of ours: the drop-in, the desktop entries in the user's folder and the
+/// PATH wrappers.
 pub fn our_files(paths: &Paths) -> Vec<OurFile> {
     let mut files: Vec<OurFile> = our_file(&paths.rule_file(), Mechanism::PipewirePulseRule)
         .into_iter()
@@ -453,7 +543,50 @@ pub fn our_files(paths: &Paths) -> Vec<OurFile> {
             files.push(f);
         }
     }
+    for b in Browser::ALL {
+        for cmd in b.commands() {
+            if let Some(f) = paths
+                .wrapper(cmd)
+                .and_then(|w| our_file(&w, Mechanism::LaunchEnvironment))
+            {
+                files.push(f);
+            }
+        }
+    }
     files
+}
+
+/// The browser a launch-environment file of micoff's configures: a desktop entry copy in the
+/// user's applications folder or a wrapper in `~/.local/bin`, by its name.
+fn launch_file_browser(paths: &Paths, path: &Path) -> Option<Browser> {
+    let name = path.file_name()?.to_str()?;
+    let parent = path.parent()?;
+    Browser::ALL.into_iter().find(|b| {
+        (parent == paths.user_applications() && b.desktop_ids().contains(&name))
+            || (paths.bin_home.as_deref() == Some(parent) && b.commands().contains(&name))
+    })
+}
+
+/// The wrappers among `actions` that are written or already there.
+fn wrappers_in<'a>(paths: &'a Paths, actions: &'a [Action]) -> impl Iterator<Item = &'a Path> {
+    actions.iter().filter_map(move |a| match a {
+        Action::Write { path, .. } | Action::Unchanged { path }
+            if paths.bin_home.as_deref() == path.parent() =>
+        {
+            Some(path.as_path())
+        }
+        _ => None,
+    })
+}
+
+/// Makes micoff's wrappers executable (the atomic write leaves them 0644).
+fn make_executable(paths: &Paths, actions: &[Action]) -> Result<(), String> {
+    use std::os::unix::fs::PermissionsExt;
+    for w in wrappers_in(paths, actions) {
+        fs::set_permissions(w, fs::Permissions::from_mode(0o755))
+            .map_err(|e| format!("cannot make {} executable: {e}", w.display()))?;
+    }
+    Ok(())
 }
 
 /// The configuration the files say (the drop-in wins if both kinds are there).
@@ -828,6 +961,26 @@ pub fn compute_status(
                 }
             }
         }
+        if server.kind == ServerKind::Pulseaudio {
+            // Granted less than asked, and no other reader of the source asks less: the source
+            // itself runs faster (measured: a mic that is the monitor of a sink, at that sink's
+            // playback latency).
+            for c in ours.iter().filter(|c| {
+                c.held_down_by.is_empty()
+                    && c.launch_env_latency_ms == Some(capture_ms)
+                    && !granted(c)
+            }) {
+                notes.push(format!(
+                    "stream #{} gets {} instead of {}, and no other recorder of {} asks less: the \
+                     source's device runs at a lower latency (a monitor source follows its sink's \
+                     playback latency)",
+                    c.index,
+                    ms(c.capture_latency_us),
+                    ms(want_us),
+                    c.source_name.as_deref().unwrap_or("its source")
+                ));
+            }
+        }
         for c in ours.iter().filter(|c| !c.held_down_by.is_empty()) {
             let names: Vec<String> = c.held_down_by.iter().map(HeldDownBy::describe).collect();
             notes.push(format!(
@@ -967,6 +1120,13 @@ pub fn plan(paths: &Paths, req: &SetRequest, mechanism: Mechanism) -> Vec<Action
                                 path: system.clone(),
                                 why: format!("cannot read {}: {e}", system.display()),
                             }),
+                        }
+                    }
+                    for cmd in b.commands() {
+                        if let (Some(wrapper), Some(target)) =
+                            (paths.wrapper(cmd), paths.real_command(cmd))
+                        {
+                            wanted.push((wrapper, wrapper_content(ms, *b, cmd, &target)));
                         }
                     }
                 }
@@ -1141,6 +1301,7 @@ pub fn set_with(
     let actions = plan(paths, req, mechanism);
     if !req.dry_run {
         apply(&actions).map_err(HostError::Internal)?;
+        make_executable(paths, &actions).map_err(HostError::Internal)?;
     }
     let mut changed = Vec::new();
     let mut skipped = Vec::new();
@@ -1178,13 +1339,8 @@ pub fn set_with(
             }
         }
         if let Action::Write { path, .. } | Action::Remove { path } = a {
-            if let Some(f) = path.file_name().and_then(|n| n.to_str()) {
-                if let Some(b) = Browser::ALL
-                    .into_iter()
-                    .find(|b| b.desktop_ids().contains(&f))
-                {
-                    env_changed.insert(b);
-                }
+            if let Some(b) = launch_file_browser(paths, path) {
+                env_changed.insert(b);
             }
         }
     }
@@ -1230,13 +1386,17 @@ pub fn set_with(
     }
     if !env_changed.is_empty() {
         lines.push(format!(
-            "quit and start {} again from its menu entry for the launch environment to change",
+            "quit and start {} again (from its menu entry, or by its command) for the launch \
+             environment to change",
             env_changed
                 .iter()
                 .map(|b| b.name())
                 .collect::<Vec<_>>()
                 .join(", ")
         ));
+        if req.capture_ms.is_some() {
+            lines.extend(wrapper_notes(paths, &actions));
+        }
         if req.capture_ms.is_some() {
             lines.push(format!(
                 "note: {LATENCY_ENV} sets the latency of every stream of the browser: playback \
@@ -1279,6 +1439,41 @@ pub fn set_with(
         needs_restart,
         message: lines.join("\n"),
     })
+}
+
+/// What the user needs to know about the PATH wrappers among `actions`: a shell finds them only
+/// when `~/.local/bin` comes before the browser's own command in `$PATH`.
+fn wrapper_notes(paths: &Paths, actions: &[Action]) -> Vec<String> {
+    let mut notes = Vec::new();
+    for w in wrappers_in(paths, actions) {
+        let Some(cmd) = w.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let Some(target) = paths.real_command(cmd) else {
+            continue;
+        };
+        let bin = w
+            .parent()
+            .map_or_else(String::new, |p| p.display().to_string());
+        notes.push(if paths.wrapper_first(&target) {
+            format!(
+                "`{cmd}` started by name (a terminal, a launcher) runs {} through it",
+                w.display()
+            )
+        } else {
+            format!(
+                "{} is not in PATH before {}: `{cmd}` started by name still runs {} without \
+                 {LATENCY_ENV}; put {bin} first in PATH (e.g. `export PATH=\"{bin}:$PATH\"` in \
+                 your shell profile) or start the browser from its menu entry",
+                bin,
+                target
+                    .parent()
+                    .map_or_else(String::new, |p| p.display().to_string()),
+                target.display(),
+            )
+        });
+    }
+    notes
 }
 
 /// `latency set` / `reset` against the audio server (for the mechanism) and the file system.
@@ -1495,8 +1690,22 @@ mod tests {
             config_home: root.join("config"),
             data_home: root.join("data"),
             data_dirs: vec![root.join("system")],
+            bin_home: Some(root.join("home/.local/bin")),
+            // No browser command on PATH: no wrappers unless a test puts one there.
+            path_dirs: Vec::new(),
         };
         (dir, paths)
+    }
+
+    /// An executable `name` in `dir` that prints its arguments and PULSE_LATENCY_MSEC (a stand-in for
+    /// the browser's own command).
+    fn fake_command(dir: &Path, name: &str) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        fs::create_dir_all(dir).unwrap();
+        let p = dir.join(name);
+        fs::write(&p, "#!/bin/sh\necho \"${PULSE_LATENCY_MSEC:-unset} $*\"\n").unwrap();
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
+        p
     }
 
     fn system_entry(paths: &Paths, id: &str) -> PathBuf {
@@ -1920,6 +2129,20 @@ mod tests {
             st.notes
         );
 
+        // Granted 10 ms with nobody else asking less (a monitor source at its sink's latency): said so.
+        let mut alone = chromium.clone();
+        alone.buffer_latency_us = 10_000;
+        let st = compute_status(Some(&i), &[alone], &files, &w);
+        assert!(st.streams[0].held_down_by.is_empty());
+        assert_eq!(st.configured.as_ref().unwrap().in_effect, Some(false));
+        assert!(
+            st.notes
+                .iter()
+                .any(|n| n.contains("no other recorder of mic asks less")),
+            "{:?}",
+            st.notes
+        );
+
         // The browser started without the environment: it needs a restart.
         let st = compute_status(Some(&i), &[held], &files, &world(&[], None));
         assert_eq!(st.streams[0].requested_latency_us, Some(10_000));
@@ -1994,6 +2217,163 @@ mod tests {
         assert!(audio_services(Path::new("/proc"), &[])
             .iter()
             .all(|(pid, _)| *pid != std::process::id()));
+    }
+
+    #[test]
+    fn wrappers_on_path_run_the_browser_with_the_environment() {
+        use std::os::unix::fs::PermissionsExt;
+        let (d, mut paths) = temp_paths();
+        let usr_bin = d.path().join("usr/bin");
+        let bin_home = paths.bin_home.clone().unwrap();
+        let real = fake_command(&usr_bin, "chromium");
+        // Not executable: not a command, no wrapper for it.
+        fs::write(usr_bin.join("firefox"), "not a program").unwrap();
+        // ~/.local/bin first, as Debian's ~/.profile puts it.
+        paths.path_dirs = vec![bin_home.clone(), usr_bin.clone()];
+        let pa = server_of(Some(&info(None)));
+
+        let dry = SetRequest {
+            dry_run: true,
+            ..set_req(Some(40), None)
+        };
+        let r = set_with(&paths, &dry, &pa, &[]).unwrap();
+        let wrapper = bin_home.join("chromium");
+        assert_eq!(r.changed_files, vec![wrapper.display().to_string()]);
+        assert!(!wrapper.exists(), "a dry run writes nothing");
+
+        let r = set_with(&paths, &set_req(Some(40), None), &pa, &[]).unwrap();
+        assert_eq!(r.changed_files, vec![wrapper.display().to_string()]);
+        assert_eq!(r.needs_restart, vec!["chromium".to_owned()]);
+        assert!(r.message.contains("started by name"), "{}", r.message);
+        assert!(r.message.contains("playback latency changes too"));
+        let text = fs::read_to_string(&wrapper).unwrap();
+        assert_eq!(
+            text,
+            wrapper_content(40, Browser::Chromium, "chromium", &real)
+        );
+        assert!(text.starts_with(&format!("#!/bin/sh\n{MARKER}\n")));
+        let mode = fs::metadata(&wrapper).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o755);
+        // It runs: the browser's own command gets the environment and every argument.
+        let out = std::process::Command::new(&wrapper)
+            .args(["--new-window", "a b"])
+            .env_remove("PULSE_LATENCY_MSEC")
+            .output()
+            .unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "40 --new-window a b\n"
+        );
+
+        // It counts as the configuration (status reads it back), and the same request is a no-op.
+        let (ms, mech, browsers, files) = configured_from(&our_files(&paths)).unwrap();
+        assert_eq!(
+            (ms, mech, browsers),
+            (40, Mechanism::LaunchEnvironment, vec![Browser::Chromium])
+        );
+        assert_eq!(files, vec![wrapper.display().to_string()]);
+        let again = set_with(&paths, &set_req(Some(40), None), &pa, &[]).unwrap();
+        assert!(again.changed_files.is_empty(), "{again:?}");
+
+        // A changed latency rewrites it; reset removes it.
+        set_with(&paths, &set_req(Some(60), None), &pa, &[]).unwrap();
+        assert!(fs::read_to_string(&wrapper)
+            .unwrap()
+            .contains("PULSE_LATENCY_MSEC=60 '"));
+        let r = set_with(&paths, &set_req(None, None), &pa, &[]).unwrap();
+        assert_eq!(r.changed_files, vec![wrapper.display().to_string()]);
+        assert!(!wrapper.exists());
+        assert!(real.exists(), "the browser's own command is never touched");
+    }
+
+    #[test]
+    fn wrappers_never_replace_a_users_file_and_say_when_path_hides_them() {
+        let (d, mut paths) = temp_paths();
+        let usr_bin = d.path().join("usr/bin");
+        let bin_home = paths.bin_home.clone().unwrap();
+        fake_command(&usr_bin, "chromium");
+        fake_command(&usr_bin, "firefox-esr");
+        // The user's own chromium in ~/.local/bin: left alone.
+        let theirs = fake_command(&bin_home, "chromium");
+        let theirs_text = fs::read_to_string(&theirs).unwrap();
+        // ~/.local/bin after /usr/bin: a shell never finds the wrapper.
+        paths.path_dirs = vec![usr_bin.clone(), bin_home.clone()];
+        let pa = server_of(Some(&info(None)));
+        let r = set_with(&paths, &set_req(Some(40), None), &pa, &[]).unwrap();
+        let ff = bin_home.join("firefox-esr");
+        assert_eq!(r.changed_files, vec![ff.display().to_string()]);
+        assert_eq!(r.skipped_files, vec![theirs.display().to_string()]);
+        assert_eq!(fs::read_to_string(&theirs).unwrap(), theirs_text);
+        assert!(r.message.contains("is not in PATH before"), "{}", r.message);
+        // The user's file is never taken for the browser's own command either.
+        assert!(!fs::read_to_string(&ff).unwrap().contains(".local/bin"));
+
+        // Switching to the rule removes the wrapper (ours), keeps theirs.
+        set_with(
+            &paths,
+            &set_req(Some(40), Some(Mechanism::PipewirePulseRule)),
+            &server_of(Some(&info(Some("0.3.65")))),
+            &[],
+        )
+        .unwrap();
+        assert!(!ff.exists());
+        assert_eq!(fs::read_to_string(&theirs).unwrap(), theirs_text);
+
+        // No home: no wrappers, the desktop entries still work.
+        paths.bin_home = None;
+        system_entry(&paths, "chromium.desktop");
+        let r = set_with(&paths, &set_req(Some(40), None), &pa, &[]).unwrap();
+        assert_eq!(
+            r.changed_files,
+            vec![
+                paths
+                    .user_applications()
+                    .join("chromium.desktop")
+                    .display()
+                    .to_string(),
+                paths.rule_file().display().to_string(),
+            ]
+        );
+    }
+
+    #[test]
+    fn paths_find_path_and_bin_home() {
+        let p = Paths::from_env(&env(&[
+            ("HOME", "/home/u"),
+            ("PATH", "/home/u/.local/bin:relative:/usr/bin:/bin"),
+        ]))
+        .unwrap();
+        assert_eq!(p.bin_home, Some(PathBuf::from("/home/u/.local/bin")));
+        assert_eq!(
+            p.path_dirs,
+            vec![
+                PathBuf::from("/home/u/.local/bin"),
+                PathBuf::from("/usr/bin"),
+                PathBuf::from("/bin")
+            ]
+        );
+        assert!(p.wrapper_first(Path::new("/usr/bin/chromium")));
+        let later = Paths::from_env(&env(&[
+            ("HOME", "/home/u"),
+            ("PATH", "/usr/bin:/home/u/.local/bin"),
+        ]))
+        .unwrap();
+        assert!(!later.wrapper_first(Path::new("/usr/bin/chromium")));
+        let q =
+            Paths::from_env(&env(&[("XDG_CONFIG_HOME", "/c"), ("XDG_DATA_HOME", "/d")])).unwrap();
+        assert_eq!(q.bin_home, None);
+        assert!(q.path_dirs.is_empty());
+        assert_eq!(sh_quote("/a b/it's"), r"'/a b/it'\''s'");
+        let meta = read_meta(&wrapper_content(
+            20,
+            Browser::Firefox,
+            "firefox",
+            Path::new("/usr/bin/firefox"),
+        ))
+        .unwrap();
+        assert_eq!(meta["browser"], "firefox");
+        assert_eq!(meta["capture_ms"], "20");
+        assert!(read_meta("#!/bin/sh\nexec chromium\n").is_none());
     }
 
     #[test]

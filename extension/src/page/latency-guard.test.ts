@@ -13,7 +13,12 @@ const CASES: Case[] = [
   ['latency 40 ms, EC unconstrained', { audio: { latency: 0.04 } }, true],
   ['latency {ideal: 40 ms}', { audio: { latency: { ideal: 0.04 } } }, true],
   ['latency 60 ms with a deviceId', { audio: { deviceId: 'abc', latency: 0.06 } }, true],
-  ['latency 5 ms (below the processed 10 ms)', { audio: { latency: 0.005 } }, true],
+  ['latency 15 ms (EC off on pipewire-pulse, measured)', { audio: { latency: 0.015 } }, true],
+  [
+    'latency 5 ms (the processed 10 ms is closer: EC stays on, measured)',
+    { audio: { latency: 0.005 } },
+    false,
+  ],
   [
     'latency {ideal: 40 ms, max: 100 ms} (10 ms admitted)',
     { audio: { latency: { ideal: 0.04, max: 0.1 } } },
@@ -41,7 +46,54 @@ const CASES: Case[] = [
   ],
   ['required min latency above 10 ms', { audio: { latency: { min: 0.02, ideal: 0.04 } } }, false],
   ['required max below 10 ms', { audio: { latency: { max: 0.005, ideal: 0.004 } } }, false],
-  ['latency only in advanced sets (left alone)', { audio: { advanced: [{ latency: 0.04 }] } }, false],
+  // Advanced sets: every value required; a set only the unprocessed path meets turns EC off (measured).
+  [
+    'advanced exact 40 ms (no choice meets it: Chromium skips the set, EC stays on)',
+    { audio: { advanced: [{ latency: 0.04 }] } },
+    false,
+  ],
+  [
+    'advanced {exact: 23.2 ms} (not met either, measured)',
+    { audio: { advanced: [{ latency: { exact: 0.0232 } }] } },
+    false,
+  ],
+  [
+    'advanced {max: 5 ms} (met by no choice, measured)',
+    { audio: { advanced: [{ latency: { max: 0.005 } }] } },
+    false,
+  ],
+  [
+    'advanced {min: 20 ms} (met by the unprocessed path only)',
+    { audio: { advanced: [{ latency: { min: 0.02 } }] } },
+    true,
+  ],
+  [
+    'advanced {min: 20 ms} in the second set, a first without latency',
+    { audio: { advanced: [{ channelCount: 1 }, { latency: { min: 0.02 } }] } },
+    true,
+  ],
+  ['advanced {max: 50 ms} (10 ms admitted)', { audio: { advanced: [{ latency: { max: 0.05 } }] } }, false],
+  [
+    'advanced {ideal: 40 ms} (ideal means nothing in an advanced set)',
+    { audio: { advanced: [{ latency: { ideal: 0.04 } }] } },
+    false,
+  ],
+  ['advanced exact 10 ms', { audio: { advanced: [{ latency: 0.01 }] } }, false],
+  [
+    'advanced set asks about EC: the page decided',
+    { audio: { advanced: [{ latency: { min: 0.02 }, echoCancellation: false }] } },
+    false,
+  ],
+  [
+    'EC asked in one advanced set, latency in another: the page decided',
+    { audio: { advanced: [{ echoCancellation: true }, { latency: { min: 0.02 } }] } },
+    false,
+  ],
+  [
+    'advanced not an array (the browser throws its own TypeError)',
+    { audio: { advanced: { latency: 0.04 } } },
+    false,
+  ],
   ['junk latency (the browser throws its own TypeError)', { audio: { latency: 'x' } }, false],
   ['no latency at all', { audio: { noiseSuppression: false } }, false],
 ];
@@ -55,14 +107,21 @@ describe('guardLatency', () => {
       assert.equal(JSON.stringify(input), before, 'the page object is never mutated');
       if (!guarded) {
         assert.equal(r.constraints, input, 'unchanged: the very same object goes to the browser');
-        assert.equal(r.latency_s, null);
+        assert.equal(r.asked, null);
         return;
       }
       const audio = (r.constraints as { audio: MediaTrackConstraints }).audio;
-      assert.equal(audio.echoCancellation, true);
-      // Everything the page asked is still there, latency included: micoff only adds the pin.
-      assert.deepEqual(unguardedConstraints(audio), (input as { audio: MediaTrackConstraints }).audio);
-      assert.ok(r.latency_s !== null && r.latency_s > 0);
+      const asked = (input as { audio: MediaTrackConstraints & { latency?: unknown } }).audio;
+      // The pin goes where the latency that would cost EC is: the basic set, or each such advanced set.
+      if (asked.latency !== undefined) assert.equal(audio.echoCancellation, true);
+      else assert.equal(audio.echoCancellation, undefined);
+      for (const [i, set] of (audio.advanced ?? []).entries()) {
+        const before = (asked.advanced ?? [])[i] as { latency?: unknown };
+        assert.equal(set.echoCancellation, before.latency === undefined ? undefined : true, `set ${i}`);
+      }
+      // Everything the page asked is still there, latency included: micoff only adds the pins.
+      assert.deepEqual(unguardedConstraints(audio), asked);
+      assert.ok(r.asked !== null && /\d+ ms$/.test(r.asked), String(r.asked));
     });
   }
 });
@@ -73,7 +132,29 @@ test('guarded: other members (video) are kept as they are', () => {
   assert.equal((r.constraints as { video: unknown }).video, video);
 });
 
-test('guardReason names the latency', () => {
-  assert.match(guardReason(0.04), /40 ms capture latency/);
+test('basic ideal and an advanced set: both pinned, the page sees neither pin', () => {
+  const audio = { latency: 0.04, advanced: [{ latency: { min: 0.02 } }, { channelCount: 1 }] };
+  const r = guardLatency({ audio } as unknown as MediaStreamConstraints);
+  const out = (r.constraints as { audio: Record<string, unknown> & { advanced: object[] } }).audio;
+  assert.equal(out.echoCancellation, true);
+  assert.deepEqual(out.advanced, [{ latency: { min: 0.02 }, echoCancellation: true }, { channelCount: 1 }]);
+  assert.equal(r.asked, '40 ms');
+  // What the browser's getConstraints() returns for it (keys in its own order) reads as asked.
+  const browserView = {
+    echoCancellation: true,
+    latency: 0.04,
+    advanced: [{ echoCancellation: true, latency: { min: 0.02 } }, { channelCount: 1 }],
+  } as unknown as MediaTrackConstraints;
+  assert.deepEqual(unguardedConstraints(browserView), audio);
+});
+
+test('guardReason names what the page asked', () => {
+  assert.match(guardReason('40 ms'), /asked for 40 ms capture latency/);
+  assert.match(guardReason('at least 20 ms'), /at least 20 ms capture latency/);
+  assert.equal(
+    guardLatency({ audio: { advanced: [{ latency: { min: 0.02 } }] } } as unknown as MediaStreamConstraints)
+      .asked,
+    'at least 20 ms',
+  );
   assert.match(guardReason(null), /kept echo cancellation on/);
 });

@@ -1,14 +1,28 @@
 // The latency-constraint trap, page world. Chromium scores its audio processing choices per
 // getUserMedia call; the processed path (echo cancellation, noise suppression, gain control) always
 // captures in 10 ms buffers, while the unprocessed path offers the device's buffer (1024 frames on
-// Linux, 21.3 ms at 48 kHz). A page that asks an ideal `latency` other than 10 ms and leaves
-// `echoCancellation` unconstrained makes the unprocessed path score higher: echo cancellation, noise
-// suppression and gain control go off without the page asking (media_stream_constraints_util_audio.cc).
-// The guard pins `echoCancellation: true` (ideal) on such a request, which keeps the processed path
-// winning; the page's own constraints stay what getConstraints() reports (interpose masks the key).
-// Never touched: a page that asks about echo cancellation at all (`echoCancellation: false` is how music
-// and DAW pages ask for unprocessed audio, and they get exactly that), a required latency the processed
-// path cannot meet (exact, or min/max excluding 10 ms: the page's own strict request), advanced sets.
+// Linux: 23.2 ms at the rig's PulseAudio 44.1 kHz, 21.3 ms at 48 kHz). A page that asks an ideal
+// `latency` above 10 ms and leaves `echoCancellation` unconstrained can make the unprocessed path score
+// higher (always when the ideal is at least the device buffer; measured on pipewire-pulse from 15 ms):
+// echo cancellation, noise suppression and gain control go off without the page asking
+// (media_stream_constraints_util_audio.cc). The guard pins `echoCancellation: true` (ideal) on such a
+// request, which keeps the processed path winning.
+// An `advanced` constraint set is applied only when some processing choice meets all of it, else
+// skipped; a set whose `latency` range excludes 10 ms (e.g. `{min: 0.02}`) is met by the unprocessed
+// path alone and so turns echo cancellation off. The guard adds `echoCancellation: true` to such a set: it
+// then applies only where echo cancellation stays on, and Chromium skips it otherwise, as it skips any
+// set it cannot meet (measured: `{advanced: [{latency: {min: 0.02}}]}` EC off without micoff, on with it).
+// The page's own constraints stay what getConstraints() reports (unguardedConstraints masks the added
+// keys).
+// Never touched, each measured in Chromium 156 (docs/design/capture-latency.md):
+//   - a page that asks about echo cancellation anywhere (`echoCancellation: false` is how music and DAW
+//     pages ask for unprocessed audio, and they get exactly that);
+//   - a REQUIRED latency in the basic set that excludes 10 ms: `exact` other than 10 ms gets an
+//     OverconstrainedError with or without micoff (no processing choice offers it; EC is not at stake),
+//     and `min`/`max` excluding 10 ms can only be met by the unprocessed path: an ideal pin does not
+//     move it (EC stays off), an exact pin turns the call into an OverconstrainedError, so keeping echo
+//     cancellation on would mean breaking the page's own requirement. The page gets Chromium's answer,
+//     and the popup shows echo cancellation off.
 // micoff itself never adds a `latency` constraint anywhere.
 // Pure and allocation-light: it runs on every getUserMedia call, before the browser's.
 
@@ -22,16 +36,23 @@ export interface GuardResult {
   constraints: MediaStreamConstraints | undefined;
   /** True when micoff pinned echo cancellation on. */
   guarded: boolean;
-  /** The ideal latency the page asked (seconds), when guarded. */
-  latency_s: number | null;
+  /** What the page asked that would have cost echo cancellation ("40 ms", "at least 20 ms"), when
+   * guarded. */
+  asked: string | null;
 }
 
 /** MediaTrackConstraints with `latency` (the DOM typings lack it). */
 type AudioConstraints = MediaTrackConstraints & { latency?: ConstrainDouble };
+type ConstraintSet = Record<string, unknown>;
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const ms = (s: number) => `${Math.round(s * 1000)} ms`;
+/** Above the processed path's 10 ms: the unprocessed path (never below 10 ms on Linux, its buffer is
+ * 1024 frames) can be the closer or the only match. Below 10 ms the processed path is always closer
+ * (measured: an ideal 5 ms keeps echo cancellation on). */
+const above = (s: number) => s > PROCESSED_LATENCY_S + SAME_LATENCY_S;
 
 /** The ideal latency of a ConstrainDouble when its required part (exact/min/max) admits 10 ms;
  * null when there is none or the page requires something the processed path cannot give. */
@@ -45,31 +66,66 @@ function guardableIdeal(latency: unknown): number | null {
   return isNum(ideal) ? ideal : null;
 }
 
+/** In an advanced set every value is required (a bare number is `exact`, `ideal` is ignored): what
+ * the set asks when only the unprocessed path can meet it (a `min` above 10 ms), else null. Measured,
+ * left alone: an exact value (neither 40 ms nor the device buffer's own 23.2 ms was met by any choice;
+ * Chromium skipped the set and echo cancellation stayed on), a `max` below 10 ms (met by none). */
+function advancedUnprocessedOnly(latency: unknown): string | null {
+  if (!isObject(latency) || latency.exact !== undefined) return null;
+  const { min } = latency;
+  return isNum(min) && above(min) ? `at least ${ms(min)}` : null;
+}
+
 export function guardLatency(constraints: MediaStreamConstraints | undefined): GuardResult {
-  const unchanged: GuardResult = { constraints, guarded: false, latency_s: null };
+  const unchanged: GuardResult = { constraints, guarded: false, asked: null };
   if (!isObject(constraints)) return unchanged;
   const audio = constraints.audio;
   if (!isObject(audio)) return unchanged;
-  // The page asked about echo cancellation (on, off, a mode): its choice stands.
+  const advanced = (audio as { advanced?: unknown }).advanced;
+  const sets: unknown[] = Array.isArray(advanced) ? advanced : [];
+  // The page asked about echo cancellation (on, off, a mode), anywhere: its choice stands.
   if ((audio as MediaTrackConstraints).echoCancellation !== undefined) return unchanged;
+  if (sets.some((s) => isObject(s) && s.echoCancellation !== undefined)) return unchanged;
+
+  let asked: string | null = null;
+  let out: ConstraintSet = audio;
   const ideal = guardableIdeal((audio as AudioConstraints).latency);
-  if (ideal === null || Math.abs(ideal - PROCESSED_LATENCY_S) <= SAME_LATENCY_S) return unchanged;
-  return {
-    constraints: { ...constraints, audio: { ...audio, echoCancellation: true } },
-    guarded: true,
-    latency_s: ideal,
-  };
+  if (ideal !== null && above(ideal)) {
+    out = { ...out, echoCancellation: true };
+    asked = ms(ideal);
+  }
+  if (Array.isArray(advanced)) {
+    let changed = false;
+    const guardedSets = advanced.map((s: unknown) => {
+      const what = isObject(s) ? advancedUnprocessedOnly(s.latency) : null;
+      if (what === null) return s;
+      changed = true;
+      asked ??= what;
+      return { ...(s as ConstraintSet), echoCancellation: true };
+    });
+    if (changed) out = { ...out, advanced: guardedSets };
+  }
+  if (asked === null) return unchanged;
+  return { constraints: { ...constraints, audio: out as MediaTrackConstraints }, guarded: true, asked };
 }
 
-/** What the page sees from getConstraints() on a guarded track: the browser's view less the key the
- * guard added. */
+/** What the page sees from getConstraints() on a guarded track: the browser's view less the keys the
+ * guard added (a guarded request never mentioned echo cancellation, so every such key is micoff's). */
 export function unguardedConstraints(c: MediaTrackConstraints): MediaTrackConstraints {
   const { echoCancellation: _added, ...rest } = c;
-  return rest;
+  const advanced = (rest as { advanced?: unknown }).advanced;
+  if (!Array.isArray(advanced)) return rest;
+  return {
+    ...rest,
+    advanced: advanced.map((s: unknown) => {
+      if (!isObject(s) || !('echoCancellation' in s)) return s;
+      const { echoCancellation: _set, ...set } = s;
+      return set;
+    }),
+  } as MediaTrackConstraints;
 }
 
 /** The popup's sentence for a guarded track. */
-export function guardReason(latencyS: number | null): string {
-  const ms = latencyS === null ? 'a' : `${Math.round(latencyS * 1000)} ms`;
-  return `The page asked for ${ms} capture latency without turning echo cancellation off; micoff kept echo cancellation on (Chromium would have switched it off).`;
+export function guardReason(asked: string | null): string {
+  return `The page asked for ${asked ?? 'a'} capture latency without turning echo cancellation off; micoff kept echo cancellation on (for such a request Chromium picks its unprocessed path, without echo cancellation, whenever the device buffer fits it better).`;
 }

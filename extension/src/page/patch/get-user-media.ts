@@ -50,7 +50,7 @@ export function patchGetUserMedia(w: Realm, o: Originals, reg: TrackRegistry): b
           try {
             const g = guardLatency(constraints);
             asked = g.constraints;
-            guard = g.guarded ? guardReason(g.latency_s) : null;
+            guard = g.guarded ? guardReason(g.asked) : null;
           } catch {}
           return original.call(this, asked).then((stream) => {
             try {
