@@ -5,7 +5,7 @@
 // hooks: what to prune, what to redo after a swap, what holds a device open.
 import type { GroupReport } from '../shared/messages/page-content.ts';
 import { KEPT } from '../shared/release-decision.ts';
-import { type Audibility, assess, type Vertex } from './audibility.ts';
+import { type Audibility, assess, starvedSenders, type Vertex } from './audibility.ts';
 import { concreteDeviceId, isVirtualDeviceId } from './device-groups.ts';
 import { groupState, keptReason, type MachineGroup } from './group-machine.ts';
 import type { Originals, Track } from './originals.ts';
@@ -282,12 +282,26 @@ export function createTrackRegistry(o: Originals, realm: number, hooks: Registry
     }
   }
 
+  function restartStarved(g: Group): Promise<unknown> {
+    try {
+      const roots: Vertex[] = [];
+      for (const m of g.members) if (!m.ended) roots.push(trackVertex(m.page));
+      return Promise.allSettled(starvedSenders(roots).map((restart) => restart()));
+    } catch {
+      return Promise.resolve(); // a graph we cannot read: the senders stay as they are
+    }
+  }
+
   /** Reopen every root's device (exact deviceId, the page's constraints) and swap the fresh tracks in
    * behind the page's objects. False when the device could not be reopened or went away meanwhile. */
   async function reacquire(g: Group): Promise<boolean> {
     prune();
     const roots = new Set<Root>();
     for (const m of g.members) if (!m.ended) roots.add(m.root);
+    // While the device reopens, the senders the release left without frames restart their RTP stream
+    // (audibility.ts starvedSenders), so the fresh capture's first packet carries the pause in its
+    // timestamp rather than arriving late by it.
+    const restarted = restartStarved(g);
     const fresh = new Map<Root, MediaStream>();
     try {
       for (const root of roots) {
@@ -297,6 +311,7 @@ export function createTrackRegistry(o: Originals, realm: number, hooks: Registry
       for (const s of fresh.values()) for (const t of o.getTracks.call(s)) o.stop.call(t);
       return false;
     }
+    await restarted;
     const swapped: Member[] = [];
     for (const [root, stream] of fresh) {
       const base = o.getAudioTracks.call(stream)[0];
