@@ -57,6 +57,9 @@ export interface RegistryHooks {
 
 export type TrackRegistry = ReturnType<typeof createTrackRegistry>;
 
+/** The longest a reacquire waits for the senders' restarts (two setParameters, a few ms measured). */
+const RESTART_WAIT_MS = 1000;
+
 export function createTrackRegistry(o: Originals, realm: number, hooks: RegistryHooks) {
   const members = new WeakMap<Track, Member>(); // page-visible track -> member
   const byReal = new WeakMap<Track, Member>(); // every real track we hand around -> member
@@ -282,11 +285,18 @@ export function createTrackRegistry(o: Originals, realm: number, hooks: Registry
     }
   }
 
+  /** Settles when the restarts are done, or after RESTART_WAIT_MS at most: the fresh audio never waits
+   * longer on a sender that does not answer (a restart that ends later still steps the clock). */
   function restartStarved(g: Group): Promise<unknown> {
     try {
       const roots: Vertex[] = [];
       for (const m of g.members) if (!m.ended) roots.push(trackVertex(m.page));
-      return Promise.allSettled(starvedSenders(roots).map((restart) => restart()));
+      const restarts = starvedSenders(roots).map((restart) => restart());
+      if (restarts.length === 0) return Promise.resolve();
+      return Promise.race([
+        Promise.allSettled(restarts),
+        new Promise<void>((resolve) => o.setTimeout(resolve, RESTART_WAIT_MS)),
+      ]);
     } catch {
       return Promise.resolve(); // a graph we cannot read: the senders stay as they are
     }
