@@ -9,12 +9,14 @@
 // mute: the device stays open and the disabled track keeps sending silence), unmute, then the receiving
 // end's jitter buffer in 2 s windows (mean target delay and mean delay of the samples emitted in each
 // window, from inbound-rtp jitterBufferTargetDelay / jitterBufferDelay / jitterBufferEmittedCount). Also
-// recorded: the sender's packetsSent over the gap and, at the far end, the step in RTP timestamp and in
-// arrival time from the last packet before the unmute to the first after it
-// (RTCRtpReceiver.getSynchronizationSources()).
+// recorded: the sender's packetsSent over the gap, the pause as the test timed it (release to unmute) and,
+// at the far end, the step in RTP timestamp and in delivery time (when the receiver last delivered a
+// frame of the source to its track: RTCRtpReceiver.getSynchronizationSources() `timestamp`) from the
+// last packet before the unmute to the first after it.
 //
 // - The bar (npm test, ~40 s): one 1 s gap with micoff and the plain mute in the same run: micoff's RTP
-//   timestamp steps over the pause (within 250 ms of the arrival step) and the far end's target delay
+//   timestamp steps over the pause (at least the pause less 100 ms; the reacquire adds ~100 ms to it) and
+//   the far end's target delay
 //   2-6 s after the unmute stays under 250 ms (or within 150 ms of the plain mute's, on a loaded machine).
 // - The bench (MICOFF_BENCH_GAP=1, ~2 min per gap; MICOFF_GAP_MS=500,1000,... picks the gaps): 40 s after
 //   the unmute per gap and configuration; figures in e2e/artifacts/release-gap.json. MICOFF_GAP_PAGE=
@@ -59,9 +61,11 @@ interface Window {
 interface GapRun {
   config: Config;
   gap_ms: number;
-  /** Far end, last packet before the unmute to the first after it: RTP clock vs arrival (ms). */
+  /** From the release (plain: the mute) to the unmute, as the test timed it (ms). */
+  pause_ms: number;
+  /** Far end, last packet before the unmute to the first after it: RTP clock vs delivery time (ms). */
   rtp_step_ms: number;
-  arrival_step_ms: number;
+  delivered_step_ms: number;
   /** outbound-rtp packetsSent over the gap (a disabled track keeps sending; a released one does not). */
   sent_in_gap: number;
   windows: Window[];
@@ -107,6 +111,7 @@ async function gapCall(
     const sent1 = (await m.page.evaluate('__gap.sent()')) as number;
     type Last = { rtp: number; at: number };
     const before = (await m.page.evaluate('__gap.last()')) as Last;
+    const unmutedAt = Date.now();
     await m.unmute();
     // The first packet after the unmute: the source's RTP timestamp moves (a disabled track's silence
     // moves it every 20 ms; a released one not until the fresh capture's first packet).
@@ -124,8 +129,9 @@ async function gapCall(
     return {
       config,
       gap_ms: gapMs,
+      pause_ms: unmutedAt - from,
       rtp_step_ms: Math.round((after.rtp - before.rtp) / 48), // Opus: a 48 kHz RTP clock
-      arrival_step_ms: Math.round(after.at - before.at),
+      delivered_step_ms: Math.round(after.at - before.at),
       sent_in_gap: sent1 - sent0,
       windows,
     };
@@ -138,8 +144,9 @@ const afterUnmute = (r: GapRun) => r.windows.filter((w) => w.phase !== 'before')
 const summary = (r: GapRun) => ({
   max_target_ms: Math.max(...afterUnmute(r).map((w) => w.target_ms)),
   max_delay_ms: Math.max(...afterUnmute(r).map((w) => w.delay_ms)),
+  pause_ms: r.pause_ms,
   rtp_step_ms: r.rtp_step_ms,
-  arrival_step_ms: r.arrival_step_ms,
+  delivered_step_ms: r.delivered_step_ms,
   sent_in_gap: r.sent_in_gap,
   targets_ms: afterUnmute(r).map((w) => w.target_ms),
 });
@@ -159,9 +166,11 @@ test('a 1 s release does not raise the far end jitter buffer delay (micoff vs th
   // The release really paused the stream, and the plain mute did not.
   expect(runs.micoff.sent_in_gap, 'micoff: no packets while released').toBeLessThanOrEqual(2);
   expect(runs.plain.sent_in_gap, 'plain: the disabled track sends silence').toBeGreaterThan(20);
-  // The mechanism: the RTP clock stepped over the pause as the arrival did.
-  expect(runs.micoff.arrival_step_ms, 'micoff: the pause reached the far end').toBeGreaterThan(800);
-  expect(Math.abs(runs.micoff.rtp_step_ms - runs.micoff.arrival_step_ms)).toBeLessThanOrEqual(250);
+  // The mechanism: the RTP clock stepped over the pause (without the restart it steps one packet, 20 ms).
+  expect(runs.micoff.rtp_step_ms, 'micoff: the RTP clock over the pause').toBeGreaterThanOrEqual(
+    runs.micoff.pause_ms - 100,
+  );
+  expect(runs.micoff.rtp_step_ms).toBeLessThanOrEqual(runs.micoff.pause_ms + 400);
   // The effect: the far end's target delay 2-6 s after the unmute.
   const settled = (r: GapRun) =>
     Math.max(
