@@ -3,9 +3,10 @@
 // (as a hotkey handler would), nothing brings it forward. Bars (medians over CYCLES, each case against
 // the foreground in the same run, interleaved): the record stream back and the fresh capture's packets
 // at the far end within 500 ms of the unmute; the page's visibility and focus unchanged; no page error.
-// When the far end plays those packets is up to its jitter buffer: after a release its target delay
-// has grown with the RTP gap (docs/design/release-on-mute.md, "Hidden pages and unfocused windows"),
-// hidden page or not; logged (decoded_ms, target_delay_ms), not asserted.
+// When the far end plays those packets is up to its jitter buffer (logged: decoded_ms, target_delay_ms;
+// not asserted); micoff restarts the senders at the reacquire so that a release does not raise its
+// target delay, hidden page or not (docs/design/release-on-mute.md, "The far end's jitter buffer after a
+// release"; e2e/tests/release-gap.spec.ts asserts it).
 // Headful Chromium on a private Xvfb, started by the rig and attached over CDP without Playwright's
 // per-page overrides (e2e/rig/chromium.ts realFocus): a headless page, or one Playwright opened with its
 // focus emulation, is always visible, which would make this test pass without testing anything. Here a
@@ -134,8 +135,8 @@ test('unmute from a hidden tab and an unfocused window: the device and the fresh
     } as const;
     type Sample = { cycle: number; energy_ms: number; resume_ms: number; trace: Trace };
     const samples: Record<string, Sample[]> = Object.fromEntries(Object.keys(cases).map((k) => [k, []]));
-    // Cases interleaved cycle by cycle: every release leaves a gap in the RTP stream that raises the
-    // far end's jitter-buffer delay (see the docs), so each case must meet the same history.
+    // Cases interleaved cycle by cycle, so each case meets the same history (a release used to raise
+    // the far end's jitter-buffer delay for the cycles after it; see the docs).
     for (let i = 0; i < CYCLES; i++) {
       for (const [name, c] of Object.entries(cases)) {
         await waitFor(`${name}: the call page in front again`, async () => {

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { KEPT } from '../shared/release-decision.ts';
-import { type Audibility, assess, plainAudibility, type Vertex } from './audibility.ts';
+import { type Audibility, assess, plainAudibility, starvedSenders, type Vertex } from './audibility.ts';
 
 // Builders for graph vertices (a track's `next` is fixed here; in the page it is read live).
 const track = (
@@ -158,4 +158,84 @@ test('plainAudibility: enabled live members hear, disabled ones are silenced, en
   ];
   for (const [members, want] of cases)
     assert.deepEqual(plainAudibility(members, 'x'), want, JSON.stringify(members));
+});
+
+test('starvedSenders: the senders a release leaves without frames (table)', () => {
+  // Each sender vertex restarts under its own name; the walk returns what it would restart.
+  const named = (name: string, sending = true): Vertex => ({
+    kind: 'sender',
+    sending,
+    why: KEPT.sending,
+    restart: Object.assign(async () => {}, { label: name }),
+  });
+  /** An insertable-streams processor: its frames go to `to` only while frames come in. */
+  const relay = (to: Vertex[], extra: Vertex[] = []): Vertex => ({
+    kind: 'node',
+    key: {},
+    reads: null,
+    next: () => [...to, ...extra],
+    relayed: () => to,
+  });
+  const gen = (enabled: boolean, next: Vertex[]) => track(enabled, next, { unseen: KEPT.unseen });
+  const cases: [name: string, roots: Vertex[], want: string[]][] = [
+    ['a disabled mic on its sender (the plain mute)', [track(false, [named('a')])], ['a']],
+    ['an enabled mic on its sender', [track(true, [named('a')])], ['a']],
+    ['a sender that sends nothing anyway (inactive, active: false)', [track(false, [named('a', false)])], []],
+    ['a sender without a restart (not one micoff can restart)', [track(false, [sender(true)])], []],
+    [
+      'two senders on one track, a clone on a third',
+      [track(false, [named('a'), named('b')]), track(false, [named('c')])],
+      ['a', 'b', 'c'],
+    ],
+    [
+      'processor -> worker -> generator -> sender (the generator disabled)',
+      [track(true, [relay([gen(false, [named('g')])])])],
+      ['g'],
+    ],
+    [
+      'a clone of the generator on a second sender',
+      [
+        track(true, [
+          relay([track(false, [named('g')], { unseen: KEPT.unseen, clones: [gen(true, [named('h')])] })]),
+        ]),
+      ],
+      ['h', 'g'],
+    ],
+    [
+      'a WebAudio graph keeps rendering: its destination track is not starved',
+      [track(false, [node([destination(false, [named('w')])])])],
+      [],
+    ],
+    [
+      'a processor whose frames go to page code (no relay)',
+      [track(true, [node([sink(KEPT.processor), gen(false, [named('p')])])])],
+      [],
+    ],
+    [
+      'a media element, an analyser: no sender',
+      [track(false, [sink(KEPT.element), node([], KEPT.analyser)])],
+      [],
+    ],
+    ['no tracks', [], []],
+  ];
+  for (const [name, roots, want] of cases) {
+    const got = starvedSenders(roots).map((r) => (r as unknown as { label: string }).label);
+    assert.deepEqual(got, want, name);
+  }
+});
+
+test('starvedSenders: a generator reached twice, a relay cycle, each visited once', () => {
+  let g: Vertex;
+  const restart = Object.assign(async () => {}, { label: 'g' });
+  const loop: Vertex = {
+    kind: 'node',
+    key: {},
+    reads: null,
+    next: () => [g],
+    relayed: () => [g, loop],
+  };
+  g = track(true, [{ kind: 'sender', sending: true, why: KEPT.sending, restart }, loop], {
+    unseen: KEPT.unseen,
+  });
+  assert.deepEqual(starvedSenders([track(true, [loop]), track(false, [loop])]), [restart]);
 });

@@ -35,8 +35,18 @@ export type Vertex =
       /** Why the page reads this node's audio itself (analyser, worklet port), or null. */
       reads: string | null;
       next(): Vertex[];
+      /** Where this node's frames go when it only passes on frames that come in (an insertable-streams
+       * processor followed to its generators): what it feeds gets nothing while the device is off.
+       * Absent for a node that produces frames of its own (a WebAudio node keeps rendering silence). */
+      relayed?(): Vertex[];
     }
-  | { kind: 'sender'; sending: boolean; why: string }
+  | {
+      kind: 'sender';
+      sending: boolean;
+      why: string;
+      /** Restart the sender's RTP stream so its clock jumps over a pause (see `starvedSenders`). */
+      restart?: () => Promise<void>;
+    }
   | { kind: 'sink'; why: string };
 
 export interface Audibility {
@@ -108,5 +118,38 @@ export function plainAudibility(
     if (m.enabled) out.hears ??= why;
     else out.silenced = true;
   }
+  return out;
+}
+
+/** The senders a release leaves with no audio frames at all: those carrying one of the device's tracks
+ * (a clone's too), directly or through insertable-streams relays, whatever the tracks' `enabled` (a
+ * disabled track sends encoded silence, a stopped one nothing). Their RTP stream pauses while the device
+ * is off; `restart` each before the reopened device's first frame (docs/design/release-on-mute.md,
+ * "The far end's jitter buffer after a release"). A sender that sends nothing anyway is left alone, and
+ * so is anything behind a WebAudio node, which keeps rendering (silence) while the device is off. */
+export function starvedSenders(roots: Iterable<Vertex>): (() => Promise<void>)[] {
+  const out: (() => Promise<void>)[] = [];
+  const visited = new Set<object>();
+  const walk = (v: Vertex): void => {
+    switch (v.kind) {
+      case 'sender':
+        if (v.sending && v.restart) out.push(v.restart);
+        return;
+      case 'sink':
+        return;
+      case 'track':
+        if (visited.has(v.key)) return;
+        visited.add(v.key);
+        for (const c of v.clones?.() ?? []) walk(c);
+        for (const n of v.next()) walk(n);
+        return;
+      case 'node':
+        if (!v.relayed || visited.has(v.key)) return;
+        visited.add(v.key);
+        for (const n of v.relayed()) walk(n);
+        return;
+    }
+  };
+  for (const r of roots) walk(r);
   return out;
 }

@@ -79,6 +79,8 @@ export interface Originals {
   readonly transceiverSender: Getter<RTCRtpTransceiver, RTCRtpSender> | null;
   readonly transceiverDirection: Getter<RTCRtpTransceiver, RTCRtpTransceiverDirection> | null;
   readonly getParameters: RTCRtpSender['getParameters'] | null;
+  /** Restarts a sender's RTP stream after a release (patch/rtc.ts `restart`). */
+  readonly setParameters: RTCRtpSender['setParameters'] | null;
   readonly signalingState: Getter<RTCPeerConnection, RTCSignalingState> | null;
   readonly destinationStream: Getter<MediaStreamAudioDestinationNode, MediaStream> | null;
   readonly AudioParam: typeof AudioParam | null;
@@ -172,6 +174,7 @@ export function captureOriginals(w: Realm): Originals | null {
     transceiverSender: getterOf(w.RTCRtpTransceiver?.prototype, 'sender'),
     transceiverDirection: getterOf(w.RTCRtpTransceiver?.prototype, 'direction'),
     getParameters: w.RTCRtpSender?.prototype.getParameters ?? null,
+    setParameters: w.RTCRtpSender?.prototype.setParameters ?? null,
     signalingState: getterOf(w.RTCPeerConnection?.prototype, 'signalingState'),
     destinationStream: getterOf(w.MediaStreamAudioDestinationNode?.prototype, 'stream'),
     AudioParam: w.AudioParam ?? null,

@@ -5,7 +5,7 @@
 // hooks: what to prune, what to redo after a swap, what holds a device open.
 import type { GroupReport } from '../shared/messages/page-content.ts';
 import { KEPT } from '../shared/release-decision.ts';
-import { type Audibility, assess, type Vertex } from './audibility.ts';
+import { type Audibility, assess, starvedSenders, type Vertex } from './audibility.ts';
 import { concreteDeviceId, isVirtualDeviceId } from './device-groups.ts';
 import { groupState, keptReason, type MachineGroup } from './group-machine.ts';
 import type { Originals, Track } from './originals.ts';
@@ -56,6 +56,9 @@ export interface RegistryHooks {
 }
 
 export type TrackRegistry = ReturnType<typeof createTrackRegistry>;
+
+/** The longest a reacquire waits for the senders' restarts (two setParameters, a few ms measured). */
+const RESTART_WAIT_MS = 1000;
 
 export function createTrackRegistry(o: Originals, realm: number, hooks: RegistryHooks) {
   const members = new WeakMap<Track, Member>(); // page-visible track -> member
@@ -282,12 +285,33 @@ export function createTrackRegistry(o: Originals, realm: number, hooks: Registry
     }
   }
 
+  /** Settles when the restarts are done, or after RESTART_WAIT_MS at most: the fresh audio never waits
+   * longer on a sender that does not answer (a restart that ends later still steps the clock). */
+  function restartStarved(g: Group): Promise<unknown> {
+    try {
+      const roots: Vertex[] = [];
+      for (const m of g.members) if (!m.ended) roots.push(trackVertex(m.page));
+      const restarts = starvedSenders(roots).map((restart) => restart());
+      if (restarts.length === 0) return Promise.resolve();
+      return Promise.race([
+        Promise.allSettled(restarts),
+        new Promise<void>((resolve) => o.setTimeout(resolve, RESTART_WAIT_MS)),
+      ]);
+    } catch {
+      return Promise.resolve(); // a graph we cannot read: the senders stay as they are
+    }
+  }
+
   /** Reopen every root's device (exact deviceId, the page's constraints) and swap the fresh tracks in
    * behind the page's objects. False when the device could not be reopened or went away meanwhile. */
   async function reacquire(g: Group): Promise<boolean> {
     prune();
     const roots = new Set<Root>();
     for (const m of g.members) if (!m.ended) roots.add(m.root);
+    // While the device reopens, the senders the release left without frames restart their RTP stream
+    // (audibility.ts starvedSenders), so the fresh capture's first packet carries the pause in its
+    // timestamp rather than arriving late by it.
+    const restarted = restartStarved(g);
     const fresh = new Map<Root, MediaStream>();
     try {
       for (const root of roots) {
@@ -297,6 +321,7 @@ export function createTrackRegistry(o: Originals, realm: number, hooks: Registry
       for (const s of fresh.values()) for (const t of o.getTracks.call(s)) o.stop.call(t);
       return false;
     }
+    await restarted;
     const swapped: Member[] = [];
     for (const [root, stream] of fresh) {
       const base = o.getAudioTracks.call(stream)[0];

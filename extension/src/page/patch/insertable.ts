@@ -69,6 +69,11 @@ export function patchInsertable(w: Realm, o: Originals, reg: TrackRegistry): voi
       for (const g of ends) out.push(reg.trackVertex(g));
       return out;
     },
+    // The generators get frames only through this processor (fed by the stand-in): none while released.
+    relayed() {
+      const { ends, open } = links.follow(p.readable, (s) => generatorOf.get(s) ?? null);
+      return open ? [] : ends.map((g) => reg.trackVertex(g));
+    },
   });
   reg.addConsumers((t) => {
     const out: Vertex[] = [];

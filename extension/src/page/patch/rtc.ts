@@ -3,10 +3,13 @@
 // page gives a track is recorded for the audio graph (audibility.ts): a sender sends while its
 // connection is open, its transceiver's direction sends and some encoding is active; what changes that
 // (direction, setParameters, replaceTrack, removeTrack, stop, close) makes the devices decide again.
+// A sender left without frames by a release has its RTP stream restarted at the reacquire (`restart`),
+// so the far end's jitter buffer does not take the pause for network delay.
 import { KEPT } from '../../shared/release-decision.ts';
 import type { Vertex } from '../audibility.ts';
 import { replaceAccessor, replaceMethod } from '../natives.ts';
 import type { Originals, Realm, Track } from '../originals.ts';
+import { createSenderParams } from '../sender-params.ts';
 import type { TrackRegistry } from '../track-registry.ts';
 
 interface SenderEntry {
@@ -16,11 +19,19 @@ interface SenderEntry {
   transceiver: RTCRtpTransceiver | null;
 }
 
+const paramsOf = (get: RTCRtpSender['getParameters'], set: RTCRtpSender['setParameters']) =>
+  createSenderParams<RTCRtpSender, RTCRtpSendParameters>({
+    get: (s) => get.call(s),
+    set: (s, p) => set.call(s, p),
+  });
+
 export function patchRtc(w: Realm, o: Originals, reg: TrackRegistry): void {
   const { members } = reg;
   const SenderProto = w.RTCRtpSender?.prototype;
   const PcProto = w.RTCPeerConnection?.prototype;
   const senders = new Map<RTCRtpSender, SenderEntry>();
+  // micoff's reads of the parameters, the page's view of them and the restart after a release.
+  const params = o.getParameters && o.setParameters ? paramsOf(o.getParameters, o.setParameters) : null;
 
   const transceiverOf = (pc: RTCPeerConnection, sender: RTCRtpSender): RTCRtpTransceiver | null => {
     if (!o.getTransceivers || !o.transceiverSender) return null;
@@ -36,8 +47,8 @@ export function patchRtc(w: Realm, o: Originals, reg: TrackRegistry): void {
       if (e.pc && o.signalingState?.call(e.pc) === 'closed') return false;
       const dir = e.transceiver ? o.transceiverDirection?.call(e.transceiver) : undefined;
       if (dir === 'inactive' || dir === 'recvonly' || dir === 'stopped') return false;
-      const enc = o.getParameters?.call(sender).encodings ?? [];
-      if (enc.length > 0 && enc.every((x) => x.active === false)) return false;
+      const active = params?.active(sender) ?? [];
+      if (active.length > 0 && active.every((a) => !a)) return false;
     } catch {}
     return true;
   };
@@ -46,7 +57,8 @@ export function patchRtc(w: Realm, o: Originals, reg: TrackRegistry): void {
     for (const [s, e] of senders) {
       const carried = o.senderTrack?.call(s);
       if (!carried || (reg.byReal.get(carried)?.page ?? carried) !== t) continue;
-      out.push({ kind: 'sender', sending: sending(s, e), why: KEPT.sending });
+      const restart = params ? () => params.restart(s) : undefined;
+      out.push({ kind: 'sender', sending: sending(s, e), why: KEPT.sending, restart });
     }
     return out;
   });
@@ -87,13 +99,29 @@ export function patchRtc(w: Realm, o: Originals, reg: TrackRegistry): void {
         },
       }).replaceTrack,
   );
+  if (params) {
+    replaceMethod(
+      SenderProto,
+      'getParameters',
+      () =>
+        ({
+          getParameters(this: RTCRtpSender) {
+            return params.pageGet(this);
+          },
+        }).getParameters,
+    );
+  }
   replaceMethod(
     SenderProto,
     'setParameters',
     (original) =>
       ({
         setParameters(this: RTCRtpSender, ...a: Parameters<RTCRtpSender['setParameters']>) {
-          return after(original.apply(this, a));
+          let args = a;
+          try {
+            if (params) args = [params.pageSet(this, a[0]), ...a.slice(1)] as typeof a;
+          } catch {}
+          return after(original.apply(this, args));
         },
       }).setParameters,
   );
