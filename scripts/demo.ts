@@ -4,8 +4,10 @@
 // process tree and the audio server, prints the table and writes JSON + an HTML chart. When the extension
 // has micoff's release-on-mute, the muted phase runs with it off (plain Chromium) and a third phase
 // measures the same mute with it on. A last phase measures the unmuted call again with a longer capture
-// latency (`--capture-ms`, default 40): Chromium relaunched with PULSE_LATENCY_MSEC=N, which is
-// what `micoff-host latency set` arranges on PulseAudio (the demo never writes the user's own files).
+// latency (`--capture-ms`, default 40), set by `micoff-host latency set` itself against the rig's server
+// with private XDG folders (the demo never writes the user's own files): on PulseAudio Chromium is
+// relaunched with the environment of the desktop entry copy it writes, on pipewire-pulse the rig's
+// server is restarted so its rule is read; `latency reset` undoes it afterwards.
 // `--browser firefox` measures Firefox ESR the same way: unmuted and muted as installed (its release pref
 // off), then unmuted and muted in a Firefox started on a profile where `micoff-host install
 // --firefox-release` switched the pref on; `--browser both` runs Chromium and then Firefox on the same audio server and prints them
@@ -17,6 +19,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
 import { type AudioRig, type AudioServerKind, startAudioRig } from '../e2e/rig/audio-rig.ts';
+import { applyCaptureLatency, latencyXdg, waitChromiumGrantsUs } from '../e2e/rig/capture-latency.ts';
 import { extensionServiceWorker, launchChromium } from '../e2e/rig/chromium.ts';
 import { firefoxMissing, type LaunchedFirefox, launchFirefox } from '../e2e/rig/firefox.ts';
 import { extensionId, requireHost, sampleCpu } from '../e2e/rig/host.ts';
@@ -63,7 +66,7 @@ const USAGE = `usage: npm run demo -- [--browser chromium|firefox|both] [--windo
                  server would hide what the browser costs there, most of all once micoff released the mic)
   --no-micoff    skip the third phase (muted with micoff's release on mute; in Firefox, with the pref)
   --capture-ms N the capture latency of Chromium's last phase, "unmuted, capture latency N ms" (20..200,
-                 default 40; 0 skips it): Chromium relaunched with PULSE_LATENCY_MSEC=N
+                 default 40; 0 skips it), set with \`micoff-host latency set\` on the rig's server
   --out DIR      results folder (default results/demo-<timestamp>)`;
 
 const { values: args } = parseArgs({
@@ -210,9 +213,12 @@ async function chromiumRun(ctx: Ctx): Promise<void> {
       });
     }
 
-    // Phase 4: unmuted again, with a longer capture latency. PULSE_LATENCY_MSEC must be in the browser's
-    // launch environment, so Chromium is relaunched (new processes: new rows in the table).
-    let grantedUs: (number | null)[] = [];
+    // Phase 4: unmuted again, with a longer capture latency, applied the way a user applies it:
+    // `micoff-host latency set` on the rig's server, then the restart its result names (the browser's
+    // launch environment on PulseAudio, the server's rule on pipewire-pulse). Chromium is relaunched
+    // either way (new processes: new rows in the table).
+    let grantedUs: number[] = [];
+    let mechanism = '';
     let echoCancellation: boolean | null = null;
     if (captureMs > 0) {
       await meeting.hangUp();
@@ -222,22 +228,35 @@ async function chromiumRun(ctx: Ctx): Promise<void> {
         timeoutMs: 10_000,
         intervalMs: 100,
       });
-      log(`relaunching Chromium with PULSE_LATENCY_MSEC=${captureMs}`);
-      chromium = await launchChromium({ env: { ...rig.clientEnv, PULSE_LATENCY_MSEC: String(captureMs) } });
-      open.add(chromium);
-      const again = await MeetingPage.open(chromium.context, pages.url('meeting.html'));
-      await again.ready();
-      await again.waitForAudioFlowing();
-      const bPid = await chromium.browserPid();
-      grantedUs = (await rig.recordStreams()).filter(isChromium).map((s) => s.bufferLatencyUs);
-      echoCancellation = (await again.stats()).track?.settings.echoCancellation ?? null;
-      // A browser just launched is still warming up (first page, JIT): let it settle like the first one did.
-      await new Promise((r) => setTimeout(r, 3000));
-      await measure(ctx, bPid, {
-        id: `unmuted_${captureMs}ms`,
-        label: `unmuted, capture latency ${captureMs} ms`,
-        short: `unmuted ${captureMs}ms`,
-      });
+      const xdg = latencyXdg(rig);
+      log(`micoff-host latency set --capture-ms ${captureMs} --browser chromium (${rig.kind})`);
+      const applied = await applyCaptureLatency(rig, captureMs, xdg);
+      mechanism = applied.set.mechanism ?? 'none';
+      try {
+        chromium = await launchChromium({ env: applied.env });
+        open.add(chromium);
+        const again = await MeetingPage.open(chromium.context, pages.url('meeting.html'));
+        await again.ready();
+        await again.waitForAudioFlowing();
+        const bPid = await chromium.browserPid();
+        grantedUs = await waitChromiumGrantsUs(rig, xdg);
+        echoCancellation = (await again.stats()).track?.settings.echoCancellation ?? null;
+        // A browser just launched is still warming up (first page, JIT): let it settle like the first one did.
+        await new Promise((r) => setTimeout(r, 3000));
+        await measure(ctx, bPid, {
+          id: `unmuted_${captureMs}ms`,
+          label: `unmuted, capture latency ${captureMs} ms`,
+          short: `unmuted ${captureMs}ms`,
+        });
+        await again.hangUp();
+        await closeBrowser(chromium);
+        chromium = null;
+      } finally {
+        // Back to the browser's default for whatever runs next on this server (Firefox in `--browser both`).
+        await closeBrowser(chromium);
+        chromium = null;
+        await applyCaptureLatency(rig, null, xdg);
+      }
     }
 
     run.scenario.notes = [
@@ -250,7 +269,7 @@ async function chromiumRun(ctx: Ctx): Promise<void> {
           ]),
       ...(captureMs > 0
         ? [
-            `Unmuted, capture latency ${captureMs} ms: Chromium relaunched with PULSE_LATENCY_MSEC=${captureMs} (micoff-host \`latency set\` on PulseAudio does the same through the browser's launch environment; playback latency grows too); the server granted its record stream ${grantedUs.map((u) => (u === null ? '?' : `${u / 1000} ms`)).join(', ') || 'nothing'}; echo cancellation ${echoCancellation === null ? 'unknown' : echoCancellation ? 'on' : 'OFF'} (getSettings).`,
+            `Unmuted, capture latency ${captureMs} ms: set by \`micoff-host latency set\` (${mechanism}; ${rig.kind === 'pipewire' ? 'pipewire-pulse restarted to read its rule' : 'Chromium relaunched with the environment of its desktop entry copy; playback latency grows too'}); the server granted Chromium's record stream ${grantedUs.map((u) => `${u / 1000} ms`).join(', ') || 'nothing'}; echo cancellation ${echoCancellation === null ? 'unknown' : echoCancellation ? 'on' : 'OFF'} (getSettings).`,
           ]
         : []),
       rigNote(),
