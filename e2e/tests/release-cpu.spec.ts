@@ -12,7 +12,6 @@
 // window; the bar is the median of the per-window ratios of on-CPU time (schedstat). The audio server serves both streams there,
 // so it is left out of that ratio (same stream parameters asserted instead).
 // Raw samples: e2e/artifacts/release-cpu.json.
-import type { CpuReport } from '../../extension/src/shared/protocol.ts';
 import { startAudioRig } from '../rig/audio-rig.ts';
 import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';
@@ -22,7 +21,9 @@ import {
   byProcess,
   chromiumStreams,
   median,
-  onCpuPct,
+  PAIRED_WINDOW_S,
+  PAIRED_WINDOWS,
+  pairedWindows,
   saveArtifact,
   setReleaseSettings,
   whenStreams,
@@ -30,8 +31,6 @@ import {
 
 const ROUNDS = Number(process.env.MICOFF_CPU_ROUNDS ?? 4);
 const WINDOW_S = Number(process.env.MICOFF_CPU_WINDOW_S ?? 5);
-const PAIRED_WINDOWS = Number(process.env.MICOFF_CPU_PAIRED ?? 12);
-const PAIRED_WINDOW_S = 3;
 
 type Config = 'with' | 'without';
 interface Sample {
@@ -100,35 +99,8 @@ test('CPU: released vs unmuted, control without micoff, overhead unmuted', async
     void streams;
     const recParams = (await chromiumStreams(rig)).map((x) => x.bufferLatencyUs);
     await new Promise((r) => setTimeout(r, 2000));
-    const paired: {
-      window: number;
-      with_pct: number;
-      without_pct: number;
-      ratio: number;
-      with_by_process: Record<string, number>;
-      without_by_process: Record<string, number>;
-    }[] = [];
     const pids = { with: await browsers.with.browserPid(), without: await browsers.without.browserPid() };
-    for (let i = 0; i < PAIRED_WINDOWS; i++) {
-      const order: Config[] = i % 2 ? ['without', 'with'] : ['with', 'without'];
-      const [a, b] = await Promise.all(
-        order.map((c) => sampleCpu({ browserPid: pids[c], windowS: PAIRED_WINDOW_S, env: rig.clientEnv })),
-      );
-      const reports = Object.fromEntries(order.map((c, k) => [c, k === 0 ? a : b])) as Record<
-        Config,
-        CpuReport
-      >;
-      const w = onCpuPct(reports.with);
-      const wo = onCpuPct(reports.without);
-      paired.push({
-        window: i,
-        with_pct: w,
-        without_pct: wo,
-        ratio: w / wo,
-        with_by_process: byProcess(reports.with),
-        without_by_process: byProcess(reports.without),
-      });
-    }
+    const paired = await pairedWindows(rig, pids);
     await calls.with.hangUp();
     await calls.without.hangUp();
 

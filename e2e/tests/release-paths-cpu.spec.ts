@@ -16,7 +16,6 @@
 // (as release-cpu.spec.ts's overhead bar), the median of the per-window ratios with / without micoff.
 // MICOFF_CPU_KINDS=a,b runs only those kinds (the stand-in's cost is measured whenever
 // insertable_pipeline runs). Raw samples: e2e/artifacts/release-paths-cpu.json.
-import type { CpuReport } from '../../extension/src/shared/protocol.ts';
 import { startAudioRig } from '../rig/audio-rig.ts';
 import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';
@@ -24,10 +23,11 @@ import { extensionId, sampleCpu } from '../rig/host.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
 import { HELPERS, insertablePage, OUT_MUTE, PIPELINE, SENDER_INACTIVE } from './release-paths-util.ts';
 import {
-  byProcess,
   chromiumStreams,
   median,
-  onCpuPct,
+  PAIRED_WINDOW_S,
+  PAIRED_WINDOWS,
+  pairedWindows,
   saveArtifact,
   setReleaseSettings,
   whenStreams,
@@ -35,8 +35,6 @@ import {
 
 const ROUNDS = Number(process.env.MICOFF_CPU_ROUNDS ?? 3);
 const WINDOW_S = Number(process.env.MICOFF_CPU_WINDOW_S ?? 5);
-const PAIRED_WINDOWS = Number(process.env.MICOFF_CPU_PAIRED ?? 12);
-const PAIRED_WINDOW_S = 3;
 /** The stand-in's cost while unmuted (paired with / without), at most. */
 const STAND_IN_BAR = 1.25;
 
@@ -177,34 +175,7 @@ test('CPU: pipeline and sender mutes released vs unmuted, control without micoff
       await whenStreams(rig, 'both browsers capturing', (n) => n === 2);
       await new Promise((r) => setTimeout(r, 2000));
       const pids = { with: await browsers.with.browserPid(), without: await browsers.without.browserPid() };
-      const paired: {
-        window: number;
-        with_pct: number;
-        without_pct: number;
-        ratio: number;
-        with_by_process: Record<string, number>;
-        without_by_process: Record<string, number>;
-      }[] = [];
-      for (let i = 0; i < PAIRED_WINDOWS; i++) {
-        const order: Config[] = i % 2 ? ['without', 'with'] : ['with', 'without'];
-        const [a, b] = await Promise.all(
-          order.map((c) => sampleCpu({ browserPid: pids[c], windowS: PAIRED_WINDOW_S, env: rig.clientEnv })),
-        );
-        const reports = Object.fromEntries(order.map((c, k) => [c, k === 0 ? a : b])) as Record<
-          Config,
-          CpuReport
-        >;
-        const w = onCpuPct(reports.with);
-        const wo = onCpuPct(reports.without);
-        paired.push({
-          window: i,
-          with_pct: w,
-          without_pct: wo,
-          ratio: w / wo,
-          with_by_process: byProcess(reports.with),
-          without_by_process: byProcess(reports.without),
-        });
-      }
+      const paired = await pairedWindows(rig, pids);
       await calls.with.hangUp();
       await calls.without.hangUp();
       await calls.with.close();

@@ -6,6 +6,7 @@ import type { Worker } from '@playwright/test';
 import type { TabReleaseView } from '../../extension/src/shared/messages/popup-background.ts';
 import type { CpuReport } from '../../extension/src/shared/protocol.ts';
 import type { AudioRig } from '../rig/audio-rig.ts';
+import { sampleCpu } from '../rig/host.ts';
 import type { MeetingPage } from '../rig/meeting-page.ts';
 import { isChromium, type RecordStream } from '../rig/pactl.ts';
 import { ARTIFACTS_DIR } from '../rig/paths.ts';
@@ -61,6 +62,51 @@ export function byProcess(r: CpuReport): Record<string, number> {
     out[key] = Math.round(((out[key] ?? 0) + (p.run_time_pct ?? p.cpu_pct)) * 100) / 100;
   }
   return out;
+}
+
+/** Paired CPU windows of two browsers in the same call: how many, and how long each (s). */
+export const PAIRED_WINDOWS = Number(process.env.MICOFF_CPU_PAIRED ?? 12);
+export const PAIRED_WINDOW_S = 3;
+
+export interface PairedWindow {
+  window: number;
+  with_pct: number;
+  without_pct: number;
+  ratio: number;
+  with_by_process: Record<string, number>;
+  without_by_process: Record<string, number>;
+}
+
+/** Samples the browser `with` micoff and the one `without` at the same time, PAIRED_WINDOWS times,
+ * the order of the two samplers alternated: what the machine's load does to one it does to the other,
+ * so the ratio of each pair holds where absolute figures swing. */
+export async function pairedWindows(
+  rig: AudioRig,
+  pids: { with: number; without: number },
+): Promise<PairedWindow[]> {
+  type Config = 'with' | 'without';
+  const paired: PairedWindow[] = [];
+  for (let i = 0; i < PAIRED_WINDOWS; i++) {
+    const order: Config[] = i % 2 ? ['without', 'with'] : ['with', 'without'];
+    const [a, b] = await Promise.all(
+      order.map((c) => sampleCpu({ browserPid: pids[c], windowS: PAIRED_WINDOW_S, env: rig.clientEnv })),
+    );
+    const reports = Object.fromEntries(order.map((c, k) => [c, k === 0 ? a : b])) as Record<
+      Config,
+      CpuReport
+    >;
+    const w = onCpuPct(reports.with);
+    const wo = onCpuPct(reports.without);
+    paired.push({
+      window: i,
+      with_pct: w,
+      without_pct: wo,
+      ratio: w / wo,
+      with_by_process: byProcess(reports.with),
+      without_by_process: byProcess(reports.without),
+    });
+  }
+  return paired;
 }
 
 export function median(xs: number[]): number {

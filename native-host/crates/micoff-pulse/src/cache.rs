@@ -300,6 +300,21 @@ mod tests {
     }
 
     /// (what, kind or index) per event, to compare sequences briefly.
+    /// One listing of a single device, its events dropped (the test looks at later ones).
+    fn list_device(c: &mut Cache, kind: DeviceKind, index: u32, name: &str, ready: bool) {
+        c.apply_devices(kind, vec![device(kind, index, name)], ready);
+    }
+
+    /// One listing of a single stream `(index, device, client)`, its events dropped.
+    fn list_stream(
+        c: &mut Cache,
+        kind: StreamKind,
+        (index, dev, client): (u32, u32, u32),
+        ready: bool,
+    ) {
+        c.apply_streams(kind, vec![raw(kind, index, dev, client)], ready);
+    }
+
     fn names(events: &[PulseEvent]) -> Vec<String> {
         events
             .iter()
@@ -350,11 +365,7 @@ mod tests {
     fn stream_listing_adds_and_removes_joined_with_device_and_client() {
         let mut c = Cache::default();
         c.set_clients(vec![client(7, "Chromium")]);
-        c.apply_devices(
-            DeviceKind::Source,
-            vec![device(DeviceKind::Source, 1, "mic")],
-            false,
-        );
+        list_device(&mut c, DeviceKind::Source, 1, "mic", false);
         let ev = c.apply_streams(
             StreamKind::Record,
             vec![raw(StreamKind::Record, 10, 1, 7)],
@@ -402,26 +413,10 @@ mod tests {
     fn removal_events_for_each_facility() {
         let mut c = Cache::default();
         c.set_clients(vec![client(7, "Chromium")]);
-        c.apply_devices(
-            DeviceKind::Source,
-            vec![device(DeviceKind::Source, 1, "mic")],
-            false,
-        );
-        c.apply_devices(
-            DeviceKind::Sink,
-            vec![device(DeviceKind::Sink, 2, "out")],
-            false,
-        );
-        c.apply_streams(
-            StreamKind::Record,
-            vec![raw(StreamKind::Record, 10, 1, 7)],
-            false,
-        );
-        c.apply_streams(
-            StreamKind::Playback,
-            vec![raw(StreamKind::Playback, 20, 2, 7)],
-            false,
-        );
+        list_device(&mut c, DeviceKind::Source, 1, "mic", false);
+        list_device(&mut c, DeviceKind::Sink, 2, "out", false);
+        list_stream(&mut c, StreamKind::Record, (10, 1, 7), false);
+        list_stream(&mut c, StreamKind::Playback, (20, 2, 7), false);
         let rm = |c: &mut Cache, f, i| c.removed(f, i, true).map(|e| names(&[e])[0].clone());
         assert_eq!(
             rm(&mut c, Facility::SourceOutput, 10).as_deref(),
@@ -524,16 +519,8 @@ mod tests {
         let mut c = Cache::default();
         c.set_server(RawServerInfo::default());
         c.set_clients(vec![client(7, "Chromium")]);
-        c.apply_devices(
-            DeviceKind::Source,
-            vec![device(DeviceKind::Source, 1, "mic")],
-            true,
-        );
-        c.apply_streams(
-            StreamKind::Record,
-            vec![raw(StreamKind::Record, 10, 1, 7)],
-            true,
-        );
+        list_device(&mut c, DeviceKind::Source, 1, "mic", true);
+        list_stream(&mut c, StreamKind::Record, (10, 1, 7), true);
         // The connection is lost: the worker starts over with an empty cache.
         c.clear();
         assert!(c.streams().record.is_empty() && c.sources().is_empty());
@@ -541,21 +528,9 @@ mod tests {
         assert_eq!(c.removed(Facility::SourceOutput, 10, true), None);
         // The new server's first listing fills it silently (not ready yet)...
         c.set_clients(vec![client(3, "Firefox")]);
-        c.apply_devices(
-            DeviceKind::Source,
-            vec![device(DeviceKind::Source, 1, "mic")],
-            false,
-        );
-        c.apply_streams(
-            StreamKind::Record,
-            vec![raw(StreamKind::Record, 2, 1, 3)],
-            false,
-        );
-        c.apply_streams(
-            StreamKind::Playback,
-            vec![raw(StreamKind::Playback, 5, 9, 3)],
-            false,
-        );
+        list_device(&mut c, DeviceKind::Source, 1, "mic", false);
+        list_stream(&mut c, StreamKind::Record, (2, 1, 3), false);
+        list_stream(&mut c, StreamKind::Playback, (5, 9, 3), false);
         // ...and becoming ready announces every stream, records first.
         let ev = c.ready_events();
         assert_eq!(names(&ev), ["stream+ 2", "stream+ 5"]);
