@@ -1,12 +1,8 @@
 // Release-on-mute at the device: reacquire failure ends the track (the spec's MUST), and the
 // device-aware Bluetooth policy.
-import { startAudioRig } from '../rig/audio-rig.ts';
-import { extensionServiceWorker, launchChromium } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';
-import { extensionId } from '../rig/host.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
 import { waitFor } from '../rig/proc.ts';
-import { ExtensionWorker } from '../rig/service-worker.ts';
 import {
   holdsFor,
   openMeetingReleasingAtOnce,
@@ -15,6 +11,7 @@ import {
   tabIdOf,
   tabView,
   whenStreams,
+  withBluetoothRig,
 } from './release-util.ts';
 
 test('reacquire failure: the source is gone at the server while released -> `ended` within 1 s', async ({
@@ -73,14 +70,8 @@ test('Bluetooth policy: a source with device.bus=bluetooth is not released by de
     'own PulseAudio rig with source properties: PulseAudio project only',
   );
   test.setTimeout(90_000);
-  const bt = await startAudioRig('pulseaudio', { sourceProperties: { 'device.bus': 'bluetooth' } });
-  const browser = await launchChromium({ env: bt.clientEnv });
-  try {
-    const sw = await extensionServiceWorker(browser.context, extensionId());
-    const ext = new ExtensionWorker(sw);
-    await ext.waitHostConnected();
-    // The Bluetooth policy stays at its default (a fresh profile): that default is what is tested.
-    await setReleaseSettings(sw, { releaseOnMute: true, releaseDelayMs: 0 });
+  // The Bluetooth policy stays at its default (a fresh profile): that default is what is tested.
+  await withBluetoothRig(async ({ bt, browser, sw, ext }) => {
     const meeting = await MeetingPage.open(browser.context, pages.url('meeting.html'));
     await meeting.ready();
     // The host sees Chromium's record stream on a Bluetooth source.
@@ -111,8 +102,5 @@ test('Bluetooth policy: a source with device.bus=bluetooth is not released by de
     // The option: release Bluetooth sources too.
     await setReleaseSettings(sw, { bluetoothPolicy: 'release' });
     await whenStreams(bt, 'released once the policy allows it', (n) => n === 0, 2000);
-  } finally {
-    await browser.close();
-    await bt.stop();
-  }
+  });
 });

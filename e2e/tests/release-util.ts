@@ -5,12 +5,14 @@ import { join } from 'node:path';
 import type { Worker } from '@playwright/test';
 import type { TabReleaseView } from '../../extension/src/shared/messages/popup-background.ts';
 import type { CpuReport } from '../../extension/src/shared/protocol.ts';
-import type { AudioRig } from '../rig/audio-rig.ts';
-import { sampleCpu } from '../rig/host.ts';
+import { type AudioRig, startAudioRig } from '../rig/audio-rig.ts';
+import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
+import { extensionId, sampleCpu } from '../rig/host.ts';
 import type { MeetingPage } from '../rig/meeting-page.ts';
 import { isChromium, type RecordStream } from '../rig/pactl.ts';
 import { ARTIFACTS_DIR } from '../rig/paths.ts';
 import { waitFor } from '../rig/proc.ts';
+import { ExtensionWorker } from '../rig/service-worker.ts';
 
 export async function chromiumStreams(rig: AudioRig): Promise<RecordStream[]> {
   return (await rig.recordStreams()).filter(isChromium);
@@ -186,4 +188,30 @@ export function tabView(sw: Worker, tabId: number): Promise<TabReleaseView | nul
       ) as TabReleaseView | null,
     tabId,
   );
+}
+
+export interface BluetoothCall {
+  bt: AudioRig;
+  browser: LaunchedChromium;
+  sw: Worker;
+  ext: ExtensionWorker;
+}
+
+/** A PulseAudio rig of its own whose `mic` says device.bus=bluetooth, and a Chromium with the extension
+ * on it (a fresh profile: the Bluetooth policy at its default), the host connected, release on mute at
+ * once; both are stopped after `body`, whatever it does. */
+export async function withBluetoothRig(body: (call: BluetoothCall) => Promise<void>): Promise<void> {
+  const bt = await startAudioRig('pulseaudio', { sourceProperties: { 'device.bus': 'bluetooth' } });
+  let browser: LaunchedChromium | null = null;
+  try {
+    browser = await launchChromium({ env: bt.clientEnv });
+    const sw = await extensionServiceWorker(browser.context, extensionId());
+    const ext = new ExtensionWorker(sw);
+    await ext.waitHostConnected();
+    await setReleaseSettings(sw, { releaseOnMute: true, releaseDelayMs: 0 });
+    await body({ bt, browser, sw, ext });
+  } finally {
+    await browser?.close();
+    await bt.stop();
+  }
 }

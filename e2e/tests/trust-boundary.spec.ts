@@ -5,21 +5,17 @@
 // docs/design/security.md.
 import type { Frame, Page } from '@playwright/test';
 import { POPUP_PORT } from '../../extension/src/shared/messages/popup-background.ts';
-import { startAudioRig } from '../rig/audio-rig.ts';
-import { extensionServiceWorker, launchChromium } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';
-import { extensionId } from '../rig/host.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
 import { waitFor } from '../rig/proc.ts';
-import { ExtensionWorker } from '../rig/service-worker.ts';
 import {
   openMeetingReleasingAtOnce,
   releaseFrames,
   saveArtifact,
-  setReleaseSettings,
   tabIdOf,
   tabView,
   whenStreams,
+  withBluetoothRig,
 } from './release-util.ts';
 
 /** Evaluates `expression` in micoff's content-script world (the isolated world named after the
@@ -96,13 +92,7 @@ test('cross-tab probing: a page without microphone permission learns nothing abo
     'own PulseAudio rig with source properties: PulseAudio project only',
   );
   test.setTimeout(120_000);
-  const bt = await startAudioRig('pulseaudio', { sourceProperties: { 'device.bus': 'bluetooth' } });
-  const browser = await launchChromium({ env: bt.clientEnv });
-  try {
-    const sw = await extensionServiceWorker(browser.context, extensionId());
-    const ext = new ExtensionWorker(sw);
-    await ext.waitHostConnected();
-    await setReleaseSettings(sw, { releaseOnMute: true, releaseDelayMs: 0 });
+  await withBluetoothRig(async ({ bt, browser, sw, ext }) => {
     const sources = JSON.parse(await bt.pactl(['-f', 'json', 'list', 'sources'])) as {
       name: string;
       description: string;
@@ -164,10 +154,7 @@ test('cross-tab probing: a page without microphone permission learns nothing abo
       return x?.state === 'not_released' ? x : null;
     });
     expect(v.reason).toMatch(/bluetooth/i);
-  } finally {
-    await browser.close();
-    await bt.stop();
-  }
+  });
 });
 
 /** What a page script can try against the page <-> content channel: the event names micoff used before
