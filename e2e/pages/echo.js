@@ -73,14 +73,7 @@ async function startFarEnd() {
 }
 
 async function start() {
-  const params = new URLSearchParams(location.search);
-  const constraints = params.has('constraints') ? JSON.parse(params.get('constraints')) : { audio: true };
-  const stream = await navigator.mediaDevices.getUserMedia(constraints);
-  const track = stream.getAudioTracks()[0];
-  if (!track) throw new Error('getUserMedia returned no audio track');
-  call.stream = stream;
-  call.track = track;
-  await connectLoopback(track, stream);
+  await captureAndConnect();
   // Decode what the mic sends (concealment statistics), silently.
   const sink = document.createElement('audio');
   sink.muted = true;

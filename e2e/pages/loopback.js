@@ -7,7 +7,7 @@
 //   hangUp(): stops the track and closes both connections
 //   stats(): the received audio level and energy (inbound-rtp) and the local track's state
 // A page calls startCall(title, start) with its own start(): get the mic into `call.stream` /
-// `call.track`, then hand what to send to connectLoopback().
+// `call.track`, then hand what to send to connectLoopback() (captureAndConnect() does both plainly).
 // Plain JS on purpose: no build step, nothing between the mic and the sender.
 
 const call = { stream: null, track: null, sender: null, receiver: null, pcs: [], error: null };
@@ -20,7 +20,6 @@ function setState(s) {
 
 // Sends `track` through one RTCPeerConnection to a second one on this page and waits until both are
 // connected. With `playout=1` in the query the received track plays in an <audio> element.
-// biome-ignore lint/correctness/noUnusedVariables: called by meeting.js and webaudio.js (classic scripts share globals)
 async function connectLoopback(track, stream) {
   const params = new URLSearchParams(location.search);
   const a = new RTCPeerConnection();
@@ -73,6 +72,20 @@ function trackState() {
     muted: t.muted,
     settings: t.getSettings(),
   };
+}
+
+// The plain meeting's start: getUserMedia with the query's `constraints=<json>` (default
+// `{audio: true}`), the track sent as it is.
+// biome-ignore lint/correctness/noUnusedVariables: called by meeting.js and echo.js (classic scripts share globals)
+async function captureAndConnect() {
+  const params = new URLSearchParams(location.search);
+  const constraints = params.has('constraints') ? JSON.parse(params.get('constraints')) : { audio: true };
+  const stream = await navigator.mediaDevices.getUserMedia(constraints);
+  const track = stream.getAudioTracks()[0];
+  if (!track) throw new Error('getUserMedia returned no audio track');
+  call.stream = stream;
+  call.track = track;
+  await connectLoopback(track, stream);
 }
 
 // Starts the call and installs the window test API (see the top of this file).

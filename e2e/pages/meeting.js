@@ -4,19 +4,4 @@
 // level, see loopback.js); `constraints=<json>` replaces `{audio: true}`.
 // Plain JS on purpose: no build step, nothing between the mic and the sender.
 
-async function start() {
-  const params = new URLSearchParams(location.search);
-  const constraints = params.has('constraints') ? JSON.parse(params.get('constraints')) : { audio: true };
-  const stream = await navigator.mediaDevices.getUserMedia(constraints);
-  const track = stream.getAudioTracks()[0];
-  if (!track) throw new Error('getUserMedia returned no audio track');
-  call.stream = stream;
-  call.track = track;
-  await connectLoopback(track, stream);
-}
-
-startCall('meeting', start);
-
-document.getElementById('mute').onclick = () => window.mute();
-document.getElementById('unmute').onclick = () => window.unmute();
-document.getElementById('stop').onclick = () => window.stopTrack();
+startCall('meeting', captureAndConnect);
