@@ -76,17 +76,3 @@ for (const file of files) {
   });
 }
 
-test('error codes are stable', () => {
-  assert.deepEqual(ErrorCode, {
-    InvalidJson: 1,
-    InvalidRequest: 2,
-    UnknownType: 3,
-    TooLarge: 4,
-    AudioServerUnavailable: 5,
-    NotFound: 6,
-    Internal: 7,
-    Busy: 8,
-    NotImplemented: 9,
-    Forbidden: 10,
-  });
-});

@@ -568,9 +568,8 @@ export const isProcesses = shape<Processes>({
 
 const nullableNumber = nullable(isNumber);
 
-export const isThreadRates = shape<ThreadRates>({
-  tid: isUint,
-  comm: isString,
+/** The guards of the figures threads and processes share (`CpuRates`). */
+const cpuRatesFields: { [K in keyof CpuRates]-?: Guard<CpuRates[K]> } = {
   cpu_pct: isNumber,
   user_pct: isNumber,
   system_pct: isNumber,
@@ -581,6 +580,12 @@ export const isThreadRates = shape<ThreadRates>({
   involuntary_ctxt_per_s: nullableNumber,
   read_syscalls_per_s: nullableNumber,
   write_syscalls_per_s: nullableNumber,
+};
+
+export const isThreadRates = shape<ThreadRates>({
+  tid: isUint,
+  comm: isString,
+  ...cpuRatesFields,
 });
 
 export const isProcessRates = shape<ProcessRates>({
@@ -588,16 +593,7 @@ export const isProcessRates = shape<ProcessRates>({
   ppid: isUint,
   comm: isString,
   role: isString,
-  cpu_pct: isNumber,
-  user_pct: isNumber,
-  system_pct: isNumber,
-  run_time_ns: nullable(isUint),
-  run_time_pct: nullableNumber,
-  wakeups_per_s: nullableNumber,
-  voluntary_ctxt_per_s: nullableNumber,
-  involuntary_ctxt_per_s: nullableNumber,
-  read_syscalls_per_s: nullableNumber,
-  write_syscalls_per_s: nullableNumber,
+  ...cpuRatesFields,
   thread_count: isUint,
   threads: arrayOf(isThreadRates),
 });
