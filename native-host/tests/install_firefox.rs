@@ -524,6 +524,8 @@ fn bad_xpis_and_missing_paths_are_usage_errors() {
     );
     assert_eq!(run(&args(None), &m.env).0, 2, "install needs the xpi");
     assert!(!copy_of(&m.profile).exists());
+    // A usage error is found before anything is written, the host manifest included.
+    assert!(!m.env.home.join(".mozilla/native-messaging-hosts").exists());
     // A profile folder that is not there is not created.
     let mut a = args(Some(&m.xpi));
     a.firefox_profiles = vec![m.profile.with_file_name("typo.default")];
@@ -587,6 +589,11 @@ fn system_install_records_its_entries_and_uninstall_takes_out_only_those() {
         .root
         .join("usr/local/share/micoff/firefox-policies.json");
     assert!(read(&record).contains("etc/firefox/policies/policies.json"));
+    assert!(m
+        .env
+        .root
+        .join("usr/lib/mozilla/native-messaging-hosts/org.micoff.host.json")
+        .exists());
     let (code, out) = run(&a, &m.env);
     assert_eq!(code, 0, "{out}");
     assert!(
@@ -669,6 +676,64 @@ fn system_install_writes_only_where_a_firefox_is_and_cleans_the_folder_no_firefo
     assert!(!policies(&bare).exists());
 }
 
+/// Nothing of micoff's under the machine's system folders: no copy of the add-on, no record, no
+/// host manifest, nothing in the folder Firefox once was thought to read.
+fn assert_nothing_installed(m: &Machine) {
+    for p in [
+        "usr/local/share/micoff",
+        "usr/lib/mozilla/native-messaging-hosts/org.micoff.host.json",
+        "etc/firefox-esr/policies",
+    ] {
+        assert!(!m.env.root.join(p).exists(), "{p} written");
+    }
+}
+
+#[test]
+fn system_install_refuses_a_policy_file_it_cannot_read_and_changes_nothing() {
+    let m = machine();
+    let a = system(Some(&m.xpi));
+    std::fs::create_dir_all(policies(&m).parent().unwrap()).unwrap();
+    for (theirs, why) in [
+        ("", "not valid JSON"),
+        (
+            "{\"policies\": {\"DisableTelemetry\": true,}}\n",
+            "not valid JSON",
+        ),
+        (
+            "{\"policies\": {\"DisableTelemetry\": tru",
+            "not valid JSON",
+        ),
+        ("// my policies\n{\"policies\": {}}", "not valid JSON"),
+        ("[{\"policies\": {}}]", "not a JSON object"),
+        (
+            "{\"policies\": [\"DisableTelemetry\"]}",
+            "`policies` is not an object",
+        ),
+        (
+            "{\"policies\": {\"Preferences\": \"none\"}}",
+            "`policies.Preferences` is not an object",
+        ),
+        (
+            "{\"policies\": {\"ExtensionSettings\": null}}",
+            "`policies.ExtensionSettings` is not an object",
+        ),
+    ] {
+        std::fs::write(policies(&m), theirs).unwrap();
+        let (code, out) = run(&a, &m.env);
+        assert_eq!(code, 3, "{theirs:?}: {out}");
+        assert!(
+            out.contains("policies.json left alone") && out.contains(why),
+            "{theirs:?}: {out}"
+        );
+        assert!(out.contains("nothing installed"), "{out}");
+        assert_eq!(read(&policies(&m)), theirs, "byte for byte");
+        assert_nothing_installed(&m);
+        // Uninstall leaves it too (nothing of micoff's can be told in it).
+        let (_, out) = run(&uninstall(a.clone()), &m.env);
+        assert_eq!(read(&policies(&m)), theirs, "{out}");
+    }
+}
+
 #[test]
 fn system_install_refuses_to_overwrite_an_admins_entry_and_uninstall_keeps_it() {
     let m = machine();
@@ -690,12 +755,9 @@ fn system_install_refuses_to_overwrite_an_admins_entry_and_uninstall_keeps_it() 
         let (code, out) = run(&a, &m.env);
         assert_eq!(code, 3, "{out}");
         assert!(out.contains("not written by micoff"), "{out}");
+        assert!(out.contains("nothing installed"), "{out}");
         assert_eq!(read(&policies(&m)), theirs, "byte for byte");
-        assert!(!m
-            .env
-            .root
-            .join("usr/local/share/micoff/micoff.xpi")
-            .exists());
+        assert_nothing_installed(&m);
         // Uninstall: nothing of micoff's there.
         let (code, out) = run(&uninstall(a.clone()), &m.env);
         assert_eq!(code, 0, "{out}");

@@ -503,12 +503,9 @@ fn run_profile(req: &Request<'_>, profile: &Path, report: &mut Report<'_>) {
     }
 }
 
-/// `--system`: the policy files, micoff's record of its entries, micoff's copy of the xpi.
-fn run_system(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
-    let would = if req.dry_run { "would be " } else { "" };
-    let data_dir = root.join(SYSTEM_DATA_DIR);
-    let xpi_copy = data_dir.join(SYSTEM_XPI_NAME);
-    let record_path = data_dir.join(RECORD_NAME);
+/// `--system`: micoff's copy of the xpi, and the entries micoff wants in policies.json.
+fn system_wanted(req: &Request<'_>, root: &Path) -> (PathBuf, Wanted) {
+    let xpi_copy = root.join(SYSTEM_DATA_DIR).join(SYSTEM_XPI_NAME);
     let wanted = Wanted {
         release_delay_ms: req.release_prefs.then_some(req.delay_ms),
         extension: req
@@ -516,6 +513,43 @@ fn run_system(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
             .as_ref()
             .map(|a| (a.id.clone(), format!("file://{}", xpi_copy.display()))),
     };
+    (xpi_copy, wanted)
+}
+
+/// `--system` install, before anything is written (the host manifests included): when the policy
+/// file Firefox reads would be refused (an administrator's own value for an entry micoff needs, a
+/// file that is not a policy file), says so and returns the exit code; the install then changes
+/// nothing at all. `None`: go ahead.
+pub fn refuse_before_writing(req: &Request<'_>, out: &mut dyn Write) -> Option<i32> {
+    let root = req.system_root.filter(|_| !req.uninstall)?;
+    let path = root.join(POLICY_DIR).join("policies.json");
+    let text = std::fs::read_to_string(&path).ok()?;
+    let (_, wanted) = system_wanted(req, root);
+    let record_path = root.join(SYSTEM_DATA_DIR).join(RECORD_NAME);
+    // An unreadable record is reported by the install itself.
+    let record = firefox_policies::read_record(&record_path).ok()?;
+    let file_record = record
+        .get(&format!("{POLICY_DIR}/policies.json"))
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let e = firefox_policies::install(Some(&text), &wanted, &file_record).err()?;
+    let _ = writeln!(out, "Firefox: {} left alone: {e}", path.display());
+    let _ = writeln!(
+        out,
+        "error: nothing installed (no host manifest, no policy entry, no copy of the add-on): \
+         settle that entry in {} first, then run this again",
+        path.display()
+    );
+    Some(EXIT_PARTIAL)
+}
+
+/// `--system`: the policy files, micoff's record of its entries, micoff's copy of the xpi.
+fn run_system(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
+    let would = if req.dry_run { "would be " } else { "" };
+    let data_dir = root.join(SYSTEM_DATA_DIR);
+    let record_path = data_dir.join(RECORD_NAME);
+    let (xpi_copy, wanted) = system_wanted(req, root);
     let mut record = match firefox_policies::read_record(&record_path) {
         Ok(r) => r,
         Err(e) => return report.failed(&record_path, &format!("FAILED: {e}")),

@@ -768,6 +768,18 @@ fn host_path(args: &InstallArgs) -> Result<PathBuf, String> {
 /// `--firefox-release` / `--firefox-xpi` Firefox's parts) against `env`, reporting to `out`.
 /// Returns the worst exit code of the parts (`EXIT_PARTIAL` when they differ).
 pub fn run_all(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
+    // Firefox's part is checked first: a bad xpi, or a policy file that would be refused, stops
+    // the install before anything is written.
+    let firefox = match firefox_request(args, env, out) {
+        Ok(req) => req,
+        Err(code) => return code,
+    };
+    if let Some(code) = firefox
+        .as_ref()
+        .and_then(|req| crate::cli::firefox_release::refuse_before_writing(req, out))
+    {
+        return code;
+    }
     let mut code = run(args, env, out);
     if let Some(crx) = &args.chromium_crx {
         let req = crate::cli::chromium_crx::Request {
@@ -779,8 +791,21 @@ pub fn run_all(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32
         };
         code = worst(code, crate::cli::chromium_crx::run(&req, env, out));
     }
+    match firefox {
+        Some(req) => worst(code, crate::cli::firefox_release::run(&req, out)),
+        None => code,
+    }
+}
+
+/// Firefox's part of `install` (`--firefox-release` / `--firefox-xpi`), `None` when not asked
+/// for; `Err` with the exit code on a usage error (said to `out`).
+fn firefox_request<'a>(
+    args: &InstallArgs,
+    env: &'a InstallEnv,
+    out: &mut dyn Write,
+) -> Result<Option<crate::cli::firefox_release::Request<'a>>, i32> {
     if !args.firefox_release && args.firefox_xpi.is_none() {
-        return code;
+        return Ok(None);
     }
     let addon = match &args.firefox_xpi {
         None => None,
@@ -794,7 +819,7 @@ pub fn run_all(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32
                 "error: --firefox-xpi needs the xpi to install (npm run package writes \
                  dist/micoff-<version>.xpi)"
             );
-            return EXIT_USAGE;
+            return Err(EXIT_USAGE);
         }
         Some(Some(path)) => match read_xpi(path) {
             Ok(xpi) => Some(crate::cli::firefox_release::Addon {
@@ -803,11 +828,11 @@ pub fn run_all(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32
             }),
             Err(e) => {
                 let _ = writeln!(out, "error: --firefox-xpi {}: {e}", path.display());
-                return EXIT_USAGE;
+                return Err(EXIT_USAGE);
             }
         },
     };
-    let req = crate::cli::firefox_release::Request {
+    Ok(Some(crate::cli::firefox_release::Request {
         profiles: if args.system {
             Vec::new()
         } else if args.firefox_profiles.is_empty() {
@@ -822,8 +847,7 @@ pub fn run_all(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32
         builds: crate::cli::firefox_build::builds_of(&env.firefox_executables()),
         uninstall: args.uninstall,
         dry_run: args.dry_run,
-    };
-    worst(code, crate::cli::firefox_release::run(&req, out))
+    }))
 }
 
 /// The xpi to install: an add-on whose id is micoff's (the id this host answers).

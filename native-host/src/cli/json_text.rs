@@ -365,4 +365,79 @@ mod tests {
         assert_eq!(remove("{\"a\": 1}", &["b"]), None);
         assert_eq!(set("{\"a\": ", &["a"], &json!(1)), None);
     }
+
+    /// What `firefox_policies` does with an edit: used only when it parses to the document meant.
+    fn checked(edited: Option<String>, meant: &Value) -> Option<String> {
+        edited.filter(|t| serde_json::from_str::<Value>(t).ok().as_ref() == Some(meant))
+    }
+
+    #[test]
+    fn broken_and_mangled_text_never_panics_and_a_valid_document_round_trips() {
+        let v = json!({"installation_mode": "force_installed", "install_url": "file:///m.xpi"});
+        let path = ["policies", "ExtensionSettings", "m@x"];
+        let samples = [
+            ADMIN,
+            "{\"policies\": {\"A\": [1, {\"b\": \"}\\\"\"}], \"ExtensionSettings\": {}}}",
+            "\t{ \"policies\" :{\r\n\"x\":-1.5e3 ,\"y\":null}\r\n}  ",
+            "{\"policies\": {\"é\": \"ü\\u00e9\", \"ExtensionSettings\": {\"a@b\": {}}}}",
+        ];
+        let mut mangled = 0usize;
+        let mut round_trips = 0usize;
+        for sample in samples {
+            let bytes = sample.as_bytes();
+            let mut inputs: Vec<Vec<u8>> = Vec::new();
+            for i in 0..=bytes.len() {
+                // Cut short (a file written half), a byte gone, a byte replaced by a structural one.
+                inputs.push(bytes[..i].to_vec());
+                if i < bytes.len() {
+                    inputs.push([&bytes[..i], &bytes[i + 1..]].concat());
+                    for c in b"{}[],:\"\\ x0" {
+                        let mut b = bytes.to_vec();
+                        b[i] = *c;
+                        inputs.push(b);
+                    }
+                }
+            }
+            for input in inputs {
+                let Ok(text) = String::from_utf8(input) else {
+                    continue;
+                };
+                mangled += 1;
+                let parsed = serde_json::from_str::<Value>(&text).ok();
+                let added = set(&text, &path, &v);
+                let _ = remove(&text, &path);
+                let _ = remove(&text, &path[..2]);
+                let Some(mut meant) = parsed.filter(|p| {
+                    p.get("policies").is_some_and(Value::is_object)
+                        && p["policies"]
+                            .get("ExtensionSettings")
+                            .is_none_or(Value::is_object)
+                }) else {
+                    continue;
+                };
+                // A document JSON reads: micoff's entry goes in as meant, and out to the same bytes.
+                meant["policies"]
+                    .as_object_mut()
+                    .unwrap()
+                    .entry("ExtensionSettings")
+                    .or_insert_with(|| json!({}))["m@x"] = v.clone();
+                let added = checked(added, &meant).unwrap_or_else(|| panic!("set: {text:?}"));
+                let back = remove(&added, &path).unwrap();
+                let had_section = serde_json::from_str::<Value>(&text).unwrap()["policies"]
+                    .get("ExtensionSettings")
+                    .is_some();
+                let back = if had_section {
+                    back
+                } else {
+                    remove(&back, &path[..2]).unwrap()
+                };
+                assert_eq!(back, text, "round trip");
+                round_trips += 1;
+            }
+        }
+        assert!(
+            mangled > 1000 && round_trips > 20,
+            "{mangled} {round_trips}"
+        );
+    }
 }
