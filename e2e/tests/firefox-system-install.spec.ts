@@ -11,7 +11,7 @@
 // micoff (Firefox keeps an add-on whose entry is simply removed), so after the next start neither the
 // add-on nor the pref is left; the second `--uninstall` takes the block out, and the administrator's own
 // policies.json, planted before the install, is back byte for byte. An administrator's own entry for
-// micoff's id makes install refuse that file and leave it as it was.
+// micoff's id makes install refuse, with nothing written anywhere.
 import {
   cpSync,
   existsSync,
@@ -56,8 +56,8 @@ const SYSTEM = {
   data: '/usr/local/share/micoff',
   manifests: '/usr/lib/mozilla/native-messaging-hosts',
 };
-/** Exit code of a partial install (native-host/src/cli/mod.rs EXIT_PARTIAL): the host manifest
- * written, the policy file refused. */
+/** Exit code of a refused policy file (EXIT_PARTIAL of native-host/crates/micoff-exit): the install
+ * stops before it writes anything. */
 const EXIT_PARTIAL = 3;
 
 /** An administrator's own policies.json, formatted by hand (4 spaces, keys in their own order). */
@@ -155,8 +155,10 @@ test('install --system: Firefox ESR in a private mount namespace has micoff forc
     const refused = await install(...withXpi);
     expect(refused.code, refused.stdout + refused.stderr).toBe(EXIT_PARTIAL);
     expect(refused.stdout).toMatch(/policies\.json left alone: .*not written by micoff/);
+    expect(refused.stdout).toContain('nothing installed');
     expect(readFileSync(policiesJson, 'utf8')).toBe(foreign);
     expect(readdirSync(local.data)).toEqual([]);
+    expect(existsSync(join(local.manifests, `${HOST_NAME}.json`))).toBe(false);
 
     // The administrator's own policies: micoff's entries go in beside them.
     writeFileSync(policiesJson, ADMINS);
