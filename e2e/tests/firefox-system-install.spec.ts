@@ -19,12 +19,14 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HOST_NAME } from '../../extension/src/shared/protocol.ts';
+import type { AudioRig } from '../rig/audio-rig.ts';
 import {
   type FirefoxOnProfile,
   firefoxExtensionId,
@@ -42,6 +44,7 @@ import { expect, test } from '../rig/fixtures.ts';
 import { requireHost } from '../rig/host.ts';
 import { FIREFOX, HOST_BINARY } from '../rig/paths.ts';
 import { type MountNamespace, openMountNamespace, privateMountsMissing } from '../rig/private-mounts.ts';
+import type { RunResult } from '../rig/proc.ts';
 
 const DELAY_MS = 300;
 /** Past Firefox's delay: the margin micoff's own check gives (extension/src/shared/firefox-release.ts). */
@@ -77,6 +80,88 @@ const ADMINS = `{
 }
 `;
 
+type Folders = typeof SYSTEM;
+
+/** Firefox and the installer in one private mount namespace, for one test: its folders, a user's
+ * fresh profile in a private HOME, the packaged xpi. */
+interface SystemFirefox {
+  local: Folders;
+  policiesJson: string;
+  profile: string;
+  xpi: string;
+  /** `micoff-host install --system --browser firefox --firefox-release --firefox-xpi <more>`. */
+  install(...more: string[]): Promise<RunResult>;
+  start(): Promise<FirefoxOnProfile>;
+  stop(): Promise<void>;
+  starts: number[];
+  stops: number[];
+  close(): Promise<void>;
+}
+
+async function systemFirefox(rig: AudioRig, prefix: string): Promise<SystemFirefox> {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const home = join(dir, 'home');
+  mkdirSync(home);
+  const env = { ...process.env, HOME: home };
+  const firefoxEnv = { ...rig.clientEnv, HOME: home };
+  const host = requireHost(HOST_BINARY);
+  const keys = Object.keys(SYSTEM) as (keyof Folders)[];
+  const local = Object.fromEntries(
+    keys.map((k) => [k, join(dir, SYSTEM[k].slice(1).replaceAll('/', '-'))]),
+  ) as Folders;
+  let ns: MountNamespace | undefined;
+  let ff: FirefoxOnProfile | undefined;
+  const close = async () => {
+    await ff?.stop().catch(() => {});
+    await ns?.close();
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const xpi = await packagedXpi(join(dir, 'package'));
+    // What the machine's folders hold shows in the namespace too (none of micoff's here).
+    for (const k of keys) {
+      if (existsSync(SYSTEM[k])) cpSync(SYSTEM[k], local[k], { recursive: true });
+      mkdirSync(local[k], { recursive: true });
+    }
+    for (const f of [join(local.data, 'micoff.xpi'), join(local.manifests, `${HOST_NAME}.json`)]) {
+      if (existsSync(f)) throw new Error(`${f}: the machine already has micoff installed system-wide`);
+    }
+    const namespace = await openMountNamespace(
+      keys.map((k) => ({ system: SYSTEM[k], test: local[k] })),
+      dir,
+    );
+    ns = namespace;
+    const { profile } = await createUserProfile(home);
+    const launcher = namespace.launcher(join(dir, 'firefox-in-namespace'), FIREFOX);
+    const starts: number[] = [];
+    const stops: number[] = [];
+    const installArgs = ['install', '--system', '--browser', 'firefox', '--firefox-release', '--firefox-xpi'];
+    return {
+      local,
+      policiesJson: join(local.policies, 'policies.json'),
+      profile,
+      xpi,
+      install: (...more) => namespace.run(host, [...installArgs, ...more], { env, timeoutMs: 15_000 }),
+      async start() {
+        ff = await startFirefoxOnProfile(profile, firefoxEnv, launcher);
+        starts.push(ff.startedMs);
+        return ff;
+      },
+      async stop() {
+        const running = ff;
+        ff = undefined;
+        if (running) stops.push(await running.stop());
+      },
+      starts,
+      stops,
+      close,
+    };
+  } catch (e) {
+    await close();
+    throw e;
+  }
+}
+
 test('install --system: Firefox ESR in a private mount namespace has micoff force-installed by policy, reaching the host, the release pref in effect; --uninstall leaves neither and the admin’s policies byte for byte', async ({
   rig,
   pages,
@@ -86,54 +171,10 @@ test('install --system: Firefox ESR in a private mount namespace has micoff forc
   const noMounts = privateMountsMissing();
   test.skip(!!noMounts, noMounts ?? '');
   test.setTimeout(180_000);
-  const dir = mkdtempSync(join(tmpdir(), 'micoff-ffsystem-'));
-  const home = join(dir, 'home');
-  mkdirSync(home);
-  const env = { ...process.env, HOME: home };
-  const firefoxEnv = { ...rig.clientEnv, HOME: home };
   const id = firefoxExtensionId();
-  const host = requireHost(HOST_BINARY);
-  const local: typeof SYSTEM = {
-    policies: join(dir, 'etc-firefox-policies'),
-    legacyPolicies: join(dir, 'etc-firefox-esr-policies'),
-    data: join(dir, 'usr-local-share-micoff'),
-    manifests: join(dir, 'native-messaging-hosts'),
-  };
-  const policiesJson = join(local.policies, 'policies.json');
-  let ns: MountNamespace | undefined;
-  let ff: FirefoxOnProfile | undefined;
-  const starts: number[] = [];
-  const stops: number[] = [];
+  const sys = await systemFirefox(rig, 'micoff-ffsystem-');
+  const { local, policiesJson, profile, xpi, install, start, stop, starts, stops } = sys;
   try {
-    const xpi = await packagedXpi(join(dir, 'package'));
-    // What the machine's folders hold shows in the namespace too (none of micoff's here).
-    for (const k of Object.keys(SYSTEM) as (keyof typeof SYSTEM)[]) {
-      if (existsSync(SYSTEM[k])) cpSync(SYSTEM[k], local[k], { recursive: true });
-      mkdirSync(local[k], { recursive: true });
-    }
-    for (const f of [join(local.data, 'micoff.xpi'), join(local.manifests, `${HOST_NAME}.json`)]) {
-      expect(existsSync(f), `${f}: the machine already has micoff installed system-wide`).toBe(false);
-    }
-    ns = await openMountNamespace(
-      (Object.keys(SYSTEM) as (keyof typeof SYSTEM)[]).map((k) => ({ system: SYSTEM[k], test: local[k] })),
-      dir,
-    );
-    const namespace = ns;
-    const { profile } = await createUserProfile(home);
-    const launcher = ns.launcher(join(dir, 'firefox-in-namespace'), FIREFOX);
-    const start = async () => {
-      ff = await startFirefoxOnProfile(profile, firefoxEnv, launcher);
-      starts.push(ff.startedMs);
-      return ff;
-    };
-    const stop = async () => {
-      const running = ff;
-      ff = undefined;
-      if (running) stops.push(await running.stop());
-    };
-    const installArgs = ['install', '--system', '--browser', 'firefox', '--firefox-release', '--firefox-xpi'];
-    const install = (...more: string[]) =>
-      namespace.run(host, [...installArgs, ...more], { env, timeoutMs: 15_000 });
     const withXpi = [xpi, '--release-delay-ms', String(DELAY_MS)];
 
     // The dry run names every file the installer would write: all inside the test's folders.
@@ -228,9 +269,53 @@ test('install --system: Firefox ESR in a private mount namespace has micoff forc
         `(delay ${DELAY_MS} ms); Firefox start ${starts.join('/')} ms, stop ${stops.join('/')} ms`,
     );
   } finally {
-    const running = ff as FirefoxOnProfile | undefined;
-    await running?.stop().catch(() => {});
-    await ns?.close();
-    rmSync(dir, { recursive: true, force: true });
+    await sys.close();
+  }
+});
+
+// What Firefox ESR itself does, on which the installer's design rests: it reads policies.json from
+// /etc/firefox/policies only (Debian's /etc/firefox-esr/policies is not read: micoff cleans up what it
+// once wrote there), and it keeps an add-on whose force-install entry is simply removed (so uninstall
+// blocks micoff's add-on first).
+test('Firefox ESR reads /etc/firefox/policies, not /etc/firefox-esr/policies, and keeps an add-on whose force-install entry is removed', async ({
+  rig,
+  pages,
+}) => {
+  const noFirefox = firefoxMissing();
+  test.skip(!!noFirefox, noFirefox ?? '');
+  const noMounts = privateMountsMissing();
+  test.skip(!!noMounts, noMounts ?? '');
+  test.setTimeout(180_000);
+  const id = firefoxExtensionId();
+  const sys = await systemFirefox(rig, 'micoff-ffpolicy-');
+  const { local, policiesJson, profile, xpi, install, start, stop } = sys;
+  try {
+    const installed = await install(xpi, '--release-delay-ms', String(DELAY_MS));
+    expect(installed.code, installed.stdout + installed.stderr).toBe(0);
+    const micoffs = readFileSync(policiesJson, 'utf8');
+    // micoff's policies in Debian's /etc/firefox-esr/policies only: neither the add-on nor the pref.
+    renameSync(policiesJson, join(local.legacyPolicies, 'policies.json'));
+    const unread = await start();
+    const released = await muteAndWatchRelease(unread, rig, pages, DELAY_MS, NOT_RELEASED_AFTER_MS);
+    await stop();
+    expect(released, 'the release pref of /etc/firefox-esr/policies in effect').toBeNull();
+    expect(addonRecord(profile, id), 'micoff installed from /etc/firefox-esr/policies').toBeUndefined();
+    // In /etc/firefox/policies: installed and running.
+    renameSync(join(local.legacyPolicies, 'policies.json'), policiesJson);
+    await expectReachingTheHost(await start(), id);
+    await stop();
+    expect(addonRecord(profile, id)).toMatchObject({ active: true });
+    // The force-install entry removed (the release prefs kept): Firefox keeps micoff, running.
+    const withoutEntry = JSON.parse(micoffs);
+    delete withoutEntry.policies.ExtensionSettings;
+    writeFileSync(policiesJson, JSON.stringify(withoutEntry));
+    const kept = await expectReachingTheHost(await start(), id);
+    await stop();
+    expect(addonRecord(profile, id)).toMatchObject({ active: true, location: 'app-profile' });
+    console.log(
+      `firefox-system-install: /etc/firefox-esr/policies not read; add-on kept after its entry went (${kept.pill})`,
+    );
+  } finally {
+    await sys.close();
   }
 });
