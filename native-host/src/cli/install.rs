@@ -49,7 +49,7 @@ pub struct InstallArgs {
     pub host_path: Option<PathBuf>,
     /// Also switch on Firefox's own release of a disabled microphone
     /// (media.getusermedia.microphone.off_while_disabled.enabled and its delay): in each Firefox
-    /// profile's user.js, or with --system in policies.json (/etc/firefox*/policies). With
+    /// profile's user.js, or with --system in /etc/firefox/policies/policies.json. With
     /// --uninstall: removes what micoff added there, nothing else.
     #[arg(long)]
     pub firefox_release: bool,
@@ -67,7 +67,8 @@ pub struct InstallArgs {
     /// with --system force-installed through policies.json from a copy in /usr/local/share/micoff.
     /// Release Firefox accepts only the add-on signed by addons.mozilla.org (said per profile).
     /// With --uninstall (no XPI needed): removes micoff's copy and those lines or entries; Firefox
-    /// removes micoff at its next start.
+    /// removes micoff at its next start (--system: micoff's policy entry blocks micoff until the
+    /// next --uninstall, once every user's Firefox has started).
     #[arg(long, value_name = "XPI", num_args = 0..=1)]
     #[allow(clippy::option_option)]
     // absent / given without an XPI (uninstall) / given with one
