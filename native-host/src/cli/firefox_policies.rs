@@ -329,14 +329,21 @@ pub fn uninstall(
         }
         set_recorded(&mut record, sec, &key, None);
     }
+    // A container micoff's entries leave empty goes, like a section: `policies`, then the file.
+    if changed
+        && root
+            .get("policies")
+            .and_then(Value::as_object)
+            .is_some_and(Map::is_empty)
+    {
+        if let Some(o) = root.as_object_mut() {
+            o.remove("policies");
+        }
+        edited = edited.and_then(|t| json_text::remove(&t, &["policies"]));
+    }
     let text = if !changed {
         None
-    } else if root
-        .get("policies")
-        .and_then(Value::as_object)
-        .is_some_and(Map::is_empty)
-        && root.as_object().is_some_and(|o| o.len() == 1)
-    {
+    } else if root.as_object().is_some_and(Map::is_empty) {
         Some(None)
     } else {
         Some(Some(text_of(edited, &root)))
@@ -474,6 +481,21 @@ mod tests {
         let back = uninstall(&blocked, &both(), &first.record, true).unwrap();
         assert_eq!(back.text.unwrap().unwrap(), theirs);
         assert!(back.record.is_empty());
+    }
+
+    #[test]
+    fn a_document_without_policies_gets_them_and_loses_them_again() {
+        // Found by the policies_json fuzz target: `policies` made by micoff stayed behind, empty.
+        let theirs = "{\"comment\": \"managed by IT\"}";
+        let out = install(Some(theirs), &both(), &Map::new()).unwrap();
+        let first = uninstall(&out.text.unwrap().unwrap(), &both(), &out.record, true).unwrap();
+        let blocked = first.text.unwrap().unwrap();
+        let back = uninstall(&blocked, &both(), &first.record, true).unwrap();
+        assert_eq!(back.text.unwrap().unwrap(), theirs);
+        // A document that held no policy at all goes, as one micoff made would.
+        let out = install(Some("{}"), &both(), &Map::new()).unwrap();
+        let gone = uninstall(&out.text.unwrap().unwrap(), &both(), &out.record, false).unwrap();
+        assert_eq!(gone.text, Some(None));
     }
 
     #[test]
