@@ -199,15 +199,17 @@ export interface FirefoxOnProfile {
  * loaded or written by the test (only the remote-debugging port, to connect over WebDriver BiDi; the
  * prefs that connection needs are the user's own lines in that profile, see `createProfile` of
  * @puppeteer/browsers). `MOZ_REMOTE_ALLOW_SYSTEM_ACCESS` lets BiDi open the add-on's moz-extension://
- * pages.
+ * pages. `executablePath`: a launcher that execs Firefox (same process id), e.g. inside a private mount
+ * namespace (rig/private-mounts.ts).
  */
 export async function startFirefoxOnProfile(
   profile: string,
   env: NodeJS.ProcessEnv,
+  executablePath = FIREFOX,
 ): Promise<FirefoxOnProfile> {
   const spawned = Date.now();
   const proc = launchProcess({
-    executablePath: FIREFOX,
+    executablePath,
     args: ['--headless', '--no-remote', '--remote-debugging-port=0', '--profile', profile],
     env: { ...env, MOZ_REMOTE_ALLOW_SYSTEM_ACCESS: '1' },
   });

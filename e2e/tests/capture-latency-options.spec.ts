@@ -7,7 +7,7 @@
 // the rig's own (pipewire-pulse reads the rule from there). The rig runs without its 10 ms reader (it would
 // hold a PulseAudio source at 10 ms).
 // The managed policy: Chromium reads policies on Linux only from /etc/chromium/policies/managed/, never from a
-// --user-data-dir. The policy test runs Chromium in a private mount namespace (`unshare --mount`, root on
+// --user-data-dir. The policy test runs Chromium in a private mount namespace (rig/private-mounts.ts, root on
 // the test machine) whose /etc/chromium is a folder of this test holding
 // `{"3rdparty": {"extensions": {"<id>": {"captureLatencyMs": 40}}}}`: the machine's /etc is not changed, and
 // no other browser sees the policy.
@@ -39,6 +39,7 @@ import { extensionId } from '../rig/host.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
 import type { PageServer } from '../rig/page-server.ts';
 import { CHROMIUM } from '../rig/paths.ts';
+import { openMountNamespace, privateMountsMissing } from '../rig/private-mounts.ts';
 import { waitFor, which } from '../rig/proc.ts';
 import { tabIdOf } from './release-util.ts';
 
@@ -227,11 +228,8 @@ test('managed policy: the administrator’s 40 ms is applied through the host, s
   pages,
 }) => {
   test.setTimeout(180_000);
-  const unshare = which('unshare');
-  test.skip(
-    process.getuid?.() !== 0 || !unshare,
-    'needs root for a private mount namespace (unshare --mount)',
-  );
+  const noMounts = privateMountsMissing();
+  test.skip(!!noMounts, noMounts ?? '');
   const dir = mkdtempSync(join(tmpdir(), 'micoff-latency-policy-'));
   // The namespace's /etc/chromium: what the machine's holds, plus the policy.
   const etc = join(dir, 'etc-chromium');
@@ -243,17 +241,8 @@ test('managed policy: the administrator’s 40 ms is applied through the host, s
     join(etc, 'policies', 'managed', 'micoff-test.json'),
     JSON.stringify({ '3rdparty': { extensions: { [extensionId()]: { captureLatencyMs: 40 } } } }),
   );
-  const launcher = join(dir, 'chromium-with-policy');
-  writeFileSync(
-    launcher,
-    [
-      '#!/bin/sh',
-      '# Chromium in a private mount namespace whose /etc/chromium is this test folder.',
-      `exec ${unshare} --mount --propagation private -- sh -c 'mount --bind "$1" /etc/chromium && shift && exec "$@"' sh '${etc}' '${CHROMIUM}' "$@"`,
-      '',
-    ].join('\n'),
-    { mode: 0o755 },
-  );
+  const ns = await openMountNamespace([{ system: '/etc/chromium', test: etc }], dir);
+  const launcher = ns.launcher(join(dir, 'chromium-with-policy'), CHROMIUM);
   const session = new Session(rig, pages, latencyXdg(rig, dir), dir, launcher);
   try {
     await session.launch();
@@ -295,6 +284,7 @@ test('managed policy: the administrator’s 40 ms is applied through the host, s
     );
   } finally {
     await session.cleanup();
+    await ns.close();
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -12,56 +12,29 @@
 // start, which would hide what the installer wrote; rig/firefox.ts startFirefoxOnProfile). The prefs
 // the WebDriver BiDi connection needs are written first (by @puppeteer/browsers' createProfile) and
 // play the user's own lines, with the rig's audio settings and the add-on's pinned moz-extension UUID.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Browser as BrowserKind, createProfile } from '@puppeteer/browsers';
 import { HOST_NAME } from '../../extension/src/shared/protocol.ts';
+import { type FirefoxOnProfile, firefoxExtensionId, startFirefoxOnProfile } from '../rig/firefox.ts';
 import {
-  FIREFOX_EXTENSION_UUID,
-  type FirefoxOnProfile,
-  firefoxExtensionId,
-  nativeHostOf,
-  openExtensionPage,
-  pageWaitFor,
-  startFirefoxOnProfile,
-} from '../rig/firefox.ts';
+  addonRecord,
+  createUserProfile,
+  expectReachingTheHost,
+  lines,
+  muteAndWatchRelease,
+  packagedXpi,
+} from '../rig/firefox-install.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { requireHost } from '../rig/host.ts';
-import { FIREFOX, FIREFOX_EXTENSION_DIR, HOST_BINARY, ROOT } from '../rig/paths.ts';
-import { run, waitFor } from '../rig/proc.ts';
+import { FIREFOX, HOST_BINARY } from '../rig/paths.ts';
+import { run } from '../rig/proc.ts';
 
 const DELAY_MS = 300;
 const PREF = 'media.getusermedia.microphone.off_while_disabled';
 /** What micoff's block sets for the add-on (besides the release prefs). */
 const ADDON_PREFS =
   /xpinstall\.signatures\.required|extensions\.autoDisableScopes|extensions\.startupScanScopes/;
-
-/** A profile's lines, without the empty ones at the end (a final newline is not a line of the user's). */
-const lines = (text: string) => text.replace(/\n+$/, '').split('\n');
-
-/** micoff's entry in Firefox's add-on database (`extensions.json`, written by Firefox), if any. */
-function addonRecord(profile: string, id: string): Record<string, unknown> | undefined {
-  const file = join(profile, 'extensions.json');
-  if (!existsSync(file)) return undefined;
-  const db = JSON.parse(readFileSync(file, 'utf8')) as { addons?: Record<string, unknown>[] };
-  return db.addons?.find((a) => a.id === id);
-}
-
-/** The add-on runs and its background talks to micoff-host: Firefox started the host for micoff's id,
- * and the popup shows the version the host answered. */
-async function expectReachingTheHost(ff: FirefoxOnProfile, id: string): Promise<string> {
-  const hostPid = await waitFor('micoff-host started by Firefox for micoff’s add-on', async () =>
-    nativeHostOf(ff.pid, id),
-  );
-  const popup = await openExtensionPage(ff.browser, `moz-extension://${FIREFOX_EXTENSION_UUID}/popup.html`);
-  const pill = await pageWaitFor(popup, 'the popup naming the host it reached', () => {
-    const text = document.querySelector('#host-pill')?.textContent ?? '';
-    return /^host \d+\.\d+\.\d+/.test(text) ? text : '';
-  });
-  await popup.close();
-  return `${pill} (pid ${hostPid})`;
-}
 
 test('install --firefox-xpi --firefox-release: Firefox ESR started normally has micoff reaching the host, across a restart, the pref releases the mic; --uninstall leaves neither and keeps the user’s lines', async ({
   rig,
@@ -89,46 +62,10 @@ test('install --firefox-xpi --firefox-release: Firefox ESR started normally has 
     if (running) stops.push(await running.stop());
   };
   try {
-    // The packaged xpi, as `npm run package` writes it (here into a folder of the test's own).
-    const out = join(home, 'package');
-    const packed = await run(
-      process.execPath,
-      [join(ROOT, 'scripts', 'package.mjs'), '--no-build', `--out-dir=${out}`],
-      { timeoutMs: 60_000 },
-    );
-    expect(packed.code, packed.stdout + packed.stderr).toBe(0);
-    const version = JSON.parse(readFileSync(join(FIREFOX_EXTENSION_DIR, 'manifest.json'), 'utf8')).version;
-    const xpi = join(out, `micoff-${version}.xpi`);
-
-    // A fresh profile, never started, listed where Firefox lists a user's profiles.
-    await createProfile(BrowserKind.FIREFOX, {
-      path: profile,
-      preferences: {
-        'media.navigator.permission.disabled': true,
-        'media.navigator.streams.fake': false,
-        'media.cubeb.backend': 'pulse',
-        'media.autoplay.default': 0,
-        'fission.webContentIsolationStrategy': 0,
-        'extensions.webextensions.uuids': JSON.stringify({ [id]: FIREFOX_EXTENSION_UUID }),
-        // Firefox's remote agent (there for the test to look in) would otherwise set its
-        // "recommended" automation prefs, add-on scopes among them, and leave them in prefs.js.
-        'remote.prefs.recommended': false,
-      },
-    });
-    writeFileSync(
-      join(home, '.mozilla', 'firefox', 'profiles.ini'),
-      '[Profile0]\nName=test\nIsRelative=1\nPath=test.default-esr\nDefault=1\n\n[General]\nStartWithLastProfile=1\nVersion=2\n',
-    );
-    const userJs = join(profile, 'user.js');
-    // createProfile's automation prefs also switch off the auto-disabling of dropped-in add-ons
-    // (extensions.autoDisableScopes 0, enabledScopes 5); a user's profile has neither, and taking
-    // them up is the installer's job here: they go.
-    const usersOwn = readFileSync(userJs, 'utf8')
-      .split('\n')
-      .filter((l) => !/"extensions\.(autoDisableScopes|enabledScopes)"/.test(l))
-      .join('\n');
-    writeFileSync(userJs, usersOwn);
-    expect(usersOwn).not.toContain(PREF);
+    // The packaged xpi, as `npm run package` writes it (here into a folder of the test's own), and a
+    // fresh profile, never started, listed where Firefox lists a user's profiles.
+    const xpi = await packagedXpi(join(home, 'package'));
+    const { userJs, usersOwn } = await createUserProfile(home);
     expect(usersOwn).not.toMatch(ADDON_PREFS);
 
     const installArgs = ['install', '--browser', 'firefox', '--firefox-release', '--firefox-xpi'];
@@ -151,7 +88,7 @@ test('install --firefox-xpi --firefox-release: Firefox ESR started normally has 
     expect(withBlock).toContain('user_pref("xpinstall.signatures.required", false);');
 
     // First start: installed by Firefox from the profile, enabled, reaching the host.
-    const first = await expectReachingTheHost(await start(), id);
+    const first = (await expectReachingTheHost(await start(), id)).pill;
     await stop();
     expect(addonRecord(profile, id)).toMatchObject({
       active: true,
@@ -161,28 +98,12 @@ test('install --firefox-xpi --firefox-release: Firefox ESR started normally has 
 
     // Second start, same profile: still installed and reaching the host; Firefox's release is on.
     const again = await start();
-    const second = await expectReachingTheHost(again, id);
-    const meeting = await again.browser.newPage();
-    await meeting.goto(pages.url('meeting.html'));
-    await pageWaitFor(meeting, 'the meeting page', () => window.ready !== undefined);
-    await meeting.evaluate(() => window.ready);
-    const firefoxStreams = async () =>
-      (await rig.recordStreams()).filter((s) =>
-        /firefox/i.test(`${s.applicationName ?? ''} ${s.processBinary ?? ''}`),
-      );
-    await waitFor('Firefox’s record stream running', async () =>
-      (await firefoxStreams()).some((s) => !s.corked) ? true : null,
-    );
-    // Firefox keeps the device at least `delay` after it came on: mute after that.
-    await new Promise((r) => setTimeout(r, DELAY_MS + 200));
-    const mutedAt = Date.now();
-    await meeting.evaluate(() => window.mute());
-    await waitFor(
+    const second = (await expectReachingTheHost(again, id)).pill;
+    const releasedMs = await muteAndWatchRelease(again, rig, pages, DELAY_MS, DELAY_MS + 5000);
+    expect(
+      releasedMs,
       'Firefox’s record stream gone after mute (the pref micoff wrote is in effect)',
-      async () => ((await firefoxStreams()).length === 0 ? true : null),
-      { timeoutMs: DELAY_MS + 5000 },
-    );
-    const releasedMs = Date.now() - mutedAt;
+    ).not.toBeNull();
     await stop();
     expect(addonRecord(profile, id)).toMatchObject({ active: true });
 

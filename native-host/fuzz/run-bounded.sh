@@ -5,6 +5,8 @@
 #                   kernel config, cmdline, cpuinfo)
 #   request         frame bodies through the request decoder
 #   framing         byte streams through the frame codec, the async reader and the whole server
+#   policies_json   an administrator's policies.json through install --system's merge, its uninstall
+#                   and the text editor under them
 # The targets are in native-host/crates/micoff-fuzz; the committed seed corpus in seeds/<target>/
 # (real samples, plus regression-* inputs of crashes found and fixed), dictionaries in dicts/.
 #
@@ -29,7 +31,7 @@ BUILD_TIMEOUT=${MICOFF_FUZZ_BUILD_TIMEOUT:-900}
 RUN_SLACK=${MICOFF_FUZZ_RUN_SLACK:-300}
 # A toolchain that does not answer its --version within this is as good as missing.
 PROBE_TIMEOUT=60
-TARGETS=(proc_parsers doctor_parsers request framing)
+TARGETS=(proc_parsers doctor_parsers request framing policies_json)
 
 # bounded SECONDS CMD...: CMD, ended (with everything it started) after SECONDS; exit 124 then.
 bounded() {

@@ -524,6 +524,8 @@ fn bad_xpis_and_missing_paths_are_usage_errors() {
     );
     assert_eq!(run(&args(None), &m.env).0, 2, "install needs the xpi");
     assert!(!copy_of(&m.profile).exists());
+    // A usage error is found before anything is written, the host manifest included.
+    assert!(!m.env.home.join(".mozilla/native-messaging-hosts").exists());
     // A profile folder that is not there is not created.
     let mut a = args(Some(&m.xpi));
     a.firefox_profiles = vec![m.profile.with_file_name("typo.default")];
@@ -535,29 +537,31 @@ fn bad_xpis_and_missing_paths_are_usage_errors() {
 
 // ---- --system: policies.json -------------------------------------------------------------------
 
-fn system(m: &Machine, xpi: Option<&Path>) -> InstallArgs {
+fn system(xpi: Option<&Path>) -> InstallArgs {
     let mut a = args(xpi);
     a.system = true;
     a.firefox_release = true;
-    std::fs::create_dir_all(m.env.root.join("etc/firefox-esr")).unwrap();
     a
 }
 
+/// The policy file Firefox reads (Debian's ESR too): `/etc/firefox/policies/policies.json`.
 fn policies(m: &Machine) -> PathBuf {
-    m.env.root.join("etc/firefox-esr/policies/policies.json")
+    m.env.root.join("etc/firefox/policies/policies.json")
 }
 
 fn json_of(path: &Path) -> Value {
     serde_json::from_str(&read(path)).unwrap()
 }
 
+/// An administrator's own policies, formatted by hand.
+const THEIRS: &str = "{\n    \"policies\": {\n        \"DisableTelemetry\": true,\n        \"Preferences\": {\n            \"media.other\": { \"Value\": 1, \"Status\": \"locked\" }\n        }\n    }\n}\n";
+
 #[test]
 fn system_install_records_its_entries_and_uninstall_takes_out_only_those() {
     let m = machine();
-    let a = system(&m, Some(&m.xpi));
-    let theirs = r#"{"policies": {"DisableTelemetry": true, "Preferences": {"media.other": {"Value": 1, "Status": "locked"}}}}"#;
+    let a = system(Some(&m.xpi));
     std::fs::create_dir_all(policies(&m).parent().unwrap()).unwrap();
-    std::fs::write(policies(&m), theirs).unwrap();
+    std::fs::write(policies(&m), THEIRS).unwrap();
     let (code, out) = run(&a, &m.env);
     assert_eq!(code, 0, "{out}");
     let copy = m.env.root.join("usr/local/share/micoff/micoff.xpi");
@@ -577,14 +581,19 @@ fn system_install_records_its_entries_and_uninstall_takes_out_only_those() {
     );
     assert_eq!(v["policies"]["Preferences"][RELEASE]["Value"], json!(true));
     assert!(
-        !m.env.root.join("etc/firefox/policies").exists(),
-        "no Firefox there"
+        !m.env.root.join("etc/firefox-esr").exists(),
+        "nothing where no Firefox reads"
     );
     let record = m
         .env
         .root
         .join("usr/local/share/micoff/firefox-policies.json");
-    assert!(read(&record).contains("etc/firefox-esr/policies/policies.json"));
+    assert!(read(&record).contains("etc/firefox/policies/policies.json"));
+    assert!(m
+        .env
+        .root
+        .join("usr/lib/mozilla/native-messaging-hosts/org.micoff.host.json")
+        .exists());
     let (code, out) = run(&a, &m.env);
     assert_eq!(code, 0, "{out}");
     assert!(
@@ -604,24 +613,139 @@ fn system_install_records_its_entries_and_uninstall_takes_out_only_those() {
         "{out}"
     );
 
+    // Uninstall: the release prefs go, micoff's add-on entry blocks micoff (Firefox keeps an add-on
+    // whose entry is simply gone), the copy goes.
+    let (code, out) = run(&uninstall(a.clone()), &m.env);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("now blocks micoff") && out.contains("run this again"),
+        "{out}"
+    );
+    let v = json_of(&policies(&m));
+    assert_eq!(
+        v["policies"]["ExtensionSettings"][FIREFOX_EXTENSION_ID],
+        json!({"installation_mode": "blocked"})
+    );
+    assert!(v["policies"]["Preferences"].get(RELEASE).is_none());
+    assert!(v["policies"]["Preferences"].get(SIGNATURES).is_none());
+    assert!(!copy.exists() && record.exists(), "{out}");
+    // Again: the block goes, and the administrator's file is back byte for byte.
+    let (code, out) = run(&uninstall(a.clone()), &m.env);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("blocks micoff"), "{out}");
+    assert_eq!(read(&policies(&m)), THEIRS);
+    assert!(!record.exists(), "{out}");
+    // A third time: nothing of micoff's left, nothing changes.
     let (code, out) = run(&uninstall(a), &m.env);
     assert_eq!(code, 0, "{out}");
-    assert_eq!(
-        json_of(&policies(&m)),
-        serde_json::from_str::<Value>(theirs).unwrap()
+    assert_eq!(read(&policies(&m)), THEIRS);
+}
+
+#[test]
+fn system_install_writes_only_where_a_firefox_is_and_cleans_the_folder_no_firefox_reads() {
+    let m = machine();
+    // Where micoff wrote before: /etc/firefox-esr/policies, recorded; Firefox never read it.
+    let legacy = m.env.root.join("etc/firefox-esr/policies/policies.json");
+    std::fs::create_dir_all(legacy.parent().unwrap()).unwrap();
+    let url = format!(
+        "file://{}",
+        m.env
+            .root
+            .join("usr/local/share/micoff/micoff.xpi")
+            .display()
     );
-    assert!(!copy.exists() && !record.exists(), "{out}");
+    let old = format!(
+        "{{\n  \"policies\": {{\n    \"DisableTelemetry\": true,\n    \"ExtensionSettings\": {{\n      \"{FIREFOX_EXTENSION_ID}\": {{\n        \"installation_mode\": \"force_installed\",\n        \"install_url\": \"{url}\"\n      }}\n    }}\n  }}\n}}\n"
+    );
+    std::fs::write(&legacy, &old).unwrap();
+    let a = system(Some(&m.xpi));
+    let (code, out) = run(&a, &m.env);
+    assert_eq!(code, 0, "{out}");
+    assert!(policies(&m).exists(), "{out}");
+    assert_eq!(
+        json_of(&legacy),
+        json!({"policies": {"DisableTelemetry": true}}),
+        "{out}"
+    );
+    // No Firefox on the machine and no /etc/firefox: nothing to write for.
+    let bare = machine();
+    std::fs::remove_dir_all(bare.env.root.join("usr/lib/firefox-esr")).unwrap();
+    let (code, out) = run(&system(Some(&bare.xpi)), &bare.env);
+    assert_ne!(code, 0, "{out}");
+    assert!(out.contains("no Firefox found"), "{out}");
+    assert!(!policies(&bare).exists());
+}
+
+/// Nothing of micoff's under the machine's system folders: no copy of the add-on, no record, no
+/// host manifest, nothing in the folder Firefox once was thought to read.
+fn assert_nothing_installed(m: &Machine) {
+    for p in [
+        "usr/local/share/micoff",
+        "usr/lib/mozilla/native-messaging-hosts/org.micoff.host.json",
+        "etc/firefox-esr/policies",
+    ] {
+        assert!(!m.env.root.join(p).exists(), "{p} written");
+    }
+}
+
+#[test]
+fn system_install_refuses_a_policy_file_it_cannot_read_and_changes_nothing() {
+    let m = machine();
+    let a = system(Some(&m.xpi));
+    std::fs::create_dir_all(policies(&m).parent().unwrap()).unwrap();
+    for (theirs, why) in [
+        ("", "not valid JSON"),
+        (
+            "{\"policies\": {\"DisableTelemetry\": true,}}\n",
+            "not valid JSON",
+        ),
+        (
+            "{\"policies\": {\"DisableTelemetry\": tru",
+            "not valid JSON",
+        ),
+        ("// my policies\n{\"policies\": {}}", "not valid JSON"),
+        ("[{\"policies\": {}}]", "not a JSON object"),
+        (
+            "{\"policies\": [\"DisableTelemetry\"]}",
+            "`policies` is not an object",
+        ),
+        (
+            "{\"policies\": {\"Preferences\": \"none\"}}",
+            "`policies.Preferences` is not an object",
+        ),
+        (
+            "{\"policies\": {\"ExtensionSettings\": null}}",
+            "`policies.ExtensionSettings` is not an object",
+        ),
+    ] {
+        std::fs::write(policies(&m), theirs).unwrap();
+        let (code, out) = run(&a, &m.env);
+        assert_eq!(code, 3, "{theirs:?}: {out}");
+        assert!(
+            out.contains("policies.json left alone") && out.contains(why),
+            "{theirs:?}: {out}"
+        );
+        assert!(out.contains("nothing installed"), "{out}");
+        assert_eq!(read(&policies(&m)), theirs, "byte for byte");
+        assert_nothing_installed(&m);
+        // Uninstall leaves it too (nothing of micoff's can be told in it).
+        let (_, out) = run(&uninstall(a.clone()), &m.env);
+        assert_eq!(read(&policies(&m)), theirs, "{out}");
+    }
 }
 
 #[test]
 fn system_install_refuses_to_overwrite_an_admins_entry_and_uninstall_keeps_it() {
     let m = machine();
-    let a = system(&m, Some(&m.xpi));
+    let a = system(Some(&m.xpi));
     std::fs::create_dir_all(policies(&m).parent().unwrap()).unwrap();
     // An admin's own entry for micoff's id (from their server), and an admin's delay.
     for theirs in [
         format!(
             r#"{{"policies": {{"ExtensionSettings": {{"{FIREFOX_EXTENSION_ID}": {{"installation_mode": "force_installed", "install_url": "https://example.org/micoff.xpi"}}}}}}}}"#
+        ),
+        format!(
+            r#"{{"policies": {{"ExtensionSettings": {{"{FIREFOX_EXTENSION_ID}": {{"installation_mode": "blocked"}}}}}}}}"#
         ),
         format!(
             r#"{{"policies": {{"Preferences": {{"{DELAY}": {{"Value": 2000, "Status": "locked"}}}}}}}}"#
@@ -631,12 +755,9 @@ fn system_install_refuses_to_overwrite_an_admins_entry_and_uninstall_keeps_it() 
         let (code, out) = run(&a, &m.env);
         assert_eq!(code, 3, "{out}");
         assert!(out.contains("not written by micoff"), "{out}");
+        assert!(out.contains("nothing installed"), "{out}");
         assert_eq!(read(&policies(&m)), theirs, "byte for byte");
-        assert!(!m
-            .env
-            .root
-            .join("usr/local/share/micoff/micoff.xpi")
-            .exists());
+        assert_nothing_installed(&m);
         // Uninstall: nothing of micoff's there.
         let (code, out) = run(&uninstall(a.clone()), &m.env);
         assert_eq!(code, 0, "{out}");

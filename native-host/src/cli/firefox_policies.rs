@@ -1,5 +1,6 @@
 //! `micoff-host install --system` for Firefox: entries in `policies.json` (`/etc/firefox/policies`,
-//! Debian ESR's `/etc/firefox-esr/policies`), merged into what is there, and only ever micoff's own:
+//! the folder every Firefox build on Linux reads, Debian's ESR included), merged into what is
+//! there, and only ever micoff's own:
 //!
 //! - what micoff wrote into each file is recorded in micoff's own folder
 //!   (`/usr/local/share/micoff/firefox-policies.json`, keyed by the policy file's path under the
@@ -9,16 +10,27 @@
 //!   anything else makes install refuse the whole file, naming the entry, and change nothing in it;
 //! - uninstall removes micoff's entries only; a recorded entry changed since is left alone (and
 //!   no longer recorded). The add-on entry is micoff's also when its `install_url` is micoff's own
-//!   copy of the xpi (installs from before the record).
+//!   copy of the xpi (installs from before the record). Firefox keeps an add-on installed after its
+//!   force-install entry is gone, so uninstall first turns micoff's add-on entry into `blocked`
+//!   (Firefox then removes micoff from each profile at its next start) and takes that out at the
+//!   next uninstall;
+//! - the file's text is edited in place (`json_text`): the administrator's formatting stays, and
+//!   once micoff's entries are out the file is what it was, byte for byte.
 
 use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
 use crate::cli::firefox_release::{PREF_DELAY, PREF_ENABLED, PREF_SIGNATURES};
+use crate::cli::json_text;
 
-/// Firefox policy folders, relative to the root: release / Developer / Nightly, Debian's ESR.
-pub const POLICY_DIRS: [&str; 2] = ["etc/firefox/policies", "etc/firefox-esr/policies"];
+/// The policy folder, relative to the root: Firefox reads `<SysConfD>/policies/policies.json`,
+/// and SysConfD is `/etc/firefox` for every Firefox build (release, ESR, Developer Edition,
+/// Nightly: the application's name, not the package's; Debian's `firefox-esr` too).
+pub const POLICY_DIR: &str = "etc/firefox/policies";
+/// Where micoff wrote before (Debian's ESR was thought to read it; it does not): cleaned up, never
+/// written.
+pub const LEGACY_POLICY_DIRS: [&str; 1] = ["etc/firefox-esr/policies"];
 /// The record of micoff's entries, in `install::SYSTEM_DATA_DIR`.
 pub const RECORD_NAME: &str = "firefox-policies.json";
 /// The policy sections micoff writes into.
@@ -72,6 +84,11 @@ fn pref_entry(value: Value) -> Value {
     json!({"Value": value, "Status": "default"})
 }
 
+/// micoff's add-on entry while uninstalling: Firefox removes a blocked add-on at its next start.
+fn blocked_entry() -> Value {
+    json!({"installation_mode": "blocked"})
+}
+
 /// What micoff wrote into one policies file: section -> key -> value.
 pub type FileRecord = Map<String, Value>;
 
@@ -85,6 +102,18 @@ pub struct Outcome {
     pub record: FileRecord,
     /// Entries left as they are, and why (for the report).
     pub left: Vec<String>,
+    /// (uninstall) micoff's add-on entry now blocks micoff: Firefox removes it at its next start;
+    /// the next uninstall takes the entry out.
+    pub blocking: bool,
+}
+
+/// The file's new text: the administrator's own text with micoff's edits (`edited`) when it says
+/// exactly `root`, else `root` rendered afresh.
+fn text_of(edited: Option<String>, root: &Value) -> String {
+    match edited {
+        Some(t) if serde_json::from_str::<Value>(&t).ok().as_ref() == Some(root) => t,
+        _ => pretty(root),
+    }
 }
 
 fn parse(text: Option<&str>) -> Result<Value, String> {
@@ -176,6 +205,7 @@ pub fn install(
     record: &FileRecord,
 ) -> Result<Outcome, String> {
     let mut root = parse(text)?;
+    let mut edited = text.map(str::to_owned);
     let mut record = record.clone();
     let mut left = Vec::new();
     let mut conflicts = Vec::new();
@@ -205,11 +235,13 @@ pub fn install(
             }
             Some(_) if ours => {
                 section_mut(&mut root, sec)?.insert(key.clone(), value.clone());
+                edited = edited.and_then(|t| json_text::set(&t, &["policies", sec, &key], &value));
                 set_recorded(&mut record, sec, &key, Some(value));
                 changed = true;
             }
             None => {
                 section_mut(&mut root, sec)?.insert(key.clone(), value.clone());
+                edited = edited.and_then(|t| json_text::set(&t, &["policies", sec, &key], &value));
                 set_recorded(&mut record, sec, &key, Some(value));
                 changed = true;
             }
@@ -237,18 +269,28 @@ pub fn install(
         ));
     }
     Ok(Outcome {
-        text: changed.then(|| Some(pretty(&root))),
+        text: changed.then(|| Some(text_of(edited, &root))),
         record,
         left,
+        blocking: false,
     })
 }
 
-/// Takes micoff's entries for `wanted`'s parts out of `text`.
-pub fn uninstall(text: &str, wanted: &Wanted, record: &FileRecord) -> Result<Outcome, String> {
+/// Takes micoff's entries for `wanted`'s parts out of `text`. With `block_addon` (a file Firefox
+/// reads) micoff's force-install entry becomes `blocked` first (Firefox keeps an add-on whose entry
+/// is simply gone); a blocked entry of micoff's goes.
+pub fn uninstall(
+    text: &str,
+    wanted: &Wanted,
+    record: &FileRecord,
+    block_addon: bool,
+) -> Result<Outcome, String> {
     let mut root = parse(Some(text))?;
+    let mut edited = Some(text.to_owned());
     let mut record = record.clone();
     let mut left = Vec::new();
     let mut changed = false;
+    let mut blocking = false;
     let our_url = wanted.extension.as_ref().map(|(_, url)| url.as_str());
     for (sec, key) in wanted.keys() {
         let rec = recorded(&record, sec, &key).cloned();
@@ -258,14 +300,25 @@ pub fn uninstall(text: &str, wanted: &Wanted, record: &FileRecord) -> Result<Out
         };
         let ours = rec.as_ref() == Some(&current)
             || (sec == EXTENSION_SETTINGS && is_legacy_extension_entry(&current, our_url));
+        if ours && block_addon && sec == EXTENSION_SETTINGS && current != blocked_entry() {
+            let blocked = blocked_entry();
+            section_mut(&mut root, sec)?.insert(key.clone(), blocked.clone());
+            edited = edited.and_then(|t| json_text::set(&t, &["policies", sec, &key], &blocked));
+            set_recorded(&mut record, sec, &key, Some(blocked));
+            changed = true;
+            blocking = true;
+            continue;
+        }
         if ours {
             let s = section_mut(&mut root, sec)?;
             s.remove(&key);
+            edited = edited.and_then(|t| json_text::remove(&t, &["policies", sec, &key]));
             let empty = s.is_empty();
             if empty {
                 if let Some(p) = root.get_mut("policies").and_then(Value::as_object_mut) {
                     p.remove(sec);
                 }
+                edited = edited.and_then(|t| json_text::remove(&t, &["policies", sec]));
             }
             changed = true;
         } else if rec.is_some() {
@@ -276,19 +329,31 @@ pub fn uninstall(text: &str, wanted: &Wanted, record: &FileRecord) -> Result<Out
         }
         set_recorded(&mut record, sec, &key, None);
     }
+    // A container micoff's entries leave empty goes, like a section: `policies`, then the file.
+    if changed
+        && root
+            .get("policies")
+            .and_then(Value::as_object)
+            .is_some_and(Map::is_empty)
+    {
+        if let Some(o) = root.as_object_mut() {
+            o.remove("policies");
+        }
+        edited = edited.and_then(|t| json_text::remove(&t, &["policies"]));
+    }
     let text = if !changed {
         None
-    } else if root
-        .get("policies")
-        .and_then(Value::as_object)
-        .is_some_and(Map::is_empty)
-        && root.as_object().is_some_and(|o| o.len() == 1)
-    {
+    } else if root.as_object().is_some_and(Map::is_empty) {
         Some(None)
     } else {
-        Some(Some(pretty(&root)))
+        Some(Some(text_of(edited, &root)))
     };
-    Ok(Outcome { text, record, left })
+    Ok(Outcome {
+        text,
+        record,
+        left,
+        blocking,
+    })
 }
 
 /// The record file: policy file (relative to the root) -> [`FileRecord`].
@@ -366,13 +431,70 @@ mod tests {
             value(&changed_text)["policies"]["Preferences"][PREF_DELAY]["Value"],
             json!(1500)
         );
-        // Out again: the admin's file as it was.
-        let back = uninstall(&changed_text, &later, &changed.record).unwrap();
-        assert_eq!(value(&back.text.unwrap().unwrap()), value(theirs));
+        // Out again, in a file Firefox reads: micoff's add-on entry blocks micoff first (Firefox
+        // removes it then), the release prefs go; the next uninstall takes the block out, and the
+        // admin's file is as it was, byte for byte.
+        let first = uninstall(&changed_text, &later, &changed.record, true).unwrap();
+        assert!(first.blocking);
+        let first_text = first.text.clone().unwrap().unwrap();
+        let v = value(&first_text);
+        assert_eq!(
+            v["policies"]["ExtensionSettings"][ID],
+            json!({"installation_mode": "blocked"})
+        );
+        assert!(v["policies"]["Preferences"].get(PREF_DELAY).is_none());
+        assert!(v["policies"]["Preferences"].get(PREF_SIGNATURES).is_none());
+        // Installed again meanwhile: micoff's blocked entry is micoff's to replace.
+        let re = install(Some(&first_text), &both(), &first.record).unwrap();
+        assert_eq!(
+            value(&re.text.unwrap().unwrap())["policies"]["ExtensionSettings"][ID]
+                ["installation_mode"],
+            json!("force_installed")
+        );
+        let back = uninstall(&first_text, &later, &first.record, true).unwrap();
+        assert!(!back.blocking);
+        assert_eq!(back.text.unwrap().unwrap(), theirs);
         assert!(back.record.is_empty());
         // Nothing but micoff's: the file can go.
         let only = install(None, &both(), &Map::new()).unwrap();
-        let gone = uninstall(&only.text.unwrap().unwrap(), &both(), &only.record).unwrap();
+        let gone = uninstall(&only.text.unwrap().unwrap(), &both(), &only.record, false).unwrap();
+        assert_eq!(gone.text, Some(None));
+    }
+
+    #[test]
+    fn an_admins_own_formatting_survives_install_and_uninstall() {
+        let theirs = "{\n    \"policies\": {\n        \"DisableTelemetry\": true,\n        \"Preferences\": {\n            \"browser.tabs.warnOnClose\": { \"Value\": false, \"Status\": \"locked\" }\n        },\n        \"ExtensionSettings\": {\n            \"admin-tool@example.org\": {\n                \"installation_mode\": \"allowed\"\n            }\n        },\n        \"DisableFirefoxStudies\": true\n    }\n}\n";
+        let out = install(Some(theirs), &both(), &Map::new()).unwrap();
+        let merged = out.text.unwrap().unwrap();
+        // The admin's lines are all still there, in their order, with micoff's in between.
+        let mut rest = merged.lines();
+        for line in theirs.lines() {
+            let line = line.trim_end_matches(',');
+            assert!(
+                rest.any(|l| l.trim_end_matches(',') == line),
+                "{line:?} not kept in\n{merged}"
+            );
+        }
+        assert!(merged.contains("\n        \"DisableFirefoxStudies\": true\n    }\n}\n"));
+        let first = uninstall(&merged, &both(), &out.record, true).unwrap();
+        let blocked = first.text.unwrap().unwrap();
+        let back = uninstall(&blocked, &both(), &first.record, true).unwrap();
+        assert_eq!(back.text.unwrap().unwrap(), theirs);
+        assert!(back.record.is_empty());
+    }
+
+    #[test]
+    fn a_document_without_policies_gets_them_and_loses_them_again() {
+        // Found by the policies_json fuzz target: `policies` made by micoff stayed behind, empty.
+        let theirs = "{\"comment\": \"managed by IT\"}";
+        let out = install(Some(theirs), &both(), &Map::new()).unwrap();
+        let first = uninstall(&out.text.unwrap().unwrap(), &both(), &out.record, true).unwrap();
+        let blocked = first.text.unwrap().unwrap();
+        let back = uninstall(&blocked, &both(), &first.record, true).unwrap();
+        assert_eq!(back.text.unwrap().unwrap(), theirs);
+        // A document that held no policy at all goes, as one micoff made would.
+        let out = install(Some("{}"), &both(), &Map::new()).unwrap();
+        let gone = uninstall(&out.text.unwrap().unwrap(), &both(), &out.record, false).unwrap();
         assert_eq!(gone.text, Some(None));
     }
 
@@ -406,7 +528,7 @@ mod tests {
             v["policies"]["Preferences"][PREF_SIGNATURES]["Status"],
             json!("locked")
         );
-        let back = uninstall(&out.text.unwrap().unwrap(), &both(), &out.record).unwrap();
+        let back = uninstall(&out.text.unwrap().unwrap(), &both(), &out.record, false).unwrap();
         assert_eq!(
             value(&back.text.unwrap().unwrap()),
             value(locked),
@@ -429,12 +551,12 @@ mod tests {
         let admin = format!(
             r#"{{"policies": {{"Preferences": {{"{PREF_ENABLED}": {{"Value": true, "Status": "default"}}, "{PREF_DELAY}": {{"Value": 3000, "Status": "default"}}}}, "ExtensionSettings": {{"micoff@micoff.org": {{"installation_mode": "force_installed", "install_url": "file:///opt/admin/micoff.xpi"}}}}}}}}"#
         );
-        let out = uninstall(&admin, &both(), &Map::new()).unwrap();
+        let out = uninstall(&admin, &both(), &Map::new(), false).unwrap();
         assert_eq!(out.text, None, "nothing removed");
         // micoff's entry changed since: left alone, and forgotten.
         let only = install(None, &both(), &Map::new()).unwrap();
         let edited = only.text.unwrap().unwrap().replace("3000", "2500");
-        let out = uninstall(&edited, &both(), &only.record).unwrap();
+        let out = uninstall(&edited, &both(), &only.record, false).unwrap();
         let v = value(&out.text.unwrap().unwrap());
         assert_eq!(
             v["policies"]["Preferences"][PREF_DELAY]["Value"],
@@ -456,12 +578,14 @@ mod tests {
             extension: Some((ID.to_owned(), URL.to_owned())),
         };
         assert_eq!(
-            uninstall(&legacy, &ext_only, &Map::new()).unwrap().text,
+            uninstall(&legacy, &ext_only, &Map::new(), false)
+                .unwrap()
+                .text,
             Some(None)
         );
         // Only the parts asked for: the release prefs stay with --firefox-xpi alone.
         let all = install(None, &both(), &Map::new()).unwrap();
-        let out = uninstall(&all.text.unwrap().unwrap(), &ext_only, &all.record).unwrap();
+        let out = uninstall(&all.text.unwrap().unwrap(), &ext_only, &all.record, false).unwrap();
         let v = value(&out.text.unwrap().unwrap());
         assert_eq!(
             v["policies"]["Preferences"][PREF_ENABLED]["Value"],

@@ -20,7 +20,7 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 
 use crate::cli::firefox_build::Build;
-use crate::cli::firefox_policies::{self, Wanted, POLICY_DIRS, RECORD_NAME};
+use crate::cli::firefox_policies::{self, Wanted, LEGACY_POLICY_DIRS, POLICY_DIR, RECORD_NAME};
 use crate::cli::firefox_profile::{prefs_js_without, running_pid, AddonRecord, Pref, UserJs};
 use crate::cli::install::SYSTEM_DATA_DIR;
 use crate::cli::{EXIT_ERROR, EXIT_OK, EXIT_PARTIAL};
@@ -204,7 +204,7 @@ pub fn run(req: &Request<'_>, out: &mut dyn Write) -> i32 {
         let what = if req.uninstall {
             "nothing of micoff's found"
         } else if req.system_root.is_some() {
-            "no Firefox policy folder found (/etc/firefox, /etc/firefox-esr)"
+            "no Firefox found here (an executable in PATH or the usual install folders, or /etc/firefox)"
         } else {
             "no Firefox profile found (~/.mozilla/firefox/profiles.ini; name one with --firefox-profile)"
         };
@@ -234,6 +234,7 @@ pub fn run(req: &Request<'_>, out: &mut dyn Write) -> i32 {
     if req.uninstall
         && !req.dry_run
         && req.addon.is_some()
+        && req.system_root.is_none()
         && report.failed + report.refused < report.total
     {
         report.note("Firefox removes micoff at its next start");
@@ -502,12 +503,9 @@ fn run_profile(req: &Request<'_>, profile: &Path, report: &mut Report<'_>) {
     }
 }
 
-/// `--system`: the policy files, micoff's record of its entries, micoff's copy of the xpi.
-fn run_system(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
-    let would = if req.dry_run { "would be " } else { "" };
-    let data_dir = root.join(SYSTEM_DATA_DIR);
-    let xpi_copy = data_dir.join(SYSTEM_XPI_NAME);
-    let record_path = data_dir.join(RECORD_NAME);
+/// `--system`: micoff's copy of the xpi, and the entries micoff wants in policies.json.
+fn system_wanted(req: &Request<'_>, root: &Path) -> (PathBuf, Wanted) {
+    let xpi_copy = root.join(SYSTEM_DATA_DIR).join(SYSTEM_XPI_NAME);
     let wanted = Wanted {
         release_delay_ms: req.release_prefs.then_some(req.delay_ms),
         extension: req
@@ -515,18 +513,63 @@ fn run_system(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
             .as_ref()
             .map(|a| (a.id.clone(), format!("file://{}", xpi_copy.display()))),
     };
+    (xpi_copy, wanted)
+}
+
+/// `--system` install, before anything is written (the host manifests included): when the policy
+/// file Firefox reads would be refused (an administrator's own value for an entry micoff needs, a
+/// file that is not a policy file), says so and returns the exit code; the install then changes
+/// nothing at all. `None`: go ahead.
+pub fn refuse_before_writing(req: &Request<'_>, out: &mut dyn Write) -> Option<i32> {
+    let root = req.system_root.filter(|_| !req.uninstall)?;
+    let path = root.join(POLICY_DIR).join("policies.json");
+    let text = std::fs::read_to_string(&path).ok()?;
+    let (_, wanted) = system_wanted(req, root);
+    let record_path = root.join(SYSTEM_DATA_DIR).join(RECORD_NAME);
+    // An unreadable record is reported by the install itself.
+    let record = firefox_policies::read_record(&record_path).ok()?;
+    let file_record = record
+        .get(&format!("{POLICY_DIR}/policies.json"))
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let e = firefox_policies::install(Some(&text), &wanted, &file_record).err()?;
+    let _ = writeln!(out, "Firefox: {} left alone: {e}", path.display());
+    let _ = writeln!(
+        out,
+        "error: nothing installed (no host manifest, no policy entry, no copy of the add-on): \
+         settle that entry in {} first, then run this again",
+        path.display()
+    );
+    Some(EXIT_PARTIAL)
+}
+
+/// `--system`: the policy files, micoff's record of its entries, micoff's copy of the xpi.
+fn run_system(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
+    let would = if req.dry_run { "would be " } else { "" };
+    let data_dir = root.join(SYSTEM_DATA_DIR);
+    let record_path = data_dir.join(RECORD_NAME);
+    let (xpi_copy, wanted) = system_wanted(req, root);
     let mut record = match firefox_policies::read_record(&record_path) {
         Ok(r) => r,
         Err(e) => return report.failed(&record_path, &format!("FAILED: {e}")),
     };
     let mut writes: Vec<(PathBuf, Option<String>)> = Vec::new();
     let mut accepted = 0usize;
-    for dir in POLICY_DIRS {
+    let mut blocking: Vec<PathBuf> = Vec::new();
+    // The folder Firefox reads, then those micoff wrote into before (cleaned up, never written).
+    let dirs = std::iter::once((POLICY_DIR, false)).chain(LEGACY_POLICY_DIRS.map(|d| (d, true)));
+    for (dir, legacy) in dirs {
         let path = root.join(dir).join("policies.json");
         let key = format!("{dir}/policies.json");
         let existing = std::fs::read_to_string(&path).ok();
-        // Only folders of a Firefox that is there: its policies folder's parent exists.
-        if existing.is_none() && !root.join(dir).parent().is_some_and(Path::is_dir) {
+        // Written only where a Firefox is: one found on this machine, or Firefox's /etc folder.
+        let firefox_here =
+            !req.builds.is_empty() || root.join(dir).parent().is_some_and(Path::is_dir);
+        if existing.is_none() && (legacy || !firefox_here) {
+            if req.uninstall || legacy {
+                record.remove(&key);
+            }
             continue;
         }
         let file_record = record
@@ -534,24 +577,32 @@ fn run_system(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
             .and_then(Value::as_object)
             .cloned()
             .unwrap_or_default();
-        let outcome = match (&existing, req.uninstall) {
+        let outcome = match (&existing, req.uninstall || legacy) {
             (None, true) => {
                 record.remove(&key);
                 continue;
             }
-            (Some(t), true) => firefox_policies::uninstall(t, &wanted, &file_record),
+            // A file no Firefox reads: micoff's entries just go.
+            (Some(t), true) => firefox_policies::uninstall(t, &wanted, &file_record, !legacy),
             (t, false) => firefox_policies::install(t.as_deref(), &wanted, &file_record),
         };
         let outcome = match outcome {
             Ok(o) => o,
+            Err(_) if legacy => continue,
             Err(e) => {
                 report.refused(&path, &format!("left alone: {e}"));
                 continue;
             }
         };
-        accepted += 1;
+        if legacy && outcome.text.is_none() {
+            continue;
+        }
+        accepted += usize::from(!legacy);
         for l in &outcome.left {
             report.note(&format!("{}: {l}", path.display()));
+        }
+        if outcome.blocking {
+            blocking.push(path.clone());
         }
         if outcome.record.is_empty() {
             record.remove(&key);
@@ -607,7 +658,9 @@ fn run_system(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
             Some(t) => write_keeping_mode(&path, t.as_bytes(), 0o644, req.dry_run).map(|()| {
                 format!(
                     "{would}{}",
-                    if req.uninstall {
+                    if blocking.contains(&path) {
+                        "updated (micoff's entries removed; micoff's add-on entry now blocks micoff)"
+                    } else if req.uninstall || !path.starts_with(root.join(POLICY_DIR)) {
                         "updated (micoff's entries removed)"
                     } else if path.exists() {
                         "updated"
@@ -636,6 +689,16 @@ fn run_system(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
                 Err(e) => report.ok(&xpi_copy, &format!("left alone: {e}")),
             }
         }
+    }
+    if !blocking.is_empty() {
+        // Measured: Firefox ESR keeps running an add-on whose force-install entry was simply
+        // removed (docs/design/firefox-install.md), so the entry blocks micoff for a while instead.
+        report.note(&format!(
+            "{would}micoff's add-on entry blocks micoff: Firefox removes micoff from each profile at \
+             its next start (removing the entry alone would leave micoff installed). The entry also \
+             keeps micoff from being installed any other way; once every user's Firefox has started, \
+             run this again to take it out"
+        ));
     }
     if !req.dry_run {
         let r = if record.is_empty() {

@@ -49,7 +49,7 @@ pub struct InstallArgs {
     pub host_path: Option<PathBuf>,
     /// Also switch on Firefox's own release of a disabled microphone
     /// (media.getusermedia.microphone.off_while_disabled.enabled and its delay): in each Firefox
-    /// profile's user.js, or with --system in policies.json (/etc/firefox*/policies). With
+    /// profile's user.js, or with --system in /etc/firefox/policies/policies.json. With
     /// --uninstall: removes what micoff added there, nothing else.
     #[arg(long)]
     pub firefox_release: bool,
@@ -67,7 +67,8 @@ pub struct InstallArgs {
     /// with --system force-installed through policies.json from a copy in /usr/local/share/micoff.
     /// Release Firefox accepts only the add-on signed by addons.mozilla.org (said per profile).
     /// With --uninstall (no XPI needed): removes micoff's copy and those lines or entries; Firefox
-    /// removes micoff at its next start.
+    /// removes micoff at its next start (--system: micoff's policy entry blocks micoff until the
+    /// next --uninstall, once every user's Firefox has started).
     #[arg(long, value_name = "XPI", num_args = 0..=1)]
     #[allow(clippy::option_option)]
     // absent / given without an XPI (uninstall) / given with one
@@ -768,6 +769,18 @@ fn host_path(args: &InstallArgs) -> Result<PathBuf, String> {
 /// `--firefox-release` / `--firefox-xpi` Firefox's parts) against `env`, reporting to `out`.
 /// Returns the worst exit code of the parts (`EXIT_PARTIAL` when they differ).
 pub fn run_all(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
+    // Firefox's part is checked first: a bad xpi, or a policy file that would be refused, stops
+    // the install before anything is written.
+    let firefox = match firefox_request(args, env, out) {
+        Ok(req) => req,
+        Err(code) => return code,
+    };
+    if let Some(code) = firefox
+        .as_ref()
+        .and_then(|req| crate::cli::firefox_release::refuse_before_writing(req, out))
+    {
+        return code;
+    }
     let mut code = run(args, env, out);
     if let Some(crx) = &args.chromium_crx {
         let req = crate::cli::chromium_crx::Request {
@@ -779,8 +792,21 @@ pub fn run_all(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32
         };
         code = worst(code, crate::cli::chromium_crx::run(&req, env, out));
     }
+    match firefox {
+        Some(req) => worst(code, crate::cli::firefox_release::run(&req, out)),
+        None => code,
+    }
+}
+
+/// Firefox's part of `install` (`--firefox-release` / `--firefox-xpi`), `None` when not asked
+/// for; `Err` with the exit code on a usage error (said to `out`).
+fn firefox_request<'a>(
+    args: &InstallArgs,
+    env: &'a InstallEnv,
+    out: &mut dyn Write,
+) -> Result<Option<crate::cli::firefox_release::Request<'a>>, i32> {
     if !args.firefox_release && args.firefox_xpi.is_none() {
-        return code;
+        return Ok(None);
     }
     let addon = match &args.firefox_xpi {
         None => None,
@@ -794,7 +820,7 @@ pub fn run_all(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32
                 "error: --firefox-xpi needs the xpi to install (npm run package writes \
                  dist/micoff-<version>.xpi)"
             );
-            return EXIT_USAGE;
+            return Err(EXIT_USAGE);
         }
         Some(Some(path)) => match read_xpi(path) {
             Ok(xpi) => Some(crate::cli::firefox_release::Addon {
@@ -803,11 +829,11 @@ pub fn run_all(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32
             }),
             Err(e) => {
                 let _ = writeln!(out, "error: --firefox-xpi {}: {e}", path.display());
-                return EXIT_USAGE;
+                return Err(EXIT_USAGE);
             }
         },
     };
-    let req = crate::cli::firefox_release::Request {
+    Ok(Some(crate::cli::firefox_release::Request {
         profiles: if args.system {
             Vec::new()
         } else if args.firefox_profiles.is_empty() {
@@ -822,8 +848,7 @@ pub fn run_all(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32
         builds: crate::cli::firefox_build::builds_of(&env.firefox_executables()),
         uninstall: args.uninstall,
         dry_run: args.dry_run,
-    };
-    worst(code, crate::cli::firefox_release::run(&req, out))
+    }))
 }
 
 /// The xpi to install: an add-on whose id is micoff's (the id this host answers).

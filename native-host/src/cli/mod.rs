@@ -8,6 +8,7 @@ pub mod firefox_policies;
 pub mod firefox_profile;
 pub mod firefox_release;
 pub mod install;
+pub mod json_text;
 pub mod latency;
 pub mod report;
 pub mod sample;

@@ -13,6 +13,8 @@ pub mod framing;
 pub mod mutate;
 
 use micoff_doctor::parse as doctor;
+use micoff_host::cli::firefox_policies::{self, FileRecord, Wanted};
+use micoff_host::cli::json_text;
 use micoff_host::protocol::{decode_request, ErrorCode};
 use micoff_proc::parse as procfs;
 
@@ -26,6 +28,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("doctor_parsers", doctor_parsers),
     ("request", request),
     ("framing", framing::framing),
+    ("policies_json", policies_json),
 ];
 
 /// Runs target `name` on `data` (cargo-fuzz entry point). Unknown names panic.
@@ -142,4 +145,141 @@ pub fn request(data: &[u8]) -> u64 {
             u64::from(code)
         }
     }
+}
+
+/// An administrator's `policies.json` (any text) through `install --system`'s merge and its two
+/// uninstall steps, and the text editor under them. Checks: no panic; an install that is refused
+/// changes nothing; one that is accepted holds micoff's entries and keeps every other entry's
+/// meaning; its uninstall (blocking the add-on, then taking the block out) brings back the
+/// administrator's text byte for byte.
+pub fn policies_json(data: &[u8]) -> u64 {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return 0;
+    };
+    let path = ["policies", "ExtensionSettings", "micoff@micoff.org"];
+    let entry = serde_json::json!({"installation_mode": "blocked"});
+    let set = json_text::set(text, &path, &entry);
+    let _ = json_text::remove(text, &path);
+    let _ = json_text::remove(text, &path[..2]);
+    let wanted = Wanted {
+        release_delay_ms: Some(3000),
+        extension: Some((
+            "micoff@micoff.org".to_owned(),
+            "file:///usr/local/share/micoff/micoff.xpi".to_owned(),
+        )),
+    };
+    let before: Option<serde_json::Value> = serde_json::from_str(text).ok();
+    let installed = match firefox_policies::install(Some(text), &wanted, &FileRecord::new()) {
+        Err(e) => {
+            assert!(!e.is_empty());
+            return bits(&[before.is_some(), set.is_some()]);
+        }
+        Ok(o) => o,
+    };
+    let Some(mut before) = before else {
+        panic!("install accepted text JSON does not read: {text:?}");
+    };
+    // An add-on entry for micoff's id installing micoff's own copy is micoff's (from an install
+    // before the record existed): uninstall takes it out too.
+    let url = wanted.extension.as_ref().map(|(_, u)| u.as_str());
+    let legacy =
+        before["policies"]["ExtensionSettings"]["micoff@micoff.org"]["install_url"].as_str() == url
+            && before["policies"]["ExtensionSettings"]["micoff@micoff.org"]["installation_mode"]
+                == "force_installed";
+    if legacy {
+        let settings = before["policies"]["ExtensionSettings"]
+            .as_object_mut()
+            .expect("an object: install accepted it");
+        settings.remove("micoff@micoff.org");
+        if settings.is_empty() {
+            before["policies"]
+                .as_object_mut()
+                .expect("an object")
+                .remove("ExtensionSettings");
+        }
+    }
+    let Some(Some(after)) = installed.text.clone() else {
+        // Unchanged: everything micoff wants was there already (an administrator's own values).
+        assert!(installed.record.is_empty());
+        return bits(&[true, set.is_some(), true]);
+    };
+    let v: serde_json::Value = serde_json::from_str(&after).expect("install wrote JSON");
+    let ours = &v["policies"]["ExtensionSettings"]["micoff@micoff.org"];
+    assert!(ours.is_object(), "micoff's entry missing from {after:?}");
+    for (k, val) in before.as_object().into_iter().flatten() {
+        if k != "policies" {
+            assert_eq!(&v[k], val, "{k} changed");
+        }
+    }
+    let mut text_now = after.clone();
+    let mut record = installed.record;
+    let mut steps = 0;
+    // Uninstall in a file Firefox reads: block first, then take the block out.
+    loop {
+        let out = firefox_policies::uninstall(&text_now, &wanted, &record, true)
+            .expect("micoff's own output is read back");
+        record = out.record;
+        steps += 1;
+        match out.text {
+            None => break,
+            Some(None) => {
+                // Only a file that holds no policy at all goes (Firefox reads it as no file).
+                assert_eq!(
+                    firefox_reads(&before),
+                    serde_json::json!({}),
+                    "file removed, but the administrator's {text:?} had more"
+                );
+                text_now = String::new();
+                break;
+            }
+            Some(Some(t)) => text_now = t,
+        }
+        assert!(steps <= 2, "uninstall does not settle: {text_now:?}");
+    }
+    assert!(record.is_empty(), "record left: {record:?}");
+    if !text_now.is_empty() {
+        let back: serde_json::Value =
+            serde_json::from_str(&text_now).expect("uninstall wrote JSON");
+        assert_eq!(
+            firefox_reads(&back),
+            firefox_reads(&before),
+            "meaning lost: {text:?} -> {text_now:?}"
+        );
+    }
+    // The administrator's own text back, byte for byte (micoff's entries went in and out as text
+    // edits). Not where the administrator had an empty container micoff wrote into (`policies`
+    // missing or empty, an empty `Preferences` / `ExtensionSettings`): micoff takes a container it
+    // leaves empty out, as it cannot tell it from one it made.
+    let byte_for_byte = text_now == text;
+    let empty_container = firefox_reads(&before) != before;
+    assert!(
+        byte_for_byte || text_now.is_empty() || legacy || empty_container,
+        "{text:?} came back as {text_now:?}"
+    );
+    bits(&[true, set.is_some(), false, byte_for_byte, steps == 2])
+}
+
+/// A policies document as Firefox takes it: an empty `Preferences` / `ExtensionSettings`, an empty
+/// `policies` and a missing one say the same (no policy).
+fn firefox_reads(doc: &serde_json::Value) -> serde_json::Value {
+    let mut doc = doc.clone();
+    if let Some(root) = doc.as_object_mut() {
+        if let Some(p) = root
+            .get_mut("policies")
+            .and_then(serde_json::Value::as_object_mut)
+        {
+            p.retain(|k, v| {
+                !(matches!(k.as_str(), "Preferences" | "ExtensionSettings")
+                    && v.as_object().is_some_and(serde_json::Map::is_empty))
+            });
+        }
+        if root
+            .get("policies")
+            .and_then(serde_json::Value::as_object)
+            .is_some_and(serde_json::Map::is_empty)
+        {
+            root.remove("policies");
+        }
+    }
+    doc
 }

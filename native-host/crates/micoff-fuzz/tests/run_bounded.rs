@@ -15,7 +15,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const TARGETS: [&str; 4] = ["proc_parsers", "doctor_parsers", "request", "framing"];
+const TARGETS: [&str; 5] = [
+    "proc_parsers",
+    "doctor_parsers",
+    "request",
+    "framing",
+    "policies_json",
+];
 
 fn script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/run-bounded.sh")

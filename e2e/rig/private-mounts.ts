@@ -1,0 +1,174 @@
+// A browser (and the installer) with private system folders: /etc/<browser>, micoff's system folder,
+// the system native messaging folder are folders of the test, seen only by the processes the test runs
+// inside one private mount namespace. Browsers read managed policies only from fixed system paths
+// (Chromium /etc/chromium/policies/managed, Firefox /etc/firefox*/policies, no test root honoured
+// outside their own automation), so this is how a policy, or `micoff-host install --system`, is
+// tested for real without changing the machine (docs/test-rig.md, "Private system folders").
+//
+// The namespace is held by one process (`unshare --mount`, propagation private, as root) that binds
+// each test folder over its system folder, then sleeps; everything that must see them enters it
+// with `nsenter --mount` (`run`, or `launcher` for a browser started by a launch library). A system
+// folder that does not exist gets a mount point without touching the machine: its nearest existing
+// parent is covered by an overlay whose upper layer is a tmpfs of the namespace (what is there shows
+// through, the new folder lives only in the namespace), and the test folder is bound over that.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { logTail, type RunResult, run, startChild, stopChild, waitFor, which } from './proc.ts';
+
+/** A system folder, and the test's folder that stands in for it. */
+export interface PrivateFolder {
+  system: string;
+  test: string;
+}
+
+export interface MountNamespace {
+  /** The process holding the namespace (its /proc/<pid>/ns/mnt is what `nsenter` enters). */
+  pid: number;
+  /** `executable args` inside the namespace, to completion (`run` of proc.ts). */
+  run(
+    executable: string,
+    args: string[],
+    opts?: { env?: NodeJS.ProcessEnv; timeoutMs?: number },
+  ): Promise<RunResult>;
+  /** Writes an executable script at `file` that runs `executable "$@"` inside the namespace, with the
+   * same process id (sh and nsenter exec it): for a launch library's `executablePath`. */
+  launcher(file: string, executable: string): string;
+  /** Ends the holder; what still runs inside keeps the namespace until it exits. */
+  close(): Promise<void>;
+}
+
+const TOOLS = ['unshare', 'nsenter', 'mount'] as const;
+
+/**
+ * Why private mounts cannot be used here (not root, a tool missing), or null. Under CI (root on
+ * Debian) a spec that needs them must run: there the reason is an error, not a skip.
+ */
+export function privateMountsMissing(): string | null {
+  const missing = TOOLS.filter((t) => !which(t));
+  const why =
+    process.getuid?.() !== 0
+      ? 'needs root for a private mount namespace (unshare --mount); run as root, as CI does'
+      : missing.length
+        ? `needs ${missing.join(', ')} (util-linux, mount) for a private mount namespace`
+        : null;
+  if (why && process.env.CI) throw new Error(`CI must run this spec, but it ${why}`);
+  return why;
+}
+
+/** The nearest existing folder at or above `path`. */
+function existingAncestor(path: string): string {
+  let p = path;
+  while (!existsSync(p)) p = dirname(p);
+  return p;
+}
+
+/** Mount points strictly below `dir`, outermost first, none inside another of them
+ * (/proc/self/mountinfo, octal escapes decoded). */
+function mountsBelow(dir: string): string[] {
+  const prefix = dir.endsWith('/') ? dir : `${dir}/`;
+  const all = readFileSync('/proc/self/mountinfo', 'utf8')
+    .split('\n')
+    .map((line) =>
+      (line.split(' ')[4] ?? '').replace(/\\([0-7]{3})/g, (_, o) => String.fromCharCode(parseInt(o, 8))),
+    )
+    .filter((m) => m.startsWith(prefix))
+    .sort((a, b) => a.length - b.length);
+  return all.filter((m, i) => !all.slice(0, i).some((outer) => m.startsWith(`${outer}/`)));
+}
+
+/** `s` as one shell word. */
+const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
+
+/**
+ * The holder's script. A missing system folder: its nearest existing parent gets an overlay (the
+ * parent's files below, a tmpfs of the namespace above), shallowest parent first, and whatever was
+ * mounted below that parent (a container's /etc/hosts) is bound back over the overlay; then every
+ * test folder is bound over its system folder.
+ */
+function setupScript(folders: PrivateFolder[], scratch: string): string {
+  const out = ['set -e', `mount -t tmpfs micoff-private ${q(scratch)}`];
+  const overlaid = new Set<string>();
+  const parents = folders
+    .filter((f) => !existsSync(f.system))
+    .map((f) => existingAncestor(f.system))
+    .sort((a, b) => a.split('/').length - b.split('/').length);
+  for (const [n, lower] of parents.entries()) {
+    // A parent inside one overlaid already is there (the tmpfs layer) once its folder is made.
+    if ([...overlaid].some((o) => lower === o || lower.startsWith(`${o}/`))) continue;
+    if (lower === '/') throw new Error('private mount namespace: will not overlay / itself');
+    overlaid.add(lower);
+    const layer = `${scratch}/${n}`;
+    out.push(`mkdir -p ${q(`${layer}/upper`)} ${q(`${layer}/work`)} ${q(`${layer}/keep`)}`);
+    const below = mountsBelow(lower);
+    for (const [i, m] of below.entries()) {
+      // Kept reachable under the tmpfs before the overlay covers it: a file or a folder, as it is.
+      const keep = q(`${layer}/keep/${i}`);
+      out.push(
+        `if [ -d ${q(m)} ]; then mkdir ${keep}; else : > ${keep}; fi`,
+        `mount --rbind ${q(m)} ${keep}`,
+      );
+    }
+    out.push(
+      `mount -t overlay micoff-private -o ${q(`lowerdir=${lower},upperdir=${layer}/upper,workdir=${layer}/work`)} ${q(lower)}`,
+    );
+    for (const [i, m] of below.entries()) out.push(`mount --rbind ${q(`${layer}/keep/${i}`)} ${q(m)}`);
+  }
+  for (const f of folders) out.push(`mkdir -p ${q(f.system)}`, `mount --bind ${q(f.test)} ${q(f.system)}`);
+  out.push('echo ready', 'exec sleep infinity');
+  return out.join('\n');
+}
+
+/** A private mount namespace in which each `folders[i].system` is `folders[i].test` (created in the
+ * namespace when missing). `dir` is a folder of the test (the holder's log, the tmpfs's mount point). */
+export async function openMountNamespace(folders: PrivateFolder[], dir: string): Promise<MountNamespace> {
+  const missing = privateMountsMissing();
+  if (missing) throw new Error(missing);
+  const [unshare, nsenter] = [which('unshare'), which('nsenter')] as [string, string];
+  const scratch = join(dir, 'namespace-scratch');
+  mkdirSync(scratch, { recursive: true });
+  for (const f of folders) mkdirSync(f.test, { recursive: true });
+  const script = setupScript(folders, scratch);
+  const log = join(dir, 'namespace.log');
+  const holder = startChild(
+    'private mount namespace',
+    unshare,
+    ['--mount', '--propagation', 'private', '--', 'sh', '-c', script],
+    log,
+  );
+  try {
+    await waitFor(
+      'the private mount namespace set up',
+      () => existsSync(log) && /^ready$/m.test(logTail(log)),
+      {
+        timeoutMs: 10_000,
+        check: () => {
+          if (holder.exit || holder.exitError) {
+            throw new Error(`private mount namespace: setup failed:\n${logTail(log)}`);
+          }
+        },
+      },
+    );
+  } catch (e) {
+    await stopChild(holder);
+    throw e;
+  }
+  const enter = [`--mount=/proc/${holder.pid}/ns/mnt`, '--'];
+  return {
+    pid: holder.pid,
+    run: (executable, argv, opts) => run(nsenter, [...enter, executable, ...argv], opts),
+    launcher(file, executable) {
+      writeFileSync(
+        file,
+        [
+          '#!/bin/sh',
+          `# ${executable} inside the test's private mount namespace (held by pid ${holder.pid}).`,
+          `exec ${nsenter} ${enter.join(' ')} '${executable}' "$@"`,
+          '',
+        ].join('\n'),
+        { mode: 0o755 },
+      );
+      return file;
+    },
+    close: () => stopChild(holder),
+  };
+}
