@@ -7,7 +7,6 @@ import { describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
   decodeHostToExtension,
-  ErrorCode,
   isExtensionToHost,
   isResultFor,
   REQUEST_TYPES,
@@ -75,4 +74,3 @@ for (const file of files) {
     }
   });
 }
-
