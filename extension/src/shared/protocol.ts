@@ -168,6 +168,12 @@ export interface CpuRates {
 export interface ThreadRates extends CpuRates {
   tid: number;
   comm: string;
+  /**
+   * The span (ms) these figures cover when the host read this thread less often than every window
+   * (an idle "cold" thread): the time since its last read, 0 when it was not read in this window.
+   * Absent: the report's `window_ms`.
+   */
+  window_ms?: number;
 }
 
 /** micoff-proc `ProcessRates`: cpu from the process's own stat; the rest summed over its threads. */
@@ -571,6 +577,7 @@ const nullableNumber = nullable(isNumber);
 export const isThreadRates = shape<ThreadRates>({
   tid: isUint,
   comm: isString,
+  window_ms: (v): v is number | undefined => v === undefined || isNumber(v),
   cpu_pct: isNumber,
   user_pct: isNumber,
   system_pct: isNumber,
