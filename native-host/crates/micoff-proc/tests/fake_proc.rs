@@ -1319,3 +1319,39 @@ fn a_cold_thread_running_a_little_each_tick_is_found_once_its_time_adds_up() {
         assert_eq!(row(&r, 613).run_time_ns, Some(8 * MS));
     }
 }
+
+#[test]
+fn a_thread_gone_between_listing_and_reading_is_skipped_and_the_rest_is_reported() {
+    let cold = ColdThreads { after: 1, every: 3 };
+    let mut b = Busy::new(700, 700..=705);
+    let mut s = b.sampler(cold);
+    for _ in 0..4 {
+        b.run(700, 10 * MS, 100);
+        b.write();
+        s.tick();
+    }
+    // The count says 7 threads; the task dir lists 706 but its files are already gone (it exited
+    // between the listing and the reads): no error, no row, the others as usual.
+    let ghost = b.p.pdir(700).join("task/706");
+    fs::create_dir_all(&ghost).unwrap();
+    b.run(700, 10 * MS, 100);
+    b.write();
+    let stat = stat_text_threads(700, "chromium", 1, b.ticks(), 0, 1700, 7);
+    fs::write(b.p.pdir(700).join("stat"), stat).unwrap();
+    let (r, snap) = tick(&mut s);
+    assert!(snap.processes[0].threads.iter().all(|t| t.tid != 706));
+    assert_eq!(row(&r, 700).run_time_ns, Some(10 * MS));
+    assert!(r.processes[0]
+        .threads
+        .iter()
+        .all(|t| t.cpu_pct >= 0.0 && t.run_time_pct.unwrap_or(0.0) >= 0.0));
+    // Gone for good (the count is 6 again): the next ticks go on as usual.
+    fs::remove_dir_all(&ghost).unwrap();
+    for _ in 0..4 {
+        b.run(700, 10 * MS, 100);
+        b.write();
+        let (r, _) = tick(&mut s);
+        assert_eq!(r.processes[0].threads.len(), 6);
+        assert_eq!(row(&r, 700).run_time_ns, Some(10 * MS));
+    }
+}
