@@ -224,7 +224,8 @@ impl Sampler {
     /// thread count did not change: a browser's thousands of idle threads then cost one read per
     /// process, not one per thread. The price: a process that used less than one clock tick
     /// (10 ms) since the last tick shows no thread activity in that tick (its threads' counters
-    /// are carried over); what they did is counted at the next descent, in that tick's window.
+    /// are carried over with the time of their last read); what they did is counted at the next
+    /// descent, as rates over the time since that read ([`crate::ThreadRates::window_ms`]).
     pub fn skip_idle_processes(mut self, on: bool) -> Self {
         self.skip_idle = on;
         self
