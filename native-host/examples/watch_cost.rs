@@ -4,6 +4,7 @@
 //! ```text
 //! cargo build --release -p micoff-host --examples
 //! target/release/examples/watch_cost [--threads 300] [--busy 0] [--seconds 30] [--rounds 3] [--host PATH]
+//!     [--compare PATH] [--watchers top,subscription,pidstat]
 //! ```
 //!
 //! The watched process is this program again (`--as-target`) with `--threads` threads sleeping in
@@ -12,6 +13,9 @@
 //! machine's load does not favour one), each freshly started: 3 s to settle, then its CPU over
 //! `--seconds` from its own `/proc/<pid>/stat` (utime + stime of all its threads, exited ones
 //! included, 10 ms ticks) and the bytes it wrote per second. The medians of the rounds come last.
+//! `--compare PATH` adds a fourth watcher, the subscription on another host binary (e.g. one built
+//! from an earlier commit), in the same rotation; `--watchers` picks which of them run (names as
+//! printed: `top`, `subscription`, `pidstat`, `compare`).
 //! Nothing here runs in `npm test`; `docs/design/host-cost.md` has the figures.
 #![allow(clippy::print_stderr)]
 
@@ -27,7 +31,7 @@ use micoff_proc::ProcFs;
 
 type Error = Box<dyn std::error::Error>;
 
-const WATCHERS: [&str; 3] = ["top", "subscription", "pidstat"];
+const WATCHERS: [&str; 4] = ["top", "subscription", "pidstat", "compare"];
 
 fn main() -> Result<(), Error> {
     let args: Vec<String> = std::env::args().collect();
@@ -36,6 +40,8 @@ fn main() -> Result<(), Error> {
     }
     let (mut threads, mut busy, mut seconds, mut rounds) = (300usize, 0usize, 30u64, 3usize);
     let mut host = default_host()?;
+    let mut compare: Option<PathBuf> = None;
+    let mut chosen: Option<Vec<String>> = None;
     let mut i = 1;
     while i < args.len() {
         let val = args.get(i + 1).cloned().unwrap_or_default();
@@ -45,16 +51,30 @@ fn main() -> Result<(), Error> {
             "--seconds" => seconds = val.parse()?,
             "--rounds" => rounds = val.parse::<usize>()?.max(1),
             "--host" => host = PathBuf::from(val),
+            "--compare" => compare = Some(PathBuf::from(val)),
+            "--watchers" => chosen = Some(val.split(',').map(str::to_owned).collect()),
             other => return Err(format!("unknown argument {other}").into()),
         }
         i += 2;
     }
-    if !host.is_file() {
-        return Err(format!(
-            "{} not found: cargo build --release -p micoff-host",
-            host.display()
-        )
-        .into());
+    for h in std::iter::once(&host).chain(&compare) {
+        if !h.is_file() {
+            return Err(format!(
+                "{} not found: cargo build --release -p micoff-host",
+                h.display()
+            )
+            .into());
+        }
+    }
+    let watchers: Vec<&str> = WATCHERS
+        .into_iter()
+        .filter(|w| *w != "compare" || compare.is_some())
+        .filter(|w| chosen.as_ref().is_none_or(|c| c.iter().any(|x| x == w)))
+        .collect();
+    if watchers.is_empty() {
+        return Err(
+            "no watcher to run (--watchers names: top,subscription,pidstat,compare)".into(),
+        );
     }
     let mut target = Command::new(std::env::current_exe()?)
         .args(["--as-target", &threads.to_string(), &busy.to_string()])
@@ -73,19 +93,27 @@ fn main() -> Result<(), Error> {
     writeln!(
         out,
         "watched process {pid}: {threads} threads ({busy} waking every 10 ms); {seconds} s windows, \
-         {rounds} rounds, order rotated; host {}",
-        host.display()
+         {rounds} rounds, order rotated; host {}{}",
+        host.display(),
+        compare
+            .as_ref()
+            .map_or(String::new(), |c| format!("; compare {}", c.display()))
     )?;
-    let mut results: Vec<Vec<(f64, f64)>> = vec![Vec::new(); WATCHERS.len()];
+    writeln!(out, "load average at start: {}", loadavg())?;
+    let mut results: Vec<Vec<(f64, f64)>> = vec![Vec::new(); watchers.len()];
     for round in 0..rounds {
-        for k in 0..WATCHERS.len() {
-            let w = (round + k) % WATCHERS.len();
-            let (cpu, bytes) = measure(WATCHERS[w], &host, pid, seconds)?;
+        for k in 0..watchers.len() {
+            let w = (round + k) % watchers.len();
+            let bin = match (watchers[w], &compare) {
+                ("compare", Some(c)) => c,
+                _ => &host,
+            };
+            let (cpu, bytes) = measure(watchers[w], bin, pid, seconds)?;
             writeln!(
                 out,
                 "round {}: {:<12} {:>6.3} % of one core, {:>8.0} bytes/s",
                 round + 1,
-                WATCHERS[w],
+                watchers[w],
                 cpu,
                 bytes
             )?;
@@ -95,13 +123,14 @@ fn main() -> Result<(), Error> {
     }
     writeln!(
         out,
-        "median of {rounds} rounds ({threads} threads, {busy} busy):"
+        "median of {rounds} rounds ({threads} threads, {busy} busy); load average at end: {}",
+        loadavg()
     )?;
     for (w, r) in results.iter().enumerate() {
         writeln!(
             out,
             "  {:<12} {:>6.3} % of one core, {:>8.0} bytes/s",
-            WATCHERS[w],
+            watchers[w],
             median(r.iter().map(|x| x.0).collect()),
             median(r.iter().map(|x| x.1).collect())
         )?;
@@ -109,6 +138,14 @@ fn main() -> Result<(), Error> {
     let _ = target.kill();
     let _ = target.wait();
     Ok(())
+}
+
+/// The machine's 1/5/15-minute load averages (the figures are read against them).
+fn loadavg() -> String {
+    std::fs::read_to_string("/proc/loadavg").map_or_else(
+        |_| "unknown".to_owned(),
+        |s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "),
+    )
 }
 
 fn median(mut v: Vec<f64>) -> f64 {
@@ -125,7 +162,7 @@ fn measure(watcher: &str, host: &Path, pid: u32, seconds: u64) -> Result<(f64, f
             c.args(["top", "--pid", &p, "--interval", "1", "--json"]);
             c
         }
-        "subscription" => {
+        "subscription" | "compare" => {
             let mut c = Command::new(host);
             c.arg(format!(
                 "chrome-extension://{}/",
@@ -145,7 +182,7 @@ fn measure(watcher: &str, host: &Path, pid: u32, seconds: u64) -> Result<(f64, f
         .stderr(Stdio::null())
         .spawn()?;
     let mut stdin = child.stdin.take().ok_or("stdin")?;
-    if watcher == "subscription" {
+    if watcher != "top" && watcher != "pidstat" {
         let body = format!(
             r#"{{"id":1,"type":"subscribe","topic":"cpu","interval_ms":1000,"pids":[{pid}]}}"#
         );

@@ -1059,6 +1059,7 @@ mod tests {
             involuntary_ctxt_per_s: None,
             read_syscalls_per_s: None,
             write_syscalls_per_s: None,
+            window_ms: None,
         }
     }
 

@@ -775,6 +775,7 @@ fn sanitize(report: &mut CpuReport) {
                 &mut t.involuntary_ctxt_per_s,
                 &mut t.read_syscalls_per_s,
                 &mut t.write_syscalls_per_s,
+                &mut t.window_ms,
             ] {
                 fix_opt(v);
             }

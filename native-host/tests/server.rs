@@ -31,6 +31,7 @@ fn report(window_ms: u64, threads: usize) -> CpuReport {
             involuntary_ctxt_per_s: Some(0.0),
             read_syscalls_per_s: None,
             write_syscalls_per_s: None,
+            window_ms: None,
         })
         .collect();
     CpuReport {

@@ -168,6 +168,12 @@ export interface CpuRates {
 export interface ThreadRates extends CpuRates {
   tid: number;
   comm: string;
+  /**
+   * The span (ms) these figures cover when the host read this thread less often than every window
+   * (an idle "cold" thread): the time since its last read, 0 when it was not read in this window.
+   * Absent: the report's `window_ms`.
+   */
+  window_ms?: number;
 }
 
 /** micoff-proc `ProcessRates`: cpu from the process's own stat; the rest summed over its threads. */
@@ -585,6 +591,7 @@ const cpuRatesFields: { [K in keyof CpuRates]-?: Guard<CpuRates[K]> } = {
 export const isThreadRates = shape<ThreadRates>({
   tid: isUint,
   comm: isString,
+  window_ms: (v): v is number | undefined => v === undefined || isNumber(v),
   ...cpuRatesFields,
 });
 

@@ -176,8 +176,9 @@ impl Sampler for ProcSampler {
     }
 
     /// micoff-proc's stateful `Sampler`: one kept-open `schedstat` per thread, full reads only for
-    /// threads that ran, fds kept open within the host's one [`FdBudget`]. Default pids are
-    /// re-resolved every [`RESOLVE_EVERY`].
+    /// threads that ran, processes whose CPU time did not move left alone, threads idle for a
+    /// while read only at their turn (`ColdThreads::DEFAULT`), fds kept open within the host's one
+    /// [`FdBudget`]. Default pids are re-resolved every [`RESOLVE_EVERY`].
     fn cpu_ticker(self: Arc<Self>, pids: Option<Vec<u32>>) -> Box<dyn CpuTicker> {
         Box::new(ProcTicker {
             sampler: None,
@@ -220,6 +221,7 @@ impl CpuTicker for ProcTicker {
                     micoff_proc::Sampler::new(this.fs.clone(), pids)
                         .with_fd_budget(Arc::clone(&this.fds))
                         .skip_idle_processes(true)
+                        .cold_threads(Some(micoff_proc::ColdThreads::DEFAULT))
                 });
                 if resolve {
                     sampler.set_pids(this.default_targets().pids());

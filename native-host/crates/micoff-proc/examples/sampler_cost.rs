@@ -3,9 +3,12 @@
 //! CPU (getrusage) and peak RSS (VmHWM).
 //!
 //! ```text
-//! cargo run --release -p micoff-proc --example sampler_cost -- [--threads 300] [--active 0] [--seconds 30] [--pid P...]
+//! cargo run --release -p micoff-proc --example sampler_cost -- [--threads 300] [--active 0] [--seconds 30] [--pid P...] [--host-mode]
 //! ```
 //! `--active K`: K of the child's threads wake every 10 ms (they must be re-read each tick).
+//! `--host-mode`: the sampler set up as the native host sets it up (idle processes skipped, cold
+//! threads read at their turn: `ColdThreads::DEFAULT`); it then also prints how many threads it
+//! read per tick and how often a process's cold threads were all read at once.
 //! With `--pid` the given real processes (and their threads) are sampled instead of the child.
 //! This is the sampler alone, in-process; what the host really costs (tree walks, socket search,
 //! serialising, framing, the runtime) is `cargo run --release -p micoff-host --example host_cost`
@@ -16,7 +19,7 @@ use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use micoff_proc::{Pid, ProcFs, Sampler};
+use micoff_proc::{ColdThreads, Pid, ProcFs, Sampler};
 
 fn cpu_time() -> Duration {
     // SAFETY: getrusage only writes the struct we pass.
@@ -67,8 +70,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut seconds = 30u64;
     let mut active = 0usize;
     let mut pids: Vec<Pid> = Vec::new();
+    let mut host_mode = false;
     let mut i = 1;
     while i < args.len() {
+        if args[i] == "--host-mode" {
+            host_mode = true;
+            i += 1;
+            continue;
+        }
         let val = args.get(i + 1).cloned().unwrap_or_default();
         match args[i].as_str() {
             "--child" => {
@@ -107,6 +116,12 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
 
     let mut sampler = Sampler::new(fs, pids.clone());
+    if host_mode {
+        sampler = sampler
+            .skip_idle_processes(true)
+            .cold_threads(Some(ColdThreads::DEFAULT));
+    }
+    let mut thread_reads = 0usize;
     let mut json = Vec::with_capacity(256 * 1024);
     let mut sampled_threads = 0usize;
     let mut json_bytes = 0usize;
@@ -121,6 +136,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
             json_bytes = json.len();
             sampled_threads = report.processes.iter().map(|p| p.threads.len()).sum();
             full_reads = sampler.last_full_reads();
+            thread_reads += sampler.last_thread_reads();
         }
         next += Duration::from_secs(1);
         std::thread::sleep(next.saturating_duration_since(Instant::now()));
@@ -146,6 +162,14 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         cpu.as_secs_f64() * 1e6 / ticks as f64,
         cpu.as_secs_f64() * 1e6 / (ticks as f64 * sampled_threads.max(1) as f64)
     )?;
+    if host_mode {
+        writeln!(
+            out,
+            "host mode: {:.0} threads' schedstat read per tick on average, {} ticks read a process's cold threads all at once",
+            thread_reads as f64 / seconds.max(1) as f64,
+            sampler.cold_sweeps()
+        )?;
+    }
     writeln!(
         out,
         "rss: VmHWM {:.1} MiB, VmRSS {:.1} MiB",

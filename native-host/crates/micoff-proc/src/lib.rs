@@ -11,7 +11,9 @@
 //!   ([`ProcFs::snapshot`]); vanished processes/threads are skipped silently.
 //! - [`sampler`]: [`Sampler`], the periodic sampler: same snapshots as [`ProcFs::snapshot`], but it
 //!   keeps each thread's `schedstat` open and re-reads `stat`/`status`/`io` only for threads that ran
-//!   since the last tick (a thread that did not run cannot have changed any counter).
+//!   since the last tick (a thread that did not run cannot have changed any counter); optionally
+//!   skips processes whose CPU time did not move and reads threads idle for a while ("cold") only
+//!   every few ticks, each thread's figures then covering the span since its own last read.
 //! - [`rates`]: [`rates()`] = the PURE function of two snapshots giving a [`CpuReport`] (per thread,
 //!   per process, per role).
 //! - [`tree`]: [`ProcessInfo`], [`ProcFs::process_tree`], [`ProcFs::find_browser_ancestor`].
@@ -50,7 +52,7 @@ pub use fs::{Error, ProcFs};
 pub use rates::{rates, CpuReport, ProcessRates, RoleTotals, ThreadRates};
 pub use role::{browser_family_of_name, BrowserFamily, Role};
 pub use sample::{monotonic_ns, ProcessSample, Snapshot, ThreadSample};
-pub use sampler::{FdBudget, Sampler};
+pub use sampler::{ColdThreads, FdBudget, Sampler};
 pub use tree::ProcessInfo;
 
 /// A process or thread id.

@@ -30,7 +30,8 @@ pub struct CpuReport {
 
 /// One process over the window. `cpu_pct`/`user_pct`/`system_pct` come from the process's own
 /// `stat` (so they include threads that exited during the window); the other figures are sums over
-/// the threads present at both ends.
+/// the threads present at both ends, each thread's rates over its own span (see
+/// [`ThreadRates::window_ms`]; `run_time_ns` is their sum at those rates over this window).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ProcessRates {
     pub pid: Pid,
@@ -94,6 +95,13 @@ pub struct ThreadRates {
     /// `None` when `/proc/<pid>/task/<tid>/io` was not readable.
     pub read_syscalls_per_s: Option<f64>,
     pub write_syscalls_per_s: Option<f64>,
+    /// The span these figures cover, when it is not its process's window: the time since this
+    /// thread was last read. Longer than the window for a thread a [`crate::Sampler`] read less
+    /// often (a "cold" thread, or one in a process that was not descended into), `0` for a thread
+    /// not read in this window (its figures are then 0; what it did is reported, over its own
+    /// span, when it is read). `None`: read with its process, over the process's window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window_ms: Option<f64>,
 }
 
 /// Totals of all processes sharing a role.
@@ -180,10 +188,29 @@ pub fn thread_rates(
         involuntary_ctxt_per_s: involuntary,
         read_syscalls_per_s: opt_per_s(a.syscr, b.syscr, elapsed_ns),
         write_syscalls_per_s: opt_per_s(a.syscw, b.syscw, elapsed_ns),
+        window_ms: None,
     }
 }
 
+/// `ns` measured over `own_ns`, as its share of `window_ns` at the same average rate (exact when
+/// the two spans are equal).
+fn pro_rated(ns: u64, own_ns: u64, window_ns: u64) -> u64 {
+    if own_ns == window_ns {
+        return ns;
+    }
+    if own_ns == 0 {
+        return 0;
+    }
+    u64::try_from(u128::from(ns) * u128::from(window_ns) / u128::from(own_ns)).unwrap_or(u64::MAX)
+}
+
 /// The rates of one process between two samples of it (same pid and start time).
+///
+/// Each thread's rates cover the time since that thread was last read (its `read_at_ns`, else its
+/// process's `at_ns`), which is the process's window unless a [`crate::Sampler`] read it less
+/// often; then [`ThreadRates::window_ms`] says its own span. The process's CPU comes from its own
+/// counters; its other figures add up its threads' rates, each over its own span (a thread read
+/// after several windows adds its average rate, not the sum of those windows at once).
 pub fn process_rates(a: &ProcessSample, b: &ProcessSample, clk_tck: u64) -> ProcessRates {
     let elapsed_ns = b.at_ns.saturating_sub(a.at_ns);
     let before: HashMap<(Pid, u64), &ThreadSample> = a
@@ -191,23 +218,32 @@ pub fn process_rates(a: &ProcessSample, b: &ProcessSample, clk_tck: u64) -> Proc
         .iter()
         .map(|t| ((t.tid, t.starttime), t))
         .collect();
+    let mut run_time_ns: Option<u64> = None;
     let mut threads: Vec<ThreadRates> = b
         .threads
         .iter()
         .filter_map(|tb| {
             let ta = before.get(&(tb.tid, tb.starttime))?;
-            Some(thread_rates(ta, tb, clk_tck, elapsed_ns))
+            let own_ns = tb
+                .read_at_ns
+                .unwrap_or(b.at_ns)
+                .saturating_sub(ta.read_at_ns.unwrap_or(a.at_ns));
+            let mut r = thread_rates(ta, tb, clk_tck, own_ns);
+            if own_ns != elapsed_ns {
+                r.window_ms = Some(own_ns as f64 / 1e6);
+            }
+            if let Some(ns) = r.run_time_ns {
+                let share = pro_rated(ns, own_ns, elapsed_ns);
+                run_time_ns = Some(run_time_ns.unwrap_or(0).saturating_add(share));
+            }
+            Some(r)
         })
         .collect();
     threads.sort_by(|x, y| y.cpu_pct.total_cmp(&x.cpu_pct).then(x.tid.cmp(&y.tid)));
 
-    let mut run_time_ns: Option<u64> = None;
     let (mut wakeups, mut voluntary, mut involuntary, mut reads, mut writes) =
         (None, None, None, None, None);
     for t in &threads {
-        if let Some(ns) = t.run_time_ns {
-            run_time_ns = Some(run_time_ns.unwrap_or(0) + ns);
-        }
         add_opt(&mut wakeups, t.wakeups_per_s);
         add_opt(&mut voluntary, t.voluntary_ctxt_per_s);
         add_opt(&mut involuntary, t.involuntary_ctxt_per_s);
@@ -369,6 +405,7 @@ mod tests {
             involuntary_ctxt: Some(inv),
             syscr: io.map(|x| x.0),
             syscw: io.map(|x| x.1),
+            read_at_ns: None,
         }
     }
 

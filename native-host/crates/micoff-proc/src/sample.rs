@@ -58,6 +58,11 @@ pub struct ThreadSample {
     /// `io` syscr/syscw; `None` where `io` is not readable (another user's process without root).
     pub syscr: Option<u64>,
     pub syscw: Option<u64>,
+    /// When these counters were read ([`monotonic_ns`]), where that is not its process's `at_ns`:
+    /// a [`crate::Sampler`] that did not read this thread in this snapshot carries its last read
+    /// (counters and time). `None`: read with its process.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_at_ns: Option<u64>,
 }
 
 /// Reused buffers for one snapshot: one path buffer and one read buffer for every file.
@@ -292,5 +297,6 @@ pub(crate) fn read_thread_with(
         involuntary_ctxt: ctxt.map(|c| c.involuntary),
         syscr: io.map(|i| i.syscr),
         syscw: io.map(|i| i.syscw),
+        read_at_ns: None,
     })
 }

@@ -9,6 +9,14 @@
 //! (an audio thread runs in every one) keeps those three open too. The task directory is listed
 //! only when the process's thread count changed or a thread vanished. The snapshots are identical
 //! in content to [`ProcFs::snapshot`]'s.
+//!
+//! With [`Sampler::skip_idle_processes`] and [`Sampler::cold_threads`] the cost follows the
+//! threads that ran rather than all threads: a process whose own CPU time did not move is not
+//! descended into, and in one that is, a thread that has not run for a while ("cold") is read only
+//! at its turn, every few ticks, or at once when the process's CPU time moved by more than the
+//! threads read account for. A thread not read in a tick is carried with the time of its last
+//! read (`ThreadSample::read_at_ns`), so what it did is reported over its own span when it is
+//! read, never lumped into one window and never lost.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -24,6 +32,39 @@ use crate::sample::{
     ThreadSample,
 };
 use crate::{Pid, ProcFs};
+
+/// Which threads a [`Sampler`] reads less often ("cold" threads) and how often it reads them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ColdThreads {
+    /// A thread goes cold after this many ticks in which it did not run (until then it is read
+    /// every tick its process is descended into).
+    pub after: u64,
+    /// A cold thread is read every this many ticks (at 1 every tick), at a turn spread by its tid
+    /// so that the cold threads of a process are not all read in the same tick; a turn that falls
+    /// on a tick its process was not descended into is taken at the next descent.
+    pub every: u64,
+}
+
+impl ColdThreads {
+    /// What the native host uses (chosen from measurements: `docs/design/host-cost.md`).
+    pub const DEFAULT: Self = Self { after: 3, every: 8 };
+
+    /// The tick a thread read at `tick`, that last ran at `ran_tick`, is read next.
+    fn next_read(self, tick: u64, ran_tick: u64, tid: Pid) -> u64 {
+        if tick + 1 - ran_tick.min(tick) <= self.after {
+            return tick + 1;
+        }
+        let every = self.every.max(1);
+        tick + every - (tick + u64::from(tid)) % every
+    }
+}
+
+/// A process's CPU time (clock ticks, as its `stat` gives it) that the threads read since account
+/// for, beyond which the cold threads are all read at once: the `stat` figures are the thread
+/// group's exact run time truncated to ticks, user and system separately, so over any span they
+/// may differ from the run time the threads' `schedstat` show by up to (not including) two ticks
+/// either way. More than that is run time of threads not read (or of threads that exited).
+pub const UNEXPLAINED_TICKS: u64 = 2;
 
 /// Default cap on the fds kept open by a sampler that is given no shared [`FdBudget`] (below the
 /// common soft limit of 1024 fds, leaving room for the rest of the program). Files beyond it are
@@ -94,6 +135,12 @@ pub struct Sampler {
     skip_idle: bool,
     /// Threads whose `schedstat` was read in the last tick.
     last_thread_reads: usize,
+    /// Read threads that have not run for a while less often (see [`Sampler::cold_threads`]).
+    cold: Option<ColdThreads>,
+    /// Snapshots taken so far.
+    tick: u64,
+    /// Ticks in which a process's unexplained CPU time had all its cold threads read at once.
+    cold_sweeps: u64,
 }
 
 #[derive(Debug)]
@@ -103,6 +150,10 @@ struct ProcCache {
     threads: Vec<ThreadCache>,
     /// The process's own utime + stime (all its threads) at the last tick.
     cpu_ticks: u64,
+    /// The process's run time (from `cpu_ticks`) since its threads were last all read, minus the
+    /// run time the threads read since then showed: what threads not read since did (plus up to
+    /// two ticks of truncation either way).
+    unexplained_ns: i64,
 }
 
 #[derive(Debug)]
@@ -112,8 +163,16 @@ struct ThreadCache {
     /// `stat`/`status`/`io` kept open once the thread ran in two ticks in a row (an audio thread
     /// runs every tick; most threads of a browser never do).
     files: Option<ThreadFiles>,
-    /// It ran during the last tick.
+    /// It ran since the read before its last one.
     ran: bool,
+    /// When it was last read (its process's `at_ns` then): the start of its next figures' span.
+    read_at_ns: u64,
+    /// The tick it was last read in.
+    read_tick: u64,
+    /// The last tick it was seen to have run in (or was first listed in).
+    ran_tick: u64,
+    /// The tick from which it is due to be read again.
+    next_read: u64,
 }
 
 impl ThreadCache {
@@ -136,7 +195,28 @@ impl Sampler {
             last_full_reads: 0,
             skip_idle: false,
             last_thread_reads: 0,
+            cold: None,
+            tick: 0,
+            cold_sweeps: 0,
         }
+    }
+
+    /// Reads threads that have not run for a while only at their turn (see [`ColdThreads`]), in
+    /// the processes it descends into; `None` (the default) reads every thread each time. A cold
+    /// thread that starts running is read within `every` ticks of its process's descents, and at
+    /// once when its process's CPU time moved by [`UNEXPLAINED_TICKS`] or more beyond what the
+    /// threads read account for; from then on it is read every tick until it has been idle for
+    /// `after` ticks again. Its figures then cover the span since its last read
+    /// ([`crate::ThreadRates::window_ms`]).
+    pub fn cold_threads(mut self, cold: Option<ColdThreads>) -> Self {
+        self.cold = cold;
+        self
+    }
+
+    /// Ticks so far in which a process's cold threads were all read at once because its CPU time
+    /// moved by more than the threads read account for (for tests and benchmarks).
+    pub fn cold_sweeps(&self) -> u64 {
+        self.cold_sweeps
     }
 
     /// Reads a process's own `stat` first and descends into its threads only when its CPU time
@@ -144,7 +224,8 @@ impl Sampler {
     /// thread count did not change: a browser's thousands of idle threads then cost one read per
     /// process, not one per thread. The price: a process that used less than one clock tick
     /// (10 ms) since the last tick shows no thread activity in that tick (its threads' counters
-    /// are carried over); what they did is counted at the next descent, in that tick's window.
+    /// are carried over with the time of their last read); what they did is counted at the next
+    /// descent, as rates over the time since that read ([`crate::ThreadRates::window_ms`]).
     pub fn skip_idle_processes(mut self, on: bool) -> Self {
         self.skip_idle = on;
         self
@@ -220,6 +301,7 @@ impl Sampler {
             self.forget(p);
         }
         let mut scratch = Scratch::new(&self.fs);
+        self.tick += 1;
         self.last_full_reads = 0;
         self.last_thread_reads = 0;
         let taken_at_ns = monotonic_ns();
@@ -280,53 +362,65 @@ impl Sampler {
                 role: s.role(pid, &comm),
                 threads: Vec::new(),
                 cpu_ticks: u64::MAX,
+                unexplained_ns: 0,
             });
         }
+        let tick_ns = 1_000_000_000 / self.fs.clk_tck().max(1);
+        let at = ReadAt {
+            tick: self.tick,
+            at_ns,
+            tick_ns,
+            cold: self.cold,
+        };
         let mut open_fds = self.open_fds;
         let budget = Arc::clone(&self.budget);
-        let mut full_reads = 0;
+        let mut counts = ReadCounts::default();
         let skip_idle = self.skip_idle;
         let cache = self.procs.get_mut(&pid)?;
 
         let cpu_ticks = utime.saturating_add(stime);
         let mut relist = cache.threads.len() as u64 != num_threads;
+        if cache.cpu_ticks != u64::MAX {
+            let moved = cpu_ticks.saturating_sub(cache.cpu_ticks);
+            cache.unexplained_ns = cache
+                .unexplained_ns
+                .saturating_add(ns_i64(moved.saturating_mul(tick_ns)));
+        }
         let idle = skip_idle && !relist && cache.cpu_ticks == cpu_ticks;
         cache.cpu_ticks = cpu_ticks;
-        let mut i = if idle { cache.threads.len() } else { 0 };
-        self.last_thread_reads += cache.threads.len() - i;
-        while i < cache.threads.len() {
-            let tc = &mut cache.threads[i];
-            let tid = tc.sample.tid;
-            let run = match &tc.schedstat {
-                Some(f) => s
-                    .pread(f)
-                    .and_then(|raw| parse_schedstat(&text(raw)))
-                    .map(|x| x.run_time_ns),
-                None => s.run_time_ns(pid, tid),
-            };
-            let unchanged = run.is_some() && run == tc.sample.run_time_ns;
-            if !unchanged {
-                full_reads += 1;
-                if tc.ran && tc.files.is_none() && budget.try_take(ThreadFiles::MAX) {
-                    tc.files = ThreadFiles::open(pid, tid, s);
-                    let kept = tc.files.as_ref().map_or(0, ThreadFiles::count);
-                    budget.give(ThreadFiles::MAX - kept);
-                    open_fds += kept;
-                }
-                match read_thread_with(pid, tid, s, run, tc.files.as_ref()) {
-                    Some(t) if t.starttime == tc.sample.starttime => tc.sample = t,
-                    _ => {
-                        // Gone (or a reused tid): drop it and list the task dir again.
-                        let fds = cache.threads.swap_remove(i).fds();
-                        open_fds -= fds;
-                        budget.give(fds);
-                        relist = true;
+        if !idle {
+            // The threads due (all of them without cold threads); then, if the process ran more
+            // than those account for, the rest.
+            let mut sweep = at.cold.is_none();
+            loop {
+                let mut i = 0;
+                while i < cache.threads.len() {
+                    let tc = &mut cache.threads[i];
+                    if tc.read_tick == at.tick || !(sweep || at.tick >= tc.next_read) {
+                        i += 1;
                         continue;
                     }
+                    match read_cached(pid, tc, s, &budget, &mut open_fds, at, &mut counts) {
+                        Some(ns) => {
+                            cache.unexplained_ns = cache.unexplained_ns.saturating_sub(ns);
+                            i += 1;
+                        }
+                        None => {
+                            // Gone (or a reused tid): drop it and list the task dir again.
+                            let fds = cache.threads.swap_remove(i).fds();
+                            open_fds -= fds;
+                            budget.give(fds);
+                            relist = true;
+                        }
+                    }
                 }
+                let unread = cache.threads.iter().any(|t| t.read_tick != at.tick);
+                if sweep || !unread || cache.unexplained_ns < ns_i64(UNEXPLAINED_TICKS * tick_ns) {
+                    break;
+                }
+                sweep = true;
+                self.cold_sweeps += 1;
             }
-            tc.ran = !unchanged;
-            i += 1;
         }
 
         if relist {
@@ -352,7 +446,12 @@ impl Sampler {
                 let Some(sample) = read_thread(pid, tid, s) else {
                     continue;
                 };
-                full_reads += 1;
+                counts.full += 1;
+                // Born since the last listing: all its run time is in the process's CPU time
+                // since then.
+                cache.unexplained_ns = cache
+                    .unexplained_ns
+                    .saturating_sub(ns_i64(run_ns(&sample, tick_ns)));
                 let schedstat = if sample.run_time_ns.is_some() && budget.try_take(1) {
                     let f = File::open(s.path.at(&[&pid, &"task", &tid, &"schedstat"])).ok();
                     if f.is_none() {
@@ -370,14 +469,36 @@ impl Sampler {
                     schedstat,
                     files: None,
                     ran: false,
+                    read_at_ns: at.at_ns,
+                    read_tick: at.tick,
+                    ran_tick: at.tick,
+                    next_read: at.tick + 1,
                 });
             }
         }
+        if cache.threads.iter().all(|t| t.read_tick == at.tick) {
+            // Every thread read now: what is left is exited threads' last run time and
+            // truncation, not anyone's to find.
+            cache.unexplained_ns = 0;
+        }
+        // Nothing below minus the truncation: a cold thread can only add to it.
+        cache.unexplained_ns = cache
+            .unexplained_ns
+            .max(-ns_i64(UNEXPLAINED_TICKS * tick_ns));
         cache.threads.sort_unstable_by_key(|t| t.sample.tid);
-        let threads = cache.threads.iter().map(|t| t.sample.clone()).collect();
+        let threads = cache
+            .threads
+            .iter()
+            .map(|t| {
+                let mut sample = t.sample.clone();
+                sample.read_at_ns = (t.read_tick != at.tick).then_some(t.read_at_ns);
+                sample
+            })
+            .collect();
         let role = cache.role;
         self.open_fds = open_fds;
-        self.last_full_reads += full_reads;
+        self.last_full_reads += counts.full;
+        self.last_thread_reads += counts.schedstat;
         Some(ProcessSample {
             pid,
             ppid,
@@ -390,6 +511,87 @@ impl Sampler {
             threads,
         })
     }
+}
+
+/// The tick a process is read in.
+#[derive(Debug, Clone, Copy)]
+struct ReadAt {
+    tick: u64,
+    /// The process's `at_ns` in this tick.
+    at_ns: u64,
+    /// Nanoseconds per clock tick of `utime`/`stime`.
+    tick_ns: u64,
+    cold: Option<ColdThreads>,
+}
+
+/// Reads of one tick.
+#[derive(Debug, Default)]
+struct ReadCounts {
+    /// `schedstat` reads.
+    schedstat: usize,
+    /// Threads whose `stat`/`status`/`io` were read.
+    full: usize,
+}
+
+fn ns_i64(ns: u64) -> i64 {
+    i64::try_from(ns).unwrap_or(i64::MAX)
+}
+
+/// A thread's run time so far: `schedstat`, or its clock ticks where there are no schedstats.
+fn run_ns(t: &ThreadSample, tick_ns: u64) -> u64 {
+    t.run_time_ns
+        .unwrap_or_else(|| t.utime.saturating_add(t.stime).saturating_mul(tick_ns))
+}
+
+/// Reads a cached thread: its `schedstat`, and its other files if it ran. The run time it shows
+/// since its last read (ns), or `None` when it is gone or its tid now belongs to another thread.
+fn read_cached(
+    pid: Pid,
+    tc: &mut ThreadCache,
+    s: &mut Scratch,
+    budget: &FdBudget,
+    open_fds: &mut usize,
+    at: ReadAt,
+    counts: &mut ReadCounts,
+) -> Option<i64> {
+    let tid = tc.sample.tid;
+    counts.schedstat += 1;
+    let run = match &tc.schedstat {
+        Some(f) => s
+            .pread(f)
+            .and_then(|raw| parse_schedstat(&text(raw)))
+            .map(|x| x.run_time_ns),
+        None => s.run_time_ns(pid, tid),
+    };
+    let unchanged = run.is_some() && run == tc.sample.run_time_ns;
+    let mut ran_ns = 0;
+    if !unchanged {
+        counts.full += 1;
+        if tc.ran && tc.files.is_none() && budget.try_take(ThreadFiles::MAX) {
+            tc.files = ThreadFiles::open(pid, tid, s);
+            let kept = tc.files.as_ref().map_or(0, ThreadFiles::count);
+            budget.give(ThreadFiles::MAX - kept);
+            *open_fds += kept;
+        }
+        match read_thread_with(pid, tid, s, run, tc.files.as_ref()) {
+            Some(t) if t.starttime == tc.sample.starttime => {
+                ran_ns = run_ns(&t, at.tick_ns).saturating_sub(run_ns(&tc.sample, at.tick_ns));
+                tc.sample = t;
+            }
+            _ => return None,
+        }
+    }
+    tc.ran = !unchanged;
+    tc.read_at_ns = at.at_ns;
+    tc.read_tick = at.tick;
+    if tc.ran {
+        tc.ran_tick = at.tick;
+    }
+    tc.next_read = match at.cold {
+        Some(cold) => cold.next_read(at.tick, tc.ran_tick, tid),
+        None => at.tick + 1,
+    };
+    Some(ns_i64(ran_ns))
 }
 
 impl Drop for Sampler {

@@ -5,16 +5,32 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use micoff_proc::{rates, BrowserFamily, Pid, ProcFs, Role};
+use micoff_proc::{
+    rates, BrowserFamily, ColdThreads, CpuReport, Pid, ProcFs, Role, Sampler, Snapshot,
+    ThreadRates, ThreadSample,
+};
 
 struct FakeProc {
     dir: tempfile::TempDir,
 }
 
 fn stat_text(pid: Pid, comm: &str, ppid: Pid, utime: u64, stime: u64, starttime: u64) -> String {
+    stat_text_threads(pid, comm, ppid, utime, stime, starttime, 1)
+}
+
+fn stat_text_threads(
+    pid: Pid,
+    comm: &str,
+    ppid: Pid,
+    utime: u64,
+    stime: u64,
+    starttime: u64,
+    num_threads: usize,
+) -> String {
     format!(
-        "{pid} ({comm}) S {ppid} {pid} {pid} 0 -1 4194560 1197 0 0 0 {utime} {stime} 0 0 20 0 1 0 \
-         {starttime} 1000000 100 18446744073709551615 1 1 0 0 0 0 0 4096 0 0 0 0 17 1 0 0 0 0 0\n"
+        "{pid} ({comm}) S {ppid} {pid} {pid} 0 -1 4194560 1197 0 0 0 {utime} {stime} 0 0 20 0 \
+         {num_threads} 0 {starttime} 1000000 100 18446744073709551615 1 1 0 0 0 0 0 4096 0 0 0 0 \
+         17 1 0 0 0 0 0\n"
     )
 }
 
@@ -98,11 +114,16 @@ impl FakeProc {
     }
 
     fn thread(&self, pid: Pid, tid: Pid, comm: &str, t: T) {
+        self.thread_started(pid, tid, comm, t, 2000 + u64::from(tid));
+    }
+
+    /// A thread with its start time given (a reused tid is told apart by it).
+    fn thread_started(&self, pid: Pid, tid: Pid, comm: &str, t: T, starttime: u64) {
         let d = self.pdir(pid).join("task").join(tid.to_string());
         fs::create_dir_all(&d).unwrap();
         fs::write(
             d.join("stat"),
-            stat_text(tid, comm, 1, t.utime, t.stime, 2000 + u64::from(tid)),
+            stat_text(tid, comm, 1, t.utime, t.stime, starttime),
         )
         .unwrap();
         fs::write(d.join("schedstat"), format!("{} 0 1\n", t.run_ns)).unwrap();
@@ -859,5 +880,478 @@ fn a_thread_that_keeps_running_is_read_through_kept_fds_with_the_same_figures() 
         let s = capped.snapshot();
         assert_eq!(thread(&s, 102), thread(&fs_.snapshot(&[100]), 102));
         assert!(capped.open_fds() <= 2);
+    }
+}
+
+// Cold threads: a sampler that reads threads idle for a while only at their turn.
+
+const MS: u64 = 1_000_000;
+
+/// One process whose threads the test runs, kept the way the kernel keeps them: the process's
+/// utime is all its threads' run time (exited ones included) truncated to 10 ms ticks, a thread's
+/// utime likewise, and a wakeup is a voluntary context switch.
+struct Busy {
+    p: FakeProc,
+    pid: Pid,
+    /// tid -> (counters, start time)
+    threads: std::collections::BTreeMap<Pid, (T, u64)>,
+    exited_ns: u64,
+}
+
+impl Busy {
+    fn new(pid: Pid, tids: impl IntoIterator<Item = Pid>) -> Self {
+        let p = FakeProc::new();
+        p.process(
+            pid,
+            1,
+            "chromium",
+            &["/usr/lib/chromium/chromium", "--type=renderer"],
+        );
+        let threads = tids
+            .into_iter()
+            .map(|tid| (tid, (T0, 2000 + u64::from(tid))))
+            .collect();
+        let b = Self {
+            p,
+            pid,
+            threads,
+            exited_ns: 0,
+        };
+        b.write();
+        b
+    }
+
+    fn total_ns(&self) -> u64 {
+        self.exited_ns + self.threads.values().map(|(t, _)| t.run_ns).sum::<u64>()
+    }
+
+    /// The process's utime + stime, as its stat says.
+    fn ticks(&self) -> u64 {
+        self.total_ns() / (10 * MS)
+    }
+
+    /// Writes the process's stat and every thread's files (in place: kept fds read the new text).
+    fn write(&self) {
+        let stat = stat_text_threads(
+            self.pid,
+            "chromium",
+            1,
+            self.ticks(),
+            0,
+            1000 + u64::from(self.pid),
+            self.threads.len(),
+        );
+        fs::write(self.p.pdir(self.pid).join("stat"), stat).unwrap();
+        for (&tid, &(t, start)) in &self.threads {
+            self.p.thread_started(self.pid, tid, "t", t, start);
+        }
+    }
+
+    /// `tid` runs for `ns` and wakes `wakeups` times (written by the next `write`).
+    fn run(&mut self, tid: Pid, ns: u64, wakeups: u64) {
+        let (t, _) = self.threads.get_mut(&tid).unwrap();
+        t.run_ns += ns;
+        t.utime = t.run_ns / (10 * MS);
+        t.vol += wakeups;
+    }
+
+    /// `tid` exits: a kept fd of it reads nothing (the kernel answers ESRCH), its directory goes,
+    /// its run time stays in the process's.
+    fn exit(&mut self, tid: Pid) {
+        let (t, _) = self.threads.remove(&tid).unwrap();
+        self.exited_ns += t.run_ns;
+        let d = self.p.pdir(self.pid).join(format!("task/{tid}"));
+        for f in ["stat", "schedstat", "status", "io"] {
+            fs::write(d.join(f), "").unwrap();
+        }
+        fs::remove_dir_all(d).unwrap();
+    }
+
+    /// A new thread, started at `starttime`, that has run for `run_ns` so far.
+    fn spawn(&mut self, tid: Pid, starttime: u64, run_ns: u64) {
+        let t = T {
+            run_ns,
+            utime: run_ns / (10 * MS),
+            ..T0
+        };
+        self.threads.insert(tid, (t, starttime));
+    }
+
+    fn sampler(&self, cold: ColdThreads) -> Sampler {
+        Sampler::new(self.p.fs(), vec![self.pid])
+            .skip_idle_processes(true)
+            .cold_threads(Some(cold))
+    }
+}
+
+/// The thread's sample in a snapshot.
+fn sampled(s: &Snapshot, tid: Pid) -> &ThreadSample {
+    s.processes[0]
+        .threads
+        .iter()
+        .find(|t| t.tid == tid)
+        .unwrap()
+}
+
+/// When the thread was last read, as of this snapshot.
+fn read_at(s: &Snapshot, tid: Pid) -> u64 {
+    sampled(s, tid).read_at_ns.unwrap_or(s.processes[0].at_ns)
+}
+
+fn row(r: &CpuReport, tid: Pid) -> &ThreadRates {
+    r.processes[0]
+        .threads
+        .iter()
+        .find(|t| t.tid == tid)
+        .unwrap()
+}
+
+fn near(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * a.abs().max(b.abs()).max(1.0)
+}
+
+/// One tick: the report and the snapshot it ended with.
+fn tick(s: &mut Sampler) -> (CpuReport, Snapshot) {
+    let r = s.tick().unwrap();
+    (r, s.last_snapshot().unwrap().clone())
+}
+
+#[test]
+fn a_cold_thread_that_wakes_is_read_at_its_turn_with_its_figures_over_its_own_span() {
+    let cold = ColdThreads { after: 2, every: 4 };
+    let mut b = Busy::new(100, 100..=108);
+    let mut s = b.sampler(cold);
+    s.tick(); // lists the threads
+              // 100 runs 10 ms every tick (the process's CPU time moves every tick); the rest sleep. After
+              // two idle ticks they go cold: each is read every 4th tick, two of the eight per tick.
+    let mut reads = Vec::new();
+    for _ in 0..8 {
+        b.run(100, 10 * MS, 100);
+        b.write();
+        s.tick();
+        reads.push(s.last_thread_reads());
+    }
+    assert_eq!(reads, [9, 9, 3, 3, 3, 3, 3, 3]);
+
+    // 105 wakes 30 times and runs 3 ms: too little to show in the process's clock ticks, so it is
+    // found at its turn, within 4 ticks; until then it is listed at 0 over no span.
+    let since = read_at(s.last_snapshot().unwrap(), 105);
+    b.run(105, 3 * MS, 30);
+    let mut prev_at = s.last_snapshot().unwrap().processes[0].at_ns;
+    let mut waited = 0;
+    let (r, snap) = loop {
+        b.run(100, 10 * MS, 100);
+        b.write();
+        let (r, snap) = tick(&mut s);
+        waited += 1;
+        if sampled(&snap, 105).read_at_ns.is_none() {
+            break (r, snap);
+        }
+        let t = row(&r, 105);
+        assert_eq!((t.window_ms, t.run_time_ns), (Some(0.0), Some(0)));
+        assert_eq!(t.wakeups_per_s, Some(0.0));
+        assert!(waited < cold.every, "not read within {} ticks", cold.every);
+        prev_at = snap.processes[0].at_ns;
+    };
+    assert_eq!(s.cold_sweeps(), 0);
+    let t = row(&r, 105);
+    let span_ns = snap.processes[0].at_ns - since;
+    assert_eq!(t.window_ms, Some(span_ns as f64 / 1e6));
+    assert_eq!(t.run_time_ns, Some(3 * MS));
+    assert!(near(t.run_time_pct.unwrap(), 3e6 * 100.0 / span_ns as f64));
+    assert!(near(t.wakeups_per_s.unwrap() * span_ns as f64 / 1e9, 30.0));
+    // The process adds its average rate over its span, not its 3 ms at once.
+    let window_ns = snap.processes[0].at_ns - prev_at;
+    let share = (3 * MS as u128 * window_ns as u128 / span_ns as u128) as u64;
+    assert_eq!(r.processes[0].run_time_ns, Some(10 * MS + share));
+
+    // It ran: read every tick again, over its process's window.
+    b.run(100, 10 * MS, 100);
+    b.write();
+    let (r, _) = tick(&mut s);
+    assert_eq!(row(&r, 105).window_ms, None);
+    assert_eq!(row(&r, 105).run_time_ns, Some(0));
+}
+
+#[test]
+fn a_cold_thread_that_burns_cpu_is_read_at_once() {
+    let cold = ColdThreads { after: 1, every: 8 };
+    let mut b = Busy::new(200, 200..=215);
+    let mut s = b.sampler(cold);
+    for _ in 0..4 {
+        b.run(200, 10 * MS, 100);
+        b.write();
+        s.tick();
+    }
+    let reads = s.last_thread_reads();
+    assert!(reads <= 4, "{reads}");
+    // 207 runs 30 ms: the process's CPU time moves by 3 ticks more than 200 accounts for, which
+    // clock-tick truncation (under 2 ticks) cannot explain: every cold thread is read in this tick.
+    let since = read_at(s.last_snapshot().unwrap(), 207);
+    b.run(200, 10 * MS, 100);
+    b.run(207, 30 * MS, 3);
+    b.write();
+    let (r, snap) = tick(&mut s);
+    assert_eq!(s.cold_sweeps(), 1);
+    assert_eq!(s.last_thread_reads(), 16);
+    let t = row(&r, 207);
+    assert_eq!(t.run_time_ns, Some(30 * MS));
+    assert_eq!(
+        t.window_ms,
+        Some((snap.processes[0].at_ns - since) as f64 / 1e6)
+    );
+    // A cold thread running less than that waits for its turn.
+    for _ in 0..3 {
+        b.run(200, 10 * MS, 100);
+        b.write();
+        s.tick();
+    }
+    b.run(200, 10 * MS, 100);
+    b.run(211, 4 * MS, 3);
+    b.write();
+    s.tick();
+    assert_eq!(s.cold_sweeps(), 1);
+}
+
+#[test]
+fn no_cpu_or_wakeup_is_lost_across_hot_and_cold_transitions() {
+    let cold = ColdThreads { after: 2, every: 5 };
+    let mut b = Busy::new(300, 300..=309);
+    let mut s = b.sampler(cold);
+    s.tick();
+    let mut prev = s.last_snapshot().unwrap().clone();
+    let first_read = read_at(&prev, 301);
+    let runs = [1, 2, 3, 13, 26, 27, 40, 41, 42, 43, 55];
+    let (mut run_sum, mut wakeup_sum, mut span_sum) = (0u64, 0.0f64, 0u64);
+    let (mut unread_rows, mut long_rows) = (0, 0);
+    for n in 1..=70u64 {
+        b.run(300, 10 * MS, 100);
+        if runs.contains(&n) {
+            b.run(301, MS + n, 7);
+        }
+        b.write();
+        let (r, snap) = tick(&mut s);
+        // The process's figures are its stat's, every tick.
+        let p = &snap.processes[0];
+        assert_eq!(p.utime + p.stime, b.ticks());
+        let elapsed = p.at_ns - prev.processes[0].at_ns;
+        let ticks = p.utime - prev.processes[0].utime;
+        assert!(near(
+            r.processes[0].cpu_pct,
+            micoff_proc::rates::ticks_pct(ticks, 100, elapsed)
+        ));
+        // 301's row covers the time since its last read: rate x span = what it did.
+        let t = row(&r, 301);
+        let span = read_at(&snap, 301) - read_at(&prev, 301);
+        match t.window_ms {
+            None => assert_eq!(span, elapsed),
+            Some(ms) => {
+                assert_eq!(ms, span as f64 / 1e6);
+                if span == 0 {
+                    unread_rows += 1;
+                } else if span > elapsed {
+                    long_rows += 1;
+                }
+            }
+        }
+        let ns = t.run_time_ns.unwrap();
+        if span > 0 {
+            assert!(near(
+                t.run_time_pct.unwrap() * span as f64 / 100.0,
+                ns as f64
+            ));
+        }
+        run_sum += ns;
+        wakeup_sum += t.wakeups_per_s.unwrap() * span as f64 / 1e9;
+        span_sum += span;
+        prev = snap;
+    }
+    assert!(
+        unread_rows > 10 && long_rows >= 4,
+        "{unread_rows} {long_rows}"
+    );
+    // Everything 301 did was reported once, over spans that tile the time it was watched.
+    let added: u64 = runs.iter().map(|n| MS + n).sum();
+    assert_eq!(run_sum, added);
+    assert!(near(wakeup_sum, 7.0 * runs.len() as f64), "{wakeup_sum}");
+    assert_eq!(span_sum, read_at(&prev, 301) - first_read);
+}
+
+#[test]
+fn a_thread_that_vanishes_while_cold_is_dropped_with_its_fds() {
+    let cold = ColdThreads { after: 1, every: 6 };
+    let mut b = Busy::new(400, 400..=409);
+    let mut s = b.sampler(cold);
+    for _ in 0..4 {
+        b.run(400, 10 * MS, 100);
+        b.write();
+        s.tick();
+    }
+    // A schedstat fd per thread, and 400 (running every tick) keeps its other files open too.
+    let fds = s.open_fds();
+    assert!(fds > 10, "{fds}");
+    // 405 exits (the thread count says so): the task dir is listed again, 405 goes, its fd is
+    // given back, nothing else is read for it.
+    b.exit(405);
+    b.run(400, 10 * MS, 100);
+    b.write();
+    let (r, _) = tick(&mut s);
+    assert!(r.processes[0].threads.iter().all(|t| t.tid != 405));
+    assert_eq!(r.processes[0].thread_count, 9);
+    assert_eq!(s.open_fds(), fds - 1);
+    assert_eq!(s.cold_sweeps(), 0);
+
+    // 406 exits and 410 starts in the same tick (the count does not change): 406 is found gone
+    // at its turn, within 6 ticks, and 410 is listed then.
+    b.exit(406);
+    b.spawn(410, 5000, 0);
+    let mut ticks = 0;
+    loop {
+        b.run(400, 10 * MS, 100);
+        b.write();
+        let (r, snap) = tick(&mut s);
+        ticks += 1;
+        let tids: Vec<Pid> = snap.processes[0].threads.iter().map(|t| t.tid).collect();
+        if !tids.contains(&406) {
+            assert!(tids.contains(&410), "{tids:?}");
+            assert_eq!(r.processes[0].thread_count, 9);
+            break;
+        }
+        assert!(ticks < cold.every, "406 still listed after {ticks} ticks");
+    }
+    assert_eq!(s.open_fds(), fds - 1, "406's fd given back, 410's taken");
+}
+
+#[test]
+fn a_reused_tid_is_a_new_thread_with_no_figures_from_the_old_one() {
+    let cold = ColdThreads { after: 1, every: 4 };
+    let mut b = Busy::new(500, 500..=507);
+    b.run(505, 500 * MS, 5000);
+    b.write();
+    let mut s = b.sampler(cold);
+    for _ in 0..4 {
+        b.run(500, 10 * MS, 100);
+        b.write();
+        s.tick();
+    }
+    let fds = s.open_fds();
+    // 505 (cold) exits and a new thread gets tid 505, having run 7 ms: same thread count.
+    b.exit(505);
+    b.spawn(505, 9000, 7 * MS);
+    let mut ticks = 0;
+    loop {
+        b.run(500, 10 * MS, 100);
+        b.write();
+        let (r, snap) = tick(&mut s);
+        ticks += 1;
+        if sampled(&snap, 505).starttime == 9000 {
+            // Found at its turn: no baseline yet, so no row; the process's CPU is its stat's.
+            assert!(r.processes[0].threads.iter().all(|t| t.tid != 505));
+            assert_eq!(snap.processes[0].utime, b.ticks());
+            break;
+        }
+        assert!(ticks < cold.every, "reuse not seen after {ticks} ticks");
+    }
+    // From then on its figures are its own: 2 ms more, 2 ms in its row.
+    b.run(500, 10 * MS, 100);
+    b.run(505, 2 * MS, 4);
+    b.write();
+    let (r, _) = tick(&mut s);
+    assert_eq!(row(&r, 505).run_time_ns, Some(2 * MS));
+    assert!(r.processes[0].threads.iter().all(|t| t.cpu_pct >= 0.0));
+    assert_eq!(
+        s.open_fds(),
+        fds,
+        "the old 505's fd given back, the new one's taken"
+    );
+}
+
+#[test]
+fn a_cold_thread_running_a_little_each_tick_is_found_once_its_time_adds_up() {
+    // Its turn is far off (every 50 ticks): what finds it is its run time adding up in the
+    // process's CPU time beyond what the threads read account for.
+    let cold = ColdThreads {
+        after: 1,
+        every: 50,
+    };
+    let mut b = Busy::new(600, 600..=619);
+    let mut s = b.sampler(cold);
+    for _ in 0..4 {
+        b.run(600, 10 * MS, 100);
+        b.write();
+        s.tick();
+    }
+    assert!(s.last_thread_reads() < 5, "{}", s.last_thread_reads());
+    let since = read_at(s.last_snapshot().unwrap(), 613);
+    // 613 runs 8 ms a tick: under the 2 ticks of truncation in any one tick, 20 ms by the third.
+    let mut ticks = 0;
+    let (r, snap) = loop {
+        b.run(600, 10 * MS, 100);
+        b.run(613, 8 * MS, 50);
+        b.write();
+        let (r, snap) = tick(&mut s);
+        ticks += 1;
+        if sampled(&snap, 613).read_at_ns.is_none() {
+            break (r, snap);
+        }
+        assert!(ticks < 4, "613 not found after {ticks} ticks");
+    };
+    assert_eq!(s.cold_sweeps(), 1);
+    let t = row(&r, 613);
+    assert_eq!(
+        t.run_time_ns,
+        Some(ticks * 8 * MS),
+        "all of it, over its own span"
+    );
+    let span_ns = snap.processes[0].at_ns - since;
+    assert_eq!(t.window_ms, Some(span_ns as f64 / 1e6));
+    assert!(near(
+        t.wakeups_per_s.unwrap() * span_ns as f64 / 1e9,
+        50.0 * ticks as f64
+    ));
+    // From then on it is hot: read every tick, over its process's window.
+    for _ in 0..3 {
+        b.run(600, 10 * MS, 100);
+        b.run(613, 8 * MS, 50);
+        b.write();
+        let (r, _) = tick(&mut s);
+        assert_eq!(row(&r, 613).window_ms, None);
+        assert_eq!(row(&r, 613).run_time_ns, Some(8 * MS));
+    }
+}
+
+#[test]
+fn a_thread_gone_between_listing_and_reading_is_skipped_and_the_rest_is_reported() {
+    let cold = ColdThreads { after: 1, every: 3 };
+    let mut b = Busy::new(700, 700..=705);
+    let mut s = b.sampler(cold);
+    for _ in 0..4 {
+        b.run(700, 10 * MS, 100);
+        b.write();
+        s.tick();
+    }
+    // The count says 7 threads; the task dir lists 706 but its files are already gone (it exited
+    // between the listing and the reads): no error, no row, the others as usual.
+    let ghost = b.p.pdir(700).join("task/706");
+    fs::create_dir_all(&ghost).unwrap();
+    b.run(700, 10 * MS, 100);
+    b.write();
+    let stat = stat_text_threads(700, "chromium", 1, b.ticks(), 0, 1700, 7);
+    fs::write(b.p.pdir(700).join("stat"), stat).unwrap();
+    let (r, snap) = tick(&mut s);
+    assert!(snap.processes[0].threads.iter().all(|t| t.tid != 706));
+    assert_eq!(row(&r, 700).run_time_ns, Some(10 * MS));
+    assert!(r.processes[0]
+        .threads
+        .iter()
+        .all(|t| t.cpu_pct >= 0.0 && t.run_time_pct.unwrap_or(0.0) >= 0.0));
+    // Gone for good (the count is 6 again): the next ticks go on as usual.
+    fs::remove_dir_all(&ghost).unwrap();
+    for _ in 0..4 {
+        b.run(700, 10 * MS, 100);
+        b.write();
+        let (r, _) = tick(&mut s);
+        assert_eq!(r.processes[0].threads.len(), 6);
+        assert_eq!(row(&r, 700).run_time_ns, Some(10 * MS));
     }
 }

@@ -5,16 +5,25 @@
 //! <window> 1` runs while the sampler takes one snapshot right after pidstat starts and one right
 //! after it exits, so both cover the same window. pidstat is a declared dependency (sysstat, installed
 //! by scripts/ensure-deps.sh): when it is missing this test FAILS.
+//!
+//! The native host's own sampler is held to the same bar: a [`Sampler`] set up as the host sets it
+//! up (idle processes skipped, cold threads read at their turn) ticks every 100 ms through the same
+//! window, and the burners' figures between its first and last snapshot must agree with pidstat's
+//! too. The child also parks [`IDLE_THREADS`] threads that never run, so most of its threads are
+//! cold and are not read every tick (checked).
 #![allow(clippy::print_stderr)]
 
 use std::io::Read;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use micoff_proc::{rates, Pid, ProcFs};
+use micoff_proc::{rates, ColdThreads, CpuReport, Pid, ProcFs, Sampler};
 
 const BURNERS: [(&str, f64); 2] = [("burn30", 0.30), ("burn60", 0.60)];
 const TOLERANCE_PP: f64 = 0.5;
+/// Threads of the child that never run.
+const IDLE_THREADS: usize = 40;
+const SAMPLER_TICK: Duration = Duration::from_millis(100);
 
 fn burn(share: f64) {
     let period = Duration::from_millis(10);
@@ -35,6 +44,13 @@ fn child() {
         let _ = std::thread::Builder::new()
             .name(name.to_string())
             .spawn(move || burn(share));
+    }
+    for _ in 0..IDLE_THREADS {
+        let _ = std::thread::Builder::new()
+            .stack_size(64 * 1024)
+            .spawn(|| loop {
+                std::thread::park();
+            });
     }
     let mut sink = Vec::new();
     let _ = std::io::stdin().read_to_end(&mut sink); // until the parent closes it
@@ -126,6 +142,24 @@ fn main() {
         std::thread::sleep(Duration::from_millis(20));
     }
 
+    // The host's sampler, ticked until the idle threads have gone cold (it then reads fewer
+    // threads than the process has).
+    let mut sampler = Sampler::new(fs.clone(), vec![pid])
+        .skip_idle_processes(true)
+        .cold_threads(Some(ColdThreads::DEFAULT));
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        sampler.tick();
+        if sampler.last_thread_reads() > 0 && sampler.last_thread_reads() < IDLE_THREADS {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the idle threads never went cold"
+        );
+        std::thread::sleep(SAMPLER_TICK);
+    }
+
     let pidstat = Command::new("pidstat")
         .args([
             "-t",
@@ -142,8 +176,27 @@ fn main() {
         .spawn()
         .expect("spawn pidstat");
     let a = fs.snapshot(&[pid]);
-    let out = pidstat.wait_with_output().expect("pidstat output");
+    sampler.tick();
+    let sa = sampler.last_snapshot().cloned().expect("sampler snapshot");
+    let (done_tx, done) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = done_tx.send(pidstat.wait_with_output());
+    });
+    let (mut ticks, mut fewest_reads) = (0, usize::MAX);
+    let out = loop {
+        match done.recv_timeout(SAMPLER_TICK) {
+            Ok(out) => break out.expect("pidstat output"),
+            Err(std::sync::mpsc::RecvTimeoutError::Timeout) => {
+                sampler.tick();
+                ticks += 1;
+                fewest_reads = fewest_reads.min(sampler.last_thread_reads());
+            }
+            Err(e) => panic!("pidstat waiter: {e}"),
+        }
+    };
     let b = fs.snapshot(&[pid]);
+    sampler.tick();
+    let sb = sampler.last_snapshot().cloned().expect("sampler snapshot");
     drop(burner.stdin.take());
     let _ = burner.wait();
 
@@ -155,9 +208,42 @@ fn main() {
         String::from_utf8_lossy(&out.stderr)
     );
     let theirs = parse_pidstat(&text);
-    let report = rates(&a, &b);
     eprintln!("pidstat output:\n{text}");
-    eprintln!("micoff-proc window {:.1} ms", report.window_ms);
+    eprintln!(
+        "sampler: {ticks} ticks, at least {fewest_reads} of {} threads read per tick",
+        IDLE_THREADS + BURNERS.len() + 1
+    );
+    assert!(
+        fewest_reads < IDLE_THREADS,
+        "the sampler read every thread every tick: the cold path was not exercised"
+    );
+    let mut failures = Vec::new();
+    for (label, report) in [("snapshots", rates(&a, &b)), ("sampler", rates(&sa, &sb))] {
+        agree(label, pid, &theirs, &text, &report, &mut failures);
+    }
+    assert!(
+        failures.is_empty(),
+        "disagreement above {TOLERANCE_PP} pp: {failures:?}"
+    );
+    // This target runs without libtest (harness = false); print libtest's summary line so test
+    // runners that count `test result:` lines (scripts/test.sh) count it.
+    use std::io::Write as _;
+    let _ = writeln!(
+        std::io::stdout(),
+        "test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out"
+    );
+}
+
+/// Compares `report`'s threads with pidstat's rows, adding what disagrees to `failures`.
+fn agree(
+    label: &str,
+    pid: Pid,
+    theirs: &[(Pid, String, f64, f64, f64)],
+    text: &str,
+    report: &CpuReport,
+    failures: &mut Vec<String>,
+) {
+    eprintln!("micoff-proc ({label}) window {:.1} ms", report.window_ms);
     let ours = report
         .processes
         .iter()
@@ -165,8 +251,7 @@ fn main() {
         .expect("child in report");
 
     let mut compared = 0;
-    let mut failures = Vec::new();
-    for (tid, comm, usr, sys, cpu) in &theirs {
+    for (tid, comm, usr, sys, cpu) in theirs {
         let Some(t) = ours.threads.iter().find(|t| t.tid == *tid) else {
             continue;
         };
@@ -183,7 +268,7 @@ fn main() {
             compared += 1;
             if diff.abs() > TOLERANCE_PP {
                 failures.push(format!(
-                    "{comm} ({tid}): pidstat {cpu:.2} vs micoff {:.2}",
+                    "{label}: {comm} ({tid}): pidstat {cpu:.2} vs micoff {:.2}",
                     t.cpu_pct
                 ));
             }
@@ -206,16 +291,5 @@ fn main() {
         compared >= 2,
         "expected the two burner threads above 1 % in pidstat's output:\n{text}"
     );
-    assert!(
-        failures.is_empty(),
-        "disagreement above {TOLERANCE_PP} pp: {failures:?}"
-    );
-    eprintln!("test pidstat_agreement ... ok ({compared} threads within {TOLERANCE_PP} pp)");
-    // This target runs without libtest (harness = false); print libtest's summary line so test
-    // runners that count `test result:` lines (scripts/test.sh) count it.
-    use std::io::Write as _;
-    let _ = writeln!(
-        std::io::stdout(),
-        "test result: ok. 1 passed; 0 failed; 0 ignored; 0 measured; 0 filtered out"
-    );
+    eprintln!("{label}: {compared} threads compared with pidstat (tolerance {TOLERANCE_PP} pp)");
 }
