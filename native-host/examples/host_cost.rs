@@ -21,7 +21,7 @@
 #![allow(clippy::print_stderr)]
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -54,7 +54,7 @@ fn main() -> Result<(), Error> {
         runs: 3,
         interval_ms: 1000,
         pulse: true,
-        host: default_host()?,
+        host: micoff_testkit::host_beside_example()?,
     };
     let mut i = 1;
     while i < args.len() {
@@ -131,16 +131,6 @@ fn main() -> Result<(), Error> {
     )?;
     drop(pulse);
     Ok(())
-}
-
-/// `target/release/micoff-host` next to `target/release/examples/host_cost`.
-fn default_host() -> Result<PathBuf, Error> {
-    let exe = std::env::current_exe()?;
-    let dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .ok_or("cannot place the host binary")?;
-    Ok(dir.join("micoff-host"))
 }
 
 // ------------------------------------------------------------------------------------------------

@@ -39,7 +39,7 @@ fn main() -> Result<(), Error> {
         return target(&args[2..]);
     }
     let (mut threads, mut busy, mut seconds, mut rounds) = (300usize, 0usize, 30u64, 3usize);
-    let mut host = default_host()?;
+    let mut host = micoff_testkit::host_beside_example()?;
     let mut compare: Option<PathBuf> = None;
     let mut chosen: Option<Vec<String>> = None;
     let mut i = 1;
@@ -254,14 +254,4 @@ fn target(args: &[String]) -> Result<(), Error> {
     loop {
         std::thread::park();
     }
-}
-
-/// `target/release/micoff-host` next to `target/release/examples/watch_cost`.
-fn default_host() -> Result<PathBuf, Error> {
-    let exe = std::env::current_exe()?;
-    let dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .ok_or("cannot place the host binary")?;
-    Ok(dir.join("micoff-host"))
 }

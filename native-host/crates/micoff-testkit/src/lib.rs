@@ -9,6 +9,7 @@
 //! - [`wait_for`], [`next_event`], [`require`], [`Proc`]: waiting on conditions (never fixed
 //!   sleeps) and processes we started.
 //! - [`bench_summary`]: a row of the bench's `--json` report.
+//! - [`host_beside_example`]: the `micoff-host` an example measures by default.
 //!
 //! Panics are how a test support crate reports failure, so `unwrap` is allowed here.
 #![allow(clippy::unwrap_used)]
@@ -16,6 +17,7 @@
 pub mod host;
 pub mod rig;
 
+use std::path::PathBuf;
 use std::process::Child;
 use std::time::{Duration, Instant};
 
@@ -104,4 +106,19 @@ pub fn bench_summary<'a>(report: &'a Value, mode: &str) -> &'a Value {
         .iter()
         .find(|s| s["mode"] == mode)
         .unwrap_or_else(|| panic!("no {mode} summary in {report}"))
+}
+
+/// `target/<profile>/micoff-host`, beside the running example (`target/<profile>/examples/<name>`):
+/// what the cost examples measure unless given `--host`.
+pub fn host_beside_example() -> std::io::Result<PathBuf> {
+    let exe = std::env::current_exe()?;
+    exe.parent()
+        .and_then(std::path::Path::parent)
+        .map(|dir| dir.join("micoff-host"))
+        .ok_or_else(|| {
+            std::io::Error::other(format!(
+                "cannot place the host binary beside {}",
+                exe.display()
+            ))
+        })
 }
