@@ -162,14 +162,19 @@ async function systemFirefox(rig: AudioRig, prefix: string): Promise<SystemFiref
   }
 }
 
-test('install --system: Firefox ESR in a private mount namespace has micoff force-installed by policy, reaching the host, the release pref in effect; --uninstall leaves neither and the admin’s policies byte for byte', async ({
-  rig,
-  pages,
-}) => {
+/** Both tests need Debian's Firefox ESR and a private mount namespace (root): skip, saying which is missing. */
+function skipWithoutSystemFirefox(): void {
   const noFirefox = firefoxMissing();
   test.skip(!!noFirefox, noFirefox ?? '');
   const noMounts = privateMountsMissing();
   test.skip(!!noMounts, noMounts ?? '');
+}
+
+test('install --system: Firefox ESR in a private mount namespace has micoff force-installed by policy, reaching the host, the release pref in effect; --uninstall leaves neither and the admin’s policies byte for byte', async ({
+  rig,
+  pages,
+}) => {
+  skipWithoutSystemFirefox();
   test.setTimeout(180_000);
   const id = firefoxExtensionId();
   const sys = await systemFirefox(rig, 'micoff-ffsystem-');
@@ -281,10 +286,7 @@ test('Firefox ESR reads /etc/firefox/policies, not /etc/firefox-esr/policies, an
   rig,
   pages,
 }) => {
-  const noFirefox = firefoxMissing();
-  test.skip(!!noFirefox, noFirefox ?? '');
-  const noMounts = privateMountsMissing();
-  test.skip(!!noMounts, noMounts ?? '');
+  skipWithoutSystemFirefox();
   test.setTimeout(180_000);
   const id = firefoxExtensionId();
   const sys = await systemFirefox(rig, 'micoff-ffpolicy-');

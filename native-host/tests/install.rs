@@ -10,21 +10,7 @@ use micoff_host::cli::install::{run, Browser, InstallArgs, InstallEnv};
 mod support;
 
 fn args() -> InstallArgs {
-    InstallArgs {
-        browsers: vec![],
-        all_detected: false,
-        system: false,
-        target_dir: None,
-        uninstall: false,
-        dry_run: false,
-        host_path: Some(PathBuf::from("/opt/micoff/micoff-host")),
-        firefox_release: false,
-        release_delay_ms: 3000,
-        firefox_profiles: vec![],
-        firefox_xpi: None,
-        chromium_crx: None,
-        allow_other_key: false,
-    }
+    support::install_args()
 }
 
 fn env(tmp: &Path) -> InstallEnv {

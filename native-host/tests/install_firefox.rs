@@ -131,18 +131,8 @@ fn machine() -> Machine {
 fn args(xpi: Option<&Path>) -> InstallArgs {
     InstallArgs {
         browsers: vec![Browser::Firefox],
-        all_detected: false,
-        system: false,
-        target_dir: None,
-        uninstall: false,
-        dry_run: false,
-        host_path: Some(PathBuf::from("/opt/micoff/micoff-host")),
-        firefox_release: false,
-        release_delay_ms: 3000,
-        firefox_profiles: vec![],
         firefox_xpi: Some(xpi.map(Path::to_path_buf)),
-        chromium_crx: None,
-        allow_other_key: false,
+        ..support::install_args()
     }
 }
 

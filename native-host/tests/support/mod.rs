@@ -1,8 +1,31 @@
-//! Shared by the integration tests: a zip writer (the crx and xpi fixtures, a Firefox `omni.ja`).
+//! Shared by the integration tests: a zip writer (the crx and xpi fixtures, a Firefox `omni.ja`), and
+//! the installer's arguments as the command line leaves them by default.
 
 #![allow(dead_code)] // each test binary uses its part
 
 use std::io::Write as _;
+use std::path::PathBuf;
+
+use micoff_host::cli::install::InstallArgs;
+
+/// `micoff-host install` with no option, the host at a fixed path: tests change what they exercise.
+pub fn install_args() -> InstallArgs {
+    InstallArgs {
+        browsers: vec![],
+        all_detected: false,
+        system: false,
+        target_dir: None,
+        uninstall: false,
+        dry_run: false,
+        host_path: Some(PathBuf::from("/opt/micoff/micoff-host")),
+        firefox_release: false,
+        release_delay_ms: 3000,
+        firefox_profiles: vec![],
+        firefox_xpi: None,
+        chromium_crx: None,
+        allow_other_key: false,
+    }
+}
 
 /// A zip of `files`, each deflated or stored.
 pub fn zip(files: &[(&str, &[u8])], deflate: bool) -> Vec<u8> {
