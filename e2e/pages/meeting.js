@@ -5,3 +5,7 @@
 // Plain JS on purpose: no build step, nothing between the mic and the sender.
 
 startCall('meeting', captureAndConnect);
+
+document.getElementById('mute').onclick = () => window.mute();
+document.getElementById('unmute').onclick = () => window.unmute();
+document.getElementById('stop').onclick = () => window.stopTrack();

@@ -725,6 +725,63 @@ fn system_install_refuses_a_policy_file_it_cannot_read_and_changes_nothing() {
 }
 
 #[test]
+fn a_policy_file_that_is_not_text_is_neither_written_over_nor_forgotten() {
+    // An administrator's policies.json in Latin-1 (not UTF-8): read as "no file", the install would
+    // write a fresh one over it and an uninstall would drop micoff's record of its entries.
+    let latin1: Vec<u8> = [
+        &THEIRS.as_bytes()[..THEIRS.len() - 3],
+        b",\n    \"Comment\": \"caf\xe9\"\n}\n",
+    ]
+    .concat();
+    let m = machine();
+    let a = system(Some(&m.xpi));
+    std::fs::create_dir_all(policies(&m).parent().unwrap()).unwrap();
+    std::fs::write(policies(&m), &latin1).unwrap();
+    let (code, out) = run(&a, &m.env);
+    assert_eq!(code, 3, "{out}");
+    assert!(
+        out.contains("cannot be read") && out.contains("nothing installed"),
+        "{out}"
+    );
+    assert_eq!(
+        std::fs::read(policies(&m)).unwrap(),
+        latin1,
+        "byte for byte"
+    );
+    assert_nothing_installed(&m);
+
+    // Installed while the file was text, then turned into Latin-1 by someone else: uninstall
+    // leaves the file and keeps micoff's record, so a later run can still take micoff's entries out.
+    std::fs::write(policies(&m), THEIRS).unwrap();
+    let (code, out) = run(&a, &m.env);
+    assert_eq!(code, 0, "{out}");
+    let ours = std::fs::read(policies(&m)).unwrap();
+    let edited: Vec<u8> = ours
+        .iter()
+        .map(|&b| if b == b'D' { 0xc4 } else { b })
+        .collect();
+    assert!(std::str::from_utf8(&edited).is_err());
+    std::fs::write(policies(&m), &edited).unwrap();
+    let record = m
+        .env
+        .root
+        .join("usr/local/share/micoff/firefox-policies.json");
+    let recorded = read(&record);
+    let (_, out) = run(&uninstall(a.clone()), &m.env);
+    assert!(out.contains("cannot be read"), "{out}");
+    assert_eq!(std::fs::read(policies(&m)).unwrap(), edited, "{out}");
+    assert_eq!(read(&record), recorded, "micoff's record kept: {out}");
+    // Back to text: uninstall (blocking first, then taking the block out) goes on as recorded, and
+    // the administrator's text is back byte for byte.
+    std::fs::write(policies(&m), &ours).unwrap();
+    for _ in 0..2 {
+        let (code, out) = run(&uninstall(a.clone()), &m.env);
+        assert_eq!(code, 0, "{out}");
+    }
+    assert_eq!(read(&policies(&m)), THEIRS);
+}
+
+#[test]
 fn system_install_refuses_to_overwrite_an_admins_entry_and_uninstall_keeps_it() {
     let m = machine();
     let a = system(Some(&m.xpi));

@@ -158,6 +158,12 @@ impl Report<'_> {
         let _ = writeln!(self.out, "Firefox: {} {what}", path.display());
     }
 
+    /// Done, but not what was asked: the clean-up of a folder micoff wrote into before. Printed, not
+    /// counted, so it never stands for an install that found no Firefox.
+    fn aside(&mut self, path: &Path, what: &str) {
+        let _ = writeln!(self.out, "Firefox: {} {what}", path.display());
+    }
+
     fn note(&mut self, text: &str) {
         let _ = writeln!(self.out, "Firefox: {text}");
     }
@@ -516,6 +522,17 @@ fn system_wanted(req: &Request<'_>, root: &Path) -> (PathBuf, Wanted) {
     (xpi_copy, wanted)
 }
 
+/// A policy file's text: `None` only when there is no file. A file that exists but cannot be read as
+/// text (permissions, not UTF-8) is an error: taking it for "no file" would write over the
+/// administrator's policies, or forget micoff's entries in it.
+fn read_policy_text(path: &Path) -> Result<Option<String>, String> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("cannot be read ({e})")),
+    }
+}
+
 /// `--system` install, before anything is written (the host manifests included): when the policy
 /// file Firefox reads would be refused (an administrator's own value for an entry micoff needs, a
 /// file that is not a policy file), says so and returns the exit code; the install then changes
@@ -523,7 +540,19 @@ fn system_wanted(req: &Request<'_>, root: &Path) -> (PathBuf, Wanted) {
 pub fn refuse_before_writing(req: &Request<'_>, out: &mut dyn Write) -> Option<i32> {
     let root = req.system_root.filter(|_| !req.uninstall)?;
     let path = root.join(POLICY_DIR).join("policies.json");
-    let text = std::fs::read_to_string(&path).ok()?;
+    let text = match read_policy_text(&path) {
+        Ok(t) => t?,
+        Err(e) => {
+            let _ = writeln!(out, "Firefox: {} left alone: {e}", path.display());
+            let _ = writeln!(
+                out,
+                "error: nothing installed (no host manifest, no policy entry, no copy of the add-on): \
+                 make {} readable policy JSON (UTF-8) first, then run this again",
+                path.display()
+            );
+            return Some(EXIT_PARTIAL);
+        }
+    };
     let (_, wanted) = system_wanted(req, root);
     let record_path = root.join(SYSTEM_DATA_DIR).join(RECORD_NAME);
     // An unreadable record is reported by the install itself.
@@ -562,7 +591,16 @@ fn run_system(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
     for (dir, legacy) in dirs {
         let path = root.join(dir).join("policies.json");
         let key = format!("{dir}/policies.json");
-        let existing = std::fs::read_to_string(&path).ok();
+        let existing = match read_policy_text(&path) {
+            Ok(t) => t,
+            // A folder micoff only cleans up: left for another run, its record kept.
+            Err(_) if legacy => continue,
+            Err(e) => {
+                // Neither written over nor forgotten: micoff's record of it stays as it was.
+                report.refused(&path, &format!("left alone: {e}"));
+                continue;
+            }
+        };
         // Written only where a Firefox is: one found on this machine, or Firefox's /etc folder.
         let firefox_here =
             !req.builds.is_empty() || root.join(dir).parent().is_some_and(Path::is_dir);
@@ -671,6 +709,7 @@ fn run_system(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
             }),
         };
         match r {
+            Ok(what) if !path.starts_with(root.join(POLICY_DIR)) => report.aside(&path, &what),
             Ok(what) => report.ok(&path, &what),
             Err(e) => report.failed(&path, &format!("FAILED: {e}")),
         }
@@ -693,8 +732,13 @@ fn run_system(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
     if !blocking.is_empty() {
         // Measured: Firefox ESR keeps running an add-on whose force-install entry was simply
         // removed (docs/design/firefox-install.md), so the entry blocks micoff for a while instead.
+        let blocks = if req.dry_run {
+            "micoff's add-on entry would block micoff"
+        } else {
+            "micoff's add-on entry blocks micoff"
+        };
         report.note(&format!(
-            "{would}micoff's add-on entry blocks micoff: Firefox removes micoff from each profile at \
+            "{blocks}: Firefox removes micoff from each profile at \
              its next start (removing the entry alone would leave micoff installed). The entry also \
              keeps micoff from being installed any other way; once every user's Firefox has started, \
              run this again to take it out"

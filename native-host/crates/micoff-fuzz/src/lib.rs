@@ -148,10 +148,12 @@ pub fn request(data: &[u8]) -> u64 {
 }
 
 /// An administrator's `policies.json` (any text) through `install --system`'s merge and its two
-/// uninstall steps, and the text editor under them. Checks: no panic; an install that is refused
-/// changes nothing; one that is accepted holds micoff's entries and keeps every other entry's
-/// meaning; its uninstall (blocking the add-on, then taking the block out) brings back the
-/// administrator's text byte for byte.
+/// uninstall steps, and the text editor under them. Checks: no panic; a refusal says why (the
+/// installer then writes nothing: `tests/install_firefox.rs`); an accepted install holds micoff's
+/// entries and keeps every other entry's meaning; installing again over it, with its record,
+/// changes nothing; installing over micoff's block puts micoff's entry back; its uninstall
+/// (blocking the add-on, then taking the block out) brings back the administrator's text byte for
+/// byte.
 pub fn policies_json(data: &[u8]) -> u64 {
     let Ok(text) = std::str::from_utf8(data) else {
         return 0;
@@ -211,6 +213,9 @@ pub fn policies_json(data: &[u8]) -> u64 {
             assert_eq!(&v[k], val, "{k} changed");
         }
     }
+    let again = firefox_policies::install(Some(&after), &wanted, &installed.record)
+        .expect("micoff's own output is accepted again");
+    assert!(again.text.is_none(), "a second install changed {after:?}");
     let mut text_now = after.clone();
     let mut record = installed.record;
     let mut steps = 0;
@@ -218,6 +223,18 @@ pub fn policies_json(data: &[u8]) -> u64 {
     loop {
         let out = firefox_policies::uninstall(&text_now, &wanted, &record, true)
             .expect("micoff's own output is read back");
+        if let (true, Some(Some(blocked))) = (out.blocking, &out.text) {
+            // Installed again before the block came out: micoff's entry installs micoff again.
+            let re = firefox_policies::install(Some(blocked), &wanted, &out.record)
+                .expect("an install over micoff's own block is accepted");
+            let now = re.text.clone().flatten().unwrap_or_else(|| blocked.clone());
+            let v: serde_json::Value = serde_json::from_str(&now).expect("install wrote JSON");
+            assert_eq!(
+                v["policies"]["ExtensionSettings"]["micoff@micoff.org"]["installation_mode"],
+                "force_installed",
+                "still blocked after installing over {blocked:?}"
+            );
+        }
         record = out.record;
         steps += 1;
         match out.text {

@@ -51,7 +51,8 @@ impl ColdThreads {
 
     /// The tick a thread read at `tick`, that last ran at `ran_tick`, is read next.
     fn next_read(self, tick: u64, ran_tick: u64, tid: Pid) -> u64 {
-        if tick + 1 - ran_tick.min(tick) <= self.after {
+        // A thread that ran in this tick is hot whatever `after` says (0 would make every thread cold).
+        if tick + 1 - ran_tick.min(tick) <= self.after.max(1) {
             return tick + 1;
         }
         let every = self.every.max(1);

@@ -299,7 +299,6 @@ mod tests {
         }
     }
 
-    /// (what, kind or index) per event, to compare sequences briefly.
     /// One listing of a single device, its events dropped (the test looks at later ones).
     fn list_device(c: &mut Cache, kind: DeviceKind, index: u32, name: &str, ready: bool) {
         c.apply_devices(kind, vec![device(kind, index, name)], ready);
@@ -315,6 +314,7 @@ mod tests {
         c.apply_streams(kind, vec![raw(kind, index, dev, client)], ready);
     }
 
+    /// (what, kind or index) per event, to compare sequences briefly.
     fn names(events: &[PulseEvent]) -> Vec<String> {
         events
             .iter()
