@@ -172,10 +172,12 @@ for (const pageName of ['meeting.html', 'webaudio.html']) {
     const elementAfter = hearElement ? await outputRms(rig.server, 1200) : null;
     if (hearElement) expect(elementAfter).toBeGreaterThan(LEVEL);
     // The MediaRecorder made before the release records after it.
+    // At least 0.6 s of it, more than one burst-and-gap period of the rig's tone (250 ms each): 0.3 s
+    // held a burst by a margin of 50 ms, and read near-silent once on PipeWire (rms 0.0003).
     await page.evaluate(() => (window.probe.consumers.recorder as MediaRecorder).start(100));
     await waitFor(
       'MediaRecorder data',
-      () => page.evaluate(() => (window.probe.consumers.chunks as number[]).filter((n) => n > 0).length >= 3),
+      () => page.evaluate(() => (window.probe.consumers.chunks as number[]).filter((n) => n > 0).length >= 6),
       { timeoutMs: 5000 },
     );
     await page.evaluate(
