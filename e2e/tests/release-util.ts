@@ -67,7 +67,7 @@ export function byProcess(r: CpuReport): Record<string, number> {
 }
 
 /** Paired CPU windows of two browsers in the same call: how many, and how long each (s). */
-export const PAIRED_WINDOWS = Number(process.env.MICOFF_CPU_PAIRED ?? 12);
+export const PAIRED_WINDOWS = Number(process.env.MICOFF_CPU_PAIRED ?? 20);
 export const PAIRED_WINDOW_S = 3;
 
 export interface PairedWindow {
