@@ -220,7 +220,7 @@ impl Session {
                 cmd.env("PULSE_SERVER", "unix:/nonexistent/micoff-bench/native");
             }
         };
-        cmd.env("RUST_LOG", "micoff_host=warn");
+        cmd.env("RUST_LOG", "micoff_host=warn,micoff_core=warn");
         Ok(Self(HostClient::spawn(cmd)?))
     }
 

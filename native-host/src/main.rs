@@ -5,8 +5,8 @@ use std::io::IsTerminal;
 use std::process::ExitCode;
 
 use clap::Parser;
-use micoff_host::cli::{self, Cli, EXIT_ERROR, EXIT_OK};
-use micoff_host::deps::Launch;
+use micoff_core::cli::{self, Cli, EXIT_ERROR, EXIT_OK};
+use micoff_core::deps::Launch;
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -32,9 +32,9 @@ fn main() -> ExitCode {
 
 fn init_tracing(native: bool) {
     let default = if native {
-        "micoff_host=info"
+        "micoff_host=info,micoff_core=info"
     } else {
-        "micoff_host=warn,micoff=warn"
+        "micoff=warn"
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
@@ -66,9 +66,9 @@ fn native_messaging(launch: Launch) -> i32 {
     };
     if let Err(why) = launch.check_caller() {
         tracing::error!("refusing the caller: {why}");
-        let refused = runtime.block_on(micoff_host::server::refuse(
+        let refused = runtime.block_on(micoff_core::server::refuse(
             tokio::io::stdout(),
-            micoff_host::framing::FrameCodec::default(),
+            micoff_core::framing::FrameCodec::default(),
             &why,
         ));
         if let Err(e) = refused {
@@ -77,8 +77,8 @@ fn native_messaging(launch: Launch) -> i32 {
         runtime.shutdown_timeout(std::time::Duration::from_millis(100));
         return EXIT_ERROR;
     }
-    let deps = micoff_host::backend::real(launch);
-    let result = runtime.block_on(micoff_host::server::run(
+    let deps = micoff_core::backend::real(launch);
+    let result = runtime.block_on(micoff_core::server::run(
         tokio::io::stdin(),
         tokio::io::stdout(),
         deps,

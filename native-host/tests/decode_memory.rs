@@ -10,8 +10,8 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use micoff_host::framing::MAX_INCOMING_BYTES;
-use micoff_host::protocol::decode_request;
+use micoff_core::framing::MAX_INCOMING_BYTES;
+use micoff_core::protocol::decode_request;
 
 struct Counting;
 

@@ -1,11 +1,11 @@
-//! The native messaging host name has one source on each side: `micoff_host::HOST_NAME` (the
+//! The native messaging host name has one source on each side: `micoff_core::HOST_NAME` (the
 //! installer writes it into the manifest) and `HOST_NAME` in `extension/src/shared/protocol.ts`
 //! (the extension's `connectNative`, the e2e rig). They must be the same string. The same holds for
 //! the stable error codes: `protocol::ErrorCode` here, `ErrorCode` in protocol.ts there.
 
 #![allow(clippy::unwrap_used)] // tests may unwrap (house style)
 
-use micoff_host::protocol::ErrorCode;
+use micoff_core::protocol::ErrorCode;
 use std::path::{Path, PathBuf};
 
 fn protocol_ts() -> (PathBuf, String) {
@@ -24,10 +24,10 @@ fn rust_and_typescript_spell_the_host_name_alike() {
         .collect();
     assert_eq!(
         declared,
-        vec![micoff_host::HOST_NAME],
+        vec![micoff_core::HOST_NAME],
         "{} must declare `export const HOST_NAME = '{}';` exactly once",
         ts.display(),
-        micoff_host::HOST_NAME
+        micoff_core::HOST_NAME
     );
 }
 

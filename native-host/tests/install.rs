@@ -5,7 +5,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use micoff_host::cli::install::{run, Browser, InstallArgs, InstallEnv};
+use micoff_core::cli::install::{run, Browser, InstallArgs, InstallEnv};
 
 mod support;
 
@@ -585,8 +585,8 @@ mod crx {
     }
 }
 
-use micoff_host::cli::chromium_crx::{inspect, CRX_NAME};
-use micoff_host::CHROME_EXTENSION_ID;
+use micoff_core::cli::chromium_crx::{inspect, CRX_NAME};
+use micoff_core::CHROME_EXTENSION_ID;
 
 #[test]
 fn crx_id_and_version_are_read_from_the_header_and_the_zip() {
@@ -620,7 +620,7 @@ fn crx_env(tmp: &Path) -> (InstallEnv, PathBuf) {
 
 fn install_all(a: &InstallArgs, env: &InstallEnv) -> (i32, String) {
     let mut out = Vec::new();
-    let code = micoff_host::cli::install::run_all(a, env, &mut out);
+    let code = micoff_core::cli::install::run_all(a, env, &mut out);
     (code, String::from_utf8(out).unwrap())
 }
 

@@ -10,10 +10,10 @@ mod support;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use micoff_host::cli::firefox_build::{builds_of, Build};
-use micoff_host::cli::install::{run_all, Browser, InstallArgs, InstallEnv};
-use micoff_host::cli::zip;
-use micoff_host::FIREFOX_EXTENSION_ID;
+use micoff_core::cli::firefox_build::{builds_of, Build};
+use micoff_core::cli::install::{run_all, Browser, InstallArgs, InstallEnv};
+use micoff_core::cli::zip;
+use micoff_core::FIREFOX_EXTENSION_ID;
 use serde_json::{json, Value};
 
 const USER_JS: &str = "user_pref(\"browser.startup.page\", 3);\n// my own comment\n";

@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use std::collections::VecDeque;
 
-use micoff_host::deps::{
+use micoff_core::deps::{
     AudioServer, BoxFuture, CpuTicker, Deps, HostError, Launch, Limits, Sampler, TickOutcome,
 };
-use micoff_host::framing::{FrameCodec, FrameReader, FrameWriter};
-use micoff_host::protocol::*;
+use micoff_core::framing::{FrameCodec, FrameReader, FrameWriter};
+use micoff_core::protocol::*;
 use serde_json::{json, Value};
 use tokio::io::{DuplexStream, ReadHalf, WriteHalf};
 use tokio::sync::{mpsc, Mutex, Notify};
@@ -206,7 +206,7 @@ impl AudioServer for FakeAudio {
 struct Client {
     reader: FrameReader<ReadHalf<DuplexStream>>,
     writer: FrameWriter<WriteHalf<DuplexStream>>,
-    server: tokio::task::JoinHandle<Result<(), micoff_host::server::ServerError>>,
+    server: tokio::task::JoinHandle<Result<(), micoff_core::server::ServerError>>,
 }
 
 impl Client {
@@ -249,13 +249,13 @@ fn start_with(
         .unwrap(),
         limits,
     };
-    let server = tokio::spawn(micoff_host::server::run(server_read, server_write, deps));
+    let server = tokio::spawn(micoff_core::server::run(server_read, server_write, deps));
     Client {
         // The browser's side reads host frames (up to 1 MiB).
         reader: FrameReader::new(
             client_read,
             FrameCodec {
-                max_incoming_bytes: micoff_host::framing::MAX_OUTGOING_BYTES,
+                max_incoming_bytes: micoff_core::framing::MAX_OUTGOING_BYTES,
                 ..FrameCodec::default()
             },
         ),
@@ -501,7 +501,7 @@ async fn a_bad_length_ends_the_server_with_an_error() {
         launch: Launch::default(),
         limits: Limits::default(),
     };
-    let server = tokio::spawn(micoff_host::server::run(server_read, server_write, deps));
+    let server = tokio::spawn(micoff_core::server::run(server_read, server_write, deps));
     use tokio::io::AsyncWriteExt;
     client_write
         .write_all(&u32::MAX.to_ne_bytes())
@@ -701,7 +701,7 @@ async fn a_processes_reply_is_trimmed_to_one_frame_and_counts_what_it_left_out()
     assert_eq!(kept.len() as u64 + omitted, 7000);
     // The tree's start (root first) is what stays.
     assert_eq!(kept[0]["pid"], 10_000);
-    assert!(r.to_string().len() <= micoff_host::framing::MAX_OUTGOING_BYTES);
+    assert!(r.to_string().len() <= micoff_core::framing::MAX_OUTGOING_BYTES);
 }
 
 #[tokio::test]
@@ -749,7 +749,7 @@ async fn a_cpu_event_of_3000_threads_is_held_to_64_kib_with_the_busiest_threads(
     assert_eq!(e["event"]["type"], "cpu", "{e}");
     let bytes = e.to_string().len();
     assert!(
-        bytes <= micoff_host::server::MAX_CPU_EVENT_BYTES,
+        bytes <= micoff_core::server::MAX_CPU_EVENT_BYTES,
         "{bytes} bytes"
     );
     let report = &e["event"]["report"];
@@ -768,7 +768,7 @@ async fn power_answers_a_reading_or_why_not() {
     c.send(json!({"id": 1, "type": "power"})).await;
     let r = c.recv().await;
     assert_eq!(r["type"], "result", "{r}");
-    let typed = micoff_host::protocol::typed_result("power", &r["result"]).unwrap();
+    let typed = micoff_core::protocol::typed_result("power", &r["result"]).unwrap();
     assert_eq!(typed, r["result"]);
     // Measured over one second; a figure, or a reason for each source that gave none.
     assert!(r["result"]["window_ms"].as_f64().unwrap() >= 1000.0, "{r}");
@@ -792,7 +792,7 @@ async fn latency_requests_without_a_server() {
     assert_eq!(r["type"], "result", "{r}");
     assert_eq!(r["result"]["server"]["kind"], "unknown");
     assert_eq!(r["result"]["streams"], json!([]));
-    let typed = micoff_host::protocol::typed_result("latency_status", &r["result"]).unwrap();
+    let typed = micoff_core::protocol::typed_result("latency_status", &r["result"]).unwrap();
     assert_eq!(typed, r["result"]);
     // Setting needs the server (the mechanism depends on it): nothing is written.
     c.send(json!({"id": 2, "type": "latency_set", "capture_ms": 40, "dry_run": true}))

@@ -8,11 +8,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use micoff_host::cli::top::{run, TopArgs, TopOutput};
-use micoff_host::deps::{
+use micoff_core::cli::top::{run, TopArgs, TopOutput};
+use micoff_core::deps::{
     AudioServer, BoxFuture, CpuTicker, Deps, HostError, Launch, Limits, Sampler, TickOutcome,
 };
-use micoff_host::protocol::*;
+use micoff_core::protocol::*;
 use tokio::sync::mpsc;
 
 fn info(pid: u32, ppid: u32, comm: &str, role: Role) -> ProcessInfo {
@@ -434,7 +434,7 @@ async fn a_browser_family_that_exits_ends_it() {
             .retain(|p| p.comm != "chromium" && p.comm != "firefox-esr");
     });
     let mut args = top_args(&[], 10, true);
-    args.browser = Some(micoff_host::cli::top::BrowserArg::Chromium);
+    args.browser = Some(micoff_core::cli::top::BrowserArg::Chromium);
     let o = top(&m, args).await;
     assert_eq!(o.code, 4, "{}", o.err);
     assert!(

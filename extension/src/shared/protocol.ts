@@ -1,11 +1,11 @@
 // The native messaging protocol between the extension and `micoff-host`, mirrored from
-// native-host/PROTOCOL.md (the contract) and native-host/src/protocol.rs. Both sides test against
+// native-host/PROTOCOL.md (the contract) and native-host/crates/micoff-core/src/protocol.rs. Both sides test against
 // fixtures/protocol/*.json; change all of them together.
 //
 // Types say who sends them: `ExtensionToHost` (requests) and `HostToExtension` (results, errors,
 // events). Everything the host sends is `unknown` until a guard below has checked it.
 
-/** The native messaging host name; the Rust side's is `HOST_NAME` in native-host/src/lib.rs
+/** The native messaging host name; the Rust side's is `HOST_NAME` in native-host/crates/micoff-core/src/lib.rs
  * (native-host/tests/host_name.rs checks they agree). */
 export const HOST_NAME = 'org.micoff.host';
 export const PROTOCOL_VERSION = 1;

@@ -14,11 +14,11 @@ use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use micoff_host::deps::{
+use micoff_core::deps::{
     AudioServer, BoxFuture, CpuTicker, Deps, HostError, Launch, Limits, Sampler, TickOutcome,
 };
-use micoff_host::framing::{FrameCodec, FrameReader};
-use micoff_host::protocol::{
+use micoff_core::framing::{FrameCodec, FrameReader};
+use micoff_core::protocol::{
     AudioServerInfo, AudioStream, BrowserFamily, CpuReport, ErrorCode, HostEvent, ProcessInfo,
     Processes,
 };
@@ -174,7 +174,7 @@ pub fn framing(data: &[u8]) -> u64 {
     let (sizes, stream) = rest.split_at(n);
     let (frames, clean) = decode_all(stream);
     for body in &frames {
-        if let Err(e) = micoff_host::protocol::decode_request(body) {
+        if let Err(e) = micoff_core::protocol::decode_request(body) {
             assert!(ErrorCode::from_code(e.code.code()).is_some());
         }
     }
@@ -216,12 +216,12 @@ pub fn framing(data: &[u8]) -> u64 {
             let _ = client_in.read_to_end(&mut out).await;
             out
         });
-        let served = micoff_host::server::run(chunked(), server_out, deps).await;
+        let served = micoff_core::server::run(chunked(), server_out, deps).await;
         assert_eq!(served.is_ok(), clean);
         let mut out = collect.await.expect("the collector");
         let (mut results, mut errors) = (0usize, 0usize);
         let out_codec = FrameCodec {
-            max_incoming_bytes: micoff_host::framing::MAX_OUTGOING_BYTES,
+            max_incoming_bytes: micoff_core::framing::MAX_OUTGOING_BYTES,
             ..FrameCodec::default()
         };
         while let Some(body) = out_codec

@@ -12,10 +12,10 @@
 pub mod framing;
 pub mod mutate;
 
+use micoff_core::cli::firefox_policies::{self, FileRecord, Wanted};
+use micoff_core::cli::json_text;
+use micoff_core::protocol::{decode_request, ErrorCode};
 use micoff_doctor::parse as doctor;
-use micoff_host::cli::firefox_policies::{self, FileRecord, Wanted};
-use micoff_host::cli::json_text;
-use micoff_host::protocol::{decode_request, ErrorCode};
 use micoff_proc::parse as procfs;
 
 /// A target: panics on a bug, else returns a behaviour signature.

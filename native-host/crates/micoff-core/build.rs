@@ -16,12 +16,12 @@ use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
 fn main() {
-    let manifests = Path::new(env!("CARGO_MANIFEST_DIR")).join("../manifests");
+    let manifests = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../manifests");
     let chrome = manifests.join("chrome.json");
     let firefox = manifests.join("firefox.json");
     println!("cargo:rerun-if-changed={}", chrome.display());
     println!("cargo:rerun-if-changed={}", firefox.display());
-    let package = Path::new(env!("CARGO_MANIFEST_DIR")).join("../package.json");
+    let package = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../package.json");
     println!("cargo:rerun-if-changed={}", package.display());
     println!("cargo:rerun-if-changed=build.rs");
 

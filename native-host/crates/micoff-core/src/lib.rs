@@ -1,4 +1,5 @@
-//! micoff-host: the native messaging host and command-line tools of micoff.
+//! micoff-core: the library behind `micoff-host`, the native messaging host and command-line tools of micoff
+//! (the binary, native-host/src/main.rs, only parses arguments, sets up logging and calls in here).
 //!
 //! Module map:
 //! - [`framing`]: native messaging frames (4-byte native-endian length + UTF-8 JSON); the only
@@ -49,8 +50,11 @@ mod tests {
 
     #[test]
     fn version_comes_from_package_json() {
-        let text = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../package.json"))
-            .unwrap();
+        let text = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../package.json"
+        ))
+        .unwrap();
         let json: serde_json::Value = serde_json::from_str(&text).unwrap();
         assert_eq!(super::VERSION, json["version"].as_str().unwrap());
     }
