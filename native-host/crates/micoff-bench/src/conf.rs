@@ -6,7 +6,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::run::BenchError;
+use crate::error::BenchError;
 
 /// Private client.conf files for the two modes, removed on drop.
 pub(crate) struct ClientConfs {
@@ -137,6 +137,12 @@ pub fn client_conf_text(includes: &[PathBuf], shm: bool) -> String {
 mod tests {
     use super::*;
 
+    /// An empty file at `path`, with its directories.
+    fn touch(path: &Path) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, "").unwrap();
+    }
+
     #[test]
     fn client_conf_overrides_shm_around_the_users_files() {
         let inc = [
@@ -175,28 +181,23 @@ mod tests {
         let env = |k: &str| (k == "PULSE_CLIENTCONFIG").then(|| "/nonexistent/x.conf".into());
         assert_eq!(base_client_conf(&env), None);
 
+        // The same HOME for both looks: only the files under it change.
         let home = dir.path().display().to_string();
-        std::fs::create_dir_all(dir.path().join(".config/pulse")).unwrap();
-        std::fs::write(dir.path().join(".config/pulse/client.conf"), "").unwrap();
-        let h = home.clone();
-        let env = move |k: &str| (k == "HOME").then(|| h.clone());
+        let env = move |k: &str| (k == "HOME").then(|| home.clone());
+        touch(&dir.path().join(".config/pulse/client.conf"));
         assert_eq!(
             base_client_conf(&env),
             Some(dir.path().join(".config/pulse/client.conf"))
         );
         // ~/.pulse/client.conf comes first.
-        std::fs::create_dir_all(dir.path().join(".pulse")).unwrap();
-        std::fs::write(dir.path().join(".pulse/client.conf"), "").unwrap();
-        let h = home.clone();
-        let env = move |k: &str| (k == "HOME").then(|| h.clone());
+        touch(&dir.path().join(".pulse/client.conf"));
         assert_eq!(
             base_client_conf(&env),
             Some(dir.path().join(".pulse/client.conf"))
         );
         // XDG_CONFIG_HOME is not where libpulse looks.
         let xdg = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(xdg.path().join("pulse")).unwrap();
-        std::fs::write(xdg.path().join("pulse/client.conf"), "").unwrap();
+        touch(&xdg.path().join("pulse/client.conf"));
         let x = xdg.path().display().to_string();
         let env = move |k: &str| match k {
             "XDG_CONFIG_HOME" => Some(x.clone()),

@@ -1,8 +1,8 @@
 //! What a run will measure, known before its first window: the modes (which collapse on
 //! pipewire-pulse), their order per repeat, and every window in order.
 
+use crate::args::{BenchArgs, CompareArg, SrbchannelArg};
 use crate::report::Mode;
-use crate::{BenchArgs, CompareArg, SrbchannelArg};
 
 /// The modes of one repeat, alternating order on odd repeats (ABBA) to cancel drift.
 pub fn schedule(modes: &[Mode], rep: u32) -> Vec<Mode> {

@@ -9,10 +9,12 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+use crate::args::Direction;
 use crate::client::{self, CHANNELS, SAMPLE_RATE};
-use crate::run::{ready_timeout, BenchError, RunCtx, Started, READY_TIMEOUT};
+use crate::ctx::RunCtx;
+use crate::error::BenchError;
 use crate::sample;
-use crate::Direction;
+use crate::started::{ready_timeout, Started, READY_TIMEOUT};
 
 /// parec (record) / pacat (playback) at `latency_ms`, the way the reference runs, without its
 /// stdio.

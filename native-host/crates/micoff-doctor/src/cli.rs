@@ -9,8 +9,8 @@ use clap::{Args, Subcommand};
 use micoff_exit::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
 
 use crate::audio::{self, AudioServerFacts};
+use crate::commands::{shell_word, FIX_CLIENT_SHM, FIX_GOVERNOR, FIX_HDA};
 use crate::facts::UserEnv;
-use crate::findings::{shell_word, FIX_CLIENT_SHM, FIX_GOVERNOR, FIX_HDA};
 use crate::fix::{self, Mode, Opts, RealSystem, System};
 use crate::report;
 use crate::root::Root;

@@ -188,6 +188,22 @@ pub fn skl_capture_udelay(v: KernelVersion) -> UdelayState {
     }
 }
 
+/// `Some(why)` when kernel `v` is known to have no Skylake+ capture udelay (fixed, or too old to
+/// have the code), so LPIB saves nothing there: `fix hda` has nothing to do, and a file of ours
+/// left over from before a kernel upgrade wants `--revert`, not a module reload that would make
+/// it take effect.
+pub fn no_skl_udelay(v: KernelVersion) -> Option<String> {
+    match skl_capture_udelay(v) {
+        UdelayState::Present => None,
+        UdelayState::Removed => Some(format!(
+            "kernel {v} no longer has the Skylake+ capture udelay; LPIB would not save anything"
+        )),
+        UdelayState::NotIntroduced => Some(format!(
+            "kernel {v} predates azx_get_pos_skl(); there is no udelay to avoid"
+        )),
+    }
+}
+
 /// The first release of `v`'s series without the udelay, for the advice text.
 pub fn udelay_fixed_release_for(v: KernelVersion) -> String {
     match UDELAY_FIXED_IN_STABLE

@@ -9,8 +9,8 @@ use std::fs;
 use std::path::Path;
 
 use common::*;
+use micoff_doctor::commands::{FIX_CLIENT_SHM, FIX_HDA, PIPEWIRE_QUANTUM, RELOAD_HDA};
 use micoff_doctor::facts::UserEnv;
-use micoff_doctor::findings::{FIX_CLIENT_SHM, FIX_HDA, PIPEWIRE_QUANTUM, RELOAD_HDA};
 use micoff_doctor::report::{self, Report};
 use micoff_doctor::{AudioServerFacts, Root, Status};
 

@@ -823,7 +823,7 @@ fn upgrade_kernel(root: &Path) {
 
 #[test]
 fn after_a_kernel_upgrade_the_doctor_recommends_reverting_fix_hda_not_reloading() {
-    use micoff_doctor::findings::{RELOAD_HDA, REVERT_HDA};
+    use micoff_doctor::commands::{RELOAD_HDA, REVERT_HDA};
     let dir = temp_root("skylake-old-kernel");
     let mut sys = Fake::default();
     // Written on the old kernel; a stream was open, so not reloaded.
@@ -865,7 +865,7 @@ fn after_a_kernel_upgrade_the_doctor_recommends_reverting_fix_hda_not_reloading(
 
 #[test]
 fn a_foreign_position_fix_on_a_fixed_kernel_is_not_ours_to_revert() {
-    use micoff_doctor::findings::REVERT_HDA;
+    use micoff_doctor::commands::REVERT_HDA;
     let dir = temp_root("skylake-old-kernel");
     fs::write(
         dir.path().join("etc/modprobe.d/micoff-hda.conf"),

@@ -73,6 +73,40 @@ pub(crate) struct Scratch {
     pub(crate) exhausted: bool,
 }
 
+/// What a process's own `stat` gives its [`ProcessSample`] (and the sampler, its thread count),
+/// owned: the read buffer is reused for the next file.
+pub(crate) struct ProcessStat {
+    pub(crate) ppid: Pid,
+    pub(crate) comm: String,
+    pub(crate) starttime: u64,
+    pub(crate) utime: u64,
+    pub(crate) stime: u64,
+    pub(crate) num_threads: u64,
+}
+
+impl ProcessStat {
+    /// The sample of process `pid` read at `at_ns`, with its `role` and `threads`.
+    pub(crate) fn into_sample(
+        self,
+        pid: Pid,
+        role: Role,
+        at_ns: u64,
+        threads: Vec<ThreadSample>,
+    ) -> ProcessSample {
+        ProcessSample {
+            pid,
+            ppid: self.ppid,
+            comm: self.comm,
+            role,
+            starttime: self.starttime,
+            at_ns,
+            utime: self.utime,
+            stime: self.stime,
+            threads,
+        }
+    }
+}
+
 impl Scratch {
     pub(crate) fn new(fs: &ProcFs) -> Self {
         Self {
@@ -114,6 +148,21 @@ impl Scratch {
             // Kernel threads and zombies have an empty command line.
             None => Role::classify(comm, &[]),
         }
+    }
+
+    /// The process's own `stat`, parsed and owned; `None` when it vanished or is unreadable.
+    pub(crate) fn process_stat(&mut self, pid: Pid) -> Option<ProcessStat> {
+        let raw = self.read(&[&pid, &"stat"])?;
+        let t = text(raw);
+        let st = parse_stat(&t)?;
+        Some(ProcessStat {
+            ppid: st.ppid,
+            comm: st.comm.to_owned(),
+            starttime: st.starttime,
+            utime: st.utime,
+            stime: st.stime,
+            num_threads: st.num_threads,
+        })
     }
 
     /// The thread ids of `pid` (its `task` dir), sorted, into `tids`; `None` when it vanished.
@@ -188,19 +237,8 @@ impl ProcFs {
         tids: &mut Vec<Pid>,
     ) -> Option<ProcessSample> {
         let at_ns = monotonic_ns();
-        let (ppid, comm, starttime, utime, stime) = {
-            let raw = s.read(&[&pid, &"stat"])?;
-            let t = text(raw);
-            let st = parse_stat(&t)?;
-            (
-                st.ppid,
-                st.comm.to_owned(),
-                st.starttime,
-                st.utime,
-                st.stime,
-            )
-        };
-        let role = s.role(pid, &comm);
+        let stat = s.process_stat(pid)?;
+        let role = s.role(pid, &stat.comm);
         s.task_ids(pid, tids)?;
         let mut threads = Vec::with_capacity(tids.len());
         for &tid in tids.iter() {
@@ -208,17 +246,7 @@ impl ProcFs {
                 threads.push(t);
             }
         }
-        Some(ProcessSample {
-            pid,
-            ppid,
-            comm,
-            role,
-            starttime,
-            at_ns,
-            utime,
-            stime,
-            threads,
-        })
+        Some(stat.into_sample(pid, role, at_ns, threads))
     }
 }
 

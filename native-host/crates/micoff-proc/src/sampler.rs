@@ -24,7 +24,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use crate::fs::text;
-use crate::parse::{parse_schedstat, parse_stat};
+use crate::parse::parse_schedstat;
 use crate::rates::{rates, CpuReport};
 use crate::role::Role;
 use crate::sample::{
@@ -337,30 +337,18 @@ impl Sampler {
 
     fn sample_process(&mut self, pid: Pid, s: &mut Scratch) -> Option<ProcessSample> {
         let at_ns = monotonic_ns();
-        let (ppid, comm, starttime, utime, stime, num_threads) = {
-            let raw = s.read(&[&pid, &"stat"])?;
-            let t = text(raw);
-            let st = parse_stat(&t)?;
-            (
-                st.ppid,
-                st.comm.to_owned(),
-                st.starttime,
-                st.utime,
-                st.stime,
-                st.num_threads,
-            )
-        };
+        let stat = s.process_stat(pid)?;
         if self
             .procs
             .get(&pid)
-            .is_some_and(|c| c.starttime != starttime)
+            .is_some_and(|c| c.starttime != stat.starttime)
         {
             self.forget(pid); // pid reused
         }
         if let std::collections::hash_map::Entry::Vacant(e) = self.procs.entry(pid) {
             e.insert(ProcCache {
-                starttime,
-                role: s.role(pid, &comm),
+                starttime: stat.starttime,
+                role: s.role(pid, &stat.comm),
                 threads: Vec::new(),
                 cpu_ticks: u64::MAX,
                 unexplained_ns: 0,
@@ -379,8 +367,8 @@ impl Sampler {
         let skip_idle = self.skip_idle;
         let cache = self.procs.get_mut(&pid)?;
 
-        let cpu_ticks = utime.saturating_add(stime);
-        let mut relist = cache.threads.len() as u64 != num_threads;
+        let cpu_ticks = stat.utime.saturating_add(stat.stime);
+        let mut relist = cache.threads.len() as u64 != stat.num_threads;
         if cache.cpu_ticks != u64::MAX {
             let moved = cpu_ticks.saturating_sub(cache.cpu_ticks);
             cache.unexplained_ns = cache
@@ -500,17 +488,7 @@ impl Sampler {
         self.open_fds = open_fds;
         self.last_full_reads += counts.full;
         self.last_thread_reads += counts.schedstat;
-        Some(ProcessSample {
-            pid,
-            ppid,
-            comm,
-            role,
-            starttime,
-            at_ns,
-            utime,
-            stime,
-            threads,
-        })
+        Some(stat.into_sample(pid, role, at_ns, threads))
     }
 }
 

@@ -177,92 +177,76 @@ pub(crate) fn spec_of(spec: &sample::Spec) -> SampleSpec {
     }
 }
 
+/// A [`Device`] from libpulse's `SourceInfo` or `SinkInfo`: the two structs have these fields
+/// in common but no trait that spans them, so one macro reads both; only the monitor differs.
+macro_rules! device_of {
+    ($info:ident, $kind:expr, $monitor_index:expr) => {{
+        let props = props_of(&$info.proplist);
+        let spec = spec_of(&$info.sample_spec);
+        Device {
+            kind: $kind,
+            index: $info.index,
+            name: owned(&$info.name).unwrap_or_default(),
+            description: owned(&$info.description),
+            driver: owned(&$info.driver),
+            state: format!("{:?}", $info.state).to_lowercase(),
+            sample_format: spec.format,
+            sample_rate_hz: spec.rate_hz,
+            channels: spec.channels,
+            latency_us: $info.latency.0,
+            configured_latency_us: $info.configured_latency.0,
+            bus: props.get("device.bus").cloned(),
+            class: props.get("device.class").cloned(),
+            monitor_index: $monitor_index,
+            muted: $info.mute,
+            card_index: $info.card,
+            owner_module: $info.owner_module,
+            props,
+        }
+    }};
+}
+
 pub(crate) fn source_device(info: &introspect::SourceInfo<'_>) -> Device {
-    let props = props_of(&info.proplist);
-    let spec = spec_of(&info.sample_spec);
-    Device {
-        kind: DeviceKind::Source,
-        index: info.index,
-        name: owned(&info.name).unwrap_or_default(),
-        description: owned(&info.description),
-        driver: owned(&info.driver),
-        state: format!("{:?}", info.state).to_lowercase(),
-        sample_format: spec.format,
-        sample_rate_hz: spec.rate_hz,
-        channels: spec.channels,
-        latency_us: info.latency.0,
-        configured_latency_us: info.configured_latency.0,
-        bus: props.get("device.bus").cloned(),
-        class: props.get("device.class").cloned(),
-        monitor_index: info.monitor_of_sink,
-        muted: info.mute,
-        card_index: info.card,
-        owner_module: info.owner_module,
-        props,
-    }
+    device_of!(info, DeviceKind::Source, info.monitor_of_sink)
 }
 
 pub(crate) fn sink_device(info: &introspect::SinkInfo<'_>) -> Device {
-    let props = props_of(&info.proplist);
-    let spec = spec_of(&info.sample_spec);
-    Device {
-        kind: DeviceKind::Sink,
-        index: info.index,
-        name: owned(&info.name).unwrap_or_default(),
-        description: owned(&info.description),
-        driver: owned(&info.driver),
-        state: format!("{:?}", info.state).to_lowercase(),
-        sample_format: spec.format,
-        sample_rate_hz: spec.rate_hz,
-        channels: spec.channels,
-        latency_us: info.latency.0,
-        configured_latency_us: info.configured_latency.0,
-        bus: props.get("device.bus").cloned(),
-        class: props.get("device.class").cloned(),
-        monitor_index: Some(info.monitor_source).filter(|&i| i != u32::MAX),
-        muted: info.mute,
-        card_index: info.card,
-        owner_module: info.owner_module,
-        props,
-    }
+    device_of!(
+        info,
+        DeviceKind::Sink,
+        Some(info.monitor_source).filter(|&i| i != u32::MAX)
+    )
+}
+
+/// A [`RawStream`] from libpulse's `SourceOutputInfo` or `SinkInputInfo` (as [`device_of`]: the
+/// same fields, no common trait); only the names of the device and its latency differ.
+macro_rules! stream_of {
+    ($info:ident, $kind:expr, $device:ident, $device_usec:ident) => {
+        RawStream {
+            kind: $kind,
+            index: $info.index,
+            name: owned(&$info.name),
+            client_index: $info.client,
+            device_index: Some($info.$device).filter(|&i| i != u32::MAX),
+            sample_spec: spec_of(&$info.sample_spec),
+            buffer_latency_us: $info.buffer_usec.0,
+            device_latency_us: $info.$device_usec.0,
+            corked: $info.corked,
+            muted: $info.mute,
+            driver: owned(&$info.driver),
+            resample_method: owned(&$info.resample_method),
+            owner_module: $info.owner_module,
+            props: props_of(&$info.proplist),
+        }
+    };
 }
 
 pub(crate) fn record_stream(info: &introspect::SourceOutputInfo<'_>) -> RawStream {
-    RawStream {
-        kind: StreamKind::Record,
-        index: info.index,
-        name: owned(&info.name),
-        client_index: info.client,
-        device_index: Some(info.source).filter(|&i| i != u32::MAX),
-        sample_spec: spec_of(&info.sample_spec),
-        buffer_latency_us: info.buffer_usec.0,
-        device_latency_us: info.source_usec.0,
-        corked: info.corked,
-        muted: info.mute,
-        driver: owned(&info.driver),
-        resample_method: owned(&info.resample_method),
-        owner_module: info.owner_module,
-        props: props_of(&info.proplist),
-    }
+    stream_of!(info, StreamKind::Record, source, source_usec)
 }
 
 pub(crate) fn playback_stream(info: &introspect::SinkInputInfo<'_>) -> RawStream {
-    RawStream {
-        kind: StreamKind::Playback,
-        index: info.index,
-        name: owned(&info.name),
-        client_index: info.client,
-        device_index: Some(info.sink).filter(|&i| i != u32::MAX),
-        sample_spec: spec_of(&info.sample_spec),
-        buffer_latency_us: info.buffer_usec.0,
-        device_latency_us: info.sink_usec.0,
-        corked: info.corked,
-        muted: info.mute,
-        driver: owned(&info.driver),
-        resample_method: owned(&info.resample_method),
-        owner_module: info.owner_module,
-        props: props_of(&info.proplist),
-    }
+    stream_of!(info, StreamKind::Playback, sink, sink_usec)
 }
 
 pub(crate) fn client_of(info: &introspect::ClientInfo<'_>) -> Client {

@@ -40,7 +40,8 @@ pub use types::{
     Streams, INVALID_INDEX,
 };
 
-use worker::{Command, ModuleRequest, ViewRequest, Worker};
+use worker::requests::{Command, ModuleRequest, Reply, ViewRequest};
+use worker::Worker;
 
 /// How to reach the server and how patient to be.
 #[derive(Debug, Clone)]
@@ -221,7 +222,7 @@ impl PulseClient {
         Instant::now() + self.request_timeout
     }
 
-    async fn view<T>(&self, make: impl FnOnce(worker::Reply<T>) -> ViewRequest) -> Result<T> {
+    async fn view<T>(&self, make: impl FnOnce(Reply<T>) -> ViewRequest) -> Result<T> {
         let (reply, rx) = oneshot::channel();
         self.send(Command::View(make(reply), self.deadline()))?;
         Self::wait(rx).await

@@ -9,14 +9,12 @@ use super::{
     escalate, install, is_applied, is_unchanged, uninstall, Installed, Mode, Opts, Removed, System,
     EXIT_PARTIAL, MARKER,
 };
-use crate::facts::{self, Card, Facts, UserEnv};
-use crate::findings::RELOAD_HDA;
+use crate::commands::RELOAD_HDA;
+use crate::facts::{self, Card, Facts, UserEnv, LIVE_POSITION_FIX};
 use crate::hda;
-use crate::kernel::{self, UdelayState};
+use crate::kernel;
+use crate::ours::HDA_CONF_PATH;
 use crate::root::Root;
-
-pub const CONF_PATH: &str = "/etc/modprobe.d/micoff-hda.conf";
-pub const LIVE_PARAM: &str = "/sys/module/snd_hda_intel/parameters/position_fix";
 
 /// The value we write for our controllers.
 const LPIB: i32 = 1;
@@ -45,33 +43,14 @@ pub fn why_not(facts: &Facts) -> Option<String> {
             facts.kernel.release
         ));
     };
-    no_udelay_in(v).or_else(|| already_avoided(facts, &skl))
-}
-
-/// `Some(why)` when the running kernel is known to have no Skylake+ capture udelay (fixed, or
-/// too old to have the code), so our file saves nothing: after a kernel upgrade it is left over
-/// and `--revert` is the way out, not a module reload that would make it take effect.
-pub fn useless_on_this_kernel(facts: &Facts) -> Option<String> {
-    no_udelay_in(facts.kernel.version?)
-}
-
-fn no_udelay_in(v: kernel::KernelVersion) -> Option<String> {
-    match kernel::skl_capture_udelay(v) {
-        UdelayState::Present => None,
-        UdelayState::Removed => Some(format!(
-            "kernel {v} no longer has the Skylake+ capture udelay; LPIB would not save anything"
-        )),
-        UdelayState::NotIntroduced => Some(format!(
-            "kernel {v} predates azx_get_pos_skl(); there is no udelay to avoid"
-        )),
-    }
+    kernel::no_skl_udelay(v).or_else(|| already_avoided(facts, &skl))
 }
 
 /// `Some(why)` when a position_fix set by someone else (modprobe.d, the kernel command line)
 /// already keeps every Skylake+ controller off the udelay path on the next load. Our own file
 /// does not count here (that is "already applied").
 fn already_avoided(facts: &Facts, skl: &[&Card]) -> Option<String> {
-    let next = facts.next_position_fix(skl, Some(CONF_PATH))?;
+    let next = facts.next_position_fix(skl, Some(HDA_CONF_PATH))?;
     if !next.on_udelay.is_empty() {
         return None;
     }
@@ -179,7 +158,7 @@ pub fn run(
         return revert(root, opts, sys, out);
     }
     let facts = facts::gather(root, env);
-    let path = root.path(CONF_PATH);
+    let path = root.path(HDA_CONF_PATH);
     let why_not = why_not(&facts);
     let targets = target_cards(&facts, opts.force);
     if let Some(reason) = &why_not {
@@ -198,14 +177,14 @@ pub fn run(
         }
         writeln!(
             err,
-            "warning: --force: writing {CONF_PATH} although {reason}."
+            "warning: --force: writing {HDA_CONF_PATH} although {reason}."
         )?;
     }
     let content = render(&targets);
     let existing = std::fs::read_to_string(&path).ok();
     warn_about_other_settings(&facts, err)?;
     if is_applied(existing.as_deref(), &content) {
-        writeln!(out, "fix hda: already applied ({CONF_PATH}).")?;
+        writeln!(out, "fix hda: already applied ({HDA_CONF_PATH}).")?;
         if report_overridden(&facts, &targets, "", out)? {
             return Ok(EXIT_PARTIAL);
         }
@@ -217,7 +196,7 @@ pub fn run(
         return offer_reload(root, &facts, &targets, opts, sys, out);
     }
     if opts.mode == Mode::DryRun {
-        writeln!(out, "fix hda (dry run): would write {CONF_PATH}:")?;
+        writeln!(out, "fix hda (dry run): would write {HDA_CONF_PATH}:")?;
         match &existing {
             Some(old) => {
                 if !old.starts_with(MARKER) {
@@ -239,16 +218,16 @@ pub fn run(
     }
     // Apply.
     if sys.euid() != 0 {
-        writeln!(out, "fix hda would write {CONF_PATH}:")?;
+        writeln!(out, "fix hda would write {HDA_CONF_PATH}:")?;
         for l in content.lines() {
             writeln!(out, "  {l}")?;
         }
         return escalate("Writing /etc/modprobe.d", opts, sys, out);
     }
     match install(&path, &content)? {
-        Installed::AlreadyApplied => writeln!(out, "fix hda: already applied ({CONF_PATH}).")?,
+        Installed::AlreadyApplied => writeln!(out, "fix hda: already applied ({HDA_CONF_PATH}).")?,
         Installed::Written { backup } => {
-            writeln!(out, "fix hda: wrote {CONF_PATH}.")?;
+            writeln!(out, "fix hda: wrote {HDA_CONF_PATH}.")?;
             if let Some(b) = backup {
                 writeln!(
                     out,
@@ -283,11 +262,11 @@ pub fn run(
 /// Other position_fix settings and whether they win over ours (modprobe applies options in
 /// file-name order, then the kernel command line; the last value wins).
 fn warn_about_other_settings(facts: &Facts, err: &mut dyn Write) -> io::Result<()> {
-    let ours = CONF_PATH.rsplit('/').next().unwrap_or(CONF_PATH);
+    let ours = HDA_CONF_PATH.rsplit('/').next().unwrap_or(HDA_CONF_PATH);
     for o in facts
         .modprobe_hda
         .iter()
-        .filter(|o| o.file != CONF_PATH && o.position_fix.is_some())
+        .filter(|o| o.file != HDA_CONF_PATH && o.position_fix.is_some())
     {
         let name = o.file.rsplit('/').next().unwrap_or(&o.file);
         let wins = o.file == "/proc/cmdline" || name > ours;
@@ -309,7 +288,7 @@ fn warn_about_other_settings(facts: &Facts, err: &mut dyn Write) -> io::Result<(
 /// The setting that keeps a target on the udelay path on the next load despite our file.
 fn overridden(facts: &Facts, targets: &[&Card]) -> Option<(String, String)> {
     let next = facts.next_position_fix(targets, None)?;
-    if next.file == CONF_PATH || next.on_udelay.is_empty() {
+    if next.file == HDA_CONF_PATH || next.on_udelay.is_empty() {
         return None;
     }
     let bad: Vec<String> = next
@@ -333,7 +312,7 @@ fn report_overridden(
     };
     writeln!(
         out,
-        "But {file} is read after {CONF_PATH} and sets {values}: the udelay stays{when}. micoff \
+        "But {file} is read after {HDA_CONF_PATH} and sets {values}: the udelay stays{when}. micoff \
          does not edit that file; change or remove its position_fix there."
     )?;
     Ok(true)
@@ -346,7 +325,8 @@ fn live_of(facts: &Facts) -> Option<&[i32]> {
 
 /// Reads the live `position_fix` array again (after a reload).
 fn read_live(root: &Root) -> Option<Vec<i32>> {
-    root.read(LIVE_PARAM).map(|s| hda::parse_int_array(&s))
+    root.read(LIVE_POSITION_FIX)
+        .map(|s| hda::parse_int_array(&s))
 }
 
 /// Whether every target's live value keeps it off the udelay path.
@@ -458,18 +438,18 @@ fn offer_reload(
 /// Removes exactly the file an earlier apply wrote and puts back the file it replaced. A file
 /// micoff did not write is never removed (there is no override).
 fn revert(root: &Root, opts: &Opts, sys: &mut dyn System, out: &mut dyn Write) -> io::Result<i32> {
-    let path = root.path(CONF_PATH);
+    let path = root.path(HDA_CONF_PATH);
     let Ok(text) = std::fs::read_to_string(&path) else {
         writeln!(
             out,
-            "fix hda --revert: nothing to revert ({CONF_PATH} does not exist)."
+            "fix hda --revert: nothing to revert ({HDA_CONF_PATH} does not exist)."
         )?;
         return Ok(0);
     };
     if !text.starts_with(MARKER) {
         writeln!(
             out,
-            "fix hda --revert: {CONF_PATH} was not written by micoff; left alone."
+            "fix hda --revert: {HDA_CONF_PATH} was not written by micoff; left alone."
         )?;
         return Ok(1);
     }
@@ -477,7 +457,7 @@ fn revert(root: &Root, opts: &Opts, sys: &mut dyn System, out: &mut dyn Write) -
         return changed_since(None, out);
     }
     if sys.euid() != 0 {
-        writeln!(out, "fix hda --revert would remove {CONF_PATH}.")?;
+        writeln!(out, "fix hda --revert would remove {HDA_CONF_PATH}.")?;
         return escalate("Removing /etc/modprobe.d/micoff-hda.conf", opts, sys, out);
     }
     match uninstall(&path, None)? {
@@ -487,12 +467,12 @@ fn revert(root: &Root, opts: &Opts, sys: &mut dyn System, out: &mut dyn Write) -
         Removed::NotOurs => {
             writeln!(
                 out,
-                "fix hda --revert: {CONF_PATH} was not written by micoff; left alone."
+                "fix hda --revert: {HDA_CONF_PATH} was not written by micoff; left alone."
             )?;
             return Ok(1);
         }
         Removed::Removed { restored, left } => {
-            writeln!(out, "fix hda --revert: removed {CONF_PATH}.")?;
+            writeln!(out, "fix hda --revert: removed {HDA_CONF_PATH}.")?;
             if let Some(b) = restored {
                 writeln!(
                     out,
@@ -523,7 +503,7 @@ fn revert(root: &Root, opts: &Opts, sys: &mut dyn System, out: &mut dyn Write) -
 fn changed_since(backup: Option<&std::path::Path>, out: &mut dyn Write) -> io::Result<i32> {
     writeln!(
         out,
-        "fix hda --revert: {CONF_PATH} was changed since micoff wrote it; left alone so those \
+        "fix hda --revert: {HDA_CONF_PATH} was changed since micoff wrote it; left alone so those \
          changes are not lost. Remove it (or the lines you do not want) yourself."
     )?;
     if let Some(b) = backup {

@@ -18,8 +18,9 @@ use std::process::Command;
 
 use crate::root::Root;
 
-/// First line of every file we write; revert never touches a file without it.
-pub const MARKER: &str = "# Written by micoff-host";
+/// First line of every file we write; revert never touches a file without it. Its home is
+/// [`crate::ours`], below the facts that look for it.
+pub use crate::ours::MARKER;
 
 /// Suffix of the backups kept of files we replaced: `<file>.micoff-backup`, then
 /// `<file>.micoff-backup.2`, `.3`, ... (a new backup never replaces an older one).
@@ -96,7 +97,7 @@ pub struct RealSystem;
 
 impl System for RealSystem {
     fn euid(&self) -> u32 {
-        crate::facts::current_euid()
+        crate::uid::current_euid()
     }
     fn interactive(&self) -> bool {
         io::stdin().is_terminal() && io::stdout().is_terminal()

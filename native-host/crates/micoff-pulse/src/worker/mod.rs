@@ -7,9 +7,21 @@
 //! every `Context` call out of callbacks and avoids re-entrancy. Commands from other threads
 //! arrive on a std channel; a byte on a socket pair wakes the poll, so an idle client does not
 //! wake up at all.
+//!
+//! Module map: [`requests`] (what other threads ask, and where the answer goes); `queue` (what
+//! callbacks report to the loop); `ops` (the libpulse operations, wired to report onto the
+//! queue); `waiting` (what the worker owes an answer, with deadlines); `server_info` (the answer
+//! to `server_info()`). This file: the loop, the connection's life, and applying what the queue
+//! brings to the cache.
+
+mod ops;
+mod queue;
+pub(crate) mod requests;
+mod server_info;
+mod waiting;
 
 use std::cell::RefCell;
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::io::Read;
 use std::os::unix::io::AsRawFd;
 use std::os::unix::net::UnixStream;
@@ -20,166 +32,21 @@ use std::time::Instant;
 
 use libpulse_binding as pulse;
 use micoff_audio_server as audio_server;
-use pulse::callbacks::ListResult;
-use pulse::context::subscribe::{Facility, InterestMaskSet, Operation as SubOp};
-use pulse::context::{Context, FlagSet, State};
+use pulse::context::subscribe::{Facility, Operation as SubOp};
+use pulse::context::{Context, State};
 use pulse::mainloop::api::Mainloop as _;
 use pulse::mainloop::events::io::{FlagSet as IoEventFlagSet, IoEvent};
 use pulse::mainloop::standard::Mainloop;
-use pulse::proplist::Proplist;
 use pulse::time::MicroSeconds;
-use tokio::sync::{broadcast, oneshot};
+use tokio::sync::broadcast;
 
 use crate::cache::Cache;
-use crate::convert::{self, Client, RawServerInfo, RawStream};
 use crate::error::{PulseError, Result};
-use crate::types::{Device, DeviceKind, PulseEvent, ServerInfo, Snapshot, StreamKind, Streams};
+use crate::types::{DeviceKind, PulseEvent, ServerInfo, Snapshot, StreamKind};
 use crate::PulseConfig;
-
-pub(crate) type Reply<T> = oneshot::Sender<Result<T>>;
-
-/// A question answered from a fresh listing of the server.
-pub(crate) enum ViewRequest {
-    Server(Reply<ServerInfo>),
-    Streams(Reply<Streams>),
-    Sources(Reply<Vec<Device>>),
-    Sinks(Reply<Vec<Device>>),
-    Snapshot(Reply<Snapshot>),
-}
-
-impl ViewRequest {
-    fn name(&self) -> &'static str {
-        match self {
-            Self::Server(_) => "server_info",
-            Self::Streams(_) => "streams",
-            Self::Sources(_) => "sources",
-            Self::Sinks(_) => "sinks",
-            Self::Snapshot(_) => "snapshot",
-        }
-    }
-
-    fn fail(self, err: PulseError) {
-        // A caller that gave up (dropped its receiver) is not an error.
-        let _ = match self {
-            Self::Server(tx) => tx.send(Err(err)).is_ok(),
-            Self::Streams(tx) => tx.send(Err(err)).is_ok(),
-            Self::Sources(tx) => tx.send(Err(err)).is_ok(),
-            Self::Sinks(tx) => tx.send(Err(err)).is_ok(),
-            Self::Snapshot(tx) => tx.send(Err(err)).is_ok(),
-        };
-    }
-}
-
-pub(crate) enum ModuleRequest {
-    Load {
-        name: String,
-        args: String,
-        reply: Reply<u32>,
-    },
-    Unload {
-        index: u32,
-        reply: Reply<()>,
-    },
-}
-
-impl ModuleRequest {
-    fn name(&self) -> &'static str {
-        match self {
-            Self::Load { .. } => "load_module",
-            Self::Unload { .. } => "unload_module",
-        }
-    }
-
-    fn fail(self, err: PulseError) {
-        let _ = match self {
-            Self::Load { reply, .. } => reply.send(Err(err)).is_ok(),
-            Self::Unload { reply, .. } => reply.send(Err(err)).is_ok(),
-        };
-    }
-}
-
-pub(crate) enum Command {
-    View(ViewRequest, Instant),
-    Module(ModuleRequest, Instant),
-    Shutdown,
-}
-
-impl Command {
-    fn fail(self, err: PulseError) {
-        match self {
-            Self::View(r, _) => r.fail(err),
-            Self::Module(r, _) => r.fail(err),
-            Self::Shutdown => {}
-        }
-    }
-
-    fn deadline(&self) -> Option<Instant> {
-        match self {
-            Self::View(_, d) | Self::Module(_, d) => Some(*d),
-            Self::Shutdown => None,
-        }
-    }
-
-    fn name(&self) -> &'static str {
-        match self {
-            Self::View(r, _) => r.name(),
-            Self::Module(r, _) => r.name(),
-            Self::Shutdown => "shutdown",
-        }
-    }
-}
-
-/// One part of a full listing; `None` when the server failed that list.
-enum Part {
-    Server(Option<RawServerInfo>),
-    Clients(Option<Vec<Client>>),
-    Sources(Option<Vec<Device>>),
-    Sinks(Option<Vec<Device>>),
-    Records(Option<Vec<RawStream>>),
-    Playbacks(Option<Vec<RawStream>>),
-}
-const PARTS: u8 = 6;
-
-/// One object fetched after a subscription event (`changed` = the event was a change, not new).
-enum Fetched {
-    Server(RawServerInfo),
-    Client(Client),
-    Device(Device, bool),
-    Stream(RawStream, bool),
-}
-
-/// What libpulse callbacks report to the loop. `conn` is the connection generation.
-enum Internal {
-    State {
-        conn: u64,
-    },
-    Event {
-        conn: u64,
-        facility: Facility,
-        op: SubOp,
-        index: u32,
-    },
-    Part {
-        conn: u64,
-        refresh: u64,
-        part: Part,
-    },
-    Fetched {
-        conn: u64,
-        item: Fetched,
-    },
-    ModuleDone {
-        conn: u64,
-        op: u64,
-        result: std::result::Result<u32, String>,
-    },
-}
-
-type Queue = Rc<RefCell<VecDeque<Internal>>>;
-
-fn push(q: &Queue, item: Internal) {
-    q.borrow_mut().push_back(item);
-}
+use queue::{Fetched, Internal, Part, Queue, PARTS};
+use requests::{Command, ModuleRequest, ViewRequest};
+use waiting::{Refresh, Waiting};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ConnState {
@@ -196,12 +63,6 @@ struct Conn {
     started: Instant,
 }
 
-struct Refresh {
-    parts_left: u8,
-    error: Option<String>,
-    waiters: Vec<(Instant, ViewRequest)>,
-}
-
 pub(crate) struct Worker {
     // Field order is drop order: the context and the wake event go before the main loop.
     conn: Option<Conn>,
@@ -215,9 +76,7 @@ pub(crate) struct Worker {
     events: broadcast::Sender<PulseEvent>,
     connected: Arc<AtomicBool>,
     cache: Cache,
-    queued: Vec<Command>,
-    refreshes: HashMap<u64, Refresh>,
-    module_ops: HashMap<u64, (Instant, ModuleRequest)>,
+    waiting: Waiting,
     next_id: u64,
     retry_at: Option<Instant>,
     attempt: u32,
@@ -274,9 +133,7 @@ impl Worker {
             events,
             connected,
             cache: Cache::default(),
-            queued: Vec::new(),
-            refreshes: HashMap::new(),
-            module_ops: HashMap::new(),
+            waiting: Waiting::default(),
             next_id: 1,
             retry_at: Some(Instant::now()),
             attempt: 0,
@@ -361,62 +218,21 @@ impl Worker {
     }
 
     fn next_deadline(&self) -> Option<Instant> {
-        let mut next: Option<Instant> = None;
-        let mut consider = |t: Instant| next = Some(next.map_or(t, |n| n.min(t)));
-        if self.conn.is_none() {
-            if let Some(t) = self.retry_at {
-                consider(t);
-            }
-        }
-        if let Some(conn) = &self.conn {
-            if conn.state != ConnState::Ready {
-                consider(conn.started + self.config.connect_timeout);
-            }
-        }
-        self.queued
-            .iter()
-            .filter_map(Command::deadline)
-            .for_each(&mut consider);
-        for r in self.refreshes.values() {
-            r.waiters.iter().for_each(|(d, _)| consider(*d));
-        }
-        self.module_ops.values().for_each(|(d, _)| consider(*d));
-        next
+        let reconnect = self.retry_at.filter(|_| self.conn.is_none());
+        let connect = self
+            .conn
+            .as_ref()
+            .filter(|c| c.state != ConnState::Ready)
+            .map(|c| c.started + self.config.connect_timeout);
+        [reconnect, connect, self.waiting.next_deadline()]
+            .into_iter()
+            .flatten()
+            .min()
     }
 
     fn expire(&mut self, now: Instant) {
         let timeout_ms = self.config.request_timeout.as_millis() as u64;
-        let timeout = |what: &'static str| PulseError::Timeout { what, timeout_ms };
-        let (expired, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut self.queued)
-            .into_iter()
-            .partition(|c| c.deadline().is_some_and(|d| d <= now));
-        self.queued = keep;
-        for cmd in expired {
-            let what = cmd.name();
-            cmd.fail(timeout(what));
-        }
-        for r in self.refreshes.values_mut() {
-            let (expired, keep): (Vec<_>, Vec<_>) = std::mem::take(&mut r.waiters)
-                .into_iter()
-                .partition(|(d, _)| *d <= now);
-            r.waiters = keep;
-            for (_, req) in expired {
-                let what = req.name();
-                req.fail(timeout(what));
-            }
-        }
-        let late: Vec<u64> = self
-            .module_ops
-            .iter()
-            .filter(|(_, (d, _))| *d <= now)
-            .map(|(id, _)| *id)
-            .collect();
-        for id in late {
-            if let Some((_, req)) = self.module_ops.remove(&id) {
-                let what = req.name();
-                req.fail(timeout(what));
-            }
-        }
+        self.waiting.expire(now, timeout_ms);
     }
 
     fn emit_all(&self, events: Vec<PulseEvent>) {
@@ -463,49 +279,17 @@ impl Worker {
 
     fn connect(&mut self) {
         let id = self.next_id();
-        let mut props = match Proplist::new() {
-            Some(p) => p,
-            None => return self.connect_failed(id, "cannot allocate a proplist".into()),
-        };
-        let _ = props.set_str(
-            pulse::proplist::properties::APPLICATION_NAME,
-            &self.config.app_name,
-        );
-        let Some(mut ctx) =
-            Context::new_with_proplist(&self.mainloop, &self.config.app_name, &props)
-        else {
-            return self.connect_failed(id, "cannot create a pulse context".into());
-        };
-        let q = self.queue.clone();
-        ctx.set_state_callback(Some(Box::new(move || {
-            push(&q, Internal::State { conn: id })
-        })));
-        let q = self.queue.clone();
-        ctx.set_subscribe_callback(Some(Box::new(move |facility, op, index| {
-            if let (Some(facility), Some(op)) = (facility, op) {
-                push(
-                    &q,
-                    Internal::Event {
-                        conn: id,
-                        facility,
-                        op,
-                        index,
-                    },
-                );
+        match ops::connect_context(&self.mainloop, &self.config, &self.queue, id) {
+            Ok(ctx) => {
+                self.conn = Some(Conn {
+                    id,
+                    ctx,
+                    state: ConnState::Connecting,
+                    started: Instant::now(),
+                })
             }
-        })));
-        tracing::debug!(server = ?self.config.server, "connecting to the audio server");
-        // NOAUTOSPAWN: a diagnostics tool must never start an audio server by itself.
-        if let Err(e) = ctx.connect(self.config.server.as_deref(), FlagSet::NOAUTOSPAWN, None) {
-            let msg = e.to_string().unwrap_or_else(|| format!("error {}", e.0));
-            return self.connect_failed(id, msg);
+            Err(message) => self.connect_failed(id, message),
         }
-        self.conn = Some(Conn {
-            id,
-            ctx,
-            state: ConnState::Connecting,
-            started: Instant::now(),
-        });
     }
 
     fn connect_failed(&mut self, _id: u64, message: String) {
@@ -564,17 +348,7 @@ impl Worker {
     }
 
     fn fail_everything(&mut self, err: &PulseError) {
-        for cmd in std::mem::take(&mut self.queued) {
-            cmd.fail(err.clone());
-        }
-        for (_, r) in self.refreshes.drain() {
-            for (_, req) in r.waiters {
-                req.fail(err.clone());
-            }
-        }
-        for (_, (_, req)) in self.module_ops.drain() {
-            req.fail(err.clone());
-        }
+        self.waiting.fail_all(err);
     }
 
     /// The context, if it is usable right now. libpulse-binding panics when an operation is
@@ -590,17 +364,7 @@ impl Worker {
         };
         match conn.ctx.get_state() {
             State::Ready if conn.state == ConnState::Connecting => {
-                let mask = InterestMaskSet::SOURCE_OUTPUT
-                    | InterestMaskSet::SINK_INPUT
-                    | InterestMaskSet::SOURCE
-                    | InterestMaskSet::SINK
-                    | InterestMaskSet::SERVER
-                    | InterestMaskSet::CLIENT;
-                conn.ctx.subscribe(mask, |ok| {
-                    if !ok {
-                        tracing::warn!("subscribing to audio server events failed");
-                    }
-                });
+                ops::subscribe(&mut conn.ctx);
                 let refresh = self.next_id();
                 if let Some(conn) = self.conn.as_mut() {
                     conn.state = ConnState::Loading(refresh);
@@ -631,10 +395,10 @@ impl Worker {
             (Some(ConnState::Ready), Command::Module(req, deadline)) => {
                 self.start_module_op(req, deadline)
             }
-            (Some(_), cmd) => self.queued.push(cmd),
+            (Some(_), cmd) => self.waiting.queued.push(cmd),
             (None, cmd) if self.stopped.is_none() && !self.ever_connected && self.attempt == 0 => {
                 // Before the very first attempt has run: wait for it.
-                self.queued.push(cmd)
+                self.waiting.queued.push(cmd)
             }
             (None, cmd) => cmd.fail(self.unavailable()),
         }
@@ -646,57 +410,18 @@ impl Worker {
         let Some(conn_id) = self.conn.as_ref().map(|c| c.id) else {
             return req.fail(self.unavailable());
         };
-        match &req {
-            ModuleRequest::Load { name, args, .. } => {
-                if name.contains('\0') || args.contains('\0') {
-                    return req.fail(PulseError::Config(
-                        "module name or arguments contain NUL".into(),
-                    ));
-                }
-                let (name, args) = (name.clone(), args.clone());
-                let Some(ctx) = self.ready_ctx() else {
-                    return req.fail(self.unavailable());
-                };
-                let what = format!("loading {name} failed");
-                ctx.introspect().load_module(&name, &args, move |index| {
-                    let result = if index == u32::MAX {
-                        Err(what.clone())
-                    } else {
-                        Ok(index)
-                    };
-                    push(
-                        &q,
-                        Internal::ModuleDone {
-                            conn: conn_id,
-                            op,
-                            result,
-                        },
-                    );
-                });
-            }
-            ModuleRequest::Unload { index, .. } => {
-                let index = *index;
-                let Some(ctx) = self.ready_ctx() else {
-                    return req.fail(self.unavailable());
-                };
-                ctx.introspect().unload_module(index, move |ok| {
-                    let result = if ok {
-                        Ok(index)
-                    } else {
-                        Err(format!("unloading module {index} failed"))
-                    };
-                    push(
-                        &q,
-                        Internal::ModuleDone {
-                            conn: conn_id,
-                            op,
-                            result,
-                        },
-                    );
-                });
+        if let ModuleRequest::Load { name, args, .. } = &req {
+            if name.contains('\0') || args.contains('\0') {
+                return req.fail(PulseError::Config(
+                    "module name or arguments contain NUL".into(),
+                ));
             }
         }
-        self.module_ops.insert(op, (deadline, req));
+        let Some(ctx) = self.ready_ctx() else {
+            return req.fail(self.unavailable());
+        };
+        ops::start_module_op(ctx, &q, conn_id, op, &req);
+        self.waiting.module_ops.insert(op, (deadline, req));
     }
 
     // ---- listings -----------------------------------------------------------------------
@@ -719,55 +444,8 @@ impl Worker {
             });
             return;
         };
-        let intro = ctx.introspect();
-
-        macro_rules! list {
-            ($method:ident, $convert:path, $part:ident) => {{
-                let q = q.clone();
-                let mut acc = Vec::new();
-                intro.$method(move |r| match r {
-                    ListResult::Item(info) => acc.push($convert(info)),
-                    ListResult::End => push(
-                        &q,
-                        Internal::Part {
-                            conn: conn_id,
-                            refresh,
-                            part: Part::$part(Some(std::mem::take(&mut acc))),
-                        },
-                    ),
-                    ListResult::Error => push(
-                        &q,
-                        Internal::Part {
-                            conn: conn_id,
-                            refresh,
-                            part: Part::$part(None),
-                        },
-                    ),
-                });
-            }};
-        }
-        // Clients and devices first, so streams find them in the cache.
-        list!(get_client_info_list, convert::client_of, Clients);
-        list!(get_source_info_list, convert::source_device, Sources);
-        list!(get_sink_info_list, convert::sink_device, Sinks);
-        list!(get_source_output_info_list, convert::record_stream, Records);
-        list!(
-            get_sink_input_info_list,
-            convert::playback_stream,
-            Playbacks
-        );
-        let q2 = q.clone();
-        intro.get_server_info(move |info| {
-            push(
-                &q2,
-                Internal::Part {
-                    conn: conn_id,
-                    refresh,
-                    part: Part::Server(Some(convert::server_of(info))),
-                },
-            )
-        });
-        self.refreshes.insert(
+        ops::start_listing(ctx, &q, conn_id, refresh);
+        self.waiting.refreshes.insert(
             refresh,
             Refresh {
                 parts_left: PARTS,
@@ -782,36 +460,38 @@ impl Worker {
             .conn
             .as_ref()
             .is_some_and(|c| c.state == ConnState::Ready);
-        let mut failed: Option<&'static str> = None;
-        match part {
-            Part::Server(Some(s)) => {
+        let list_name = part.list_name();
+        // The events each part means; `None` when the server failed that list.
+        let events = match part {
+            Part::Server(s) => s.map(|s| {
                 self.cache.set_server(s);
+                Vec::new()
+            }),
+            Part::Clients(list) => list.map(|list| {
+                self.cache.set_clients(list);
+                Vec::new()
+            }),
+            Part::Sources(list) => {
+                list.map(|list| self.cache.apply_devices(DeviceKind::Source, list, ready))
             }
-            Part::Clients(Some(list)) => self.cache.set_clients(list),
-            Part::Sources(Some(list)) => {
-                let events = self.cache.apply_devices(DeviceKind::Source, list, ready);
+            Part::Sinks(list) => {
+                list.map(|list| self.cache.apply_devices(DeviceKind::Sink, list, ready))
+            }
+            Part::Records(list) => {
+                list.map(|list| self.cache.apply_streams(StreamKind::Record, list, ready))
+            }
+            Part::Playbacks(list) => {
+                list.map(|list| self.cache.apply_streams(StreamKind::Playback, list, ready))
+            }
+        };
+        let failed = match events {
+            Some(events) => {
                 self.emit_all(events);
+                None
             }
-            Part::Sinks(Some(list)) => {
-                let events = self.cache.apply_devices(DeviceKind::Sink, list, ready);
-                self.emit_all(events);
-            }
-            Part::Records(Some(list)) => {
-                let events = self.cache.apply_streams(StreamKind::Record, list, ready);
-                self.emit_all(events);
-            }
-            Part::Playbacks(Some(list)) => {
-                let events = self.cache.apply_streams(StreamKind::Playback, list, ready);
-                self.emit_all(events);
-            }
-            Part::Server(None) => failed = Some("server info"),
-            Part::Clients(None) => failed = Some("client list"),
-            Part::Sources(None) => failed = Some("source list"),
-            Part::Sinks(None) => failed = Some("sink list"),
-            Part::Records(None) => failed = Some("source output list"),
-            Part::Playbacks(None) => failed = Some("sink input list"),
-        }
-        let Some(r) = self.refreshes.get_mut(&refresh) else {
+            None => Some(list_name),
+        };
+        let Some(r) = self.waiting.refreshes.get_mut(&refresh) else {
             return;
         };
         if let Some(what) = failed {
@@ -823,7 +503,7 @@ impl Worker {
         if r.parts_left > 0 {
             return;
         }
-        let Some(done) = self.refreshes.remove(&refresh) else {
+        let Some(done) = self.waiting.refreshes.remove(&refresh) else {
             return;
         };
         if self.conn.as_ref().map(|c| c.state) == Some(ConnState::Loading(refresh)) {
@@ -852,49 +532,13 @@ impl Worker {
         tracing::info!(server = %info.server_name, version = %info.server_version, "connected to the audio server");
         self.emit(PulseEvent::Connected { info });
         self.emit_all(self.cache.ready_events());
-        for cmd in std::mem::take(&mut self.queued) {
+        for cmd in std::mem::take(&mut self.waiting.queued) {
             self.handle_command(cmd);
         }
     }
 
     fn server_info(&self) -> ServerInfo {
-        let raw = self.cache.server();
-        let (server_string, server_proto, is_local) = match &self.conn {
-            Some(c) => (
-                c.ctx.get_server(),
-                c.ctx.get_server_protocol_version(),
-                c.ctx.is_local(),
-            ),
-            None => (None, None, None),
-        };
-        let client_proto = self
-            .conn
-            .as_ref()
-            .map_or(0, |c| c.ctx.get_protocol_version());
-        let is_pipewire = audio_server::is_pipewire(&raw.server_name)
-            || audio_server::is_pipewire(&raw.server_version);
-        ServerInfo {
-            socket_path: server_string
-                .as_deref()
-                .and_then(audio_server::socket_of)
-                .map(|p| p.display().to_string()),
-            server_string,
-            pipewire_version: audio_server::pipewire_version(&raw.server_name)
-                .or_else(|| audio_server::pipewire_version(&raw.server_version)),
-            is_pipewire,
-            server_name: raw.server_name,
-            server_version: raw.server_version,
-            host_name: Some(raw.host_name).filter(|h| !h.is_empty()),
-            user_name: Some(raw.user_name).filter(|u| !u.is_empty()),
-            default_sink_name: raw.default_sink_name,
-            default_source_name: raw.default_source_name,
-            sample_format: raw.sample_spec.format,
-            sample_rate_hz: raw.sample_spec.rate_hz,
-            channels: raw.sample_spec.channels,
-            server_protocol_version: server_proto,
-            client_protocol_version: client_proto,
-            is_local,
-        }
+        server_info::server_info(self.cache.server(), self.conn.as_ref().map(|c| &c.ctx))
     }
 
     fn answer(&self, req: ViewRequest) {
@@ -935,54 +579,7 @@ impl Worker {
         let Some(ctx) = self.ready_ctx() else {
             return;
         };
-        let intro = ctx.introspect();
-        macro_rules! fetch {
-            ($method:ident, $wrap:expr) => {{
-                intro.$method(index, move |r| {
-                    // Error = it went away meanwhile; its Removed event follows.
-                    if let ListResult::Item(info) = r {
-                        push(
-                            &q,
-                            Internal::Fetched {
-                                conn: conn_id,
-                                item: $wrap(info),
-                            },
-                        );
-                    }
-                });
-            }};
-        }
-        match facility {
-            Facility::SourceOutput => fetch!(get_source_output_info, |i| Fetched::Stream(
-                convert::record_stream(i),
-                changed
-            )),
-            Facility::SinkInput => fetch!(get_sink_input_info, |i| Fetched::Stream(
-                convert::playback_stream(i),
-                changed
-            )),
-            Facility::Source => fetch!(get_source_info_by_index, |i| Fetched::Device(
-                convert::source_device(i),
-                changed
-            )),
-            Facility::Sink => fetch!(get_sink_info_by_index, |i| Fetched::Device(
-                convert::sink_device(i),
-                changed
-            )),
-            Facility::Client => fetch!(get_client_info, |i| Fetched::Client(convert::client_of(i))),
-            Facility::Server => {
-                intro.get_server_info(move |info| {
-                    push(
-                        &q,
-                        Internal::Fetched {
-                            conn: conn_id,
-                            item: Fetched::Server(convert::server_of(info)),
-                        },
-                    )
-                });
-            }
-            _ => {}
-        }
+        ops::fetch(ctx, &q, conn_id, facility, index, changed);
     }
 
     fn on_fetched(&mut self, item: Fetched) {
@@ -1013,7 +610,7 @@ impl Worker {
     }
 
     fn on_module_done(&mut self, op: u64, result: std::result::Result<u32, String>) {
-        let Some((_, req)) = self.module_ops.remove(&op) else {
+        let Some((_, req)) = self.waiting.module_ops.remove(&op) else {
             return;
         };
         let _ = match (req, result) {

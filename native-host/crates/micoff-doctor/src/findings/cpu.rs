@@ -1,0 +1,75 @@
+//! CPU findings: the model, the frequency governor, SMT.
+
+use crate::commands::{FIX_GOVERNOR, SMT_OFF};
+use crate::facts::Facts;
+use crate::findings::finding::{Finding, Status, F};
+
+pub(crate) fn cpu_model(facts: &Facts) -> Finding {
+    let f = F::new("cpu_model", "cpu", "CPU");
+    let c = &facts.cpu;
+    let cur = format!(
+        "{}: {} logical CPUs, {} cores",
+        c.model.as_deref().unwrap_or("unknown model"),
+        c.logical,
+        c.physical_cores
+    );
+    let status = if c.logical == 0 {
+        Status::NotApplicable
+    } else {
+        Status::Ok
+    };
+    f.make(
+        status,
+        cur,
+        "Per-thread CPU figures are in % of one of these CPUs.",
+    )
+}
+
+pub(crate) fn cpu_governor(facts: &Facts) -> Finding {
+    let f = F::new("cpu_governor", "cpu", "CPU frequency governor");
+    let why = "Frequency changes pause the core and slow governors ramp up late: short audio \
+               wakeups run at low clock and take longer. `performance` avoids both (at some power cost).";
+    if facts.governors.is_empty() {
+        return f.make(
+            Status::NotApplicable,
+            "no cpufreq (virtual machine or fixed frequency)",
+            why,
+        );
+    }
+    let mut by_gov: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+    for (cpu, g) in &facts.governors {
+        by_gov.entry(g).or_default().push(cpu);
+    }
+    let cur = by_gov
+        .iter()
+        .map(|(g, cpus)| format!("{g} on {}", cpus.join(",")))
+        .collect::<Vec<_>>()
+        .join("; ");
+    if facts.governors.iter().all(|(_, g)| g == "performance") {
+        f.make(Status::Ok, cur, why)
+    } else {
+        f.make(Status::WorthChanging, cur, why)
+            .with_fix(FIX_GOVERNOR)
+            .with_hint(
+                "until reboot, revertible with --revert; --cpus LIST sets only some cores (e.g. \
+                 the ones the audio threads run on)",
+            )
+    }
+}
+
+pub(crate) fn cpu_smt(facts: &Facts) -> Finding {
+    let f = F::new("cpu_smt", "cpu", "SMT (hyper-threading)");
+    let why = "A sibling hyper-thread shares the core's execution units, so the audio thread's \
+               wakeup time varies; it matters for sub-5 ms real-time work, little for calls.";
+    match facts.smt_active {
+        None => f.make(Status::NotApplicable, "not supported", why),
+        Some(false) => f.make(Status::Ok, "off", why),
+        Some(true) => f
+            .make(Status::WorthChanging, "on", why)
+            .with_fix(SMT_OFF)
+            .with_hint(
+                "until reboot (it halves the logical CPUs); add nosmt to the kernel command line \
+                 to keep it off",
+            ),
+    }
+}

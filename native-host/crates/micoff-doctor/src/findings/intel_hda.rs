@@ -1,0 +1,264 @@
+//! Intel HD-audio findings: the controller, the Skylake+ capture udelay, `position_fix` live and
+//! configured (micoff's own file included), `power_save`.
+
+use crate::commands::{FIX_HDA, RELOAD_HDA, REVERT_HDA};
+use crate::facts::{self, Card, Facts};
+use crate::findings::finding::{Finding, Status, F};
+use crate::hda;
+use crate::kernel::{self, UdelayState};
+use crate::ours::HDA_CONF_PATH;
+
+fn dev_label(c: &Card) -> String {
+    match c.hda_dev {
+        Some(d) => format!("card{} (snd_hda_intel #{d})", c.index),
+        None => format!("card{}", c.index),
+    }
+}
+
+pub(crate) fn hda_controller(facts: &Facts) -> Finding {
+    let f = F::new("hda_controller", "intel_hda", "HD-audio controller");
+    let why = "On Intel Skylake and later, snd_hda_intel reads the capture position through \
+               azx_get_pos_skl(), which on older kernels busy-waits 20 us per query.";
+    let hda: Vec<&Card> = facts.cards.iter().filter(|c| c.is_hda_intel()).collect();
+    if hda.is_empty() {
+        return f.make(Status::NotApplicable, "snd_hda_intel not in use", why);
+    }
+    let details: Vec<String> = hda
+        .iter()
+        .map(|c| match &c.pci {
+            Some(p) => format!(
+                "{} {}: PCI {:04x}:{:04x}{} -> {}",
+                dev_label(c),
+                c.id,
+                p.vendor,
+                p.device,
+                p.slot
+                    .as_deref()
+                    .map(|s| format!(" at {s}"))
+                    .unwrap_or_default(),
+                c.skylake_plus
+                    .as_deref()
+                    .map(|n| format!("Intel {n} (Skylake or later)"))
+                    .unwrap_or_else(|| "not an Intel Skylake+ controller".into())
+            ),
+            None => format!("{} {}: PCI id unknown", dev_label(c), c.id),
+        })
+        .collect();
+    let skl = hda.iter().filter(|c| c.skylake_plus.is_some()).count();
+    let cur = format!(
+        "{} card(s) on snd_hda_intel, {skl} Intel Skylake or later",
+        hda.len()
+    );
+    f.make(Status::Ok, cur, why).with_details(details)
+}
+
+/// `position_fix=1 (LPIB)`.
+fn pf_label(v: i32) -> String {
+    format!("position_fix={v} ({})", hda::position_fix_name(v))
+}
+
+pub(crate) fn hda_udelay(facts: &Facts) -> Finding {
+    let f = F::new(
+        "hda_udelay",
+        "intel_hda",
+        "Skylake+ capture udelay in the kernel",
+    );
+    let why = format!(
+        "Kernels before 5.16 spin udelay(20) in azx_get_pos_skl() on every capture position \
+         query, unless they carry the November 2021 stable backport ({} or later in those \
+         series). PulseAudio queries constantly, so recording burns CPU in the kernel (the \
+         seeds: up to 29 % of the source thread in delay_tsc). position_fix values 0-4 and 6 \
+         (1 = LPIB) avoid that path; -1 (the default) and 5 (SKL+) take it.",
+        kernel::udelay_fixed_in_stable_list()
+    );
+    let skl: Vec<&Card> = facts
+        .cards
+        .iter()
+        .filter(|c| c.is_intel_skl_hda())
+        .collect();
+    if skl.is_empty() {
+        return f.make(
+            Status::NotApplicable,
+            "no Intel Skylake+ controller on snd_hda_intel",
+            why,
+        );
+    }
+    let k = &facts.kernel;
+    let Some(v) = k.version else {
+        return f.make(
+            Status::NotApplicable,
+            format!("kernel version unreadable ({:?})", k.release),
+            why,
+        );
+    };
+    let kdesc = if k.release.starts_with(&v.to_string()) {
+        format!("kernel {v}")
+    } else {
+        format!("kernel {v} ({})", k.release)
+    };
+    match kernel::skl_capture_udelay(v) {
+        UdelayState::Removed => f.make(Status::Ok, format!("{kdesc}: udelay removed"), why),
+        UdelayState::NotIntroduced => f.make(
+            Status::Ok,
+            format!("{kdesc}: older than azx_get_pos_skl()"),
+            why,
+        ),
+        UdelayState::Present => {
+            let live = |c: &Card| facts.live_position_fix(c.position_fix_index());
+            let unfixed: Vec<&Card> = skl
+                .iter()
+                .copied()
+                .filter(|c| !hda::bypasses_skl_udelay(live(c)))
+                .collect();
+            if unfixed.is_empty() {
+                let by: Vec<String> = skl
+                    .iter()
+                    .map(|c| format!("{} {}", dev_label(c), pf_label(live(c))))
+                    .collect();
+                return f.make(
+                    Status::Ok,
+                    format!("{kdesc} has the udelay, bypassed: {}", by.join(", ")),
+                    why,
+                );
+            }
+            let names = unfixed
+                .iter()
+                .map(|c| format!("{} {}", dev_label(c), pf_label(live(c))))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let cur = format!("{kdesc} still has the udelay; used by {names}");
+            // Already configured (by anyone) for the next load: only the reload is missing.
+            let pending = facts
+                .next_position_fix(&unfixed, None)
+                .filter(|next| next.on_udelay.is_empty());
+            match pending {
+                Some(facts::NextPositionFix { file, .. }) => f
+                    .make(
+                        Status::WorthChanging,
+                        format!("{cur} until snd_hda_intel is reloaded"),
+                        why,
+                    )
+                    .with_fix(RELOAD_HDA)
+                    .with_hint(format!(
+                        "{file} already sets a position_fix that avoids it; it takes effect \
+                         when the module is reloaded with no stream open on the card, or after \
+                         a reboot"
+                    )),
+                None => f
+                    .make(Status::WorthChanging, cur, why)
+                    .with_fix(FIX_HDA)
+                    .with_hint(format!(
+                        "writes position_fix=1 (LPIB) for the Skylake+ controllers into \
+                         {HDA_CONF_PATH} and offers the module reload; or upgrade the kernel \
+                         to {}",
+                        kernel::udelay_fixed_release_for(v)
+                    )),
+            }
+        }
+    }
+}
+
+pub(crate) fn hda_position_fix(facts: &Facts) -> Finding {
+    let f = F::new(
+        "hda_position_fix",
+        "intel_hda",
+        "snd_hda_intel position_fix",
+    );
+    let why = "position_fix is a per-controller array (entry n is the n-th controller \
+               snd_hda_intel drives, not ALSA card n), read when the module loads; a value in \
+               /etc/modprobe.d only takes effect after the module is reloaded or the machine \
+               rebooted.";
+    let cards: Vec<&Card> = facts.cards.iter().filter(|c| c.is_hda_intel()).collect();
+    let (Some(params), false) = (facts.hda_params.as_ref(), cards.is_empty()) else {
+        return f.make(Status::NotApplicable, "snd_hda_intel not in use", why);
+    };
+    let live: Vec<String> = cards
+        .iter()
+        .map(|c| {
+            let v = hda::position_fix_for(&params.position_fix, c.position_fix_index());
+            format!("{}={v} ({})", dev_label(c), hda::position_fix_name(v))
+        })
+        .collect();
+    let mut details: Vec<String> = facts
+        .modprobe_hda
+        .iter()
+        .map(|o| format!("{}: {}", o.file, o.line))
+        .collect();
+    // What modprobe would pass on the next load (the last position_fix= wins).
+    let pending: Vec<String> = match facts.configured_position_fix(None) {
+        Some((conf, _)) => cards
+            .iter()
+            .filter(|c| {
+                hda::position_fix_for(&conf, c.position_fix_index())
+                    != hda::position_fix_for(&params.position_fix, c.position_fix_index())
+            })
+            .map(|c| dev_label(c))
+            .collect(),
+        None => Vec::new(),
+    };
+    let cur = format!("live: {}", live.join(", "));
+    // micoff's own file on a kernel that no longer needs it (upgraded since `fix hda`): the way
+    // out is removing it, never a reload that would make a stale value take effect.
+    if let Some(why_useless) = facts
+        .micoff_hda_conf
+        .then(|| facts.kernel.version.and_then(kernel::no_skl_udelay))
+        .flatten()
+    {
+        if !pending.is_empty() {
+            details.push(format!(
+                "configured value differs from the live one for {}",
+                pending.join(", ")
+            ));
+        }
+        return f
+            .make(
+                Status::WorthChanging,
+                format!(
+                    "{cur}; {HDA_CONF_PATH} (written by micoff-host fix hda) is no longer needed"
+                ),
+                why,
+            )
+            .with_fix(REVERT_HDA)
+            .with_hint(format!(
+                "{why_useless}: revert it; do not reload the module to make it take effect \
+                 (the kernel default returns at the next module load or reboot)"
+            ))
+            .with_details(details);
+    }
+    if pending.is_empty() {
+        f.make(Status::Ok, cur, why).with_details(details)
+    } else {
+        details.push(format!(
+            "configured value differs from the live one for {}",
+            pending.join(", ")
+        ));
+        f.make(
+            Status::WorthChanging,
+            format!("{cur}; modprobe.d sets another value (reload pending)"),
+            why,
+        )
+        .with_fix(RELOAD_HDA)
+        .with_hint(
+            "reload with no stream open on the card (close the programs using it), or reboot",
+        )
+        .with_details(details)
+    }
+}
+
+pub(crate) fn hda_power_save(facts: &Facts) -> Finding {
+    let f = F::new("hda_power_save", "intel_hda", "snd_hda_intel power_save");
+    let why = "With power_save > 0 the codec powers down after that many idle seconds; reopening \
+               the microphone then takes longer and may click. It costs no CPU while recording.";
+    match facts.hda_params.as_ref() {
+        Some(p) if facts.cards.iter().any(|c| c.is_hda_intel()) => {
+            let ps = p.power_save.as_deref().unwrap_or("?");
+            let cur = if ps == "0" {
+                "0 (codec always on)".to_owned()
+            } else {
+                format!("{ps} s (codec powers down when idle)")
+            };
+            f.make(Status::Ok, cur, why)
+        }
+        _ => f.make(Status::NotApplicable, "snd_hda_intel not in use", why),
+    }
+}

@@ -1,0 +1,66 @@
+//! Limits findings: realtime priority and locked memory for the user, /dev/cpu_dma_latency.
+
+use crate::commands::shell_word;
+use crate::facts::Facts;
+use crate::findings::finding::{Finding, Status, F};
+
+pub(crate) fn rt_limits(facts: &Facts) -> Finding {
+    let f = F::new("rt_limits", "limits", "Realtime limits (RTPRIO, MEMLOCK)");
+    let why = "Audio threads get realtime priority only within RLIMIT_RTPRIO (PulseAudio and \
+               PipeWire also ask rtkit); MEMLOCK lets them lock their buffers against page faults.";
+    let l = &facts.limits;
+    let Some(user) = l.user.as_deref() else {
+        return f.make(Status::NotApplicable, "user unknown", why);
+    };
+    let rtprio = l
+        .rtprio
+        .as_ref()
+        .map(|(v, _)| v.clone())
+        .or_else(|| l.process_rtprio.as_ref().map(|(s, _)| s.clone()));
+    let memlock = l
+        .memlock
+        .as_ref()
+        .map(|(v, _)| v.clone())
+        .or_else(|| l.process_memlock.as_ref().map(|(s, _)| s.clone()));
+    let cur = format!(
+        "{user}: rtprio {}, memlock {}{}",
+        rtprio.as_deref().unwrap_or("0 (default)"),
+        memlock.as_deref().unwrap_or("default"),
+        l.rtprio
+            .as_ref()
+            .map(|(_, f)| format!(" ({f})"))
+            .unwrap_or_default()
+    );
+    if user == "root" {
+        return f.make(
+            Status::Ok,
+            format!("{cur}; root may use any RT priority"),
+            why,
+        );
+    }
+    let rt_ok = rtprio
+        .as_deref()
+        .is_some_and(|v| v == "unlimited" || v.parse::<u32>().is_ok_and(|n| n > 0));
+    if rt_ok {
+        f.make(Status::Ok, cur, why)
+    } else {
+        f.make(Status::WorthChanging, cur, why)
+            .with_fix(format!(
+                "printf '@audio - rtprio 95\\n@audio - memlock unlimited\\n' | sudo tee \
+                 /etc/security/limits.d/95-audio.conf && sudo usermod -aG audio {}",
+                shell_word(user)
+            ))
+            .with_hint("log in again afterwards: limits and group membership apply to new sessions")
+    }
+}
+
+pub(crate) fn cpu_dma_latency(facts: &Facts) -> Finding {
+    let f = F::new("cpu_dma_latency", "limits", "/dev/cpu_dma_latency");
+    let why = "Holding this device open with a small value keeps CPUs out of deep idle states, \
+               whose exit latency otherwise delays audio wakeups (JACK and PipeWire can use it).";
+    if facts.cpu_dma_latency {
+        f.make(Status::Ok, "present", why)
+    } else {
+        f.make(Status::NotApplicable, "missing (container?)", why)
+    }
+}
