@@ -29,7 +29,11 @@ use std::time::SystemTime;
 use serde::{Deserialize, Serialize};
 
 use crate::deps::{AudioServer, HostError};
-use crate::protocol::{AudioServerInfo, AudioServerKind, AudioStream, StreamKind};
+use crate::protocol::{
+    validate_capture_ms, AudioServerInfo, AudioServerKind, AudioStream, Browser, CaptureStream,
+    Configured, HeldDownBy, LatencyServer, LatencySetResult, LatencyStatus, Mechanism, ServerKind,
+    StreamKind,
+};
 
 /// First line of every file micoff writes (shared with the doctor's fixes).
 pub use micoff_doctor::fix::MARKER;
@@ -39,9 +43,6 @@ pub const META: &str = "# micoff-latency:";
 pub const RULE_FILE_NAME: &str = "50-micoff-capture-latency.conf";
 /// The environment variable libpulse reads (`patch_buffer_attr()` in libpulse's stream.c).
 pub const LATENCY_ENV: &str = "PULSE_LATENCY_MSEC";
-/// Accepted `capture_ms` (10 ms is what Chromium asks by itself).
-pub const CAPTURE_MS_MIN: u32 = 10;
-pub const CAPTURE_MS_MAX: u32 = 200;
 /// Slack between what was set and what counts as granted (servers round to their quantum).
 pub const TOLERANCE_US: u64 = 5_000;
 /// What Chromium's Pulse input asks for on the processed (echo-cancelled) path: 10 ms fragments.
@@ -54,31 +55,8 @@ const RULE_RATE: u32 = 48_000;
 // ------------------------------------------------------------------------------------------------
 // Browsers
 
-/// A browser micoff configures (`--browser`, `browsers` on the wire).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-#[derive(clap::ValueEnum)]
-pub enum Browser {
-    Chromium,
-    Chrome,
-    Firefox,
-}
-
+// The browser table (the enum itself is the protocol's).
 impl Browser {
-    pub const ALL: [Browser; 3] = [Browser::Chromium, Browser::Chrome, Browser::Firefox];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Browser::Chromium => "chromium",
-            Browser::Chrome => "chrome",
-            Browser::Firefox => "firefox",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Browser> {
-        Self::ALL.into_iter().find(|b| b.name() == name)
-    }
-
     /// The name of Chromium's capture context (`PRODUCT_STRING " input"`, pulse_util.cc).
     fn capture_client_name(self) -> Option<&'static str> {
         match self {
@@ -144,127 +122,6 @@ fn browser_list(browsers: &[Browser]) -> String {
 
 fn parse_browser_list(s: &str) -> Vec<Browser> {
     s.split(',').filter_map(Browser::from_name).collect()
-}
-
-// ------------------------------------------------------------------------------------------------
-// Wire types (PROTOCOL.md, "Capture latency")
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ServerKind {
-    Pulseaudio,
-    PipewirePulse,
-    Unknown,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LatencyServer {
-    pub kind: ServerKind,
-    /// PulseAudio's version (`16.1`), or PipeWire's (`0.3.65`) for pipewire-pulse.
-    pub version: Option<String>,
-    /// The mechanism `latency set` picks on this server.
-    pub mechanism: Mechanism,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum)]
-#[serde(rename_all = "snake_case")]
-pub enum Mechanism {
-    /// A `pulse.rules` drop-in for pipewire-pulse.
-    PipewirePulseRule,
-    /// `PULSE_LATENCY_MSEC` in the browser's launch environment (desktop entries, PATH wrappers).
-    LaunchEnvironment,
-}
-
-impl Mechanism {
-    pub fn name(self) -> &'static str {
-        match self {
-            Mechanism::PipewirePulseRule => "pipewire_pulse_rule",
-            Mechanism::LaunchEnvironment => "launch_environment",
-        }
-    }
-}
-
-/// What micoff has written (read back from its files).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Configured {
-    pub capture_ms: u32,
-    pub mechanism: Mechanism,
-    pub browsers: Vec<Browser>,
-    pub files: Vec<String>,
-    /// True when every capture stream of those browsers gets at least `capture_ms` (less
-    /// [`TOLERANCE_US`]); null when none is open (nothing to prove it by).
-    pub in_effect: Option<bool>,
-}
-
-/// A record stream that keeps the source's latency below what a browser stream asked for.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct HeldDownBy {
-    pub index: u32,
-    pub client_name: Option<String>,
-    pub application_name: Option<String>,
-    pub application_process_id: Option<u32>,
-    pub application_process_binary: Option<String>,
-    /// Its own buffer latency at the server.
-    pub latency_us: u64,
-}
-
-/// One browser capture stream (a record stream) as the server sees it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct CaptureStream {
-    pub index: u32,
-    pub browser: Browser,
-    pub client_name: Option<String>,
-    pub application_process_id: Option<u32>,
-    pub source_name: Option<String>,
-    /// `PULSE_LATENCY_MSEC` in the environment of the stream's process (null: unset or unreadable).
-    pub launch_env_latency_ms: Option<u32>,
-    /// What the stream asked for: the launch environment's value, else Chromium's own 10 ms;
-    /// null when unknown (Firefox).
-    pub requested_latency_us: Option<u64>,
-    /// The stream's buffer latency as the server reports it (pactl "Buffer Latency",
-    /// `buffer_usec`). pipewire-pulse reports 0.
-    pub granted_latency_us: u64,
-    /// The record fragment the server grants, where it shows it (pipewire-pulse
-    /// `pulse.attr.fragsize`), else null.
-    pub granted_fragment_us: Option<u64>,
-    /// The capture latency the stream actually gets: `granted_fragment_us` where known, else
-    /// `granted_latency_us`. What `in_effect` and the popup use.
-    pub capture_latency_us: u64,
-    /// The source's configured latency (PulseAudio: the lowest any of its readers asked).
-    pub source_configured_latency_us: Option<u64>,
-    /// `pulse.min.frag` on the stream's properties (a pipewire-pulse rule matched its client).
-    pub rule_min_frag: Option<String>,
-    /// PulseAudio: the other readers of the same source whose lower latency the stream is
-    /// granted instead of what it asked (empty when it got what it asked).
-    pub held_down_by: Vec<HeldDownBy>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LatencyStatus {
-    pub server: LatencyServer,
-    pub configured: Option<Configured>,
-    pub streams: Vec<CaptureStream>,
-    /// What would need a restart for the configuration (or its removal) to be in effect:
-    /// `pipewire-pulse`, or a browser (`chromium`, `chrome`, `firefox`).
-    pub needs_restart: Vec<String>,
-    /// Human explanations (why not in effect, what to restart and how).
-    pub notes: Vec<String>,
-}
-
-/// Result of `latency_set` / `latency set` / `latency reset`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct LatencySetResult {
-    /// Null for a reset.
-    pub capture_ms: Option<u32>,
-    /// Null for a reset.
-    pub mechanism: Option<Mechanism>,
-    pub dry_run: bool,
-    /// Files written or removed (or that would be, with `dry_run`).
-    pub changed_files: Vec<String>,
-    /// Files micoff left alone because it did not write them.
-    pub skipped_files: Vec<String>,
-    pub needs_restart: Vec<String>,
-    pub message: String,
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -1057,16 +914,6 @@ pub struct SetRequest {
     /// None: the server's ([`LatencyServer::mechanism`]).
     pub mechanism: Option<Mechanism>,
     pub dry_run: bool,
-}
-
-pub fn validate_capture_ms(ms: u32) -> Result<(), String> {
-    if (CAPTURE_MS_MIN..=CAPTURE_MS_MAX).contains(&ms) {
-        Ok(())
-    } else {
-        Err(format!(
-            "`capture_ms` must be in {CAPTURE_MS_MIN}..={CAPTURE_MS_MAX} (or null to reset), got {ms}"
-        ))
-    }
 }
 
 /// One file operation.

@@ -4,7 +4,10 @@
 //! Module map:
 //! - [`framing`]: native messaging frames (4-byte native-endian length + UTF-8 JSON); the only
 //!   code that sees bytes.
-//! - [`protocol`]: typed requests, results, errors and events (PROTOCOL.md), with their decoder.
+//! - [`protocol`]: typed requests, results, errors and events (PROTOCOL.md), one module per
+//!   request family, with their decoder; the wire types of capture latency and power included.
+//! - [`fit_to_frame`]: replies and events encoded within the frame limit (a CPU report's
+//!   lowest-CPU threads or a process list's deepest processes cut until it fits).
 //! - [`deps`]: what handlers need from the world as small traits (`Sampler`, `AudioServer`, `Doctor`), the
 //!   launch arguments, per-connection limits.
 //! - [`server`]: `run(reader, writer, deps)`, one task per request, one writer task.
@@ -19,6 +22,7 @@
 pub mod backend;
 pub mod cli;
 pub mod deps;
+pub mod fit_to_frame;
 pub mod framing;
 pub mod latency;
 pub mod power;

@@ -5,9 +5,9 @@ use std::io::Write;
 
 use crate::cli::{EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL};
 use crate::deps::{Deps, HostError};
-use crate::latency::{
-    self, ms, Browser, LatencySetResult, LatencyStatus, Mechanism, Paths, SetRequest,
-    CAPTURE_MS_MAX, CAPTURE_MS_MIN,
+use crate::latency::{self, ms, Paths, SetRequest};
+use crate::protocol::{
+    Browser, LatencySetResult, LatencyStatus, Mechanism, ServerKind, CAPTURE_MS_MAX, CAPTURE_MS_MIN,
 };
 
 #[derive(Debug, clap::Args)]
@@ -89,8 +89,7 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
             } else {
                 write_status(out, &st)
             };
-            let unreachable =
-                st.server.kind == latency::ServerKind::Unknown && st.server.version.is_none();
+            let unreachable = st.server.kind == ServerKind::Unknown && st.server.version.is_none();
             return match (written.is_ok(), unreachable) {
                 (false, _) => EXIT_ERROR,
                 // Files are still reported, but nothing granted can be shown.
@@ -190,9 +189,9 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
 
 fn write_status(out: &mut dyn Write, st: &LatencyStatus) -> std::io::Result<()> {
     let kind = match st.server.kind {
-        latency::ServerKind::Pulseaudio => "PulseAudio",
-        latency::ServerKind::PipewirePulse => "pipewire-pulse (PipeWire)",
-        latency::ServerKind::Unknown => "unknown",
+        ServerKind::Pulseaudio => "PulseAudio",
+        ServerKind::PipewirePulse => "pipewire-pulse (PipeWire)",
+        ServerKind::Unknown => "unknown",
     };
     writeln!(
         out,
