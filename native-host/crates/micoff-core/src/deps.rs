@@ -1,6 +1,7 @@
 //! What the request handlers need from the outside world, as small traits: the CPU sampler and
 //! process walker ([`Sampler`], backed by micoff-proc) and the audio server ([`AudioServer`], backed
-//! by micoff-pulse). Tests hand the server fakes; `backend` holds the real implementations.
+//! by micoff-pulse); and, as data, where the capture-latency files and the power readings are.
+//! Tests hand the server fakes; `backend` holds the real implementations.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -264,6 +265,11 @@ pub struct Deps {
     pub audio: Arc<dyn AudioServer>,
     /// `None`: the `doctor` request answers `not_implemented`.
     pub doctor: Option<Arc<dyn Doctor>>,
+    /// Where the capture-latency files are (the user's XDG folders, `$PATH`); `Err` (no home in
+    /// the environment): the latency requests answer `internal` with it.
+    pub latency_paths: Result<crate::latency::Paths, String>,
+    /// Where `power` reads (`/sys`, `/proc`).
+    pub power_roots: crate::power::Roots,
     pub launch: Launch,
     pub limits: Limits,
 }

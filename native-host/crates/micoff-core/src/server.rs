@@ -297,18 +297,18 @@ async fn handle(ctx: &Ctx, request: Request) -> Vec<u8> {
                 "this host has no doctor; run `micoff-host doctor`".into(),
             )),
         },
-        RequestBody::LatencyStatus => match crate::latency::Paths::from_process_env() {
+        RequestBody::LatencyStatus => match &deps.latency_paths {
             Ok(paths) => {
-                let status = crate::latency::status(deps.audio.as_ref(), &paths).await;
+                let status = crate::latency::status(deps.audio.as_ref(), paths).await;
                 Ok(fit_to_frame::result(id, &status, max_bytes))
             }
-            Err(e) => Err(HostError::Internal(e)),
+            Err(e) => Err(HostError::Internal(e.clone())),
         },
         RequestBody::LatencySet {
             capture_ms,
             dry_run,
             browsers,
-        } => match crate::latency::Paths::from_process_env() {
+        } => match &deps.latency_paths {
             Ok(paths) => {
                 let req = crate::latency::SetRequest {
                     capture_ms,
@@ -316,16 +316,15 @@ async fn handle(ctx: &Ctx, request: Request) -> Vec<u8> {
                     mechanism: None,
                     dry_run,
                 };
-                crate::latency::set(deps.audio.as_ref(), &paths, &req)
+                crate::latency::set(deps.audio.as_ref(), paths, &req)
                     .await
                     .map(|r| fit_to_frame::result(id, &r, max_bytes))
             }
-            Err(e) => Err(HostError::Internal(e)),
+            Err(e) => Err(HostError::Internal(e.clone())),
         },
         RequestBody::Power => {
-            let reading =
-                crate::power::measure(crate::power::Roots::system(), crate::power::POWER_WINDOW)
-                    .await;
+            let roots = deps.power_roots.clone();
+            let reading = crate::power::measure(roots, crate::power::POWER_WINDOW).await;
             Ok(fit_to_frame::result(id, &reading, max_bytes))
         }
         RequestBody::Subscribe(_) | RequestBody::Unsubscribe { .. } => Err(HostError::Internal(

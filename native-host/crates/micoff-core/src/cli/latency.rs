@@ -5,7 +5,7 @@ use std::io::Write;
 
 use crate::cli::{EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL};
 use crate::deps::{Deps, HostError};
-use crate::latency::{self, ms, Paths, SetRequest};
+use crate::latency::{self, ms, SetRequest};
 use crate::protocol::{
     Browser, LatencySetResult, LatencyStatus, Mechanism, ServerKind, CAPTURE_MS_MAX, CAPTURE_MS_MIN,
 };
@@ -72,7 +72,7 @@ pub enum LatencyCommand {
 }
 
 pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let paths = match Paths::from_process_env() {
+    let paths = match &deps.latency_paths {
         Ok(p) => p,
         Err(e) => {
             let _ = writeln!(err, "micoff-host latency: {e}");
@@ -81,7 +81,7 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
     };
     let (req, json) = match &args.command {
         LatencyCommand::Status { json } => {
-            let st = latency::status(deps.audio.as_ref(), &paths).await;
+            let st = latency::status(deps.audio.as_ref(), paths).await;
             let written = if *json {
                 serde_json::to_string_pretty(&st)
                     .map_err(std::io::Error::other)
@@ -160,7 +160,7 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
             *json,
         ),
     };
-    match latency::set(deps.audio.as_ref(), &paths, &req).await {
+    match latency::set(deps.audio.as_ref(), paths, &req).await {
         Ok(r) => {
             let written = if json {
                 serde_json::to_string_pretty(&r)
