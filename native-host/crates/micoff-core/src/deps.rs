@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
+use crate::latency::{LatencyError, ServerView, Unreachable};
 use crate::protocol::{
     AudioServerInfo, AudioStream, BrowserFamily, CpuReport, ErrorCode, HostEvent, ProcessInfo,
     Processes,
@@ -40,6 +41,15 @@ impl HostError {
             Self::NotImplemented(_) => ErrorCode::NotImplemented,
             Self::Busy(_) => ErrorCode::Busy,
             Self::Internal(_) => ErrorCode::Internal,
+        }
+    }
+}
+
+impl From<LatencyError> for HostError {
+    fn from(e: LatencyError) -> Self {
+        match e {
+            LatencyError::ServerUnavailable(m) => Self::AudioServerUnavailable(m),
+            LatencyError::Failed(m) => Self::Internal(m),
         }
     }
 }
@@ -185,6 +195,26 @@ pub trait AudioServer: Send + Sync + 'static {
     /// A stream of audio events (only the `audio_*` / `stream_*` kinds), starting with the current
     /// state: `audio_connected` + one `stream_added` per stream, or `audio_disconnected`.
     fn subscribe(&self) -> Result<mpsc::Receiver<HostEvent>, HostError>;
+}
+
+/// What capture latency needs of the audio server (`latency_status`, `latency_set`, `micoff-host
+/// latency`): its info and, when it answered, its streams (a failed listing reads as none).
+pub async fn latency_view(audio: &dyn AudioServer) -> ServerView {
+    let info = audio.server_info().await;
+    let streams = match &info {
+        Ok(_) => audio.streams().await.unwrap_or_default(),
+        Err(_) => Vec::new(),
+    };
+    ServerView {
+        info: info.map_err(|e| Unreachable {
+            error: e.to_string(),
+            reason: match e {
+                HostError::AudioServerUnavailable(m) => m,
+                other => other.to_string(),
+            },
+        }),
+        streams,
+    }
 }
 
 /// The machine check of micoff-doctor (what makes audio cost more CPU here), for the `doctor` request.

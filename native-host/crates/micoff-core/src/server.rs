@@ -16,7 +16,7 @@ use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, Mutex, Semaphore};
 use tokio::task::{JoinError, JoinHandle, JoinSet};
 
-use crate::deps::{CpuTick, Deps, HostError};
+use crate::deps::{latency_view, CpuTick, Deps, HostError};
 use crate::fit_to_frame::{self, fallback_error};
 use crate::framing::{FrameError, FrameReader, FrameWriter, TransportError};
 use crate::protocol::{
@@ -299,7 +299,8 @@ async fn handle(ctx: &Ctx, request: Request) -> Vec<u8> {
         },
         RequestBody::LatencyStatus => match &deps.latency_paths {
             Ok(paths) => {
-                let status = crate::latency::status(deps.audio.as_ref(), paths).await;
+                let view = latency_view(deps.audio.as_ref()).await;
+                let status = crate::latency::status(paths, &view);
                 Ok(fit_to_frame::result(id, &status, max_bytes))
             }
             Err(e) => Err(HostError::Internal(e.clone())),
@@ -316,9 +317,10 @@ async fn handle(ctx: &Ctx, request: Request) -> Vec<u8> {
                     mechanism: None,
                     dry_run,
                 };
-                crate::latency::set(deps.audio.as_ref(), paths, &req)
-                    .await
+                let view = latency_view(deps.audio.as_ref()).await;
+                crate::latency::set_from_view(paths, &req, &view)
                     .map(|r| fit_to_frame::result(id, &r, max_bytes))
+                    .map_err(HostError::from)
             }
             Err(e) => Err(HostError::Internal(e.clone())),
         },
