@@ -229,6 +229,15 @@ impl Client {
     }
 }
 
+/// Capture latency's folders for these tests: under a home that does not exist, so a status finds
+/// no file of micoff's and nothing here reads or changes the user's own.
+fn latency_paths() -> Result<micoff_core::latency::Paths, String> {
+    micoff_core::latency::Paths::from_env(&std::collections::HashMap::from([(
+        "HOME".to_owned(),
+        "/nonexistent/micoff-test-home".to_owned(),
+    )]))
+}
+
 fn start_with(
     sampler: FakeSampler,
     events: Option<mpsc::Receiver<HostEvent>>,
@@ -243,6 +252,8 @@ fn start_with(
             events: Mutex::new(events),
         }),
         doctor: None,
+        latency_paths: latency_paths(),
+        power_roots: micoff_core::power::Roots::system(),
         launch: Launch::from_args(&[
             "chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/".to_owned()
         ])
@@ -498,6 +509,8 @@ async fn a_bad_length_ends_the_server_with_an_error() {
             events: Mutex::new(None),
         }),
         doctor: None,
+        latency_paths: latency_paths(),
+        power_roots: micoff_core::power::Roots::system(),
         launch: Launch::default(),
         limits: Limits::default(),
     };

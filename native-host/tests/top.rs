@@ -231,6 +231,8 @@ fn deps(m: &Arc<Machine>) -> Deps {
         sampler: Arc::new(FakeSampler(Arc::clone(m))),
         audio: Arc::new(NoAudio),
         doctor: None,
+        latency_paths: Err("`top` reads no latency files".into()),
+        power_roots: micoff_core::power::Roots::system(),
         launch: Launch::default(),
         limits: Limits::default(),
     }

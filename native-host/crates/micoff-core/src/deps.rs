@@ -1,6 +1,7 @@
 //! What the request handlers need from the outside world, as small traits: the CPU sampler and
 //! process walker ([`Sampler`], backed by micoff-proc) and the audio server ([`AudioServer`], backed
-//! by micoff-pulse). Tests hand the server fakes; `backend` holds the real implementations.
+//! by micoff-pulse); and, as data, where the capture-latency files and the power readings are.
+//! Tests hand the server fakes; `backend` holds the real implementations.
 
 use std::future::Future;
 use std::pin::Pin;
@@ -9,6 +10,7 @@ use std::time::Duration;
 
 use tokio::sync::mpsc;
 
+use crate::latency::{LatencyError, ServerView, Unreachable};
 use crate::protocol::{
     AudioServerInfo, AudioStream, BrowserFamily, CpuReport, ErrorCode, HostEvent, ProcessInfo,
     Processes,
@@ -39,6 +41,15 @@ impl HostError {
             Self::NotImplemented(_) => ErrorCode::NotImplemented,
             Self::Busy(_) => ErrorCode::Busy,
             Self::Internal(_) => ErrorCode::Internal,
+        }
+    }
+}
+
+impl From<LatencyError> for HostError {
+    fn from(e: LatencyError) -> Self {
+        match e {
+            LatencyError::ServerUnavailable(m) => Self::AudioServerUnavailable(m),
+            LatencyError::Failed(m) => Self::Internal(m),
         }
     }
 }
@@ -186,6 +197,26 @@ pub trait AudioServer: Send + Sync + 'static {
     fn subscribe(&self) -> Result<mpsc::Receiver<HostEvent>, HostError>;
 }
 
+/// What capture latency needs of the audio server (`latency_status`, `latency_set`, `micoff-host
+/// latency`): its info and, when it answered, its streams (a failed listing reads as none).
+pub async fn latency_view(audio: &dyn AudioServer) -> ServerView {
+    let info = audio.server_info().await;
+    let streams = match &info {
+        Ok(_) => audio.streams().await.unwrap_or_default(),
+        Err(_) => Vec::new(),
+    };
+    ServerView {
+        info: info.map_err(|e| Unreachable {
+            error: e.to_string(),
+            reason: match e {
+                HostError::AudioServerUnavailable(m) => m,
+                other => other.to_string(),
+            },
+        }),
+        streams,
+    }
+}
+
 /// The machine check of micoff-doctor (what makes audio cost more CPU here), for the `doctor` request.
 pub trait Doctor: Send + Sync + 'static {
     /// The doctor's JSON report (`micoff-host doctor --json`).
@@ -264,6 +295,11 @@ pub struct Deps {
     pub audio: Arc<dyn AudioServer>,
     /// `None`: the `doctor` request answers `not_implemented`.
     pub doctor: Option<Arc<dyn Doctor>>,
+    /// Where the capture-latency files are (the user's XDG folders, `$PATH`); `Err` (no home in
+    /// the environment): the latency requests answer `internal` with it.
+    pub latency_paths: Result<crate::latency::Paths, String>,
+    /// Where `power` reads (`/sys`, `/proc`).
+    pub power_roots: crate::power::Roots,
     pub launch: Launch,
     pub limits: Limits,
 }

@@ -1,24 +1,30 @@
 //! micoff-core: the library behind `micoff-host`, the native messaging host and command-line tools of micoff
 //! (the binary, native-host/src/main.rs, only parses arguments, sets up logging and calls in here).
 //!
-//! Module map:
+//! Module map, from the bottom up: each module uses only modules listed before it (no circles).
 //! - [`framing`]: native messaging frames (4-byte native-endian length + UTF-8 JSON); the only
 //!   code that sees bytes.
-//! - [`protocol`]: typed requests, results, errors and events (PROTOCOL.md), with their decoder.
-//! - [`deps`]: what handlers need from the world as small traits (`Sampler`, `AudioServer`, `Doctor`), the
-//!   launch arguments, per-connection limits.
+//! - [`protocol`]: typed requests, results, errors and events (PROTOCOL.md), one module per
+//!   request family, with their decoder; the wire types of capture latency and power included.
+//! - [`fit_to_frame`]: replies and events encoded within the frame limit (a CPU report's
+//!   lowest-CPU threads or a process list's deepest processes cut until it fits).
+//! - [`latency`]: capture latency: status at the server, the pipewire-pulse rule, desktop-entry
+//!   and PATH wrapper writers applied all or nothing, the audio service restart. Takes the audio
+//!   server's answers as data.
+//! - [`power`]: what the machine reports it draws (RAPL, a discharging battery) for the popup's
+//!   energy estimate.
+//! - [`deps`]: what handlers need from the world: small traits (`Sampler`, `AudioServer`,
+//!   `Doctor`), where the latency files and power readings are, the launch arguments,
+//!   per-connection limits.
 //! - [`server`]: `run(reader, writer, deps)`, one task per request, one writer task.
 //! - [`backend`]: the real `Sampler` (micoff-proc), `AudioServer` (micoff-pulse, one client per
 //!   process) and `Doctor` (micoff-doctor).
-//! - [`latency`]: capture latency: status at the server, the pipewire-pulse rule and
-//!   desktop-entry writers.
-//! - [`power`]: what the machine reports it draws (RAPL, a discharging battery) for the popup's
-//!   energy estimate.
 //! - [`cli`]: the subcommands (`sample`, `top`, `install`, `doctor`, `fix`, `bench`, `latency`).
 
 pub mod backend;
 pub mod cli;
 pub mod deps;
+pub mod fit_to_frame;
 pub mod framing;
 pub mod latency;
 pub mod power;

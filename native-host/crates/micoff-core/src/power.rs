@@ -6,13 +6,14 @@
 //! (RAPL is root-only since Linux 5.10; a desktop has no battery; a battery on AC reports the
 //! charger's rate): the reading then says why, source by source, and carries no figure.
 //!
-//! Everything reads below two roots ([`Roots`]) so the tests run against fixture trees.
+//! Everything reads below two roots ([`Roots`]) so the tests run against fixture trees. The reading
+//! is the protocol's `power` result ([`PowerReading`]).
 
 use std::io;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use serde::{Deserialize, Serialize};
+use crate::protocol::{PowerReading, PowerSource};
 
 /// How long a `power` request measures (two counter reads this far apart).
 pub const POWER_WINDOW: Duration = Duration::from_millis(1000);
@@ -33,32 +34,6 @@ impl Roots {
             proc: PathBuf::from("/proc"),
         }
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum PowerSource {
-    /// RAPL package domains (the CPU packages: cores, caches, memory controller).
-    Rapl,
-    /// A discharging battery (the whole machine, screen included).
-    Battery,
-}
-
-/// The `power` result (PROTOCOL.md, "Power").
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct PowerReading {
-    /// What `watts` was read from; null when nothing reports power.
-    pub source: Option<PowerSource>,
-    /// Mean power over the window, W.
-    pub watts: Option<f64>,
-    /// Cores busy over the same window (all CPUs, from `/proc/stat`), e.g. 0.4.
-    pub busy_cores: Option<f64>,
-    /// `watts / busy_cores`; null without `watts`, or when fewer than 0.05 cores were busy.
-    pub watts_per_busy_core: Option<f64>,
-    /// The measured window, ms.
-    pub window_ms: f64,
-    /// Why each source that gave no figure could not (one line each, naming the file).
-    pub unavailable: Vec<String>,
 }
 
 /// One read of every counter.

@@ -12,26 +12,22 @@ use std::sync::Arc;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use serde::Serialize;
 use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::{mpsc, Mutex, Semaphore};
 use tokio::task::{JoinError, JoinHandle, JoinSet};
 
-use crate::deps::{CpuTick, Deps, HostError};
+use crate::deps::{latency_view, CpuTick, Deps, HostError};
+use crate::fit_to_frame::{self, fallback_error};
 use crate::framing::{FrameError, FrameReader, FrameWriter, TransportError};
 use crate::protocol::{
-    decode_request, drop_lowest_threads, sort_report, thread_count, AudioStreams, CpuReport,
-    ErrorCode, HostEvent, HostToExtension, Processes, Request, RequestBody, RequestId,
-    SubscriptionResult, Topic, Version, CPU_INTERVAL_MS_DEFAULT, PROTOCOL_VERSION,
+    decode_request, AudioStreams, ErrorCode, HostEvent, HostToExtension, Request, RequestBody,
+    RequestId, SubscriptionResult, Topic, Version, CPU_INTERVAL_MS_DEFAULT, PROTOCOL_VERSION,
 };
 
 /// A `cpu` event carries at most this much: the busiest threads (what the popup shows) and every
 /// process and role total; the rest are counted in `threads_omitted`. A browser with thousands of
 /// idle threads would otherwise send most of 1 MiB every second for the extension to parse.
 pub const MAX_CPU_EVENT_BYTES: usize = 64 * 1024;
-/// No thread row is smaller than this in JSON: reports with more threads than fit are cut to what
-/// can fit before the first serialisation.
-const MIN_THREAD_JSON_BYTES: usize = 200;
 
 /// How long requests already read may still finish after a corrupt frame ends the input.
 const CORRUPT_INPUT_GRACE: Duration = Duration::from_millis(200);
@@ -213,7 +209,8 @@ impl Ctx {
     }
 
     async fn send_error(&self, id: Option<RequestId>, code: ErrorCode, message: impl Into<String>) {
-        let body = encode(&HostToExtension::error(id, code, message), self.max_bytes);
+        let body =
+            fit_to_frame::message(&HostToExtension::error(id, code, message), self.max_bytes);
         self.send(body).await;
     }
 }
@@ -268,58 +265,51 @@ async fn dispatch(ctx: &Arc<Ctx>, tasks: &mut RequestTasks, body: &[u8]) {
 async fn handle(ctx: &Ctx, request: Request) -> Vec<u8> {
     let id = request.id;
     let deps = &ctx.deps;
+    let max_bytes = ctx.max_bytes;
     let outcome: Result<Vec<u8>, HostError> = match request.body {
-        RequestBody::Version => Ok(encode_result(id, &version(deps), ctx.max_bytes)),
+        RequestBody::Version => Ok(fit_to_frame::result(id, &version(deps), max_bytes)),
         RequestBody::Processes { browser_pid } => deps
             .sampler
             .processes(browser_pid)
             .await
-            .map(|p| encode_processes(id, p, ctx.max_bytes)),
+            .map(|p| fit_to_frame::processes_result(id, p, max_bytes)),
         RequestBody::CpuSample { window_ms, pids } => deps
             .sampler
             .cpu_sample(pids, Duration::from_millis(window_ms))
             .await
-            .map(|report| {
-                encode_cpu(report, ctx.max_bytes, |report| {
-                    serde_json::to_vec(&CpuResult {
-                        kind: "result",
-                        id,
-                        result: report,
-                    })
-                })
-                .unwrap_or_else(|| too_large(Some(id), ctx.max_bytes))
-            }),
+            .map(|report| fit_to_frame::cpu_result(id, report, max_bytes)),
         RequestBody::AudioServerInfo => deps
             .audio
             .server_info()
             .await
-            .map(|info| encode_result(id, &info, ctx.max_bytes)),
+            .map(|info| fit_to_frame::result(id, &info, max_bytes)),
         RequestBody::AudioStreams => deps
             .audio
             .streams()
             .await
-            .map(|streams| encode_result(id, &AudioStreams { streams }, ctx.max_bytes)),
+            .map(|streams| fit_to_frame::result(id, &AudioStreams { streams }, max_bytes)),
         RequestBody::Doctor => match &deps.doctor {
             Some(doctor) => doctor
                 .report()
                 .await
-                .map(|report| encode_result(id, &report, ctx.max_bytes)),
+                .map(|report| fit_to_frame::result(id, &report, max_bytes)),
             None => Err(HostError::NotImplemented(
                 "this host has no doctor; run `micoff-host doctor`".into(),
             )),
         },
-        RequestBody::LatencyStatus => match crate::latency::Paths::from_process_env() {
+        RequestBody::LatencyStatus => match &deps.latency_paths {
             Ok(paths) => {
-                let status = crate::latency::status(deps.audio.as_ref(), &paths).await;
-                Ok(encode_result(id, &status, ctx.max_bytes))
+                let view = latency_view(deps.audio.as_ref()).await;
+                let status = crate::latency::status(paths, &view);
+                Ok(fit_to_frame::result(id, &status, max_bytes))
             }
-            Err(e) => Err(HostError::Internal(e)),
+            Err(e) => Err(HostError::Internal(e.clone())),
         },
         RequestBody::LatencySet {
             capture_ms,
             dry_run,
             browsers,
-        } => match crate::latency::Paths::from_process_env() {
+        } => match &deps.latency_paths {
             Ok(paths) => {
                 let req = crate::latency::SetRequest {
                     capture_ms,
@@ -327,17 +317,17 @@ async fn handle(ctx: &Ctx, request: Request) -> Vec<u8> {
                     mechanism: None,
                     dry_run,
                 };
-                crate::latency::set(deps.audio.as_ref(), &paths, &req)
-                    .await
-                    .map(|r| encode_result(id, &r, ctx.max_bytes))
+                let view = latency_view(deps.audio.as_ref()).await;
+                crate::latency::set_from_view(paths, &req, &view)
+                    .map(|r| fit_to_frame::result(id, &r, max_bytes))
+                    .map_err(HostError::from)
             }
-            Err(e) => Err(HostError::Internal(e)),
+            Err(e) => Err(HostError::Internal(e.clone())),
         },
         RequestBody::Power => {
-            let reading =
-                crate::power::measure(crate::power::Roots::system(), crate::power::POWER_WINDOW)
-                    .await;
-            Ok(encode_result(id, &reading, ctx.max_bytes))
+            let roots = deps.power_roots.clone();
+            let reading = crate::power::measure(roots, crate::power::POWER_WINDOW).await;
+            Ok(fit_to_frame::result(id, &reading, max_bytes))
         }
         RequestBody::Subscribe(_) | RequestBody::Unsubscribe { .. } => Err(HostError::Internal(
             "subscription requests are handled on the read loop".into(),
@@ -345,9 +335,9 @@ async fn handle(ctx: &Ctx, request: Request) -> Vec<u8> {
     };
     outcome.unwrap_or_else(|e| {
         tracing::debug!(id, "request failed: {e}");
-        encode(
+        fit_to_frame::message(
             &HostToExtension::error(Some(id), e.code(), e.to_string()),
-            ctx.max_bytes,
+            max_bytes,
         )
     })
 }
@@ -394,7 +384,7 @@ async fn subscribe(ctx: &Arc<Ctx>, id: RequestId, topic: Topic) {
     };
     let subscription = ctx.next_subscription.fetch_add(1, Ordering::Relaxed);
     // The result goes into the channel before the task that produces events exists.
-    ctx.send(encode_result(
+    ctx.send(fit_to_frame::result(
         id,
         &SubscriptionResult { subscription },
         ctx.max_bytes,
@@ -473,7 +463,7 @@ async fn unsubscribe(ctx: &Arc<Ctx>, id: RequestId, subscription: u64) {
     handle.abort();
     let _ = handle.await;
     // Every event of this subscription is queued by now, so the reply comes after the last one.
-    ctx.send(encode_result(
+    ctx.send(fit_to_frame::result(
         id,
         &SubscriptionResult { subscription },
         ctx.max_bytes,
@@ -490,16 +480,8 @@ async fn cpu_loop(ctx: Arc<Ctx>, subscription: u64, interval: Duration, pids: Op
         match tick {
             CpuTick::Report(report) => {
                 unavailable = false;
-                let event = encode_cpu(report, ctx.max_bytes.min(MAX_CPU_EVENT_BYTES), |report| {
-                    serde_json::to_vec(&CpuEvent {
-                        kind: "event",
-                        subscription,
-                        event: CpuEventBody {
-                            kind: "cpu",
-                            report,
-                        },
-                    })
-                });
+                let max_bytes = ctx.max_bytes.min(MAX_CPU_EVENT_BYTES);
+                let event = fit_to_frame::cpu_event(subscription, report, max_bytes);
                 match event {
                     Some(body) => ctx.send(body).await,
                     None => tracing::warn!(subscription, "cpu event too large even when trimmed"),
@@ -546,7 +528,7 @@ async fn audio_loop(ctx: Arc<Ctx>, subscription: u64, mut rx: mpsc::Receiver<Hos
 }
 
 async fn send_event(ctx: &Ctx, subscription: u64, event: HostEvent) {
-    let body = encode(
+    let body = fit_to_frame::message(
         &HostToExtension::Event {
             subscription,
             event: Box::new(event),
@@ -569,270 +551,4 @@ async fn end_subscription(ctx: &Ctx, subscription: u64, code: u32, reason: Strin
     .await;
     // Our own handle: dropping it detaches this (finishing) task.
     ctx.subscriptions.lock().await.remove(&subscription);
-}
-
-// ------------------------------------------------------------------------------------------------
-// Encoding with the 1 MiB limit
-
-fn encode_result<T: Serialize>(id: RequestId, payload: &T, max_bytes: usize) -> Vec<u8> {
-    match serde_json::to_value(payload) {
-        Ok(result) => encode(&HostToExtension::Result { id, result }, max_bytes),
-        Err(e) => encode(
-            &HostToExtension::error(Some(id), ErrorCode::Internal, format!("cannot encode: {e}")),
-            max_bytes,
-        ),
-    }
-}
-
-/// Serializes a message; one that would not fit becomes a `too_large` error (results) or is
-/// replaced by an id-less `too_large` error (events).
-pub fn encode(message: &HostToExtension, max_bytes: usize) -> Vec<u8> {
-    match serde_json::to_vec(message) {
-        Ok(body) if body.len() <= max_bytes => body,
-        Ok(body) => {
-            let id = match message {
-                HostToExtension::Result { id, .. } => Some(*id),
-                HostToExtension::Error { id, .. } => *id,
-                HostToExtension::Event { .. } => None,
-            };
-            tracing::warn!(bytes = body.len(), "reply too large");
-            too_large(id, max_bytes)
-        }
-        Err(e) => {
-            tracing::error!("cannot encode a reply: {e}");
-            fallback_error(None, ErrorCode::Internal, "cannot encode the reply")
-        }
-    }
-}
-
-fn too_large(id: Option<RequestId>, max_bytes: usize) -> Vec<u8> {
-    fallback_error(
-        id,
-        ErrorCode::TooLarge,
-        &format!("the reply would exceed {max_bytes} bytes"),
-    )
-}
-
-fn fallback_error(id: Option<RequestId>, code: ErrorCode, message: &str) -> Vec<u8> {
-    serde_json::to_vec(&HostToExtension::error(id, code, message)).unwrap_or_else(|_| {
-        format!(
-            r#"{{"id":null,"type":"error","error":{{"code":{},"message":"internal"}}}}"#,
-            ErrorCode::Internal.code()
-        )
-        .into_bytes()
-    })
-}
-
-// The hot path (a `cpu` event every interval, ~80 KB for 300 threads) serializes the report in
-// place: the same JSON as `HostToExtension::Result` / `Event { HostEvent::Cpu }`, without cloning
-// the report into the enum or building a `serde_json::Value` tree first.
-#[derive(Serialize)]
-struct CpuResult<'a> {
-    id: RequestId,
-    #[serde(rename = "type")]
-    kind: &'static str,
-    result: &'a CpuReport,
-}
-
-#[derive(Serialize)]
-struct CpuEvent<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    subscription: u64,
-    event: CpuEventBody<'a>,
-}
-
-#[derive(Serialize)]
-struct CpuEventBody<'a> {
-    #[serde(rename = "type")]
-    kind: &'static str,
-    report: &'a CpuReport,
-}
-
-/// Encodes a `processes` result, dropping processes from the end of the tree (the deepest, after
-/// the browser and its direct children) until it fits, counted in `processes_omitted`; like
-/// [`encode_cpu`] for threads. A reply that does not fit even without them is `too_large`.
-pub fn encode_processes(id: RequestId, mut processes: Processes, max_bytes: usize) -> Vec<u8> {
-    #[derive(Serialize)]
-    struct ProcessesResult<'a> {
-        id: RequestId,
-        #[serde(rename = "type")]
-        kind: &'static str,
-        result: &'a Processes,
-    }
-    loop {
-        let body = match serde_json::to_vec(&ProcessesResult {
-            id,
-            kind: "result",
-            result: &processes,
-        }) {
-            Ok(body) => body,
-            Err(e) => {
-                return fallback_error(
-                    Some(id),
-                    ErrorCode::Internal,
-                    &format!("cannot encode: {e}"),
-                )
-            }
-        };
-        if body.len() <= max_bytes {
-            return body;
-        }
-        let n = processes.processes.len();
-        if n == 0 {
-            return too_large(Some(id), max_bytes);
-        }
-        // Drop the excess share (plus one) per round: converges in a few rounds.
-        let excess = (body.len() - max_bytes) as f64 / body.len() as f64;
-        let drop = ((n as f64 * excess).ceil() as usize).clamp(1, n);
-        processes.processes.truncate(n - drop);
-        processes.processes_omitted += drop as u64;
-    }
-}
-
-/// Encodes a CPU report (`wrap` serializes it inside its envelope), dropping its lowest-CPU
-/// threads until it fits. `None` when even the thread-less report does not fit.
-pub fn encode_cpu(
-    mut report: CpuReport,
-    max_bytes: usize,
-    wrap: impl Fn(&CpuReport) -> Result<Vec<u8>, serde_json::Error>,
-) -> Option<Vec<u8>> {
-    sanitize(&mut report);
-    sort_report(&mut report);
-    let fit = max_bytes / MIN_THREAD_JSON_BYTES;
-    let threads = thread_count(&report);
-    if threads > fit {
-        drop_lowest_threads(&mut report, threads - fit);
-    }
-    loop {
-        let body = wrap(&report).ok()?;
-        if body.len() <= max_bytes {
-            return Some(body);
-        }
-        let threads = thread_count(&report);
-        if threads == 0 {
-            return None;
-        }
-        // Drop the excess share of the threads per round (threads dominate the size); converges
-        // in a few rounds and never drops more than needed by much.
-        let excess = (body.len() - max_bytes) as f64 / body.len() as f64;
-        let n = ((threads as f64 * excess).ceil() as usize).clamp(1, threads);
-        drop_lowest_threads(&mut report, n);
-    }
-}
-
-/// serde_json writes NaN/inf as `null`, which the extension's guards reject; never send them.
-/// Nor `-0.0` (a sum over nothing), which reads as a bug.
-fn sanitize(report: &mut CpuReport) {
-    fn fix(v: &mut f64) {
-        if !v.is_finite() || *v == 0.0 {
-            *v = 0.0;
-        }
-    }
-    fn fix_opt(v: &mut Option<f64>) {
-        match v {
-            Some(x) if !x.is_finite() => *v = None,
-            Some(x) if *x == 0.0 => *x = 0.0,
-            _ => {}
-        }
-    }
-    fix(&mut report.window_ms);
-    fix(&mut report.total_cpu_pct);
-    for r in &mut report.roles {
-        for v in [&mut r.cpu_pct, &mut r.user_pct, &mut r.system_pct] {
-            fix(v);
-        }
-        for v in [
-            &mut r.wakeups_per_s,
-            &mut r.read_syscalls_per_s,
-            &mut r.write_syscalls_per_s,
-        ] {
-            fix_opt(v);
-        }
-    }
-    for p in &mut report.processes {
-        for v in [&mut p.cpu_pct, &mut p.user_pct, &mut p.system_pct] {
-            fix(v);
-        }
-        for v in [
-            &mut p.run_time_pct,
-            &mut p.wakeups_per_s,
-            &mut p.voluntary_ctxt_per_s,
-            &mut p.involuntary_ctxt_per_s,
-            &mut p.read_syscalls_per_s,
-            &mut p.write_syscalls_per_s,
-        ] {
-            fix_opt(v);
-        }
-        for t in &mut p.threads {
-            for v in [&mut t.cpu_pct, &mut t.user_pct, &mut t.system_pct] {
-                fix(v);
-            }
-            for v in [
-                &mut t.run_time_pct,
-                &mut t.wakeups_per_s,
-                &mut t.voluntary_ctxt_per_s,
-                &mut t.involuntary_ctxt_per_s,
-                &mut t.read_syscalls_per_s,
-                &mut t.write_syscalls_per_s,
-                &mut t.window_ms,
-            ] {
-                fix_opt(v);
-            }
-        }
-    }
-}
-
-#[cfg(test)]
-#[allow(clippy::unwrap_used)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn in_place_cpu_encoding_is_the_enum_encoding() {
-        let report = CpuReport {
-            window_ms: 1000.0,
-            total_cpu_pct: -0.0,
-            processes: vec![],
-            roles: vec![],
-            gone_pids: vec![4],
-            threads_omitted: 0,
-        };
-        let event = encode_cpu(report.clone(), 1 << 20, |r| {
-            serde_json::to_vec(&CpuEvent {
-                kind: "event",
-                subscription: 3,
-                event: CpuEventBody {
-                    kind: "cpu",
-                    report: r,
-                },
-            })
-        })
-        .unwrap();
-        let want = serde_json::to_vec(&HostToExtension::Event {
-            subscription: 3,
-            event: Box::new(HostEvent::Cpu {
-                report: report.clone(),
-            }),
-        })
-        .unwrap();
-        let value = |b: &[u8]| serde_json::from_slice::<serde_json::Value>(b).unwrap();
-        assert_eq!(value(&event), value(&want));
-        // -0.0 went out as 0.0.
-        assert!(String::from_utf8_lossy(&event).contains(r#""total_cpu_pct":0.0"#));
-        let result = encode_cpu(report.clone(), 1 << 20, |r| {
-            serde_json::to_vec(&CpuResult {
-                kind: "result",
-                id: 9,
-                result: r,
-            })
-        })
-        .unwrap();
-        let want = serde_json::to_vec(&HostToExtension::Result {
-            id: 9,
-            result: serde_json::to_value(&report).unwrap(),
-        })
-        .unwrap();
-        assert_eq!(value(&result), value(&want));
-    }
 }

@@ -9,6 +9,7 @@
 //! Input layout: byte 0 = how many chunk-size bytes follow (0..=15); those bytes are the chunk
 //! sizes the reader hands out in turn (0 counts as 1); the rest is the stream.
 
+use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
@@ -204,6 +205,13 @@ pub fn framing(data: &[u8]) -> u64 {
             sampler: Arc::new(FakeSampler),
             audio: Arc::new(FakeAudio),
             doctor: None,
+            // A home that does not exist: a fuzzed `latency_set` reset finds nothing of the
+            // user's to remove (a set is refused: the fake audio server is unreachable).
+            latency_paths: micoff_core::latency::Paths::from_env(&HashMap::from([(
+                "HOME".to_owned(),
+                "/nonexistent/micoff-fuzz-home".to_owned(),
+            )])),
+            power_roots: micoff_core::power::Roots::system(),
             launch: Launch::default(),
             limits: Limits {
                 codec: codec(),

@@ -20,6 +20,8 @@ pub fn real(launch: Launch) -> Deps {
         sampler: Arc::new(ProcSampler::system().with_fd_budget(fd_budget())),
         audio: Arc::clone(&audio) as Arc<dyn crate::deps::AudioServer>,
         doctor: Some(Arc::new(SystemDoctor::new(audio))),
+        latency_paths: crate::latency::Paths::from_process_env(),
+        power_roots: crate::power::Roots::system(),
         launch,
         limits: Limits::default(),
     }

@@ -1,13 +1,14 @@
-//! `micoff-host latency status|set|reset`: the capture latency the audio server grants the
-//! browsers, and micoff's configuration of it (the library is `crate::latency`).
+//! `micoff-host latency status|set|reset|restart-audio-service`: the capture latency the audio
+//! server grants the browsers, and micoff's configuration of it (the library is `crate::latency`;
+//! the audio server is asked here, through `deps`, and handed to it).
 
 use std::io::Write;
 
 use crate::cli::{EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL};
-use crate::deps::{Deps, HostError};
-use crate::latency::{
-    self, ms, Browser, LatencySetResult, LatencyStatus, Mechanism, Paths, SetRequest,
-    CAPTURE_MS_MAX, CAPTURE_MS_MIN,
+use crate::deps::{latency_view, Deps, HostError};
+use crate::latency::{self, ms, SetRequest};
+use crate::protocol::{
+    Browser, LatencySetResult, LatencyStatus, Mechanism, ServerKind, CAPTURE_MS_MAX, CAPTURE_MS_MIN,
 };
 
 #[derive(Debug, clap::Args)]
@@ -72,7 +73,7 @@ pub enum LatencyCommand {
 }
 
 pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let paths = match Paths::from_process_env() {
+    let paths = match &deps.latency_paths {
         Ok(p) => p,
         Err(e) => {
             let _ = writeln!(err, "micoff-host latency: {e}");
@@ -81,7 +82,8 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
     };
     let (req, json) = match &args.command {
         LatencyCommand::Status { json } => {
-            let st = latency::status(deps.audio.as_ref(), &paths).await;
+            let view = latency_view(deps.audio.as_ref()).await;
+            let st = latency::status(paths, &view);
             let written = if *json {
                 serde_json::to_string_pretty(&st)
                     .map_err(std::io::Error::other)
@@ -89,8 +91,7 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
             } else {
                 write_status(out, &st)
             };
-            let unreachable =
-                st.server.kind == latency::ServerKind::Unknown && st.server.version.is_none();
+            let unreachable = st.server.kind == ServerKind::Unknown && st.server.version.is_none();
             return match (written.is_ok(), unreachable) {
                 (false, _) => EXIT_ERROR,
                 // Files are still reported, but nothing granted can be shown.
@@ -104,14 +105,13 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
             dry_run,
             json,
         } => {
-            return match latency::restart_audio_services(
-                deps.audio.as_ref(),
-                browser,
-                *browser_pid,
-                *dry_run,
-            )
-            .await
-            {
+            let restarted = async {
+                let info = deps.audio.server_info().await?;
+                let streams = deps.audio.streams().await?;
+                latency::restart_audio_services(&info, &streams, browser, *browser_pid, *dry_run)
+                    .map_err(HostError::from)
+            };
+            return match restarted.await {
                 Ok(r) => {
                     let written = if *json {
                         serde_json::to_string_pretty(&r)
@@ -161,7 +161,8 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
             *json,
         ),
     };
-    match latency::set(deps.audio.as_ref(), &paths, &req).await {
+    let view = latency_view(deps.audio.as_ref()).await;
+    match latency::set_from_view(paths, &req, &view).map_err(HostError::from) {
         Ok(r) => {
             let written = if json {
                 serde_json::to_string_pretty(&r)
@@ -190,9 +191,9 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
 
 fn write_status(out: &mut dyn Write, st: &LatencyStatus) -> std::io::Result<()> {
     let kind = match st.server.kind {
-        latency::ServerKind::Pulseaudio => "PulseAudio",
-        latency::ServerKind::PipewirePulse => "pipewire-pulse (PipeWire)",
-        latency::ServerKind::Unknown => "unknown",
+        ServerKind::Pulseaudio => "PulseAudio",
+        ServerKind::PipewirePulse => "pipewire-pulse (PipeWire)",
+        ServerKind::Unknown => "unknown",
     };
     writeln!(
         out,

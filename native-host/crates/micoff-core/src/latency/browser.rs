@@ -1,0 +1,75 @@
+//! The browser table of capture latency: for each browser micoff configures, its capture client's
+//! name at the server, its binaries, the commands it is started by and its desktop entries. (The
+//! enum itself, its wire names included, is the protocol's: [`crate::protocol::Browser`].)
+
+use crate::protocol::{AudioStream, Browser};
+
+impl Browser {
+    /// The name of Chromium's capture context (`PRODUCT_STRING " input"`, pulse_util.cc).
+    pub(super) fn capture_client_name(self) -> Option<&'static str> {
+        match self {
+            Browser::Chromium => Some("Chromium input"),
+            Browser::Chrome => Some("Google Chrome input"),
+            Browser::Firefox => None,
+        }
+    }
+
+    /// Process binaries (`application.process.binary`) that mark this browser's client.
+    pub(super) fn binaries(self) -> &'static [&'static str] {
+        match self {
+            Browser::Chromium => &["chromium", "chromium-browser"],
+            Browser::Chrome => &["chrome", "google-chrome"],
+            Browser::Firefox => &["firefox", "firefox-esr", "firefox-bin"],
+        }
+    }
+
+    /// The commands a terminal or a launcher runs the browser by (micoff's PATH wrappers take
+    /// these names; each is written only where the browser's own command is on PATH).
+    pub fn commands(self) -> &'static [&'static str] {
+        match self {
+            Browser::Chromium => &["chromium", "chromium-browser"],
+            Browser::Chrome => &["google-chrome", "google-chrome-stable"],
+            Browser::Firefox => &["firefox", "firefox-esr"],
+        }
+    }
+
+    /// Desktop entry ids, first match wins per id (all that exist are configured).
+    pub fn desktop_ids(self) -> &'static [&'static str] {
+        match self {
+            Browser::Chromium => &["chromium.desktop", "chromium-browser.desktop"],
+            Browser::Chrome => &["google-chrome.desktop"],
+            Browser::Firefox => &["firefox-esr.desktop", "firefox.desktop"],
+        }
+    }
+
+    /// Which browser a record stream belongs to: Chromium's capture context by name, else the
+    /// client's binary (Firefox has one context for capture and playback).
+    pub fn of_stream(s: &AudioStream) -> Option<Browser> {
+        let names = [s.client_name.as_deref(), s.application_name.as_deref()];
+        if let Some(b) = Self::ALL.into_iter().find(|b| {
+            b.capture_client_name()
+                .is_some_and(|n| names.contains(&Some(n)))
+        }) {
+            return Some(b);
+        }
+        let binary = s.application_process_binary.as_deref()?;
+        let binary = binary.rsplit('/').next().unwrap_or(binary);
+        Self::ALL
+            .into_iter()
+            .find(|b| b.binaries().contains(&binary))
+    }
+}
+
+/// `chromium,chrome`: browsers as the files' meta line and the messages list them.
+pub(super) fn browser_list(browsers: &[Browser]) -> String {
+    browsers
+        .iter()
+        .map(|b| b.name())
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// The browsers of a [`browser_list`] (unknown names skipped).
+pub(super) fn parse_browser_list(s: &str) -> Vec<Browser> {
+    s.split(',').filter_map(Browser::from_name).collect()
+}

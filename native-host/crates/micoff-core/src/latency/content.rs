@@ -1,0 +1,101 @@
+//! What micoff writes, as text: the pipewire-pulse drop-in (`pulse.min.frag` for the browsers'
+//! capture clients), a desktop entry copy and a PATH wrapper that put `PULSE_LATENCY_MSEC` in the
+//! browser's launch environment. Pure: every input is an argument.
+
+use std::path::Path;
+
+use super::browser::browser_list;
+use super::marker::{MARKER, META};
+use crate::protocol::Browser;
+
+/// The environment variable libpulse reads (`patch_buffer_attr()` in libpulse's stream.c).
+pub const LATENCY_ENV: &str = "PULSE_LATENCY_MSEC";
+/// The rate `pulse.min.frag` is written at (the fraction is a duration, any rate works).
+const RULE_RATE: u32 = 48_000;
+
+/// `pulse.min.frag` for `ms`: a fraction of [`RULE_RATE`].
+pub fn min_frag(ms: u32) -> String {
+    format!(
+        "{}/{RULE_RATE}",
+        u64::from(ms) * u64::from(RULE_RATE) / 1000
+    )
+}
+
+/// The pipewire-pulse drop-in: `pulse.min.frag` for the browsers' capture clients only.
+pub fn rule_content(capture_ms: u32, browsers: &[Browser]) -> String {
+    let mut matches = Vec::new();
+    for b in browsers {
+        if let Some(name) = b.capture_client_name() {
+            matches.push(format!("            {{ application.name = \"{name}\" }}"));
+        } else {
+            for bin in b.binaries() {
+                matches.push(format!(
+                    "            {{ application.process.binary = \"{bin}\" }}"
+                ));
+            }
+        }
+    }
+    format!(
+        "{MARKER}\n{META} capture_ms={capture_ms} browsers={}\n\
+# Capture latency for the browsers' record streams only: pulse.min.frag raises the record\n\
+# fragment pipewire-pulse delivers to them; playback and the graph are left as they are.\n\
+# Takes effect for clients that connect after pipewire-pulse restarts.\n\
+# Remove with `micoff-host latency reset` (this file is micoff's; it rewrites or deletes it).\n\
+pulse.rules = [\n    {{\n        matches = [\n{}\n        ]\n        actions = {{\n            \
+update-props = {{\n                pulse.min.frag = {}\n            }}\n        }}\n    }}\n]\n",
+        browser_list(browsers),
+        matches.join("\n"),
+        min_frag(capture_ms),
+    )
+}
+
+/// A copy of a system desktop entry whose every `Exec=` runs through `env PULSE_LATENCY_MSEC=N`.
+pub fn desktop_entry_content(
+    system: &str,
+    source: &Path,
+    capture_ms: u32,
+    browser: Browser,
+) -> String {
+    let mut out = format!(
+        "{MARKER}\n{META} capture_ms={capture_ms} browser={} source={}\n\
+# A copy of the system entry with {LATENCY_ENV}={capture_ms} in the launch environment: libpulse\n\
+# then asks {capture_ms} ms for every stream of the browser (capture AND playback).\n\
+# Remove with `micoff-host latency reset` (this file is micoff's; it rewrites or deletes it).\n",
+        browser.name(),
+        source.display(),
+    );
+    for line in system.lines() {
+        match line.strip_prefix("Exec=") {
+            Some(cmd) => {
+                out.push_str(&format!("Exec=env {LATENCY_ENV}={capture_ms} {cmd}\n"));
+            }
+            None => {
+                out.push_str(line);
+                out.push('\n');
+            }
+        }
+    }
+    out
+}
+
+/// Single-quoted for sh (a path from `$PATH` may hold spaces or quotes).
+pub(super) fn sh_quote(s: &str) -> String {
+    format!("'{}'", s.replace('\'', r"'\''"))
+}
+
+/// micoff's wrapper of a browser command: runs the browser's own `target` with
+/// `PULSE_LATENCY_MSEC=N`, for a browser started by name (a terminal, a launcher's run dialog, a
+/// window manager's key binding) rather than from its menu entry.
+pub fn wrapper_content(capture_ms: u32, browser: Browser, command: &str, target: &Path) -> String {
+    format!(
+        "#!/bin/sh\n{MARKER}\n{META} capture_ms={capture_ms} browser={} command={command}\n\
+# `{command}` with {LATENCY_ENV}={capture_ms} in its environment: libpulse then asks\n\
+# {capture_ms} ms for every stream of the browser (capture AND playback). It runs the browser's own\n\
+# command, {}, found in PATH after this folder.\n\
+# Remove with `micoff-host latency reset` (this file is micoff's; it rewrites or deletes it).\n\
+exec env {LATENCY_ENV}={capture_ms} {} \"$@\"\n",
+        browser.name(),
+        target.display(),
+        sh_quote(&target.to_string_lossy()),
+    )
+}

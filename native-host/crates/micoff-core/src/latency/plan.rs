@@ -1,0 +1,137 @@
+//! What `latency set` / `reset` is asked ([`SetRequest`]) and the file operations that carry it
+//! out ([`plan`]): decided before anything is written, so a dry run shows exactly what a real run
+//! does.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::configured::our_files;
+use super::content::{desktop_entry_content, rule_content, wrapper_content};
+use super::marker::read_meta;
+use super::paths::Paths;
+use crate::protocol::{Browser, Mechanism};
+
+/// What `latency set` / `latency reset` is asked.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SetRequest {
+    /// None: reset (remove micoff's files).
+    pub capture_ms: Option<u32>,
+    /// Empty: every browser micoff knows.
+    pub browsers: Vec<Browser>,
+    /// None: the server's ([`crate::protocol::LatencyServer::mechanism`]).
+    pub mechanism: Option<Mechanism>,
+    pub dry_run: bool,
+}
+
+/// One file operation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Action {
+    Write {
+        path: PathBuf,
+        content: String,
+    },
+    Remove {
+        path: PathBuf,
+    },
+    /// Already as wanted.
+    Unchanged {
+        path: PathBuf,
+    },
+    /// A file micoff did not write is in the way: left alone.
+    Skip {
+        path: PathBuf,
+        why: String,
+    },
+}
+
+/// The file operations for `req` (pure but for reading the files involved).
+pub fn plan(paths: &Paths, req: &SetRequest, mechanism: Mechanism) -> Vec<Action> {
+    let browsers: Vec<Browser> = if req.browsers.is_empty() {
+        Browser::ALL.to_vec()
+    } else {
+        let set: BTreeSet<Browser> = req.browsers.iter().copied().collect();
+        set.into_iter().collect()
+    };
+    let mut wanted: Vec<(PathBuf, String)> = Vec::new();
+    let mut actions = Vec::new();
+    if let Some(ms) = req.capture_ms {
+        match mechanism {
+            Mechanism::PipewirePulseRule => {
+                wanted.push((paths.rule_file(), rule_content(ms, &browsers)));
+            }
+            Mechanism::LaunchEnvironment => {
+                for b in &browsers {
+                    for id in b.desktop_ids() {
+                        let Some(system) = paths.system_desktop_entry(id) else {
+                            continue;
+                        };
+                        match fs::read_to_string(&system) {
+                            Ok(text) => wanted.push((
+                                paths.user_applications().join(id),
+                                desktop_entry_content(&text, &system, ms, *b),
+                            )),
+                            Err(e) => actions.push(Action::Skip {
+                                path: system.clone(),
+                                why: format!("cannot read {}: {e}", system.display()),
+                            }),
+                        }
+                    }
+                    for cmd in b.commands() {
+                        if let (Some(wrapper), Some(target)) =
+                            (paths.wrapper(cmd), paths.real_command(cmd))
+                        {
+                            wanted.push((wrapper, wrapper_content(ms, *b, cmd, &target)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    for (path, content) in wanted.iter() {
+        match fs::read_to_string(path) {
+            Ok(existing) if read_meta(&existing).is_none() => actions.push(Action::Skip {
+                path: path.clone(),
+                why: format!(
+                    "{} is not micoff's (your own): left alone; add it yourself or remove it",
+                    path.display()
+                ),
+            }),
+            Ok(existing) if existing == *content => {
+                actions.push(Action::Unchanged { path: path.clone() })
+            }
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound && path.exists() => {
+                actions.push(Action::Skip {
+                    path: path.clone(),
+                    why: format!("cannot read {}: {e}", path.display()),
+                })
+            }
+            _ => actions.push(Action::Write {
+                path: path.clone(),
+                content: content.clone(),
+            }),
+        }
+    }
+    // Every other file of ours goes (a reset, another mechanism, a browser no longer chosen).
+    for f in our_files(paths) {
+        if !wanted.iter().any(|(p, _)| *p == f.path) {
+            actions.push(Action::Remove { path: f.path });
+        }
+    }
+    actions
+}
+
+/// The wrappers among `actions` that are written or already there.
+pub(super) fn wrappers_in<'a>(
+    paths: &'a Paths,
+    actions: &'a [Action],
+) -> impl Iterator<Item = &'a Path> {
+    actions.iter().filter_map(move |a| match a {
+        Action::Write { path, .. } | Action::Unchanged { path }
+            if paths.bin_home.as_deref() == path.parent() =>
+        {
+            Some(path.as_path())
+        }
+        _ => None,
+    })
+}

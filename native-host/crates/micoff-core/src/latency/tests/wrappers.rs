@@ -1,0 +1,120 @@
+//! The PATH wrappers: written where the browser's own command is, run it with the environment, never replace a user's file.
+
+use super::*;
+
+#[test]
+fn wrappers_on_path_run_the_browser_with_the_environment() {
+    use std::os::unix::fs::PermissionsExt;
+    let (d, mut paths) = temp_paths();
+    let usr_bin = d.path().join("usr/bin");
+    let bin_home = paths.bin_home.clone().unwrap();
+    let real = fake_command(&usr_bin, "chromium");
+    // Not executable: not a command, no wrapper for it.
+    fs::write(usr_bin.join("firefox"), "not a program").unwrap();
+    // ~/.local/bin first, as Debian's ~/.profile puts it.
+    paths.path_dirs = vec![bin_home.clone(), usr_bin.clone()];
+    let pa = server_of(Some(&info(None)));
+
+    let dry = SetRequest {
+        dry_run: true,
+        ..set_req(Some(40), None)
+    };
+    let r = set_for_server(&paths, &dry, &pa, 0).unwrap();
+    let wrapper = bin_home.join("chromium");
+    assert_eq!(r.changed_files, vec![wrapper.display().to_string()]);
+    assert!(!wrapper.exists(), "a dry run writes nothing");
+
+    let r = set_for_server(&paths, &set_req(Some(40), None), &pa, 0).unwrap();
+    assert_eq!(r.changed_files, vec![wrapper.display().to_string()]);
+    assert_eq!(r.needs_restart, vec!["chromium".to_owned()]);
+    assert!(r.message.contains("started by name"), "{}", r.message);
+    assert!(r.message.contains("playback latency changes too"));
+    let text = fs::read_to_string(&wrapper).unwrap();
+    assert_eq!(
+        text,
+        wrapper_content(40, Browser::Chromium, "chromium", &real)
+    );
+    assert!(text.starts_with(&format!("#!/bin/sh\n{MARKER}\n")));
+    let mode = fs::metadata(&wrapper).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o755);
+    // It runs: the browser's own command gets the environment and every argument.
+    let out = std::process::Command::new(&wrapper)
+        .args(["--new-window", "a b"])
+        .env_remove("PULSE_LATENCY_MSEC")
+        .output()
+        .unwrap();
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        "40 --new-window a b\n"
+    );
+
+    // It counts as the configuration (status reads it back), and the same request is a no-op.
+    let (ms, mech, browsers, files) = configured_from(&our_files(&paths)).unwrap();
+    assert_eq!(
+        (ms, mech, browsers),
+        (40, Mechanism::LaunchEnvironment, vec![Browser::Chromium])
+    );
+    assert_eq!(files, vec![wrapper.display().to_string()]);
+    let again = set_for_server(&paths, &set_req(Some(40), None), &pa, 0).unwrap();
+    assert!(again.changed_files.is_empty(), "{again:?}");
+
+    // A changed latency rewrites it; reset removes it.
+    set_for_server(&paths, &set_req(Some(60), None), &pa, 0).unwrap();
+    assert!(fs::read_to_string(&wrapper)
+        .unwrap()
+        .contains("PULSE_LATENCY_MSEC=60 '"));
+    let r = set_for_server(&paths, &set_req(None, None), &pa, 0).unwrap();
+    assert_eq!(r.changed_files, vec![wrapper.display().to_string()]);
+    assert!(!wrapper.exists());
+    assert!(real.exists(), "the browser's own command is never touched");
+}
+
+#[test]
+fn wrappers_never_replace_a_users_file_and_say_when_path_hides_them() {
+    let (d, mut paths) = temp_paths();
+    let usr_bin = d.path().join("usr/bin");
+    let bin_home = paths.bin_home.clone().unwrap();
+    fake_command(&usr_bin, "chromium");
+    fake_command(&usr_bin, "firefox-esr");
+    // The user's own chromium in ~/.local/bin: left alone.
+    let theirs = fake_command(&bin_home, "chromium");
+    let theirs_text = fs::read_to_string(&theirs).unwrap();
+    // ~/.local/bin after /usr/bin: a shell never finds the wrapper.
+    paths.path_dirs = vec![usr_bin.clone(), bin_home.clone()];
+    let pa = server_of(Some(&info(None)));
+    let r = set_for_server(&paths, &set_req(Some(40), None), &pa, 0).unwrap();
+    let ff = bin_home.join("firefox-esr");
+    assert_eq!(r.changed_files, vec![ff.display().to_string()]);
+    assert_eq!(r.skipped_files, vec![theirs.display().to_string()]);
+    assert_eq!(fs::read_to_string(&theirs).unwrap(), theirs_text);
+    assert!(r.message.contains("is not in PATH before"), "{}", r.message);
+    // The user's file is never taken for the browser's own command either.
+    assert!(!fs::read_to_string(&ff).unwrap().contains(".local/bin"));
+
+    // Switching to the rule removes the wrapper (ours), keeps theirs.
+    set_for_server(
+        &paths,
+        &set_req(Some(40), Some(Mechanism::PipewirePulseRule)),
+        &server_of(Some(&info(Some("0.3.65")))),
+        0,
+    )
+    .unwrap();
+    assert!(!ff.exists());
+    assert_eq!(fs::read_to_string(&theirs).unwrap(), theirs_text);
+
+    // No home: no wrappers, the desktop entries still work.
+    paths.bin_home = None;
+    system_entry(&paths, "chromium.desktop");
+    let r = set_for_server(&paths, &set_req(Some(40), None), &pa, 0).unwrap();
+    assert_eq!(
+        r.changed_files,
+        vec![
+            paths
+                .user_applications()
+                .join("chromium.desktop")
+                .display()
+                .to_string(),
+            paths.rule_file().display().to_string(),
+        ]
+    );
+}
