@@ -67,17 +67,20 @@ count_cargo_log() {
   fi
 }
 
-# count_tap_log NAME LOG RC: node --test's TAP output (its `# pass|fail|skip N` totals).
+# count_tap_log NAME LOG RC: node --test's TAP output (its `# pass|fail|cancelled|skipped N` totals;
+# a cancelled test, e.g. one cut off by its timeout, is a failed one).
 count_tap_log() {
-  local name=$1 log=$2 rc=$3 p f s line
+  local name=$1 log=$2 rc=$3 p f c s line
   p=$(sed -n 's/^# pass //p' "$log" | tail -n 1)
   f=$(sed -n 's/^# fail //p' "$log" | tail -n 1)
-  s=$(sed -n 's/^# skip //p' "$log" | tail -n 1)
+  c=$(sed -n 's/^# cancelled //p' "$log" | tail -n 1)
+  s=$(sed -n 's/^# skipped //p' "$log" | tail -n 1)
+  f=$((${f:-0} + ${c:-0}))
   skipped=$((skipped + ${s:-0}))
   while IFS= read -r line; do
     skips+=("ts: $line")
   done < <(sed -n 's/^ *ok [0-9]* - \(.*\) # SKIP *\(.*\)$/\1: \2/p' "$log")
-  count_from "$name" "${p:-0}" "${f:-0}" "$rc"
+  count_from "$name" "${p:-0}" "$f" "$rc"
 }
 
 # count_playwright_json JSON RC: Playwright's JSON report, read by scripts/e2e-report.ts (one line

@@ -88,13 +88,27 @@ test('cargo test: ignored tests are skipped, named with their reason', () => {
   assert.match(ci.stderr, /- cargo test: 1 test\(s\) ignored under CI/);
 });
 
-test('node --test: TAP totals, skips named', () => {
-  const log = ['ok 1 - parses # SKIP no network', 'ok 2 - other', '# pass 1', '# fail 0', '# skip 1'].join(
-    '\n',
-  );
-  const r = tally('count_tap_log "ts unit tests" tap.log 0; print_summary', { 'tap.log': `${log}\n` });
+test('node --test: TAP totals as node 20 writes them, skips named, a cancelled test failed', () => {
+  // What `node --test --test-reporter=tap` prints (its totals say `skipped`, not `skip`).
+  const tap = (cancelled: number) =>
+    [
+      '# Subtest: parses',
+      'ok 1 - parses # SKIP no network',
+      '# Subtest: other',
+      'ok 2 - other',
+      '# tests 3',
+      '# suites 0',
+      '# pass 1',
+      '# fail 0',
+      `# cancelled ${cancelled}`,
+      '# skipped 1',
+      '# todo 0',
+    ].join('\n');
+  const r = tally('count_tap_log "ts unit tests" tap.log 0; print_summary', { 'tap.log': `${tap(0)}\n` });
   assert.equal(r.stdout, '1 passed, 0 failed, 1 skipped\n', r.stderr);
   assert.match(r.stderr, /- ts: parses: no network\n/);
+  const c = tally('count_tap_log "ts unit tests" tap.log 1; print_summary', { 'tap.log': `${tap(1)}\n` });
+  assert.equal(c.stdout, '1 passed, 1 failed, 1 skipped\n', c.stderr);
 });
 
 test('a runner that exits non-zero without a failed test, or runs none, is one failure; no report is one', () => {
