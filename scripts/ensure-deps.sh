@@ -4,14 +4,19 @@
 #   apt:   pulseaudio, pipewire (+ pulse, wireplumber), dbus, chromium, sysstat, libpulse-dev, pkg-config
 #          (build-essential and curl only when gcc / curl are missing); with `--with-firefox` (npm
 #          test), also firefox-esr and xvfb, with `--firefox` (the demo's Firefox) firefox-esr alone,
-#          where the archive has them (Debian; Ubuntu's Firefox is a snap: the Firefox e2e tests then
-#          skip, the demo says so). As root, or through `sudo -n`; otherwise prints the exact command
-#          and exits 1. `apt-get update` only when installing.
+#          where the archive has them (Debian; Ubuntu's Firefox is a snap). As root, or through
+#          `sudo -n`; otherwise prints the exact command and exits 1. `apt-get update` only when
+#          installing.
 #   npm:   `npm install` (versions from package-lock.json) when node_modules is missing or older than package-lock.json (browser downloads off:
 #          the suite uses Debian's /usr/bin/chromium).
 #   cargo: must exist (rustup); says how to get it otherwise. The nightly toolchain and cargo-fuzz
 #          for the real fuzz run are installed when rustup can (else the stable fuzz runner runs).
-# Environment: MICOFF_SKIP_APT=1 skips the apt part (e.g. a machine set up by hand).
+# What it could not install (firefox-esr, Xvfb, the nightly fuzz tools) it says at the end, in one
+# block on stderr. The e2e tests that need firefox-esr or Xvfb skip without them, and FAIL under CI
+# (e2e/rig/needs.ts): under CI (CI set) a missing one makes this exit 3, which npm test counts as a
+# failure before running the rest (exit 1: something required is missing, nothing can run).
+# Environment: MICOFF_SKIP_APT=1 skips the apt part (e.g. a machine set up by hand);
+# MICOFF_FIREFOX / MICOFF_XVFB: the Firefox / Xvfb the e2e tests use (e2e/rig/paths.ts, xvfb.ts).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -20,10 +25,10 @@ say() { printf 'ensure-deps: %s\n' "$*" >&2; }
 # --- apt ---------------------------------------------------------------------------------------------
 APT_PACKAGES=(pulseaudio pulseaudio-utils libpulse-dev pkg-config chromium sysstat
   pipewire pipewire-pulse wireplumber pipewire-bin dbus)
-# Installed when the archive has them; nothing fails without them. `--with-firefox` (npm test): the
-# Firefox e2e tests' browser, and Xvfb for the spec that needs a headful Chromium (a headless page is
-# always visible, so a background tab needs a real window). `--firefox`: the browser alone, for
-# `npm run demo -- --browser firefox|both`.
+# Installed when the archive has them; what is not is said at the end (and fails CI). `--with-firefox`
+# (npm test): the Firefox e2e tests' browser, and Xvfb for the spec that needs a headful Chromium (a
+# headless page is always visible, so a background tab needs a real window). `--firefox`: the browser
+# alone, for `npm run demo -- --browser firefox|both`.
 OPTIONAL_APT_PACKAGES=()
 for a in "$@"; do
   case $a in
@@ -37,15 +42,20 @@ for a in "$@"; do
 done
 missing=()
 optional=()
+# Why an optional package is not being installed (said in the closing block when it is missing).
+declare -A not_installed_why=()
 # The archive has a candidate for $1 (from the package lists as they are now).
 available() {
   local policy
   policy=$(apt-cache policy "$1" 2>/dev/null) || return 1
   [[ $policy == *"Candidate: "[0-9]* ]]
 }
-if [ "${MICOFF_SKIP_APT:-0}" != 1 ]; then
+if [ "${MICOFF_SKIP_APT:-0}" = 1 ]; then
+  for p in "${OPTIONAL_APT_PACKAGES[@]}"; do not_installed_why[$p]="MICOFF_SKIP_APT=1: apt was not asked"; done
+else
   if ! command -v dpkg-query >/dev/null 2>&1; then
     say "not a Debian/Ubuntu system (no dpkg): install the equivalents of: ${APT_PACKAGES[*]}"
+    for p in "${OPTIONAL_APT_PACKAGES[@]}"; do not_installed_why[$p]="not a Debian/Ubuntu system (no dpkg)"; done
   else
     installed() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q '^install ok installed$'; }
     for p in "${APT_PACKAGES[@]}"; do installed "$p" || missing+=("$p"); done
@@ -59,7 +69,9 @@ fi
 # for a required one anyway (a fresh machine has no lists at all).
 if ((${#missing[@]} == 0)) && ((${#optional[@]} > 0)); then
   offered=()
-  for p in "${optional[@]}"; do available "$p" && offered+=("$p"); done
+  for p in "${optional[@]}"; do
+    if available "$p"; then offered+=("$p"); else not_installed_why[$p]="this system's package archive does not offer it (apt-cache policy: no candidate; Ubuntu's Firefox is a snap)"; fi
+  done
   optional=("${offered[@]}")
 fi
 
@@ -70,7 +82,9 @@ if ((${#missing[@]} + ${#optional[@]} > 0)); then
   elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
     SUDO=(sudo -n)
   elif ((${#missing[@]} == 0)); then
-    say "optional (Firefox ESR for its e2e tests and the demo's Firefox): sudo apt-get install -y --no-install-recommends ${optional[*]}"
+    for p in "${optional[@]}"; do
+      not_installed_why[$p]="needs root (or password-less sudo): sudo apt-get install -y --no-install-recommends $p"
+    done
     SUDO=(skip)
   else
     say "missing packages: ${missing[*]}"
@@ -81,7 +95,9 @@ if ((${#missing[@]} + ${#optional[@]} > 0)); then
   if [ "${SUDO[*]}" != skip ]; then
     export DEBIAN_FRONTEND=noninteractive
     "${SUDO[@]}" apt-get update -qq >&2
-    for p in "${optional[@]}"; do available "$p" && missing+=("$p"); done
+    for p in "${optional[@]}"; do
+      if available "$p"; then missing+=("$p"); else not_installed_why[$p]="this system's package archive does not offer it (apt-cache policy: no candidate; Ubuntu's Firefox is a snap)"; fi
+    done
     say "installing: ${missing[*]}"
     "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
   fi
@@ -114,7 +130,12 @@ fi
 # failed attempt (no network, a toolchain registry that refuses, or one that takes longer than
 # MICOFF_NIGHTLY_INSTALL_TIMEOUT seconds, default 900, per step: nothing here may hold up npm test
 # for long) leaves a marker and is said, not fatal. MICOFF_SKIP_NIGHTLY=1 skips this part.
-if [ "${MICOFF_SKIP_NIGHTLY:-0}" != 1 ] && command -v rustup >/dev/null 2>&1; then
+fuzz_tools_why=""
+if [ "${MICOFF_SKIP_NIGHTLY:-0}" = 1 ]; then
+  fuzz_tools_why="MICOFF_SKIP_NIGHTLY=1"
+elif ! command -v rustup >/dev/null 2>&1; then
+  fuzz_tools_why="no rustup to install a nightly toolchain with"
+else
   marker="${XDG_CACHE_HOME:-$HOME/.cache}/micoff/nightly-unavailable"
   limit=${MICOFF_NIGHTLY_INSTALL_TIMEOUT:-900}
   # bounded CMD...: CMD, ended with everything it started after $limit seconds (exit 124).
@@ -128,13 +149,57 @@ if [ "${MICOFF_SKIP_NIGHTLY:-0}" != 1 ] && command -v rustup >/dev/null 2>&1; th
       say "the nightly toolchain could not be installed (failed or took over $limit s): the fuzz run uses the stable runner (remove $marker to retry)"
     fi
   fi
-  if probe cargo +nightly --version && ! probe cargo +nightly fuzz --version &&
-    [ ! -e "$marker.cargo-fuzz" ]; then
+  nightly=no
+  probe cargo +nightly --version && nightly=yes
+  if [ $nightly = yes ] && ! probe cargo +nightly fuzz --version && [ ! -e "$marker.cargo-fuzz" ]; then
     say "installing cargo-fuzz (cargo install cargo-fuzz --locked; a few minutes, once; at most $limit s)"
     if ! bounded cargo install cargo-fuzz --locked >&2; then
       mkdir -p "$(dirname "$marker")" && date >"$marker.cargo-fuzz"
       say "cargo-fuzz could not be installed (failed or took over $limit s): the fuzz run uses the stable runner (remove $marker.cargo-fuzz to retry)"
     fi
   fi
+  if [ $nightly = no ]; then
+    fuzz_tools_why="the nightly toolchain could not be installed$([ -e "$marker" ] && echo " (an earlier attempt failed: remove $marker to retry)")"
+  elif ! probe cargo +nightly fuzz --version; then
+    fuzz_tools_why="cargo-fuzz could not be installed$([ -e "$marker.cargo-fuzz" ] && echo " (an earlier attempt failed: remove $marker.cargo-fuzz to retry)")"
+  fi
+fi
+
+# --- what could not be installed ---------------------------------------------------------------------
+# One block, last, where it is seen. What the e2e tests use is checked, not the package: the binaries
+# at the paths the rig takes (MICOFF_FIREFOX and MICOFF_XVFB override them there and here).
+unmet=()
+for p in "${OPTIONAL_APT_PACKAGES[@]}"; do
+  case $p in
+    firefox-esr)
+      bin=${MICOFF_FIREFOX:-/usr/bin/firefox-esr} override=${MICOFF_FIREFOX:+MICOFF_FIREFOX}
+      for_what="the Firefox e2e tests, the demo's Firefox"
+      ;;
+    xvfb)
+      bin=${MICOFF_XVFB:-$(command -v Xvfb || true)} override=${MICOFF_XVFB:+MICOFF_XVFB}
+      for_what="the e2e test of a background tab (headful Chromium)"
+      ;;
+  esac
+  [ -n "$bin" ] && [ -x "$bin" ] && continue
+  why=${not_installed_why[$p]:-}
+  [ -z "$why" ] && [ -n "$override" ] && why="$override=$bin is not an executable"
+  unmet+=("$p (${bin:-Xvfb}; for $for_what): ${why:-not installed}")
+done
+if ((${#unmet[@]} > 0)) || [ -n "$fuzz_tools_why" ]; then
+  rule='------------------------------------------------------------------------------------'
+  say "$rule"
+  if ((${#unmet[@]} > 0)); then
+    say "NOT INSTALLED (the tests that need it skip here, and FAIL under CI):"
+    for u in "${unmet[@]}"; do say "  - $u"; done
+  fi
+  if [ -n "$fuzz_tools_why" ]; then
+    say "NOT INSTALLED (the fuzz run uses the stable runner instead of libFuzzer):"
+    say "  - nightly toolchain + cargo-fuzz: $fuzz_tools_why"
+  fi
+  say "$rule"
+fi
+if ((${#unmet[@]} > 0)) && [ -n "${CI:-}" ]; then
+  say "CI is set: the tests above must run here, so this is a failure (exit 3)"
+  exit 3
 fi
 exit 0

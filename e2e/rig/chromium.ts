@@ -40,6 +40,13 @@ export interface LaunchedChromium {
   close(): Promise<void>;
 }
 
+/** Why Chromium cannot be started here (its binary is missing), or null (for `need`, e2e/rig/needs.ts). */
+export function chromiumMissing(): string | null {
+  return existsSync(CHROMIUM)
+    ? null
+    : `${CHROMIUM} is not installed (Debian's chromium package; MICOFF_CHROMIUM=/path/to/chromium picks another build)`;
+}
+
 export function chromiumArgs(o: {
   extensionDir?: string;
   userDataDir: string;

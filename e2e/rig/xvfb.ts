@@ -13,11 +13,20 @@ export interface Xvfb {
   stop(): Promise<void>;
 }
 
-/** Xvfb's path, or null when it is not installed (scripts/ensure-deps.sh installs it for npm test). */
-export const XVFB = which('Xvfb');
+/** Xvfb's path (MICOFF_XVFB, else the one in PATH), or null when it is not installed
+ * (scripts/ensure-deps.sh installs it for npm test). */
+export const XVFB = process.env.MICOFF_XVFB ?? which('Xvfb');
+
+/** Why Xvfb cannot be started here, or null (for `need`, e2e/rig/needs.ts). */
+export function xvfbMissing(): string | null {
+  return XVFB && existsSync(XVFB)
+    ? null
+    : `Xvfb is not installed${XVFB ? ` at ${XVFB}` : ''} (apt-get install xvfb; npm test installs it)`;
+}
 
 export async function startXvfb(): Promise<Xvfb> {
-  if (!XVFB) throw new Error('Xvfb is not installed (apt-get install xvfb; npm test installs it)');
+  const missing = xvfbMissing();
+  if (missing || !XVFB) throw new Error(missing ?? 'Xvfb is not installed');
   const taken = (n: number) => existsSync(`/tmp/.X${n}-lock`) || existsSync(`/tmp/.X11-unix/X${n}`);
   let n = 90;
   while (taken(n)) n++;

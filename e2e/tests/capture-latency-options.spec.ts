@@ -37,6 +37,7 @@ import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '.
 import { expect, test } from '../rig/fixtures.ts';
 import { extensionId } from '../rig/host.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
+import { need } from '../rig/needs.ts';
 import type { PageServer } from '../rig/page-server.ts';
 import { CHROMIUM } from '../rig/paths.ts';
 import { openMountNamespace, privateMountsMissing } from '../rig/private-mounts.ts';
@@ -228,8 +229,7 @@ test('managed policy: the administrator’s 40 ms is applied through the host, s
   pages,
 }) => {
   test.setTimeout(180_000);
-  const noMounts = privateMountsMissing();
-  test.skip(!!noMounts, noMounts ?? '');
+  need(privateMountsMissing());
   const dir = mkdtempSync(join(tmpdir(), 'micoff-latency-policy-'));
   // The namespace's /etc/chromium: what the machine's holds, plus the policy.
   const etc = join(dir, 'etc-chromium');

@@ -18,9 +18,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from '@playwright/test';
 import { HOST_NAME } from '../../extension/src/shared/protocol.ts';
-import { chromiumArgs, extensionServiceWorker, findBrowserPid } from '../rig/chromium.ts';
+import { chromiumArgs, chromiumMissing, extensionServiceWorker, findBrowserPid } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { requireHost } from '../rig/host.ts';
+import { need } from '../rig/needs.ts';
 import { CHROMIUM, HOST_BINARY, ROOT } from '../rig/paths.ts';
 import { run, waitFor } from '../rig/proc.ts';
 import { ExtensionWorker } from '../rig/service-worker.ts';
@@ -30,7 +31,7 @@ test('install --chromium-crx: Chromium without --load-extension installs micoff 
   audioServer,
 }) => {
   test.skip(audioServer !== 'pulseaudio', 'the install does not depend on the audio server: run once');
-  test.skip(!existsSync(CHROMIUM), `${CHROMIUM} is not installed`);
+  need(chromiumMissing());
   const home = mkdtempSync(join(tmpdir(), 'micoff-crx-'));
   // The user's own XDG folders: the installer and Chromium find the same ~/.config/chromium.
   const userEnv = {

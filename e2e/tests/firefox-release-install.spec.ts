@@ -16,7 +16,12 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HOST_NAME } from '../../extension/src/shared/protocol.ts';
-import { type FirefoxOnProfile, firefoxExtensionId, startFirefoxOnProfile } from '../rig/firefox.ts';
+import {
+  type FirefoxOnProfile,
+  firefoxExtensionId,
+  firefoxMissing,
+  startFirefoxOnProfile,
+} from '../rig/firefox.ts';
 import {
   addonRecord,
   createUserProfile,
@@ -27,7 +32,8 @@ import {
 } from '../rig/firefox-install.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { requireHost } from '../rig/host.ts';
-import { FIREFOX, HOST_BINARY } from '../rig/paths.ts';
+import { need } from '../rig/needs.ts';
+import { HOST_BINARY } from '../rig/paths.ts';
 import { run } from '../rig/proc.ts';
 
 const DELAY_MS = 300;
@@ -40,7 +46,7 @@ test('install --firefox-xpi --firefox-release: Firefox ESR started normally has 
   rig,
   pages,
 }) => {
-  test.skip(!existsSync(FIREFOX), `${FIREFOX} is not installed (Debian's firefox-esr; none on Ubuntu)`);
+  need(firefoxMissing());
   test.setTimeout(180_000);
   const home = mkdtempSync(join(tmpdir(), 'micoff-ffinstall-'));
   const userEnv = { ...process.env, HOME: home };

@@ -5,7 +5,6 @@
 // Firefox; Firefox's own pref releases), and micoff checks that pref at the audio server: with it on,
 // muting releases the device and the popup says Firefox's release is in effect; without it, the
 // microphone stays open and the popup says so, with the command that switches it on.
-import { existsSync } from 'node:fs';
 import type { Page } from 'puppeteer-core';
 import { firefoxReleaseCommand } from '../../extension/src/shared/firefox-release.ts';
 import type { CpuReport, Processes, Version } from '../../extension/src/shared/protocol.ts';
@@ -13,14 +12,15 @@ import type { AudioRig } from '../rig/audio-rig.ts';
 import {
   backgroundTabs,
   firefoxExtensionId,
+  firefoxMissing,
   type LaunchedFirefox,
   launchFirefox,
   pageWaitFor,
   updateSettings,
 } from '../rig/firefox.ts';
 import { expect, test } from '../rig/fixtures.ts';
+import { need } from '../rig/needs.ts';
 import type { RecordStream } from '../rig/pactl.ts';
-import { FIREFOX } from '../rig/paths.ts';
 import { waitFor } from '../rig/proc.ts';
 
 const NATIVE_RELEASE_DELAY_MS = 300;
@@ -94,7 +94,7 @@ test('Firefox ESR: the extension reaches micoff-host, which names and measures F
   rig,
   pages,
 }) => {
-  test.skip(!existsSync(FIREFOX), `${FIREFOX} is not installed (Debian's firefox-esr; none on Ubuntu)`);
+  need(firefoxMissing());
   test.setTimeout(120_000);
   const ff = await launchFirefox({ env: rig.clientEnv, nativeRelease: { delayMs: NATIVE_RELEASE_DELAY_MS } });
   try {
@@ -213,7 +213,7 @@ test('Firefox ESR without its pref keeps the mic open while muted; the popup say
   rig,
   pages,
 }, testInfo) => {
-  test.skip(!existsSync(FIREFOX), `${FIREFOX} is not installed (Debian's firefox-esr; none on Ubuntu)`);
+  need(firefoxMissing());
   test.setTimeout(120_000);
   const ff = await launchFirefox({ env: rig.clientEnv });
   try {

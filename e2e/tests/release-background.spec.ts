@@ -24,16 +24,17 @@ import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '.
 import { expect, test } from '../rig/fixtures.ts';
 import { extensionId } from '../rig/host.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
+import { need } from '../rig/needs.ts';
 import { waitFor } from '../rig/proc.ts';
-import { startXvfb, XVFB, type Xvfb } from '../rig/xvfb.ts';
+import { startXvfb, type Xvfb, xvfbMissing } from '../rig/xvfb.ts';
 import { median, saveArtifact, setReleaseSettings, whenStreams } from './release-util.ts';
 
 const CYCLES = Number(process.env.MICOFF_BACKGROUND_CYCLES ?? 5);
 const TRACE_MS = 2500;
 
 test.skip(({ audioServer }) => audioServer !== 'pulseaudio', 'one audio server is enough: PulseAudio only');
-// Locally a missing Xvfb skips; under CI it must not pass silently (startXvfb then fails the test).
-test.skip(!XVFB && !process.env.CI, 'needs Xvfb (apt-get install xvfb; npm test installs it)');
+// Locally a missing Xvfb skips; under CI it fails the test (e2e/rig/needs.ts).
+test.beforeEach(() => need(xvfbMissing()));
 
 /** Page side: from the unmute on, back-to-back getStats on both peers for `ms` (page clock, ms after
  * the unmute). Resolves with the first time each stage moved past its value at the unmute. */

@@ -16,19 +16,23 @@
 # loop with the same seeds and dictionaries, overflow checks on). Either way each target's number
 # of executions is printed and the last line says which runner ran and why.
 #
-# Everything the nightly path does is bounded in time: the sanitizer build by
-# MICOFF_FUZZ_BUILD_TIMEOUT seconds (default 900; the first build took 32 min on a loaded 2-core
-# machine: what it compiled is kept in the target folder, so the next run continues from there),
-# each run by its fuzzing time plus MICOFF_FUZZ_RUN_SLACK seconds (default 300). A build that
-# fails or does not finish in time, a toolchain that does not answer, or a run that ends without a
-# crash report falls back to the stable runner, and says so. A crash found by either runner fails
-# the run. MICOFF_FUZZ_RUNNER=stable forces the stable runner.
+# Everything is bounded in time: the sanitizer build by MICOFF_FUZZ_BUILD_TIMEOUT seconds (default
+# 900; the first build took 32 min on a loaded 2-core machine: what it compiled is kept in the
+# target folder, so the next run continues from there), each libFuzzer run by its fuzzing time plus
+# MICOFF_FUZZ_RUN_SLACK seconds (default 300), the stable runner by its fuzzing time for all its
+# targets plus the same slack, and one input by MICOFF_FUZZ_INPUT_TIMEOUT seconds (default 10;
+# libFuzzer's -timeout, the stable runner's --timeout). A build that fails or does not finish in
+# time, a toolchain that does not answer, or a libFuzzer run that exits without a crash report falls
+# back to the stable runner, and says so. A crash or a hang found by either runner fails the run:
+# an input over its time, and a run that does not end within its bound (killed, exit 124/137).
+# MICOFF_FUZZ_RUNNER=stable forces the stable runner.
 set -euo pipefail
 cd "$(dirname "$0")"
 FUZZ_DIR=$PWD
 SECONDS_PER_TARGET=${MICOFF_FUZZ_SECONDS:-20}
 BUILD_TIMEOUT=${MICOFF_FUZZ_BUILD_TIMEOUT:-900}
 RUN_SLACK=${MICOFF_FUZZ_RUN_SLACK:-300}
+INPUT_TIMEOUT=${MICOFF_FUZZ_INPUT_TIMEOUT:-10}
 # A toolchain that does not answer its --version within this is as good as missing.
 PROBE_TIMEOUT=60
 TARGETS=(proc_parsers doctor_parsers request framing policies_json)
@@ -40,16 +44,35 @@ bounded() {
   timeout --kill-after=30 "$limit" "$@"
 }
 
-# stable_runner WHY TARGET...: the stable runner over the given targets.
+# whole_seconds S: S (seconds, maybe with a fraction) rounded up.
+whole_seconds() {
+  local s=${1%.*}
+  [[ $1 == *.* ]] && s=$((${s:-0} + 1))
+  echo "${s:-0}"
+}
+
+# stable_runner WHY TARGET...: the stable runner over the given targets, bounded by their fuzzing
+# time plus RUN_SLACK (its build is not: it is the workspace's ordinary stable build). A crash, a
+# hang it reports, or a run cut off at its bound exits the script with status 1.
 stable_runner() {
   local why=$1
   shift
-  echo "fuzz: $why: running the stable runner (same targets, seeds and dictionaries)"
+  local limit=$(($# * $(whole_seconds "$SECONDS_PER_TARGET") + RUN_SLACK)) rc=0
+  echo "fuzz: $why: running the stable runner (same targets, seeds and dictionaries; at most $limit s)"
+  (cd "$FUZZ_DIR/../.." && cargo build -q --locked -p micoff-fuzz)
   (
     cd "$FUZZ_DIR/../.."
-    cargo build -q --locked -p micoff-fuzz
-    cargo run -q --locked -p micoff-fuzz -- --seconds "$SECONDS_PER_TARGET" "$@"
-  )
+    bounded "$limit" cargo run -q --locked -p micoff-fuzz -- --seconds "$SECONDS_PER_TARGET" \
+      --timeout "$INPUT_TIMEOUT" "$@"
+  ) || rc=$?
+  if ((rc == 124 || rc == 137)); then
+    echo "fuzz: the stable runner FAILED: it did not end within $limit s (a hang its own --timeout did not catch)"
+    exit 1
+  elif ((rc != 0)); then
+    echo "fuzz: the stable runner FAILED (exit $rc; the input is in native-host/fuzz/artifacts/:"
+    echo "      fix it, then add the input to seeds/<target>/ as regression-<what>)"
+    exit 1
+  fi
 }
 
 if [ "${MICOFF_FUZZ_RUNNER:-}" = stable ]; then
@@ -87,16 +110,25 @@ for i in "${!TARGETS[@]}"; do
   mkdir -p "corpus/$target"
   echo "== cargo fuzz run $target (${SECONDS_PER_TARGET} s)"
   rc=0
-  bounded $((${SECONDS_PER_TARGET%.*} + RUN_SLACK)) cargo +nightly fuzz run "$target" \
+  limit=$(($(whole_seconds "$SECONDS_PER_TARGET") + RUN_SLACK))
+  # -timeout: one input running longer is a hang, reported (and saved) as a crash is; without it
+  # libFuzzer waits 1200 s per input.
+  bounded "$limit" cargo +nightly fuzz run "$target" \
     "corpus/$target" "seeds/$target" -- \
-    -max_total_time="$SECONDS_PER_TARGET" -rss_limit_mb=2048 -dict="dicts/$target.dict" \
-    -print_final_stats=1 >"$log" 2>&1 || rc=$?
+    -max_total_time="$SECONDS_PER_TARGET" -timeout="$INPUT_TIMEOUT" -rss_limit_mb=2048 \
+    -dict="dicts/$target.dict" -print_final_stats=1 >"$log" 2>&1 || rc=$?
   if ((rc != 0)); then
     tail -n 60 "$log"
     # libFuzzer names the input it saved for every crash, leak, timeout or out-of-memory.
     if grep -qE 'Test unit written to|^==[0-9]+== ?ERROR: libFuzzer' "$log"; then
-      echo "fuzz: cargo-fuzz $target FAILED (crash input in native-host/fuzz/artifacts/$target/;"
+      echo "fuzz: cargo-fuzz $target FAILED (crash or hang input in native-host/fuzz/artifacts/$target/;"
       echo "      fix it, then add the input to seeds/$target/ as regression-<what>)"
+      exit 1
+    fi
+    # Cut off at its bound: a hang that -timeout did not catch (e.g. outside one input), not a
+    # toolchain problem to fall back from.
+    if ((rc == 124 || rc == 137)); then
+      echo "fuzz: cargo-fuzz $target FAILED: it did not end within $limit s (a hang)"
       exit 1
     fi
     why="cargo fuzz run $target ended (exit $rc) without a crash report"

@@ -9,6 +9,7 @@
 //! gave...): the stable runner keeps a mutated input that shows a signature not seen before, a
 //! crude stand-in for libFuzzer's coverage feedback.
 
+pub mod bounded;
 pub mod framing;
 pub mod mutate;
 

@@ -1,11 +1,8 @@
-//! The stable runner's engine: a seed corpus, a dictionary, libFuzzer-style mutations (bit and
+//! The stable runner's mutations: a seed corpus, a dictionary, libFuzzer-style mutations (bit and
 //! byte flips, interesting numbers, inserts and erases, block copies, dictionary words, splices
-//! with another corpus entry), and a time-bounded loop that keeps inputs showing a new behaviour
-//! signature and stops at the first panic with the input that caused it.
+//! with another corpus entry). The loop that applies them is in [`crate::bounded`].
 
-use std::panic::{self, AssertUnwindSafe};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
 
 /// xorshift64*: reproducible from its seed, no dependency.
 #[derive(Debug, Clone)]
@@ -212,100 +209,6 @@ pub fn mutate(
     data.truncate(max_len);
 }
 
-/// What a bounded run did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Outcome {
-    pub executions: u64,
-    /// Distinct behaviour signatures seen.
-    pub signatures: usize,
-    /// Corpus size at the end (seeds + kept inputs).
-    pub corpus: usize,
-    pub elapsed: Duration,
-    /// The input that panicked and the panic message.
-    pub crash: Option<(Vec<u8>, String)>,
-}
-
-/// Runs `target` on every seed, then on mutations of corpus entries until `budget` has passed.
-/// Stops at the first panic (the default panic hook stays quiet meanwhile; the message is
-/// returned).
-pub fn run_bounded(
-    target: crate::Target,
-    seeds: Vec<Vec<u8>>,
-    dict: &[Vec<u8>],
-    budget: Duration,
-    rng_seed: u64,
-    max_len: usize,
-) -> Outcome {
-    let start = Instant::now();
-    let mut rng = Rng::new(rng_seed);
-    let mut corpus: Vec<Vec<u8>> = if seeds.is_empty() {
-        vec![Vec::new()]
-    } else {
-        seeds
-    };
-    let mut seen = std::collections::HashSet::new();
-    let mut executions = 0u64;
-    let message = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
-    let previous_hook = panic::take_hook();
-    {
-        let message = message.clone();
-        panic::set_hook(Box::new(move |info| {
-            if let Ok(mut m) = message.lock() {
-                *m = info.to_string();
-            }
-        }));
-    }
-    let exec = |input: &[u8], executions: &mut u64| -> Result<u64, String> {
-        *executions += 1;
-        panic::catch_unwind(AssertUnwindSafe(|| target(input))).map_err(|_| {
-            message
-                .lock()
-                .map(|m| m.clone())
-                .unwrap_or_else(|_| "panic".into())
-        })
-    };
-    let mut crash = None;
-    for input in corpus.clone() {
-        match exec(&input, &mut executions) {
-            Ok(sig) => {
-                seen.insert(sig);
-            }
-            Err(m) => {
-                crash = Some((input, m));
-                break;
-            }
-        }
-    }
-    while crash.is_none() && start.elapsed() < budget {
-        // Check the clock every 64 inputs.
-        for _ in 0..64 {
-            let mut input = corpus[rng.below(corpus.len())].clone();
-            for _ in 0..=rng.below(4) {
-                mutate(&mut rng, &mut input, &corpus, dict, max_len);
-            }
-            match exec(&input, &mut executions) {
-                Ok(sig) => {
-                    if seen.insert(sig) {
-                        corpus.push(input);
-                    }
-                }
-                Err(m) => {
-                    crash = Some((input, m));
-                    break;
-                }
-            }
-        }
-    }
-    panic::set_hook(previous_hook);
-    Outcome {
-        executions,
-        signatures: seen.len(),
-        corpus: corpus.len(),
-        elapsed: start.elapsed(),
-        crash,
-    }
-}
-
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
@@ -315,31 +218,6 @@ mod tests {
     fn dictionary_escapes() {
         let d = parse_dict("# c\n\"a\\\"b\"\nkw=\"\\x00\\xff\"\n\"\\\\\"\n");
         assert_eq!(d, vec![b"a\"b".to_vec(), vec![0, 255], b"\\".to_vec()]);
-    }
-
-    #[test]
-    fn the_loop_finds_a_planted_bug_and_returns_its_input() {
-        // A "parser" that panics on a number larger than u32: the interesting numbers find it.
-        fn target(d: &[u8]) -> u64 {
-            let s = String::from_utf8_lossy(d);
-            for w in s.split(|c: char| !c.is_ascii_digit()) {
-                if let Ok(n) = w.parse::<u64>() {
-                    assert!(n <= u64::from(u32::MAX), "too big: {n}");
-                }
-            }
-            d.len() as u64 % 7
-        }
-        let out = run_bounded(
-            target,
-            vec![b"irq 12".to_vec()],
-            &[],
-            Duration::from_secs(20),
-            42,
-            4096,
-        );
-        let (input, message) = out.crash.unwrap();
-        assert!(message.contains("too big"), "{message}");
-        assert!(std::panic::catch_unwind(|| target(&input)).is_err());
     }
 
     #[test]

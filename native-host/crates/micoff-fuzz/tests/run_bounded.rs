@@ -1,11 +1,13 @@
 //! `native-host/fuzz/run-bounded.sh` (npm test's "fuzz (bounded)") when the nightly side
 //! misbehaves: a sanitizer build that hangs or fails, a toolchain that is missing, a libFuzzer run
-//! that dies without a crash, and crashes found by either runner.
+//! that dies without a crash, crashes found by either runner, and hangs under either runner (an
+//! input over its time, a run that never ends): a hang fails the run, it is not fallen back from.
 //!
 //! The nightly toolchain is played by a `cargo` placed first in `PATH`: it answers `cargo
-//! +nightly ...` as each case needs (hang, fail, report a crash, fuzz). Everything else the script
-//! asks of cargo (`build` / `run -p micoff-fuzz`) goes to the real stable runner, this crate's
-//! own `micoff-fuzz` binary, for half a second per target.
+//! +nightly ...` as each case needs (hang, fail, report a crash or a timeout, fuzz). Everything else
+//! the script asks of cargo (`build` / `run -p micoff-fuzz`) goes to the real stable runner, this
+//! crate's own `micoff-fuzz` binary, for half a second per target, unless `$FAKE_STABLE` says
+//! otherwise.
 
 #![allow(clippy::unwrap_used)] // tests may unwrap (house style)
 
@@ -28,7 +30,9 @@ fn script() -> PathBuf {
 }
 
 /// The stand-in `cargo`: `$FAKE_NIGHTLY` says how the nightly side behaves, `$FAKE_STABLE=crash`
-/// makes the stable runner report a crash; the rest is the real runner.
+/// makes the stable runner report a crash, `$FAKE_STABLE=hang` never end; the rest is the real
+/// runner. `fuzz run` with `FAKE_NIGHTLY=hang` hangs on an input as libFuzzer does: reported after
+/// its `-timeout=N` when given one, else not for 1200 s (libFuzzer's default; 600 here).
 const FAKE_CARGO: &str = r#"#!/bin/sh
 if [ "$1" = +nightly ]; then
   shift
@@ -49,6 +53,17 @@ if [ "$1" = +nightly ]; then
           echo "artifact_prefix='artifacts/$3/'; Test unit written to artifacts/$3/crash-0"
           exit 77 ;;
         die) echo "error: toolchain vanished" >&2; exit 1 ;;
+        hang)
+          for a in "$@"; do
+            case $a in -timeout=*)
+              sleep "${a#-timeout=}"
+              echo "==4242== ERROR: libFuzzer: timeout after ${a#-timeout=} seconds"
+              echo "artifact_prefix='artifacts/$3/'; Test unit written to artifacts/$3/timeout-0"
+              exit 70 ;;
+            esac
+          done
+          exec sleep 600 ;;
+        hang-forever) exec sleep 600 ;;
       esac
       echo "Done 4321 runs in 1 second(s)"
       echo "stat::number_of_executed_units: 4321"
@@ -65,6 +80,7 @@ case "$1" in
       echo "micoff-fuzz: request CRASHED: attempt to add with overflow" >&2
       exit 1
     fi
+    [ "$FAKE_STABLE" = hang ] && exec sleep 600
     exec "$MICOFF_FUZZ_BIN" --seed 1 "$@" ;;
 esac
 exit 2
@@ -77,6 +93,17 @@ struct Run {
 }
 
 fn run_script(nightly: &str, stable: &str) -> Run {
+    run_script_with(nightly, stable, &[])
+}
+
+/// Bounds small enough for a hang to be seen within seconds: one input 1 s, a run its fuzzing
+/// time plus 3 s.
+const HANG_BOUNDS: &[(&str, &str)] = &[
+    ("MICOFF_FUZZ_INPUT_TIMEOUT", "1"),
+    ("MICOFF_FUZZ_RUN_SLACK", "3"),
+];
+
+fn run_script_with(nightly: &str, stable: &str, env: &[(&str, &str)]) -> Run {
     // A folder of this run's own for the stand-in (cargo's scratch folder for integration tests).
     let dir =
         Path::new(env!("CARGO_TARGET_TMPDIR")).join(format!("run-bounded-{nightly}-{stable}"));
@@ -102,6 +129,9 @@ fn run_script(nightly: &str, stable: &str) -> Run {
         .env("MICOFF_FUZZ_SECONDS", "0.5")
         .env("MICOFF_FUZZ_BUILD_TIMEOUT", "3")
         .env_remove("MICOFF_FUZZ_RUNNER")
+        .env_remove("MICOFF_FUZZ_INPUT_TIMEOUT")
+        .env_remove("MICOFF_FUZZ_RUN_SLACK")
+        .envs(env.iter().copied())
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -247,4 +277,58 @@ fn a_crash_fails_the_run_whichever_runner_found_it() {
         assert_ne!(r.code, Some(0), "{nightly}: {}", r.out);
         assert!(r.out.contains("CRASHED"), "{nightly}: {}", r.out);
     }
+}
+
+#[test]
+fn an_input_that_hangs_libfuzzer_fails_the_run() {
+    let r = run_script_with("hang", "", HANG_BOUNDS);
+    assert_eq!(r.code, Some(1), "{}", r.out);
+    assert!(
+        r.out.contains("libFuzzer: timeout after 1 seconds"),
+        "libFuzzer was given -timeout=1:\n{}",
+        r.out
+    );
+    assert!(
+        r.out.contains("cargo-fuzz proc_parsers FAILED"),
+        "{}",
+        r.out
+    );
+    assert!(
+        !r.out.contains("running the stable runner"),
+        "a hang is not fallen back from:\n{}",
+        r.out
+    );
+}
+
+#[test]
+fn a_libfuzzer_run_that_never_ends_fails_the_run() {
+    let r = run_script_with("hang-forever", "", HANG_BOUNDS);
+    assert_eq!(r.code, Some(1), "{}", r.out);
+    assert!(
+        r.out
+            .contains("cargo-fuzz proc_parsers FAILED: it did not end within 4 s (a hang)"),
+        "{}",
+        r.out
+    );
+    assert!(!r.out.contains("running the stable runner"), "{}", r.out);
+    assert!(r.took < Duration::from_secs(90), "took {:?}", r.took);
+}
+
+#[test]
+fn a_stable_runner_that_never_ends_fails_the_run() {
+    // Five targets of 0.5 s (1 s each, rounded up) plus the 3 s of slack.
+    let r = run_script_with("missing", "hang", HANG_BOUNDS);
+    assert_eq!(r.code, Some(1), "{}", r.out);
+    assert!(
+        r.out.contains("at most 8 s"),
+        "the bound is said up front:\n{}",
+        r.out
+    );
+    assert!(
+        r.out
+            .contains("the stable runner FAILED: it did not end within 8 s"),
+        "{}",
+        r.out
+    );
+    assert!(r.took < Duration::from_secs(90), "took {:?}", r.took);
 }

@@ -1,8 +1,9 @@
-//! `micoff-fuzz [--seconds S] [--fuzz-dir DIR] [--seed N] [TARGET...]`: the stable bounded fuzz
-//! run. For each target (default: all): every committed seed (`DIR/seeds/<target>/`, regression
-//! inputs included), then mutations for S seconds (default 20) with `DIR/dicts/<target>.dict`.
-//! Prints one line per target with the number of executions; on a crash writes the input to
-//! `DIR/artifacts/<target>/crash-<hash>` and exits 1.
+//! `micoff-fuzz [--seconds S] [--timeout T] [--fuzz-dir DIR] [--seed N] [TARGET...]`: the stable
+//! bounded fuzz run. For each target (default: all): every committed seed (`DIR/seeds/<target>/`,
+//! regression inputs included), then mutations for S seconds (default 20) with
+//! `DIR/dicts/<target>.dict`. Prints one line per target with the number of executions; on a crash
+//! writes the input to `DIR/artifacts/<target>/crash-<hash>`, on an input running over T seconds
+//! (default 10: a hang, as libFuzzer's `-timeout`) to `.../timeout-<hash>`, and exits 1.
 //!
 //! `--replay FILE...` runs the given inputs once per target named with `--target` (reproducing a
 //! crash).
@@ -12,14 +13,17 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use micoff_fuzz::mutate::{parse_dict, read_dir_files, run_bounded};
+use micoff_fuzz::bounded::{run_bounded, Finding, Limits};
+use micoff_fuzz::mutate::{parse_dict, read_dir_files};
 use micoff_fuzz::TARGETS;
 
 /// Inputs larger than this are cut (the parsers read small files; frames are capped too).
 const MAX_LEN: usize = 8192;
 
 fn usage() -> ExitCode {
-    eprintln!("usage: micoff-fuzz [--seconds S] [--fuzz-dir DIR] [--seed N] [TARGET...]");
+    eprintln!(
+        "usage: micoff-fuzz [--seconds S] [--timeout T] [--fuzz-dir DIR] [--seed N] [TARGET...]"
+    );
     eprintln!(
         "targets: {}",
         TARGETS
@@ -33,6 +37,8 @@ fn usage() -> ExitCode {
 
 fn main() -> ExitCode {
     let mut seconds = 20.0f64;
+    // Per input: the parsers take microseconds on inputs of at most MAX_LEN bytes.
+    let mut timeout_s = 10.0f64;
     let mut dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fuzz"));
     let mut seed = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -43,6 +49,10 @@ fn main() -> ExitCode {
         match a.as_str() {
             "--seconds" => match args.next().and_then(|v| v.parse().ok()) {
                 Some(s) => seconds = s,
+                None => return usage(),
+            },
+            "--timeout" => match args.next().and_then(|v| v.parse().ok()) {
+                Some(s) => timeout_s = s,
                 None => return usage(),
             },
             "--fuzz-dir" => match args.next() {
@@ -88,13 +98,17 @@ fn main() -> ExitCode {
             .map(|t| parse_dict(&t))
             .unwrap_or_default();
         let n_seeds = seeds.len();
+        let limits = Limits {
+            budget: Duration::from_secs_f64(seconds),
+            per_input: Duration::from_secs_f64(timeout_s),
+            max_len: MAX_LEN,
+        };
         let out = run_bounded(
             *target,
             seeds.into_iter().map(|(_, b)| b).collect(),
             &dict,
-            Duration::from_secs_f64(seconds),
+            limits,
             seed,
-            MAX_LEN,
         );
         let rate = out.executions as f64 / out.elapsed.as_secs_f64().max(1e-9);
         let _ = writeln!(
@@ -107,22 +121,22 @@ fn main() -> ExitCode {
             out.signatures,
             out.corpus
         );
-        if let Some((input, message)) = out.crash {
-            let hash = input.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
-                (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
-            });
-            let art = dir.join("artifacts").join(name);
-            let file = art.join(format!("crash-{hash:016x}"));
-            let saved = std::fs::create_dir_all(&art).and_then(|()| std::fs::write(&file, &input));
-            eprintln!("micoff-fuzz: {name} CRASHED: {message}");
-            match saved {
-                Ok(()) => eprintln!(
-                    "input saved as {} ({} bytes); add it to seeds/{name}/ once fixed",
-                    file.display(),
-                    input.len()
-                ),
-                Err(e) => eprintln!("could not save the input ({e}): {input:?}"),
-            }
+        if let Some(finding) = out.finding {
+            let (kind, input) = match &finding {
+                Finding::Crash { input, message } => {
+                    eprintln!("micoff-fuzz: {name} CRASHED: {message}");
+                    ("crash", input)
+                }
+                Finding::Hang { input, ran } => {
+                    eprintln!(
+                        "micoff-fuzz: {name} HUNG: one input ran over the {timeout_s} s limit (still \
+                         running after {:.1} s)",
+                        ran.as_secs_f64()
+                    );
+                    ("timeout", input)
+                }
+            };
+            save_input(&dir, name, kind, input);
             return ExitCode::FAILURE;
         }
         summary.push(format!("{name} {}", out.executions));
@@ -133,4 +147,22 @@ fn main() -> ExitCode {
         summary.join(", ")
     );
     ExitCode::SUCCESS
+}
+
+/// Writes what a target crashed or hung on to `DIR/artifacts/<name>/<kind>-<hash>` (libFuzzer's
+/// names), and says where (or, when it cannot be written, the input itself).
+fn save_input(dir: &std::path::Path, name: &str, kind: &str, input: &[u8]) {
+    let hash = input.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| {
+        (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3)
+    });
+    let art = dir.join("artifacts").join(name);
+    let file = art.join(format!("{kind}-{hash:016x}"));
+    match std::fs::create_dir_all(&art).and_then(|()| std::fs::write(&file, input)) {
+        Ok(()) => eprintln!(
+            "input saved as {} ({} bytes); add it to seeds/{name}/ once fixed",
+            file.display(),
+            input.len()
+        ),
+        Err(e) => eprintln!("could not save the input ({e}): {input:?}"),
+    }
 }
