@@ -10,9 +10,9 @@ mod support;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use micoff_core::cli::firefox_build::{builds_of, Build};
-use micoff_core::cli::install::{run_all, Browser, InstallArgs, InstallEnv};
-use micoff_core::cli::zip;
+use micoff_core::install::firefox::build::{builds_of, Build};
+use micoff_core::install::zip;
+use micoff_core::install::{run_all, Browser, InstallArgs, InstallEnv};
 use micoff_core::FIREFOX_EXTENSION_ID;
 use serde_json::{json, Value};
 

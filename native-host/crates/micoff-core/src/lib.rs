@@ -15,11 +15,14 @@
 //! - [`power`]: what the machine reports it draws (RAPL, a discharging battery) for the popup's
 //!   energy estimate.
 //! - [`cli`]: the subcommands (`sample`, `top`, `install`, `doctor`, `fix`, `bench`, `latency`).
+//! - [`install`]: `micoff-host install`: the native messaging host manifests, micoff into Chromium
+//!   (crx) and Firefox (xpi, release prefs, profiles, policies).
 
 pub mod backend;
 pub mod cli;
 pub mod deps;
 pub mod framing;
+pub mod install;
 pub mod latency;
 pub mod power;
 pub mod protocol;

@@ -8,20 +8,25 @@
 //! manifest is one) and are idempotent. `--uninstall` removes only a manifest that is still what
 //! micoff writes ([`is_as_written`]); one the user edited is left alone.
 
+pub mod chromium;
+pub mod firefox;
+pub mod json_text;
+pub mod zip;
+
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::ValueEnum;
 
-use crate::cli::{EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE};
 use crate::{CHROME_EXTENSION_ID, FIREFOX_EXTENSION_ID, HOST_NAME};
+use micoff_exit::{EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE};
 
 /// micoff's own system-wide folder, relative to the root: the copies of the crx and the xpi that
 /// the browsers install from, and the record of what micoff wrote into Firefox's policies.
 pub const SYSTEM_DATA_DIR: &str = "usr/local/share/micoff";
 
 #[derive(Debug, Clone, clap::Args)]
-#[command(after_help = crate::cli::EXIT_CODES_HELP)]
+#[command(after_help = micoff_exit::EXIT_CODES_HELP)]
 pub struct InstallArgs {
     /// Browsers to install for, even if not detected (repeatable). Default: every detected browser.
     #[arg(long = "browser", value_enum)]
@@ -54,8 +59,8 @@ pub struct InstallArgs {
     #[arg(long)]
     pub firefox_release: bool,
     /// The delay before Firefox releases a disabled microphone (micoff's release delay), ms.
-    #[arg(long, value_name = "MS", default_value_t = crate::cli::firefox_release::DEFAULT_DELAY_MS,
-          value_parser = clap::value_parser!(u32).range(0..=i64::from(crate::cli::firefox_release::MAX_DELAY_MS)))]
+    #[arg(long, value_name = "MS", default_value_t = crate::install::firefox::DEFAULT_DELAY_MS,
+          value_parser = clap::value_parser!(u32).range(0..=i64::from(crate::install::firefox::MAX_DELAY_MS)))]
     pub release_delay_ms: u32,
     /// Firefox profile folders for --firefox-release and --firefox-xpi (repeatable; default:
     /// every profile listed in ~/.mozilla/firefox/profiles.ini).
@@ -777,23 +782,23 @@ pub fn run_all(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32
     };
     if let Some(code) = firefox
         .as_ref()
-        .and_then(|req| crate::cli::firefox_release::refuse_before_writing(req, out))
+        .and_then(|req| crate::install::firefox::refuse_before_writing(req, out))
     {
         return code;
     }
     let mut code = run(args, env, out);
     if let Some(crx) = &args.chromium_crx {
-        let req = crate::cli::chromium_crx::Request {
+        let req = crate::install::chromium::Request {
             crx: crx.as_deref(),
             allow_other_key: args.allow_other_key,
             system: args.system,
             uninstall: args.uninstall,
             dry_run: args.dry_run,
         };
-        code = worst(code, crate::cli::chromium_crx::run(&req, env, out));
+        code = worst(code, crate::install::chromium::run(&req, env, out));
     }
     match firefox {
-        Some(req) => worst(code, crate::cli::firefox_release::run(&req, out)),
+        Some(req) => worst(code, crate::install::firefox::run(&req, out)),
         None => code,
     }
 }
@@ -804,13 +809,13 @@ fn firefox_request<'a>(
     args: &InstallArgs,
     env: &'a InstallEnv,
     out: &mut dyn Write,
-) -> Result<Option<crate::cli::firefox_release::Request<'a>>, i32> {
+) -> Result<Option<crate::install::firefox::Request<'a>>, i32> {
     if !args.firefox_release && args.firefox_xpi.is_none() {
         return Ok(None);
     }
     let addon = match &args.firefox_xpi {
         None => None,
-        Some(_) if args.uninstall => Some(crate::cli::firefox_release::Addon {
+        Some(_) if args.uninstall => Some(crate::install::firefox::Addon {
             id: FIREFOX_EXTENSION_ID.to_owned(),
             xpi: None,
         }),
@@ -823,7 +828,7 @@ fn firefox_request<'a>(
             return Err(EXIT_USAGE);
         }
         Some(Some(path)) => match read_xpi(path) {
-            Ok(xpi) => Some(crate::cli::firefox_release::Addon {
+            Ok(xpi) => Some(crate::install::firefox::Addon {
                 id: FIREFOX_EXTENSION_ID.to_owned(),
                 xpi: Some(xpi),
             }),
@@ -833,11 +838,11 @@ fn firefox_request<'a>(
             }
         },
     };
-    Ok(Some(crate::cli::firefox_release::Request {
+    Ok(Some(crate::install::firefox::Request {
         profiles: if args.system {
             Vec::new()
         } else if args.firefox_profiles.is_empty() {
-            crate::cli::firefox_release::profiles(&env.home)
+            crate::install::firefox::profiles(&env.home)
         } else {
             args.firefox_profiles.clone()
         },
@@ -845,16 +850,16 @@ fn firefox_request<'a>(
         delay_ms: args.release_delay_ms,
         release_prefs: args.firefox_release,
         addon,
-        builds: crate::cli::firefox_build::builds_of(&env.firefox_executables()),
+        builds: crate::install::firefox::build::builds_of(&env.firefox_executables()),
         uninstall: args.uninstall,
         dry_run: args.dry_run,
     }))
 }
 
 /// The xpi to install: an add-on whose id is micoff's (the id this host answers).
-fn read_xpi(path: &Path) -> Result<(Vec<u8>, crate::cli::firefox_release::XpiInfo), String> {
+fn read_xpi(path: &Path) -> Result<(Vec<u8>, crate::install::firefox::XpiInfo), String> {
     let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    let info = crate::cli::firefox_release::inspect_xpi(&bytes)?;
+    let info = crate::install::firefox::inspect_xpi(&bytes)?;
     if info.id != FIREFOX_EXTENSION_ID {
         return Err(format!(
             "add-on id {}, but this micoff-host answers only {FIREFOX_EXTENSION_ID}: not micoff's \

@@ -23,8 +23,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::cli::firefox_build::{last_value, parse_pref_line, user_pref_line};
-use crate::cli::firefox_release::{
+use crate::install::firefox::build::{last_value, parse_pref_line, user_pref_line};
+use crate::install::firefox::{
     PREF_AUTO_DISABLE, PREF_DELAY, PREF_ENABLED, PREF_SIGNATURES, PREF_STARTUP_SCAN,
 };
 

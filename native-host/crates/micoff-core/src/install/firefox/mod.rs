@@ -13,17 +13,21 @@
 //! `/usr/local/share/micoff`. `--uninstall` takes out what micoff added, nothing else. Writes go
 //! through `micoff-files` (exclusive temporary file + rename, through symlinks).
 
+pub mod build;
+pub mod policies;
+pub mod profile;
+
 use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::cli::firefox_build::Build;
-use crate::cli::firefox_policies::{self, Wanted, LEGACY_POLICY_DIRS, POLICY_DIR, RECORD_NAME};
-use crate::cli::firefox_profile::{prefs_js_without, running_pid, AddonRecord, Pref, UserJs};
-use crate::cli::install::SYSTEM_DATA_DIR;
-use crate::cli::{EXIT_ERROR, EXIT_OK, EXIT_PARTIAL};
+use crate::install::firefox::build::Build;
+use crate::install::firefox::policies::{Wanted, LEGACY_POLICY_DIRS, POLICY_DIR, RECORD_NAME};
+use crate::install::firefox::profile::{prefs_js_without, running_pid, AddonRecord, Pref, UserJs};
+use crate::install::SYSTEM_DATA_DIR;
+use micoff_exit::{EXIT_ERROR, EXIT_OK, EXIT_PARTIAL};
 
 /// The pref that turns Firefox's native release on.
 pub const PREF_ENABLED: &str = "media.getusermedia.microphone.off_while_disabled.enabled";
@@ -53,8 +57,9 @@ pub struct XpiInfo {
 
 /// Reads an xpi's add-on id and version from its `manifest.json`.
 pub fn inspect_xpi(bytes: &[u8]) -> Result<XpiInfo, String> {
-    let manifest = crate::cli::zip::entry(bytes, "manifest.json", crate::cli::zip::MAX_MANIFEST)?
-        .ok_or("no manifest.json in it (not an add-on)")?;
+    let manifest =
+        crate::install::zip::entry(bytes, "manifest.json", crate::install::zip::MAX_MANIFEST)?
+            .ok_or("no manifest.json in it (not an add-on)")?;
     let m: Value =
         serde_json::from_slice(&manifest).map_err(|e| format!("manifest.json is not JSON: {e}"))?;
     let id = ["browser_specific_settings", "applications"]
@@ -556,13 +561,13 @@ pub fn refuse_before_writing(req: &Request<'_>, out: &mut dyn Write) -> Option<i
     let (_, wanted) = system_wanted(req, root);
     let record_path = root.join(SYSTEM_DATA_DIR).join(RECORD_NAME);
     // An unreadable record is reported by the install itself.
-    let record = firefox_policies::read_record(&record_path).ok()?;
+    let record = policies::read_record(&record_path).ok()?;
     let file_record = record
         .get(&format!("{POLICY_DIR}/policies.json"))
         .and_then(Value::as_object)
         .cloned()
         .unwrap_or_default();
-    let e = firefox_policies::install(Some(&text), &wanted, &file_record).err()?;
+    let e = policies::install(Some(&text), &wanted, &file_record).err()?;
     let _ = writeln!(out, "Firefox: {} left alone: {e}", path.display());
     let _ = writeln!(
         out,
@@ -579,7 +584,7 @@ fn run_system(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
     let data_dir = root.join(SYSTEM_DATA_DIR);
     let record_path = data_dir.join(RECORD_NAME);
     let (xpi_copy, wanted) = system_wanted(req, root);
-    let mut record = match firefox_policies::read_record(&record_path) {
+    let mut record = match policies::read_record(&record_path) {
         Ok(r) => r,
         Err(e) => return report.failed(&record_path, &format!("FAILED: {e}")),
     };
@@ -621,8 +626,8 @@ fn run_system(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
                 continue;
             }
             // A file no Firefox reads: micoff's entries just go.
-            (Some(t), true) => firefox_policies::uninstall(t, &wanted, &file_record, !legacy),
-            (t, false) => firefox_policies::install(t.as_deref(), &wanted, &file_record),
+            (Some(t), true) => policies::uninstall(t, &wanted, &file_record, !legacy),
+            (t, false) => policies::install(t.as_deref(), &wanted, &file_record),
         };
         let outcome = match outcome {
             Ok(o) => o,
@@ -754,7 +759,7 @@ fn run_system(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
         } else {
             micoff_files::write_atomic(
                 &record_path,
-                firefox_policies::record_text(&record).as_bytes(),
+                policies::record_text(&record).as_bytes(),
                 0o644,
             )
             .map_err(|e| e.to_string())

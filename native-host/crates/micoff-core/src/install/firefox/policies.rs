@@ -21,8 +21,8 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
-use crate::cli::firefox_release::{PREF_DELAY, PREF_ENABLED, PREF_SIGNATURES};
-use crate::cli::json_text;
+use crate::install::firefox::{PREF_DELAY, PREF_ENABLED, PREF_SIGNATURES};
+use crate::install::json_text;
 
 /// The policy folder, relative to the root: Firefox reads `<SysConfD>/policies/policies.json`,
 /// and SysConfD is `/etc/firefox` for every Firefox build (release, ESR, Developer Edition,

@@ -17,7 +17,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::cli::zip;
+use crate::install::zip;
 
 /// A prefs file line larger than this (bytes) is not read for defaults.
 const MAX_PREFS_FILE: u64 = 4 << 20;

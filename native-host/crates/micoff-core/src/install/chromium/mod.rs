@@ -21,9 +21,9 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::cli::install::InstallEnv;
-use crate::cli::{EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE};
+use crate::install::InstallEnv;
 use crate::CHROME_EXTENSION_ID;
+use micoff_exit::{EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE};
 
 /// The installed copy's file name (in micoff's data folder).
 pub const CRX_NAME: &str = "micoff.crx";
@@ -138,8 +138,9 @@ pub fn inspect(bytes: &[u8]) -> Result<CrxInfo, String> {
     if !key_matches {
         return Err("no RSA key in the crx header has its id".into());
     }
-    let manifest = crate::cli::zip::entry(zip, "manifest.json", crate::cli::zip::MAX_MANIFEST)?
-        .ok_or("no manifest.json in the crx")?;
+    let manifest =
+        crate::install::zip::entry(zip, "manifest.json", crate::install::zip::MAX_MANIFEST)?
+            .ok_or("no manifest.json in the crx")?;
     let manifest: serde_json::Value =
         serde_json::from_slice(&manifest).map_err(|e| format!("manifest.json is not JSON: {e}"))?;
     let version = manifest
@@ -175,7 +176,7 @@ pub fn paths(env: &InstallEnv, system: bool, id: &str) -> Paths {
             json: folder.join(file),
             crx: env
                 .root
-                .join(crate::cli::install::SYSTEM_DATA_DIR)
+                .join(crate::install::SYSTEM_DATA_DIR)
                 .join(CRX_NAME),
         };
     }
@@ -443,7 +444,7 @@ fn blocking_policy(env: &InstallEnv) -> Option<PathBuf> {
 /// which this install does not write: said, not guessed at.
 fn sandboxed_note(env: &InstallEnv) -> Option<String> {
     let snap = std::fs::symlink_metadata(env.root.join("snap/bin/chromium")).is_ok();
-    let flatpak = env.flatpak(crate::cli::install::Browser::Chromium);
+    let flatpak = env.flatpak(crate::install::Browser::Chromium);
     let dir = match (snap, flatpak) {
         (true, _) => env.home.join("snap/chromium/common/chromium"),
         (false, Some(app)) => app.join("config/chromium"),
