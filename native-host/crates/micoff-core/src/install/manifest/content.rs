@@ -1,0 +1,95 @@
+//! The native messaging host manifest micoff writes (`org.micoff.host.json`), and whether a file
+//! found where it goes is micoff's and still as micoff wrote it: the manifest is a pure function of
+//! the browser family and the host path, so that is recomputed, not marked.
+
+use std::path::Path;
+
+use crate::{CHROME_EXTENSION_ID, FIREFOX_EXTENSION_ID, HOST_NAME};
+
+/// The manifest for a browser family, as written (pretty JSON, trailing newline).
+pub fn manifest_json(firefox: bool, host_path: &Path) -> String {
+    let mut manifest = serde_json::json!({
+        "name": HOST_NAME,
+        "description": "micoff native host: CPU of the browser's audio threads and the audio server",
+        "path": host_path.to_string_lossy(),
+        "type": "stdio",
+    });
+    if let Some(object) = manifest.as_object_mut() {
+        if firefox {
+            object.insert(
+                "allowed_extensions".into(),
+                serde_json::json!([FIREFOX_EXTENSION_ID]),
+            );
+        } else {
+            object.insert(
+                "allowed_origins".into(),
+                serde_json::json!([format!("chrome-extension://{CHROME_EXTENSION_ID}/")]),
+            );
+        }
+    }
+    let mut text = serde_json::to_string_pretty(&manifest).unwrap_or_default();
+    text.push('\n');
+    text
+}
+
+/// Whether a manifest file is ours: our host name, pointing at a `micoff-host` binary.
+pub fn is_our_manifest(text: &[u8]) -> Result<(), String> {
+    let value: serde_json::Value =
+        serde_json::from_slice(text).map_err(|_| "not a JSON manifest".to_owned())?;
+    if value.get("name").and_then(|n| n.as_str()) != Some(HOST_NAME) {
+        return Err(format!("its `name` is not {HOST_NAME}"));
+    }
+    let path = value.get("path").and_then(|p| p.as_str()).unwrap_or("");
+    let binary = Path::new(path)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    if binary != "micoff-host" {
+        return Err(format!("its `path` ({path}) is not a micoff-host"));
+    }
+    Ok(())
+}
+
+/// Whether a manifest of ours is still what micoff writes: the manifest is a pure function of
+/// the browser family and the host path it names, so what was written is recomputed (either
+/// family: `--target-dir` does not always say which) and compared as JSON. The `description`
+/// may differ (it changes between versions); anything else differing is an edit, and names it.
+pub fn is_as_written(text: &[u8]) -> Result<(), String> {
+    let without_description = |mut v: serde_json::Value| {
+        if let Some(o) = v.as_object_mut() {
+            o.remove("description");
+        }
+        v
+    };
+    let found: serde_json::Value =
+        serde_json::from_slice(text).map_err(|_| "not a JSON manifest".to_owned())?;
+    let path = found.get("path").and_then(|p| p.as_str()).unwrap_or("");
+    let found = without_description(found.clone());
+    let mut differ = Vec::new();
+    for firefox in [false, true] {
+        let written: serde_json::Value =
+            serde_json::from_str(&manifest_json(firefox, Path::new(path)))
+                .map_err(|e| e.to_string())?;
+        let written = without_description(written);
+        if written == found {
+            return Ok(());
+        }
+        if let (Some(w), Some(f)) = (written.as_object(), found.as_object()) {
+            let mut keys: Vec<&String> = w.keys().chain(f.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            differ.push(
+                keys.into_iter()
+                    .filter(|k| w.get(*k) != f.get(*k))
+                    .map(|k| format!("`{k}`"))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            );
+        }
+    }
+    let least = differ
+        .into_iter()
+        .min_by_key(|d| d.len())
+        .unwrap_or_default();
+    Err(format!("changed since micoff wrote it ({least})"))
+}
