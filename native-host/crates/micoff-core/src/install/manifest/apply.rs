@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::install::manifest::content::{is_as_written, is_our_manifest, manifest_json};
+use crate::install::manifest::content::{manifest_json, ownership_of, Ownership};
 use crate::install::manifest::plan::Target;
 
 /// What happened to one target.
@@ -21,22 +21,20 @@ pub enum Outcome {
 }
 
 /// Applies one target (write or remove), honouring `dry_run`. Removes only manifests that are ours
-/// ([`is_our_manifest`]) and unedited ([`is_as_written`]); a symlinked manifest is written
+/// and unedited ([`ownership_of`]); a symlinked manifest is written
 /// through the link, and on removal the link goes (what it points to is left alone).
 pub fn apply(target: &Target, host_path: &Path, uninstall: bool, dry_run: bool) -> Outcome {
     let existing = std::fs::read(&target.path).ok();
     if uninstall {
         return match existing {
             None => Outcome::Absent,
-            Some(text) => match is_our_manifest(&text) {
-                Err(why) => Outcome::NotOurs(why),
-                Ok(()) => match is_as_written(&text) {
-                    Err(why) => Outcome::Edited(why),
-                    Ok(()) if dry_run => Outcome::Removed,
-                    Ok(()) => match std::fs::remove_file(&target.path) {
-                        Ok(()) => Outcome::Removed,
-                        Err(e) => Outcome::Failed(e.to_string()),
-                    },
+            Some(text) => match ownership_of(&text) {
+                Ownership::NotOurs(why) => Outcome::NotOurs(why),
+                Ownership::Edited(why) => Outcome::Edited(why),
+                Ownership::AsWritten if dry_run => Outcome::Removed,
+                Ownership::AsWritten => match std::fs::remove_file(&target.path) {
+                    Ok(()) => Outcome::Removed,
+                    Err(e) => Outcome::Failed(e.to_string()),
                 },
             },
         };
