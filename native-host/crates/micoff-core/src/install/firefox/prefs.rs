@@ -1,8 +1,8 @@
 //! Firefox's prefs as micoff sets them: the names (the release of a disabled microphone, and what
 //! lets Firefox take up an unsigned add-on dropped into a profile), micoff's release delay range,
 //! and the one parser of pref lines (`pref(...)`, `user_pref(...)`) for `user.js`, `prefs.js` and
-//! a build's defaults. Shared by the profile (`user_js`), policies and build readers below
-//! Firefox's install.
+//! a build's defaults. One home for these facts: `user_js`, `policies`, `build` and the command
+//! line (the delay range) import them from here.
 
 /// The pref that turns Firefox's native release on.
 pub const PREF_ENABLED: &str = "media.getusermedia.microphone.off_while_disabled.enabled";

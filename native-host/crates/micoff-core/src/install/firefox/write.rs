@@ -17,7 +17,8 @@ pub fn write_keeping_mode(
     micoff_files::write_atomic(path, text, mode).map_err(|e| e.to_string())
 }
 
-/// Removes `path` (a symlink itself, not what it points to).
+/// Removes `path` (`micoff_files::remove`: through a symlink, the file it points to); dry-run
+/// removes nothing.
 pub fn remove(path: &Path, dry_run: bool) -> Result<(), String> {
     if dry_run {
         return Ok(());
