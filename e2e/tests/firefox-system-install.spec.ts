@@ -51,9 +51,9 @@ const DELAY_MS = 300;
 /** Past Firefox's delay: the margin micoff's own check gives (extension/src/shared/firefox-release.ts). */
 const NOT_RELEASED_AFTER_MS = DELAY_MS + 2000;
 const PREF = 'media.getusermedia.microphone.off_while_disabled';
-/** Where `install --system` writes for Firefox (firefox_policies.rs POLICY_DIR and LEGACY_POLICY_DIRS,
- * install.rs SYSTEM_DATA_DIR and Firefox's system manifest folder); each is a folder of the test in the
- * namespace, and the installer's dry run must name nothing outside them. */
+/** Where `install --system` writes for Firefox (install/firefox/policies.rs POLICY_DIR and
+ * LEGACY_POLICY_DIRS, install/env.rs SYSTEM_DATA_DIR and Firefox's system manifest folder); each is a
+ * folder of the test in the namespace, and the installer's dry run must name nothing outside them. */
 const SYSTEM = {
   policies: '/etc/firefox/policies',
   legacyPolicies: '/etc/firefox-esr/policies',

@@ -5,7 +5,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use micoff_core::cli::install::{run, Browser, InstallArgs, InstallEnv};
+use micoff_core::install::{run, Browser, InstallArgs, InstallEnv};
 
 mod support;
 
@@ -585,7 +585,8 @@ mod crx {
     }
 }
 
-use micoff_core::cli::chromium_crx::{inspect, CRX_NAME};
+use micoff_core::install::chromium::crx::inspect;
+use micoff_core::install::chromium::external::CRX_NAME;
 use micoff_core::CHROME_EXTENSION_ID;
 
 #[test]
@@ -620,7 +621,7 @@ fn crx_env(tmp: &Path) -> (InstallEnv, PathBuf) {
 
 fn install_all(a: &InstallArgs, env: &InstallEnv) -> (i32, String) {
     let mut out = Vec::new();
-    let code = micoff_core::cli::install::run_all(a, env, &mut out);
+    let code = micoff_core::install::run(a, env, &mut out);
     (code, String::from_utf8(out).unwrap())
 }
 

@@ -10,9 +10,9 @@ mod support;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use micoff_core::cli::firefox_build::{builds_of, Build};
-use micoff_core::cli::install::{run_all, Browser, InstallArgs, InstallEnv};
-use micoff_core::cli::zip;
+use micoff_core::install::firefox::build::{builds_of, Build};
+use micoff_core::install::zip;
+use micoff_core::install::{Browser, InstallArgs, InstallEnv};
 use micoff_core::FIREFOX_EXTENSION_ID;
 use serde_json::{json, Value};
 
@@ -144,7 +144,7 @@ fn uninstall(mut a: InstallArgs) -> InstallArgs {
 
 fn run(a: &InstallArgs, env: &InstallEnv) -> (i32, String) {
     let mut out = Vec::new();
-    let code = run_all(a, env, &mut out);
+    let code = micoff_core::install::run(a, env, &mut out);
     (code, String::from_utf8(out).unwrap())
 }
 

@@ -6,7 +6,7 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use micoff_core::cli::install::InstallArgs;
+use micoff_core::install::InstallArgs;
 
 /// `micoff-host install` with no option, the host at a fixed path: tests change what they exercise.
 pub fn install_args() -> InstallArgs {

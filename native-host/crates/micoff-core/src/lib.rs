@@ -20,12 +20,15 @@
 //! - [`backend`]: the real `Sampler` (micoff-proc), `AudioServer` (micoff-pulse, one client per
 //!   process) and `Doctor` (micoff-doctor).
 //! - [`cli`]: the subcommands (`sample`, `top`, `install`, `doctor`, `fix`, `bench`, `latency`).
+//! - [`install`]: `micoff-host install`: the native messaging host manifests, micoff into Chromium
+//!   (crx) and Firefox (xpi, release prefs, profiles, policies).
 
 pub mod backend;
 pub mod cli;
 pub mod deps;
 pub mod fit_to_frame;
 pub mod framing;
+pub mod install;
 pub mod latency;
 pub mod power;
 pub mod protocol;

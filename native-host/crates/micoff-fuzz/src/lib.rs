@@ -13,8 +13,8 @@ pub mod bounded;
 pub mod framing;
 pub mod mutate;
 
-use micoff_core::cli::firefox_policies::{self, FileRecord, Wanted};
-use micoff_core::cli::json_text;
+use micoff_core::install::firefox::policies::{self, FileRecord, Wanted};
+use micoff_core::install::json_text;
 use micoff_core::protocol::{decode_request, ErrorCode};
 use micoff_doctor::parse as doctor;
 use micoff_proc::parse as procfs;
@@ -172,7 +172,7 @@ pub fn policies_json(data: &[u8]) -> u64 {
         )),
     };
     let before: Option<serde_json::Value> = serde_json::from_str(text).ok();
-    let installed = match firefox_policies::install(Some(text), &wanted, &FileRecord::new()) {
+    let installed = match policies::install(Some(text), &wanted, &FileRecord::new()) {
         Err(e) => {
             assert!(!e.is_empty());
             return bits(&[before.is_some(), set.is_some()]);
@@ -214,7 +214,7 @@ pub fn policies_json(data: &[u8]) -> u64 {
             assert_eq!(&v[k], val, "{k} changed");
         }
     }
-    let again = firefox_policies::install(Some(&after), &wanted, &installed.record)
+    let again = policies::install(Some(&after), &wanted, &installed.record)
         .expect("micoff's own output is accepted again");
     assert!(again.text.is_none(), "a second install changed {after:?}");
     let mut text_now = after.clone();
@@ -222,11 +222,11 @@ pub fn policies_json(data: &[u8]) -> u64 {
     let mut steps = 0;
     // Uninstall in a file Firefox reads: block first, then take the block out.
     loop {
-        let out = firefox_policies::uninstall(&text_now, &wanted, &record, true)
+        let out = policies::uninstall(&text_now, &wanted, &record, true)
             .expect("micoff's own output is read back");
         if let (true, Some(Some(blocked))) = (out.blocking, &out.text) {
             // Installed again before the block came out: micoff's entry installs micoff again.
-            let re = firefox_policies::install(Some(blocked), &wanted, &out.record)
+            let re = policies::install(Some(blocked), &wanted, &out.record)
                 .expect("an install over micoff's own block is accepted");
             let now = re.text.clone().flatten().unwrap_or_else(|| blocked.clone());
             let v: serde_json::Value = serde_json::from_str(&now).expect("install wrote JSON");

@@ -2,18 +2,10 @@
 //! everything else is a subcommand. Output goes through an explicit writer (stdout is the protocol
 //! in native messaging mode, so nothing here prints on its own).
 
-pub mod chromium_crx;
-pub mod firefox_build;
-pub mod firefox_policies;
-pub mod firefox_profile;
-pub mod firefox_release;
-pub mod install;
-pub mod json_text;
 pub mod latency;
 pub mod report;
 pub mod sample;
 pub mod top;
-pub mod zip;
 
 use std::io::{IsTerminal, Write};
 
@@ -49,7 +41,7 @@ pub enum Command {
     #[command(after_help = EXIT_CODES_HELP)]
     Top(top::TopArgs),
     /// Install (or remove) the native messaging host manifest for the browsers on this machine.
-    Install(install::InstallArgs),
+    Install(crate::install::InstallArgs),
     /// Check the machine's audio path (kernel, HDA, governor, audio server) and explain.
     #[command(after_help = EXIT_CODES_HELP)]
     Doctor(micoff_doctor::DoctorArgs),
@@ -83,8 +75,8 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             }
             None => EXIT_ERROR,
         },
-        Command::Install(args) => match install::InstallEnv::from_system() {
-            Ok(env) => install::run_all(&args, &env, out),
+        Command::Install(args) => match crate::install::InstallEnv::from_system() {
+            Ok(env) => crate::install::run(&args, &env, out),
             Err(e) => {
                 let _ = writeln!(err, "micoff-host install: {e}");
                 EXIT_ERROR

@@ -4,7 +4,7 @@
 //! inserted, so removing it removes exactly that text).
 //!
 //! Only objects along a path of keys are looked into; the caller checks the result against the
-//! document it meant (`firefox_policies` compares the parsed text with its own JSON edit) and falls
+//! document it meant (`firefox::policies` compares the parsed text with its own JSON edit) and falls
 //! back to a fresh rendering when they differ, so a document this scanner reads wrongly is never
 //! written wrong.
 
@@ -366,7 +366,7 @@ mod tests {
         assert_eq!(set("{\"a\": ", &["a"], &json!(1)), None);
     }
 
-    /// What `firefox_policies` does with an edit: used only when it parses to the document meant.
+    /// What `firefox::policies` does with an edit: used only when it parses to the document meant.
     fn checked(edited: Option<String>, meant: &Value) -> Option<String> {
         edited.filter(|t| serde_json::from_str::<Value>(t).ok().as_ref() == Some(meant))
     }

@@ -17,198 +17,22 @@
 //! json is gone. Only a crx with micoff's id (the key of `manifests/chrome.json`, the id this host
 //! answers) is installed. Writes go through `micoff-files`; `--uninstall` removes the json only
 //! while it is exactly what micoff writes and the crx only while it carries micoff's id.
+//!
+//! - [`crx`]: what a crx says about itself (id, version);
+//! - [`external`]: the places, the entry micoff writes, what blocks it;
+//! - here, [`run`]: the install or uninstall, one line per file.
+
+pub mod crx;
+pub mod external;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use crate::cli::install::InstallEnv;
-use crate::cli::{EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE};
+use crate::install::env::InstallEnv;
 use crate::CHROME_EXTENSION_ID;
-
-/// The installed copy's file name (in micoff's data folder).
-pub const CRX_NAME: &str = "micoff.crx";
-/// Chromium's binary (its folder + `extensions` is `DIR_EXTERNAL_EXTENSIONS`), relative to the root.
-const CHROMIUM_BINARIES: [&str; 3] = [
-    "usr/lib/chromium/chromium",
-    "usr/lib/chromium-browser/chromium-browser",
-    "usr/lib64/chromium-browser/chromium-browser",
-];
-/// Chromium's standalone external extensions folder (`DIR_STANDALONE_EXTERNAL_EXTENSIONS`), used
-/// when no Chromium binary folder is found.
-const STANDALONE_DIR: &str = "usr/share/chromium/extensions";
-
-/// What a crx says about itself.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CrxInfo {
-    /// The extension id (from the signed `crx_id`, checked against a key in the header).
-    pub id: String,
-    /// `manifest.json` `version`.
-    pub version: String,
-}
-
-/// Chrome's id form of hex digits: `0-f` -> `a-p`.
-fn id_from_hex(hex: &str) -> String {
-    hex.chars()
-        .filter_map(|c| c.to_digit(16))
-        .filter_map(|d| char::from_u32(u32::from(b'a') + d))
-        .collect()
-}
-
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-/// One protobuf field: (number, bytes) for length-delimited fields; varints are skipped.
-fn proto_fields(mut buf: &[u8]) -> Result<Vec<(u64, &[u8])>, String> {
-    fn varint(buf: &mut &[u8]) -> Result<u64, String> {
-        let mut v = 0u64;
-        for shift in (0..64).step_by(7) {
-            let (&b, rest) = buf.split_first().ok_or("truncated varint")?;
-            *buf = rest;
-            v |= u64::from(b & 0x7f) << shift;
-            if b & 0x80 == 0 {
-                return Ok(v);
-            }
-        }
-        Err("varint too long".into())
-    }
-    let mut out = Vec::new();
-    while !buf.is_empty() {
-        let key = varint(&mut buf)?;
-        match key & 7 {
-            0 => {
-                varint(&mut buf)?;
-            }
-            2 => {
-                let len = usize::try_from(varint(&mut buf)?).map_err(|e| e.to_string())?;
-                if len > buf.len() {
-                    return Err("truncated field".into());
-                }
-                let (field, rest) = buf.split_at(len);
-                out.push((key >> 3, field));
-                buf = rest;
-            }
-            w => return Err(format!("unexpected wire type {w}")),
-        }
-    }
-    Ok(out)
-}
-
-fn le32(b: &[u8], at: usize) -> Result<usize, String> {
-    b.get(at..at + 4)
-        .map(|s| u32::from_le_bytes([s[0], s[1], s[2], s[3]]) as usize)
-        .ok_or_else(|| "truncated".to_owned())
-}
-
-/// Reads a CRX3's id and version. The id is the header's signed `crx_id`, which must be the hash
-/// of one of the header's RSA keys (Chromium checks the signatures themselves when installing).
-pub fn inspect(bytes: &[u8]) -> Result<CrxInfo, String> {
-    if !bytes.starts_with(b"Cr24") {
-        return Err("not a crx (no Cr24 magic)".into());
-    }
-    if le32(bytes, 4)? != 3 {
-        return Err(format!("CRX version {}, not 3", le32(bytes, 4)?));
-    }
-    let header_len = le32(bytes, 8)?;
-    let header = bytes
-        .get(12..12 + header_len)
-        .ok_or("truncated crx header")?;
-    let zip = &bytes[12 + header_len..];
-    let fields = proto_fields(header)?;
-    let signed = fields
-        .iter()
-        .find(|(n, _)| *n == 10_000)
-        .ok_or("no signed header data")?
-        .1;
-    let crx_id = proto_fields(signed)?
-        .into_iter()
-        .find(|(n, _)| *n == 1)
-        .map(|(_, b)| b)
-        .filter(|b| b.len() == 16)
-        .ok_or("no 16-byte crx_id")?;
-    let want = hex(crx_id);
-    let mut key_matches = false;
-    for (_, proof) in fields.iter().filter(|(n, _)| *n == 2) {
-        for (n, key) in proto_fields(proof)? {
-            if n == 1 && micoff_files::sha256_hex(key).get(..32) == Some(want.as_str()) {
-                key_matches = true;
-            }
-        }
-    }
-    if !key_matches {
-        return Err("no RSA key in the crx header has its id".into());
-    }
-    let manifest = crate::cli::zip::entry(zip, "manifest.json", crate::cli::zip::MAX_MANIFEST)?
-        .ok_or("no manifest.json in the crx")?;
-    let manifest: serde_json::Value =
-        serde_json::from_slice(&manifest).map_err(|e| format!("manifest.json is not JSON: {e}"))?;
-    let version = manifest
-        .get("version")
-        .and_then(|v| v.as_str())
-        .ok_or("manifest.json has no `version`")?
-        .to_owned();
-    Ok(CrxInfo {
-        id: id_from_hex(&want),
-        version,
-    })
-}
-
-/// Where the external entry and the crx copy go.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Paths {
-    /// `<folder>/<id>.json`.
-    pub json: PathBuf,
-    pub crx: PathBuf,
-}
-
-/// The per-user or system-wide places for extension `id`.
-pub fn paths(env: &InstallEnv, system: bool, id: &str) -> Paths {
-    let file = format!("{id}.json");
-    if system {
-        let folder = CHROMIUM_BINARIES
-            .iter()
-            .map(|b| env.root.join(b))
-            .find(|b| b.is_file())
-            .and_then(|b| b.parent().map(|d| d.join("extensions")))
-            .unwrap_or_else(|| env.root.join(STANDALONE_DIR));
-        return Paths {
-            json: folder.join(file),
-            crx: env
-                .root
-                .join(crate::cli::install::SYSTEM_DATA_DIR)
-                .join(CRX_NAME),
-        };
-    }
-    Paths {
-        json: env
-            .chromium_user_data_dir()
-            .join("External Extensions")
-            .join(file),
-        crx: env.data_home().join("micoff").join(CRX_NAME),
-    }
-}
-
-/// The external entry, as written (pretty JSON, trailing newline).
-pub fn external_json(crx: &Path, version: &str) -> String {
-    let mut text = serde_json::to_string_pretty(&serde_json::json!({
-        "external_crx": crx.to_string_lossy(),
-        "external_version": version,
-    }))
-    .unwrap_or_default();
-    text.push('\n');
-    text
-}
-
-/// Whether an external entry is what micoff writes for `crx`: exactly `external_crx` = `crx` and a
-/// string `external_version` (any version: an older install is still ours).
-pub fn is_ours(text: &[u8], crx: &Path) -> bool {
-    let Ok(serde_json::Value::Object(o)) = serde_json::from_slice(text) else {
-        return false;
-    };
-    o.len() == 2
-        && o.get("external_crx").and_then(|v| v.as_str()) == Some(&*crx.to_string_lossy())
-        && o.get("external_version").is_some_and(|v| v.is_string())
-}
+use crx::inspect;
+use external::{blocking_policy, external_json, is_ours, paths, sandboxed_note, user_data_dir};
+use micoff_exit::{EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE};
 
 /// What to do.
 pub struct Request<'a> {
@@ -327,7 +151,7 @@ pub fn run(req: &Request<'_>, env: &InstallEnv, out: &mut dyn Write) -> i32 {
         format!(
             "in every profile of {} (a Chromium started with --user-data-dir=DIR reads \
              DIR/External Extensions instead; --system installs it for every user)",
-            env.chromium_user_data_dir().display()
+            user_data_dir(env).display()
         )
     };
     let _ = writeln!(
@@ -419,40 +243,4 @@ fn uninstall(req: &Request<'_>, env: &InstallEnv, out: &mut dyn Write) -> i32 {
         n if n == lines.len() => EXIT_ERROR,
         _ => EXIT_PARTIAL,
     }
-}
-
-/// A managed Chromium policy file that sets `BlockExternalExtensions` to true.
-fn blocking_policy(env: &InstallEnv) -> Option<PathBuf> {
-    let dir = env.root.join("etc/chromium/policies/managed");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
-        .ok()?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    files.sort();
-    files.into_iter().find(|p| {
-        std::fs::read(p)
-            .ok()
-            .and_then(|t| serde_json::from_slice::<serde_json::Value>(&t).ok())
-            .and_then(|v| v.get("BlockExternalExtensions").and_then(|b| b.as_bool()))
-            == Some(true)
-    })
-}
-
-/// A snap or Flatpak Chromium keeps its user data dir elsewhere (its own `External Extensions`),
-/// which this install does not write: said, not guessed at.
-fn sandboxed_note(env: &InstallEnv) -> Option<String> {
-    let snap = std::fs::symlink_metadata(env.root.join("snap/bin/chromium")).is_ok();
-    let flatpak = env.flatpak(crate::cli::install::Browser::Chromium);
-    let dir = match (snap, flatpak) {
-        (true, _) => env.home.join("snap/chromium/common/chromium"),
-        (false, Some(app)) => app.join("config/chromium"),
-        (false, None) => return None,
-    };
-    Some(format!(
-        "a {} Chromium reads {}/External Extensions instead, and from inside its sandbox (the crx \
-         must be readable there): not written by this install, untested",
-        if snap { "snap" } else { "Flatpak" },
-        dir.display()
-    ))
 }

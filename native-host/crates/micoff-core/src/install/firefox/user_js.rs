@@ -23,9 +23,9 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use crate::cli::firefox_build::{last_value, parse_pref_line, user_pref_line};
-use crate::cli::firefox_release::{
-    PREF_AUTO_DISABLE, PREF_DELAY, PREF_ENABLED, PREF_SIGNATURES, PREF_STARTUP_SCAN,
+use crate::install::firefox::prefs::{
+    last_value, parse_pref_line, user_pref_line, PREF_AUTO_DISABLE, PREF_DELAY, PREF_ENABLED,
+    PREF_SIGNATURES, PREF_STARTUP_SCAN,
 };
 
 /// Any line starting so opens micoff's block (the wording after it changed over versions).

@@ -21,8 +21,8 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
-use crate::cli::firefox_release::{PREF_DELAY, PREF_ENABLED, PREF_SIGNATURES};
-use crate::cli::json_text;
+use crate::install::firefox::prefs::{PREF_DELAY, PREF_ENABLED, PREF_SIGNATURES};
+use crate::install::json_text;
 
 /// The policy folder, relative to the root: Firefox reads `<SysConfD>/policies/policies.json`,
 /// and SysConfD is `/etc/firefox` for every Firefox build (release, ESR, Developer Edition,
@@ -31,7 +31,7 @@ pub const POLICY_DIR: &str = "etc/firefox/policies";
 /// Where micoff wrote before (Debian's ESR was thought to read it; it does not): cleaned up, never
 /// written.
 pub const LEGACY_POLICY_DIRS: [&str; 1] = ["etc/firefox-esr/policies"];
-/// The record of micoff's entries, in `install::SYSTEM_DATA_DIR`.
+/// The record of micoff's entries, in `install::env::SYSTEM_DATA_DIR`.
 pub const RECORD_NAME: &str = "firefox-policies.json";
 /// The policy sections micoff writes into.
 const PREFERENCES: &str = "Preferences";

@@ -1,0 +1,212 @@
+//! The machine as the installer sees it ([`InstallEnv`]: home, XDG folders, filesystem root,
+//! `$PATH`, Flatpak apps) and which browsers are on it. Every path the installers use comes
+//! through here, so the tests run in temp dirs; `from_system` is the one reader of the real
+//! environment.
+
+use std::path::{Path, PathBuf};
+
+use crate::install::browsers::Browser;
+
+/// micoff's own system-wide folder, relative to the root: the copies of the crx and the xpi that
+/// the browsers install from, and the record of what micoff wrote into Firefox's policies.
+pub const SYSTEM_DATA_DIR: &str = "usr/local/share/micoff";
+
+/// The machine as the installer sees it.
+#[derive(Debug, Clone)]
+pub struct InstallEnv {
+    pub home: PathBuf,
+    /// `$XDG_CONFIG_HOME`; `home/.config` when unset.
+    pub config_home: Option<PathBuf>,
+    /// Filesystem root for system folders and known binary paths (`/`, or a temp dir in tests).
+    pub root: PathBuf,
+    /// `$PATH` entries.
+    pub path_dirs: Vec<PathBuf>,
+    /// Installed Flatpak app ids (`flatpak list`); folders under `~/.var/app` count too.
+    pub flatpak_apps: Vec<String>,
+    /// `$XDG_DATA_HOME`; `home/.local/share` when unset.
+    pub data_home: Option<PathBuf>,
+}
+
+impl InstallEnv {
+    /// The real machine, from the environment.
+    pub fn from_system() -> Result<Self, String> {
+        let home = std::env::var_os("HOME")
+            .map(PathBuf::from)
+            .filter(|h| h.is_absolute())
+            .ok_or("$HOME is not set to an absolute path")?;
+        let xdg = |name: &str| {
+            std::env::var_os(name)
+                .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
+        };
+        let config_home = xdg("XDG_CONFIG_HOME");
+        let data_home = xdg("XDG_DATA_HOME");
+        let path_dirs = std::env::var_os("PATH")
+            .map(|p| std::env::split_paths(&p).collect())
+            .unwrap_or_default();
+        let mut env = Self {
+            home,
+            config_home,
+            root: PathBuf::from("/"),
+            path_dirs,
+            flatpak_apps: Vec::new(),
+            data_home,
+        };
+        if env.find_binary("flatpak").is_some() {
+            env.flatpak_apps = flatpak_list();
+        }
+        Ok(env)
+    }
+
+    /// `$XDG_CONFIG_HOME`, else `~/.config`.
+    pub fn config_home(&self) -> PathBuf {
+        self.config_home
+            .clone()
+            .unwrap_or_else(|| self.home.join(".config"))
+    }
+
+    /// `$XDG_DATA_HOME`, else `~/.local/share`.
+    pub fn data_home(&self) -> PathBuf {
+        self.data_home
+            .clone()
+            .unwrap_or_else(|| self.home.join(".local/share"))
+    }
+
+    /// The folder a browser's per-user paths (`user_dir`, `profile_marker`) are relative to: home
+    /// for Firefox, the config home for the others.
+    pub fn user_base(&self, browser: Browser) -> PathBuf {
+        if browser.is_firefox() {
+            self.home.clone()
+        } else {
+            self.config_home()
+        }
+    }
+
+    fn find_binary(&self, name: &str) -> Option<PathBuf> {
+        self.path_dirs
+            .iter()
+            .map(|d| d.join(name))
+            .find(|p| is_executable(p))
+    }
+
+    /// Why we think `browser` is installed (`None`: not found): its executable in `$PATH` or at a
+    /// usual install location, its snap, or the profile state it writes when it runs. Never a
+    /// folder (this command creates the folders above the manifests itself).
+    pub fn detect(&self, browser: Browser) -> Option<String> {
+        let spec = browser.spec();
+        if let Some(bin) = spec.binaries.iter().find_map(|b| self.find_binary(b)) {
+            return Some(format!("{} in PATH", bin.display()));
+        }
+        if let Some(p) = spec
+            .known_paths
+            .iter()
+            .map(|p| self.root.join(p))
+            .find(|p| is_executable(p))
+        {
+            return Some(p.display().to_string());
+        }
+        if let Some(p) = spec
+            .known_dir_prefixes
+            .iter()
+            .find_map(|prefix| self.find_under_prefix(prefix))
+        {
+            return Some(p.display().to_string());
+        }
+        if let Some(name) = spec.snap {
+            let link = self.root.join("snap/bin").join(name);
+            // `/snap/bin/<name>` is a symlink to `/usr/bin/snap`: that it exists is the fact.
+            if std::fs::symlink_metadata(&link).is_ok() {
+                return Some(format!("snap {name} ({})", link.display()));
+            }
+        }
+        let marker = self.user_base(browser).join(spec.profile_marker);
+        if marker.is_file() {
+            return Some(format!("profile {}", marker.display()));
+        }
+        None
+    }
+
+    /// Every Firefox executable found (PATH, the usual install locations), links not resolved.
+    pub fn firefox_executables(&self) -> Vec<PathBuf> {
+        let spec = Browser::Firefox.spec();
+        let mut out: Vec<PathBuf> = spec
+            .binaries
+            .iter()
+            .filter_map(|b| self.find_binary(b))
+            .collect();
+        out.extend(
+            spec.known_paths
+                .iter()
+                .map(|p| self.root.join(p))
+                .filter(|p| is_executable(p)),
+        );
+        out.extend(
+            spec.known_dir_prefixes
+                .iter()
+                .flat_map(|prefix| self.find_all_under_prefix(prefix)),
+        );
+        out
+    }
+
+    /// An executable `<prefix>*/<stem>*` where `<stem>` is the prefix's last part
+    /// (`usr/lib/firefox` matches `/usr/lib/firefox-esr/firefox-esr`).
+    fn find_under_prefix(&self, prefix: &str) -> Option<PathBuf> {
+        self.find_all_under_prefix(prefix).into_iter().next()
+    }
+
+    /// Every executable `<prefix>*/<stem>*`, sorted.
+    fn find_all_under_prefix(&self, prefix: &str) -> Vec<PathBuf> {
+        let full = self.root.join(prefix);
+        let Some(stem) = full.file_name().map(|s| s.to_string_lossy().into_owned()) else {
+            return Vec::new();
+        };
+        let sorted_matches = |dir: &Path| -> Vec<PathBuf> {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(dir)
+                .map(|rd| {
+                    rd.filter_map(|e| e.ok())
+                        .filter(|e| e.file_name().to_string_lossy().starts_with(&stem))
+                        .map(|e| e.path())
+                        .collect()
+                })
+                .unwrap_or_default();
+            found.sort();
+            found
+        };
+        let Some(parent) = full.parent() else {
+            return Vec::new();
+        };
+        sorted_matches(parent)
+            .iter()
+            .flat_map(|dir| sorted_matches(dir))
+            .filter(|p| is_executable(p))
+            .collect()
+    }
+
+    /// The Flatpak app folder (`~/.var/app/<id>`), when that browser is installed as a Flatpak.
+    pub fn flatpak(&self, browser: Browser) -> Option<PathBuf> {
+        let id = browser.spec().flatpak_id;
+        let dir = self.home.join(".var/app").join(id);
+        (dir.is_dir() || self.flatpak_apps.iter().any(|a| a == id)).then_some(dir)
+    }
+}
+
+fn is_executable(path: &Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+fn flatpak_list() -> Vec<String> {
+    match std::process::Command::new("flatpak")
+        .args(["list", "--app", "--columns=application"])
+        .stdin(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .output()
+    {
+        Ok(out) if out.status.success() => String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l.trim().to_owned())
+            .filter(|l| !l.is_empty())
+            .collect(),
+        _ => Vec::new(),
+    }
+}

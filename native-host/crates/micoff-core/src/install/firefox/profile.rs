@@ -1,0 +1,286 @@
+//! Firefox's part of `install` per user: each profile (listed in `profiles.ini`, or named) gets
+//! micoff's block in `user.js` and micoff's copy of the add-on in `extensions/`, when the Firefox
+//! that runs it accepts an unsigned add-on; `--uninstall` takes them out again, and the values
+//! Firefox copied from them into `prefs.js`, while that Firefox is closed.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use crate::install::firefox::build::Build;
+use crate::install::firefox::report::Report;
+use crate::install::firefox::request::Request;
+use crate::install::firefox::user_js::{prefs_js_without, running_pid, AddonRecord, Pref, UserJs};
+use crate::install::firefox::write::{remove, write_keeping_mode};
+use crate::install::firefox::xpi::{profile_copy, write_copy};
+
+/// The profile folders listed in `<home>/.mozilla/firefox/profiles.ini` (relative `Path=` against
+/// that folder), existing ones only.
+pub fn profiles(home: &Path) -> Vec<PathBuf> {
+    let base = home.join(".mozilla/firefox");
+    let Ok(ini) = std::fs::read_to_string(base.join("profiles.ini")) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut relative = true;
+    let mut path: Option<String> = None;
+    let mut flush = |relative: bool, path: &mut Option<String>| {
+        if let Some(p) = path.take() {
+            let dir = if relative {
+                base.join(&p)
+            } else {
+                PathBuf::from(&p)
+            };
+            if dir.is_dir() && !out.contains(&dir) {
+                out.push(dir);
+            }
+        }
+    };
+    for line in ini.lines().map(str::trim) {
+        if line.starts_with('[') {
+            flush(relative, &mut path);
+            relative = true;
+        } else if let Some(v) = line.strip_prefix("IsRelative=") {
+            relative = v != "0";
+        } else if let Some(v) = line.strip_prefix("Path=") {
+            path = Some(v.to_owned());
+        }
+    }
+    flush(relative, &mut path);
+    out
+}
+
+/// Whether the unsigned add-on can go into `profile`: `Err` (refused) when the Firefox that runs
+/// it requires signed add-ons; `Ok` with a warning when it cannot be told for sure. Also the build
+/// whose defaults count.
+fn signing_verdict(
+    profile: &Path,
+    builds: &[Build],
+) -> (Result<Option<String>, String>, Option<Build>) {
+    const SIGNED_ONLY: &str = "accepts only add-ons signed by addons.mozilla.org (it would delete \
+                               micoff's unsigned copy at its next start): install micoff from \
+                               addons.mozilla.org there";
+    if let Some(build) = Build::of_profile(profile) {
+        let verdict = match build.requires_signing() {
+            Some(true) => Err(format!("last run by Firefox {}, which {SIGNED_ONLY}", build.describe())),
+            Some(false) => Ok(None),
+            None => Ok(Some(format!(
+                "cannot tell whether Firefox {} (which last ran this profile) requires signed add-ons",
+                build.describe()
+            ))),
+        };
+        return (verdict, Some(build));
+    }
+    let rules: Vec<(Build, Option<bool>)> = builds
+        .iter()
+        .map(|b| (b.clone(), b.requires_signing()))
+        .collect();
+    let usable = rules
+        .iter()
+        .find(|(_, r)| *r != Some(true))
+        .map(|(b, _)| b.clone());
+    let signed: Vec<String> = rules
+        .iter()
+        .filter(|(_, r)| *r == Some(true))
+        .map(|(b, _)| b.describe())
+        .collect();
+    let verdict = if rules.is_empty() {
+        Ok(Some(
+            "no Firefox found here to check: release Firefox accepts only signed add-ons"
+                .to_owned(),
+        ))
+    } else if usable.is_none() {
+        Err(format!(
+            "this profile has not run yet, and the Firefox found here ({}) {SIGNED_ONLY}",
+            signed.join(", ")
+        ))
+    } else if !signed.is_empty() {
+        Ok(Some(format!(
+            "Firefox {} {SIGNED_ONLY}; micoff works in this profile when Firefox {} runs it",
+            signed.join(", "),
+            usable.as_ref().map(Build::describe).unwrap_or_default()
+        )))
+    } else {
+        Ok(None)
+    };
+    (verdict, usable)
+}
+
+/// One profile: install or uninstall the parts asked for.
+pub fn run(req: &Request<'_>, profile: &Path, report: &mut Report<'_>) {
+    if !profile.is_dir() {
+        if !req.uninstall {
+            report.failed(profile, "FAILED: no such profile folder");
+        }
+        return;
+    }
+    let user_path = profile.join("user.js");
+    let prefs_path = profile.join("prefs.js");
+    let user_text = std::fs::read_to_string(&user_path).ok();
+    let prefs_text = std::fs::read_to_string(&prefs_path).ok();
+    let js = UserJs::parse(user_text.as_deref().unwrap_or(""));
+    let mut block = js.block.clone();
+    let would = if req.dry_run { "would be " } else { "" };
+    let xpi = req.addon.as_ref().map(|a| profile_copy(profile, &a.id));
+
+    if req.uninstall {
+        let mut removed: Vec<Pref> = Vec::new();
+        if req.release_prefs {
+            removed.append(&mut block.release);
+        }
+        let mut remove_xpi = None;
+        let mut left_xpi = None;
+        let record = if req.addon.is_some() {
+            block.addon.take()
+        } else {
+            None
+        };
+        if let (Some(path), Some(record)) = (&xpi, record) {
+            removed.extend(record.prefs);
+            if let Ok(bytes) = std::fs::read(path) {
+                if record.sha256.as_deref() == Some(micoff_files::sha256_hex(&bytes).as_str()) {
+                    remove_xpi = Some(path.clone());
+                } else {
+                    left_xpi = Some(path.clone());
+                }
+            }
+        }
+        if block == js.block {
+            return; // nothing of micoff's for these parts
+        }
+        if let Some(pid) = running_pid(profile) {
+            report.refused(
+                profile,
+                &format!(
+                    "left alone: Firefox is running with this profile (pid {pid}) and writes its \
+                     prefs back into prefs.js when it exits; close it, then run this again"
+                ),
+            );
+            return;
+        }
+        let new_user = js.render(&block);
+        let r = if new_user.trim().is_empty() {
+            remove(&user_path, req.dry_run)
+                .map(|()| format!("{would}removed (only micoff's lines were in it)"))
+        } else {
+            write_keeping_mode(&user_path, new_user.as_bytes(), 0o644, req.dry_run)
+                .map(|()| format!("{would}updated (micoff's lines removed, yours kept)"))
+        };
+        match r {
+            Ok(what) => report.ok(&user_path, &what),
+            Err(e) => return report.failed(&user_path, &format!("FAILED: {e}")),
+        }
+        if let Some(path) = &remove_xpi {
+            match remove(path, req.dry_run) {
+                Ok(()) => report.ok(
+                    path,
+                    &format!("{would}removed (micoff's copy of the add-on)"),
+                ),
+                Err(e) => report.failed(path, &format!("FAILED: {e}")),
+            }
+        }
+        if let Some(path) = &left_xpi {
+            report.ok(
+                path,
+                "left alone: not the copy micoff made (changed since, or installed another way)",
+            );
+        }
+        if let Some(text) = prefs_text
+            .as_deref()
+            .and_then(|t| prefs_js_without(t, &removed))
+        {
+            match write_keeping_mode(&prefs_path, text.as_bytes(), 0o600, req.dry_run) {
+                Ok(()) => report.ok(
+                    &prefs_path,
+                    &format!(
+                        "{would}updated (the values Firefox copied from micoff's lines removed)"
+                    ),
+                ),
+                Err(e) => report.failed(&prefs_path, &format!("FAILED: {e}")),
+            }
+        }
+        return;
+    }
+
+    let mut defaults: BTreeMap<String, String> = BTreeMap::new();
+    let mut copy: Option<(PathBuf, &[u8])> = None;
+    if let (Some(path), Some(addon)) = (&xpi, &req.addon) {
+        let (verdict, build) = signing_verdict(profile, &req.builds);
+        if let Some(b) = &build {
+            defaults = b.default_prefs();
+        }
+        match verdict {
+            Err(why) => report.refused(profile, &format!("micoff's add-on not installed: {why}")),
+            Ok(warning) => {
+                if let Some(w) = warning {
+                    report.note(&format!("{}: note: {w}", profile.display()));
+                }
+                let Some((bytes, _)) = addon.xpi.as_ref() else {
+                    return report.failed(profile, "FAILED: no xpi to install");
+                };
+                let bytes = bytes.as_slice();
+                let sha = micoff_files::sha256_hex(bytes);
+                let recorded = block.addon.as_ref().and_then(|a| a.sha256.clone());
+                match std::fs::read(path) {
+                    Ok(there)
+                        if there != bytes
+                            && recorded.as_deref()
+                                != Some(micoff_files::sha256_hex(&there).as_str()) =>
+                    {
+                        report.refused(
+                            path,
+                            "left alone: micoff is already installed in this profile from another \
+                             copy (e.g. addons.mozilla.org), not micoff-host's; remove it in \
+                             about:addons to install this one",
+                        );
+                    }
+                    _ => {
+                        block.addon = Some(AddonRecord {
+                            sha256: Some(sha),
+                            prefs: js.addon_prefs(prefs_text.as_deref(), &defaults),
+                        });
+                        copy = Some((path.clone(), bytes));
+                    }
+                }
+            }
+        }
+    }
+    if req.release_prefs {
+        block.release = js.release_prefs(prefs_text.as_deref(), &defaults, req.delay_ms);
+        if block.release.is_empty() {
+            report.note(&format!(
+                "{}: the release pref is already as micoff would set it (your own setting): nothing to add",
+                profile.display()
+            ));
+        }
+    }
+    if let Some((path, bytes)) = copy {
+        match write_copy(&path, bytes, req.dry_run) {
+            Ok(what) => report.ok(&path, &what),
+            Err(e) => {
+                report.failed(&path, &format!("FAILED: {e}"));
+                block.addon = js.block.addon.clone();
+            }
+        }
+    }
+    let new_user = js.render(&block);
+    if Some(&new_user) == user_text.as_ref() || (user_text.is_none() && new_user.is_empty()) {
+        if !block.is_empty() {
+            report.ok(&user_path, "unchanged");
+        }
+        return;
+    }
+    match write_keeping_mode(&user_path, new_user.as_bytes(), 0o644, req.dry_run) {
+        Ok(()) => report.ok(
+            &user_path,
+            &format!(
+                "{would}{}",
+                if user_text.is_some() {
+                    "updated"
+                } else {
+                    "written"
+                }
+            ),
+        ),
+        Err(e) => report.failed(&user_path, &format!("FAILED: {e}")),
+    }
+}

@@ -1,0 +1,263 @@
+//! Firefox's part of `install --system`: micoff's entries in the `policies.json` every Firefox
+//! reads (merged by `policies`, recorded in micoff's system data folder), micoff's copy of the xpi
+//! they install from, and the clean-up of the folder micoff wrote into before. Checked before the
+//! install writes anything (`refuse_before_writing`).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+use crate::install::env::SYSTEM_DATA_DIR;
+use crate::install::firefox::policies::{
+    self, Wanted, LEGACY_POLICY_DIRS, POLICY_DIR, RECORD_NAME,
+};
+use crate::install::firefox::report::Report;
+use crate::install::firefox::request::Request;
+use crate::install::firefox::write::{remove, write_keeping_mode};
+use crate::install::firefox::xpi::{inspect, write_copy, SYSTEM_XPI_NAME};
+use micoff_exit::EXIT_PARTIAL;
+
+/// `--system`: micoff's copy of the xpi, and the entries micoff wants in policies.json.
+fn system_wanted(req: &Request<'_>, root: &Path) -> (PathBuf, Wanted) {
+    let xpi_copy = root.join(SYSTEM_DATA_DIR).join(SYSTEM_XPI_NAME);
+    let wanted = Wanted {
+        release_delay_ms: req.release_prefs.then_some(req.delay_ms),
+        extension: req
+            .addon
+            .as_ref()
+            .map(|a| (a.id.clone(), format!("file://{}", xpi_copy.display()))),
+    };
+    (xpi_copy, wanted)
+}
+
+/// A policy file's text: `None` only when there is no file. A file that exists but cannot be read as
+/// text (permissions, not UTF-8) is an error: taking it for "no file" would write over the
+/// administrator's policies, or forget micoff's entries in it.
+fn read_policy_text(path: &Path) -> Result<Option<String>, String> {
+    match std::fs::read_to_string(path) {
+        Ok(t) => Ok(Some(t)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(format!("cannot be read ({e})")),
+    }
+}
+
+/// `--system` install, before anything is written (the host manifests included): when the policy
+/// file Firefox reads would be refused (an administrator's own value for an entry micoff needs, a
+/// file that is not a policy file), says so and returns the exit code; the install then changes
+/// nothing at all. `None`: go ahead.
+pub fn refuse_before_writing(req: &Request<'_>, out: &mut dyn Write) -> Option<i32> {
+    let root = req.system_root.filter(|_| !req.uninstall)?;
+    let path = root.join(POLICY_DIR).join("policies.json");
+    let text = match read_policy_text(&path) {
+        Ok(t) => t?,
+        Err(e) => {
+            let _ = writeln!(out, "Firefox: {} left alone: {e}", path.display());
+            let _ = writeln!(
+                out,
+                "error: nothing installed (no host manifest, no policy entry, no copy of the add-on): \
+                 make {} readable policy JSON (UTF-8) first, then run this again",
+                path.display()
+            );
+            return Some(EXIT_PARTIAL);
+        }
+    };
+    let (_, wanted) = system_wanted(req, root);
+    let record_path = root.join(SYSTEM_DATA_DIR).join(RECORD_NAME);
+    // An unreadable record is reported by the install itself.
+    let record = policies::read_record(&record_path).ok()?;
+    let file_record = record
+        .get(&format!("{POLICY_DIR}/policies.json"))
+        .and_then(Value::as_object)
+        .cloned()
+        .unwrap_or_default();
+    let e = policies::install(Some(&text), &wanted, &file_record).err()?;
+    let _ = writeln!(out, "Firefox: {} left alone: {e}", path.display());
+    let _ = writeln!(
+        out,
+        "error: nothing installed (no host manifest, no policy entry, no copy of the add-on): \
+         settle that entry in {} first, then run this again",
+        path.display()
+    );
+    Some(EXIT_PARTIAL)
+}
+
+/// `--system`: the policy files, micoff's record of its entries, micoff's copy of the xpi.
+pub fn run(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
+    let would = if req.dry_run { "would be " } else { "" };
+    let data_dir = root.join(SYSTEM_DATA_DIR);
+    let record_path = data_dir.join(RECORD_NAME);
+    let (xpi_copy, wanted) = system_wanted(req, root);
+    let mut record = match policies::read_record(&record_path) {
+        Ok(r) => r,
+        Err(e) => return report.failed(&record_path, &format!("FAILED: {e}")),
+    };
+    let mut writes: Vec<(PathBuf, Option<String>)> = Vec::new();
+    let mut accepted = 0usize;
+    let mut blocking: Vec<PathBuf> = Vec::new();
+    // The folder Firefox reads, then those micoff wrote into before (cleaned up, never written).
+    let dirs = std::iter::once((POLICY_DIR, false)).chain(LEGACY_POLICY_DIRS.map(|d| (d, true)));
+    for (dir, legacy) in dirs {
+        let path = root.join(dir).join("policies.json");
+        let key = format!("{dir}/policies.json");
+        let existing = match read_policy_text(&path) {
+            Ok(t) => t,
+            // A folder micoff only cleans up: left for another run, its record kept.
+            Err(_) if legacy => continue,
+            Err(e) => {
+                // Neither written over nor forgotten: micoff's record of it stays as it was.
+                report.refused(&path, &format!("left alone: {e}"));
+                continue;
+            }
+        };
+        // Written only where a Firefox is: one found on this machine, or Firefox's /etc folder.
+        let firefox_here =
+            !req.builds.is_empty() || root.join(dir).parent().is_some_and(Path::is_dir);
+        if existing.is_none() && (legacy || !firefox_here) {
+            if req.uninstall || legacy {
+                record.remove(&key);
+            }
+            continue;
+        }
+        let file_record = record
+            .get(&key)
+            .and_then(Value::as_object)
+            .cloned()
+            .unwrap_or_default();
+        let outcome = match (&existing, req.uninstall || legacy) {
+            (None, true) => {
+                record.remove(&key);
+                continue;
+            }
+            // A file no Firefox reads: micoff's entries just go.
+            (Some(t), true) => policies::uninstall(t, &wanted, &file_record, !legacy),
+            (t, false) => policies::install(t.as_deref(), &wanted, &file_record),
+        };
+        let outcome = match outcome {
+            Ok(o) => o,
+            Err(_) if legacy => continue,
+            Err(e) => {
+                report.refused(&path, &format!("left alone: {e}"));
+                continue;
+            }
+        };
+        if legacy && outcome.text.is_none() {
+            continue;
+        }
+        accepted += usize::from(!legacy);
+        for l in &outcome.left {
+            report.note(&format!("{}: {l}", path.display()));
+        }
+        if outcome.blocking {
+            blocking.push(path.clone());
+        }
+        if outcome.record.is_empty() {
+            record.remove(&key);
+        } else {
+            record.insert(key, Value::Object(outcome.record));
+        }
+        match outcome.text {
+            None if req.uninstall && outcome.left.is_empty() => {}
+            None => report.ok(&path, "unchanged"),
+            Some(text) => writes.push((path, text)),
+        }
+    }
+    if !req.uninstall && accepted > 0 {
+        if let Some((bytes, _)) = req.addon.as_ref().and_then(|a| a.xpi.as_ref()) {
+            // /etc/firefox also serves release Firefox, which ignores the signature policy.
+            for build in req
+                .builds
+                .iter()
+                .filter(|b| b.requires_signing() == Some(true))
+            {
+                report.note(&format!(
+                    "note: Firefox {} accepts only add-ons signed by addons.mozilla.org: the policy \
+                     cannot install micoff's unsigned add-on there; install micoff from \
+                     addons.mozilla.org in that Firefox",
+                    build.describe()
+                ));
+            }
+            match write_copy(&xpi_copy, bytes, req.dry_run) {
+                Ok(what) => report.ok(&xpi_copy, &what),
+                Err(e) => return report.failed(&xpi_copy, &format!("FAILED: {e}")),
+            }
+        }
+    }
+    for (path, text) in writes {
+        let r = match text {
+            None => remove(&path, req.dry_run)
+                .map(|()| format!("{would}removed (only micoff's entries were in it)")),
+            Some(t) => write_keeping_mode(&path, t.as_bytes(), 0o644, req.dry_run).map(|()| {
+                format!(
+                    "{would}{}",
+                    if blocking.contains(&path) {
+                        "updated (micoff's entries removed; micoff's add-on entry now blocks micoff)"
+                    } else if req.uninstall || !path.starts_with(root.join(POLICY_DIR)) {
+                        "updated (micoff's entries removed)"
+                    } else if path.exists() {
+                        "updated"
+                    } else {
+                        "written"
+                    }
+                )
+            }),
+        };
+        match r {
+            Ok(what) if !path.starts_with(root.join(POLICY_DIR)) => report.aside(&path, &what),
+            Ok(what) => report.ok(&path, &what),
+            Err(e) => report.failed(&path, &format!("FAILED: {e}")),
+        }
+    }
+    if req.uninstall && req.addon.is_some() {
+        // micoff's own folder: its copy goes once no entry of micoff's points at it.
+        if let Ok(bytes) = std::fs::read(&xpi_copy) {
+            match inspect(&bytes) {
+                Ok(_) => match remove(&xpi_copy, req.dry_run) {
+                    Ok(()) => report.ok(
+                        &xpi_copy,
+                        &format!("{would}removed (micoff's copy of the add-on)"),
+                    ),
+                    Err(e) => report.failed(&xpi_copy, &format!("FAILED: {e}")),
+                },
+                Err(e) => report.ok(&xpi_copy, &format!("left alone: {e}")),
+            }
+        }
+    }
+    if !blocking.is_empty() {
+        // Measured: Firefox ESR keeps running an add-on whose force-install entry was simply
+        // removed (docs/design/firefox-install.md), so the entry blocks micoff for a while instead.
+        let blocks = if req.dry_run {
+            "micoff's add-on entry would block micoff"
+        } else {
+            "micoff's add-on entry blocks micoff"
+        };
+        report.note(&format!(
+            "{blocks}: Firefox removes micoff from each profile at \
+             its next start (removing the entry alone would leave micoff installed). The entry also \
+             keeps micoff from being installed any other way; once every user's Firefox has started, \
+             run this again to take it out"
+        ));
+    }
+    if !req.dry_run {
+        let r = if record.is_empty() {
+            if record_path.exists() {
+                micoff_files::remove(&record_path).map_err(|e| e.to_string())
+            } else {
+                Ok(())
+            }
+        } else {
+            micoff_files::write_atomic(
+                &record_path,
+                policies::record_text(&record).as_bytes(),
+                0o644,
+            )
+            .map_err(|e| e.to_string())
+        };
+        if let Err(e) = r {
+            report.failed(
+                &record_path,
+                &format!("FAILED (micoff's record of its policy entries): {e}"),
+            );
+        }
+    }
+}

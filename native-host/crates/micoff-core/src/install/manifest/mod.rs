@@ -1,0 +1,161 @@
+//! The native messaging host manifest `org.micoff.host.json`, written (or removed) where each
+//! browser looks for it (docs/test-rig.md, "Native messaging host manifests"). `install` is the one
+//! writer of that manifest: the build and the e2e rig run it too.
+//!
+//! - [`plan`]: which files (the folders of the browsers asked for or detected);
+//! - [`content`]: what micoff writes, and whether a file found there is still that;
+//! - [`apply`]: one file written or removed;
+//! - here, [`run`]: the whole step, reported line by line.
+//!
+//! Writes go through `micoff-files` (an exclusively created, randomly named temporary file +
+//! rename, mode 0644 whatever the umask, through a symlink when the manifest is one) and are
+//! idempotent. `--uninstall` removes only a manifest that is still what micoff writes; one the user
+//! edited is left alone.
+
+pub mod apply;
+pub mod content;
+pub mod plan;
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use crate::install::args::InstallArgs;
+use crate::install::browsers::Browser;
+use crate::install::env::InstallEnv;
+use crate::HOST_NAME;
+use apply::{apply, Outcome};
+use micoff_exit::{EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE};
+use plan::{plan, Plan};
+
+/// The host executable the manifests name: `--host-path`, else this binary; made absolute.
+fn host_path(args: &InstallArgs) -> Result<PathBuf, String> {
+    let path = match &args.host_path {
+        Some(p) => p.clone(),
+        None => std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?,
+    };
+    if path.is_absolute() {
+        return Ok(path);
+    }
+    std::path::absolute(&path).map_err(|e| format!("{}: {e}", path.display()))
+}
+
+/// What the user still has to do for the extension itself, per browser family installed for:
+/// the browsers whose extension side `install` cannot do (docs/design/firefox-install.md).
+fn extension_steps(plan: &Plan, args: &InstallArgs) -> Vec<String> {
+    let mut steps = Vec::new();
+    if plan.targets.iter().any(|t| !t.firefox) && args.chromium_crx.is_none() {
+        steps.push(
+            "extension (Chrome/Chromium family): Chromium: run this again with --chromium-crx \
+             <micoff-<version>.crx> (the release crx) to install micoff for good. Google Chrome \
+             and the other Chromium browsers take extensions from the Chrome Web Store only, or \
+             unpacked in developer mode: open chrome://extensions, switch on Developer mode, Load \
+             unpacked, pick dist/chrome."
+                .to_owned(),
+        );
+    }
+    if plan.targets.iter().any(|t| t.firefox) && args.firefox_xpi.is_none() {
+        steps.push(
+            "extension (Firefox): Firefox ESR / Developer Edition / Nightly: run this again with \
+             --firefox-xpi <micoff-<version>.xpi> to install micoff for good in each profile \
+             (--system: for every user, by policy). Release Firefox accepts only add-ons signed \
+             by addons.mozilla.org: install micoff from there."
+                .to_owned(),
+        );
+    }
+    steps
+}
+
+/// Writes (or removes) the host manifests for `args` against `env`, reporting to `out`. Returns the
+/// exit code.
+pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
+    let host = match host_path(args) {
+        Ok(p) => p,
+        Err(e) => {
+            let _ = writeln!(out, "error: {e}");
+            return EXIT_ERROR;
+        }
+    };
+    let plan = match plan(args, env) {
+        Ok(plan) => plan,
+        Err(e) => {
+            let _ = writeln!(out, "error: {e}");
+            return EXIT_USAGE;
+        }
+    };
+    for note in &plan.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+    for why in &plan.detected {
+        let _ = writeln!(out, "found {why}");
+    }
+    for browser in &plan.impossible {
+        let _ = writeln!(
+            out,
+            "{}: has no system-wide manifest folder; install it per user instead (without --system)",
+            browser.name()
+        );
+    }
+    if plan.targets.is_empty() {
+        if !plan.impossible.is_empty() {
+            return EXIT_USAGE; // only impossible requests: a usage error, said above
+        }
+        if args.uninstall {
+            let _ = writeln!(out, "nothing to remove");
+            return EXIT_OK;
+        }
+        let _ = writeln!(
+            out,
+            "no supported browser found (looked for {} by their executables in PATH and the \
+             usual install folders, snaps, and their profiles); name one with --browser",
+            Browser::ALL.map(Browser::name).join(", ")
+        );
+        return EXIT_NOT_FOUND;
+    }
+    let would = if args.dry_run { "would be " } else { "" };
+    let mut failed = 0;
+    let mut edited = 0;
+    let mut found = 0;
+    for target in &plan.targets {
+        let outcome = apply(target, &host, args.uninstall, args.dry_run);
+        let what = match &outcome {
+            Outcome::Wrote => format!("{would}written"),
+            Outcome::Updated => format!("{would}updated"),
+            Outcome::Unchanged => "unchanged".to_owned(),
+            Outcome::Removed => format!("{would}removed"),
+            // A sweep over every known folder lists only what it found.
+            Outcome::Absent if plan.sweep => continue,
+            Outcome::Absent => "not present".to_owned(),
+            Outcome::NotOurs(why) => format!("left alone, not ours: {why}"),
+            Outcome::Edited(why) => {
+                edited += 1;
+                format!("left alone: {why}; remove it yourself if you do not need it")
+            }
+            Outcome::Failed(e) => {
+                failed += 1;
+                format!("FAILED: {e}")
+            }
+        };
+        found += 1;
+        let _ = writeln!(out, "{}: {} {what}", target.label, target.path.display());
+    }
+    if plan.sweep && found == 0 {
+        let _ = writeln!(
+            out,
+            "nothing to remove: no {HOST_NAME}.json in the {} known folders",
+            plan.targets.len()
+        );
+    }
+    if !args.uninstall && failed < plan.targets.len() {
+        let _ = writeln!(out, "host: {}", host.display());
+        if args.target_dir.is_none() {
+            for step in extension_steps(&plan, args) {
+                let _ = writeln!(out, "{step}");
+            }
+        }
+    }
+    match failed {
+        0 if plan.impossible.is_empty() && edited == 0 => EXIT_OK,
+        n if n == plan.targets.len() => EXIT_ERROR,
+        _ => EXIT_PARTIAL,
+    }
+}
