@@ -4,7 +4,9 @@
 // a frame arrives, getUserMedia refuses). Fresh classes per realm: each test's page world patches its
 // own. `pageWorld` adds the captured originals and a registry whose group machine is the test.
 import { FakeTimers } from '../background/fakes.test-util.ts';
-import { captureOriginals, type Originals, type Realm } from './originals.ts';
+import type { GroupReport } from '../shared/messages/page-content.ts';
+import type { Bridge } from './bridge.ts';
+import { captureOriginals, type Originals, type Realm, type Track } from './originals.ts';
 import { createTrackRegistry, type Group, type TrackRegistry } from './track-registry.ts';
 
 export interface Device {
@@ -23,9 +25,9 @@ type Frame = unknown;
 type Sink = ReadableStreamDefaultController<Frame>;
 type StreamInit = { audio?: boolean | MediaTrackConstraints };
 
-/** What getUserMedia does for one call: open, refuse with the error, or open a track that is gone
- * before the page gets it (the device went away). */
-export type OpenStep = 'ok' | 'lost' | Error;
+/** What getUserMedia does for one call: open, refuse with the error, open a track that is gone before
+ * the page gets it (the device went away), or hand back the given stream. */
+export type OpenStep = 'ok' | 'lost' | Error | { stream: unknown };
 
 const accessor = <T>(get: (this: T) => unknown, set?: (this: T, v: never) => void): PropertyDescriptor => ({
   get,
@@ -54,6 +56,8 @@ export function fakeRealm(opts: { without?: string[] } = {}) {
     _applied: MediaTrackConstraints[] = [];
     /** Processors reading this track. */
     readonly _sinks = new Set<Sink>();
+    /** Clones: they carry the same device's frames. */
+    readonly _clones: FakeTrack[] = [];
     constructor(
       readonly _device: Device,
       readonly _kind = 'audio',
@@ -90,6 +94,7 @@ export function fakeRealm(opts: { without?: string[] } = {}) {
       const c = new FakeTrack(this._device, this._kind, this._constraints);
       c._enabled = this._enabled;
       if (this._state === 'ended') c._state = 'ended';
+      this._clones.push(c);
       return c;
     }
     /** The device went away: the track ends and fires `ended`. */
@@ -98,10 +103,11 @@ export function fakeRealm(opts: { without?: string[] } = {}) {
       this._end();
       this.dispatchEvent(new Event('ended'));
     }
-    /** A frame from the device, to every processor on the track (a live one only). */
+    /** A frame from the device, to every processor on the track and its clones (live ones only). */
     _emit(frame: Frame): void {
       if (this._state !== 'live') return;
       for (const s of this._sinks) s.enqueue(frame);
+      for (const c of this._clones) c._emit(frame);
     }
     _end(): void {
       this._state = 'ended';
@@ -134,6 +140,7 @@ export function fakeRealm(opts: { without?: string[] } = {}) {
   });
 
   class FakeStream extends EventTarget {
+    declare readonly active: boolean;
     _tracks: FakeTrack[];
     constructor(init?: FakeStream | FakeTrack[]) {
       super();
@@ -173,6 +180,7 @@ export function fakeRealm(opts: { without?: string[] } = {}) {
       this._calls.push(c);
       const step = this._plan.shift() ?? 'ok';
       if (step instanceof Error) return Promise.reject(step);
+      if (typeof step === 'object') return Promise.resolve(step.stream as FakeStream);
       if (!c?.audio) return Promise.reject(new TypeError('audio or video required'));
       const asked = typeof c.audio === 'object' ? c.audio : {};
       const id = asked.deviceId;
@@ -197,6 +205,7 @@ export function fakeRealm(opts: { without?: string[] } = {}) {
 
   // ---- WebRTC ------------------------------------------------------------------------------------------
   class FakeSender {
+    declare readonly track: FakeTrack | null;
     _track: FakeTrack | null;
     _encodings: { active: boolean }[] = [{ active: true }];
     _txn = 0;
@@ -231,6 +240,8 @@ export function fakeRealm(opts: { without?: string[] } = {}) {
     }),
   });
   class FakeTransceiver {
+    declare readonly sender: FakeSender;
+    declare direction: RTCRtpTransceiverDirection;
     constructor(
       readonly _sender: FakeSender,
       public _direction: RTCRtpTransceiverDirection = 'sendrecv',
@@ -331,8 +342,12 @@ export function fakeRealm(opts: { without?: string[] } = {}) {
   class FakeAudioContext {
     state: AudioContextState = 'running';
     readonly destination: FakeAudioDestination = new FakeAudioDestination(this);
+    /** Every source node the context's own method made (the page's and micoff's inner ones). */
+    readonly _made: FakeSourceNode[] = [];
     createMediaStreamSource(s: FakeStream): FakeSourceNode {
-      return new FakeSourceNode(this, { mediaStream: s });
+      const node = new FakeSourceNode(this, { mediaStream: s });
+      this._made.push(node);
+      return node;
     }
     createAnalyser(): FakeAnalyser {
       return new FakeAnalyser(this);
@@ -597,7 +612,32 @@ export function pageWorld(opts: { patches?: Patch[]; without?: string[] } = {}) 
 
 export type PageWorld = ReturnType<typeof pageWorld>;
 
+/** A bridge that answers at once (release allowed, `delay_ms`) and keeps every report. */
+export function fakeBridge(delay_ms = 3000) {
+  const reports: GroupReport[][] = [];
+  const bridge: Bridge = {
+    config: () => ({ delay_ms, release: true, reason: null }),
+    onConfig: () => {},
+    report: (_realm, groups) => reports.push(groups),
+    askPolicy: () => Promise.resolve({ allow: true, reason: null }),
+  };
+  return { bridge, reports, last: () => reports.at(-1) ?? [] };
+}
+
+/** A track as the page-world code types it (the fakes stand in for MediaStreamTrack). */
+export const asTrack = (t: object) => t as unknown as Track;
+
+/** The page's getUserMedia through the installed patches: its stream, its track and that track's
+ * member and group. */
+export async function openMic(w: PageWorld, c?: StreamInit) {
+  const stream = await w.getUserMedia(c);
+  const t = stream.getAudioTracks()[0] as FakeTrack;
+  const m = w.reg.members.get(asTrack(t));
+  if (!m) throw new Error('getUserMedia’s track was not adopted (is patchGetUserMedia installed?)');
+  return { stream, t, m, g: m.group };
+}
+
 /** Let promise callbacks and stream pipes run. */
-export const settle = async (rounds = 5) => {
+export const settle = async (rounds = 20) => {
   for (let i = 0; i < rounds; i++) await new Promise<void>((r) => setImmediate(r));
 };

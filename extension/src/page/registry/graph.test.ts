@@ -3,10 +3,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { KEPT } from '../../shared/release-decision.ts';
 import type { Vertex } from '../audibility.ts';
-import { MIC, pageWorld } from '../fake-realm.test-util.ts';
-import type { Track } from '../originals.ts';
+import { asTrack, MIC, pageWorld } from '../fake-realm.test-util.ts';
 
-const asTrack = (t: object) => t as unknown as Track;
 const sender = (sending: boolean): Vertex => ({ kind: 'sender', sending, why: KEPT.sending });
 
 test('a track vertex: a member’s enabled state and `clone` reason, a derived track’s own', () => {

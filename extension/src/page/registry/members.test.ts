@@ -2,10 +2,7 @@
 // inherits, and what reaches the page's track when the device goes away.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { DEFAULT, HEADSET, MIC, pageWorld } from '../fake-realm.test-util.ts';
-import type { Track } from '../originals.ts';
-
-const asTrack = (t: object) => t as unknown as Track;
+import { asTrack, DEFAULT, HEADSET, MIC, pageWorld } from '../fake-realm.test-util.ts';
 
 test('groups: one per deviceId, numbered within the realm, label and clock from the first track', () => {
   const world = pageWorld();

@@ -2,12 +2,10 @@
 // goes where after a success, and what is left after a refusal or a device lost between open and swap.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MIC, pageWorld, settle } from '../fake-realm.test-util.ts';
+import { asTrack, MIC, pageWorld, settle } from '../fake-realm.test-util.ts';
 import type { Track } from '../originals.ts';
 import { createReacquire, openRoots, reopenRoots, swapFresh } from './reacquire.ts';
 import { RESTART_WAIT_MS } from './sender-restarts.ts';
-
-const asTrack = (t: object) => t as unknown as Track;
 
 /** One device with two getUserMedia roots: `a` and its clone `a2` on the first, `b` on the second. */
 function twoRoots() {

@@ -2,10 +2,7 @@
 // `ended`.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MIC, pageWorld } from '../fake-realm.test-util.ts';
-import type { Track } from '../originals.ts';
-
-const asTrack = (t: object) => t as unknown as Track;
+import { asTrack, MIC, pageWorld } from '../fake-realm.test-util.ts';
 
 test('stopTracks: the live real tracks stop; what the page reads is saved first, with its own ids', () => {
   const world = pageWorld();

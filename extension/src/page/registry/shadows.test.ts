@@ -2,11 +2,9 @@
 // event our release must not leak.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MIC, pageWorld } from '../fake-realm.test-util.ts';
-import type { Track } from '../originals.ts';
+import { asTrack, MIC, pageWorld } from '../fake-realm.test-util.ts';
 import { createShadows } from './shadows.ts';
 
-const asTrack = (t: object) => t as unknown as Track;
 const asStream = (s: object) => s as unknown as MediaStream;
 
 test('a shadow holds the real tracks of the page’s stream (others as they are) and maps back to it', () => {

@@ -2,11 +2,9 @@
 // shadow streams that hold it, and nowhere the page moved away from it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MIC, pageWorld } from '../fake-realm.test-util.ts';
-import type { Track } from '../originals.ts';
+import { asTrack, MIC, pageWorld } from '../fake-realm.test-util.ts';
 import { swapIn, swapSenders } from './swap.ts';
 
-const asTrack = (t: object) => t as unknown as Track;
 const asSender = (s: object) => s as unknown as RTCRtpSender;
 
 test('senders: only one still carrying the old track gets the fresh one; the others are forgotten', async () => {
