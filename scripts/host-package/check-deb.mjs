@@ -8,7 +8,14 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { extensionIds } from '../build.mjs';
-import { COMPLETION_PATHS, DEB_PACKAGE, INSTALLED_HOST, SYSTEM_MANIFESTS } from './deb.mjs';
+import {
+  COMPLETION_PATHS,
+  DEB_PACKAGE,
+  INSTALLED_HOST,
+  PREINST,
+  SYSTEM_MANIFESTS,
+  UNLISTED_DIRS,
+} from './deb.mjs';
 
 /** `dpkg-deb -c`'s lines as `{ mode, owner, path, link }`. */
 export function listing(deb) {
@@ -45,12 +52,19 @@ export function checkDeb(deb, version) {
     if (mode !== want) problems.push(`${path} has mode ${mode}, not ${want}`);
   }
 
-  // Control: no conffiles, no maintainer scripts (docs/design/packaging.md says why none is needed).
+  // Control: no conffiles, no maintainer script but the preinst that makes /etc/opt where it is
+  // missing (docs/design/packaging.md says why no other is needed).
   const control = execFileSync('dpkg-deb', ['--ctrl-tarfile', deb]);
-  const controlNames = execFileSync('tar', ['-t'], { input: control, encoding: 'utf8' });
-  for (const name of ['conffiles', 'preinst', 'postinst', 'prerm', 'postrm'])
-    if (controlNames.split('\n').some((n) => n.replace(/^\.\//, '') === name))
-      problems.push(`the package has a ${name}`);
+  const controlNames = execFileSync('tar', ['-t'], { input: control, encoding: 'utf8' })
+    .split('\n')
+    .map((n) => n.replace(/^\.\//, ''));
+  for (const name of ['conffiles', 'postinst', 'prerm', 'postrm'])
+    if (controlNames.includes(name)) problems.push(`the package has a ${name}`);
+  const preinst = execFileSync('dpkg-deb', ['-I', deb, 'preinst'], { encoding: 'utf8' });
+  if (preinst !== PREINST) problems.push('the preinst is not deb.mjs PREINST');
+  // Folders base-files makes and no package owns: never listed (dpkg would remove them with us).
+  for (const dir of UNLISTED_DIRS)
+    if (entries.some((e) => e.path === `/${dir}/`)) problems.push(`the package lists /${dir}/`);
 
   const root = mkdtempSync(join(tmpdir(), 'micoff-check-deb-'));
   try {

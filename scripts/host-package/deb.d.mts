@@ -14,6 +14,10 @@ export const SYSTEM_MANIFESTS: {
 }[];
 export const COMPLETION_PATHS: Record<'bash' | 'zsh' | 'fish', string>;
 export const LINTIAN_OVERRIDES: string;
+export const UNLISTED_DIRS: string[];
+export const PREINST: string;
+export function arArchive(members: [string, Buffer][], mtime: number): Buffer;
+export function dataEntries(entries: { rel: string; st: Stats }[]): string[];
 export function debVersion(version: string): string;
 export function debFileName(version: string): string;
 export function licenseHolder(licenseText: string): { years: string; holder: string };

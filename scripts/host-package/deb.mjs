@@ -7,7 +7,6 @@ import {
   chmodSync,
   copyFileSync,
   lstatSync,
-  lutimesSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -62,6 +61,9 @@ export const LINTIAN_OVERRIDES = `# Google Chrome (an add-on package installed i
 # manifests only from /etc/opt/chrome/native-messaging-hosts/. The FHS reserves /etc/opt for the
 # configuration of /opt software, which this link (to /usr/share/micoff-host/) is for.
 ${DEB_PACKAGE}: dir-or-file-in-etc-opt [etc/opt/*]
+# /etc/opt is base-files' (its postinst makes it on every Debian and Ubuntu system, no package lists
+# it): listed here, dpkg would remove it with this package.
+${DEB_PACKAGE}: missing-intermediate-directory [etc/opt/]
 # micoff builds this package itself; it is not uploaded to Debian, so there is no ITP bug to close.
 ${DEB_PACKAGE}: initial-upload-closes-no-bugs [usr/share/doc/${DEB_PACKAGE}/changelog.Debian.gz:1]
 `;
@@ -292,12 +294,95 @@ export function checkAgainstInstaller(hostBin) {
 }
 
 /**
+ * Folders the package must not list although its files are in them: Debian's and Ubuntu's base-files
+ * creates /etc/opt in its postinst, so dpkg owns it for no package. Listed in the package, dpkg would
+ * count it as micoff-host's and remove it (empty, as it usually is) with micoff-host.
+ */
+export const UNLISTED_DIRS = ['etc/opt'];
+
+/**
+ * DEBIAN/preinst, the package's one maintainer script: dpkg unpacks /etc/opt/chrome/ only into an
+ * existing /etc/opt (UNLISTED_DIRS), so where someone removed it, it is made again as base-files
+ * makes it. Nothing else is needed at install or removal: no service, no generated file, no conffile.
+ */
+export const PREINST = `#!/bin/sh
+# micoff-host: the package does not list /etc/opt, which base-files makes in its postinst and no
+# package owns (listed, dpkg would remove it with micoff-host). Where it is missing, make it as
+# base-files does, so that dpkg can unpack /etc/opt/chrome/.
+set -e
+if [ "$1" = install ] || [ "$1" = upgrade ]; then
+  if [ ! -d "$DPKG_ROOT/etc/opt" ]; then
+    mkdir "$DPKG_ROOT/etc/opt"
+    chmod 755 "$DPKG_ROOT/etc/opt"
+  fi
+fi
+exit 0
+`;
+
+/** An ar archive as dpkg-deb writes one: names space-padded, owner 0, mode 0644, `mtime` each. */
+export function arArchive(members, mtime) {
+  const parts = [Buffer.from('!<arch>\n', 'latin1')];
+  for (const [name, bytes] of members) {
+    const header =
+      name.padEnd(16) +
+      String(mtime).padEnd(12) +
+      '0'.padEnd(6) +
+      '0'.padEnd(6) +
+      '100644'.padEnd(8) +
+      String(bytes.length).padEnd(10) +
+      '`\n';
+    parts.push(Buffer.from(header, 'latin1'), bytes);
+    if (bytes.length % 2 === 1) parts.push(Buffer.from('\n', 'latin1'));
+  }
+  return Buffer.concat(parts);
+}
+
+/** tar (GNU, owner root, every time `epoch`) of `names` under `dir`, in that order, xz-compressed. */
+function tarXz(dir, names, epoch) {
+  const tar = execFileSync(
+    'tar',
+    [
+      '--no-recursion',
+      '--owner=root:0',
+      '--group=root:0',
+      `--mtime=@${epoch}`,
+      '--format=gnu',
+      '-C',
+      dir,
+      '-cf',
+      '-',
+      '--null',
+      '-T',
+      '-',
+    ],
+    { input: `${names.join('\0')}\0`, maxBuffer: 512 * 1024 * 1024 },
+  );
+  return execFileSync('xz', ['-c', '-6', '--threads=1'], { input: tar, maxBuffer: 512 * 1024 * 1024 });
+}
+
+/**
+ * The entries of the data archive in dpkg-deb's order (folders and files sorted, links last), less
+ * UNLISTED_DIRS.
+ */
+export function dataEntries(entries) {
+  const names = (list) => list.map(({ rel }) => `./${rel}`);
+  const kept = entries.filter(
+    ({ rel }) => rel !== 'DEBIAN' && !rel.startsWith('DEBIAN/') && !UNLISTED_DIRS.includes(rel),
+  );
+  const notLinks = kept.filter(({ st }) => !st.isSymbolicLink());
+  const links = kept.filter(({ st }) => st.isSymbolicLink());
+  return ['./', ...names(notLinks), ...names(links)];
+}
+
+/**
  * Builds the .deb into `outDir` from a staged tree (stageTree), adding DEBIAN/control and md5sums,
- * every time stamp set to `date` (so the same inputs give the same bytes). Returns its path.
+ * every time stamp set to `date` (so the same inputs give the same bytes). Returns its path. Packed
+ * here rather than by `dpkg-deb --build`, which lists every folder (UNLISTED_DIRS says why not all);
+ * `dpkg-deb --info` then reads it back.
  */
 export function packDeb(stage, { version, date, outDir }) {
   const epoch = epochOf(date);
-  const entries = walk(stage);
+  const entries = walk(stage).filter(({ rel }) => rel !== 'DEBIAN' && !rel.startsWith('DEBIAN/'));
   const depends = shlibDepends(join(stage, INSTALLED_HOST.slice(1)));
   put(
     stage,
@@ -306,14 +391,31 @@ export function packDeb(stage, { version, date, outDir }) {
     0o644,
   );
   put(stage, 'DEBIAN/md5sums', md5sumsText(entries), 0o644);
-  for (const { path } of walk(stage)) lutimesSync(path, epoch, epoch);
-  lutimesSync(stage, epoch, epoch);
+  put(stage, 'DEBIAN/preinst', PREINST, 0o755);
+  const control = tarXz(
+    join(stage, 'DEBIAN'),
+    [
+      './',
+      ...readdirSync(join(stage, 'DEBIAN'))
+        .sort()
+        .map((n) => `./${n}`),
+    ],
+    epoch,
+  );
+  const data = tarXz(stage, dataEntries(entries), epoch);
   const deb = join(outDir, debFileName(version));
-  rmSync(deb, { force: true });
-  execFileSync('dpkg-deb', ['--root-owner-group', '-Zxz', '--build', stage, deb], {
-    stdio: ['ignore', 'ignore', 'inherit'],
-    env: { ...process.env, SOURCE_DATE_EPOCH: String(epoch) },
-  });
+  writeFileSync(
+    deb,
+    arArchive(
+      [
+        ['debian-binary', Buffer.from('2.0\n')],
+        ['control.tar.xz', control],
+        ['data.tar.xz', data],
+      ],
+      epoch,
+    ),
+  );
+  execFileSync('dpkg-deb', ['--info', deb], { stdio: 'ignore' });
   return deb;
 }
 

@@ -15,6 +15,7 @@ import { after, test } from 'node:test';
 import { extensionIds } from '../build.mjs';
 import { checkDeb, listing } from './check-deb.mjs';
 import {
+  arArchive,
   changelogDebianText,
   controlText,
   copyrightText,
@@ -125,6 +126,12 @@ test('the tree: /etc entries link to the package copy in /usr/share, Firefox get
     entries.filter((e) => e.path.startsWith('/etc/') && e.mode.startsWith('-')),
     [],
   );
+  // /etc/opt is base-files' (no package owns it): listed, dpkg would remove it with micoff-host.
+  assert.equal(
+    entries.find((e) => e.path === '/etc/opt/'),
+    undefined,
+  );
+  assert.ok(entries.find((e) => e.path === '/etc/opt/chrome/'));
   const stageLink = join(tmp, 'tree/stage/etc/chromium/native-messaging-hosts/org.micoff.host.json');
   assert.ok(lstatSync(stageLink).isSymbolicLink());
   assert.equal(
@@ -147,6 +154,25 @@ test('a page that refers to a missing page is reported', () => {
 test('a package of another version is reported', () => {
   const problems = checkDeb(buildFake('other-version'), '1.2.3');
   assert.match(problems.join('\n'), /Version 9\.8\.7-1 is not 1\.2\.3's/);
+});
+
+test('the ar archive is what dpkg reads: global header, 60-byte member headers, even offsets', () => {
+  const ar = arArchive(
+    [
+      ['debian-binary', Buffer.from('2.0\n')],
+      ['odd', Buffer.from('abc')],
+      ['last', Buffer.from('xy')],
+    ],
+    1234,
+  );
+  assert.equal(ar.subarray(0, 8).toString('latin1'), '!<arch>\n');
+  const header = ar.subarray(8, 68).toString('latin1');
+  assert.equal(header, `${'debian-binary'.padEnd(16)}${'1234'.padEnd(12)}0     0     100644  4         \`\n`);
+  // 'odd' is 3 bytes, padded to 4, so 'last' starts at an even offset.
+  const oddAt = 8 + 60 + 4;
+  assert.equal(ar.subarray(oddAt + 60, oddAt + 64).toString('latin1'), 'abc\n');
+  assert.equal(ar.subarray(oddAt + 64, oddAt + 68).toString('latin1'), 'last');
+  assert.equal(ar.length, oddAt + 64 + 60 + 2);
 });
 
 test('control: the Debian version carries the revision, the Depends is what it is given', () => {

@@ -26,6 +26,16 @@ WORK=$(cd "$WORK" && pwd)
 PREFIX="$WORK/prefix"
 SUITE=${MICOFF_LIBPULSE_SUITE:-bookworm}
 say() { printf 'libpulse-musl: %s\n' "$*" >&2; }
+# logged NAME CMD...: CMD's output into WORK/NAME.log, its tail shown when it fails.
+logged() {
+  local log="$WORK/$1.log"
+  shift
+  "$@" >"$log" 2>&1 || {
+    tail -n 30 "$log" >&2
+    say "failed: $* (log: $log)"
+    exit 1
+  }
+}
 
 recipe=$(sha256sum "${BASH_SOURCE[0]}" | cut -d' ' -f1)
 if [ -f "$PREFIX/.recipe" ] && [ "$(cat "$PREFIX/.recipe")" = "$recipe $SUITE" ] &&
@@ -74,12 +84,12 @@ mkdir -p "$PREFIX/lib/pkgconfig"
 
 # --- libsndfile ---------------------------------------------------------------------------------------
 say "building $(basename "$sf_src") (static, musl)"
-CC=musl-gcc CFLAGS="-O2 -fPIC" cmake -S "$sf_src" -B "$WORK/build-sndfile" -G Ninja \
+CC=musl-gcc CFLAGS="-O2 -fPIC" logged sndfile-configure cmake -S "$sf_src" -B "$WORK/build-sndfile" -G Ninja \
   -DCMAKE_BUILD_TYPE=Release -DCMAKE_INSTALL_PREFIX="$PREFIX" -DCMAKE_INSTALL_LIBDIR=lib \
   -DBUILD_SHARED_LIBS=OFF -DENABLE_EXTERNAL_LIBS=OFF -DENABLE_MPEG=OFF -DBUILD_PROGRAMS=OFF \
   -DBUILD_EXAMPLES=OFF -DBUILD_TESTING=OFF -DBUILD_REGTEST=OFF -DENABLE_CPACK=OFF \
-  -DINSTALL_MANPAGES=OFF >"$WORK/sndfile-configure.log"
-ninja -C "$WORK/build-sndfile" install >"$WORK/sndfile-build.log"
+  -DINSTALL_MANPAGES=OFF
+logged sndfile-build ninja -C "$WORK/build-sndfile" install
 
 # --- libpulse -----------------------------------------------------------------------------------------
 say "building $(basename "$pa_src") client library (static, musl)"
@@ -104,15 +114,15 @@ for f in alsa asyncns avahi bluez5 bluez5-gstreamer dbus elogind fftw glib gsett
   jack lirc openssl orc oss-output samplerate soxr speex systemd tcpwrap udev valgrind x11 webrtc-aec; do
   off+=("-D$f=disabled")
 done
-PKG_CONFIG_LIBDIR="$PREFIX/lib/pkgconfig" meson setup "$WORK/build-pulse" "$pa_src" \
+PKG_CONFIG_LIBDIR="$PREFIX/lib/pkgconfig" logged pulse-configure meson setup "$WORK/build-pulse" "$pa_src" \
   --cross-file "$WORK/musl-cross.ini" -Ddefault_library=static -Dbuildtype=release \
   --prefix=/usr --sysconfdir=/etc --localstatedir=/var --libdir=lib \
   -Dc_args="-I$KINC -fPIC" -Ddaemon=false -Dclient=true -Ddoxygen=false -Dgcov=false -Dman=false \
-  -Dtests=false -Ddatabase=simple "${off[@]}" >"$WORK/pulse-configure.log"
+  -Dtests=false -Ddatabase=simple "${off[@]}"
 pa_version=$(meson introspect --projectinfo "$WORK/build-pulse" |
   sed -n 's/.*"version": *"\([0-9]*\.[0-9]*\)[".].*/\1/p')
 common="libpulsecommon-$pa_version.a"
-ninja -C "$WORK/build-pulse" src/pulse/libpulse.a "src/$common" >"$WORK/pulse-build.log"
+logged pulse-build ninja -C "$WORK/build-pulse" src/pulse/libpulse.a "src/$common"
 cp "$WORK/build-pulse/src/pulse/libpulse.a" "$WORK/build-pulse/src/$common" "$PREFIX/lib/"
 
 # What libpulse-sys probes (`libpulse`, version >= its feature's). Libs.private lists the archives
