@@ -6,7 +6,7 @@ import { join, relative } from 'node:path';
 import { releaseEntry } from './changelog.mjs';
 import { checkAgainstInstaller, INSTALLED_HOST, lintian, packDeb, stageTree } from './deb.mjs';
 import { hostFiles } from './host-files.mjs';
-import { buildStaticHost, checkStatic, MUSL_TARGET, writeTarball } from './static.mjs';
+import { buildStaticHost, checkStatic, libpulsePrefix, staticHostPath, writeTarball } from './static.mjs';
 
 /**
  * Builds the host packages into `outDir`. `build`: cargo builds what is needed first (else the
@@ -49,13 +49,11 @@ export function packageHost({ root, outDir, build, deb, tarball }) {
   }
 
   if (tarball) {
-    const binary = build
-      ? buildStaticHost(root, targetDir).binary
-      : join(targetDir, MUSL_TARGET, 'release/micoff-host');
+    const binary = build ? buildStaticHost(root, targetDir) : staticHostPath(targetDir);
     if (!existsSync(binary))
       throw new Error(`${shown(binary)} is not built (npm run package without --no-build builds it)`);
     checkStatic(binary, version);
-    const prefix = join(targetDir, 'libpulse-musl/prefix');
+    const prefix = libpulsePrefix(targetDir);
     const out = writeTarball({
       stageRoot: join(work, 'static'),
       outDir,

@@ -66,18 +66,32 @@ function muslTargetInstalled() {
   }
 }
 
+/** libpulse-musl.sh's work folder (a cache) under cargo's target folder. */
+function libpulseWork(targetDir) {
+  return join(targetDir, 'libpulse-musl');
+}
+
+/** The static libpulse build: lib/, SOURCES and the license files (libpulse-musl.sh's output). */
+export function libpulsePrefix(targetDir) {
+  return join(libpulseWork(targetDir), 'prefix');
+}
+
+/** Where cargo puts the static micoff-host. */
+export function staticHostPath(targetDir) {
+  return join(targetDir, MUSL_TARGET, 'release/micoff-host');
+}
+
 /**
  * Builds libpulse for musl (cached in target/libpulse-musl/) and `micoff-host` for MUSL_TARGET
- * against it. Returns `{ binary, prefix }` (prefix: the libpulse build, with SOURCES and licenses).
+ * against it. Returns the binary's path.
  */
 export function buildStaticHost(root, targetDir) {
   if (!muslTargetInstalled() && existsSync(join(process.env.HOME ?? '', '.cargo/bin/rustup')))
     throw new Error(
       `the Rust target ${MUSL_TARGET} is not installed: rustup target add ${MUSL_TARGET} (or bash scripts/ensure-deps.sh --package)`,
     );
-  const work = join(targetDir, 'libpulse-musl');
-  execFileSync('bash', [join(HERE, 'libpulse-musl.sh'), work], { stdio: 'inherit' });
-  const prefix = join(work, 'prefix');
+  execFileSync('bash', [join(HERE, 'libpulse-musl.sh'), libpulseWork(targetDir)], { stdio: 'inherit' });
+  const prefix = libpulsePrefix(targetDir);
   execFileSync('cargo', ['build', '--release', '--locked', '-p', 'micoff-host', '--target', MUSL_TARGET], {
     cwd: root,
     stdio: 'inherit',
@@ -90,7 +104,7 @@ export function buildStaticHost(root, targetDir) {
       PKG_CONFIG_ALL_STATIC: '1',
     },
   });
-  return { binary: join(targetDir, MUSL_TARGET, 'release/micoff-host'), prefix };
+  return staticHostPath(targetDir);
 }
 
 /** Throws unless `binary` is static and says it is micoff-host `version`. */
