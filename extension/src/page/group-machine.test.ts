@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FakeTimers, tick } from '../background/fakes.test-util.ts';
-import { KEPT } from '../shared/release-decision.ts';
+import { ENDED, KEPT } from '../shared/release-decision.ts';
 import type { Audibility } from './audibility.ts';
 import type { PolicyAnswer, ReleaseConfig } from './bridge.ts';
-import { createGroupMachine, groupState, type MachineGroup } from './group-machine.ts';
+import { createGroupMachine, groupState, type MachineGroup, type Reopened } from './group-machine.ts';
 
 interface M {
   enabled: boolean;
@@ -17,7 +17,7 @@ interface G extends MachineGroup {
 const RECORDING = KEPT.recording;
 
 /** One group with one enabled track, the machine over fake effects, and what the effects saw. */
-function setup(opts: { lastOnAgo?: number; heard?: () => Audibility } = {}) {
+function setup(opts: { lastOnAgo?: number; heard?: () => Audibility; onHeard?: () => void } = {}) {
   const timers = new FakeTimers();
   const track: M = { enabled: true, ended: false };
   const g: G = {
@@ -29,13 +29,16 @@ function setup(opts: { lastOnAgo?: number; heard?: () => Audibility } = {}) {
     kept: null,
     listening: null,
     seq: 0,
+    silenced: false,
+    hold: null,
+    endedWhy: null,
   };
   const world = {
     config: { delay_ms: 3000, release: true, reason: null } as ReleaseConfig,
     hold: null as string | null,
     log: [] as string[],
     questions: [] as ((a: PolicyAnswer) => void)[],
-    reopens: [] as { resolve: (ok: boolean) => void; reject: (e: Error) => void }[],
+    reopens: [] as { resolve: (r: Reopened) => void; reject: (e: Error) => void }[],
   };
   const machine = createGroupMachine<G>({
     now: () => timers.now,
@@ -58,6 +61,7 @@ function setup(opts: { lastOnAgo?: number; heard?: () => Audibility } = {}) {
     },
     changed: () => {},
     audibility: opts.heard,
+    heard: opts.onHeard,
   });
   const set = (m: M, enabled: boolean) => {
     m.enabled = enabled;
@@ -74,7 +78,7 @@ function setup(opts: { lastOnAgo?: number; heard?: () => Audibility } = {}) {
     const r = world.reopens.shift();
     assert.ok(r, 'a reacquire is pending');
     if (ok instanceof Error) r.reject(ok);
-    else r.resolve(ok);
+    else r.resolve(ok ? { ok: true } : { ok: false, why: ENDED.gone });
     await tick();
   };
   /** Mute (and wait out the delay), allow, and check the device is released. */
@@ -237,6 +241,83 @@ test('failure on reacquire ends the tracks (as on unplug)', async () => {
     assert.equal(g.state, 'off');
     assert.equal(groupState(g), 'ended');
   }
+});
+
+test('the reason a reopen failed is kept for the report', async () => {
+  const { track, g, set, release, world } = setup();
+  await release();
+  set(track, true);
+  const r = world.reopens.shift();
+  r?.resolve({ ok: false, why: ENDED.permission });
+  await tick();
+  assert.equal(g.endedWhy, ENDED.permission);
+  assert.equal(groupState(g), 'ended');
+});
+
+test('prime: reopened while still muted, kept on for the hold (not the delay), then released again', async () => {
+  const { timers, g, world, machine, reopen, answer, release } = setup();
+  await release();
+  assert.equal(machine.prime(g, 5000, KEPT.primed), true);
+  assert.equal(g.state, 'acquiring');
+  assert.equal(groupState(g), 'not_released', 'reported as kept open, with why');
+  await reopen(true);
+  assert.equal(g.state, 'on');
+  assert.deepEqual(world.log, ['ask', 'stop', 'reacquire']);
+  timers.advance(4999);
+  assert.deepEqual(world.log, ['ask', 'stop', 'reacquire'], 'held past the 3 s delay');
+  timers.advance(1);
+  await answer({ allow: true, reason: null });
+  assert.deepEqual(world.log, ['ask', 'stop', 'reacquire', 'ask', 'stop']);
+  assert.equal(groupState(g), 'released');
+  assert.equal(g.hold, null);
+});
+
+test('prime: a short hold (a keepalive) lets the device go before the delay would', async () => {
+  const { timers, g, world, machine, reopen, answer, release } = setup();
+  await release();
+  machine.prime(g, 300, KEPT.keepalive);
+  await reopen(true);
+  timers.advance(300);
+  await answer({ allow: true, reason: null });
+  assert.deepEqual(world.log, ['ask', 'stop', 'reacquire', 'ask', 'stop']);
+});
+
+test('prime: the unmute during the hold finds the device on (nothing to reopen) and ends the hold', async () => {
+  const { timers, track, g, world, machine, reopen, set, release } = setup();
+  await release();
+  machine.prime(g, 5000, KEPT.primed);
+  await reopen(true);
+  set(track, true);
+  assert.equal(g.hold, null);
+  assert.equal(timers.pending(), 0);
+  assert.equal(groupState(g), 'capturing');
+  assert.deepEqual(world.log, ['ask', 'stop', 'reacquire']);
+});
+
+test('prime: only a released device; not while capturing, reopening or kept', async () => {
+  const { track, g, machine, set, release } = setup();
+  assert.equal(machine.prime(g, 5000, KEPT.primed), false, 'capturing');
+  set(track, false);
+  assert.equal(machine.prime(g, 5000, KEPT.primed), false, 'muted, release pending');
+  await release();
+  set(track, true);
+  assert.equal(machine.prime(g, 5000, KEPT.primed), false, 'reopening for the unmute');
+});
+
+test('heard: called when a muted device is heard again, not on other decisions', async () => {
+  let heard = 0;
+  const { track, set, timers, release, reopen } = setup({ onHeard: () => heard++ });
+  set(track, true);
+  assert.equal(heard, 0);
+  set(track, false);
+  set(track, true);
+  assert.equal(heard, 1, 'unmuted within the delay');
+  await release();
+  timers.advance(1000);
+  set(track, true);
+  assert.equal(heard, 2, 'unmuted while released');
+  await reopen(true);
+  assert.equal(heard, 2);
 });
 
 test('stop while released: the group ends without reopening the device', async () => {

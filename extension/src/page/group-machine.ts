@@ -1,10 +1,12 @@
 // One capture device's lifecycle in the page world: on -> (nothing hears it: every path from its tracks
 // is silenced (audibility.ts), delay, nothing holds it, the background allows) -> off -> (a path hears
-// again) -> acquiring -> on, or ended when the
-// device cannot be reopened. Pure: the page supplies the clock, timers, the background's answer and
-// what happens to the real tracks (effects), so the transitions run under `node --test`.
+// again) -> acquiring -> on, or ended when the device cannot be reopened. While off, `prime` reopens it
+// ahead of an expected unmute (page/intent.ts) or for a moment so that a one-time permission does not
+// expire (page/grant-keeper.ts): the device is on again, still muted, until the hold runs out.
+// Pure: the page supplies the clock, timers, the background's answer and what happens to the real
+// tracks (effects), so the transitions run under `node --test`.
 import type { GroupState } from '../shared/messages/page-content.ts';
-import { KEPT } from '../shared/release-decision.ts';
+import { ENDED, KEPT } from '../shared/release-decision.ts';
 import type { Audibility } from './audibility.ts';
 import type { PolicyAnswer, ReleaseConfig } from './bridge.ts';
 import { decideGroup, type MemberView } from './release-policy.ts';
@@ -27,7 +29,17 @@ export interface MachineGroup {
   listening: string | null;
   /** Bumped by every decision that voids a pending release (timer or policy question in flight). */
   seq: number;
+  /** The last decision was that nothing hears the device (the page muted it). */
+  silenced: boolean;
+  /** A reopen while muted (`prime`) keeps the device on until `untilMs` instead of the delay rule, and
+   * says why (KEPT.primed, KEPT.keepalive); null when none. An unmute or the release ends it. */
+  hold: { untilMs: number; why: string } | null;
+  /** Why the page's tracks were ended by a reopen that could not be done (ENDED), else null. */
+  endedWhy: string | null;
 }
+
+/** A reopen's result: the fresh tracks are in, or why they are not (ENDED). */
+export type Reopened = { ok: true } | { ok: false; why: string };
 
 export interface GroupEffects<G extends MachineGroup> {
   now(): number;
@@ -41,14 +53,16 @@ export interface GroupEffects<G extends MachineGroup> {
   askPolicy(g: G): Promise<PolicyAnswer>;
   /** Release: stop the real tracks (the page-visible ones stay live). */
   stopTracks(g: G): void;
-  /** Reopen the device and swap fresh tracks in; false when it could not be (the device is gone). */
-  reacquire(g: G): Promise<boolean>;
+  /** Reopen the device and swap fresh tracks in, or say why it could not be (then the tracks end). */
+  reacquire(g: G): Promise<Reopened>;
   /** The device cannot come back: end the page's tracks (they fire `ended`, as on unplug). */
   endTracks(g: G): void;
   /** The group's reportable state may have changed. */
   changed(g: G): void;
   /** What hears the device (audibility.ts); without it the plain rule (enabled tracks hear). */
   audibility?(g: G): Audibility;
+  /** The page unmuted a device it had muted (something hears it again). */
+  heard?(g: G): void;
 }
 
 /** The state reported for a group (content script, badge, popup). */
@@ -62,7 +76,7 @@ export function groupState(g: MachineGroup): GroupState {
 
 /** Why the device is kept open while muted, or null. */
 export function keptReason(g: MachineGroup): string | null {
-  return g.kept ?? g.listening;
+  return g.kept ?? g.listening ?? (g.state !== 'off' ? (g.hold?.why ?? null) : null);
 }
 
 export interface GroupMachine<G extends MachineGroup> {
@@ -72,6 +86,9 @@ export interface GroupMachine<G extends MachineGroup> {
   reconsider(g: G): void;
   /** A hold (see holdReason) ended: drop it if it is why the device is kept, and decide afresh. */
   unhold(g: G, reason: string): void;
+  /** Reopen a released device while the page keeps it muted, and keep it on for `holdMs` (then the
+   * release comes back unless the page unmuted meanwhile). False when the device is not released. */
+  prime(g: G, holdMs: number, why: string): boolean;
 }
 
 export function createGroupMachine<G extends MachineGroup>(fx: GroupEffects<G>): GroupMachine<G> {
@@ -88,9 +105,13 @@ export function createGroupMachine<G extends MachineGroup>(fx: GroupEffects<G>):
   function evaluate(g: G): void {
     const cfg = fx.config();
     const action = decide(g, cfg.delay_ms);
+    const silenced = action.kind === 'release';
+    if (g.silenced && !silenced) fx.heard?.(g);
+    g.silenced = silenced;
     if (action.kind !== 'release') {
       cancelTimer(g);
       g.kept = null;
+      g.hold = null;
       // Kept open because the page listens while muted (or nothing is muted: capturing).
       g.listening = action.kind === 'on' ? action.listening : null;
       g.seq++;
@@ -102,7 +123,8 @@ export function createGroupMachine<G extends MachineGroup>(fx: GroupEffects<G>):
         g.kept = cfg.reason ?? KEPT.site;
       } else if (g.timer === null && g.kept === null) {
         const seq = ++g.seq;
-        g.timer = fx.setTimer(() => void fire(g, seq), action.waitMs);
+        const waitMs = g.hold ? Math.max(0, g.hold.untilMs - fx.now()) : action.waitMs;
+        g.timer = fx.setTimer(() => void fire(g, seq), waitMs);
       }
     }
     fx.changed(g);
@@ -126,11 +148,14 @@ export function createGroupMachine<G extends MachineGroup>(fx: GroupEffects<G>):
     }
     fx.stopTracks(g);
     g.state = 'off';
+    g.hold = null;
     fx.changed(g);
   }
 
-  function fail(g: G): void {
+  function fail(g: G, why: string): void {
     g.state = 'off';
+    g.hold = null;
+    g.endedWhy = why;
     fx.endTracks(g);
     fx.changed(g);
   }
@@ -138,12 +163,12 @@ export function createGroupMachine<G extends MachineGroup>(fx: GroupEffects<G>):
   async function acquire(g: G): Promise<void> {
     g.state = 'acquiring';
     fx.changed(g);
-    let ok = false;
+    let result: Reopened = { ok: false, why: ENDED.gone };
     try {
-      ok = await fx.reacquire(g);
+      result = await fx.reacquire(g);
     } catch {} // our bookkeeping failed midway: the device is as good as gone
-    if (!ok) {
-      fail(g);
+    if (!result.ok) {
+      fail(g, result.why);
       return;
     }
     g.state = 'on';
@@ -161,6 +186,12 @@ export function createGroupMachine<G extends MachineGroup>(fx: GroupEffects<G>):
     unhold(g, reason) {
       if (g.kept === reason) g.kept = null;
       evaluate(g);
+    },
+    prime(g, holdMs, why) {
+      if (g.state !== 'off' || !g.silenced) return false;
+      g.hold = { untilMs: fx.now() + holdMs, why };
+      void acquire(g);
+      return true;
     },
   };
 }

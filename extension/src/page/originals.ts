@@ -89,6 +89,95 @@ export interface Originals {
   readonly AudioWorkletNode: typeof AudioWorkletNode | null;
   readonly AudioDestinationNode: typeof AudioDestinationNode | null;
   readonly MediaStreamAudioDestinationNode: typeof MediaStreamAudioDestinationNode | null;
+
+  /** The page's microphone permission as `navigator.permissions.query` answers it, and its state
+   * (page/permission-watch.ts); null when the realm has no Permissions API or the query fails. */
+  readonly micPermission: () => Promise<PermissionStatus | null>;
+  readonly permissionState: Getter<PermissionStatus, PermissionState> | null;
+  /** The far end's level (page/echo-guard.ts): a connection's receivers and their sources. */
+  readonly getReceivers: RTCPeerConnection['getReceivers'] | null;
+  readonly receiverTrack: Getter<RTCRtpReceiver, Track> | null;
+  readonly syncSources: RTCRtpReceiver['getSynchronizationSources'] | null;
+  readonly connectionState: Getter<RTCPeerConnection, RTCPeerConnectionState> | null;
+  /** What the page world reads of the page itself (page/intent.ts): its visibility and the input events
+   * that come before an unmute; null where the realm has no document. */
+  readonly page: PageInput | null;
+}
+
+/** The page's visibility and what an input event says, read through captured built-ins. */
+export interface PageInput {
+  readonly document: Document;
+  readonly window: EventTarget;
+  visible(): boolean;
+  /** The event's composed path, innermost first (empty when it cannot be read). */
+  path(e: Event): object[];
+  /** A node a user presses: a button, a link, a form control, a `role=button`. */
+  interactive(node: object): boolean;
+  key(
+    e: Event,
+  ): { code: string; key: string; ctrl: boolean; alt: boolean; shift: boolean; meta: boolean } | null;
+}
+
+const CONTROL_TAGS = new Set(['BUTTON', 'A', 'INPUT', 'LABEL', 'SUMMARY', 'SELECT']);
+const CONTROL_ROLES = new Set([
+  'button',
+  'switch',
+  'checkbox',
+  'menuitem',
+  'menuitemcheckbox',
+  'togglebutton',
+]);
+
+function capturePageInput(w: Realm): PageInput | null {
+  const doc = w.document;
+  const visibility = getterOf<Document, DocumentVisibilityState>(w.Document?.prototype, 'visibilityState');
+  const composedPath = w.Event?.prototype.composedPath;
+  const tagName = getterOf<Element, string>(w.Element?.prototype, 'tagName');
+  const getAttribute = w.Element?.prototype.getAttribute;
+  const K = w.KeyboardEvent?.prototype;
+  const code = getterOf<KeyboardEvent, string>(K, 'code');
+  const keyName = getterOf<KeyboardEvent, string>(K, 'key');
+  const flag = (name: string) => getterOf<KeyboardEvent, boolean>(K, name);
+  const [ctrl, alt, shift, meta] = ['ctrlKey', 'altKey', 'shiftKey', 'metaKey'].map(flag);
+  if (!doc || !visibility || !composedPath || !tagName || !getAttribute) return null;
+  if (!code || !keyName || !ctrl || !alt || !shift || !meta) return null;
+  const ElementCtor = w.Element;
+  return {
+    document: doc,
+    window: w,
+    visible: () => visibility.call(doc) === 'visible',
+    path(e) {
+      try {
+        return (composedPath.call(e) as object[]).filter((n) => n instanceof ElementCtor);
+      } catch {
+        return [];
+      }
+    },
+    interactive(node) {
+      try {
+        const el = node as Element;
+        if (CONTROL_TAGS.has(tagName.call(el))) return true;
+        return CONTROL_ROLES.has(String(getAttribute.call(el, 'role') ?? ''));
+      } catch {
+        return false;
+      }
+    },
+    key(e) {
+      try {
+        const k = e as KeyboardEvent;
+        return {
+          code: code.call(k),
+          key: keyName.call(k),
+          ctrl: ctrl.call(k),
+          alt: alt.call(k),
+          shift: shift.call(k),
+          meta: meta.call(k),
+        };
+      } catch {
+        return null;
+      }
+    },
+  };
 }
 
 const getterOf = <T, V>(proto: object | undefined, key: string): Getter<T, V> | null =>
@@ -112,6 +201,9 @@ export function captureOriginals(w: Realm): Originals | null {
     MediaStreamTrackProcessor?: Processor;
   };
   const NodeProto = w.AudioNode?.prototype;
+  const permissions = w.navigator.permissions as Permissions | undefined;
+  const query = w.Permissions?.prototype.query;
+  const permissionState = getterOf<PermissionStatus, PermissionState>(w.PermissionStatus?.prototype, 'state');
   return {
     TrackProto,
     StreamProto,
@@ -183,5 +275,20 @@ export function captureOriginals(w: Realm): Originals | null {
     AudioWorkletNode: w.AudioWorkletNode ?? null,
     AudioDestinationNode: w.AudioDestinationNode ?? null,
     MediaStreamAudioDestinationNode: w.MediaStreamAudioDestinationNode ?? null,
+
+    async micPermission() {
+      if (!permissions || !query) return null;
+      try {
+        return await query.call(permissions, { name: 'microphone' as PermissionName });
+      } catch {
+        return null;
+      }
+    },
+    permissionState,
+    getReceivers: w.RTCPeerConnection?.prototype.getReceivers ?? null,
+    receiverTrack: getterOf(w.RTCRtpReceiver?.prototype, 'track'),
+    syncSources: w.RTCRtpReceiver?.prototype.getSynchronizationSources ?? null,
+    connectionState: getterOf(w.RTCPeerConnection?.prototype, 'connectionState'),
+    page: capturePageInput(w),
   };
 }

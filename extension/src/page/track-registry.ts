@@ -8,12 +8,18 @@
 //   reacquire.ts        reopen the device and swap the fresh tracks in (swap.ts), in steps
 //   sender-restarts.ts  the starved senders' RTP restart while the device reopens
 //   report.ts           the groups as the bridge reports them
+//   reopen.ts           how a device is reopened: while the permission holds, within a deadline
+//   connections.ts      the page's peer connections: what the far end plays (echo-guard.ts)
+import { ENDED } from '../shared/release-decision.ts';
+import type { Reopened } from './group-machine.ts';
 import type { Originals, Track } from './originals.ts';
+import { createConnections } from './registry/connections.ts';
 import { createGraph } from './registry/graph.ts';
 import { createHooks } from './registry/hooks.ts';
 import { createMembers, type Group, type Member, type Root } from './registry/members.ts';
 import { createReacquire, type ReacquireDeps } from './registry/reacquire.ts';
 import { endTracks, stopTracks } from './registry/release.ts';
+import { createOpen, refusalReason } from './registry/reopen.ts';
 import { reportGroups } from './registry/report.ts';
 import { restartStarved } from './registry/sender-restarts.ts';
 import { createShadows } from './registry/shadows.ts';
@@ -30,18 +36,19 @@ export interface RegistryHooks {
 
 export type TrackRegistry = ReturnType<typeof createTrackRegistry>;
 
-/** `open` reopens a root's device on reacquire; by default the original getUserMedia. */
+/** `open` reopens a root's device on reacquire; by default the original getUserMedia, while the
+ * permission holds and within a deadline (registry/reopen.ts). */
 export function createTrackRegistry(
   o: Originals,
   realm: number,
   hooks: RegistryHooks,
-  open: ReacquireDeps['open'] = (root: Root) =>
-    o.getUserMedia.call(o.mediaDevices, { audio: root.constraints }),
+  open: ReacquireDeps['open'] = createOpen(o, () => null),
 ) {
   const patches = createHooks<Group, Member>();
   const book = createMembers(o, realm, { evaluate: hooks.evaluate, ended: patches.ended });
   const shadows = createShadows(o, book);
   const graph = createGraph(o, book.members);
+  const connections = createConnections(o);
 
   /** Forget consumers that can never play the mic again (closed contexts, streams with no live managed
    * track, stopped recorders), so long calls do not accumulate them and swaps stay cheap. */
@@ -92,11 +99,21 @@ export function createTrackRegistry(
       for (const g of [...book.groups.values()]) hooks.evaluate(g);
     },
     holdReason: patches.holdReason,
+    onRequest: patches.onRequest,
+    requested: patches.requested,
+    /** A peer connection the page uses (its received audio is the far end's: echo-guard.ts). */
+    addConnection: connections.add,
+    farEndLevel: connections.farEndLevel,
     stopTracks: (g: Group) => stopTracks(o, g),
     endTracks: (g: Group) => endTracks(o, book.markEnded, g),
-    /** Reopen the device and swap fresh tracks in; false when it could not be reopened or went away
+    /** Reopen the device and swap fresh tracks in, or say why it could not be reopened or went away
      * meanwhile (the group machine then ends the tracks). */
-    reacquire: async (g: Group): Promise<boolean> => (await reacquire(g)).kind === 'swapped',
-    report: () => reportGroups(book.groups, o.dateNow),
+    reacquire: async (g: Group): Promise<Reopened> => {
+      const outcome = await reacquire(g);
+      if (outcome.kind === 'swapped') return { ok: true };
+      return { ok: false, why: outcome.kind === 'lost' ? ENDED.gone : refusalReason(outcome.error) };
+    },
+    /** `grantMayExpire`: the site's permission may be a one-time one (grant-keeper.ts). */
+    report: (grantMayExpire = false) => reportGroups(book.groups, o.dateNow, grantMayExpire),
   };
 }

@@ -28,6 +28,21 @@ export const KEPT = {
   policy: 'kept open by policy',
   /** Neither the site's settings nor an answer reached the page in time (page/bridge.ts). */
   unanswered: "micoff's background did not answer (kept open to be safe)",
+  /** Reopened ahead of an unmute (page/intent.ts): the user came back to the call. */
+  primed:
+    'reopened a moment ago because you came back to the call, so that you are heard at once when you unmute',
+  /** Reopened for a moment so that a one-time permission does not expire (page/grant-keeper.ts). */
+  keepalive:
+    "reopened for a moment so that the site's permission to use the microphone does not expire while the tab is in the background",
+} as const;
+
+/** Why micoff ended a page's microphone track (a reopen that could not be done; the page's own
+ * recovery then asks for the microphone again, as after an unplugged device). */
+export const ENDED = {
+  permission: 'the site no longer has permission to use the microphone, so micoff could not reopen it',
+  refused: 'the browser refused to reopen the microphone',
+  timeout: 'the microphone did not reopen in time',
+  gone: 'the microphone went away while it was being reopened',
 } as const;
 
 export type ReleaseDecision = { allow: true; reason: null } | { allow: false; reason: string };

@@ -49,7 +49,7 @@ test('the page’s processor reads a stand-in: frames flow, a release does not e
     assert.equal(await next(), 'a', form);
     w.release(w.g);
     assert.equal(await next(), 'pending', `${form}: still open while released`);
-    assert.equal(await w.reacquire(w.g), true);
+    assert.deepEqual(await w.reacquire(w.g), { ok: true });
     await settle();
     (w.m.real as unknown as FakeTrack)._emit('b');
     assert.equal(await next(), 'b', `${form}: the fresh track feeds the same readable`);
@@ -158,6 +158,6 @@ test('a sender fed by the processor’s generator restarts at the reacquire (the
   const sender = pc.addTrack(gen);
   await settle();
   w.release(w.g);
-  assert.equal(await w.reacquire(w.g), true);
+  assert.deepEqual(await w.reacquire(w.g), { ok: true });
   assert.deepEqual(sender._sets, [[false], [true]]);
 });

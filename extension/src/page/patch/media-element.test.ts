@@ -22,7 +22,7 @@ test('a managed stream plays through a shadow of the real tracks, swapped at the
   assert.notEqual(playing, w.stream);
   assert.deepEqual(playing.getTracks(), [w.t]);
   w.release(w.g);
-  assert.equal(await w.reacquire(w.g), true);
+  assert.deepEqual(await w.reacquire(w.g), { ok: true });
   assert.deepEqual(playing.getTracks(), [w.m.real], 'the element plays the fresh track');
   assert.deepEqual(w.stream.getTracks(), [w.t], 'the page’s stream is untouched');
 });
@@ -36,7 +36,7 @@ test('srcObject replaced: the old shadow is dropped; an unmanaged stream or null
   assert.equal(w.el._src, plain);
   assert.equal(w.el.srcObject, plain);
   w.release(w.g);
-  assert.equal(await w.reacquire(w.g), true);
+  assert.deepEqual(await w.reacquire(w.g), { ok: true });
   assert.deepEqual(shadow.getTracks(), [w.t], 'a dropped shadow no longer follows');
   w.el.srcObject = null;
   assert.equal(w.el.srcObject, null);

@@ -56,7 +56,7 @@ test('started while released: live stand-ins instead of the dead track, fed once
   const [standIn] = rec._stream.getTracks() as InstanceType<typeof w.FakeGenerator>[];
   assert.ok(standIn instanceof w.FakeGenerator);
   assert.equal(w.reg.holdReason(w.g), KEPT.recording);
-  assert.equal(await w.reacquire(w.g), true);
+  assert.deepEqual(await w.reacquire(w.g), { ok: true });
   await settle();
   (w.m.real as unknown as FakeTrack)._emit('frame 1');
   await settle();

@@ -31,7 +31,7 @@ test('addTrack / addTransceiver: the sender carries the real track, the page rea
     assert.ok(w.m.senders.has(sender as unknown as RTCRtpSender), add);
     assert.equal(sender.track, w.t, add);
     w.release(w.g);
-    assert.equal(await w.reacquire(w.g), true);
+    assert.deepEqual(await w.reacquire(w.g), { ok: true });
     assert.equal(sender._track, w.m.real, `${add}: the fresh track on the wire`);
     assert.notEqual(sender._track, w.t);
     assert.equal(sender.track, w.t, `${add}: still the page’s own track`);
@@ -82,7 +82,7 @@ test('replaceTrack: the page’s track in, the real one on the wire; the sender 
   assert.ok(w.m.senders.has(sender as unknown as RTCRtpSender));
   assert.equal(sender.track, w.t);
   w.release(w.g);
-  assert.equal(await w.reacquire(w.g), true);
+  assert.deepEqual(await w.reacquire(w.g), { ok: true });
   await sender.replaceTrack(t2);
   assert.equal(sender._track, m2?.real);
   assert.deepEqual(
@@ -103,7 +103,7 @@ test('a sender the release starved restarts its RTP stream before the fresh trac
   w.release(w.g);
   assert.deepEqual(sender._sets, []);
   w.t.enabled = true;
-  assert.equal(await w.reacquire(w.g), true);
+  assert.deepEqual(await w.reacquire(w.g), { ok: true });
   assert.deepEqual(sender._sets, [[false], [true]], 'every encoding off, then back as the page set them');
   // Paused by the page: left alone.
   const w2 = await world();
@@ -112,7 +112,7 @@ test('a sender the release starved restarts its RTP stream before the fresh trac
   p.encodings[0] = { active: false };
   await paused.setParameters(p);
   w2.release(w2.g);
-  assert.equal(await w2.reacquire(w2.g), true);
+  assert.deepEqual(await w2.reacquire(w2.g), { ok: true });
   assert.deepEqual(paused._sets, [[false]], 'only the page’s own set');
 });
 
@@ -135,7 +135,7 @@ test('closed connections’ senders are forgotten before a reacquire', async () 
   const sender = w.pc.addTrack(w.t);
   w.pc.close();
   w.release(w.g);
-  assert.equal(await w.reacquire(w.g), true);
+  assert.deepEqual(await w.reacquire(w.g), { ok: true });
   assert.deepEqual(sender._sets, [], 'no restart on a closed connection');
   assert.equal(heard(w).hears, null);
 });

@@ -24,7 +24,7 @@ test('enabled: the page reads what it set; the member and its real track follow;
   w.t.enabled = true;
   assert.deepEqual([w.t.enabled, w.m.enabled], [true, true]);
   // After a reacquire the real track is another one: it follows the page's.
-  assert.equal(await w.reacquire(w.g), true);
+  assert.deepEqual(await w.reacquire(w.g), { ok: true });
   const fresh = w.m.real as unknown as FakeTrack;
   assert.notEqual(fresh, w.t);
   w.t.enabled = false;
@@ -70,7 +70,7 @@ test('after a reacquire onto the pinned device, the page still reads its own dev
   w.m.settings = { ...w.m.settings, deviceId: 'default', groupId: 'page-group' };
   w.m.root.constraints = { deviceId: { exact: 'mic-2' } }; // pinned to another concrete device
   w.release(w.g);
-  assert.equal(await w.reacquire(w.g), true);
+  assert.deepEqual(await w.reacquire(w.g), { ok: true });
   assert.equal((w.m.real as unknown as FakeTrack)._device, HEADSET);
   assert.deepEqual(
     [w.t.getSettings().deviceId, w.t.getSettings().groupId, w.t.getCapabilities().groupId],
@@ -86,7 +86,7 @@ test('applyConstraints: on, applied to the real track; released, kept and applie
   w.release(w.g);
   await w.t.applyConstraints({ echoCancellation: false });
   assert.deepEqual(w.t.getConstraints(), { echoCancellation: false }, 'released: the page’s latest');
-  assert.equal(await w.reacquire(w.g), true);
+  assert.deepEqual(await w.reacquire(w.g), { ok: true });
   const fresh = w.m.real as unknown as FakeTrack;
   assert.deepEqual(fresh._applied, [{ echoCancellation: false }]);
   assert.deepEqual(w.t.getConstraints(), { echoCancellation: false });
@@ -95,7 +95,7 @@ test('applyConstraints: on, applied to the real track; released, kept and applie
 test('stop: the member ends for good, its current real track stops too, the group decides', async () => {
   const w = await world();
   w.release(w.g);
-  assert.equal(await w.reacquire(w.g), true);
+  assert.deepEqual(await w.reacquire(w.g), { ok: true });
   const fresh = w.m.real as unknown as FakeTrack;
   const clone = t2(w);
   w.evaluated.length = 0;
@@ -117,7 +117,7 @@ test('clone: of a member joins its group (also while released); of a derived tra
   assert.equal(cm?.root, w.m.root);
   assert.deepEqual(cm?.applied, { autoGainControl: false });
   assert.equal(clone.readyState, 'live', 'a clone of a released track reads live');
-  assert.equal(await w.reacquire(w.g), true);
+  assert.deepEqual(await w.reacquire(w.g), { ok: true });
   assert.equal(
     (cm?.real as unknown as FakeTrack | undefined)?._state,
     'live',

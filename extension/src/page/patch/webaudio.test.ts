@@ -41,7 +41,7 @@ test('a source node on a managed stream is rebuilt on the fresh tracks and recon
     );
     assert.notEqual(node._stream, w.stream, `${how}: built on a shadow`);
     w.release(w.g);
-    assert.equal(await w.reacquire(w.g), true);
+    assert.deepEqual(await w.reacquire(w.g), { ok: true });
     // The inner node: a source on a shadow of the fresh track, connected as the page left the node.
     const inner = w.ctx._made.at(-1);
     assert.ok(inner && inner !== node, how);
@@ -54,7 +54,7 @@ test('a source node on a managed stream is rebuilt on the fresh tracks and recon
     assert.deepEqual(inner._edges, [], how);
     node.connect(w.ctx.destination);
     w.release(w.g);
-    assert.equal(await w.reacquire(w.g), true);
+    assert.deepEqual(await w.reacquire(w.g), { ok: true });
     const second = w.ctx._made.at(-1);
     assert.notEqual(second, inner, how);
     assert.deepEqual(second?._edges, [[w.ctx.destination]], how);

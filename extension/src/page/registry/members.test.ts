@@ -106,7 +106,7 @@ test('mute / unmute reach the page track from the current real track only', asyn
   for (const type of ['mute', 'unmute', 'ended']) page.addEventListener(type, () => heard.push(type));
   real.dispatchEvent(new Event('mute'));
   world.release(g);
-  assert.equal(await world.reacquire(g), true);
+  assert.deepEqual(await world.reacquire(g), { ok: true });
   const fresh = clone.real as unknown as InstanceType<typeof FakeTrack>;
   assert.notEqual(fresh, real);
   real.dispatchEvent(new Event('unmute')); // the old real track: no longer the page's

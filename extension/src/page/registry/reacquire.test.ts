@@ -2,6 +2,7 @@
 // goes where after a success, and what is left after a refusal or a device lost between open and swap.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { ENDED } from '../../shared/release-decision.ts';
 import { asTrack, MIC, pageWorld, settle } from '../fake-realm.test-util.ts';
 import type { Track } from '../originals.ts';
 import { createReacquire, openRoots, reopenRoots, swapFresh } from './reacquire.ts';
@@ -35,7 +36,7 @@ test('success: each root reopened with its constraints; the first member gets th
   world.release(g);
   const swapped: unknown[] = [];
   reg.onSwapped((list) => swapped.push(list));
-  assert.equal(await world.reacquire(g), true);
+  assert.deepEqual(await world.reacquire(g), { ok: true });
   assert.deepEqual(devices._calls, [
     { audio: { noiseSuppression: false, deviceId: { exact: 'mic-1' } } },
     { audio: { autoGainControl: false, deviceId: { exact: 'mic-1' } } },
@@ -59,7 +60,7 @@ test('success: the fresh track carries the page’s enabled state and its last a
   m.enabled = false;
   m.applied = { echoCancellation: false };
   world.release(g);
-  assert.equal(await world.reacquire(g), true);
+  assert.deepEqual(await world.reacquire(g), { ok: true });
   const fresh = world.devices._opened[0];
   assert.equal(fresh?._enabled, false);
   assert.deepEqual(fresh?._applied, [{ echoCancellation: false }]);
@@ -78,7 +79,7 @@ test('success: a member the page stopped, or whose real track still runs, is lef
     const before = x.b.real;
     set(x);
     const kept = x.b.real;
-    assert.equal(await x.world.reacquire(x.g), true, what);
+    assert.deepEqual(await x.world.reacquire(x.g), { ok: true }, what);
     assert.equal(x.world.devices._opened.length, opened, what);
     assert.equal(x.b.real, kept, what);
     assert.notEqual(x.a.real, before, what);
@@ -106,7 +107,7 @@ test('refused: nothing swapped, what opened before the refusal stopped, the brow
   assert.equal(world.devices._opened[0]?._state, 'ended', 'the first root’s fresh track stopped');
   // Through the registry: the group machine reads false.
   world.devices._plan = [denied];
-  assert.equal(await world.reacquire(g), false);
+  assert.equal((await world.reacquire(g)).ok, false);
   assert.deepEqual([a.real, b.real], reals);
   assert.deepEqual(swapped, []);
 });
@@ -131,7 +132,11 @@ test('lost between open and swap: swapped in, then reported lost; the patches ar
   assert.deepEqual(swapped, []);
   world.devices._plan = ['lost'];
   m.real.stop();
-  assert.equal(await world.reacquire(g), false, 'the registry reports the loss as a failure');
+  assert.deepEqual(
+    await world.reacquire(g),
+    { ok: false, why: ENDED.gone },
+    'the registry reports the loss as a failure, and why',
+  );
 });
 
 test('order: prune, then the restarts start, then the device opens; the swap waits for the restarts', async () => {
@@ -179,7 +184,7 @@ test('a sender that never answers its restart holds the swap for RESTART_WAIT_MS
   world.release(g);
   let ok: boolean | null = null;
   void world.reacquire(g).then((v) => {
-    ok = v;
+    ok = v.ok;
   });
   await settle();
   assert.equal(ok, null);

@@ -9,7 +9,11 @@ const LABEL_MAX = 200;
 
 /** Every group's report. A group's `since` moves when its state changes; a group whose tracks all
  * ended is reported once, then forgotten (removed from `groups`). */
-export function reportGroups(groups: Map<string, Group>, dateNow: () => number): GroupReport[] {
+export function reportGroups(
+  groups: Map<string, Group>,
+  dateNow: () => number,
+  grantMayExpire = false,
+): GroupReport[] {
   const out: GroupReport[] = [];
   for (const g of groups.values()) {
     const state = groupState(g);
@@ -22,12 +26,13 @@ export function reportGroups(groups: Map<string, Group>, dateNow: () => number):
       id: g.id,
       state,
       since_ms: g.since,
-      reason: state === 'not_released' ? keptReason(g) : null,
+      reason: state === 'not_released' ? keptReason(g) : state === 'ended' ? g.endedWhy : null,
       label: g.label.slice(0, LABEL_MAX),
       tracks: live.length,
       enabled: live.filter((m) => m.enabled).length,
       echo_cancellation: echoCancellationOf(live),
       latency_guard: live.find((m) => m.guard)?.guard ?? null,
+      grant_may_expire: grantMayExpire,
     });
     if (state === 'ended') groups.delete(g.deviceId);
   }

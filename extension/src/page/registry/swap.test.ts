@@ -68,7 +68,7 @@ test('after a reacquire, shadows and senders carry the fresh track; the page’s
   const sender = new FakeSender(t);
   m.senders.add(asSender(sender));
   world.release(g);
-  assert.equal(await world.reacquire(g), true);
+  assert.deepEqual(await world.reacquire(g), { ok: true });
   const fresh = world.devices._opened[0];
   assert.deepEqual(shadow.getTracks(), [fresh]);
   assert.equal(sender._track, fresh);

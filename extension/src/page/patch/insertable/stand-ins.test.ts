@@ -30,7 +30,7 @@ test('one stand-in per member, fed from its real track; none for an ended member
   t._emit(1);
   await settle();
   w.release(g);
-  assert.equal(await w.reacquire(g), true);
+  assert.deepEqual(await w.reacquire(g), { ok: true });
   await settle();
   (m.real as unknown as FakeTrack)._emit(2);
   await settle();
