@@ -9,3 +9,12 @@ startCall('meeting', captureAndConnect);
 document.getElementById('mute').onclick = () => window.mute();
 document.getElementById('unmute').onclick = () => window.unmute();
 document.getElementById('stop').onclick = () => window.stopTrack();
+
+// A hotkey as meeting apps have them (Google Meet's Ctrl+D): the page's own keydown handler toggles the
+// microphone. The e2e presses it as a person does, Ctrl first.
+document.addEventListener('keydown', (e) => {
+  if (!(e.ctrlKey && e.code === 'KeyD')) return;
+  e.preventDefault();
+  if (call.track?.enabled) window.mute();
+  else window.unmute();
+});

@@ -29,6 +29,7 @@ export function tabViewOf(frames: Iterable<FrameReport>, topUrl: string | null):
         : null,
     latency_guard: live.find((g) => g.latency_guard)?.latency_guard ?? null,
     labels: [...new Set(live.map((g) => g.label).filter((l) => l !== ''))],
+    grant_may_expire: live.some((g) => g.grant_may_expire === true),
     muted,
     muted_since_ms: mutedSince(live, muted),
   };

@@ -13,8 +13,14 @@
 //   patch/*.ts         the patched surfaces, each patchX(window, originals, registry)
 // Hostile territory: a failure in our bookkeeping never breaks the page's own call (errors are
 // swallowed, the original result returned).
+
+import { KEPT } from '../shared/release-decision.ts';
 import type { Bridge } from './bridge.ts';
+import { createEchoGuard } from './echo-guard.ts';
+import { createGrantKeeper, KEEPALIVE_HOLD_MS } from './grant-keeper.ts';
 import { createGroupMachine } from './group-machine.ts';
+import { createIntent, PRIME_HOLD_MS } from './intent.ts';
+import { listenForIntent } from './intent-listeners.ts';
 import { maskToString } from './natives.ts';
 import { captureOriginals, type Realm } from './originals.ts';
 import { patchFrames } from './patch/frames.ts';
@@ -26,7 +32,10 @@ import { patchRtc } from './patch/rtc.ts';
 import { patchStream } from './patch/stream.ts';
 import { patchTrack } from './patch/track.ts';
 import { patchWebAudio } from './patch/webaudio.ts';
-import { createTrackRegistry, type Group } from './track-registry.ts';
+import { createPermissionWatch } from './permission-watch.ts';
+import { applyEnabled } from './registry/members.ts';
+import { createOpen } from './registry/reopen.ts';
+import { createTrackRegistry, type Group, type Member } from './track-registry.ts';
 
 const MARK = Symbol.for('micoff.page');
 
@@ -48,14 +57,47 @@ export function install(w: Realm, opts: InstallOptions): boolean {
   if (!o) return true;
   const { bridge, realm } = opts;
 
-  const reg = createTrackRegistry(o, realm, {
-    evaluate: (g) => machine.evaluate(g),
-    unhold: (g, reason) => machine.unhold(g, reason),
-  });
-  const machine = createGroupMachine<Group>({
+  const permission = createPermissionWatch(o);
+  const reg = createTrackRegistry(
+    o,
+    realm,
+    {
+      evaluate: (g) => machine.evaluate(g),
+      unhold: (g, reason) => machine.unhold(g, reason),
+    },
+    createOpen(o, permission.state),
+  );
+  const timers = {
     now: o.now,
-    setTimer: (cb, ms) => o.setTimeout(cb, ms),
-    clearTimer: (handle) => o.clearTimeout(handle as number),
+    setTimer: (cb: () => void, ms: number) => o.setTimeout(cb, ms),
+    clearTimer: (handle: unknown) => o.clearTimeout(handle as number),
+  };
+  const released = () => [...reg.groups.values()].filter((g) => g.state === 'off' && g.silenced);
+  // What a user does before unmuting reopens a released device ahead of the unmute (intent.ts).
+  const intent = o.page ? createIntent({ now: o.now, interactive: o.page.interactive }) : null;
+  // One-time grants stay alive while the page is hidden and released (grant-keeper.ts).
+  const page = o.page;
+  const keeper = createGrantKeeper<Group>({
+    ...timers,
+    hidden: () => (page ? !page.visible() : false),
+    released,
+    capturing: () => [...reg.groups.values()].some((g) => g.state !== 'off'),
+    keepalive: (g) => machine.prime(g, KEEPALIVE_HOLD_MS, KEPT.keepalive),
+  });
+  reg.onRequest(() => permission.start(keeper.requested));
+  // A fresh capture's echo canceller converges before the far end hears it (echo-guard.ts).
+  const echo = createEchoGuard({
+    ...timers,
+    farEndLevel: reg.farEndLevel,
+    hold: (m: Member, on: boolean) => {
+      m.heldBack = on;
+      applyEnabled(o, m);
+    },
+  });
+  reg.onSwapped((swapped) => echo.opened(swapped));
+  reg.onEnded((m) => echo.drop(m));
+  const machine = createGroupMachine<Group>({
+    ...timers,
     config: () => bridge.config(),
     holdReason: reg.holdReason,
     askPolicy: async (g) => {
@@ -65,12 +107,25 @@ export function install(w: Realm, opts: InstallOptions): boolean {
       ]);
       return answer;
     },
-    stopTracks: reg.stopTracks,
+    stopTracks: (g) => {
+      for (const m of g.members) echo.drop(m);
+      reg.stopTracks(g);
+    },
     reacquire: reg.reacquire,
     endTracks: reg.endTracks,
-    changed: () => bridge.report(realm, reg.report()),
+    changed: () => {
+      keeper.changed();
+      bridge.report(realm, reg.report(keeper.mayExpire()));
+    },
     audibility: (g) => reg.audibility(g, bridge.config().paths ?? true),
+    heard: () => intent?.noteUnmute(),
   });
+  if (page && intent) {
+    listenForIntent(o, page, intent, () => {
+      for (const g of released()) machine.prime(g, PRIME_HOLD_MS, KEPT.primed);
+    });
+    o.addEventListener.call(page.document, 'visibilitychange', () => keeper.changed());
+  }
 
   if (!patchGetUserMedia(w, o, reg)) return true;
   patchTrack(w, o, reg);

@@ -16,7 +16,7 @@ import type { Originals, Track } from './originals.ts';
 import { createConnections } from './registry/connections.ts';
 import { createGraph } from './registry/graph.ts';
 import { createHooks } from './registry/hooks.ts';
-import { createMembers, type Group, type Member, type Root } from './registry/members.ts';
+import { createMembers, type Group, type Member } from './registry/members.ts';
 import { createReacquire, type ReacquireDeps } from './registry/reacquire.ts';
 import { endTracks, stopTracks } from './registry/release.ts';
 import { createOpen, refusalReason } from './registry/reopen.ts';

@@ -20,6 +20,14 @@ export function serverLine(audio: AudioSnapshot | null, browser: BuildBrowser): 
   return `Audio server: ${rec.length} record stream${rec.length > 1 ? 's' : ''} open: ${parts.join(', ')}.`;
 }
 
+/** Said when the site's permission may be a one-time one (page/grant-keeper.ts). */
+export const ONE_TIME_GRANT_NOTE =
+  'This site may be allowed to use your microphone for this visit only ("Allow this time"). So that ' +
+  'the permission does not run out while the muted call is in a background tab, micoff turns the ' +
+  'microphone on for a moment every 3 minutes there (the microphone indicator lights up briefly). To ' +
+  'avoid it, let the site use the microphone while you visit it: the icon left of the address, then ' +
+  '"Allow while visiting the site" or Site settings.';
+
 /** Echo cancellation on the tab's tracks as the browser granted it. */
 export function echoLine(view: TabReleaseView | null): string | null {
   if (!view || view.echo_cancellation === undefined || view.echo_cancellation === null) return null;
@@ -38,6 +46,7 @@ export function tabSectionNodes(
     view?.native_release ? nativeReleaseNodes(view.native_release) : null,
     echo ? h('div', { id: 'tab-echo' }, echo) : null,
     view?.latency_guard ? h('div', { class: 'notice', id: 'tab-guard' }, view.latency_guard) : null,
+    view?.grant_may_expire ? h('div', { class: 'notice', id: 'tab-grant' }, ONE_TIME_GRANT_NOTE) : null,
   ].filter((n): n is HTMLDivElement => n !== null);
 }
 

@@ -48,6 +48,7 @@ export function patchGetUserMedia(w: Realm, o: Originals, reg: TrackRegistry): b
           let asked = constraints;
           let guard: string | null = null;
           try {
+            if (constraints?.audio) reg.requested();
             const g = guardLatency(constraints);
             asked = g.constraints;
             guard = g.guarded ? guardReason(g.asked) : null;

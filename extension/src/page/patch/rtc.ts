@@ -39,6 +39,7 @@ export function patchRtc(w: Realm, o: Originals, reg: TrackRegistry): void {
     return null;
   };
   const record = (pc: RTCPeerConnection, sender: RTCRtpSender, tr?: RTCRtpTransceiver) => {
+    reg.addConnection(pc);
     if (!senders.has(sender)) senders.set(sender, { pc, transceiver: tr ?? transceiverOf(pc, sender) });
   };
   /** Does the sender put anything on the wire? Unreadable state counts as sending. */
@@ -169,6 +170,8 @@ export function patchRtc(w: Realm, o: Originals, reg: TrackRegistry): void {
         },
       }).addTransceiver,
   );
+  // Every connection that receives (a remote description) plays the far end: what echo-guard.ts reads.
+  followMethod(PcProto, 'setRemoteDescription', (pc) => reg.addConnection(pc));
   followMethod(PcProto, 'removeTrack', reg.evaluateAll);
   followMethod(PcProto, 'close', reg.evaluateAll);
 }

@@ -5,6 +5,7 @@
 // one more consumer of it.
 import { replaceAccessor, replaceMethod } from '../natives.ts';
 import type { Originals, Realm, Track } from '../originals.ts';
+import { applyEnabled } from '../registry/members.ts';
 import type { Member, TrackRegistry } from '../track-registry.ts';
 
 export function patchTrack(_w: Realm, o: Originals, reg: TrackRegistry): void {
@@ -25,7 +26,7 @@ export function patchTrack(_w: Realm, o: Originals, reg: TrackRegistry): void {
         return;
       }
       m.enabled = o.getEnabled.call(this as Track);
-      if (m.real !== this && !m.ended) o.setEnabled.call(m.real, m.enabled);
+      applyEnabled(o, m);
       reg.evaluate(m.group);
     },
   }));

@@ -9,6 +9,7 @@ export function createHooks<G, M>() {
   const swapListeners: ((swapped: M[]) => void)[] = [];
   const endListeners: ((m: M) => void)[] = [];
   const holds: ((g: G) => string | null)[] = [];
+  const requestListeners: (() => void)[] = [];
 
   return {
     /** A patch's consumers to forget when they can no longer play the mic (runs before a reacquire). */
@@ -35,6 +36,17 @@ export function createHooks<G, M>() {
       for (const l of endListeners) {
         try {
           l(m);
+        } catch {}
+      }
+    },
+    /** The page asks for the microphone (patch/get-user-media.ts, before the browser answers). */
+    onRequest(l: () => void): void {
+      requestListeners.push(l);
+    },
+    requested(): void {
+      for (const l of requestListeners) {
+        try {
+          l();
         } catch {}
       }
     },

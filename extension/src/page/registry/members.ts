@@ -30,6 +30,14 @@ export interface Member {
   senders: Set<RTCRtpSender>;
   /** Why micoff kept echo cancellation on against the page's `latency` request (latency-guard.ts). */
   guard: string | null;
+  /** The outgoing audio is held back while a fresh capture's echo canceller converges (echo-guard.ts):
+   * the real track is disabled whatever the page's `enabled` says. */
+  heldBack: boolean;
+}
+
+/** The real track's `enabled`: the page's, unless micoff holds the audio back (echo-guard.ts). */
+export function applyEnabled(o: Originals, m: Member): void {
+  if (m.real !== m.page && !m.ended) o.setEnabled.call(m.real, m.enabled && !m.heldBack);
 }
 
 export interface Group extends MachineGroup {
@@ -111,6 +119,9 @@ export function createMembers(o: Originals, realm: number, deps: MembersDeps) {
         kept: null,
         listening: null,
         seq: 0,
+        silenced: false,
+        hold: null,
+        endedWhy: null,
         reported: null,
         since: o.dateNow(),
       };
@@ -134,6 +145,7 @@ export function createMembers(o: Originals, realm: number, deps: MembersDeps) {
       applied: from?.applied ?? null,
       senders: new Set(),
       guard: from?.guard ?? null,
+      heldBack: false,
     };
     members.set(page, m);
     byReal.set(real, m);

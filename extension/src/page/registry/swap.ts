@@ -14,7 +14,7 @@ export interface SwapDeps {
 export function swapIn(o: Originals, deps: SwapDeps, m: Member, next: Track): void {
   const old = m.real;
   deps.rebind(m, next);
-  o.setEnabled.call(next, m.enabled);
+  o.setEnabled.call(next, m.enabled && !m.heldBack);
   if (m.applied) o.applyConstraints.call(next, m.applied).catch(() => {});
   swapSenders(o, m, old, next);
   deps.swapTrack(old, next);

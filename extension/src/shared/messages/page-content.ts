@@ -31,6 +31,9 @@ export interface GroupReport {
    * the Firefox build's page world (page/mute-observer.ts), where the browser's own release follows
    * the mute and the background checks it against the audio server (background/native-release.ts). */
   muted_since_ms?: number | null;
+  /** The site's microphone permission may be a one-time one ("Allow this time"): micoff keeps it alive
+   * while the tab is in the background and released (page/grant-keeper.ts); the popup says so. */
+  grant_may_expire?: boolean;
 }
 
 export type PageToContent =
@@ -65,6 +68,7 @@ export function parseGroupReport(v: unknown): GroupReport | null {
     echo_cancellation,
     latency_guard,
     muted_since_ms,
+    grant_may_expire,
   } = v;
   if (!isText(id) || !STATES.includes(state as GroupState)) return null;
   if (!isTime(since_ms)) return null;
@@ -86,6 +90,7 @@ export function parseGroupReport(v: unknown): GroupReport | null {
     echo_cancellation: ec,
     latency_guard: guard,
     muted_since_ms: mutedSince,
+    grant_may_expire: grant_may_expire === true,
   };
 }
 
