@@ -5,8 +5,8 @@
 //!   for fake trees), cheap reads (one `read` per file into reused buffers), [`Error`].
 //! - [`parse`]: parsers of `stat`, `schedstat`, `status`, `io`, `cmdline`, `net/unix`, fd links.
 //!   Take text, do no I/O.
-//! - [`role`]: [`Role`] (stable snake_case string, e.g. `audio_service`) and [`BrowserFamily`],
-//!   named from comm + command line.
+//! - [`role`]: [`Role`] (stable snake_case string, e.g. `audio_service`), named from comm +
+//!   command line, and [`BrowserFamily`] (micoff-browsers' table), named from the main executable.
 //! - [`sample`]: [`Snapshot`] = raw counters of processes and their threads at one instant
 //!   ([`ProcFs::snapshot`]); vanished processes/threads are skipped silently.
 //! - [`sampler`]: [`Sampler`], the periodic sampler: same snapshots as [`ProcFs::snapshot`], but it
