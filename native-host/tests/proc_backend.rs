@@ -129,8 +129,8 @@ async fn cpu_sample_sees_a_busy_thread_of_this_process() {
             tried.push(format!("{window:?}: {bracket:?}"));
             continue;
         }
-        let stat_ms = busy.cpu_pct / 100.0 * report.window_ms;
-        let run_ms = busy.run_time_ns.map(|ns| ns as f64 / 1e6);
+        let stat_ms = busy.rates.cpu_pct / 100.0 * report.window_ms;
+        let run_ms = busy.rates.run_time_ns.map(|ns| ns as f64 / 1e6);
         eprintln!(
             "burner over {:.0} ms: stat {stat_ms:.1} ms, schedstat {run_ms:?} ms, its clock \
              {bracket:?}",

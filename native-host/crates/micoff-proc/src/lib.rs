@@ -49,7 +49,7 @@ use serde::{Deserialize, Serialize};
 
 pub use audio::{env_map, pulse_socket_candidates, pulse_socket_path};
 pub use fs::{Error, ProcFs};
-pub use rates::{rates, CpuReport, ProcessRates, RoleTotals, ThreadRates};
+pub use rates::{rates, CpuReport, ProcessRates, Rates, RoleTotals, ThreadRates};
 pub use role::{browser_family_of_name, BrowserFamily, Role};
 pub use sample::{monotonic_ns, ProcessSample, Snapshot, ThreadSample};
 pub use sampler::{ColdThreads, FdBudget, Sampler};

@@ -369,21 +369,21 @@ fn agree(
         let Some(t) = ours.threads.iter().find(|t| t.tid == *tid) else {
             continue;
         };
-        let diff = t.cpu_pct - cpu;
+        let diff = t.rates.cpu_pct - cpu;
         eprintln!(
             "  {tid:>7} {comm:<16} pidstat %CPU {cpu:6.2} (usr {usr:.2} sys {sys:.2})   micoff {:6.2} (usr {:.2} sys {:.2}, run_time {:.2} %, wakeups {:.0}/s)   diff {diff:+.2} pp",
-            t.cpu_pct,
-            t.user_pct,
-            t.system_pct,
-            t.run_time_pct.unwrap_or(f64::NAN),
-            t.wakeups_per_s.unwrap_or(f64::NAN),
+            t.rates.cpu_pct,
+            t.rates.user_pct,
+            t.rates.system_pct,
+            t.rates.run_time_pct.unwrap_or(f64::NAN),
+            t.rates.wakeups_per_s.unwrap_or(f64::NAN),
         );
         if *cpu > 1.0 {
             compared += 1;
             if diff.abs() > TOLERANCE_PP {
                 failures.push(format!(
                     "{label}: {comm} ({tid}): pidstat {cpu:.2} vs micoff {:.2}",
-                    t.cpu_pct
+                    t.rates.cpu_pct
                 ));
             }
         }
@@ -419,8 +419,8 @@ fn agree_with_clocks(
         // (a sampler's report says it when it is not exactly the process's), both between the
         // clock readings of that end.
         let span_ms = t.window_ms.unwrap_or(report.window_ms);
-        let stat_ms = t.cpu_pct / 100.0 * span_ms;
-        let run_ms = t.run_time_ns.map(|ns| ns as f64 / 1e6);
+        let stat_ms = t.rates.cpu_pct / 100.0 * span_ms;
+        let run_ms = t.rates.run_time_ns.map(|ns| ns as f64 / 1e6);
         eprintln!(
             "  {label}: {name} stat {stat_ms:.1} ms, schedstat {run_ms:?} ms, its clock {bracket:?}"
         );
