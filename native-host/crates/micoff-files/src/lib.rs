@@ -8,9 +8,9 @@
 //!   target: readers see the old file or the new one, never half of one.
 //! - A target that is a symlink (dotfiles setups) is written THROUGH the link: the file it points
 //!   to gets the new content and the link stays a link pointing where it pointed. Only a link
-//!   nobody else could have planted or redirected is followed ([`resolve`]): every link of the
+//!   nobody else could have planted or redirected is followed ([`resolve()`]): every link of the
 //!   chain and the file it ends at belong to the user running micoff or to root, and sit in
-//!   [safe folders](resolve); anything else is refused with a message and nothing is written.
+//!   [safe folders](resolve()); anything else is refused with a message and nothing is written.
 //! - Backups are created exclusively too (never through a link planted at the backup's name) and
 //!   keep the mode of the file they copy; [`restore`] puts one back exactly, through the link
 //!   when the target is one.
@@ -19,7 +19,7 @@
 //!   recomputes; one verdict, [`ours::Ownership`]: not ours, edited, as written.
 //!
 //! Module map:
-//! - [`write`]: [`write_atomic`], [`read_with_mode`], [`copy_new`], [`restore`], [`remove`].
+//! - [`write`](mod@write): [`write_atomic`], [`read_with_mode`], [`copy_new`], [`restore`], [`remove`].
 //! - [`resolve`](mod@resolve): which symlinks are followed ([`resolve()`]) and the trust it rests on.
 //! - [`ours`]: the marker, the seal and the verdict; the old forms; writing over a foreign file
 //!   with a backup and putting it back.
