@@ -6,3 +6,9 @@ export function chromeIdFromKey(keyBase64: string): string;
 export function encodePng(size: number, rgba: Buffer): Buffer;
 export function buildManifest(browser: 'chrome' | 'firefox'): Manifest;
 export function crc32(buf: Uint8Array): number;
+export function extensionIds(): { chromeId: string; firefoxId: string };
+export function writeHostManifests(o: {
+  hostBin: string;
+  root: string;
+  pathInManifest?: string;
+}): Record<'chromium' | 'firefox', string>;

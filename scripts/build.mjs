@@ -223,38 +223,58 @@ function esbuildOptions(browser, outDir, onEnd) {
   }));
 }
 
+/** The extension ids this build's manifests give: the ones a host manifest must allow. */
+export function extensionIds() {
+  const chromeId = chromeIdFromKey(buildManifest('chrome').key);
+  const firefoxId = buildManifest('firefox').browser_specific_settings?.gecko?.id;
+  if (!firefoxId) throw new Error('manifests/firefox.json: browser_specific_settings.gecko.id missing');
+  return { chromeId, firefoxId };
+}
+
 /**
- * dist/native-host/<flavor>/ through `micoff-host install --browser <flavor> --target-dir`, pointing at
- * `hostPath`. Returns the folders written, or null when the host is not built yet. Throws when the
- * installer fails, or when its manifests allow other extension ids than this build's (a host binary
- * built from other manifests).
+ * The native host manifests as `hostBin`'s own installer writes them (`micoff-host install --browser
+ * <flavor> --target-dir <root>/<flavor> --host-path <pathInManifest>`), the one writer of that file:
+ * `{ chromium, firefox }`, the path of each. Throws when the installer fails, writes other than one
+ * file, or allows other extension ids than this build's (a host binary built from other manifests).
+ * `pathInManifest` is where the browser will find the host: `hostBin` itself for a build, the
+ * installed path for a package.
  */
-function writeNativeHostManifests(chromeId, firefoxId, hostPath) {
+export function writeHostManifests({ hostBin, root, pathInManifest = hostBin }) {
+  const { chromeId, firefoxId } = extensionIds();
+  const want = { chromium: `chrome-extension://${chromeId}/`, firefox: firefoxId };
+  const written = {};
+  for (const flavor of ['chromium', 'firefox']) {
+    const dir = join(root, flavor);
+    const args = ['install', '--browser', flavor, '--target-dir', dir, '--host-path', pathInManifest];
+    try {
+      execFileSync(hostBin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    } catch (e) {
+      throw new Error(`${hostBin} ${args.join(' ')} failed: ${e.stderr || e.stdout || e.message}`);
+    }
+    const files = existsSync(dir) ? readdirSync(dir) : [];
+    if (files.length !== 1 || !files[0])
+      throw new Error(`micoff-host install wrote ${files.length} files into ${dir}`);
+    const manifest = readJson(join(dir, files[0]));
+    const allowed = flavor === 'chromium' ? manifest.allowed_origins : manifest.allowed_extensions;
+    if (!Array.isArray(allowed) || allowed.length !== 1 || allowed[0] !== want[flavor]) {
+      throw new Error(
+        `${join(dir, files[0])} allows ${JSON.stringify(allowed)}, not ${want[flavor]} alone: ${hostBin} was built from other manifests (cargo build --release -p micoff-host)`,
+      );
+    }
+    written[flavor] = join(dir, files[0]);
+  }
+  return written;
+}
+
+/**
+ * dist/native-host/<flavor>/ through `micoff-host install --target-dir`, pointing at `hostPath`.
+ * Returns the folders written, or null when the host is not built yet.
+ */
+function writeNativeHostManifests(hostPath) {
   const root = join(DIST, 'native-host');
   rmSync(root, { recursive: true, force: true });
   if (!existsSync(hostPath)) return null;
-  const want = { chromium: `chrome-extension://${chromeId}/`, firefox: firefoxId };
-  const dirs = [];
-  for (const flavor of ['chromium', 'firefox']) {
-    const dir = join(root, flavor);
-    const args = ['install', '--browser', flavor, '--target-dir', dir, '--host-path', hostPath];
-    try {
-      execFileSync(hostPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    } catch (e) {
-      throw new Error(`${hostPath} ${args.join(' ')} failed: ${e.stderr || e.stdout || e.message}`);
-    }
-    const files = existsSync(dir) ? readdirSync(dir) : [];
-    if (files.length !== 1) throw new Error(`micoff-host install wrote ${files.length} files into ${dir}`);
-    const manifest = readJson(join(dir, files[0]));
-    const allowed = flavor === 'chromium' ? manifest.allowed_origins : manifest.allowed_extensions;
-    if (!Array.isArray(allowed) || !allowed.includes(want[flavor])) {
-      throw new Error(
-        `${join(dir, files[0])} allows ${JSON.stringify(allowed)}, not ${want[flavor]}: ${hostPath} was built from other manifests (cargo build --release -p micoff-host)`,
-      );
-    }
-    dirs.push(dir);
-  }
-  return dirs;
+  return Object.values(writeHostManifests({ hostBin: hostPath, root })).map((f) => dirname(f));
 }
 
 const ICONS = new Map(ICON_SIZES.map((s) => [s, drawIcon(s)]));
@@ -264,9 +284,7 @@ async function main() {
   const started = Date.now();
   const chromeManifest = buildManifest('chrome');
   const firefoxManifest = buildManifest('firefox');
-  const chromeId = chromeIdFromKey(chromeManifest.key);
-  const firefoxId = firefoxManifest.browser_specific_settings?.gecko?.id;
-  if (!firefoxId) throw new Error('manifests/firefox.json: browser_specific_settings.gecko.id missing');
+  const { chromeId } = extensionIds();
 
   const contexts = [];
   for (const browser of opts.browsers) {
@@ -287,7 +305,7 @@ async function main() {
       writeStatic(browser, outDir, manifest);
     }
   }
-  const hostDirs = writeNativeHostManifests(chromeId, firefoxId, opts.hostPath);
+  const hostDirs = writeNativeHostManifests(opts.hostPath);
   const hostLine = hostDirs
     ? `native host manifests (micoff-host install): ${hostDirs.map((d) => `${relative(ROOT, d)}/`).join(', ')} -> ${opts.hostPath}`
     : `native host manifests: not written, ${opts.hostPath} is not built yet (cargo build --release -p micoff-host)`;

@@ -4,9 +4,12 @@
 #   apt:   pulseaudio, pipewire (+ pulse, wireplumber), dbus, chromium, sysstat, libpulse-dev, pkg-config
 #          (build-essential and curl only when gcc / curl are missing); with `--with-firefox` (npm
 #          test), also firefox-esr and xvfb, with `--firefox` (the demo's Firefox) firefox-esr alone,
-#          where the archive has them (Debian; Ubuntu's Firefox is a snap). As root, or through
-#          `sudo -n`; otherwise prints the exact command and exits 1. `apt-get update` only when
-#          installing.
+#          where the archive has them (Debian; Ubuntu's Firefox is a snap). With `--package` (npm test; `npm run package` names it when a tool
+#          is missing) the host packages' tools: dpkg-dev, lintian (the .deb) and musl-tools, meson,
+#          ninja-build, cmake, m4 (the static build's libpulse), and the Rust target
+#          x86_64-unknown-linux-musl (rustup; said loudly when it cannot be added, not fatal: only
+#          the static tarball needs it). As root, or through `sudo -n`; otherwise prints the exact
+#          command and exits 1. `apt-get update` only when installing.
 #   npm:   `npm install` (versions from package-lock.json) when node_modules is missing or older than package-lock.json (browser downloads off:
 #          the suite uses Debian's /usr/bin/chromium).
 #   cargo: must exist (rustup); says how to get it otherwise. The nightly toolchain and cargo-fuzz
@@ -30,12 +33,17 @@ APT_PACKAGES=(pulseaudio pulseaudio-utils libpulse-dev pkg-config chromium sysst
 # headless page is always visible, so a background tab needs a real window). `--firefox`: the browser
 # alone, for `npm run demo -- --browser firefox|both`.
 OPTIONAL_APT_PACKAGES=()
+PACKAGE_TOOLS=0
 for a in "$@"; do
   case $a in
     --with-firefox) OPTIONAL_APT_PACKAGES+=(firefox-esr xvfb) ;;
     --firefox) OPTIONAL_APT_PACKAGES+=(firefox-esr) ;;
+    --package)
+      PACKAGE_TOOLS=1
+      APT_PACKAGES+=(dpkg-dev lintian musl-tools meson ninja-build cmake m4)
+      ;;
     *)
-      say "unknown option: $a (--with-firefox, --firefox)"
+      say "unknown option: $a (--with-firefox, --firefox, --package)"
       exit 2
       ;;
   esac
@@ -122,6 +130,15 @@ if ! command -v cargo >/dev/null 2>&1 && [ ! -x "$HOME/.cargo/bin/cargo" ]; then
   say "cargo is missing. Install Rust with rustup, then open a new shell (or source ~/.cargo/env):"
   printf "  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal -c clippy,rustfmt\n" >&2
   exit 1
+fi
+
+# --- the static build's Rust target (--package) -------------------------------------------------------
+if [ "$PACKAGE_TOOLS" = 1 ] && command -v rustup >/dev/null 2>&1 &&
+  ! rustup target list --installed 2>/dev/null | grep -qx x86_64-unknown-linux-musl; then
+  say "adding the Rust target x86_64-unknown-linux-musl (the static micoff-host of npm run package)"
+  if ! timeout --kill-after=30 600 rustup target add x86_64-unknown-linux-musl >&2; then
+    say "COULD NOT add the Rust target x86_64-unknown-linux-musl: npm run package cannot build the static tarball (npm run package -- --no-static builds the rest)"
+  fi
 fi
 
 # --- nightly + cargo-fuzz (the real fuzz run; optional) ---------------------------------------------

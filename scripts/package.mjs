@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 import { execFileSync } from 'node:child_process';
-// `npm run package`: the release artifacts of the extension, from a fresh `npm run build`.
+// `npm run package`: the release artifacts of the extension, from a fresh `npm run build`, and of the
+// host, from a fresh `cargo build --release` (scripts/host-package/).
 //
 //   dist/micoff-<version>-chrome.zip   dist/chrome as the Chrome Web Store upload takes it
 //   dist/micoff-<version>.xpi          dist/firefox, built by `web-ext build`
 //   dist/micoff-<version>.crx          CRX3 signed with the release key, only when the key is given
+//   dist/micoff-host_<version>-<rev>_amd64.deb          the host for Debian/Ubuntu, lintian-checked
+//   dist/micoff-host-<version>-x86_64-linux-musl.tar.gz  the static host for other distributions,
+//                                                      and its .sha256
 //
 // <version> is package.json's (the one version: both manifests and `micoff-host --version` take it).
 //
@@ -19,12 +23,19 @@ import { execFileSync } from 'node:child_process';
 // when built from that key (its id comes from manifests/chrome.json at build time).
 // --out-dir=DIR writes there instead of dist/ (the unpacked copy only with --own-key); --no-xpi
 // skips the Firefox package.
+//
+// --no-build packages what is built: the extension from dist/, and the host packages only when asked
+// for with --deb / --static (from target/release and target/x86_64-unknown-linux-musl/release).
+// Without it everything is built and packaged; --no-deb / --no-static leave a host package out. The
+// host packages are micoff's (its extension ids are compiled into the host): never with --own-key.
+// Their tools: bash scripts/ensure-deps.sh --package.
 import { createHash, createPrivateKey, createPublicKey, sign } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflateRawSync } from 'node:zlib';
 import { buildManifest, chromeIdFromKey, crc32 } from './build.mjs';
+import { packageHost } from './host-package/host.mjs';
 
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 const DIST = join(ROOT, 'dist');
@@ -187,19 +198,31 @@ export function filesWithKey(dir, keyBase64) {
 
 function parseArgs(argv) {
   const opts = { crxKey: process.env[CRX_KEY_ENV] || undefined, build: true, ownKey: false, xpi: true };
+  // Host packages: undefined = the default (built unless --no-build or --own-key).
+  let deb;
+  let tarball;
   for (const a of argv) {
     if (a.startsWith('--crx-key=')) opts.crxKey = a.slice('--crx-key='.length);
     else if (a === '--no-build') opts.build = false;
     else if (a === '--own-key') opts.ownKey = true;
     else if (a === '--no-xpi') opts.xpi = false;
     else if (a.startsWith('--out-dir=')) opts.outDir = resolve(a.slice('--out-dir='.length));
+    else if (a === '--deb' || a === '--no-deb') deb = a === '--deb';
+    else if (a === '--static' || a === '--no-static') tarball = a === '--static';
     else
       throw new Error(
-        `unknown argument ${a} (use --crx-key=PATH, --own-key, --out-dir=DIR, --no-xpi, --no-build)`,
+        `unknown argument ${a} (use --crx-key=PATH, --own-key, --out-dir=DIR, --no-xpi, --no-build, --[no-]deb, --[no-]static)`,
       );
   }
   if (opts.ownKey && !opts.crxKey)
     throw new Error(`--own-key needs a key (--crx-key=PATH or ${CRX_KEY_ENV})`);
+  if (opts.ownKey && (deb || tarball))
+    throw new Error(
+      "--own-key packs a different extension; the host packages are micoff's (no --deb/--static)",
+    );
+  const byDefault = opts.build && !opts.ownKey;
+  opts.deb = deb ?? byDefault;
+  opts.tarball = tarball ?? byDefault;
   return opts;
 }
 
@@ -267,11 +290,14 @@ function main() {
       `crx: skipped, no release key (set ${CRX_KEY_ENV}=/path/to/micoff-release.pem or pass --crx-key=PATH; ` +
         'docs/design/packaging.md). The zip and xpi above are complete.',
     );
-    return;
+  } else {
+    const crx = crx3(zipBytes, key);
+    writeFileSync(crxPath, crx);
+    console.log(`${shown(crxPath)} (${crx.length} bytes, extension id ${id})`);
   }
-  const crx = crx3(zipBytes, key);
-  writeFileSync(crxPath, crx);
-  console.log(`${shown(crxPath)} (${crx.length} bytes, extension id ${id})`);
+
+  if (opts.deb || opts.tarball)
+    packageHost({ root: ROOT, outDir: out, build: opts.build, deb: opts.deb, tarball: opts.tarball });
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

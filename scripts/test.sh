@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: every check micoff has, in one run. Installs what is missing first (scripts/ensure-deps.sh),
-# then type checks and lints (TS and Rust), unit tests (TS and Rust), the bounded fuzz run and the
-# Playwright e2e suite on the real-audio rig. Every check and every test is counted
+# then type checks and lints (TS and Rust), unit tests (TS and Rust), the bounded fuzz run, the host's
+# Debian package (built, checked, lintian) and the Playwright e2e suite on the real-audio rig. Every check and every test is counted
 # (scripts/test-tally.sh); the last line is `N passed, N failed` (`N passed (K on retry), N failed,
 # N skipped` when some passed only on a retry or were skipped, each of them named above it) and the
 # exit status is non-zero on any failure.
@@ -12,8 +12,8 @@
 # root (as CI is), they run (`--include-ignored`).
 #
 # Options (environment):
-#   MICOFF_TEST_ONLY=static,rust,ts,fuzz,e2e   run only these groups (default: all)
-#   MICOFF_E2E_GREP=regex                      pass --grep to Playwright
+#   MICOFF_TEST_ONLY=static,rust,ts,fuzz,package,e2e   run only these groups (default: all)
+#   MICOFF_E2E_GREP=regex                              pass --grep to Playwright
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -25,7 +25,7 @@ mkdir -p "$LOG_DIR"
 
 # shellcheck source=scripts/test-tally.sh
 source scripts/test-tally.sh
-only=",${MICOFF_TEST_ONLY:-static,rust,ts,fuzz,e2e},"
+only=",${MICOFF_TEST_ONLY:-static,rust,ts,fuzz,package,e2e},"
 want() { [[ $only == *",$1,"* ]]; }
 
 say() { printf '\n\033[1m== %s\033[0m\n' "$*" >&2; }
@@ -49,7 +49,7 @@ check() {
 
 say "dependencies"
 deps_rc=0
-bash scripts/ensure-deps.sh --with-firefox || deps_rc=$?
+bash scripts/ensure-deps.sh --with-firefox --package || deps_rc=$?
 if ((deps_rc == 3)); then
   # Under CI, something the tests need could not be installed (its block is above): a failure; the
   # tests that need it fail in turn.
@@ -104,6 +104,14 @@ if want fuzz; then
     # Which runner ran and how many inputs each target got.
     grep -E '^(fuzz:|[a-z_]+: [0-9?]+ executions)' "$LOG_DIR/fuzz__bounded_.log" >&2 || true
   fi
+fi
+
+if want package; then
+  # The .deb as `npm run package` builds it (the static tarball is left out: its first build takes
+  # minutes, docs/design/packaging.md), then what a user's dpkg would see (check-deb.mjs) and lintian
+  # (the package step fails on a lintian error; here lintian must be there).
+  check "cargo build --release (micoff-host, micoff-dist)" cargo build --release --locked -p micoff-host -p micoff-dist
+  check "npm run package --deb + check-deb + lintian" bash -c 'set -e; command -v lintian >/dev/null || { echo "lintian is not installed"; exit 1; }; npm run package --silent -- --no-build --no-xpi --deb; v=$(node -p "require(\"./package.json\").version"); node scripts/host-package/check-deb.mjs dist/micoff-host_"$v"-*_amd64.deb'
 fi
 
 if want e2e; then

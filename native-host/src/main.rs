@@ -77,12 +77,11 @@ fn native_messaging(launch: Launch) -> i32 {
         runtime.shutdown_timeout(std::time::Duration::from_millis(100));
         return EXIT_ERROR;
     }
-    let deps = micoff_core::backend::real(launch);
-    let result = runtime.block_on(micoff_core::server::run(
-        tokio::io::stdin(),
-        tokio::io::stdout(),
-        deps,
-    ));
+    let result = runtime.block_on(async {
+        // The sink waker lives as long as the connection to the extension.
+        let (deps, _waker) = micoff_core::backend::native(launch);
+        micoff_core::server::run(tokio::io::stdin(), tokio::io::stdout(), deps).await
+    });
     // Blocking stdin reads would otherwise keep the runtime alive at shutdown.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));
     match result {

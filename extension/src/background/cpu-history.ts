@@ -1,6 +1,7 @@
 // The audio path's CPU over the last minutes, the mute / release / unmute moments on it, and the CPU
-// micoff saved (docs/design/popup-savings.md has the definition). Pure: the cpu feed (cpu-feed.ts)
-// feeds it the host's reports and the tabs' phase; the popup draws `snapshot()`.
+// micoff saved (docs/design/popup-savings.md has the definition). Pure: the popup hub (popup-hub.ts)
+// feeds it the host's cpu reports and the tabs' phase, and keeps the saved CPU across background
+// restarts (savings-store.ts); the popup draws `snapshot()`.
 import type {
   CpuPoint,
   HistorySnapshot,

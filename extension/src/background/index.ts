@@ -9,6 +9,7 @@ import { startLatency } from './latency-feature.ts';
 import { type ConnectingPortLike, createPopupHub } from './popup-hub.ts';
 import { createTabViews } from './popup-tab-views.ts';
 import { startRelease } from './release-feature.ts';
+import { browserSavingsStore } from './savings-store.ts';
 import { installTestSurface } from './test-surface.ts';
 import { ownExtension } from './ui-sender.ts';
 
@@ -20,19 +21,7 @@ const host = browserHostClient(log);
 const audio = createAudioMonitor(host);
 const settings = browserSettingsStore();
 const tabs = createTabViews();
-/** CPU-seconds saved since the browser started: storage.session outlives a service-worker restart
- * and is cleared when the browser exits. */
-const SAVED_KEY = 'micoff_saved_cpu_s';
-const session = chrome.storage?.session; // Firefox 115+, Chrome 102+
-const savings = {
-  load: async () => {
-    if (!session) return 0;
-    const got = await session.get(SAVED_KEY);
-    const v = got[SAVED_KEY];
-    return typeof v === 'number' && Number.isFinite(v) ? v : 0;
-  },
-  save: (cpuS: number) => void session?.set({ [SAVED_KEY]: cpuS }).catch(() => {}),
-};
+const savings = browserSavingsStore();
 const popups = createPopupHub({ host, audio, tabs, savings });
 
 const own = ownExtension();

@@ -12,6 +12,7 @@ import type { AudioMonitor } from './audio-monitor.ts';
 import { CpuHistory, phaseOf } from './cpu-history.ts';
 import type { HostClient, Subscription } from './host-client.ts';
 import type { TabViews } from './popup-tab-views.ts';
+import type { SavingsStore } from './savings-store.ts';
 import { type ExtensionSelf, type SenderLike, uiSenderRefusal } from './ui-sender.ts';
 
 /** The cpu subscription's interval while no popup is open but a tab holds a microphone. */
@@ -36,7 +37,7 @@ export interface PopupHubDeps {
   cpuIntervalMs?: number;
   now?: () => number;
   /** CPU-seconds saved since the browser started, kept across background restarts. */
-  savings?: { load(): Promise<number>; save(cpuS: number): void };
+  savings?: SavingsStore;
 }
 
 export interface PopupHub {

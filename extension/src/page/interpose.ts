@@ -7,7 +7,7 @@
 //
 // This file only wires one realm together:
 //   originals.ts       every built-in used after install, captured first
-//   track-registry.ts  members, groups, shadows; the effects on real tracks
+//   track-registry.ts  members, groups, shadows; the effects on real tracks (parts in registry/)
 //   group-machine.ts   evaluate / release / acquire (pure, unit-tested)
 //   audibility.ts      can anything hear the device? (pure, unit-tested; patches record the graph)
 //   patch/*.ts         the patched surfaces, each patchX(window, originals, registry)

@@ -16,7 +16,7 @@
 import type { Bridge } from './bridge.ts';
 import { groupKey } from './device-groups.ts';
 import { MuteBook } from './mute-book.ts';
-import { maskToString, replaceMethod, replaceSetter } from './natives.ts';
+import { followMethod, maskToString, replaceMethod, replaceSetter } from './natives.ts';
 import { captureOriginals, type Realm, type Track } from './originals.ts';
 
 /** Watches one realm (the frame's own window). Returns false when the realm has no getUserMedia. */
@@ -102,57 +102,41 @@ export function observeMutes(w: Realm, bridge: Bridge): boolean {
     return Object.getOwnPropertyDescriptor(holder, 'enabled')?.set as (this: unknown, v: boolean) => void;
   });
 
-  replaceMethod(
+  /** After the browser's own method: micoff's note, its failure swallowed; `note` says whether the
+   * report changed. */
+  const noting =
+    <S>(note: (self: S, result: unknown) => boolean) =>
+    (self: S, _args: unknown[], result: unknown): void => {
+      try {
+        if (note(self, result)) report();
+      } catch {}
+    };
+
+  followMethod(
     o.TrackProto,
     'stop',
-    (original) =>
-      ({
-        stop(this: Track) {
-          apply(original, this, []);
-          try {
-            if (book.remove(this, o.dateNow())) report();
-          } catch {}
-        },
-      }).stop,
+    noting((t: Track) => book.remove(t, o.dateNow())),
   );
-
-  replaceMethod(
+  followMethod(
     o.TrackProto,
     'clone',
-    (original) =>
-      ({
-        clone(this: Track) {
-          const c = apply(original, this, []) as Track;
-          try {
-            if (book.has(this) && adopt(c, this)) report();
-          } catch {}
-          return c;
-        },
-      }).clone,
+    noting((t: Track, c) => book.has(t) && adopt(c as Track, t)),
   );
-
   // MediaStream.clone() clones every track without going through MediaStreamTrack.clone(); the
   // clones come in the same order as the originals.
-  replaceMethod(
+  followMethod(
     o.StreamProto,
     'clone',
-    (original) =>
-      ({
-        clone(this: MediaStream) {
-          const copy = apply(original, this, []) as MediaStream;
-          try {
-            const from = apply(o.getAudioTracks, this, []) as Track[];
-            const to = apply(o.getAudioTracks, copy, []) as Track[];
-            let touched = false;
-            for (let i = 0; i < from.length && i < to.length; i++) {
-              const src = from[i] as Track;
-              if (book.has(src)) touched = adopt(to[i] as Track, src) || touched;
-            }
-            if (touched) report();
-          } catch {}
-          return copy;
-        },
-      }).clone,
+    noting((stream: MediaStream, copy) => {
+      const from = apply(o.getAudioTracks, stream, []) as Track[];
+      const to = apply(o.getAudioTracks, copy, []) as Track[];
+      let touched = false;
+      for (let i = 0; i < from.length && i < to.length; i++) {
+        const src = from[i] as Track;
+        if (book.has(src)) touched = adopt(to[i] as Track, src) || touched;
+      }
+      return touched;
+    }),
   );
   return true;
 }

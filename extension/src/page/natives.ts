@@ -3,6 +3,7 @@
 // source ("[native code]"). Hostile territory: everything used here is captured before page scripts run.
 
 const REPLACED = new WeakMap<object, object>();
+const apply = Reflect.apply;
 let toStringPatched = false;
 
 function mimic<F extends object>(fn: F, original: object): F {
@@ -49,6 +50,27 @@ export function replaceMethod<T extends object, K extends keyof T & string>(
   return original;
 }
 
+/** Replace `proto[key]` (a method) with one that calls the original with the same receiver and
+ * arguments, then `after(self, args, result)`, and returns the original's result (what it throws, the
+ * page gets, and `after` does not run). Returns the original, or null if absent. */
+export function followMethod<T extends object, K extends keyof T & string>(
+  proto: T | undefined,
+  key: K,
+  after: (self: T, args: unknown[], result: unknown) => void,
+): T[K] | null {
+  return replaceMethod(proto, key, (original) => {
+    const { method } = {
+      // Method shorthand, like every replacement: not constructible and without a `prototype`.
+      method(this: T, ...args: unknown[]): unknown {
+        const out = apply(original as (...a: unknown[]) => unknown, this, args);
+        after(this, args, out);
+        return out;
+      },
+    };
+    return method as T[K];
+  });
+}
+
 export interface Accessor<V> {
   get: (self: unknown) => V;
   set?: (self: unknown, value: V) => void;
@@ -88,7 +110,6 @@ export function replaceSetter<V>(
   const d = Object.getOwnPropertyDescriptor(proto, key);
   const set = d?.set;
   if (!d || !set) return null;
-  const apply = Reflect.apply;
   const original = (self: unknown, v: V) => {
     apply(set, self, [v]);
   };

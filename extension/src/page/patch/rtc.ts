@@ -7,7 +7,7 @@
 // so the far end's jitter buffer does not take the pause for network delay.
 import { KEPT } from '../../shared/release-decision.ts';
 import type { Vertex } from '../audibility.ts';
-import { replaceAccessor, replaceMethod } from '../natives.ts';
+import { followMethod, replaceAccessor, replaceMethod } from '../natives.ts';
 import type { Originals, Realm, Track } from '../originals.ts';
 import { createSenderParams } from '../sender-params.ts';
 import type { TrackRegistry } from '../track-registry.ts';
@@ -134,17 +134,7 @@ export function patchRtc(w: Realm, o: Originals, reg: TrackRegistry): void {
       reg.evaluateAll();
     },
   }));
-  replaceMethod(
-    w.RTCRtpTransceiver?.prototype,
-    'stop',
-    (original) =>
-      ({
-        stop(this: RTCRtpTransceiver) {
-          original.call(this);
-          reg.evaluateAll();
-        },
-      }).stop,
-  );
+  followMethod(w.RTCRtpTransceiver?.prototype, 'stop', reg.evaluateAll);
   replaceMethod(
     PcProto,
     'addTrack',
@@ -179,26 +169,6 @@ export function patchRtc(w: Realm, o: Originals, reg: TrackRegistry): void {
         },
       }).addTransceiver,
   );
-  replaceMethod(
-    PcProto,
-    'removeTrack',
-    (original) =>
-      ({
-        removeTrack(this: RTCPeerConnection, sender: RTCRtpSender) {
-          original.call(this, sender);
-          reg.evaluateAll();
-        },
-      }).removeTrack,
-  );
-  replaceMethod(
-    PcProto,
-    'close',
-    (original) =>
-      ({
-        close(this: RTCPeerConnection) {
-          original.call(this);
-          reg.evaluateAll();
-        },
-      }).close,
-  );
+  followMethod(PcProto, 'removeTrack', reg.evaluateAll);
+  followMethod(PcProto, 'close', reg.evaluateAll);
 }

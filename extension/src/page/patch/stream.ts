@@ -1,6 +1,6 @@
 // MediaStream: a stream holding a managed track stays `active` (and fires no `inactive`) while the
 // device is released; clones go through the patched track clone so they join the group.
-import { replaceAccessor, replaceConstructor, replaceMethod } from '../natives.ts';
+import { followMethod, replaceAccessor, replaceConstructor, replaceMethod } from '../natives.ts';
 import type { Originals, Realm, Track } from '../originals.ts';
 import type { TrackRegistry } from '../track-registry.ts';
 
@@ -26,17 +26,9 @@ export function patchStream(w: Realm, o: Originals, reg: TrackRegistry): void {
         },
       }).clone,
   );
-  replaceMethod(
-    StreamProto,
-    'addTrack',
-    (original) =>
-      ({
-        addTrack(this: MediaStream, t: Track) {
-          original.call(this, t);
-          if (reg.members.has(t)) reg.hideInactive(this);
-        },
-      }).addTrack,
-  );
+  followMethod(StreamProto, 'addTrack', (stream, [t]) => {
+    if (reg.members.has(t as Track)) reg.hideInactive(stream);
+  });
   replaceConstructor<typeof MediaStream>(w, 'MediaStream', (Original, args, newTarget) => {
     const stream = o.construct(Original, args, newTarget) as MediaStream;
     if (reg.managedIn(stream).length > 0) reg.hideInactive(stream);

@@ -5,7 +5,7 @@
 // one more consumer of it.
 import { replaceAccessor, replaceMethod } from '../natives.ts';
 import type { Originals, Realm, Track } from '../originals.ts';
-import type { TrackRegistry } from '../track-registry.ts';
+import type { Member, TrackRegistry } from '../track-registry.ts';
 
 export function patchTrack(_w: Realm, o: Originals, reg: TrackRegistry): void {
   const { members } = reg;
@@ -82,34 +82,27 @@ export function patchTrack(_w: Realm, o: Originals, reg: TrackRegistry): void {
         },
       }).clone,
   );
-  replaceMethod(
-    TrackProto,
-    'getSettings',
-    (original) =>
-      ({
-        getSettings(this: Track) {
+  // While released (or the real track is dead), what the page read before; once on, the real track's.
+  // After a reacquire the real track is on the pinned concrete device; the page asked for (and saw)
+  // its own deviceId, e.g. "default".
+  const deviceReads = [
+    ['getSettings', (m: Member) => m.settings],
+    ['getCapabilities', (m: Member) => m.capabilities],
+  ] as const;
+  for (const [key, saved] of deviceReads) {
+    replaceMethod(TrackProto, key, (original) => {
+      const read = original as (this: Track) => object;
+      const { method } = {
+        method(this: Track) {
           const m = members.get(this);
-          if (!m || m.ended) return original.call(this);
-          if (m.group.state !== 'on' || o.isEnded(m.real)) return { ...m.settings };
-          // After a reacquire the real track is on the pinned concrete device; the page asked for (and
-          // saw) its own deviceId, e.g. "default".
-          return { ...original.call(m.real), deviceId: m.settings.deviceId, groupId: m.settings.groupId };
+          if (!m || m.ended) return read.call(this);
+          if (m.group.state !== 'on' || o.isEnded(m.real)) return { ...saved(m) };
+          return { ...read.call(m.real), deviceId: m.settings.deviceId, groupId: m.settings.groupId };
         },
-      }).getSettings,
-  );
-  replaceMethod(
-    TrackProto,
-    'getCapabilities',
-    (original) =>
-      ({
-        getCapabilities(this: Track) {
-          const m = members.get(this);
-          if (!m || m.ended) return original.call(this);
-          if (m.group.state !== 'on' || o.isEnded(m.real)) return { ...m.capabilities };
-          return { ...original.call(m.real), deviceId: m.settings.deviceId, groupId: m.settings.groupId };
-        },
-      }).getCapabilities,
-  );
+      };
+      return method as Track[typeof key];
+    });
+  }
   replaceMethod(
     TrackProto,
     'getConstraints',

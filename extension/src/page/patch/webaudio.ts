@@ -9,7 +9,7 @@
 import { KEPT } from '../../shared/release-decision.ts';
 import type { Vertex } from '../audibility.ts';
 import { disconnects } from '../audio-connections.ts';
-import { replaceAccessor, replaceConstructor, replaceMethod } from '../natives.ts';
+import { followMethod, replaceAccessor, replaceConstructor, replaceMethod } from '../natives.ts';
 import type { Originals, Realm } from '../originals.ts';
 import type { Member, TrackRegistry } from '../track-registry.ts';
 
@@ -20,8 +20,6 @@ interface SourceNodeEntry {
   inner: AudioNode | null;
   conns: unknown[][];
 }
-
-type AnyFn = (this: unknown, ...a: unknown[]) => unknown;
 
 export function patchWebAudio(w: Realm, o: Originals, reg: TrackRegistry): void {
   const sourceNodes = new Map<AudioNode, SourceNodeEntry>();
@@ -139,48 +137,35 @@ export function patchWebAudio(w: Realm, o: Originals, reg: TrackRegistry): void 
       },
     }));
   }
-  // Method shorthand, like every replacement: not constructible and without a `prototype`, as natives.
+  // The page's connections, recorded: replayed on a source node's inner node after a reacquire
+  // (through the original connect / disconnect), and kept as every node's edges for the graph.
   const NodeProto = w.AudioNode?.prototype;
-  replaceMethod(NodeProto, 'connect', (original) => {
-    const { connect } = {
-      connect(this: AudioNode, ...args: unknown[]) {
-        const out = (original as AnyFn).apply(this, args);
-        const e = sourceNodes.get(this);
-        if (e) {
-          e.conns.push(args);
-          if (e.inner) (original as AnyFn).apply(e.inner, args);
-        }
-        const list = outs.get(this) ?? [];
-        list.push(args);
-        outs.set(this, list);
-        reg.evaluateAll();
-        return out;
-      },
-    };
-    return connect as unknown as AudioNode['connect'];
+  followMethod(NodeProto, 'connect', (node, args) => {
+    const e = sourceNodes.get(node);
+    if (e) {
+      e.conns.push(args);
+      if (e.inner) o.connect?.apply(e.inner, args);
+    }
+    const list = outs.get(node) ?? [];
+    list.push(args);
+    outs.set(node, list);
+    reg.evaluateAll();
   });
-  replaceMethod(NodeProto, 'disconnect', (original) => {
-    const { disconnect } = {
-      disconnect(this: AudioNode, ...args: unknown[]) {
-        const out = (original as AnyFn).apply(this, args);
-        const e = sourceNodes.get(this);
-        if (e) {
-          e.conns = e.conns.filter((c) => !disconnects(args, c));
-          try {
-            if (e.inner) (original as AnyFn).apply(e.inner, args);
-          } catch {}
-        }
-        const list = outs.get(this);
-        if (list) {
-          outs.set(
-            this,
-            list.filter((c) => !disconnects(args, c)),
-          );
-          reg.evaluateAll();
-        }
-        return out;
-      },
-    };
-    return disconnect as unknown as AudioNode['disconnect'];
+  followMethod(NodeProto, 'disconnect', (node, args) => {
+    const e = sourceNodes.get(node);
+    if (e) {
+      e.conns = e.conns.filter((c) => !disconnects(args, c));
+      try {
+        if (e.inner) o.disconnect?.apply(e.inner, args);
+      } catch {}
+    }
+    const list = outs.get(node);
+    if (list) {
+      outs.set(
+        node,
+        list.filter((c) => !disconnects(args, c)),
+      );
+      reg.evaluateAll();
+    }
   });
 }

@@ -40,7 +40,7 @@ pub use types::{
     Streams, INVALID_INDEX,
 };
 
-use worker::requests::{Command, ModuleRequest, Reply, ViewRequest};
+use worker::requests::{ChangeRequest, Command, Reply, ViewRequest};
 use worker::Worker;
 
 /// How to reach the server and how patient to be.
@@ -202,19 +202,33 @@ impl PulseClient {
     /// Loads a server module (`module-null-sink`, `sink_name=x`); returns its index.
     pub async fn load_module(&self, name: &str, args: &str) -> Result<u32> {
         let (reply, rx) = oneshot::channel();
-        let req = ModuleRequest::Load {
+        let req = ChangeRequest::Load {
             name: name.to_owned(),
             args: args.to_owned(),
             reply,
         };
-        self.send(Command::Module(req, self.deadline()))?;
+        self.send(Command::Change(req, self.deadline()))?;
         Self::wait(rx).await
     }
 
     pub async fn unload_module(&self, index: u32) -> Result<()> {
         let (reply, rx) = oneshot::channel();
-        let req = ModuleRequest::Unload { index, reply };
-        self.send(Command::Module(req, self.deadline()))?;
+        let req = ChangeRequest::Unload { index, reply };
+        self.send(Command::Change(req, self.deadline()))?;
+        Self::wait(rx).await
+    }
+
+    /// Suspends (`suspend`) or resumes the sink `index`; its monitor source follows. A sink
+    /// suspended by a client stays suspended until someone resumes it, even after that client is
+    /// gone.
+    pub async fn suspend_sink(&self, index: u32, suspend: bool) -> Result<()> {
+        let (reply, rx) = oneshot::channel();
+        let req = ChangeRequest::SuspendSink {
+            index,
+            suspend,
+            reply,
+        };
+        self.send(Command::Change(req, self.deadline()))?;
         Self::wait(rx).await
     }
 

@@ -264,6 +264,38 @@ async fn load_and_unload_module() {
     assert!(matches!(err, PulseError::Protocol { .. }), "{err:?}");
 }
 
+#[tokio::test]
+async fn suspend_and_resume_a_sink() {
+    let rig = PulseRig::start();
+    let client = client(&rig);
+    let state = |sinks: Vec<micoff_pulse::Device>| {
+        let spk = sinks.into_iter().find(|s| s.name == SIGNAL_SINK).unwrap();
+        (spk.index, spk.state)
+    };
+    let (index, before) = state(client.sinks().await.unwrap());
+    assert_ne!(before, "suspended");
+    client.suspend_sink(index, true).await.unwrap();
+    assert_eq!(state(client.sinks().await.unwrap()).1, "suspended");
+    // Its monitor follows the sink.
+    let monitor = format!("{SIGNAL_SINK}.monitor");
+    let sources = client.sources().await.unwrap();
+    let m = sources.iter().find(|s| s.name == monitor).unwrap();
+    assert_eq!(m.state, "suspended");
+    client.suspend_sink(index, false).await.unwrap();
+    assert_ne!(state(client.sinks().await.unwrap()).1, "suspended");
+    // A sink that does not exist: the server refuses, the client stays up.
+    let err = client.suspend_sink(9_999, true).await.unwrap_err();
+    assert!(matches!(err, PulseError::Protocol { .. }), "{err:?}");
+    // PA_INVALID_INDEX would mean every sink: never sent.
+    let err = client
+        .suspend_sink(micoff_pulse::INVALID_INDEX, true)
+        .await
+        .unwrap_err();
+    assert!(matches!(err, PulseError::Config(_)), "{err:?}");
+    let sinks = client.sinks().await.unwrap();
+    assert!(sinks.iter().all(|s| s.state != "suspended"), "{sinks:?}");
+}
+
 #[test]
 fn query_once_lists_everything() {
     let rig = PulseRig::start();

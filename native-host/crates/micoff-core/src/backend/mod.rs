@@ -1,9 +1,11 @@
 //! The real dependencies: CPU sampling and process naming over /proc (micoff-proc, [`proc`]) and
-//! the audio server (micoff-pulse, [`pulse`]).
+//! the audio server (micoff-pulse, [`pulse`]); and, in native messaging mode only, the host's own
+//! background work on that audio client: the [`sink_waker`].
 
 pub mod doctor;
 pub mod proc;
 pub mod pulse;
+pub mod sink_waker;
 
 use std::sync::Arc;
 
@@ -12,10 +14,29 @@ use crate::deps::{Deps, Launch, Limits};
 pub use self::doctor::SystemDoctor;
 pub use self::proc::ProcSampler;
 pub use self::pulse::PulseServer;
+pub use self::sink_waker::SinkWaker;
 
 /// The production dependencies for a connection launched by `launch`.
 pub fn real(launch: Launch) -> Deps {
+    with_audio(Arc::new(PulseServer::from_env()), launch)
+}
+
+/// Native messaging mode: [`real`] plus the [`SinkWaker`] on the same audio client (one libpulse
+/// connection for both). Call it within the runtime; the waker stops when dropped. `None` (logged)
+/// when the audio client cannot even start; the host works on without it.
+pub fn native(launch: Launch) -> (Deps, Option<SinkWaker>) {
     let audio = Arc::new(PulseServer::from_env());
+    let waker = match audio.client() {
+        Ok(client) => Some(SinkWaker::start(client)),
+        Err(e) => {
+            tracing::warn!("the sink waker does not run: {e}");
+            None
+        }
+    };
+    (with_audio(audio, launch), waker)
+}
+
+fn with_audio(audio: Arc<PulseServer>, launch: Launch) -> Deps {
     Deps {
         sampler: Arc::new(ProcSampler::system().with_fd_budget(fd_budget())),
         audio: Arc::clone(&audio) as Arc<dyn crate::deps::AudioServer>,

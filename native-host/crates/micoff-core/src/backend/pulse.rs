@@ -37,8 +37,8 @@ impl PulseServer {
         }
     }
 
-    /// The shared client, started on first use.
-    fn client(&self) -> Result<Arc<PulseClient>, HostError> {
+    /// The shared client, started on first use (the sink waker shares it).
+    pub(crate) fn client(&self) -> Result<Arc<PulseClient>, HostError> {
         let mut slot = self
             .client
             .lock()

@@ -45,7 +45,7 @@ use crate::error::{PulseError, Result};
 use crate::types::{DeviceKind, PulseEvent, ServerInfo, Snapshot, StreamKind};
 use crate::PulseConfig;
 use queue::{Fetched, Internal, Part, Queue, PARTS};
-use requests::{Command, ModuleRequest, ViewRequest};
+use requests::{ChangeRequest, Command, ViewRequest};
 use waiting::{Refresh, Waiting};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -392,8 +392,8 @@ impl Worker {
                 let id = self.next_id();
                 self.start_refresh(id, vec![(deadline, req)]);
             }
-            (Some(ConnState::Ready), Command::Module(req, deadline)) => {
-                self.start_module_op(req, deadline)
+            (Some(ConnState::Ready), Command::Change(req, deadline)) => {
+                self.start_change(req, deadline)
             }
             (Some(_), cmd) => self.waiting.queued.push(cmd),
             (None, cmd) if self.stopped.is_none() && !self.ever_connected && self.attempt == 0 => {
@@ -404,24 +404,20 @@ impl Worker {
         }
     }
 
-    fn start_module_op(&mut self, req: ModuleRequest, deadline: Instant) {
+    fn start_change(&mut self, req: ChangeRequest, deadline: Instant) {
         let op = self.next_id();
         let q = self.queue.clone();
         let Some(conn_id) = self.conn.as_ref().map(|c| c.id) else {
             return req.fail(self.unavailable());
         };
-        if let ModuleRequest::Load { name, args, .. } = &req {
-            if name.contains('\0') || args.contains('\0') {
-                return req.fail(PulseError::Config(
-                    "module name or arguments contain NUL".into(),
-                ));
-            }
+        if let Some(why) = req.refusal() {
+            return req.fail(PulseError::Config(why.into()));
         }
         let Some(ctx) = self.ready_ctx() else {
             return req.fail(self.unavailable());
         };
-        ops::start_module_op(ctx, &q, conn_id, op, &req);
-        self.waiting.module_ops.insert(op, (deadline, req));
+        ops::start_change(ctx, &q, conn_id, op, &req);
+        self.waiting.changes.insert(op, (deadline, req));
     }
 
     // ---- listings -----------------------------------------------------------------------
@@ -609,13 +605,16 @@ impl Worker {
         }
     }
 
-    fn on_module_done(&mut self, op: u64, result: std::result::Result<u32, String>) {
-        let Some((_, req)) = self.waiting.module_ops.remove(&op) else {
+    fn on_change_done(&mut self, op: u64, result: std::result::Result<u32, String>) {
+        let Some((_, req)) = self.waiting.changes.remove(&op) else {
             return;
         };
         let _ = match (req, result) {
-            (ModuleRequest::Load { reply, .. }, Ok(index)) => reply.send(Ok(index)).is_ok(),
-            (ModuleRequest::Unload { reply, .. }, Ok(_)) => reply.send(Ok(())).is_ok(),
+            (ChangeRequest::Load { reply, .. }, Ok(index)) => reply.send(Ok(index)).is_ok(),
+            (
+                ChangeRequest::Unload { reply, .. } | ChangeRequest::SuspendSink { reply, .. },
+                Ok(_),
+            ) => reply.send(Ok(())).is_ok(),
             (req, Err(message)) => {
                 let op = req.name();
                 req.fail(PulseError::Protocol { op, message });
@@ -645,8 +644,8 @@ impl Worker {
                     part,
                 } if Some(conn) == current => self.on_part(refresh, part),
                 Internal::Fetched { conn, item } if Some(conn) == current => self.on_fetched(item),
-                Internal::ModuleDone { conn, op, result } if Some(conn) == current => {
-                    self.on_module_done(op, result)
+                Internal::ChangeDone { conn, op, result } if Some(conn) == current => {
+                    self.on_change_done(op, result)
                 }
                 _ => {} // from a connection that is gone
             }

@@ -1,6 +1,7 @@
 //! The libpulse operations the worker starts, each wired so that its callbacks only push onto the
 //! worker's queue ([`Internal`], tagged with the connection they belong to): connecting a context,
-//! a full listing, fetching one object after a subscription event, loading or unloading a module.
+//! a full listing, fetching one object after a subscription event, a change (loading or unloading a
+//! module, suspending or resuming a sink).
 
 use libpulse_binding as pulse;
 use pulse::callbacks::ListResult;
@@ -11,7 +12,7 @@ use pulse::proplist::Proplist;
 
 use crate::convert;
 use crate::worker::queue::{push, Fetched, Internal, Part, Queue};
-use crate::worker::requests::ModuleRequest;
+use crate::worker::requests::ChangeRequest;
 use crate::PulseConfig;
 
 /// A context for connection `id`, connecting to the configured server, its state changes and
@@ -173,12 +174,13 @@ pub(crate) fn fetch(
     }
 }
 
-/// Starts loading or unloading a module (operation `op`); it reports as
-/// [`Internal::ModuleDone`].
-pub(crate) fn start_module_op(ctx: &Context, q: &Queue, conn: u64, op: u64, req: &ModuleRequest) {
+/// Starts a change (operation `op`): loading or unloading a module, suspending or resuming a
+/// sink; it reports as [`Internal::ChangeDone`]. The caller has checked the arguments (no NUL, no
+/// `PA_INVALID_INDEX` sink, which libpulse would read as "every sink").
+pub(crate) fn start_change(ctx: &Context, q: &Queue, conn: u64, op: u64, req: &ChangeRequest) {
     let q = q.clone();
     match req {
-        ModuleRequest::Load { name, args, .. } => {
+        ChangeRequest::Load { name, args, .. } => {
             let what = format!("loading {name} failed");
             ctx.introspect().load_module(name, args, move |index| {
                 let result = if index == u32::MAX {
@@ -186,10 +188,10 @@ pub(crate) fn start_module_op(ctx: &Context, q: &Queue, conn: u64, op: u64, req:
                 } else {
                     Ok(index)
                 };
-                push(&q, Internal::ModuleDone { conn, op, result });
+                push(&q, Internal::ChangeDone { conn, op, result });
             });
         }
-        ModuleRequest::Unload { index, .. } => {
+        ChangeRequest::Unload { index, .. } => {
             let index = *index;
             ctx.introspect().unload_module(index, move |ok| {
                 let result = if ok {
@@ -197,8 +199,22 @@ pub(crate) fn start_module_op(ctx: &Context, q: &Queue, conn: u64, op: u64, req:
                 } else {
                     Err(format!("unloading module {index} failed"))
                 };
-                push(&q, Internal::ModuleDone { conn, op, result });
+                push(&q, Internal::ChangeDone { conn, op, result });
             });
+        }
+        ChangeRequest::SuspendSink { index, suspend, .. } => {
+            let (index, suspend) = (*index, *suspend);
+            let callback = move |ok| {
+                let result = if ok {
+                    Ok(index)
+                } else {
+                    let what = if suspend { "suspending" } else { "resuming" };
+                    Err(format!("{what} sink {index} failed"))
+                };
+                push(&q, Internal::ChangeDone { conn, op, result });
+            };
+            ctx.introspect()
+                .suspend_sink_by_index(index, suspend, Some(Box::new(callback)));
         }
     }
 }

@@ -65,7 +65,7 @@ pub(crate) enum Internal {
         conn: u64,
         item: Fetched,
     },
-    ModuleDone {
+    ChangeDone {
         conn: u64,
         op: u64,
         result: std::result::Result<u32, String>,

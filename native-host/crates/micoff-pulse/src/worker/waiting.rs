@@ -1,12 +1,12 @@
 //! What the worker owes an answer ([`Waiting`]): commands queued until the connection is ready,
-//! view requests waiting for a listing to finish, module operations under way; each with its
-//! deadline, so that none waits forever.
+//! view requests waiting for a listing to finish, changes (module loads, sink suspends) under way;
+//! each with its deadline, so that none waits forever.
 
 use std::collections::HashMap;
 use std::time::Instant;
 
 use crate::error::PulseError;
-use crate::worker::requests::{Command, ModuleRequest, ViewRequest};
+use crate::worker::requests::{ChangeRequest, Command, ViewRequest};
 
 /// A full listing under way (see `Worker::start_refresh`).
 pub(crate) struct Refresh {
@@ -21,8 +21,8 @@ pub(crate) struct Waiting {
     pub(crate) queued: Vec<Command>,
     /// Listings under way, by refresh id, with the view requests they answer.
     pub(crate) refreshes: HashMap<u64, Refresh>,
-    /// Module loads and unloads under way, by operation id.
-    pub(crate) module_ops: HashMap<u64, (Instant, ModuleRequest)>,
+    /// Changes under way (module loads and unloads, sink suspends), by operation id.
+    pub(crate) changes: HashMap<u64, (Instant, ChangeRequest)>,
 }
 
 impl Waiting {
@@ -33,7 +33,7 @@ impl Waiting {
             .refreshes
             .values()
             .flat_map(|r| r.waiters.iter().map(|(d, _)| *d));
-        let ops = self.module_ops.values().map(|(d, _)| *d);
+        let ops = self.changes.values().map(|(d, _)| *d);
         queued.chain(waiters).chain(ops).min()
     }
 
@@ -59,13 +59,13 @@ impl Waiting {
             }
         }
         let late: Vec<u64> = self
-            .module_ops
+            .changes
             .iter()
             .filter(|(_, (d, _))| *d <= now)
             .map(|(id, _)| *id)
             .collect();
         for id in late {
-            if let Some((_, req)) = self.module_ops.remove(&id) {
+            if let Some((_, req)) = self.changes.remove(&id) {
                 let what = req.name();
                 req.fail(timeout(what));
             }
@@ -82,7 +82,7 @@ impl Waiting {
                 req.fail(err.clone());
             }
         }
-        for (_, (_, req)) in self.module_ops.drain() {
+        for (_, (_, req)) in self.changes.drain() {
             req.fail(err.clone());
         }
     }

@@ -1,0 +1,54 @@
+// What the patched surfaces (patch/*.ts) hang on the registry: consumers to forget before a reacquire
+// (prune), to rebuild on the fresh tracks after one (swapped), to close when a member ends for good
+// (ended), and what keeps a muted device open (holds). The registry calls them; it knows no patch.
+
+export type Hooks<G, M> = ReturnType<typeof createHooks<G, M>>;
+
+export function createHooks<G, M>() {
+  const pruners: (() => void)[] = [];
+  const swapListeners: ((swapped: M[]) => void)[] = [];
+  const endListeners: ((m: M) => void)[] = [];
+  const holds: ((g: G) => string | null)[] = [];
+
+  return {
+    /** A patch's consumers to forget when they can no longer play the mic (runs before a reacquire). */
+    onPrune(p: () => void): void {
+      pruners.push(p);
+    },
+    prune(): void {
+      for (const p of pruners) p();
+    },
+    /** A patch's consumers to rebuild on the fresh tracks after a reacquire. */
+    onSwapped(l: (swapped: M[]) => void): void {
+      swapListeners.push(l);
+    },
+    /** A listener that throws fails the reacquire (the group machine then ends the tracks). */
+    swapped(list: M[]): void {
+      for (const l of swapListeners) l(list);
+    },
+    /** A patch's consumers to close when a member ends for good. */
+    onEnded(l: (m: M) => void): void {
+      endListeners.push(l);
+    },
+    /** One listener's failure neither stops the others nor the end itself. */
+    ended(m: M): void {
+      for (const l of endListeners) {
+        try {
+          l(m);
+        } catch {}
+      }
+    },
+    /** Something that keeps a muted device open (returns why, or null). */
+    addHold(h: (g: G) => string | null): void {
+      holds.push(h);
+    },
+    /** The first hold's reason, or null when nothing holds the device. */
+    holdReason(g: G): string | null {
+      for (const h of holds) {
+        const why = h(g);
+        if (why !== null) return why;
+      }
+      return null;
+    },
+  };
+}

@@ -1,0 +1,137 @@
+//! The sink waker of the real host binary against a private PulseAudio (micoff-testkit's rig,
+//! without the e2e rig's low-latency reader, a playback stream in `spk` at its default latency as
+//! the lead's measurement had): how long a new 10 ms recorder on `mic` waits for its first data,
+//! without the host and with it, named as Chromium's capture client and as something else.
+//! Fails (never skips) when pulseaudio, pactl, parec or pacat are missing.
+//!
+//! Before each try the null sink is suspended and resumed by `pactl`, so that it starts the try
+//! rendering its full 2 s ahead: without the waker the recorder then waits about that long (the
+//! worst case; in real use the wait is anywhere in 0-2 s), which keeps the comparison clear on a
+//! loaded machine.
+
+#![allow(clippy::unwrap_used)] // tests may unwrap (house style)
+
+use std::fs::File;
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use micoff_testkit::host::chrome_origin;
+use micoff_testkit::{require, AudioRig, HostClient, Proc, PulseRig, MIC, SIGNAL_SINK};
+use serde_json::json;
+
+/// Chromium's capture client name (micoff-core's browser table).
+const CHROMIUM: &str = "Chromium input";
+const NOT_A_BROWSER: &str = "micoff-test-parec";
+const TRIES: usize = 3;
+const FIRST_DATA_LIMIT: Duration = Duration::from_secs(15);
+/// The waker's line in the host's log.
+const WOKE: &str = "sink waker: woke null sink `spk`";
+
+/// `pacat` playing silence into `spk` at its default latency.
+fn playback(rig: &PulseRig) -> Proc {
+    require("pacat", "pulseaudio-utils");
+    let mut cmd = rig.command("pacat");
+    cmd.args(["--raw", "-d", SIGNAL_SINK, "--client-name=micoff-test-tone"])
+        .stdin(File::open("/dev/zero").unwrap())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    Proc(cmd.spawn().unwrap())
+}
+
+/// Suspends and resumes `spk`: it then renders its full block (2 s) ahead of now.
+fn rewind(rig: &PulseRig) {
+    rig.pactl(&["suspend-sink", SIGNAL_SINK, "1"]);
+    rig.pactl(&["suspend-sink", SIGNAL_SINK, "0"]);
+}
+
+/// Starts `parec --latency-msec=10 -d mic` as `client`; the time until its first non-empty read.
+fn first_data(rig: &PulseRig, client: &str) -> Duration {
+    require("parec", "pulseaudio-utils");
+    wait_no_recorders(rig);
+    rewind(rig);
+    let mut cmd = rig.command("parec");
+    cmd.args(["--latency-msec=10", "-d", MIC])
+        .arg(format!("--client-name={client}"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null());
+    let started = Instant::now();
+    let mut parec = Proc(cmd.spawn().unwrap());
+    let mut out = parec.0.stdout.take().unwrap();
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        // A blocking read returns as soon as there is data (or at EOF, with 0).
+        let mut buf = [0u8; 4096];
+        if matches!(out.read(&mut buf), Ok(n) if n > 0) {
+            let _ = tx.send(started.elapsed());
+        }
+    });
+    let took = rx
+        .recv_timeout(FIRST_DATA_LIMIT)
+        .unwrap_or_else(|_| panic!("no data from parec ({client}) within {FIRST_DATA_LIMIT:?}"));
+    drop(parec); // killed by pid; its reader thread ends at EOF
+    took
+}
+
+fn wait_no_recorders(rig: &PulseRig) {
+    micoff_testkit::wait_for("no client record streams", Duration::from_secs(10), || {
+        rig.client_record_streams() == 0
+    });
+}
+
+fn median_ms(mut tries: Vec<Duration>) -> f64 {
+    tries.sort();
+    tries[tries.len() / 2].as_secs_f64() * 1e3
+}
+
+fn ms(tries: &[Duration]) -> Vec<u128> {
+    tries.iter().map(Duration::as_millis).collect()
+}
+
+#[test]
+fn a_browsers_new_capture_gets_data_promptly_and_other_recorders_are_left_alone() {
+    let rig = PulseRig::start();
+    let _tone = playback(&rig);
+
+    let without: Vec<Duration> = (0..TRIES).map(|_| first_data(&rig, CHROMIUM)).collect();
+
+    let log_path = rig.path().join("host.log");
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_micoff-host"));
+    cmd.arg(chrome_origin())
+        .env("RUST_LOG", "micoff_core=debug")
+        .env("NO_COLOR", "1")
+        .stderr(File::create(&log_path).unwrap());
+    rig.env(&mut cmd);
+    let mut host = HostClient::spawn(cmd).unwrap();
+    // Answered once the host's audio client (the one the waker listens on) is connected.
+    let info = host.result(json!({"type": "audio_server_info"}));
+    assert_eq!(info["kind"], "pulseaudio", "{info}");
+    let log = || std::fs::read_to_string(&log_path).unwrap();
+
+    let with: Vec<Duration> = (0..TRIES).map(|_| first_data(&rig, CHROMIUM)).collect();
+    let wakes = log().matches(WOKE).count();
+    let other = first_data(&rig, NOT_A_BROWSER);
+    let wakes_after_other = log().matches(WOKE).count();
+    host.finish();
+
+    let (without_ms, with_ms) = (median_ms(without.clone()), median_ms(with.clone()));
+    let summary = format!(
+        "first data, ms: without the waker {:?} (median {without_ms:.0}), with it {:?} (median \
+         {with_ms:.0}), a recorder that is not a browser's with it {}; host log:\n{}",
+        ms(&without),
+        ms(&with),
+        other.as_millis(),
+        log()
+    );
+    eprintln!("{summary}");
+    // The rig shows the delay at all (else the comparison says nothing).
+    assert!(without_ms > 1000.0, "{summary}");
+    // The waker: a clear gap, with margin for a loaded machine.
+    assert!(with_ms * 4.0 < without_ms, "{summary}");
+    assert_eq!(wakes, TRIES, "one wake per browser capture: {summary}");
+    // Not a browser's: no wake, and it waited for the sink as before.
+    assert_eq!(wakes_after_other, wakes, "{summary}");
+    assert!(other.as_secs_f64() * 1e3 > without_ms / 2.0, "{summary}");
+}

@@ -1,0 +1,2 @@
+// Types for changelog.mjs (imported by the tests beside it).
+export function releaseEntry(changelogText: string, version: string): { version: string; date: string };

@@ -1,0 +1,141 @@
+#!/usr/bin/env node
+// Checks a built micoff-host .deb as a user's dpkg would see it: `node check-deb.mjs <deb>` prints each
+// problem and exits 1 when there is one. `npm test` runs it on the package it builds.
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gunzipSync } from 'node:zlib';
+import { extensionIds } from '../build.mjs';
+import {
+  COMPLETION_PATHS,
+  DEB_PACKAGE,
+  INSTALLED_HOST,
+  PREINST,
+  SYSTEM_MANIFESTS,
+  UNLISTED_DIRS,
+} from './deb.mjs';
+
+/** `dpkg-deb -c`'s lines as `{ mode, owner, path, link }`. */
+export function listing(deb) {
+  return execFileSync('dpkg-deb', ['-c', deb], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      const [mode, owner, , , , ...rest] = line.split(/\s+/);
+      const [path, link] = rest.join(' ').split(' -> ');
+      return { mode, owner, path: (path ?? '').replace(/^\.\//, '/'), link };
+    });
+}
+
+/** What is wrong with `deb` for `version` (none: an empty list). */
+export function checkDeb(deb, version) {
+  const problems = [];
+  const field = (name) => execFileSync('dpkg-deb', ['-f', deb, name], { encoding: 'utf8' }).trim();
+  if (field('Package') !== DEB_PACKAGE) problems.push(`Package is ${field('Package')}`);
+  if (!field('Version').startsWith(`${version}-`))
+    problems.push(`Version ${field('Version')} is not ${version}'s`);
+  if (!/\blibc6\b/.test(field('Depends'))) problems.push(`Depends (${field('Depends')}) lacks libc6`);
+
+  // Every entry root's, folders 0755, files 0644, the binary 0755.
+  const entries = listing(deb);
+  for (const { mode, owner, path } of entries) {
+    if (owner !== 'root/root') problems.push(`${path} is owned by ${owner}`);
+    const want = mode.startsWith('d')
+      ? 'drwxr-xr-x'
+      : mode.startsWith('l')
+        ? 'lrwxrwxrwx'
+        : path === INSTALLED_HOST
+          ? '-rwxr-xr-x'
+          : '-rw-r--r--';
+    if (mode !== want) problems.push(`${path} has mode ${mode}, not ${want}`);
+  }
+
+  // Control: no conffiles, no maintainer script but the preinst that makes /etc/opt where it is
+  // missing (docs/design/packaging.md says why no other is needed).
+  const control = execFileSync('dpkg-deb', ['--ctrl-tarfile', deb]);
+  const controlNames = execFileSync('tar', ['-t'], { input: control, encoding: 'utf8' })
+    .split('\n')
+    .map((n) => n.replace(/^\.\//, ''));
+  for (const name of ['conffiles', 'postinst', 'prerm', 'postrm'])
+    if (controlNames.includes(name)) problems.push(`the package has a ${name}`);
+  const preinst = execFileSync('dpkg-deb', ['-I', deb, 'preinst'], { encoding: 'utf8' });
+  if (preinst !== PREINST) problems.push('the preinst is not deb.mjs PREINST');
+  // Folders base-files makes and no package owns: never listed (dpkg would remove them with us).
+  for (const dir of UNLISTED_DIRS)
+    if (entries.some((e) => e.path === `/${dir}/`)) problems.push(`the package lists /${dir}/`);
+
+  const root = mkdtempSync(join(tmpdir(), 'micoff-check-deb-'));
+  try {
+    execFileSync('dpkg-deb', ['-x', deb, root]);
+    const inRoot = (p) => join(root, p);
+    const { chromeId, firefoxId } = extensionIds();
+    const allowed = { chromium: [`chrome-extension://${chromeId}/`], firefox: [firefoxId] };
+    for (const { browser, flavor, dir, link } of SYSTEM_MANIFESTS) {
+      const names = existsSync(inRoot(dir)) ? readdirSync(inRoot(dir)) : [];
+      if (names.length !== 1 || !names[0]) {
+        problems.push(`/${dir}/ holds ${names.length} files, not one manifest`);
+        continue;
+      }
+      const entry = entries.find((e) => e.path === `/${dir}/${names[0]}`);
+      // An absolute link, read inside the extracted tree.
+      const real = link ? (entry?.link ?? '') : `/${dir}/${names[0]}`;
+      if (link && !real.startsWith('/usr/'))
+        problems.push(`/${dir}/${names[0]} is not a link into /usr: ${real}`);
+      if (!existsSync(inRoot(real))) {
+        problems.push(`${browser}: /${dir}/${names[0]} leads to ${real}, which the package lacks`);
+        continue;
+      }
+      const manifest = JSON.parse(readFileSync(inRoot(real), 'utf8'));
+      if (`${manifest.name}.json` !== names[0])
+        problems.push(`${browser}: ${names[0]} names ${manifest.name}`);
+      if (manifest.path !== INSTALLED_HOST) problems.push(`${browser}: path ${manifest.path}`);
+      const got = flavor === 'firefox' ? manifest.allowed_extensions : manifest.allowed_origins;
+      if (JSON.stringify(got) !== JSON.stringify(allowed[flavor]))
+        problems.push(`${browser}: allows ${JSON.stringify(got)}, not ${JSON.stringify(allowed[flavor])}`);
+    }
+    if (!existsSync(inRoot(INSTALLED_HOST))) problems.push(`no ${INSTALLED_HOST}`);
+
+    // Man pages: micoff-host.1 and every page a page refers to (its SUBCOMMANDS section).
+    const manDir = inRoot('usr/share/man/man1');
+    const pages = new Set(existsSync(manDir) ? readdirSync(manDir) : []);
+    if (!pages.has('micoff-host.1.gz')) problems.push('no micoff-host.1.gz');
+    for (const page of pages) {
+      const roff = gunzipSync(readFileSync(join(manDir, page))).toString('utf8');
+      if (!roff.includes('.TH ')) problems.push(`${page} is not a man page`);
+      for (const m of roff.matchAll(/(micoff\\-host(?:\\-[a-z]+)*)\(1\)/g)) {
+        const ref = `${(m[1] ?? '').replaceAll('\\-', '-')}.1.gz`;
+        if (!pages.has(ref)) problems.push(`${page} refers to ${ref}, which is missing`);
+      }
+    }
+    for (const [shell, path] of Object.entries(COMPLETION_PATHS))
+      if (!existsSync(inRoot(path)) || statSync(inRoot(path)).size === 0)
+        problems.push(`no ${shell} completion at /${path}`);
+    const doc = inRoot(`usr/share/doc/${DEB_PACKAGE}`);
+    for (const name of ['copyright', 'changelog.gz', 'changelog.Debian.gz'])
+      if (!existsSync(join(doc, name))) problems.push(`no /usr/share/doc/${DEB_PACKAGE}/${name}`);
+    if (
+      existsSync(join(doc, 'copyright')) &&
+      !readFileSync(join(doc, 'copyright'), 'utf8').startsWith('Format: ')
+    )
+      problems.push('copyright is not machine-readable (DEP-5)');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+  return problems;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const [deb] = process.argv.slice(2);
+  if (!deb) {
+    console.error('usage: check-deb.mjs <micoff-host_*.deb>');
+    process.exit(2);
+  }
+  const root = resolve(fileURLToPath(import.meta.url), '../../..');
+  const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+  const problems = checkDeb(deb, version);
+  for (const p of problems) console.error(`check-deb: ${p}`);
+  console.log(`${deb}: ${problems.length === 0 ? 'ok' : `${problems.length} problems`}`);
+  process.exit(problems.length === 0 ? 0 : 1);
+}
