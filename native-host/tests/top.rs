@@ -28,8 +28,11 @@ fn info(pid: u32, ppid: u32, comm: &str, role: Role) -> ProcessInfo {
 
 fn process(pid: u32, comm: &str, role: Role) -> ProcessRates {
     ProcessRates {
-        cpu_pct: 1.0,
-        user_pct: 1.0,
+        rates: Rates {
+            cpu_pct: 1.0,
+            user_pct: 1.0,
+            ..Rates::default()
+        },
         ..ProcessRates::idle(pid, 1, comm, role)
     }
 }

@@ -32,10 +32,10 @@ pub fn threads_of(report: &CpuReport, pid: Pid) -> Vec<ThreadRates> {
         .map(|t| ThreadRates {
             tid: t.tid,
             name: t.comm.clone(),
-            cpu_pct: t.run_time_pct.unwrap_or(t.cpu_pct),
-            wakeups_per_s: t.wakeups_per_s.unwrap_or(0.0),
-            read_syscalls_per_s: t.read_syscalls_per_s.unwrap_or(0.0),
-            write_syscalls_per_s: t.write_syscalls_per_s.unwrap_or(0.0),
+            cpu_pct: t.rates.run_time_pct.unwrap_or(t.rates.cpu_pct),
+            wakeups_per_s: t.rates.wakeups_per_s.unwrap_or(0.0),
+            read_syscalls_per_s: t.rates.read_syscalls_per_s.unwrap_or(0.0),
+            write_syscalls_per_s: t.rates.write_syscalls_per_s.unwrap_or(0.0),
         })
         .collect()
 }

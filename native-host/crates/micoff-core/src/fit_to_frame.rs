@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use crate::protocol::{CpuReport, ErrorCode, HostToExtension, Processes, RequestId};
+use crate::protocol::{CpuReport, ErrorCode, HostToExtension, Processes, Rates, RequestId};
 
 /// No thread row is smaller than this in JSON: reports with more threads than fit are cut to what
 /// can fit before the first serialisation.
@@ -222,11 +222,11 @@ pub fn sort_report(report: &mut CpuReport) {
     for process in &mut report.processes {
         process
             .threads
-            .sort_by(|a, b| by_cpu(a.cpu_pct, b.cpu_pct).then(a.tid.cmp(&b.tid)));
+            .sort_by(|a, b| by_cpu(a.rates.cpu_pct, b.rates.cpu_pct).then(a.tid.cmp(&b.tid)));
     }
     report
         .processes
-        .sort_by(|a, b| by_cpu(a.cpu_pct, b.cpu_pct).then(a.pid.cmp(&b.pid)));
+        .sort_by(|a, b| by_cpu(a.rates.cpu_pct, b.rates.cpu_pct).then(a.pid.cmp(&b.pid)));
 }
 
 /// Threads listed in the report (after any trimming).
@@ -244,7 +244,7 @@ pub fn drop_lowest_threads(report: &mut CpuReport, n: usize) {
     let mut all: Vec<(f64, usize, usize)> = Vec::with_capacity(thread_count(report));
     for (p, process) in report.processes.iter().enumerate() {
         for (t, thread) in process.threads.iter().enumerate() {
-            all.push((thread.cpu_pct, p, t));
+            all.push((thread.rates.cpu_pct, p, t));
         }
     }
     // Linear: a partial selection of the `n` lowest, then one `retain` per process (removing
@@ -303,35 +303,27 @@ fn sanitize(report: &mut CpuReport) {
             fix_opt(v);
         }
     }
-    for p in &mut report.processes {
-        for v in [&mut p.cpu_pct, &mut p.user_pct, &mut p.system_pct] {
+    /// A process's or a thread's figures.
+    fn fix_rates(r: &mut Rates) {
+        for v in [&mut r.cpu_pct, &mut r.user_pct, &mut r.system_pct] {
             fix(v);
         }
         for v in [
-            &mut p.run_time_pct,
-            &mut p.wakeups_per_s,
-            &mut p.voluntary_ctxt_per_s,
-            &mut p.involuntary_ctxt_per_s,
-            &mut p.read_syscalls_per_s,
-            &mut p.write_syscalls_per_s,
+            &mut r.run_time_pct,
+            &mut r.wakeups_per_s,
+            &mut r.voluntary_ctxt_per_s,
+            &mut r.involuntary_ctxt_per_s,
+            &mut r.read_syscalls_per_s,
+            &mut r.write_syscalls_per_s,
         ] {
             fix_opt(v);
         }
+    }
+    for p in &mut report.processes {
+        fix_rates(&mut p.rates);
         for t in &mut p.threads {
-            for v in [&mut t.cpu_pct, &mut t.user_pct, &mut t.system_pct] {
-                fix(v);
-            }
-            for v in [
-                &mut t.run_time_pct,
-                &mut t.wakeups_per_s,
-                &mut t.voluntary_ctxt_per_s,
-                &mut t.involuntary_ctxt_per_s,
-                &mut t.read_syscalls_per_s,
-                &mut t.write_syscalls_per_s,
-                &mut t.window_ms,
-            ] {
-                fix_opt(v);
-            }
+            fix_rates(&mut t.rates);
+            fix_opt(&mut t.window_ms);
         }
     }
 }
@@ -340,7 +332,7 @@ fn sanitize(report: &mut CpuReport) {
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
-    use crate::protocol::{HostEvent, ProcessRates, Role, ThreadRates};
+    use crate::protocol::{HostEvent, ProcessRates, Rates, Role, ThreadRates};
 
     #[test]
     fn in_place_cpu_encoding_is_the_enum_encoding() {
@@ -375,19 +367,12 @@ mod tests {
 
     fn thread(tid: u32, cpu_pct: f64) -> ThreadRates {
         ThreadRates {
-            tid,
-            comm: format!("t{tid}"),
-            cpu_pct,
-            user_pct: cpu_pct,
-            system_pct: 0.0,
-            run_time_ns: None,
-            run_time_pct: None,
-            wakeups_per_s: None,
-            voluntary_ctxt_per_s: None,
-            involuntary_ctxt_per_s: None,
-            read_syscalls_per_s: None,
-            write_syscalls_per_s: None,
-            window_ms: None,
+            rates: Rates {
+                cpu_pct,
+                user_pct: cpu_pct,
+                ..Rates::default()
+            },
+            ..ThreadRates::idle(tid, format!("t{tid}"))
         }
     }
 

@@ -7,14 +7,15 @@
 //! - [`parse`]: parsers of /proc/asound, /proc/interrupts, limits.conf, client.conf, ... (no I/O).
 //! - [`kernel`]: kernel version parsing and the Skylake+ capture-udelay version table.
 //! - [`hda`]: the Intel Skylake+ HD-audio PCI id table and `position_fix` values.
-//! - [`ours`]: the marker line of micoff's files and where `fix hda` writes its own (facts,
-//!   findings and fixers all need them); [`commands`]: the shell commands the doctor offers;
+//! - [`ours`]: whose a file is (micoff-files' one ownership scheme) and where `fix hda` writes its
+//!   own (facts, findings and fixers all need them); [`commands`]: the shell commands the doctor offers;
 //!   [`uid`]: this process's user ids.
 //! - [`facts`]: reads a root into [`facts::Facts`]; knows nothing of the fixers.
 //! - [`audio`]: [`AudioServerFacts`] from micoff-pulse (preferred) or `pactl` output.
 //! - [`findings`]: facts -> [`findings::Finding`]s (ok / worth_changing / not_applicable).
 //! - [`report`]: the JSON document and the human listing.
-//! - [`fix`]: the fixers, atomic writes with backups, escalation through pkexec/sudo.
+//! - [`fix`]: the fixers (their files written, sealed and put back through micoff-files' `ours`),
+//!   escalation through pkexec/sudo.
 //! - [`cli`]: clap types and the entry points [`run_doctor`] and [`run_fix`].
 
 pub mod audio;

@@ -5,8 +5,8 @@
 //!   for fake trees), cheap reads (one `read` per file into reused buffers), [`Error`].
 //! - [`parse`]: parsers of `stat`, `schedstat`, `status`, `io`, `cmdline`, `net/unix`, fd links.
 //!   Take text, do no I/O.
-//! - [`role`]: [`Role`] (stable snake_case string, e.g. `audio_service`) and [`BrowserFamily`],
-//!   named from comm + command line.
+//! - [`role`]: [`Role`] (stable snake_case string, e.g. `audio_service`), named from comm +
+//!   command line, and [`BrowserFamily`] (micoff-browsers' table), named from the main executable.
 //! - [`sample`]: [`Snapshot`] = raw counters of processes and their threads at one instant
 //!   ([`ProcFs::snapshot`]); vanished processes/threads are skipped silently.
 //! - [`sampler`]: [`Sampler`], the periodic sampler: same snapshots as [`ProcFs::snapshot`], but it
@@ -49,7 +49,7 @@ use serde::{Deserialize, Serialize};
 
 pub use audio::{env_map, pulse_socket_candidates, pulse_socket_path};
 pub use fs::{Error, ProcFs};
-pub use rates::{rates, CpuReport, ProcessRates, RoleTotals, ThreadRates};
+pub use rates::{rates, CpuReport, ProcessRates, Rates, RoleTotals, ThreadRates};
 pub use role::{browser_family_of_name, BrowserFamily, Role};
 pub use sample::{monotonic_ns, ProcessSample, Snapshot, ThreadSample};
 pub use sampler::{ColdThreads, FdBudget, Sampler};

@@ -28,6 +28,26 @@ pub struct CpuReport {
     pub threads_omitted: u64,
 }
 
+/// What is measured of a process, and of each of its threads, over a window: the same figures at
+/// both levels, flat in each on the wire (`#[serde(flatten)]`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Rates {
+    /// % of one core from `stat`'s utime + stime (user + system).
+    pub cpu_pct: f64,
+    pub user_pct: f64,
+    pub system_pct: f64,
+    /// On-CPU time during the window from `schedstat` (`None` without schedstats).
+    pub run_time_ns: Option<u64>,
+    pub run_time_pct: Option<f64>,
+    /// Voluntary + involuntary context switches per second.
+    pub wakeups_per_s: Option<f64>,
+    pub voluntary_ctxt_per_s: Option<f64>,
+    pub involuntary_ctxt_per_s: Option<f64>,
+    /// `None` when `/proc/<pid>/task/<tid>/io` was not readable.
+    pub read_syscalls_per_s: Option<f64>,
+    pub write_syscalls_per_s: Option<f64>,
+}
+
 /// One process over the window. `cpu_pct`/`user_pct`/`system_pct` come from the process's own
 /// `stat` (so they include threads that exited during the window); the other figures are sums over
 /// the threads present at both ends, each thread's rates over its own span (see
@@ -38,16 +58,8 @@ pub struct ProcessRates {
     pub ppid: Pid,
     pub comm: String,
     pub role: Role,
-    pub cpu_pct: f64,
-    pub user_pct: f64,
-    pub system_pct: f64,
-    pub run_time_ns: Option<u64>,
-    pub run_time_pct: Option<f64>,
-    pub wakeups_per_s: Option<f64>,
-    pub voluntary_ctxt_per_s: Option<f64>,
-    pub involuntary_ctxt_per_s: Option<f64>,
-    pub read_syscalls_per_s: Option<f64>,
-    pub write_syscalls_per_s: Option<f64>,
+    #[serde(flatten)]
+    pub rates: Rates,
     pub thread_count: usize,
     /// Threads sorted by `cpu_pct`, highest first.
     pub threads: Vec<ThreadRates>,
@@ -62,39 +74,20 @@ impl ProcessRates {
             ppid,
             comm: comm.into(),
             role,
-            cpu_pct: 0.0,
-            user_pct: 0.0,
-            system_pct: 0.0,
-            run_time_ns: None,
-            run_time_pct: None,
-            wakeups_per_s: None,
-            voluntary_ctxt_per_s: None,
-            involuntary_ctxt_per_s: None,
-            read_syscalls_per_s: None,
-            write_syscalls_per_s: None,
+            rates: Rates::default(),
             thread_count: 0,
             threads: vec![],
         }
     }
 }
 
+/// One thread over the window (or its own span, [`ThreadRates::window_ms`]).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ThreadRates {
     pub tid: Pid,
     pub comm: String,
-    pub cpu_pct: f64,
-    pub user_pct: f64,
-    pub system_pct: f64,
-    /// On-CPU time during the window from `schedstat` (`None` without schedstats).
-    pub run_time_ns: Option<u64>,
-    pub run_time_pct: Option<f64>,
-    /// Voluntary + involuntary context switches per second.
-    pub wakeups_per_s: Option<f64>,
-    pub voluntary_ctxt_per_s: Option<f64>,
-    pub involuntary_ctxt_per_s: Option<f64>,
-    /// `None` when `/proc/<pid>/task/<tid>/io` was not readable.
-    pub read_syscalls_per_s: Option<f64>,
-    pub write_syscalls_per_s: Option<f64>,
+    #[serde(flatten)]
+    pub rates: Rates,
     /// The span these figures cover, when it is not its process's window: the time since this
     /// thread was last read. Longer than the window for a thread a [`crate::Sampler`] read less
     /// often (a "cold" thread, or one in a process that was not descended into), `0` for a thread
@@ -102,6 +95,18 @@ pub struct ThreadRates {
     /// span, when it is read). `None`: read with its process, over the process's window.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub window_ms: Option<f64>,
+}
+
+impl ThreadRates {
+    /// A thread that used nothing over the window (reports built by hand: fakes, tests).
+    pub fn idle(tid: Pid, comm: impl Into<String>) -> Self {
+        Self {
+            tid,
+            comm: comm.into(),
+            rates: Rates::default(),
+            window_ms: None,
+        }
+    }
 }
 
 /// Totals of all processes sharing a role.
@@ -178,16 +183,18 @@ pub fn thread_rates(
     ThreadRates {
         tid: b.tid,
         comm: b.comm.clone(),
-        cpu_pct,
-        user_pct,
-        system_pct,
-        run_time_ns,
-        run_time_pct: run_time_ns.map(|ns| run_time_pct(ns, elapsed_ns)),
-        wakeups_per_s: voluntary.zip(involuntary).map(|(v, i)| v + i),
-        voluntary_ctxt_per_s: voluntary,
-        involuntary_ctxt_per_s: involuntary,
-        read_syscalls_per_s: opt_per_s(a.syscr, b.syscr, elapsed_ns),
-        write_syscalls_per_s: opt_per_s(a.syscw, b.syscw, elapsed_ns),
+        rates: Rates {
+            cpu_pct,
+            user_pct,
+            system_pct,
+            run_time_ns,
+            run_time_pct: run_time_ns.map(|ns| run_time_pct(ns, elapsed_ns)),
+            wakeups_per_s: voluntary.zip(involuntary).map(|(v, i)| v + i),
+            voluntary_ctxt_per_s: voluntary,
+            involuntary_ctxt_per_s: involuntary,
+            read_syscalls_per_s: opt_per_s(a.syscr, b.syscr, elapsed_ns),
+            write_syscalls_per_s: opt_per_s(a.syscw, b.syscw, elapsed_ns),
+        },
         window_ms: None,
     }
 }
@@ -232,41 +239,44 @@ pub fn process_rates(a: &ProcessSample, b: &ProcessSample, clk_tck: u64) -> Proc
             if own_ns != elapsed_ns {
                 r.window_ms = Some(own_ns as f64 / 1e6);
             }
-            if let Some(ns) = r.run_time_ns {
+            if let Some(ns) = r.rates.run_time_ns {
                 let share = pro_rated(ns, own_ns, elapsed_ns);
                 run_time_ns = Some(run_time_ns.unwrap_or(0).saturating_add(share));
             }
             Some(r)
         })
         .collect();
-    threads.sort_by(|x, y| y.cpu_pct.total_cmp(&x.cpu_pct).then(x.tid.cmp(&y.tid)));
+    threads.sort_by(|x, y| {
+        y.rates
+            .cpu_pct
+            .total_cmp(&x.rates.cpu_pct)
+            .then(x.tid.cmp(&y.tid))
+    });
 
-    let (mut wakeups, mut voluntary, mut involuntary, mut reads, mut writes) =
-        (None, None, None, None, None);
-    for t in &threads {
-        add_opt(&mut wakeups, t.wakeups_per_s);
-        add_opt(&mut voluntary, t.voluntary_ctxt_per_s);
-        add_opt(&mut involuntary, t.involuntary_ctxt_per_s);
-        add_opt(&mut reads, t.read_syscalls_per_s);
-        add_opt(&mut writes, t.write_syscalls_per_s);
-    }
     let [cpu_pct, user_pct, system_pct] =
         tick_pcts((a.utime, a.stime), (b.utime, b.stime), clk_tck, elapsed_ns);
-    ProcessRates {
-        pid: b.pid,
-        ppid: b.ppid,
-        comm: b.comm.clone(),
-        role: b.role,
+    let mut rates = Rates {
         cpu_pct,
         user_pct,
         system_pct,
         run_time_ns,
         run_time_pct: run_time_ns.map(|ns| run_time_pct(ns, elapsed_ns)),
-        wakeups_per_s: wakeups,
-        voluntary_ctxt_per_s: voluntary,
-        involuntary_ctxt_per_s: involuntary,
-        read_syscalls_per_s: reads,
-        write_syscalls_per_s: writes,
+        ..Rates::default()
+    };
+    for t in &threads {
+        let r = &t.rates;
+        add_opt(&mut rates.wakeups_per_s, r.wakeups_per_s);
+        add_opt(&mut rates.voluntary_ctxt_per_s, r.voluntary_ctxt_per_s);
+        add_opt(&mut rates.involuntary_ctxt_per_s, r.involuntary_ctxt_per_s);
+        add_opt(&mut rates.read_syscalls_per_s, r.read_syscalls_per_s);
+        add_opt(&mut rates.write_syscalls_per_s, r.write_syscalls_per_s);
+    }
+    ProcessRates {
+        pid: b.pid,
+        ppid: b.ppid,
+        comm: b.comm.clone(),
+        role: b.role,
+        rates,
         thread_count: b.threads.len(),
         threads,
     }
@@ -297,12 +307,12 @@ pub fn role_totals(processes: &[ProcessRates]) -> Vec<RoleTotals> {
         let r = &mut out[idx];
         r.process_count += 1;
         r.thread_count += p.thread_count;
-        r.cpu_pct += p.cpu_pct;
-        r.user_pct += p.user_pct;
-        r.system_pct += p.system_pct;
-        add_opt(&mut r.wakeups_per_s, p.wakeups_per_s);
-        add_opt(&mut r.read_syscalls_per_s, p.read_syscalls_per_s);
-        add_opt(&mut r.write_syscalls_per_s, p.write_syscalls_per_s);
+        r.cpu_pct += p.rates.cpu_pct;
+        r.user_pct += p.rates.user_pct;
+        r.system_pct += p.rates.system_pct;
+        add_opt(&mut r.wakeups_per_s, p.rates.wakeups_per_s);
+        add_opt(&mut r.read_syscalls_per_s, p.rates.read_syscalls_per_s);
+        add_opt(&mut r.write_syscalls_per_s, p.rates.write_syscalls_per_s);
     }
     out.sort_by(|x, y| y.cpu_pct.total_cmp(&x.cpu_pct).then(x.role.cmp(&y.role)));
     out
@@ -326,12 +336,17 @@ pub fn rates(a: &Snapshot, b: &Snapshot) -> CpuReport {
             None => gone_pids.push(pa.pid),
         }
     }
-    processes.sort_by(|x, y| y.cpu_pct.total_cmp(&x.cpu_pct).then(x.pid.cmp(&y.pid)));
+    processes.sort_by(|x, y| {
+        y.rates
+            .cpu_pct
+            .total_cmp(&x.rates.cpu_pct)
+            .then(x.pid.cmp(&y.pid))
+    });
     let roles = role_totals(&processes);
     CpuReport {
         window_ms: b.taken_at_ns.saturating_sub(a.taken_at_ns) as f64 / 1e6,
         // A fold from +0.0: `Sum` for f64 starts at -0.0, so an empty report would say -0.0.
-        total_cpu_pct: processes.iter().fold(0.0, |acc, p| acc + p.cpu_pct),
+        total_cpu_pct: processes.iter().fold(0.0, |acc, p| acc + p.rates.cpu_pct),
         processes,
         roles,
         gone_pids,
@@ -435,26 +450,26 @@ mod tests {
         let a = thread(10, 100, 20, 5_000_000_000, 1000, 10, Some((500, 50)));
         let b = thread(10, 120, 30, 5_300_000_000, 1200, 20, Some((800, 150)));
         let r = thread_rates(&a, &b, 100, 2 * SEC);
-        assert!(close(r.user_pct, 10.0));
-        assert!(close(r.system_pct, 5.0));
-        assert!(close(r.cpu_pct, 15.0));
-        assert_eq!(r.run_time_ns, Some(300_000_000));
-        assert!(close(r.run_time_pct.unwrap(), 15.0));
-        assert!(close(r.voluntary_ctxt_per_s.unwrap(), 100.0));
-        assert!(close(r.involuntary_ctxt_per_s.unwrap(), 5.0));
-        assert!(close(r.wakeups_per_s.unwrap(), 105.0));
-        assert!(close(r.read_syscalls_per_s.unwrap(), 150.0));
-        assert!(close(r.write_syscalls_per_s.unwrap(), 50.0));
+        assert!(close(r.rates.user_pct, 10.0));
+        assert!(close(r.rates.system_pct, 5.0));
+        assert!(close(r.rates.cpu_pct, 15.0));
+        assert_eq!(r.rates.run_time_ns, Some(300_000_000));
+        assert!(close(r.rates.run_time_pct.unwrap(), 15.0));
+        assert!(close(r.rates.voluntary_ctxt_per_s.unwrap(), 100.0));
+        assert!(close(r.rates.involuntary_ctxt_per_s.unwrap(), 5.0));
+        assert!(close(r.rates.wakeups_per_s.unwrap(), 105.0));
+        assert!(close(r.rates.read_syscalls_per_s.unwrap(), 150.0));
+        assert!(close(r.rates.write_syscalls_per_s.unwrap(), 50.0));
         // io unreadable at either end -> None; schedstat missing -> None.
         let mut b2 = b.clone();
         b2.syscr = None;
         b2.syscw = None;
         b2.run_time_ns = None;
         let r = thread_rates(&a, &b2, 100, 2 * SEC);
-        assert_eq!(r.read_syscalls_per_s, None);
-        assert_eq!(r.write_syscalls_per_s, None);
-        assert_eq!(r.run_time_ns, None);
-        assert_eq!(r.run_time_pct, None);
+        assert_eq!(r.rates.read_syscalls_per_s, None);
+        assert_eq!(r.rates.write_syscalls_per_s, None);
+        assert_eq!(r.rates.run_time_ns, None);
+        assert_eq!(r.rates.run_time_pct, None);
     }
 
     #[test]
@@ -538,19 +553,19 @@ mod tests {
         assert_eq!(pids, vec![100, 200, 300]);
         let p = &r.processes[0];
         // Process figures from the process's own stat (includes the exited thread 102).
-        assert!(close(p.cpu_pct, 50.0));
-        assert!(close(p.user_pct, 40.0));
-        assert!(close(p.system_pct, 10.0));
+        assert!(close(p.rates.cpu_pct, 50.0));
+        assert!(close(p.rates.user_pct, 40.0));
+        assert!(close(p.rates.system_pct, 10.0));
         assert_eq!(p.thread_count, 3);
         let tids: Vec<Pid> = p.threads.iter().map(|t| t.tid).collect();
         assert_eq!(tids, vec![100, 101]);
-        assert!(close(p.threads[0].cpu_pct, 25.0));
-        assert!(close(p.threads[1].cpu_pct, 12.0));
-        assert_eq!(p.run_time_ns, Some(500_000_000));
-        assert!(close(p.run_time_pct.unwrap(), 50.0));
-        assert!(close(p.wakeups_per_s.unwrap(), 103.0));
-        assert!(close(p.read_syscalls_per_s.unwrap(), 300.0));
-        assert!(close(p.write_syscalls_per_s.unwrap(), 30.0));
+        assert!(close(p.threads[0].rates.cpu_pct, 25.0));
+        assert!(close(p.threads[1].rates.cpu_pct, 12.0));
+        assert_eq!(p.rates.run_time_ns, Some(500_000_000));
+        assert!(close(p.rates.run_time_pct.unwrap(), 50.0));
+        assert!(close(p.rates.wakeups_per_s.unwrap(), 103.0));
+        assert!(close(p.rates.read_syscalls_per_s.unwrap(), 300.0));
+        assert!(close(p.rates.write_syscalls_per_s.unwrap(), 30.0));
         assert!(close(r.total_cpu_pct, 85.0));
         let roles: Vec<(Role, usize, f64)> = r
             .roles
@@ -614,7 +629,7 @@ mod tests {
         };
         let r = rates(&s, &s);
         assert!(close(r.window_ms, 0.0));
-        assert!(r.processes[0].cpu_pct == 0.0 && r.processes[0].cpu_pct.is_finite());
+        assert!(r.processes[0].rates.cpu_pct == 0.0 && r.processes[0].rates.cpu_pct.is_finite());
         let e = Snapshot {
             clk_tck: 100,
             taken_at_ns: 0,
@@ -625,5 +640,28 @@ mod tests {
         // +0.0, never -0.0 (serialized as `-0.0`, which reads as a bug).
         assert!(r.total_cpu_pct == 0.0 && r.total_cpu_pct.is_sign_positive());
         assert_eq!(serde_json::to_string(&r.total_cpu_pct).unwrap(), "0.0");
+    }
+
+    /// A process's and a thread's figures sit flat in each, in the order the protocol has always
+    /// listed them, and read back.
+    #[test]
+    fn rates_are_flat_on_the_wire() {
+        let mut p = ProcessRates::idle(7, 1, "chromium", Role::Renderer);
+        p.thread_count = 1;
+        p.threads = vec![ThreadRates::idle(8, "AudioThread")];
+        let json = serde_json::to_string(&p).unwrap();
+        let figures = "\"cpu_pct\":0.0,\"user_pct\":0.0,\"system_pct\":0.0,\"run_time_ns\":null,\
+                       \"run_time_pct\":null,\"wakeups_per_s\":null,\"voluntary_ctxt_per_s\":null,\
+                       \"involuntary_ctxt_per_s\":null,\"read_syscalls_per_s\":null,\
+                       \"write_syscalls_per_s\":null";
+        assert_eq!(
+            json,
+            format!(
+                "{{\"pid\":7,\"ppid\":1,\"comm\":\"chromium\",\"role\":\"renderer\",{figures},\
+                 \"thread_count\":1,\"threads\":[{{\"tid\":8,\"comm\":\"AudioThread\",{figures}}}]}}"
+            )
+        );
+        let back: ProcessRates = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, p);
     }
 }

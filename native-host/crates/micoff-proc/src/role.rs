@@ -1,27 +1,11 @@
-//! What a process is for: its [`Role`] (from its comm and command line) and its [`BrowserFamily`].
+//! What a process is for: its [`Role`] (from its comm and command line) and its [`BrowserFamily`]
+//! (its main executable's name, from the browser table in micoff-browsers).
 
 use serde::{Deserialize, Serialize};
 
+pub use micoff_browsers::BrowserFamily;
+
 use crate::parse::arg_tokens;
-
-/// The browser family a process belongs to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum BrowserFamily {
-    /// Chromium, Chrome, Edge, Brave, Vivaldi.
-    Chromium,
-    /// Firefox, Firefox ESR.
-    Firefox,
-}
-
-impl BrowserFamily {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            BrowserFamily::Chromium => "chromium",
-            BrowserFamily::Firefox => "firefox",
-        }
-    }
-}
 
 /// The role of a process. Serialized as a stable snake_case string (open set: deserializing an
 /// unknown string gives [`Role::Other`]); [`Role::label`] is the human name.
@@ -242,48 +226,16 @@ fn firefox_child_role(comm: &str) -> Option<Role> {
 /// The longest comm the kernel keeps (`TASK_COMM_LEN` 16, with the NUL): longer names are cut.
 const COMM_MAX_BYTES: usize = 15;
 
-/// Main executable names of the Chromium family, in full.
-const CHROMIUM_NAMES: &[&str] = &[
-    "chromium",
-    "chromium-browser",
-    "chromium-freeworld",
-    "chrome",
-    "google-chrome",
-    "google-chrome-stable",
-    "google-chrome-beta",
-    "google-chrome-unstable",
-    "msedge",
-    "microsoft-edge",
-    "brave",
-    "brave-browser",
-    "vivaldi",
-    "vivaldi-bin",
-];
-
-/// Main executable names of Firefox, in full.
-const FIREFOX_NAMES: &[&str] = &[
-    "firefox",
-    "firefox-esr",
-    "firefox-bin",
-    "firefox-nightly",
-    "firefox-developer-edition",
-];
-
-/// The browser family whose main executable has this name (a comm, or an exe/argv0 basename).
-/// Debian's `/usr/bin/chromium` is a wrapper script that execs `/usr/lib/chromium/chromium`, so the
-/// browser's comm is `chromium`. Chrome's binary is `chrome`, Edge's `msedge`, Vivaldi's `vivaldi-bin`.
+/// The browser family whose main executable has this name (a comm, or an exe/argv0 basename): a
+/// process name of a browser of the table ([`micoff_browsers::Browser::process_names`]).
 /// A comm is cut to 15 bytes, so a 15-byte name that begins a longer one matches it too
 /// (`chromium-browse`).
 pub fn browser_family_of_name(name: &str) -> Option<BrowserFamily> {
-    let is =
-        |full: &&str| *full == name || (name.len() == COMM_MAX_BYTES && full.starts_with(name));
-    if CHROMIUM_NAMES.iter().any(is) {
-        Some(BrowserFamily::Chromium)
-    } else if FIREFOX_NAMES.iter().any(is) {
-        Some(BrowserFamily::Firefox)
-    } else {
-        None
-    }
+    let is = |full: &str| full == name || (name.len() == COMM_MAX_BYTES && full.starts_with(name));
+    micoff_browsers::Browser::ALL
+        .into_iter()
+        .find(|b| b.process_names().any(is))
+        .map(micoff_browsers::Browser::family)
 }
 
 #[cfg(test)]

@@ -716,8 +716,8 @@ mod tests {
         fs::write(root.join("40/stat"), busy).unwrap();
         let r = s.tick().unwrap();
         assert_eq!(s.last_thread_reads(), 3);
-        assert!(r.processes[0].cpu_pct > 0.0, "{:?}", r.processes[0]);
+        assert!(r.processes[0].rates.cpu_pct > 0.0, "{:?}", r.processes[0]);
         let t41 = r.processes[0].threads.iter().find(|t| t.tid == 41).unwrap();
-        assert_eq!(t41.run_time_ns, Some(30_000_000));
+        assert_eq!(t41.rates.run_time_ns, Some(30_000_000));
     }
 }

@@ -303,25 +303,33 @@ fn rates_between_fake_snapshots() {
     assert_eq!(r.window_ms, 1000.0);
     let pr = &r.processes[0];
     assert_eq!(pr.role, Role::AudioServer);
-    assert_eq!((pr.cpu_pct, pr.user_pct, pr.system_pct), (25.0, 15.0, 10.0));
+    assert_eq!(
+        (pr.rates.cpu_pct, pr.rates.user_pct, pr.rates.system_pct),
+        (25.0, 15.0, 10.0)
+    );
     assert_eq!(pr.threads.len(), 2);
     let main = &pr.threads[0];
     assert_eq!(
-        (main.tid, main.cpu_pct, main.user_pct, main.system_pct),
+        (
+            main.tid,
+            main.rates.cpu_pct,
+            main.rates.user_pct,
+            main.rates.system_pct
+        ),
         (100, 15.0, 10.0, 5.0)
     );
-    assert_eq!(main.run_time_ns, Some(150_000_000));
-    assert_eq!(main.run_time_pct, Some(15.0));
-    assert_eq!(main.wakeups_per_s, Some(600.0));
-    assert_eq!(main.involuntary_ctxt_per_s, Some(100.0));
-    assert_eq!(main.read_syscalls_per_s, Some(600.0));
-    assert_eq!(main.write_syscalls_per_s, Some(300.0));
+    assert_eq!(main.rates.run_time_ns, Some(150_000_000));
+    assert_eq!(main.rates.run_time_pct, Some(15.0));
+    assert_eq!(main.rates.wakeups_per_s, Some(600.0));
+    assert_eq!(main.rates.involuntary_ctxt_per_s, Some(100.0));
+    assert_eq!(main.rates.read_syscalls_per_s, Some(600.0));
+    assert_eq!(main.rates.write_syscalls_per_s, Some(300.0));
     let src = &pr.threads[1];
-    assert_eq!((src.comm.as_str(), src.cpu_pct), ("null-source", 3.0));
-    assert_eq!(src.read_syscalls_per_s, None);
-    assert_eq!(pr.wakeups_per_s, Some(700.0));
-    assert_eq!(pr.read_syscalls_per_s, Some(600.0));
-    assert_eq!(pr.run_time_ns, Some(180_000_000));
+    assert_eq!((src.comm.as_str(), src.rates.cpu_pct), ("null-source", 3.0));
+    assert_eq!(src.rates.read_syscalls_per_s, None);
+    assert_eq!(pr.rates.wakeups_per_s, Some(700.0));
+    assert_eq!(pr.rates.read_syscalls_per_s, Some(600.0));
+    assert_eq!(pr.rates.run_time_ns, Some(180_000_000));
     assert_eq!(r.roles.len(), 1);
     assert_eq!(r.roles[0].role, Role::AudioServer);
     assert_eq!(r.roles[0].cpu_pct, 25.0);
@@ -1048,8 +1056,8 @@ fn a_cold_thread_that_wakes_is_read_at_its_turn_with_its_figures_over_its_own_sp
             break (r, snap);
         }
         let t = row(&r, 105);
-        assert_eq!((t.window_ms, t.run_time_ns), (Some(0.0), Some(0)));
-        assert_eq!(t.wakeups_per_s, Some(0.0));
+        assert_eq!((t.window_ms, t.rates.run_time_ns), (Some(0.0), Some(0)));
+        assert_eq!(t.rates.wakeups_per_s, Some(0.0));
         assert!(waited < cold.every, "not read within {} ticks", cold.every);
         prev_at = snap.processes[0].at_ns;
     };
@@ -1057,20 +1065,26 @@ fn a_cold_thread_that_wakes_is_read_at_its_turn_with_its_figures_over_its_own_sp
     let t = row(&r, 105);
     let span_ns = snap.processes[0].at_ns - since;
     assert_eq!(t.window_ms, Some(span_ns as f64 / 1e6));
-    assert_eq!(t.run_time_ns, Some(3 * MS));
-    assert!(near(t.run_time_pct.unwrap(), 3e6 * 100.0 / span_ns as f64));
-    assert!(near(t.wakeups_per_s.unwrap() * span_ns as f64 / 1e9, 30.0));
+    assert_eq!(t.rates.run_time_ns, Some(3 * MS));
+    assert!(near(
+        t.rates.run_time_pct.unwrap(),
+        3e6 * 100.0 / span_ns as f64
+    ));
+    assert!(near(
+        t.rates.wakeups_per_s.unwrap() * span_ns as f64 / 1e9,
+        30.0
+    ));
     // The process adds its average rate over its span, not its 3 ms at once.
     let window_ns = snap.processes[0].at_ns - prev_at;
     let share = (3 * MS as u128 * window_ns as u128 / span_ns as u128) as u64;
-    assert_eq!(r.processes[0].run_time_ns, Some(10 * MS + share));
+    assert_eq!(r.processes[0].rates.run_time_ns, Some(10 * MS + share));
 
     // It ran: read every tick again, over its process's window.
     b.run(100, 10 * MS, 100);
     b.write();
     let (r, _) = tick(&mut s);
     assert_eq!(row(&r, 105).window_ms, None);
-    assert_eq!(row(&r, 105).run_time_ns, Some(0));
+    assert_eq!(row(&r, 105).rates.run_time_ns, Some(0));
 }
 
 #[test]
@@ -1095,7 +1109,7 @@ fn a_cold_thread_that_burns_cpu_is_read_at_once() {
     assert_eq!(s.cold_sweeps(), 1);
     assert_eq!(s.last_thread_reads(), 16);
     let t = row(&r, 207);
-    assert_eq!(t.run_time_ns, Some(30 * MS));
+    assert_eq!(t.rates.run_time_ns, Some(30 * MS));
     assert_eq!(
         t.window_ms,
         Some((snap.processes[0].at_ns - since) as f64 / 1e6)
@@ -1137,7 +1151,7 @@ fn no_cpu_or_wakeup_is_lost_across_hot_and_cold_transitions() {
         let elapsed = p.at_ns - prev.processes[0].at_ns;
         let ticks = p.utime - prev.processes[0].utime;
         assert!(near(
-            r.processes[0].cpu_pct,
+            r.processes[0].rates.cpu_pct,
             micoff_proc::rates::ticks_pct(ticks, 100, elapsed)
         ));
         // 301's row covers the time since its last read: rate x span = what it did.
@@ -1154,15 +1168,15 @@ fn no_cpu_or_wakeup_is_lost_across_hot_and_cold_transitions() {
                 }
             }
         }
-        let ns = t.run_time_ns.unwrap();
+        let ns = t.rates.run_time_ns.unwrap();
         if span > 0 {
             assert!(near(
-                t.run_time_pct.unwrap() * span as f64 / 100.0,
+                t.rates.run_time_pct.unwrap() * span as f64 / 100.0,
                 ns as f64
             ));
         }
         run_sum += ns;
-        wakeup_sum += t.wakeups_per_s.unwrap() * span as f64 / 1e9;
+        wakeup_sum += t.rates.wakeups_per_s.unwrap() * span as f64 / 1e9;
         span_sum += span;
         prev = snap;
     }
@@ -1257,8 +1271,11 @@ fn a_reused_tid_is_a_new_thread_with_no_figures_from_the_old_one() {
     b.run(505, 2 * MS, 4);
     b.write();
     let (r, _) = tick(&mut s);
-    assert_eq!(row(&r, 505).run_time_ns, Some(2 * MS));
-    assert!(r.processes[0].threads.iter().all(|t| t.cpu_pct >= 0.0));
+    assert_eq!(row(&r, 505).rates.run_time_ns, Some(2 * MS));
+    assert!(r.processes[0]
+        .threads
+        .iter()
+        .all(|t| t.rates.cpu_pct >= 0.0));
     assert_eq!(
         s.open_fds(),
         fds,
@@ -1299,14 +1316,14 @@ fn a_cold_thread_running_a_little_each_tick_is_found_once_its_time_adds_up() {
     assert_eq!(s.cold_sweeps(), 1);
     let t = row(&r, 613);
     assert_eq!(
-        t.run_time_ns,
+        t.rates.run_time_ns,
         Some(ticks * 8 * MS),
         "all of it, over its own span"
     );
     let span_ns = snap.processes[0].at_ns - since;
     assert_eq!(t.window_ms, Some(span_ns as f64 / 1e6));
     assert!(near(
-        t.wakeups_per_s.unwrap() * span_ns as f64 / 1e9,
+        t.rates.wakeups_per_s.unwrap() * span_ns as f64 / 1e9,
         50.0 * ticks as f64
     ));
     // From then on it is hot: read every tick, over its process's window.
@@ -1316,7 +1333,7 @@ fn a_cold_thread_running_a_little_each_tick_is_found_once_its_time_adds_up() {
         b.write();
         let (r, _) = tick(&mut s);
         assert_eq!(row(&r, 613).window_ms, None);
-        assert_eq!(row(&r, 613).run_time_ns, Some(8 * MS));
+        assert_eq!(row(&r, 613).rates.run_time_ns, Some(8 * MS));
     }
 }
 
@@ -1340,11 +1357,11 @@ fn a_thread_gone_between_listing_and_reading_is_skipped_and_the_rest_is_reported
     fs::write(b.p.pdir(700).join("stat"), stat).unwrap();
     let (r, snap) = tick(&mut s);
     assert!(snap.processes[0].threads.iter().all(|t| t.tid != 706));
-    assert_eq!(row(&r, 700).run_time_ns, Some(10 * MS));
+    assert_eq!(row(&r, 700).rates.run_time_ns, Some(10 * MS));
     assert!(r.processes[0]
         .threads
         .iter()
-        .all(|t| t.cpu_pct >= 0.0 && t.run_time_pct.unwrap_or(0.0) >= 0.0));
+        .all(|t| t.rates.cpu_pct >= 0.0 && t.rates.run_time_pct.unwrap_or(0.0) >= 0.0));
     // Gone for good (the count is 6 again): the next ticks go on as usual.
     fs::remove_dir_all(&ghost).unwrap();
     for _ in 0..4 {
@@ -1352,6 +1369,6 @@ fn a_thread_gone_between_listing_and_reading_is_skipped_and_the_rest_is_reported
         b.write();
         let (r, _) = tick(&mut s);
         assert_eq!(r.processes[0].threads.len(), 6);
-        assert_eq!(row(&r, 700).run_time_ns, Some(10 * MS));
+        assert_eq!(row(&r, 700).rates.run_time_ns, Some(10 * MS));
     }
 }

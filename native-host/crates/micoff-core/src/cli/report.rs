@@ -88,10 +88,10 @@ pub fn write_report(
             p.pid,
             role_name(p.role, &p.comm),
             p.comm,
-            p.cpu_pct,
-            p.user_pct,
-            p.system_pct,
-            opt(p.wakeups_per_s),
+            p.rates.cpu_pct,
+            p.rates.user_pct,
+            p.rates.system_pct,
+            opt(p.rates.wakeups_per_s),
             p.thread_count
         )?;
         writeln!(
@@ -106,14 +106,14 @@ pub fn write_report(
                 "{:>7}  {:<16} {:>6.1} {:>6.1} {:>6.1} {:>7} {:>7} {:>7} {:>7} {:>7}",
                 t.tid,
                 t.comm,
-                t.user_pct,
-                t.system_pct,
-                t.cpu_pct,
-                opt_ms(t.run_time_ns),
-                opt(t.voluntary_ctxt_per_s),
-                opt(t.involuntary_ctxt_per_s),
-                opt(t.read_syscalls_per_s),
-                opt(t.write_syscalls_per_s)
+                t.rates.user_pct,
+                t.rates.system_pct,
+                t.rates.cpu_pct,
+                opt_ms(t.rates.run_time_ns),
+                opt(t.rates.voluntary_ctxt_per_s),
+                opt(t.rates.involuntary_ctxt_per_s),
+                opt(t.rates.read_syscalls_per_s),
+                opt(t.rates.write_syscalls_per_s)
             )?;
         }
         if p.threads.len() > shown {

@@ -3,8 +3,8 @@
 
 use std::path::PathBuf;
 
-use crate::install::browsers::Browser;
 use crate::install::firefox::prefs::{DEFAULT_DELAY_MS, MAX_DELAY_MS};
+use micoff_browsers::Browser;
 
 #[derive(Debug, Clone, clap::Args)]
 #[command(after_help = micoff_exit::EXIT_CODES_HELP)]

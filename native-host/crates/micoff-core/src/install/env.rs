@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::install::browsers::Browser;
+use micoff_browsers::Browser;
 
 /// micoff's own system-wide folder, relative to the root: the copies of the crx and the xpi that
 /// the browsers install from, and the record of what micoff wrote into Firefox's policies.
@@ -93,33 +93,28 @@ impl InstallEnv {
     /// usual install location, its snap, or the profile state it writes when it runs. Never a
     /// folder (this command creates the folders above the manifests itself).
     pub fn detect(&self, browser: Browser) -> Option<String> {
-        let spec = browser.spec();
-        if let Some(bin) = spec.binaries.iter().find_map(|b| self.find_binary(b)) {
+        let facts = browser.facts();
+        if let Some(bin) = browser.commands().find_map(|b| self.find_binary(b)) {
             return Some(format!("{} in PATH", bin.display()));
         }
-        if let Some(p) = spec
-            .known_paths
-            .iter()
+        if let Some(p) = browser
+            .install_paths()
             .map(|p| self.root.join(p))
             .find(|p| is_executable(p))
         {
             return Some(p.display().to_string());
         }
-        if let Some(p) = spec
-            .known_dir_prefixes
+        if let Some(p) = facts
+            .install_dir_prefixes
             .iter()
             .find_map(|prefix| self.find_under_prefix(prefix))
         {
             return Some(p.display().to_string());
         }
-        if let Some(name) = spec.snap {
-            let link = self.root.join("snap/bin").join(name);
-            // `/snap/bin/<name>` is a symlink to `/usr/bin/snap`: that it exists is the fact.
-            if std::fs::symlink_metadata(&link).is_ok() {
-                return Some(format!("snap {name} ({})", link.display()));
-            }
+        if let (Some(name), Some(link)) = (facts.snap, self.snap(browser)) {
+            return Some(format!("snap {name} ({})", link.display()));
         }
-        let marker = self.user_base(browser).join(spec.profile_marker);
+        let marker = self.user_base(browser).join(browser.profile_marker());
         if marker.is_file() {
             return Some(format!("profile {}", marker.display()));
         }
@@ -128,20 +123,21 @@ impl InstallEnv {
 
     /// Every Firefox executable found (PATH, the usual install locations), links not resolved.
     pub fn firefox_executables(&self) -> Vec<PathBuf> {
-        let spec = Browser::Firefox.spec();
-        let mut out: Vec<PathBuf> = spec
-            .binaries
-            .iter()
+        let firefox = Browser::Firefox;
+        let mut out: Vec<PathBuf> = firefox
+            .commands()
             .filter_map(|b| self.find_binary(b))
             .collect();
         out.extend(
-            spec.known_paths
-                .iter()
+            firefox
+                .install_paths()
                 .map(|p| self.root.join(p))
                 .filter(|p| is_executable(p)),
         );
         out.extend(
-            spec.known_dir_prefixes
+            firefox
+                .facts()
+                .install_dir_prefixes
                 .iter()
                 .flat_map(|prefix| self.find_all_under_prefix(prefix)),
         );
@@ -182,9 +178,16 @@ impl InstallEnv {
             .collect()
     }
 
+    /// The snap's command (`/snap/bin/<name>`), when that browser is installed as a snap: the
+    /// link to `/usr/bin/snap` existing is the fact.
+    pub fn snap(&self, browser: Browser) -> Option<PathBuf> {
+        let link = self.root.join("snap/bin").join(browser.facts().snap?);
+        std::fs::symlink_metadata(&link).is_ok().then_some(link)
+    }
+
     /// The Flatpak app folder (`~/.var/app/<id>`), when that browser is installed as a Flatpak.
     pub fn flatpak(&self, browser: Browser) -> Option<PathBuf> {
-        let id = browser.spec().flatpak_id;
+        let id = browser.facts().flatpak_id;
         let dir = self.home.join(".var/app").join(id);
         (dir.is_dir() || self.flatpak_apps.iter().any(|a| a == id)).then_some(dir)
     }

@@ -10,12 +10,11 @@
 //! - [`firefox`]: `--firefox-release` / `--firefox-xpi`, per profile or `--system`;
 //! - [`env`]: the machine as the installer sees it ([`InstallEnv`]: home, XDG folders, root,
 //!   PATH, Flatpak apps), which browsers are installed, micoff's system data folder;
-//! - [`browsers`]: the six browsers and where each keeps things (one table);
+//! - the browsers and where each keeps things: micoff-browsers' table ([`Browser`]);
 //! - [`zip`], [`json_text`]: one file out of a zip (crx, xpi, omni.ja); text edits of a JSON file
 //!   that keep every other byte (an administrator's policies.json).
 
 pub mod args;
-pub mod browsers;
 pub mod chromium;
 pub mod env;
 pub mod firefox;
@@ -27,8 +26,8 @@ use std::io::Write;
 use std::path::Path;
 
 pub use args::InstallArgs;
-pub use browsers::Browser;
 pub use env::InstallEnv;
+pub use micoff_browsers::Browser;
 
 use crate::FIREFOX_EXTENSION_ID;
 use firefox::request::{Addon, Request as FirefoxRequest};

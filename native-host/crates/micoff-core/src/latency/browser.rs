@@ -1,45 +1,30 @@
-//! The browser table of capture latency: for each browser micoff configures, its capture client's
-//! name at the server, its binaries, the commands it is started by and its desktop entries. (The
-//! enum itself, its wire names included, is the protocol's: [`crate::protocol::Browser`].)
+//! Capture latency's view of the browser table (micoff-browsers): for each browser micoff
+//! configures, its capture client's name at the server, its binaries, the commands it is started
+//! by and its desktop entries. (The enum itself, its wire names included, is the protocol's:
+//! [`crate::protocol::Browser`], mapped onto the table by [`Browser::table`].)
 
 use crate::protocol::{AudioStream, Browser};
 
 impl Browser {
     /// The name of Chromium's capture context (`PRODUCT_STRING " input"`, pulse_util.cc).
-    pub(super) fn capture_client_name(self) -> Option<&'static str> {
-        match self {
-            Browser::Chromium => Some("Chromium input"),
-            Browser::Chrome => Some("Google Chrome input"),
-            Browser::Firefox => None,
-        }
+    pub fn capture_client_name(self) -> Option<&'static str> {
+        self.table().facts().capture_client_name
     }
 
     /// Process binaries (`application.process.binary`) that mark this browser's client.
-    pub(super) fn binaries(self) -> &'static [&'static str] {
-        match self {
-            Browser::Chromium => &["chromium", "chromium-browser"],
-            Browser::Chrome => &["chrome", "google-chrome"],
-            Browser::Firefox => &["firefox", "firefox-esr", "firefox-bin"],
-        }
+    pub(super) fn binaries(self) -> impl Iterator<Item = &'static str> {
+        self.table().pulse_binaries()
     }
 
     /// The commands a terminal or a launcher runs the browser by (micoff's PATH wrappers take
     /// these names; each is written only where the browser's own command is on PATH).
-    pub fn commands(self) -> &'static [&'static str] {
-        match self {
-            Browser::Chromium => &["chromium", "chromium-browser"],
-            Browser::Chrome => &["google-chrome", "google-chrome-stable"],
-            Browser::Firefox => &["firefox", "firefox-esr"],
-        }
+    pub fn commands(self) -> impl Iterator<Item = &'static str> {
+        self.table().stable_commands()
     }
 
     /// Desktop entry ids, first match wins per id (all that exist are configured).
     pub fn desktop_ids(self) -> &'static [&'static str] {
-        match self {
-            Browser::Chromium => &["chromium.desktop", "chromium-browser.desktop"],
-            Browser::Chrome => &["google-chrome.desktop"],
-            Browser::Firefox => &["firefox-esr.desktop", "firefox.desktop"],
-        }
+        self.table().facts().desktop_ids
     }
 
     /// Which browser a record stream belongs to: Chromium's capture context by name, else the
@@ -56,7 +41,7 @@ impl Browser {
         let binary = binary.rsplit('/').next().unwrap_or(binary);
         Self::ALL
             .into_iter()
-            .find(|b| b.binaries().contains(&binary))
+            .find(|b| b.binaries().any(|n| n == binary))
     }
 }
 

@@ -1,11 +1,12 @@
 //! What micoff writes, as text: the pipewire-pulse drop-in (`pulse.min.frag` for the browsers'
 //! capture clients), a desktop entry copy and a PATH wrapper that put `PULSE_LATENCY_MSEC` in the
-//! browser's launch environment. Pure: every input is an argument.
+//! browser's launch environment, each marked and sealed (`marker`). Pure: every input is an
+//! argument.
 
 use std::path::Path;
 
 use super::browser::browser_list;
-use super::marker::{MARKER, META};
+use super::marker::{sealed, MARKER, META};
 use crate::protocol::Browser;
 
 /// The environment variable libpulse reads (`patch_buffer_attr()` in libpulse's stream.c).
@@ -35,7 +36,7 @@ pub fn rule_content(capture_ms: u32, browsers: &[Browser]) -> String {
             }
         }
     }
-    format!(
+    sealed(&format!(
         "{MARKER}\n{META} capture_ms={capture_ms} browsers={}\n\
 # Capture latency for the browsers' record streams only: pulse.min.frag raises the record\n\
 # fragment pipewire-pulse delivers to them; playback and the graph are left as they are.\n\
@@ -46,7 +47,7 @@ update-props = {{\n                pulse.min.frag = {}\n            }}\n        
         browser_list(browsers),
         matches.join("\n"),
         min_frag(capture_ms),
-    )
+    ))
 }
 
 /// A copy of a system desktop entry whose every `Exec=` runs through `env PULSE_LATENCY_MSEC=N`.
@@ -75,7 +76,7 @@ pub fn desktop_entry_content(
             }
         }
     }
-    out
+    sealed(&out)
 }
 
 /// Single-quoted for sh (a path from `$PATH` may hold spaces or quotes).
@@ -87,7 +88,7 @@ pub(super) fn sh_quote(s: &str) -> String {
 /// `PULSE_LATENCY_MSEC=N`, for a browser started by name (a terminal, a launcher's run dialog, a
 /// window manager's key binding) rather than from its menu entry.
 pub fn wrapper_content(capture_ms: u32, browser: Browser, command: &str, target: &Path) -> String {
-    format!(
+    sealed(&format!(
         "#!/bin/sh\n{MARKER}\n{META} capture_ms={capture_ms} browser={} command={command}\n\
 # `{command}` with {LATENCY_ENV}={capture_ms} in its environment: libpulse then asks\n\
 # {capture_ms} ms for every stream of the browser (capture AND playback). It runs the browser's own\n\
@@ -97,5 +98,5 @@ exec env {LATENCY_ENV}={capture_ms} {} \"$@\"\n",
         browser.name(),
         target.display(),
         sh_quote(&target.to_string_lossy()),
-    )
+    ))
 }

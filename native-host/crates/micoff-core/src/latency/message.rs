@@ -223,7 +223,7 @@ fn launch_file_browser(paths: &Paths, path: &Path) -> Option<Browser> {
     let parent = path.parent()?;
     Browser::ALL.into_iter().find(|b| {
         (parent == paths.user_applications() && b.desktop_ids().contains(&name))
-            || (paths.bin_home.as_deref() == Some(parent) && b.commands().contains(&name))
+            || (paths.bin_home.as_deref() == Some(parent) && b.commands().any(|c| c == name))
     })
 }
 

@@ -13,8 +13,9 @@
 //!   browser started by name: a terminal, a launcher). libpulse applies it to every stream of the
 //!   process: playback too.
 //!
-//! Every file written here starts with micoff's marker and a meta line (`marker`); nothing without
-//! them is ever changed or removed. Writes are atomic (temporary file + rename). Nothing is
+//! Every file written here carries micoff-files' one mark (the marker line, then a meta line, then
+//! the sha256 seal: `marker`); nothing without them is ever changed or removed, and a file with them
+//! is rewritten or removed whether edited since or not (an older micoff's, without a seal, too). Writes are atomic (temporary file + rename). Nothing is
 //! restarted but, on request, an idle Chromium audio service (`restart`): the results say what
 //! needs a restart.
 //!
@@ -23,8 +24,9 @@
 //! so nothing here depends on the host's `deps`.
 //!
 //! Module map:
-//! - `browser`: the browser table (capture client names, binaries, commands, desktop entries).
-//! - `marker`: how a file says it is micoff's (`MARKER`, `META`, `read_meta`).
+//! - `browser`: capture latency's view of micoff-browsers' table (capture client names, binaries,
+//!   commands, desktop entries).
+//! - `marker`: how a file says it is micoff's (`MARKER`, `META`, `read_meta`, the seal).
 //! - `paths`: where the files go (`Paths`, from an environment).
 //! - `content`: the files' text (the drop-in, a desktop entry copy, a wrapper).
 //! - `configured`: what micoff's files on disk configure.

@@ -40,7 +40,7 @@ pub(super) fn browser_of_exe(exe: &Path) -> Option<Browser> {
     Browser::ALL
         .into_iter()
         .filter(|b| *b != Browser::Firefox)
-        .find(|b| b.binaries().contains(&name))
+        .find(|b| b.binaries().any(|n| n == name))
 }
 
 /// This user's Chromium-family audio service processes under `proc_root`, of `browsers` (all

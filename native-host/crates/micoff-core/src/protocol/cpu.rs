@@ -14,7 +14,7 @@ pub const MAX_PIDS: usize = 256;
 /// thread (`comm`, `user_pct`/`system_pct`, `run_time_ns`/`run_time_pct`, voluntary and involuntary
 /// context switches per second, read/write syscalls per second) and per role (`roles`).
 /// `threads_omitted` counts threads the host dropped to fit a frame ([`crate::fit_to_frame`]).
-pub use micoff_proc::{CpuReport, ProcessRates, Role, RoleTotals, ThreadRates};
+pub use micoff_proc::{CpuReport, ProcessRates, Rates, Role, RoleTotals, ThreadRates};
 
 /// A `cpu_sample`'s `window_ms` and `pids`.
 pub(super) fn validate_cpu_sample(window_ms: u64, pids: Option<&[u32]>) -> Result<(), String> {

@@ -19,9 +19,10 @@ pub fn validate_capture_ms(ms: u32) -> Result<(), String> {
     }
 }
 
-/// A browser micoff configures (`--browser`, `browsers` on the wire). What micoff knows of each
-/// (capture client names, binaries, commands, desktop entries) is the browser table in
-/// `latency/browser.rs`.
+/// A browser whose capture latency micoff configures (`--browser`, `browsers` on the wire): a
+/// closed set of three of the browsers micoff knows, in the order micoff's files list them. What
+/// micoff knows of each (capture client names, binaries, commands, desktop entries) is its row of
+/// micoff-browsers' table ([`Browser::table`]); its wire name is that row's key.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[derive(clap::ValueEnum)]
@@ -34,12 +35,18 @@ pub enum Browser {
 impl Browser {
     pub const ALL: [Browser; 3] = [Browser::Chromium, Browser::Chrome, Browser::Firefox];
 
-    pub fn name(self) -> &'static str {
+    /// The browser of micoff-browsers' table.
+    pub fn table(self) -> micoff_browsers::Browser {
         match self {
-            Browser::Chromium => "chromium",
-            Browser::Chrome => "chrome",
-            Browser::Firefox => "firefox",
+            Browser::Chromium => micoff_browsers::Browser::Chromium,
+            Browser::Chrome => micoff_browsers::Browser::Chrome,
+            Browser::Firefox => micoff_browsers::Browser::Firefox,
         }
+    }
+
+    /// Its wire name: the table's key.
+    pub fn name(self) -> &'static str {
+        self.table().key()
     }
 
     pub fn from_name(name: &str) -> Option<Browser> {

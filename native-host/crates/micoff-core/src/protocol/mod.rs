@@ -39,7 +39,7 @@ mod tests;
 
 pub use self::audio::{AudioServerInfo, AudioServerKind, AudioStream, AudioStreams, StreamKind};
 pub use self::cpu::{
-    CpuReport, ProcessRates, Role, RoleTotals, ThreadRates, CPU_INTERVAL_MS_DEFAULT,
+    CpuReport, ProcessRates, Rates, Role, RoleTotals, ThreadRates, CPU_INTERVAL_MS_DEFAULT,
     CPU_INTERVAL_MS_MAX, CPU_INTERVAL_MS_MIN, CPU_WINDOW_MS_MAX, CPU_WINDOW_MS_MIN, MAX_PIDS,
 };
 pub use self::decode::decode_request;

@@ -115,3 +115,22 @@ fn tags_and_fields_are_checked_like_serde_fields() {
         })
     );
 }
+
+/// The wire's browser names (serde, `--browser`) are the keys of micoff-browsers' table rows the
+/// protocol's `Browser` maps onto.
+#[test]
+fn latency_browsers_are_named_by_the_table() {
+    use clap::ValueEnum;
+    for b in Browser::ALL {
+        let key = b.table().key();
+        assert_eq!(
+            serde_json::to_string(&b).unwrap_or_default(),
+            format!("\"{key}\"")
+        );
+        assert_eq!(
+            b.to_possible_value().map(|v| v.get_name().to_owned()),
+            Some(key.to_owned())
+        );
+        assert_eq!(Browser::from_name(key), Some(b));
+    }
+}

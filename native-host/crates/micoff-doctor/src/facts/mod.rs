@@ -39,7 +39,7 @@ use pulse_conf::read_daemon_conf;
 
 use crate::hda;
 use crate::kernel::{self, KernelIdent};
-use crate::ours::{HDA_CONF_PATH, MARKER};
+use crate::ours::{ownership_of, HDA_CONF_PATH};
 use crate::parse::{self, CpuInfo};
 use crate::root::Root;
 
@@ -149,7 +149,7 @@ pub fn gather(root: &Root, env: &UserEnv) -> Facts {
         modprobe_hda: read_modprobe_hda(root, cmdline.as_deref()),
         micoff_hda_conf: root
             .read(HDA_CONF_PATH)
-            .is_some_and(|t| t.starts_with(MARKER)),
+            .is_some_and(|t| ownership_of(&t).is_ours()),
         cmdline,
         config,
         config_file,

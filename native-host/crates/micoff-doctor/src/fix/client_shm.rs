@@ -12,12 +12,11 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
-use super::{
-    install, is_meta_line, uninstall, Installed, Mode, Opts, Removed, System, EXIT_PARTIAL, MARKER,
-};
+use super::{install, uninstall, Installed, Mode, Opts, Removed, System, EXIT_PARTIAL, MARKER};
 use crate::facts::{self, UserEnv, SYSTEM_CLIENT_CONF};
 use crate::parse;
 use crate::root::Root;
+use micoff_files::ours::Marked;
 
 const KEY: &str = "enable-shm";
 
@@ -41,9 +40,7 @@ pub fn render(base: &str, base_name: &str) -> String {
     s.push_str(&format!(
         "# Based on {base_name}; shared memory re-enabled so clients can use srbchannel.\n"
     ));
-    let mut lines = base.lines().peekable();
-    skip_header(&mut lines);
-    for line in lines {
+    for line in without_header(base).lines() {
         if is_off_line(line) {
             s.push_str(&format!("{WAS}{}`\n{KEY} = yes\n", line.trim()));
         } else {
@@ -57,17 +54,17 @@ pub fn render(base: &str, base_name: &str) -> String {
 /// How [`render`] keeps a line it turned on.
 const WAS: &str = "; micoff: was `";
 
-/// Skips the header of a file of ours (marker, backup and hash lines, "Based on"): it is never
-/// copied again, and never the user's.
-fn skip_header<'a>(lines: &mut std::iter::Peekable<impl Iterator<Item = &'a str>>) {
-    if lines.peek().is_some_and(|l| l.starts_with(MARKER)) {
-        lines.next();
-        while lines.peek().is_some_and(|l| is_meta_line(l)) {
-            lines.next();
-        }
-        if lines.peek().is_some_and(|l| l.starts_with("# Based on ")) {
-            lines.next();
-        }
+/// `text` without the header of a file of ours (the marker, backup and seal lines, "Based on"):
+/// it is never copied again, and never the user's.
+fn without_header(text: &str) -> String {
+    let Some(marked) = Marked::read(text) else {
+        return text.to_owned();
+    };
+    let body = marked.body();
+    match body.split_once('\n') {
+        Some((first, rest)) if first.starts_with("# Based on ") => rest.to_owned(),
+        None if body.starts_with("# Based on ") => String::new(),
+        _ => body,
     }
 }
 
@@ -75,8 +72,8 @@ fn skip_header<'a>(lines: &mut std::iter::Peekable<impl Iterator<Item = &'a str>
 /// header goes, and each `enable-shm = yes` it put in place of a line turning shm off is that
 /// line again. Everything else (the user's own lines, old and new) stays as it is.
 pub fn unrender(ours: &str) -> String {
-    let mut lines = ours.lines().peekable();
-    skip_header(&mut lines);
+    let body = without_header(ours);
+    let mut lines = body.lines().peekable();
     let mut s = String::new();
     while let Some(line) = lines.next() {
         match line.strip_prefix(WAS).and_then(|r| r.strip_suffix('`')) {

@@ -6,8 +6,8 @@
 use std::io::{self, Write};
 
 use super::{
-    escalate, install, is_applied, is_unchanged, uninstall, Installed, Mode, Opts, Removed, System,
-    EXIT_PARTIAL, MARKER,
+    escalate, install, is_applied, ownership_of, uninstall, Installed, Mode, Opts, Ownership,
+    Removed, System, EXIT_PARTIAL, MARKER,
 };
 use crate::commands::RELOAD_HDA;
 use crate::facts::{self, Card, Facts, UserEnv, LIVE_POSITION_FIX};
@@ -199,7 +199,7 @@ pub fn run(
         writeln!(out, "fix hda (dry run): would write {HDA_CONF_PATH}:")?;
         match &existing {
             Some(old) => {
-                if !old.starts_with(MARKER) {
+                if !ownership_of(old).is_ours() {
                     writeln!(
                         out,
                         "replacing a file micoff did not write (a backup is kept):"
@@ -446,15 +446,16 @@ fn revert(root: &Root, opts: &Opts, sys: &mut dyn System, out: &mut dyn Write) -
         )?;
         return Ok(0);
     };
-    if !text.starts_with(MARKER) {
-        writeln!(
-            out,
-            "fix hda --revert: {HDA_CONF_PATH} was not written by micoff; left alone."
-        )?;
-        return Ok(1);
-    }
-    if !is_unchanged(&text) {
-        return changed_since(None, out);
+    match ownership_of(&text) {
+        Ownership::NotOurs(_) => {
+            writeln!(
+                out,
+                "fix hda --revert: {HDA_CONF_PATH} was not written by micoff; left alone."
+            )?;
+            return Ok(1);
+        }
+        Ownership::Edited(_) => return changed_since(None, out),
+        Ownership::AsWritten => {}
     }
     if sys.euid() != 0 {
         writeln!(out, "fix hda --revert would remove {HDA_CONF_PATH}.")?;

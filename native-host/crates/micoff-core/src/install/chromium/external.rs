@@ -4,17 +4,11 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::install::browsers::Browser;
 use crate::install::env::{InstallEnv, SYSTEM_DATA_DIR};
+use micoff_browsers::Browser;
 
 /// The installed copy's file name (in micoff's data folder).
 pub const CRX_NAME: &str = "micoff.crx";
-/// Chromium's binary (its folder + `extensions` is `DIR_EXTERNAL_EXTENSIONS`), relative to the root.
-const CHROMIUM_BINARIES: [&str; 3] = [
-    "usr/lib/chromium/chromium",
-    "usr/lib/chromium-browser/chromium-browser",
-    "usr/lib64/chromium-browser/chromium-browser",
-];
 /// Chromium's standalone external extensions folder (`DIR_STANDALONE_EXTERNAL_EXTENSIONS`), used
 /// when no Chromium binary folder is found.
 const STANDALONE_DIR: &str = "usr/share/chromium/extensions";
@@ -22,7 +16,9 @@ const STANDALONE_DIR: &str = "usr/share/chromium/extensions";
 /// Chromium's default user data dir (`~/.config/chromium`): the folder above its
 /// `NativeMessagingHosts`.
 pub fn user_data_dir(env: &InstallEnv) -> PathBuf {
-    let manifests = env.config_home().join(Browser::Chromium.spec().user_dir);
+    let manifests = env
+        .config_home()
+        .join(Browser::Chromium.user_manifest_dir());
     manifests
         .parent()
         .map(Path::to_path_buf)
@@ -41,8 +37,10 @@ pub struct Paths {
 pub fn paths(env: &InstallEnv, system: bool, id: &str) -> Paths {
     let file = format!("{id}.json");
     if system {
-        let folder = CHROMIUM_BINARIES
-            .iter()
+        // Chromium's program (not its launcher): its folder + `extensions` is
+        // `DIR_EXTERNAL_EXTENSIONS`.
+        let folder = Browser::Chromium
+            .program_paths()
             .map(|b| env.root.join(b))
             .find(|b| b.is_file())
             .and_then(|b| b.parent().map(|d| d.join("extensions")))
@@ -101,7 +99,7 @@ pub fn blocking_policy(env: &InstallEnv) -> Option<PathBuf> {
 /// A snap or Flatpak Chromium keeps its user data dir elsewhere (its own `External Extensions`),
 /// which this install does not write: said, not guessed at.
 pub fn sandboxed_note(env: &InstallEnv) -> Option<String> {
-    let snap = std::fs::symlink_metadata(env.root.join("snap/bin/chromium")).is_ok();
+    let snap = env.snap(Browser::Chromium).is_some();
     let flatpak = env.flatpak(Browser::Chromium);
     let dir = match (snap, flatpak) {
         (true, _) => env.home.join("snap/chromium/common/chromium"),

@@ -1,6 +1,8 @@
 //! The native messaging host manifest micoff writes (`org.micoff.host.json`), and whether a file
-//! found where it goes is micoff's and still as micoff wrote it: the manifest is a pure function of
-//! the browser family and the host path, so that is recomputed, not marked.
+//! found where it goes is micoff's and still as micoff wrote it, in micoff-files' one verdict
+//! ([`Ownership`]). A browser validates the manifest's JSON, so it cannot carry micoff's marker
+//! line; its record is micoff itself: the manifest is a pure function of the browser family and the
+//! host path, so what was written is recomputed and compared ([`micoff_files::ours::judge`]).
 
 use std::path::Path;
 
@@ -32,26 +34,14 @@ pub fn manifest_json(firefox: bool, host_path: &Path) -> String {
     text
 }
 
-/// Whose a manifest file found where micoff writes one is, as uninstall needs to know.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Ownership {
-    /// Not micoff's (another host's, or not a manifest): why.
-    NotOurs(String),
-    /// micoff's, but changed since micoff wrote it: what differs.
-    Edited(String),
-    /// micoff's and still as micoff wrote it: uninstall may remove it.
-    AsWritten,
-}
+/// Whose a manifest file found where micoff writes one is, as uninstall needs to know: not ours
+/// (another host's, or not a manifest), edited (what differs), or as written (uninstall may remove
+/// it).
+pub use micoff_files::ours::Ownership;
 
 /// Whose `text` is: micoff's (`check_ours`) and unedited (`check_as_written`), or why not.
 pub fn ownership_of(text: &[u8]) -> Ownership {
-    if let Err(why) = check_ours(text) {
-        return Ownership::NotOurs(why);
-    }
-    match check_as_written(text) {
-        Err(why) => Ownership::Edited(why),
-        Ok(()) => Ownership::AsWritten,
-    }
+    micoff_files::ours::judge(check_ours(text), || check_as_written(text))
 }
 
 /// `Ok` when a manifest file is ours (our host name, pointing at a `micoff-host` binary), else

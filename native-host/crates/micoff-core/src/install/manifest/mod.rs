@@ -20,10 +20,10 @@ use std::io::Write;
 use std::path::PathBuf;
 
 use crate::install::args::InstallArgs;
-use crate::install::browsers::Browser;
 use crate::install::env::InstallEnv;
 use crate::HOST_NAME;
 use apply::{apply, Outcome};
+use micoff_browsers::Browser;
 use micoff_exit::{EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE};
 use plan::{plan, Plan};
 

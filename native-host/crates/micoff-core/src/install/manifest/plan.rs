@@ -5,9 +5,9 @@
 use std::path::{Path, PathBuf};
 
 use crate::install::args::InstallArgs;
-use crate::install::browsers::Browser;
 use crate::install::env::InstallEnv;
 use crate::HOST_NAME;
+use micoff_browsers::Browser;
 
 /// One manifest file to write or remove.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -113,7 +113,7 @@ pub fn plan(args: &InstallArgs, env: &InstallEnv) -> Result<Plan, String> {
 }
 
 fn flatpak_note(browser: Browser, app_dir: &Path) -> String {
-    let id = browser.spec().flatpak_id;
+    let id = browser.facts().flatpak_id;
     if browser.is_firefox() {
         format!(
             "Flatpak {} ({id}) found: it starts native hosts outside its sandbox through the desktop \
@@ -122,7 +122,7 @@ fn flatpak_note(browser: Browser, app_dir: &Path) -> String {
             browser.name()
         )
     } else {
-        let dir = app_dir.join("config").join(browser.spec().user_dir);
+        let dir = app_dir.join("config").join(browser.user_manifest_dir());
         format!(
             "Flatpak {} ({id}) found: it reads manifests only from {} and runs the host inside its \
              sandbox, so the host binary must be reachable there too (e.g. copy it under {} and \
@@ -139,19 +139,14 @@ fn flatpak_note(browser: Browser, app_dir: &Path) -> String {
 /// Every folder where our manifest for `browser` may be (user or system): the one `install`
 /// writes, Firefox's other system folder (lib vs lib64), and a Flatpak browser's own folder.
 pub fn known_manifest_dirs(env: &InstallEnv, browser: Browser, system: bool) -> Vec<PathBuf> {
-    let spec = browser.spec();
+    let facts = browser.facts();
     let mut dirs: Vec<PathBuf> = manifest_dir(env, browser, system).into_iter().collect();
-    if system && browser.is_firefox() {
-        for d in [
-            "usr/lib/mozilla/native-messaging-hosts",
-            "usr/lib64/mozilla/native-messaging-hosts",
-        ] {
-            dirs.push(env.root.join(d));
-        }
+    if system {
+        dirs.extend(facts.system_manifest_dirs.iter().map(|d| env.root.join(d)));
     }
     if !system && !browser.is_firefox() {
-        let app = env.home.join(".var/app").join(spec.flatpak_id);
-        dirs.push(app.join("config").join(spec.user_dir));
+        let app = env.home.join(".var/app").join(facts.flatpak_id);
+        dirs.push(app.join("config").join(browser.user_manifest_dir()));
     }
     let mut unique = Vec::new();
     for d in dirs {
@@ -162,18 +157,21 @@ pub fn known_manifest_dirs(env: &InstallEnv, browser: Browser, system: bool) -> 
     unique
 }
 
-/// The manifest folder for `browser` (user or system).
+/// The manifest folder for `browser` (user or system). System-wide: the browser's first folder,
+/// unless it does not exist and the folder above another of its folders does (Firefox's
+/// `/usr/lib64/mozilla` on a lib64 system).
 pub fn manifest_dir(env: &InstallEnv, browser: Browser, system: bool) -> Option<PathBuf> {
-    let spec = browser.spec();
     if !system {
-        return Some(env.user_base(browser).join(spec.user_dir));
+        return Some(env.user_base(browser).join(browser.user_manifest_dir()));
     }
-    let dir = spec.system_dir?;
-    if browser.is_firefox()
-        && !env.root.join(dir).is_dir()
-        && env.root.join("usr/lib64/mozilla").is_dir()
-    {
-        return Some(env.root.join("usr/lib64/mozilla/native-messaging-hosts"));
+    let (first, others) = browser.facts().system_manifest_dirs.split_first()?;
+    let first = env.root.join(first);
+    if first.is_dir() {
+        return Some(first);
     }
-    Some(env.root.join(dir))
+    let other = others
+        .iter()
+        .map(|d| env.root.join(d))
+        .find(|d| d.parent().is_some_and(Path::is_dir));
+    Some(other.unwrap_or(first))
 }

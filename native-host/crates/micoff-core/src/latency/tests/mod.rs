@@ -7,6 +7,7 @@
 mod apply;
 mod audio_server;
 mod content;
+mod old_files;
 mod paths;
 mod restart;
 mod set;

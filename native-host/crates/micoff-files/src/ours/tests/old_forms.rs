@@ -1,0 +1,92 @@
+//! The forms micoff wrote before every file of its own carried a seal, as literal samples of what
+//! sits in users' files: each is still micoff's (never "not ours"), none passes as unedited; and the
+//! fixers' sealed files written before the scheme moved here read as written, byte for byte.
+
+use crate::ours::marked::{ownership_of, Marked};
+use crate::ours::Ownership;
+
+/// `latency set --capture-ms 40` on PulseAudio: a PATH wrapper, up to this version (capture
+/// latency's tests hold its other files).
+const OLD_LATENCY_WRAPPER: &str = r#"#!/bin/sh
+# Written by micoff-host
+# micoff-latency: capture_ms=40 browser=firefox command=firefox
+# `firefox` with PULSE_LATENCY_MSEC=40 in its environment: libpulse then asks
+# 40 ms for every stream of the browser (capture AND playback). It runs the browser's own
+# command, /usr/bin/firefox, found in PATH after this folder.
+# Remove with `micoff-host latency reset` (this file is micoff's; it rewrites or deletes it).
+exec env PULSE_LATENCY_MSEC=40 '/usr/bin/firefox' "$@"
+"#;
+
+/// `fix hda` before the sha256 record (no seal line), over a file it kept as a backup.
+const OLD_FIX_HDA_UNSEALED: &str = r#"# Written by micoff-host fix hda (micoff). Undo with: micoff-host fix hda --revert
+# micoff: the file this replaced is kept as micoff-hda.conf.micoff-backup
+# Intel Skylake+ HD-audio: read the stream position from LPIB (position_fix=1) instead
+# of azx_get_pos_skl(), which spins udelay(20) on every capture position query on
+# kernels before 5.16 and before the November 2021 stable updates.
+# One value per controller in snd_hda_intel's probe order (not the ALSA card number),
+# -1 = driver default. The order can change when devices are added; run
+# `micoff-host doctor` after hardware changes.
+# entry 0: card0 PCH: 8086:9d71 Sunrise Point-LP
+options snd_hda_intel position_fix=1
+"#;
+
+/// `fix hda` with its sha256 record, as the fixers wrote it before the scheme moved to micoff-files.
+const FIX_HDA_SEALED: &str = r#"# Written by micoff-host fix hda (micoff). Undo with: micoff-host fix hda --revert
+# micoff: the file this replaced is kept as micoff-hda.conf.micoff-backup
+# micoff: sha256 5d30b77561f543e936f34799287d19741978bd4fc9348e793ff9adeb8ecb326a (of this file without this line; --revert keeps your edits when it no longer matches)
+# Intel Skylake+ HD-audio: read the stream position from LPIB (position_fix=1) instead
+# of azx_get_pos_skl(), which spins udelay(20) on every capture position query on
+# kernels before 5.16 and before the November 2021 stable updates.
+# One value per controller in snd_hda_intel's probe order (not the ALSA card number),
+# -1 = driver default. The order can change when devices are added; run
+# `micoff-host doctor` after hardware changes.
+options snd_hda_intel position_fix=-1
+"#;
+
+/// `fix client-shm` with its sha256 record, likewise.
+const FIX_CLIENT_SHM_SEALED: &str = r#"# Written by micoff-host fix client-shm (micoff). Undo with: micoff-host fix client-shm --revert
+# micoff: sha256 41ffe442141d4f3e63706746724112a831484f34897a8d8373eaa6bad74da2ee (of this file without this line; --revert keeps your edits when it no longer matches)
+# Based on /etc/pulse/client.conf; shared memory re-enabled so clients can use srbchannel.
+; micoff: was `enable-shm = no`
+enable-shm = yes
+"#;
+
+fn is_unsealed_verdict(o: &Ownership) -> bool {
+    matches!(o, Ownership::Edited(why) if why.contains("no sha256 record"))
+}
+
+#[test]
+fn an_old_latency_wrapper_is_ours_and_its_meta_line_reads() {
+    let o = ownership_of(OLD_LATENCY_WRAPPER);
+    assert!(is_unsealed_verdict(&o), "{o:?}");
+    let marked = Marked::read(OLD_LATENCY_WRAPPER).unwrap();
+    assert_eq!(
+        marked.header().collect::<Vec<_>>(),
+        ["# micoff-latency: capture_ms=40 browser=firefox command=firefox"]
+    );
+    assert!(marked
+        .body()
+        .starts_with("# `firefox` with PULSE_LATENCY_MSEC=40"));
+}
+
+#[test]
+fn an_old_unsealed_fixer_file_is_ours_but_never_as_written() {
+    let o = ownership_of(OLD_FIX_HDA_UNSEALED);
+    assert!(is_unsealed_verdict(&o), "{o:?}");
+    let marked = Marked::read(OLD_FIX_HDA_UNSEALED).unwrap();
+    assert_eq!(
+        marked.header().collect::<Vec<_>>(),
+        ["# micoff: the file this replaced is kept as micoff-hda.conf.micoff-backup"]
+    );
+}
+
+#[test]
+fn the_fixers_sealed_files_read_as_written() {
+    for text in [FIX_HDA_SEALED, FIX_CLIENT_SHM_SEALED] {
+        assert_eq!(ownership_of(text), Ownership::AsWritten, "{text}");
+        let edited = text
+            .replace("enable-shm = yes", "enable-shm = no")
+            .replace("=-1", "=1");
+        assert!(matches!(ownership_of(&edited), Ownership::Edited(_)));
+    }
+}
