@@ -32,6 +32,7 @@ function firefoxWorld(t: { after(fn: () => void): void }) {
   const originals = {
     replaceTrack: S.replaceTrack,
     trackGetter: Object.getOwnPropertyDescriptor(S, 'track')?.get,
+    dtmfGetter: Object.getOwnPropertyDescriptor(S, 'dtmf')?.get,
     addTrack: P.addTrack,
     addTransceiver: P.addTransceiver,
     removeTrack: P.removeTrack,
@@ -204,6 +205,25 @@ test('what the page does to a quiet sender is the page’s: replaceTrack, remove
   assert.equal(c._track, track);
 });
 
+test('a sender whose DTMF the page reads is left alone (Firefox’s DTMF needs the sender’s track)', async (t) => {
+  const w = firefoxWorld(t);
+  const { track } = await w.gum();
+  const pc = new w.FakePeerConnection();
+  const softphone = pc.addTrack(track);
+  const plain = pc.addTrack(track);
+  assert.equal((softphone as unknown as { dtmf: { canInsertDTMF: boolean } }).dtmf.canInsertDTMF, true);
+  w.advance(10_000);
+  await muteUntilQuiet(w, track);
+  assert.equal(softphone._track, track, 'kept on: the page may key digits while muted');
+  assert.equal(plain._track, null);
+  // Read while held: the track goes back at once.
+  const dtmf = (plain as unknown as { dtmf: { canInsertDTMF: boolean } }).dtmf;
+  await settle();
+  assert.equal(plain._track, track);
+  assert.equal(dtmf.canInsertDTMF, true);
+  assert.equal(w.last()[0]?.quiet_since_ms, null, 'nothing quiet any more');
+});
+
 test('a stopped track goes back on its sender (Firefox keeps an ended track there)', async (t) => {
   const w = firefoxWorld(t);
   const { track } = await w.gum();
@@ -261,6 +281,7 @@ test('the replaced sender and connection methods look like the browser’s own',
   const now = {
     replaceTrack: S.replaceTrack,
     trackGetter: Object.getOwnPropertyDescriptor(S, 'track')?.get,
+    dtmfGetter: Object.getOwnPropertyDescriptor(S, 'dtmf')?.get,
     addTrack: P.addTrack,
     addTransceiver: P.addTransceiver,
     removeTrack: P.removeTrack,

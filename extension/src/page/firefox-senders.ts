@@ -10,8 +10,10 @@
 //
 // What the page sees: `sender.track` reads the page's track while micoff holds the sender empty (until
 // Firefox has put the track back after the unmute); `pc.getStats(track)` answers for such a track with
-// its sender's statistics (Firefox looks senders up by their current track and would reject it);
-// nothing else is replaced. A `replaceTrack` or `removeTrack` of the page's on such a sender is the
+// its sender's statistics (Firefox looks senders up by their current track and would reject it). A
+// sender whose `dtmf` the page has read is left alone (Firefox's `canInsertDTMF` and `insertDTMF`
+// need the sender's track: a softphone keying digits into a muted call), and one micoff holds is put
+// back at that read. A `replaceTrack` or `removeTrack` of the page's on such a sender is the
 // page's: micoff lets go of the sender first. Every built-in used after install is captured first
 // (originals.ts); a failure in the bookkeeping is swallowed, never the page's call.
 import { followMethod, replaceAccessor, replaceMethod } from './natives.ts';
@@ -41,6 +43,8 @@ export function followSenders(w: Realm, o: Originals): Senders | null {
   const senderStats = SenderProto.getStats;
   const then = w.Promise.prototype.then;
 
+  /** Senders whose `dtmf` the page read: never held (a read while held puts the track back). */
+  const dtmf = new WeakSet<RTCRtpSender>();
   /** Every sender the page put a track on, with its connection when known (null: first seen in
    * replaceTrack, e.g. a transceiver a remote offer made). */
   const senders = new Map<RTCRtpSender, RTCPeerConnection | null>();
@@ -77,6 +81,21 @@ export function followSenders(w: Realm, o: Originals): Senders | null {
     get(this: unknown) {
       const page = shown.get(this as RTCRtpSender);
       return page ?? orig.get(this);
+    },
+  }));
+  replaceAccessor<RTCDTMFSender | null>(SenderProto, 'dtmf', (orig) => ({
+    get(this: unknown) {
+      const sender = this as RTCRtpSender;
+      try {
+        if (!dtmf.has(sender)) {
+          dtmf.add(sender);
+          if (held.has(sender)) {
+            void api.restore(sender);
+            changed();
+          }
+        }
+      } catch {}
+      return orig.get(this);
     },
   }));
   replaceMethod(
@@ -134,11 +153,11 @@ export function followSenders(w: Realm, o: Originals): Senders | null {
       }).getStats,
   );
 
-  return {
+  const api: Senders = {
     carrying(track) {
       const out: RTCRtpSender[] = [];
       for (const [s, pc] of senders) {
-        if (held.has(s) || closed(pc)) continue;
+        if (held.has(s) || dtmf.has(s) || closed(pc)) continue;
         if (senderTrack.call(s) === track) out.push(s);
       }
       return out;
@@ -172,4 +191,5 @@ export function followSenders(w: Realm, o: Originals): Senders | null {
       listeners.push(listener);
     },
   };
+  return api;
 }

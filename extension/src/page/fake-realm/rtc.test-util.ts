@@ -44,9 +44,24 @@ export function fakeRtc() {
       return Promise.resolve();
     }
   }
+  /** Firefox's DTMF sender: it can insert tones only while its sender has a track. */
+  const dtmfOf = new WeakMap<FakeSender, { readonly canInsertDTMF: boolean }>();
   define(FakeSender, {
     track: accessor(function (this: FakeSender) {
       return this._track;
+    }),
+    dtmf: accessor(function (this: FakeSender) {
+      let d = dtmfOf.get(this);
+      if (!d) {
+        const sender = this;
+        d = {
+          get canInsertDTMF() {
+            return sender._track !== null;
+          },
+        };
+        dtmfOf.set(this, d);
+      }
+      return d;
     }),
   });
   class FakeTransceiver {
