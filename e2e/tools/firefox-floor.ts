@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import type { Page } from 'puppeteer-core';
 import { QUIET_HOLD_MS } from '../../extension/src/shared/firefox-release.ts';
 import { startAudioRig } from '../rig/audio-rig.ts';
-import { type LaunchedFirefox, launchFirefox, pageWaitFor } from '../rig/firefox.ts';
+import { type LaunchedFirefox, launchFirefox, pageWaitFor, updateSettings } from '../rig/firefox.ts';
 import { type CpuReport, requireHost, sampleCpu } from '../rig/host.ts';
 import { isFirefox, playbackStreams } from '../rig/pactl.ts';
 import { startPageServer } from '../rig/page-server.ts';
@@ -90,6 +90,8 @@ const windowS = Number(args.window);
 const configs = (args.config ?? Object.keys(CONFIGS)) as Config[];
 for (const c of configs) if (!(c in CONFIGS)) throw new Error(`unknown config ${c}`);
 const RELEASE_DELAY_MS = 300;
+/** When the released configurations are measured, from the page's action. */
+const SETTLED_MS = Math.max(QUIET_HOLD_MS + 500, 7500);
 
 interface Sample {
   round: number;
@@ -154,8 +156,13 @@ async function main(): Promise<void> {
     if (needed((c) => c.pref && !('micoff' in c))) {
       ff.pref = await launchFirefox({ env: rig.clientEnv, nativeRelease: release, withExtension: false });
     }
-    if (needed((c) => 'micoff' in c))
+    if (needed((c) => 'micoff' in c)) {
       ff.micoff = await launchFirefox({ env: rig.clientEnv, nativeRelease: release });
+      // micoff's delay is the one the installer gave Firefox.
+      const options = await ff.micoff.openExtensionPage('options.html');
+      await updateSettings(options, { releaseDelayMs: RELEASE_DELAY_MS });
+      await options.close();
+    }
     const firefoxRecords = async () => (await rig.recordStreams()).filter(isFirefox).length;
     for (let round = -1; round < rounds; round++) {
       const order = round % 2 ? [...configs].reverse() : configs;
@@ -168,18 +175,19 @@ async function main(): Promise<void> {
         await page.evaluate(() => window.ready);
         await waitFor('Firefox capturing', async () => ((await firefoxRecords()) > 0 ? true : null));
         await new Promise((r) => setTimeout(r, 1500)); // the call settles; the device on past the delay
+        const actedAt = Date.now();
         await page.evaluate(spec.script);
-        if (spec.pref && config !== 'unmuted') {
+        if (spec.pref) {
           await waitFor(
             'Firefox’s record stream gone',
             async () => ((await firefoxRecords()) === 0 ? true : null),
-            {
-              timeoutMs: 10_000,
-            },
+            { timeoutMs: 10_000 },
           );
-        }
-        // micoff takes the senders off QUIET_HOLD_MS after Firefox's release.
-        await new Promise((r) => setTimeout(r, 'micoff' in spec ? QUIET_HOLD_MS + 1000 : 1000));
+          // Every released configuration from the same moment: past micoff's hold (QUIET_HOLD_MS after
+          // Firefox's release) and past the idle source's suspend (wireplumber's, 5 s after the capture
+          // left: a burst at the PipeWire daemon).
+          await new Promise((r) => setTimeout(r, Math.max(0, actedAt + SETTLED_MS - Date.now())));
+        } else await new Promise((r) => setTimeout(r, 1000));
         const packets = await packetRates(page).catch(() => ({ sent: null, received: null }));
         const report = await sampleCpu({
           browserPid: browser.pid,
