@@ -23,6 +23,7 @@ fn env(tmp: &Path) -> InstallEnv {
         path_dirs: vec![bin],
         flatpak_apps: vec![],
         data_home: None,
+        state_home: None,
     }
 }
 
@@ -41,6 +42,14 @@ fn install(args: &InstallArgs, env: &InstallEnv) -> (i32, String) {
     let mut out = Vec::new();
     let code = run(args, env, &mut out);
     (code, String::from_utf8(out).unwrap())
+}
+
+/// A micoff-host at another path (`<tmp>/opt/micoff-host`, a link to the one these tests run).
+fn host_elsewhere(tmp: &Path) -> PathBuf {
+    let host = tmp.join("opt/micoff-host");
+    std::fs::create_dir_all(host.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(support::HOST, &host).unwrap();
+    host
 }
 
 fn uninstall_all() -> InstallArgs {
@@ -77,7 +86,7 @@ fn installs_for_detected_browsers_only_and_is_idempotent() {
         serde_json::from_str(&std::fs::read_to_string(&chromium).unwrap()).unwrap();
     assert_eq!(m["name"], "org.micoff.host");
     assert_eq!(m["type"], "stdio");
-    assert_eq!(m["path"], "/opt/micoff/micoff-host");
+    assert_eq!(m["path"], support::HOST);
     assert_eq!(
         m["allowed_origins"],
         serde_json::json!(["chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/"])
@@ -95,9 +104,9 @@ fn installs_for_detected_browsers_only_and_is_idempotent() {
     assert_eq!(code, 0);
     assert_eq!(out.matches("unchanged").count(), 2, "{out}");
 
-    // A changed host path updates the file.
+    // A changed host path updates the file (another micoff-host: a link to this one).
     let mut moved = args();
-    moved.host_path = Some(PathBuf::from("/usr/bin/micoff-host"));
+    moved.host_path = Some(host_elsewhere(tmp.path()));
     let (_, out) = install(&moved, &env);
     assert_eq!(out.matches("updated").count(), 2, "{out}");
     // No temp files left behind.
@@ -412,7 +421,7 @@ fn manifests_are_0644_under_umask_077() {
     let dir = tmp.path().join("hosts");
     let status = std::process::Command::new("sh")
         .arg("-c")
-        .arg("umask 077 && exec \"$0\" install --target-dir \"$1\" --host-path /opt/micoff/micoff-host")
+        .arg("umask 077 && exec \"$0\" install --target-dir \"$1\"")
         .arg(env!("CARGO_BIN_EXE_micoff-host"))
         .arg(&dir)
         .stdout(std::process::Stdio::null())
@@ -450,7 +459,7 @@ fn a_symlinked_manifest_is_written_through_the_link() {
     );
     assert!(std::fs::read_to_string(&real)
         .unwrap()
-        .contains("/opt/micoff/micoff-host"));
+        .contains(support::HOST));
 }
 
 /// `--uninstall` leaves alone a manifest of ours the user edited since (here:
@@ -708,6 +717,8 @@ fn chromium_crx_of_another_key_is_refused_unless_allowed() {
     );
     let ext = tmp.path().join("home/.config/chromium/External Extensions");
     assert!(!ext.exists());
+    // Refused before anything is written: the host manifest was once written first.
+    assert!(!tmp.path().join("home/.config/chromium").exists(), "{out}");
 
     a.allow_other_key = true;
     let (code, out) = install_all(&a, &env);

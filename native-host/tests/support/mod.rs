@@ -8,7 +8,12 @@ use std::path::PathBuf;
 
 use micoff_core::install::InstallArgs;
 
-/// `micoff-host install` with no option, the host at a fixed path: tests change what they exercise.
+/// The micoff-host binary these tests are built with: a real host for `--host-path`, which the
+/// installer checks.
+pub const HOST: &str = env!("CARGO_BIN_EXE_micoff-host");
+
+/// `micoff-host install` with no option, the host this package built: tests change what they
+/// exercise.
 pub fn install_args() -> InstallArgs {
     InstallArgs {
         browsers: vec![],
@@ -17,7 +22,7 @@ pub fn install_args() -> InstallArgs {
         target_dir: None,
         uninstall: false,
         dry_run: false,
-        host_path: Some(PathBuf::from("/opt/micoff/micoff-host")),
+        host_path: Some(PathBuf::from(HOST)),
         firefox_release: false,
         release_delay_ms: 3000,
         firefox_profiles: vec![],

@@ -41,6 +41,10 @@ pub const FIREFOX_EXTENSION_ID: &str = env!("MICOFF_FIREFOX_EXTENSION_ID");
 /// micoff's version: `package.json` `version` (build.rs), the same string the extension
 /// manifests carry, so `micoff-host --version` and the extension's version always agree.
 pub const VERSION: &str = env!("MICOFF_VERSION");
+/// What every micoff-host binary carries, so that `install --host-path` can tell a micoff-host
+/// from any other file without running it (install::check::host): a NUL, this prefix, the
+/// version, a NUL. The binary keeps it (native-host/src/main.rs).
+pub const HOST_IDENT: &str = concat!("\0micoff-host-ident ", env!("MICOFF_VERSION"), "\0");
 /// The native messaging host name (the manifest's `name`). The TypeScript side's one spelling is
 /// `HOST_NAME` in `extension/src/shared/protocol.ts`; `tests/host_name.rs` checks they agree.
 pub const HOST_NAME: &str = "org.micoff.host";

@@ -35,6 +35,7 @@
 //! - [`record`]: micoff's record of what it wrote ([`record::Journal`]), and putting a recorded
 //!   file or folder away.
 //! - [`diff`]: what a write would change, as a line diff (dry runs).
+//! - [`user_dirs`]: the user's folders from the environment, not believed blindly as root.
 
 pub mod diff;
 pub mod ours;
@@ -42,6 +43,7 @@ pub mod read;
 pub mod record;
 pub mod resolve;
 pub mod shown;
+pub mod user_dirs;
 pub mod write;
 
 #[cfg(test)]

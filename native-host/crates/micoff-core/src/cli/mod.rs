@@ -75,7 +75,7 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             }
             None => EXIT_ERROR,
         },
-        Command::Install(args) => match crate::install::InstallEnv::from_system() {
+        Command::Install(args) => match crate::install::InstallEnv::from_system(args.system) {
             Ok(env) => crate::install::run(&args, &env, out),
             Err(e) => {
                 let _ = writeln!(err, "micoff-host install: {e}");

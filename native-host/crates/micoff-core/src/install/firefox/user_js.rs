@@ -35,6 +35,10 @@ const BEGIN: &str =
 const END: &str = "// micoff: end";
 /// `// micoff: add-on copy sha256 <hex>`: the proof that `extensions/<id>.xpi` is micoff's copy.
 const ADDON_RECORD: &str = "// micoff: add-on copy sha256 ";
+/// `// micoff: prefs.js had user_pref("name", value);`: the value the user had given a pref micoff
+/// sets (in about:config: prefs.js), which Firefox overwrites with micoff's at its next exit and
+/// uninstall puts back.
+const PREVIOUS: &str = "// micoff: prefs.js had ";
 /// The release prefs (`--firefox-release`).
 pub const RELEASE_PREFS: [&str; 2] = [PREF_ENABLED, PREF_DELAY];
 /// The prefs that let Firefox take up micoff's copy of the add-on (`--firefox-xpi`).
@@ -59,6 +63,8 @@ pub type Pref = (String, String);
 pub struct Block {
     pub release: Vec<Pref>,
     pub addon: Option<AddonRecord>,
+    /// For prefs of the block: the value `prefs.js` held before micoff set them (the user's own).
+    pub previous: Vec<Pref>,
 }
 
 /// The add-on's part of the block.
@@ -96,7 +102,34 @@ impl Block {
             }
             out.extend(a.prefs.iter().map(|(n, v)| user_pref_line(n, v)));
         }
+        out.extend(
+            self.previous
+                .iter()
+                .filter(|(n, _)| self.value(n).is_some())
+                .map(|(n, v)| format!("{PREVIOUS}{}", user_pref_line(n, v))),
+        );
         out
+    }
+
+    /// `self` with the values `prefs_js` held for its prefs before micoff set them: kept from
+    /// `before` (the block already there) or, for a pref micoff sets anew, what `prefs.js` holds
+    /// when that is neither micoff's value now nor the one it had set.
+    pub fn with_previous(mut self, before: &Block, prefs_js: Option<&str>) -> Block {
+        let mut previous = Vec::new();
+        for (name, value) in self.prefs() {
+            if let Some(p) = before.previous.iter().find(|(n, _)| *n == name) {
+                previous.push(p.clone());
+                continue;
+            }
+            let had = prefs_js.and_then(|t| last_value(t, "user_pref", &name));
+            if let Some(had) = had {
+                if had != value && before.value(&name) != Some(had.as_str()) {
+                    previous.push((name, had));
+                }
+            }
+        }
+        self.previous = previous;
+        self
     }
 
     /// The value the block sets `name` to.
@@ -121,7 +154,8 @@ pub struct UserJs {
 
 /// Whether a line inside the block is micoff's (a record, or one of micoff's prefs).
 fn is_our_line(line: &str) -> bool {
-    if line.trim().starts_with(ADDON_RECORD.trim_end()) {
+    let t = line.trim();
+    if t.starts_with(ADDON_RECORD.trim_end()) || t.starts_with(PREVIOUS.trim_end()) {
         return true;
     }
     parse_pref_line(line).is_some_and(|(f, name, _)| {
@@ -145,6 +179,12 @@ impl UserJs {
         let mut block = Block::default();
         if let Some((s, e)) = span {
             for line in &lines[s + 1..e] {
+                if let Some(had) = line.trim().strip_prefix(PREVIOUS.trim_end()) {
+                    if let Some(("user_pref", name, value)) = parse_pref_line(had) {
+                        block.previous.push((name, value));
+                    }
+                    continue;
+                }
                 if let Some(sha) = line.trim().strip_prefix(ADDON_RECORD.trim_end()) {
                     block.addon.get_or_insert_with(AddonRecord::default).sha256 =
                         Some(sha.trim().to_owned());
@@ -326,22 +366,33 @@ impl UserJs {
     }
 }
 
-/// `prefs.js` without the `user_pref` lines holding exactly one of `prefs`' values. `None` when
-/// nothing goes.
-pub fn prefs_js_without(text: &str, prefs: &[Pref]) -> Option<String> {
-    let mut removed = false;
-    let kept: Vec<&str> = text
+/// `prefs.js` without the `user_pref` lines holding exactly one of `prefs`' values (Firefox copied
+/// them there from micoff's block), each put back to the value `previous` says the user had given
+/// it, where it says one. `None` when nothing changes.
+pub fn prefs_js_without(text: &str, prefs: &[Pref], previous: &[Pref]) -> Option<String> {
+    let mut changed = false;
+    let kept: Vec<String> = text
         .lines()
-        .filter(|line| {
-            let drop = matches!(
-                parse_pref_line(line),
-                Some(("user_pref", name, value)) if prefs.iter().any(|(n, v)| *n == name && *v == value)
-            );
-            removed |= drop;
-            !drop
+        .filter_map(|line| {
+            let ours = match parse_pref_line(line) {
+                Some(("user_pref", name, value))
+                    if prefs.iter().any(|(n, v)| *n == name && *v == value) =>
+                {
+                    Some(name)
+                }
+                _ => None,
+            };
+            let Some(name) = ours else {
+                return Some(line.to_owned());
+            };
+            changed = true;
+            previous
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(n, v)| user_pref_line(n, v))
         })
         .collect();
-    if !removed {
+    if !changed {
         return None;
     }
     let mut out = kept.join("\n");
@@ -386,6 +437,7 @@ mod tests {
         let block = Block {
             release: release("1500"),
             addon: None,
+            previous: vec![],
         };
         let once = js.render(&block);
         assert!(once.starts_with(USER));
@@ -397,6 +449,7 @@ mod tests {
         let changed = parsed.render(&Block {
             release: release("2000"),
             addon: None,
+            previous: vec![],
         });
         assert_eq!(changed.matches(BEGIN_PREFIX).count(), 1);
         assert_eq!(UserJs::parse(&changed).render(&Block::default()), USER);
@@ -418,6 +471,7 @@ mod tests {
         let block = Block {
             release: release("3000"),
             addon: None,
+            previous: vec![],
         };
         let text = UserJs::parse("")
             .render(&block)
@@ -426,7 +480,8 @@ mod tests {
         assert_eq!(
             js.render(&Block {
                 release: release("2000"),
-                addon: None
+                addon: None,
+                previous: vec![],
             })
             .matches("mine")
             .count(),
@@ -448,6 +503,7 @@ mod tests {
                 sha256: Some("ab".repeat(32)),
                 prefs: vec![(PREF_SIGNATURES.to_owned(), "false".to_owned())],
             }),
+            previous: vec![],
         };
         let text = UserJs::parse(USER).render(&block);
         let js = UserJs::parse(&text);
@@ -455,6 +511,7 @@ mod tests {
         let release_only = Block {
             release: block.release.clone(),
             addon: None,
+            previous: vec![],
         };
         let without_addon = js.render(&release_only);
         assert!(!without_addon.contains("sha256") && !without_addon.contains(PREF_SIGNATURES));
@@ -492,6 +549,7 @@ mod tests {
                 sha256: None,
                 prefs: vec![(PREF_AUTO_DISABLE.to_owned(), "2".to_owned())],
             }),
+            previous: vec![],
         }));
         let copied = "user_pref(\"extensions.autoDisableScopes\", 2);\n";
         assert_eq!(
@@ -510,13 +568,55 @@ mod tests {
     #[test]
     fn prefs_js_loses_exactly_the_values_micoff_set() {
         let prefs = "// Mozilla User Preferences\nuser_pref(\"a\", 1);\nuser_pref(\"media.getusermedia.microphone.off_while_disabled.delay_ms\", 300);\nuser_pref(\"media.getusermedia.microphone.off_while_disabled.enabled\", true);\nuser_pref(\"extensions.lastAppBuildId\", \"2026\");\n";
-        let out = prefs_js_without(prefs, &release("300")).unwrap();
+        let out = prefs_js_without(prefs, &release("300"), &[]).unwrap();
         assert_eq!(
             out,
             "// Mozilla User Preferences\nuser_pref(\"a\", 1);\nuser_pref(\"extensions.lastAppBuildId\", \"2026\");\n"
         );
         // A value the user changed since is theirs.
-        assert_eq!(prefs_js_without(prefs, &release("500")[1..]), None);
+        assert_eq!(prefs_js_without(prefs, &release("500")[1..], &[]), None);
+    }
+
+    #[test]
+    fn the_users_own_prefs_js_value_is_recorded_and_put_back() {
+        // The user had autoDisableScopes 3 in about:config (prefs.js); micoff sets 2.
+        let had = "user_pref(\"extensions.autoDisableScopes\", 3);\n";
+        let block = Block {
+            release: vec![],
+            addon: Some(AddonRecord {
+                sha256: None,
+                prefs: vec![(PREF_AUTO_DISABLE.to_owned(), "2".to_owned())],
+            }),
+            previous: vec![],
+        }
+        .with_previous(&Block::default(), Some(had));
+        assert_eq!(
+            block.previous,
+            vec![(PREF_AUTO_DISABLE.to_owned(), "3".to_owned())]
+        );
+        let text = UserJs::parse("").render(&block);
+        assert!(
+            text.contains(
+                "// micoff: prefs.js had user_pref(\"extensions.autoDisableScopes\", 3);"
+            ),
+            "{text}"
+        );
+        let parsed = UserJs::parse(&text);
+        assert_eq!(parsed.block, block);
+        // Firefox ran: prefs.js now holds micoff's 2. Installing again keeps the user's 3.
+        let copied = "user_pref(\"extensions.autoDisableScopes\", 2);\n";
+        let again = parsed
+            .block
+            .clone()
+            .with_previous(&parsed.block, Some(copied));
+        assert_eq!(again.previous, block.previous);
+        // Uninstall puts the user's 3 back where Firefox wrote micoff's 2.
+        assert_eq!(
+            prefs_js_without(copied, &block.prefs(), &block.previous).unwrap(),
+            had
+        );
+        // The block gone, the record line goes too.
+        assert_eq!(parsed.render(&Block::default()), "");
     }
 
     #[test]
