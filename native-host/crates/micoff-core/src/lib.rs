@@ -22,6 +22,8 @@
 //! - [`cli`]: the subcommands (`sample`, `top`, `install`, `doctor`, `fix`, `bench`, `latency`).
 //! - [`install`]: `micoff-host install`: the native messaging host manifests, micoff into Chromium
 //!   (crx) and Firefox (xpi, release prefs, profiles, policies).
+//! - [`uninstall`]: `micoff-host uninstall`: everything micoff wrote, undone from micoff's record
+//!   (the installer's parts, capture latency's files, the fixers' --revert).
 
 pub mod backend;
 pub mod cli;
@@ -33,6 +35,7 @@ pub mod latency;
 pub mod power;
 pub mod protocol;
 pub mod server;
+pub mod uninstall;
 
 /// The Chrome extension id, derived by build.rs from `manifests/chrome.json` `key`.
 pub const CHROME_EXTENSION_ID: &str = env!("MICOFF_CHROME_EXTENSION_ID");

@@ -42,6 +42,10 @@ pub enum Command {
     Top(top::TopArgs),
     /// Install (or remove) the native messaging host manifest for the browsers on this machine.
     Install(crate::install::InstallArgs),
+    /// Undo everything micoff wrote (manifests, Firefox's user.js lines and add-on copies,
+    /// policies, Chromium entries, capture latency files, fixes), from micoff's record.
+    /// Exit 3: something was left (named, with why).
+    Uninstall(crate::uninstall::UninstallArgs),
     /// Check the machine's audio path (kernel, HDA, governor, audio server) and explain.
     #[command(after_help = EXIT_CODES_HELP)]
     Doctor(micoff_doctor::DoctorArgs),
@@ -79,6 +83,13 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             Ok(env) => crate::install::run(&args, &env, out),
             Err(e) => {
                 let _ = writeln!(err, "micoff-host install: {e}");
+                EXIT_ERROR
+            }
+        },
+        Command::Uninstall(args) => match crate::install::InstallEnv::from_system(args.system) {
+            Ok(env) => crate::uninstall::run(&args, &env, &mut micoff_doctor::fix::RealSystem, out),
+            Err(e) => {
+                let _ = writeln!(err, "micoff-host uninstall: {e}");
                 EXIT_ERROR
             }
         },

@@ -27,6 +27,9 @@ pub struct Journal {
     /// The command, as entries name it (`install`, `latency set`, `fix client-shm`).
     by: String,
     notes: Vec<Note>,
+    /// Uninstall's journal: when only folders are left in the record, the record goes and so do
+    /// those folders, where empty.
+    finishing: bool,
 }
 
 impl Journal {
@@ -36,7 +39,16 @@ impl Journal {
             record: Some(record),
             by: by.to_owned(),
             notes: Vec::new(),
+            finishing: false,
         }
+    }
+
+    /// A journal that finishes the record: at [`Journal::commit`], a record with only folders left
+    /// in it goes, and those folders with it where they are empty (they held nothing but the
+    /// record's own folder until then).
+    pub fn finishing(mut self) -> Self {
+        self.finishing = true;
+        self
     }
 
     /// A journal that records nothing (a dry run; tests of a writer alone).
@@ -45,6 +57,7 @@ impl Journal {
             record: None,
             by: by.to_owned(),
             notes: Vec::new(),
+            finishing: false,
         }
     }
 
@@ -170,13 +183,20 @@ impl Journal {
             }
             Entry::Part { .. } => true,
         });
-        if record.entries.is_empty() {
+        let only_folders = record
+            .entries
+            .iter()
+            .all(|e| matches!(e, Entry::Folder { .. }));
+        if record.entries.is_empty() || (self.finishing && only_folders) {
             match fs::remove_file(&path) {
                 Ok(()) => {}
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {}
                 Err(e) => return Err(e),
             }
-            for f in record.own_folders.iter().rev() {
+            let mut folders: Vec<&Path> = record.own_folders.iter().map(PathBuf::as_path).collect();
+            folders.extend(record.entries.iter().filter_map(Entry::path));
+            folders.sort_by_key(|f| std::cmp::Reverse(f.components().count()));
+            for f in folders {
                 // Only an empty folder goes (anything else put there stays, and so does it).
                 let _ = fs::remove_dir(f);
             }

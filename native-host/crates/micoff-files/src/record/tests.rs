@@ -95,17 +95,19 @@ fn undo_removes_a_file_as_written_keeps_an_edited_one_and_the_record_goes_when_e
         FolderUndone::NotEmpty
     );
     j.commit().unwrap();
-    // The edited file stays recorded: the next uninstall names it again.
+    // The edited file stays recorded, and so does its folder: the next uninstall names it again.
     let r = load(&record).unwrap().unwrap();
-    assert_eq!(r.entries.len(), 1, "{r:?}");
+    assert_eq!(r.entries.len(), 2, "{r:?}");
 
-    // Once it is gone, the record goes too, with the folders made for it.
+    // Once it is gone, uninstall's journal finishes the record: it goes, with the folders made
+    // for it and the empty folders it still named.
     fs::remove_file(&b).unwrap();
-    let mut j = Journal::at(record.clone(), "uninstall");
+    let mut j = Journal::at(record.clone(), "uninstall").finishing();
     assert_eq!(undo_file(&b, &sha(&b), &mut j, false), FileUndone::Gone);
     j.commit().unwrap();
     assert!(!record.exists());
     assert!(!state.exists());
+    assert!(!dir.path().join("out").exists());
 }
 
 #[test]

@@ -69,9 +69,9 @@ pub enum FolderUndone {
     Failed(String),
 }
 
-/// Removes the folder micoff made at `path` when it is empty; forgets it in `journal` unless a
-/// failure keeps it for a later run. A dry run changes nothing (and counts files a real run would
-/// have removed first as gone: `would_be_empty`).
+/// Removes the folder micoff made at `path` when it is empty, and forgets it in `journal`; one
+/// that is not empty yet (a file left in it) stays recorded for a later run. A dry run changes
+/// nothing (and counts files a real run would have removed first as gone: `would_be_empty`).
 pub fn undo_folder(
     path: &Path,
     journal: &mut Journal,
@@ -103,7 +103,6 @@ pub fn undo_folder(
             if e.raw_os_error() == Some(libc::ENOTEMPTY)
                 || e.raw_os_error() == Some(libc::EEXIST) =>
         {
-            journal.forget_folder(path);
             FolderUndone::NotEmpty
         }
         Err(e) => FolderUndone::Failed(e.to_string()),

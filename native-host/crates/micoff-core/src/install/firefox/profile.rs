@@ -163,7 +163,7 @@ fn uninstall(
         remove(&user_path, req.dry_run)
             .map(|()| format!("{would}removed (only micoff's lines were in it)"))
     } else {
-        write_keeping_mode(&user_path, new_user.as_bytes(), 0o644, req.dry_run)
+        write_keeping_mode(&user_path, new_user.as_bytes(), 0o644, req.dry_run, journal)
             .map(|()| format!("{would}updated (micoff's lines removed, yours kept)"))
     };
     match r {
@@ -189,7 +189,7 @@ fn uninstall(
         );
     }
     if let Some(text) = prefs_text.and_then(|t| prefs_js_without(t, &removed, &js.block.previous)) {
-        match write_keeping_mode(&prefs_path, text.as_bytes(), 0o600, req.dry_run) {
+        match write_keeping_mode(&prefs_path, text.as_bytes(), 0o600, req.dry_run, journal) {
             Ok(()) => report.ok(
                 &prefs_path,
                 &format!(
@@ -290,7 +290,7 @@ fn install(
         }
         return;
     }
-    match write_keeping_mode(&user_path, new_user.as_bytes(), 0o644, req.dry_run) {
+    match write_keeping_mode(&user_path, new_user.as_bytes(), 0o644, req.dry_run, journal) {
         Ok(()) => {
             report.ok(
                 &user_path,

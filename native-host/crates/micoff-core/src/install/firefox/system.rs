@@ -210,7 +210,7 @@ pub fn run(req: &Request<'_>, root: &Path, report: &mut Report<'_>, journal: &mu
         let r = match text {
             None => remove(&path, req.dry_run)
                 .map(|()| format!("{would}removed (only micoff's entries were in it)")),
-            Some(t) => write_keeping_mode(&path, t.as_bytes(), 0o644, req.dry_run).map(|()| {
+            Some(t) => write_keeping_mode(&path, t.as_bytes(), 0o644, req.dry_run, journal).map(|()| {
                 format!(
                     "{would}{}",
                     if blocking.contains(&path) {

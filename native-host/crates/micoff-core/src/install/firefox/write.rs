@@ -16,18 +16,22 @@ pub fn read_text(path: &Path) -> Result<Option<String>, String> {
 }
 
 /// Writes `text` to the user's `path` keeping the file's mode (new files `new_mode`); dry-run
-/// writes nothing.
+/// writes nothing. The file is the user's (micoff's lines in it are a part of micoff's record);
+/// folders the write had to make (a new `/etc/firefox/policies`) are noted in `journal`.
 pub fn write_keeping_mode(
     path: &Path,
     text: &[u8],
     new_mode: u32,
     dry_run: bool,
+    journal: &mut Journal,
 ) -> Result<(), String> {
     if dry_run {
         return Ok(());
     }
     let mode = micoff_files::read_with_mode(path).map_or(new_mode, |(_, m)| m);
-    micoff_files::write_atomic(path, text, mode).map_err(|e| e.to_string())
+    let made = micoff_files::write_atomic_made(path, text, mode).map_err(|e| e.to_string())?;
+    journal.made_folders(&made);
+    Ok(())
 }
 
 /// Removes the user's `path` (`micoff_files::remove`: through a symlink, the file it points to);
