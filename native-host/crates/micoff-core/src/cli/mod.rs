@@ -99,7 +99,17 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             None => EXIT_ERROR,
         },
         // The doctor queries the audio server itself (one-shot, micoff-pulse then pactl).
-        Command::Doctor(args) => micoff_doctor::run_doctor(&args, None, out),
+        Command::Doctor(args) => {
+            // Which native messaging manifest each browser uses: on this machine only (not a
+            // --root dump, whose browsers are not this machine's).
+            let extra = match crate::install::InstallEnv::from_system(true) {
+                Ok(env) if args.root == std::path::Path::new("/") => {
+                    vec![crate::install::lookup::finding(&env)]
+                }
+                _ => Vec::new(),
+            };
+            micoff_doctor::run_doctor_with(&args, None, extra, out)
+        }
         Command::Fix(args) => micoff_doctor::run_fix(&args, out, err),
     }
 }

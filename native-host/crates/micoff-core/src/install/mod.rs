@@ -11,6 +11,7 @@
 //! - [`chromium`]: `--chromium-crx`, micoff into Chromium through its external extensions;
 //! - [`firefox`]: `--firefox-release` / `--firefox-xpi`, per profile or `--system`;
 //! - [`package`]: what micoff-host's own Debian package owns (never written over or removed);
+//! - [`lookup`]: which manifest each browser uses when there are several (doctor's finding);
 //! - [`sandboxed`]: what a snap or Flatpak browser needs for native messaging, said where the
 //!   installer cannot do it;
 //! - [`env`]: the machine as the installer sees it ([`InstallEnv`]: home, XDG folders, root,
@@ -25,6 +26,7 @@ pub mod chromium;
 pub mod env;
 pub mod firefox;
 pub mod json_text;
+pub mod lookup;
 pub mod manifest;
 pub mod package;
 pub mod sandboxed;
