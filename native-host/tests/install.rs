@@ -424,6 +424,8 @@ fn manifests_are_0644_under_umask_077() {
         .arg("umask 077 && exec \"$0\" install --target-dir \"$1\"")
         .arg(env!("CARGO_BIN_EXE_micoff-host"))
         .arg(&dir)
+        // micoff's record of what it wrote: in the test's folder, not the real ~/.local/state.
+        .env("XDG_STATE_HOME", tmp.path().join("state"))
         .stdout(std::process::Stdio::null())
         .status()
         .unwrap();

@@ -390,3 +390,31 @@ fn system_manifests_micoff_hosts_package_owns_are_never_written_over_or_removed(
         assert_eq!(std::fs::read_to_string(&firefox).unwrap(), ff_text);
     }
 }
+
+#[test]
+fn a_packager_names_where_the_package_puts_the_host_in_a_staging_folder_only() {
+    let tmp = tempfile::tempdir().unwrap();
+    let env = env(tmp.path());
+    let stage = tmp.path().join("stage/chromium");
+    let mut a = support::install_args();
+    a.browsers = vec![Browser::Chromium];
+    a.target_dir = Some(stage.clone());
+    a.packaged_host_path = Some(PathBuf::from("/usr/bin/micoff-host"));
+    let (code, out) = install(&a, &env);
+    assert_eq!(code, 0, "{out}");
+    let m: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(stage.join(MANIFEST)).unwrap()).unwrap();
+    assert_eq!(m["path"], "/usr/bin/micoff-host");
+    a.packaged_host_path = Some(PathBuf::from("/usr/bin/mh"));
+    let (code, out) = install(&a, &env);
+    assert_eq!(code, 2, "{out}");
+    // Only into a staging folder: the command line requires --target-dir.
+    let status = std::process::Command::new(support::HOST)
+        .args(["install", "--packaged-host-path", "/usr/bin/micoff-host"])
+        .env("HOME", tmp.path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert_eq!(status.code(), Some(2));
+}

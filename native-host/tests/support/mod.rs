@@ -23,6 +23,7 @@ pub fn install_args() -> InstallArgs {
         uninstall: false,
         dry_run: false,
         host_path: Some(PathBuf::from(HOST)),
+        packaged_host_path: None,
         firefox_release: false,
         release_delay_ms: 3000,
         firefox_profiles: vec![],

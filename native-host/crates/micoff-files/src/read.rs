@@ -11,7 +11,7 @@ use std::io::{self, Read};
 use std::os::unix::fs::{FileTypeExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
-use crate::shown;
+use crate::shown::shown;
 
 /// The most micoff reads of a text file it edits or inspects (a `prefs.js` of years of use is a
 /// few hundred KiB).

@@ -7,7 +7,7 @@ use std::fs;
 use std::io;
 use std::path::{Component, Path, PathBuf};
 
-use crate::shown;
+use crate::shown::shown;
 
 /// Symlinks followed at most (as the kernel's own limit, `MAXSYMLINKS`).
 const MAX_LINKS: usize = 40;

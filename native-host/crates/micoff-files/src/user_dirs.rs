@@ -12,7 +12,7 @@ use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use crate::shown;
+use crate::shown::shown;
 
 /// The user's folders.
 #[derive(Debug, Clone, PartialEq, Eq)]

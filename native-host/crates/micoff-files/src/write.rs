@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use crate::read::read_with_mode;
 use crate::resolve::resolve;
-use crate::shown;
+use crate::shown::shown;
 
 /// Suffix of our temporary files (`.<name>.<random>.micoff-tmp`), for people wondering what one is.
 pub const TMP_SUFFIX: &str = ".micoff-tmp";

@@ -237,6 +237,7 @@ impl InstallArgs {
             uninstall: true,
             dry_run: false,
             host_path: None,
+            packaged_host_path: None,
             firefox_release: false,
             release_delay_ms: DEFAULT_DELAY_MS,
             firefox_profiles: Vec::new(),

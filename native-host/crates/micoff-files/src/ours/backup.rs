@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 
 use super::marked::{seal, Marked};
 use super::Ownership;
+use crate::read::read_with_mode;
 use crate::read::{read_regular_text, MAX_TEXT_BYTES};
-use crate::{copy_new, read_with_mode, remove, restore, write_atomic};
+use crate::write::{copy_new, remove, restore, write_atomic};
 
 /// Suffix of the backups kept of files micoff replaced: `<file>.micoff-backup`, then
 /// `<file>.micoff-backup.2`, `.3`, ... (a new backup never replaces an older one).

@@ -8,9 +8,10 @@ use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use super::entry::{Entry, Place, Record, RECORD_FORMAT};
+use crate::ours::sha256_hex;
 use crate::read::{read_regular_text, MAX_TEXT_BYTES};
+use crate::shown::shown;
 use crate::write::{make_folders, remove, write_atomic, write_atomic_made};
-use crate::{sha256_hex, shown};
 
 /// One change to the record.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -7,8 +7,9 @@ use std::io;
 use std::path::Path;
 
 use super::journal::Journal;
+use crate::ours::sha256_hex;
 use crate::read::{read_regular, MAX_FILE_BYTES};
-use crate::{sha256_hex, shown};
+use crate::shown::shown;
 
 /// What became of a recorded file.
 #[derive(Debug, Clone, PartialEq, Eq)]

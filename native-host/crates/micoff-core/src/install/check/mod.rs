@@ -10,6 +10,7 @@
 pub mod host;
 pub mod packages;
 
+use std::ffi::OsStr;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -57,6 +58,23 @@ pub fn check(args: &InstallArgs, out: &mut dyn Write) -> Result<Checked, i32> {
             return Err(EXIT_USAGE);
         }
     }
+    // A packager's manifests name where the package will put the host (checked above: the host
+    // being packaged); the name is micoff-host's all the same.
+    let host = match &args.packaged_host_path {
+        None => host,
+        Some(p) if p.is_absolute() && p.file_name() == Some(OsStr::new(host::HOST_FILE_NAME)) => {
+            p.clone()
+        }
+        Some(p) => {
+            let _ = writeln!(
+                out,
+                "error: --packaged-host-path {}: an absolute path ending in {}; nothing written",
+                shown(p),
+                host::HOST_FILE_NAME
+            );
+            return Err(EXIT_USAGE);
+        }
+    };
     let tmpdir = std::env::var_os("TMPDIR").map(PathBuf::from);
     if let Some(tmp) = host::temporary_folder(&host, tmpdir.as_deref()) {
         let _ = writeln!(

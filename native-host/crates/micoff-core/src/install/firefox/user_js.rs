@@ -32,6 +32,12 @@ use crate::install::firefox::prefs::{
 const BEGIN_PREFIX: &str = "// micoff: begin";
 const BEGIN: &str =
     "// micoff: begin (micoff-host install; micoff-host install --uninstall removes it)";
+/// The begin line when the user's last line had no newline at its end (micoff gave it one): when
+/// the block goes again, so does that newline, and the file is the user's byte for byte.
+const BEGIN_NO_NEWLINE: &str = "// micoff: begin (micoff-host install; micoff-host uninstall \
+                                removes it; the line above had no newline at its end)";
+/// What tells [`BEGIN_NO_NEWLINE`] apart.
+const NO_NEWLINE_NOTE: &str = "the line above had no newline at its end";
 const END: &str = "// micoff: end";
 /// `// micoff: add-on copy sha256 <hex>`: the proof that `extensions/<id>.xpi` is micoff's copy.
 const ADDON_RECORD: &str = "// micoff: add-on copy sha256 ";
@@ -150,6 +156,8 @@ pub struct UserJs {
     span: Option<(usize, usize)>,
     pub block: Block,
     ends_with_newline: bool,
+    /// The block's begin line says the user's last line had no newline before micoff's block.
+    no_newline_before: bool,
 }
 
 /// Whether a line inside the block is micoff's (a record, or one of micoff's prefs).
@@ -204,11 +212,13 @@ impl UserJs {
                 }
             }
         }
+        let no_newline_before = span.is_some_and(|(s, _)| lines[s].contains(NO_NEWLINE_NOTE));
         Self {
             lines,
             span,
             block,
             ends_with_newline: text.ends_with('\n'),
+            no_newline_before,
         }
     }
 
@@ -232,17 +242,24 @@ impl UserJs {
         let ours = block.lines();
         let mut out: Vec<String> = Vec::new();
         let mut appended = false;
+        let mut newline_at_end = self.ends_with_newline || self.lines.is_empty();
         match self.span {
             Some((s, e)) => {
                 out.extend(self.lines[..s].iter().cloned());
-                let inside = self.lines[s + 1..e]
+                let inside: Vec<String> = self.lines[s + 1..e]
                     .iter()
                     .filter(|l| !is_our_line(l))
-                    .cloned();
+                    .cloned()
+                    .collect();
                 if ours.is_empty() {
+                    // The block was last, and the user's line before it had no newline: it has
+                    // none again.
+                    if self.no_newline_before && inside.is_empty() && e + 1 == self.lines.len() {
+                        newline_at_end = false;
+                    }
                     out.extend(inside);
                 } else {
-                    out.push(BEGIN.to_owned());
+                    out.push(self.begin_line().to_owned());
                     out.extend(ours);
                     out.extend(inside);
                     out.push(END.to_owned());
@@ -252,7 +269,12 @@ impl UserJs {
             None => {
                 out.extend(self.lines.iter().cloned());
                 if !ours.is_empty() {
-                    out.push(BEGIN.to_owned());
+                    let begin = if self.ends_with_newline || self.lines.is_empty() {
+                        BEGIN
+                    } else {
+                        BEGIN_NO_NEWLINE
+                    };
+                    out.push(begin.to_owned());
                     out.extend(ours);
                     out.push(END.to_owned());
                     appended = true;
@@ -263,10 +285,19 @@ impl UserJs {
             return String::new();
         }
         let mut text = out.join("\n");
-        if self.ends_with_newline || appended || self.lines.is_empty() {
+        if newline_at_end || appended {
             text.push('\n');
         }
         text
+    }
+
+    /// The begin line the block has (kept as it was when the block is rewritten).
+    fn begin_line(&self) -> &'static str {
+        if self.no_newline_before {
+            BEGIN_NO_NEWLINE
+        } else {
+            BEGIN
+        }
     }
 
     /// What `name` would be without micoff's block: the user's own `user.js` lines, else
@@ -453,11 +484,21 @@ mod tests {
         });
         assert_eq!(changed.matches(BEGIN_PREFIX).count(), 1);
         assert_eq!(UserJs::parse(&changed).render(&Block::default()), USER);
-        // No trailing newline in the user's file: the block still starts on its own line.
+        // No trailing newline in the user's file: the block still starts on its own line, and
+        // when it goes, the file is the user's byte for byte again (no newline added).
         let t = UserJs::parse("user_pref(\"x\", 1);").render(&block);
         assert!(
             t.starts_with("user_pref(\"x\", 1);\n// micoff: begin"),
             "{t}"
+        );
+        let again = UserJs::parse(&t).render(&Block {
+            release: release("2000"),
+            ..block.clone()
+        });
+        assert!(again.contains(NO_NEWLINE_NOTE), "{again}");
+        assert_eq!(
+            UserJs::parse(&again).render(&Block::default()),
+            "user_pref(\"x\", 1);"
         );
         // Only micoff's lines: nothing left.
         assert_eq!(
