@@ -18,13 +18,12 @@ use micoff_files::{read_regular_text, shown, MAX_TEXT_BYTES};
 use crate::install::args::InstallArgs;
 use crate::install::firefox::prefs::DEFAULT_DELAY_MS;
 use crate::install::firefox::recorded::OWNER_POLICIES;
-use crate::install::firefox::request::{Addon, Request};
 use crate::install::{chromium, firefox, manifest, InstallEnv};
 use crate::latency::{self, Action, Paths, SetRequest};
 use crate::protocol::Mechanism;
+use crate::uninstall::parts::firefox_request;
 use crate::uninstall::tally::Tally;
 use crate::uninstall::UninstallArgs;
-use crate::FIREFOX_EXTENSION_ID;
 
 /// The heading of what this finds.
 const HEADING: &str = "not in micoff's record (written by an older micoff): found and undone \
@@ -82,19 +81,11 @@ pub fn sweep(
     } else {
         firefox::profiles::profiles(&env.home).0
     };
-    let req = Request {
+    let req = firefox_request(
         profiles,
-        system_root: args.system.then_some(env.root.as_path()),
-        delay_ms: DEFAULT_DELAY_MS,
-        release_prefs: true,
-        addon: Some(Addon {
-            id: FIREFOX_EXTENSION_ID.to_owned(),
-            xpi: None,
-        }),
-        builds: Vec::new(),
-        uninstall: true,
-        dry_run: args.dry_run,
-    };
+        args.system.then_some(env.root.as_path()),
+        args.dry_run,
+    );
     if !policies_recorded {
         let mut buf = Vec::new();
         let code = firefox::run(&req, journal, &mut buf);

@@ -71,8 +71,9 @@ pub fn undo(
     handled
 }
 
-/// The add-on and what Firefox's part removes, for an uninstall.
-fn firefox_request<'a>(
+/// Firefox's part of an uninstall: micoff's add-on and release prefs out of `profiles`, or with
+/// `root` out of the policy files.
+pub fn firefox_request<'a>(
     profiles: Vec<PathBuf>,
     root: Option<&'a Path>,
     dry_run: bool,
