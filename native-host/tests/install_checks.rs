@@ -418,3 +418,27 @@ fn a_packager_names_where_the_package_puts_the_host_in_a_staging_folder_only() {
         .unwrap();
     assert_eq!(status.code(), Some(2));
 }
+
+#[test]
+fn a_newline_in_a_profile_path_cannot_forge_a_line_of_the_report() {
+    // Before: the path was printed as it was, and its second half stood as a line of its own.
+    let tmp = tempfile::tempdir().unwrap();
+    let env = env(tmp.path());
+    let profile = tmp.path().join("p\nFirefox: /etc/passwd removed");
+    std::fs::create_dir_all(&profile).unwrap();
+    std::fs::write(profile.join("prefs.js"), "").unwrap();
+    let mut a = support::install_args();
+    a.browsers = vec![Browser::Firefox];
+    a.firefox_release = true;
+    a.firefox_profiles = vec![profile];
+    let (code, out) = install(&a, &env);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.lines().all(|l| !l.starts_with("Firefox: /etc/passwd")),
+        "{out}"
+    );
+    assert!(
+        out.contains("p\\nFirefox: /etc/passwd removed/user.js written"),
+        "{out}"
+    );
+}
