@@ -42,9 +42,11 @@ pub enum Command {
     Top(top::TopArgs),
     /// Install (or remove) the native messaging host manifest for the browsers on this machine.
     Install(crate::install::InstallArgs),
-    /// Undo everything micoff wrote (manifests, Firefox's user.js lines and add-on copies,
-    /// policies, Chromium entries, capture latency files, fixes), from micoff's record.
-    /// Exit 3: something was left (named, with why).
+    /// Undo everything micoff wrote, from micoff's record.
+    ///
+    /// Host manifests, Firefox's user.js lines (its prefs put back) and add-on copies, policies,
+    /// Chromium's entry and crx copy, capture latency's files, the fixes. A file edited since
+    /// micoff wrote it is left and named (exit 3).
     Uninstall(crate::uninstall::UninstallArgs),
     /// Check the machine's audio path (kernel, HDA, governor, audio server) and explain.
     #[command(after_help = EXIT_CODES_HELP)]
