@@ -442,3 +442,30 @@ fn system_uninstall_blocks_micoff_first_then_takes_everything_out() {
     assert_eq!(code, 0, "{out}");
     assert_eq!(snapshot(m.tmp.path()), before, "{out}");
 }
+
+#[test]
+fn a_manifest_written_through_a_dotfiles_link_goes_as_the_link_the_file_stays() {
+    let m = machine();
+    let dotfiles = m.tmp.path().join("dotfiles");
+    std::fs::create_dir_all(&dotfiles).unwrap();
+    std::fs::write(dotfiles.join("org.micoff.host.json"), "{}\n").unwrap();
+    let folder = m.env.home.join(".mozilla/native-messaging-hosts");
+    std::fs::create_dir_all(&folder).unwrap();
+    let link = folder.join("org.micoff.host.json");
+    std::os::unix::fs::symlink(dotfiles.join("org.micoff.host.json"), &link).unwrap();
+    let a = InstallArgs {
+        browsers: vec![Browser::Firefox],
+        ..support::install_args()
+    };
+    let (code, out) = install(&a, &m.env);
+    assert_eq!(code, 0, "{out}");
+    let written = std::fs::read_to_string(dotfiles.join("org.micoff.host.json")).unwrap();
+    assert!(written.contains("micoff-host"), "{written}");
+    let (code, out) = uninstall(false, false, &m.env);
+    assert_eq!(code, 0, "{out}");
+    assert!(std::fs::symlink_metadata(&link).is_err(), "{out}");
+    assert_eq!(
+        std::fs::read_to_string(dotfiles.join("org.micoff.host.json")).unwrap(),
+        written
+    );
+}

@@ -10,6 +10,7 @@ use super::journal::Journal;
 use crate::ours::sha256_hex;
 use crate::read::{read_regular, MAX_FILE_BYTES};
 use crate::shown::shown;
+use crate::write::{is_symlink, remove};
 
 /// What became of a recorded file.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,8 +55,18 @@ pub fn undo_file(path: &Path, sha256: &str, journal: &mut Journal, dry_run: bool
     if dry_run {
         return FileUndone::Removed;
     }
-    match journal.remove(path) {
-        Ok(()) => FileUndone::Removed,
+    // The entry micoff wrote at goes: a link there (dotfiles) is removed itself, and the file it
+    // points to, in the user's own folder, is left (as `install --uninstall` always did).
+    let removed = if is_symlink(path) {
+        fs::remove_file(path)
+    } else {
+        remove(path)
+    };
+    match removed {
+        Ok(()) => {
+            journal.forget_file(path);
+            FileUndone::Removed
+        }
         Err(e) => FileUndone::Failed(e.to_string()),
     }
 }

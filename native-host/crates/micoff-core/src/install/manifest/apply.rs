@@ -41,8 +41,8 @@ pub struct Change<'a> {
 
 /// Applies one target (write or remove), honouring `dry_run`; the text there before (a dry run
 /// shows the difference). Removes only manifests that are ours and unedited ([`ownership_of`]);
-/// a symlinked manifest is written through the link, and on removal the file it points to goes
-/// (the link stays); a file micoff-host's package owns is left alone either way. Every write and
+/// a symlinked manifest is written through the link, and on removal the link goes (what it
+/// points to is left alone); a file micoff-host's package owns is left alone either way. Every write and
 /// removal goes through `journal` (micoff's record).
 pub fn apply(
     target: &Target,
@@ -66,8 +66,12 @@ pub fn apply(
                 Ownership::NotOurs(why) => Outcome::NotOurs(why),
                 Ownership::Edited(why) => Outcome::Edited(why),
                 Ownership::AsWritten if change.dry_run => Outcome::Removed,
-                Ownership::AsWritten => match journal.remove(&target.path) {
-                    Ok(()) => Outcome::Removed,
+                // The entry the browser reads goes (a link itself, not what it points to).
+                Ownership::AsWritten => match std::fs::remove_file(&target.path) {
+                    Ok(()) => {
+                        journal.forget_file(&target.path);
+                        Outcome::Removed
+                    }
                     Err(e) => Outcome::Failed(e.to_string()),
                 },
             },
