@@ -2,11 +2,12 @@
 // released. On the meeting page and on a page that runs the mic through WebAudio, every consumer made
 // BEFORE the release (RTCRtpSender, both kinds of WebAudio source node, a media element, a clone, a
 // MediaRecorder) works after the resume, and every property reads as before.
-import { spawn } from 'node:child_process';
 import type { Page } from '@playwright/test';
+import { type AudioRig, OUTPUT_SINK } from '../rig/audio-rig.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
 import { waitFor } from '../rig/proc.ts';
+import { type SourceLevel, sourceLevel } from '../rig/source-level.ts';
 import {
   holdsFor,
   openMeetingReleasingAtOnce,
@@ -31,26 +32,12 @@ declare global {
   }
 }
 
-/** RMS (0..1) of what the rig's default sink `out` plays over `ms`: the probe's media element is the
- * only thing playing there (the call runs without playout; analysers do not reach the destination). */
-async function outputRms(server: string, ms: number): Promise<number> {
-  const child = spawn(
-    'parec',
-    ['--raw', '--format=s16le', '--rate=48000', '--channels=1', '-d', 'out.monitor'],
-    {
-      env: { ...process.env, PULSE_SERVER: server },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  );
-  const chunks: Buffer[] = [];
-  child.stdout.on('data', (b: Buffer) => chunks.push(b));
-  await new Promise((r) => setTimeout(r, ms));
-  child.kill('SIGTERM');
-  const buf = Buffer.concat(chunks);
-  let sum = 0;
-  const n = Math.floor(buf.length / 2);
-  for (let i = 0; i < n; i++) sum += (buf.readInt16LE(i * 2) / 32768) ** 2;
-  return n ? Math.sqrt(sum / n) : 0;
+/** What the rig's default sink `out` plays over 1.2 s: the probe's media element is the only thing
+ * playing there (the call runs without playout; analysers do not reach the destination). Recorded
+ * with a short fragment (source-level.ts): pipewire-pulse's default record fragment is 2 s, so a
+ * recorder that asked none got no sample at all within 1.2 s, which read as silence there. */
+function elementOutput(rig: AudioRig): Promise<SourceLevel> {
+  return sourceLevel(rig, `${OUTPUT_SINK}.monitor`, 1200);
 }
 
 const LEVEL = 0.002; // RMS over an analyser window: the tone bursts are far above, silence is 0
@@ -79,10 +66,6 @@ async function waitLevels(page: Page, what: string, timeoutMs = 3000): Promise<L
 
 for (const pageName of ['meeting.html', 'webaudio.html']) {
   test(`transparency on ${pageName}`, async ({ rig, context, pages, serviceWorker, audioServer }) => {
-    // Listening to the output sink's monitor works on PulseAudio; PipeWire's null sink `out` has no
-    // driver while only Chromium plays into it (its monitor records silence), so there the media
-    // element is checked for identity only. TODO(2026-11-22): drive `out` in the PipeWire rig.
-    const hearElement = audioServer === 'pulseaudio';
     test.setTimeout(60_000);
     await setReleaseSettings(serviceWorker, { releaseOnMute: true, releaseDelayMs: 500 });
     const meeting = await MeetingPage.open(context, pages.url(pageName));
@@ -109,12 +92,11 @@ for (const pageName of ['meeting.html', 'webaudio.html']) {
     const sent = async () => (await meeting.stats()).source?.totalAudioEnergy ?? 0;
     const loudFrom = await sent();
     const loudAt = Date.now();
-    const elementBefore = hearElement
-      ? await outputRms(rig.server, 1200)
-      : await new Promise<null>((r) => setTimeout(() => r(null), 1200));
+    // The media element plays the mic into the output sink (on both servers).
+    const elementBefore = await elementOutput(rig);
     const loudPerS = ((await sent()) - loudFrom) / ((Date.now() - loudAt) / 1000);
     expect(loudPerS).toBeGreaterThan(0);
-    if (hearElement) expect(elementBefore).toBeGreaterThan(LEVEL);
+    expect(elementBefore.rms, JSON.stringify(elementBefore)).toBeGreaterThan(LEVEL);
 
     // Mute: the track and its clone disabled -> released.
     await page.evaluate(() => {
@@ -169,8 +151,8 @@ for (const pageName of ['meeting.html', 'webaudio.html']) {
     await whenStreams(rig, 'a record stream back', (n) => n >= 1, 3000);
     const levels = await waitLevels(page, 'every consumer to hear the mic after the resume');
     await waitFor('sent energy to rise', async () => (await sent()) > e0, { timeoutMs: 3000 });
-    const elementAfter = hearElement ? await outputRms(rig.server, 1200) : null;
-    if (hearElement) expect(elementAfter).toBeGreaterThan(LEVEL);
+    const elementAfter = await elementOutput(rig);
+    expect(elementAfter.rms, JSON.stringify(elementAfter)).toBeGreaterThan(LEVEL);
     // The MediaRecorder made before the release records after it.
     // At least 0.6 s of it, more than one burst-and-gap period of the rig's tone (250 ms each): 0.3 s
     // held a burst by a margin of 50 ms, and read near-silent once on PipeWire (rms 0.0003).
