@@ -4,16 +4,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { type Child, startChild, stopChild, waitFor } from './proc.ts';
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+import { alive, type Child, startChild, stopChild, waitFor } from './proc.ts';
 
 test('stopChild of a child that exited long ago leaves a new process with its PID alone', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'micoff-proc-test-'));

@@ -96,7 +96,8 @@ export function assertAlive(c: Child): void {
   if (c.exit || c.exitError) throw new RigError(c.name, describeExit(c), c.logFile);
 }
 
-function alive(pid: number): boolean {
+/** Is there a process with this PID (ours to signal)? */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
