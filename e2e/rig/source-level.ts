@@ -8,6 +8,9 @@ import type { AudioRig } from './audio-rig.ts';
 export interface SourceLevel {
   /** RMS of the samples, 0..1 of full scale. */
   rms: number;
+  /** RMS of the loudest 100 ms of them: "heard at least once", for a signal that comes in bursts or
+   * fades (0 without a full 100 ms). */
+  peak_rms: number;
   /** The same as mean energy per sample in dB (10 log10 of the mean square), the scale of WebRTC's
    * `totalAudioEnergy / totalSamplesDuration`; -120 for digital silence or no samples. */
   db: number;
@@ -18,15 +21,18 @@ export interface SourceLevel {
 const RATE = 48_000;
 
 /** Starts recording `source`; `stop()` ends it and returns the level of what it recorded since the start
- * or the last `reset()` (a recorder started ahead keeps its own start out of a measured window). The
+ * or the last `reset()` (a recorder started ahead keeps its own start out of a measured window), `level()`
+ * the same while it goes on. The
  * recorder asks a long latency (`latencyMs`, default 100) so it does not set the pace of the source for
  * a browser's capture on it (PulseAudio and PipeWire run a source at the lowest latency its streams
- * ask). Its client name starts with `micoff-rig-` like the rig's own clients. */
+ * ask). Its client name starts with `micoff-rig-` like the rig's own clients. It stops by itself after
+ * `maxMs` (default 60 s), so a recorder a failed check never stopped does not record on into the next
+ * tests. */
 export function recordLevel(
   rig: Pick<AudioRig, 'clientEnv'>,
   source: string,
-  opts: { latencyMs?: number } = {},
-): { reset(): void; stop(): Promise<SourceLevel> } {
+  opts: { latencyMs?: number; maxMs?: number } = {},
+): { reset(): void; level(): SourceLevel; stop(): Promise<SourceLevel> } {
   const child = spawn(
     'parec',
     [
@@ -57,40 +63,47 @@ export function recordLevel(
       r();
     });
   });
+  const limit = setTimeout(() => child.kill('SIGTERM'), opts.maxMs ?? 60_000);
+  limit.unref();
+  const level = () => levelOf(Buffer.concat(chunks).subarray(skip));
   return {
     reset() {
       chunks = [];
       skip = received % 2;
     },
+    level,
     async stop() {
+      clearTimeout(limit);
       child.kill('SIGTERM');
       await exited;
       if (failed) throw new Error(`parec on ${source}: ${(failed as Error).message}`);
-      return levelOf(Buffer.concat(chunks).subarray(skip));
+      return level();
     },
   };
 }
 
-/** What `source` carries over the next `ms`. */
-export async function sourceLevel(
-  rig: Pick<AudioRig, 'clientEnv'>,
-  source: string,
-  ms: number,
-  opts: { latencyMs?: number } = {},
-): Promise<SourceLevel> {
-  const rec = recordLevel(rig, source, opts);
-  await new Promise((r) => setTimeout(r, ms));
-  return rec.stop();
-}
+/** Samples in the window `peak_rms` is taken over. */
+const PEAK_WINDOW = RATE / 10;
 
 /** The level of s16le mono samples. */
 export function levelOf(buf: Buffer): SourceLevel {
   const n = Math.floor(buf.length / 2);
   let sum = 0;
-  for (let i = 0; i < n; i++) sum += (buf.readInt16LE(i * 2) / 32768) ** 2;
+  let windowSum = 0;
+  let peakMeanSquare = 0;
+  for (let i = 0; i < n; i++) {
+    const sq = (buf.readInt16LE(i * 2) / 32768) ** 2;
+    sum += sq;
+    windowSum += sq;
+    if ((i + 1) % PEAK_WINDOW === 0) {
+      peakMeanSquare = Math.max(peakMeanSquare, windowSum / PEAK_WINDOW);
+      windowSum = 0;
+    }
+  }
   const meanSquare = n ? sum / n : 0;
   return {
     rms: Math.sqrt(meanSquare),
+    peak_rms: Math.sqrt(peakMeanSquare),
     db: 10 * Math.log10(Math.max(meanSquare, 1e-12)),
     seconds: n / RATE,
   };

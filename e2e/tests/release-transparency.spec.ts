@@ -7,7 +7,7 @@ import { type AudioRig, OUTPUT_SINK } from '../rig/audio-rig.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
 import { waitFor } from '../rig/proc.ts';
-import { type SourceLevel, sourceLevel } from '../rig/source-level.ts';
+import { recordLevel, type SourceLevel } from '../rig/source-level.ts';
 import {
   holdsFor,
   openMeetingReleasingAtOnce,
@@ -32,12 +32,27 @@ declare global {
   }
 }
 
-/** What the rig's default sink `out` plays over 1.2 s: the probe's media element is the only thing
- * playing there (the call runs without playout; analysers do not reach the destination). Recorded
- * with a short fragment (source-level.ts): pipewire-pulse's default record fragment is 2 s, so a
- * recorder that asked none got no sample at all within 1.2 s, which read as silence there. */
-function elementOutput(rig: AudioRig): Promise<SourceLevel> {
-  return sourceLevel(rig, `${OUTPUT_SINK}.monitor`, 1200);
+/** Records what the rig's default sink `out` plays, where the probe's media element is the only thing
+ * playing (the call runs without playout; analysers do not reach the destination). Recorded from
+ * before the element could have the mic to play, because what it plays fades: with echo cancellation
+ * on (the pages' default), Chromium's canceller takes the element's playback for the mic's echo and,
+ * once converged, removes the mic's signal itself, -8 dB falling to -35..-70 dB within 1.5-2.5 s on
+ * PulseAudio (steady at -16 dB with echoCancellation off); a 1.2 s window taken after the consumers'
+ * check read -69 dB once under load. With a short fragment (source-level.ts): pipewire-pulse's default
+ * record fragment is 2 s, so a recorder that asked none got no sample at all in 1.2 s, which had read
+ * as silence there. */
+function recordElement(rig: AudioRig) {
+  return recordLevel(rig, `${OUTPUT_SINK}.monitor`);
+}
+
+/** Waits until the element's loudest 100 ms so far is above LEVEL (the element is heard at least once,
+ * as the other consumers are in waitLevels), then stops the recorder; its level either way. */
+async function elementHeard(rec: ReturnType<typeof recordElement>, timeoutMs = 4000): Promise<SourceLevel> {
+  await waitFor('the media element heard at the output sink', () => rec.level().peak_rms > LEVEL, {
+    timeoutMs,
+    intervalMs: 100,
+  }).catch(() => {});
+  return rec.stop();
 }
 
 const LEVEL = 0.002; // RMS over an analyser window: the tone bursts are far above, silence is 0
@@ -77,6 +92,8 @@ for (const pageName of ['meeting.html', 'webaudio.html']) {
     await page.addScriptTag({ url: pages.url('webaudio-probe.js') });
     // The pages keep their call in a top-level `const call` (a global binding, not a window property).
     await page.evaluate('window.__call = call');
+    // The media element plays the mic into the output sink (on both servers), from its start.
+    const heardBefore = recordElement(rig);
     const base = await page.evaluate(() => {
       const c = (window as unknown as { __call: { track: unknown; stream: unknown; sender: unknown } })
         .__call;
@@ -92,11 +109,11 @@ for (const pageName of ['meeting.html', 'webaudio.html']) {
     const sent = async () => (await meeting.stats()).source?.totalAudioEnergy ?? 0;
     const loudFrom = await sent();
     const loudAt = Date.now();
-    // The media element plays the mic into the output sink (on both servers).
-    const elementBefore = await elementOutput(rig);
+    await new Promise((r) => setTimeout(r, 1200));
     const loudPerS = ((await sent()) - loudFrom) / ((Date.now() - loudAt) / 1000);
     expect(loudPerS).toBeGreaterThan(0);
-    expect(elementBefore.rms, JSON.stringify(elementBefore)).toBeGreaterThan(LEVEL);
+    const elementBefore = await elementHeard(heardBefore);
+    expect(elementBefore.peak_rms, JSON.stringify(elementBefore)).toBeGreaterThan(LEVEL);
 
     // Mute: the track and its clone disabled -> released.
     await page.evaluate(() => {
@@ -142,8 +159,10 @@ for (const pageName of ['meeting.html', 'webaudio.html']) {
     await page.evaluate((c) => window.probe.consumers.track.applyConstraints(c), applied);
     expect(await page.evaluate(() => window.probe.consumers.track.getConstraints())).toEqual(applied);
 
-    // Resume: every consumer made before the release hears the mic again.
+    // Resume: every consumer made before the release hears the mic again. The element's output is
+    // recorded from before the unmute: while released it plays nothing of the mic.
     const e0 = await sent();
+    const heardAfter = recordElement(rig);
     await page.evaluate(() => {
       window.unmute();
       window.probe.consumers.clone.enabled = true;
@@ -151,8 +170,8 @@ for (const pageName of ['meeting.html', 'webaudio.html']) {
     await whenStreams(rig, 'a record stream back', (n) => n >= 1, 3000);
     const levels = await waitLevels(page, 'every consumer to hear the mic after the resume');
     await waitFor('sent energy to rise', async () => (await sent()) > e0, { timeoutMs: 3000 });
-    const elementAfter = await elementOutput(rig);
-    expect(elementAfter.rms, JSON.stringify(elementAfter)).toBeGreaterThan(LEVEL);
+    const elementAfter = await elementHeard(heardAfter);
+    expect(elementAfter.peak_rms, JSON.stringify(elementAfter)).toBeGreaterThan(LEVEL);
     // The MediaRecorder made before the release records after it.
     // At least 0.6 s of it, more than one burst-and-gap period of the rig's tone (250 ms each): 0.3 s
     // held a burst by a margin of 50 ms, and read near-silent once on PipeWire (rms 0.0003).
