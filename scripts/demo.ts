@@ -20,10 +20,17 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { Page } from 'puppeteer-core';
 import { type AudioRig, type AudioServerKind, startAudioRig } from '../e2e/rig/audio-rig.ts';
 import { applyCaptureLatency, latencyXdg, waitChromiumGrantsUs } from '../e2e/rig/capture-latency.ts';
 import { extensionServiceWorker, launchChromium } from '../e2e/rig/chromium.ts';
-import { firefoxMissing, type LaunchedFirefox, launchFirefox, updateSettings } from '../e2e/rig/firefox.ts';
+import {
+  backgroundTabs,
+  firefoxMissing,
+  type LaunchedFirefox,
+  launchFirefox,
+  updateSettings,
+} from '../e2e/rig/firefox.ts';
 import { extensionId, requireHost, sampleCpu } from '../e2e/rig/host.ts';
 import { MeetingPage, type PageLike } from '../e2e/rig/meeting-page.ts';
 import {
@@ -383,7 +390,7 @@ async function firefoxRun(ctx: Ctx): Promise<void> {
       await micoffPart(true);
       const again = Date.now();
       await meeting.mute();
-      quietAfterMs = await whenSenderQuiet(meeting, FIREFOX_DELAY_MS + QUIET_HOLD_MS + 10_000)
+      quietAfterMs = await whenSenderQuiet(meeting, options, FIREFOX_DELAY_MS + QUIET_HOLD_MS + 10_000)
         .then((at) => at - again)
         .catch(() => null);
       await measure(ctx, ff.pid, {
@@ -411,19 +418,28 @@ async function firefoxRun(ctx: Ctx): Promise<void> {
   ];
 }
 
-/** When the meeting's sender stopped sending (outbound packetsSent standing still over 300 ms). */
-async function whenSenderQuiet(meeting: MeetingPage<PageLike>, timeoutMs: number): Promise<number> {
-  let last = (await meeting.stats()).outbound?.packetsSent ?? 0;
-  return waitFor(
-    'micoff to take the muted call’s sender off the wire',
-    async () => {
-      const now = (await meeting.stats()).outbound?.packetsSent ?? 0;
-      const still = now === last;
-      last = now;
-      return still ? Date.now() : null;
-    },
-    { timeoutMs, intervalMs: 300 },
+/** When micoff took the muted call's senders off the wire, as the page world reported it to the background
+ * (the tab's `quiet_since_ms`, read through `extensionPage`), once the sender's packet count stands still
+ * too. Not the packet count alone: Firefox refreshes an outbound-rtp's counters irregularly, so a count
+ * that stands still for a moment says nothing. */
+async function whenSenderQuiet(
+  meeting: MeetingPage<PageLike>,
+  extensionPage: Page,
+  timeoutMs: number,
+): Promise<number> {
+  const quietSince = await waitFor(
+    'micoff to take the muted call’s senders off the wire (the tab’s quiet_since_ms)',
+    async () =>
+      Object.values(await backgroundTabs(extensionPage)).find((v) => v.quiet_since_ms)?.quiet_since_ms ??
+      null,
+    { timeoutMs, intervalMs: 100 },
   );
+  const sent = async () => (await meeting.stats()).outbound?.packetsSent ?? 0;
+  const before = await sent();
+  await new Promise((r) => setTimeout(r, 1500));
+  if ((await sent()) > before + 2)
+    throw new Error('the sender kept sending after micoff took it off the wire');
+  return quietSince;
 }
 
 async function main(): Promise<number> {
