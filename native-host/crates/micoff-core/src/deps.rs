@@ -278,10 +278,10 @@ impl Launch {
         match self.extension_id.as_deref() {
             Some(id) if id == expected && origin_ok => Ok(()),
             other => {
-                // The id is the caller's text: bounded and debug-quoted in the message.
-                let shown: String = other.unwrap_or("").chars().take(64).collect();
+                // The id is the caller's text: bounded and quoted in the message.
                 Err(format!(
-                    "caller {shown:?} is not micoff (this host answers only {expected:?})"
+                    "caller {} is not micoff (this host answers only {expected:?})",
+                    micoff_exit::quote(other.unwrap_or(""))
                 ))
             }
         }

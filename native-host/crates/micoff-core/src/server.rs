@@ -543,6 +543,7 @@ async fn send_event(ctx: &Ctx, subscription: u64, event: HostEvent) {
 /// `not_found`).
 async fn end_subscription(ctx: &Ctx, subscription: u64, code: u32, reason: String) {
     tracing::warn!(subscription, "subscription ended: {reason}");
+    let reason = crate::protocol::bound_message(&reason);
     send_event(
         ctx,
         subscription,
