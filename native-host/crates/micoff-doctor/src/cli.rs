@@ -163,10 +163,19 @@ impl FixCommand {
         &self.root_arg().root
     }
 
+    /// `fix hda`, `fix client-shm`, `fix governor`: the command as its error lines name it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            FixCommand::Hda(_) => "fix hda",
+            FixCommand::ClientShm(_) => "fix client-shm",
+            FixCommand::Governor(_) => "fix governor",
+        }
+    }
+
     /// The options for the fixer, with the command that applies it as asked ("Apply with: ...").
     fn opts(&self) -> Opts {
         let root = self.root_arg().shell_arg();
-        match self {
+        let opts = match self {
             FixCommand::Hda(a) => Opts {
                 force: a.force,
                 yes: a.yes,
@@ -189,6 +198,10 @@ impl FixCommand {
                 ),
                 ..Opts::new(a.mode.mode())
             },
+        };
+        Opts {
+            name: self.name(),
+            ..opts
         }
     }
 }
@@ -199,7 +212,12 @@ pub const AUDIO_TIMEOUT: Duration = Duration::from_secs(3);
 /// `micoff-host doctor`. `audio`: the audio server's facts when the caller has them (the
 /// long-running host's pulse client); `None` queries the server here (micoff-pulse, then
 /// `pactl`) when `--root` is `/`. Returns the exit code (0; 1 when the output failed).
-pub fn run_doctor(args: &DoctorArgs, audio: Option<AudioServerFacts>, out: &mut dyn Write) -> i32 {
+pub fn run_doctor(
+    args: &DoctorArgs,
+    audio: Option<AudioServerFacts>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
     let root = Root::new(&args.root);
     let env = UserEnv::from_process(&root);
     let audio: Result<AudioServerFacts, String> = match audio {
@@ -217,7 +235,12 @@ pub fn run_doctor(args: &DoctorArgs, audio: Option<AudioServerFacts>, out: &mut 
     match res {
         Ok(()) => EXIT_OK,
         Err(e) => {
-            tracing::error!("doctor: writing the report failed: {e}");
+            micoff_exit::report(
+                err,
+                "doctor",
+                format!("cannot write the report: {e}"),
+                "check where the output goes",
+            );
             EXIT_ERROR
         }
     }
@@ -261,19 +284,29 @@ pub fn run_fix_env(
                 .map(|c| fix::governor::parse_cpu_list(c, &present))
             {
                 Some(Err(why)) => {
-                    let _ = writeln!(err, "fix governor: bad --cpus list: {why}");
+                    micoff_exit::report(
+                        err,
+                        args.what.name(),
+                        format!("bad --cpus list: {why}"),
+                        "give cores like 0-3,6",
+                    );
                     return EXIT_USAGE;
                 }
                 Some(Ok(l)) => Some(l),
                 None => None,
             };
-            fix::governor::run(root, list.as_deref(), &opts, sys, out)
+            fix::governor::run(root, list.as_deref(), &opts, sys, out, err)
         }
     };
     match res {
         Ok(code) => code,
         Err(e) => {
-            let _ = writeln!(err, "fix failed: {e}");
+            micoff_exit::report(
+                err,
+                args.what.name(),
+                e,
+                "check the file or folder it names, then try again",
+            );
             EXIT_ERROR
         }
     }

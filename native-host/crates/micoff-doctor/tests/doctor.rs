@@ -700,7 +700,10 @@ fn doctor_on_the_real_machine() {
         verbose: false,
     };
     let mut out = Vec::new();
-    assert_eq!(micoff_doctor::run_doctor(&args, None, &mut out), 0);
+    assert_eq!(
+        micoff_doctor::run_doctor(&args, None, &mut out, &mut Vec::new()),
+        0
+    );
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     let findings = v["findings"].as_array().unwrap();
     assert_eq!(findings.len(), 21);
@@ -739,7 +742,10 @@ fn doctor_on_the_real_machine() {
         ..args
     };
     let mut out = Vec::new();
-    assert_eq!(micoff_doctor::run_doctor(&args, None, &mut out), 0);
+    assert_eq!(
+        micoff_doctor::run_doctor(&args, None, &mut out, &mut Vec::new()),
+        0
+    );
     let s = String::from_utf8(out).unwrap();
     assert!(s.starts_with("micoff doctor: kernel "), "{s}");
 }

@@ -315,10 +315,13 @@ fn hda_never_loses_a_foreign_file() {
         out.contains("An older backup stays: ") && out.contains("micoff-hda.conf.micoff-backup "),
         "{out}"
     );
-    // A revert now finds a foreign file: refused.
-    let (code, out, _) = run(&hda(dir.path(), "revert", false, false), &tommi(), &mut sys);
+    // A revert now finds a foreign file: refused, in the one error style.
+    let (code, _, err) = run(&hda(dir.path(), "revert", false, false), &tommi(), &mut sys);
     assert_eq!(code, 1);
-    assert!(out.contains("not written by micoff"), "{out}");
+    assert!(
+        err.starts_with("micoff-host fix hda: --revert: ") && err.contains("not written by micoff"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -333,9 +336,9 @@ fn revert_never_removes_a_foreign_file_even_forced() {
         };
         // `--revert --force` cannot be given on the command line (clap refuses the pair); the
         // options struct can still carry both: revert ignores force.
-        let (code, out, _) = run(&hda(dir.path(), "revert", true, true), &tommi(), &mut sys);
+        let (code, out, err) = run(&hda(dir.path(), "revert", true, true), &tommi(), &mut sys);
         assert_eq!(code, 1, "{out}");
-        assert!(out.contains("not written by micoff; left alone"), "{out}");
+        assert!(err.contains("not written by micoff; left alone"), "{err}");
         assert!(sys.ran.is_empty(), "no escalation for nothing");
         assert_eq!(
             fs::read_to_string(&path).unwrap(),
@@ -370,9 +373,12 @@ fn hda_refuses_where_it_would_not_help() {
     // Nothing to cover at all: --force refuses plainly, without a warning first.
     let dir = temp_root("ci-no-soundcard");
     let (code, out, err) = run(&hda(dir.path(), "apply", true, true), &tommi(), &mut sys);
-    assert_eq!(code, 1);
-    assert!(out.contains("fix hda --force: refusing"), "{out}");
-    assert!(out.contains("Nothing was written"), "{out}");
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        err.starts_with("micoff-host fix hda: --force refused: "),
+        "{err}"
+    );
+    assert!(err.contains("nothing was written"), "{err}");
     assert!(!err.contains("warning"), "{err}");
     assert!(!dir.path().join(CONF).exists());
 }
@@ -444,13 +450,13 @@ fn hda_not_root_prints_and_offers_sudo() {
         euid: 1000,
         ..Fake::default()
     };
-    let (code, out, _) = run(&hda(dir.path(), "apply", false, false), &tommi(), &mut sys);
+    let (code, out, err) = run(&hda(dir.path(), "apply", false, false), &tommi(), &mut sys);
     assert_eq!(code, 1);
     assert!(
         out.contains("options snd_hda_intel position_fix=1"),
         "{out}"
     );
-    assert!(out.contains("needs root; nothing changed"), "{out}");
+    assert!(err.contains("needs root; nothing changed"), "{err}");
     assert!(sys.ran.is_empty());
     assert!(!dir.path().join(CONF).exists());
     // --yes: re-run through sudo with the arguments as they were (no consent added for the
@@ -959,8 +965,8 @@ fn hda_revert_refuses_a_file_changed_since() {
     let mut text = fs::read_to_string(&path).unwrap();
     text.push_str("options snd_hda_intel power_save=0\n");
     fs::write(&path, &text).unwrap();
-    let (code, out, _) = run(&hda(dir.path(), "revert", false, false), &tommi(), &mut sys);
+    let (code, out, err) = run(&hda(dir.path(), "revert", false, false), &tommi(), &mut sys);
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("changed since micoff wrote it"), "{out}");
+    assert!(err.contains("changed since micoff wrote it"), "{err}");
     assert_eq!(fs::read_to_string(&path).unwrap(), text);
 }

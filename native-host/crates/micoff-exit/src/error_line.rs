@@ -11,12 +11,18 @@ use crate::message::bound_message;
 /// The program's name as the error lines start.
 pub const PROGRAM: &str = "micoff-host";
 
-/// `micoff-host <cmd>: <what>, <todo>` (`todo` empty: `micoff-host <cmd>: <what>`), bounded.
+/// `micoff-host <cmd>: <what>, <todo>` (`todo` empty: `micoff-host <cmd>: <what>`; `cmd` empty:
+/// `micoff-host: …`), bounded.
 pub fn error_line(cmd: &str, what: &dyn Display, todo: &str) -> String {
-    let line = if todo.is_empty() {
-        format!("{PROGRAM} {cmd}: {what}")
+    let who = if cmd.is_empty() {
+        PROGRAM.to_owned()
     } else {
-        format!("{PROGRAM} {cmd}: {what}, {todo}")
+        format!("{PROGRAM} {cmd}")
+    };
+    let line = if todo.is_empty() {
+        format!("{who}: {what}")
+    } else {
+        format!("{who}: {what}, {todo}")
     };
     // One line: a message that brought its own line breaks (an I/O error's text) keeps them as
     // spaces.
@@ -43,6 +49,7 @@ mod tests {
             error_line("top", &"cannot write: broken pipe", ""),
             "micoff-host top: cannot write: broken pipe"
         );
+        assert_eq!(error_line("", &"a", "b"), "micoff-host: a, b");
         assert_eq!(
             error_line("fix hda", &"a\nb", "c"),
             "micoff-host fix hda: a b, c"
@@ -59,6 +66,9 @@ mod tests {
         );
         assert!(line.chars().count() <= MAX_MESSAGE_CHARS, "{line}");
         assert!(!line.contains(&"x".repeat(MAX_QUOTED_CHARS)), "{line}");
-        assert!(line.ends_with("give the xpi npm run package writes"), "{line}");
+        assert!(
+            line.ends_with("give the xpi npm run package writes"),
+            "{line}"
+        );
     }
 }

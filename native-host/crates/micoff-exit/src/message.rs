@@ -121,7 +121,10 @@ mod tests {
         ] {
             let m = bound_message(&text);
             assert!(m.chars().count() <= MAX_MESSAGE_CHARS, "{m}");
-            assert!(m.chars().filter(|c| *c == 'A').count() < MAX_QUOTED_CHARS, "{m}");
+            assert!(
+                m.chars().filter(|c| *c == 'A').count() < MAX_QUOTED_CHARS,
+                "{m}"
+            );
         }
         // Five values in a row: each cut, the whole held to the bound.
         let m = bound_message(&format!("{long} {long} {long} {long} {long}"));

@@ -76,7 +76,12 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
     let paths = match &deps.latency_paths {
         Ok(p) => p,
         Err(e) => {
-            let _ = writeln!(err, "micoff-host latency: {e}");
+            micoff_exit::report(
+                err,
+                CMD,
+                e,
+                "set HOME (or XDG_CONFIG_HOME and XDG_DATA_HOME) to your folders",
+            );
             return EXIT_ERROR;
         }
     };
@@ -127,13 +132,7 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
                         (true, true, false) => EXIT_OK,
                     }
                 }
-                Err(e) => {
-                    let _ = writeln!(err, "micoff-host latency: {e}");
-                    match e {
-                        HostError::AudioServerUnavailable(_) => EXIT_NOT_FOUND,
-                        _ => EXIT_ERROR,
-                    }
-                }
+                Err(e) => fail(err, &e),
             };
         }
         LatencyCommand::Set {
@@ -179,13 +178,22 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
                 EXIT_PARTIAL
             }
         }
-        Err(e) => {
-            let _ = writeln!(err, "micoff-host latency: {e}");
-            match e {
-                HostError::AudioServerUnavailable(_) => EXIT_NOT_FOUND,
-                _ => EXIT_ERROR,
-            }
-        }
+        Err(e) => fail(err, &e),
+    }
+}
+
+/// The subcommand's name in its error lines.
+const CMD: &str = "latency";
+
+fn fail(err: &mut dyn Write, e: &HostError) -> i32 {
+    let todo = match e {
+        HostError::Internal(_) => "check the files it names, then try again",
+        _ => crate::cli::todo_for(e),
+    };
+    micoff_exit::report(err, CMD, e, todo);
+    match e {
+        HostError::AudioServerUnavailable(_) => EXIT_NOT_FOUND,
+        _ => EXIT_ERROR,
     }
 }
 

@@ -1,15 +1,23 @@
 //! The command line: native messaging mode is chosen by the browser's arguments (see `main.rs`);
 //! everything else is a subcommand. Output goes through an explicit writer (stdout is the protocol
-//! in native messaging mode, so nothing here prints on its own).
+//! in native messaging mode, so nothing here prints on its own); errors are one line each on the
+//! error writer, in micoff-exit's one style (`micoff-host <cmd>: <what>, <what to do>`).
+//!
+//! Module map: [`sample`], [`top`] (with [`report`], their text tables), [`latency`]: the
+//! subcommands micoff-core runs itself (install, doctor, fix and bench come from their crates);
+//! [`usage`]: clap's usage errors in the same style.
 
 pub mod latency;
 pub mod report;
 pub mod sample;
 pub mod top;
+pub mod usage;
 
 use std::io::{IsTerminal, Write};
 
 use clap::{Parser, Subcommand};
+
+use crate::deps::HostError;
 
 pub use micoff_exit::{
     EXIT_CODES_HELP, EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE,
@@ -60,11 +68,11 @@ pub enum Command {
 /// Runs a parsed command line; returns the exit code.
 pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     match cli.command {
-        Command::Sample(args) => match runtime(err) {
-            Some(rt) => rt.block_on(sample::run(&args, &real_deps(), out)),
+        Command::Sample(args) => match runtime("sample", err) {
+            Some(rt) => rt.block_on(sample::run(&args, &real_deps(), out, err)),
             None => EXIT_ERROR,
         },
-        Command::Top(args) => match runtime(err) {
+        Command::Top(args) => match runtime("top", err) {
             Some(rt) => {
                 let clear = std::io::stdout().is_terminal();
                 rt.block_on(top::run(
@@ -78,22 +86,44 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
         Command::Install(args) => match crate::install::InstallEnv::from_system() {
             Ok(env) => crate::install::run(&args, &env, out),
             Err(e) => {
-                let _ = writeln!(err, "micoff-host install: {e}");
+                micoff_exit::report(err, "install", e, "run it as a user with a home folder");
                 EXIT_ERROR
             }
         },
         Command::Bench(args) => micoff_bench::run(&args, out, err),
-        Command::Latency(args) => match runtime(err) {
+        Command::Latency(args) => match runtime("latency", err) {
             Some(rt) => rt.block_on(latency::run(&args, &real_deps(), out, err)),
             None => EXIT_ERROR,
         },
         // The doctor queries the audio server itself (one-shot, micoff-pulse then pactl).
-        Command::Doctor(args) => micoff_doctor::run_doctor(&args, None, out),
+        Command::Doctor(args) => micoff_doctor::run_doctor(&args, None, out, err),
         Command::Fix(args) => micoff_doctor::run_fix(&args, out, err),
     }
 }
 
-fn runtime(err: &mut dyn Write) -> Option<tokio::runtime::Runtime> {
+/// What to do about a failure of the host's own sampling or audio server query, for an error line.
+pub fn todo_for(e: &HostError) -> &'static str {
+    match e {
+        HostError::AudioServerUnavailable(_) => {
+            "start PulseAudio or PipeWire (pipewire-pulse) for this user and try again"
+        }
+        HostError::NotFound(_) => "check the process ids (`ps -e`) and try again",
+        HostError::Busy(_) => "try again in a moment",
+        HostError::NotImplemented(_) | HostError::Internal(_) => {
+            "try again; if it keeps failing, report it with this line"
+        }
+    }
+}
+
+/// The exit code for a failure of the host's own sampling or audio server query.
+pub fn exit_code_for(e: &HostError) -> i32 {
+    match e {
+        HostError::NotFound(_) | HostError::AudioServerUnavailable(_) => EXIT_NOT_FOUND,
+        _ => EXIT_ERROR,
+    }
+}
+
+fn runtime(cmd: &str, err: &mut dyn Write) -> Option<tokio::runtime::Runtime> {
     match tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -101,7 +131,12 @@ fn runtime(err: &mut dyn Write) -> Option<tokio::runtime::Runtime> {
     {
         Ok(rt) => Some(rt),
         Err(e) => {
-            let _ = writeln!(err, "micoff-host: cannot start the runtime: {e}");
+            micoff_exit::report(
+                err,
+                cmd,
+                format!("cannot start the runtime: {e}"),
+                "free some memory or threads (ulimit -u) and try again",
+            );
             None
         }
     }

@@ -54,39 +54,54 @@ pub fn window(seconds: f64) -> Option<Duration> {
         .then(|| Duration::from_secs_f64(seconds))
 }
 
-pub async fn run(args: &SampleArgs, deps: &Deps, out: &mut dyn Write) -> i32 {
+pub async fn run(args: &SampleArgs, deps: &Deps, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let Some(window) = window(args.window) else {
-        tracing::error!("--window must be between 0.1 and 600 seconds");
+        micoff_exit::report(
+            err,
+            CMD,
+            "--window must be between 0.1 and 600 seconds",
+            "give a window in that range",
+        );
         return EXIT_USAGE;
     };
     if args.pids.is_empty() && args.browser_pid.is_none() && !args.audio_server {
-        tracing::error!("name what to sample: --pid, --browser-pid and/or --audio-server");
+        micoff_exit::report(
+            err,
+            CMD,
+            "nothing named to sample",
+            "give --pid, --browser-pid and/or --audio-server",
+        );
         return EXIT_USAGE;
     }
     let browsers: Vec<u32> = args.browser_pid.into_iter().collect();
     let pids = match resolve_pids(deps, &args.pids, &browsers, args.audio_server).await {
         Ok(pids) => pids,
-        Err(e) => return fail(&e),
+        Err(e) => return fail(&e, err),
     };
     if pids.is_empty() {
-        tracing::error!("nothing to sample (no audio server process found)");
+        micoff_exit::report(
+            err,
+            CMD,
+            "nothing to sample: no audio server process found",
+            "start PulseAudio or PipeWire, or name processes with --pid",
+        );
         return EXIT_NOT_FOUND;
     }
     match deps.sampler.cpu_sample(Some(pids), window).await {
-        Ok(report) => print(args.json, &report, out),
-        Err(e) => fail(&e),
+        Ok(report) => print(args.json, &report, out, err),
+        Err(e) => fail(&e, err),
     }
 }
 
-fn fail(e: &HostError) -> i32 {
-    tracing::error!("{e}");
-    match e {
-        HostError::NotFound(_) => EXIT_NOT_FOUND,
-        _ => EXIT_ERROR,
-    }
+/// The subcommand's name in its error lines.
+const CMD: &str = "sample";
+
+fn fail(e: &HostError, err: &mut dyn Write) -> i32 {
+    micoff_exit::report(err, CMD, e, crate::cli::todo_for(e));
+    crate::cli::exit_code_for(e)
 }
 
-fn print(json: bool, report: &CpuReport, out: &mut dyn Write) -> i32 {
+fn print(json: bool, report: &CpuReport, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let written = if json {
         serde_json::to_string(report)
             .map_err(std::io::Error::other)
@@ -97,7 +112,12 @@ fn print(json: bool, report: &CpuReport, out: &mut dyn Write) -> i32 {
     match written.and_then(|()| out.flush()) {
         Ok(()) => EXIT_OK,
         Err(e) => {
-            tracing::error!("cannot write the report: {e}");
+            micoff_exit::report(
+                err,
+                CMD,
+                format!("cannot write the report: {e}"),
+                "check where the output goes",
+            );
             EXIT_ERROR
         }
     }

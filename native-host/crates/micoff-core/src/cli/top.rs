@@ -95,9 +95,11 @@ enum Targets {
 pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
     let TopOutput { out, err, clear } = io;
     let Some(interval) = sample::window(args.interval).filter(|d| d.as_millis() >= 250) else {
-        let _ = writeln!(
+        micoff_exit::report(
             err,
-            "micoff-host top: --interval must be between 0.25 and 600 seconds"
+            CMD,
+            "--interval must be between 0.25 and 600 seconds",
+            "give an interval in that range",
         );
         return EXIT_USAGE;
     };
@@ -106,10 +108,11 @@ pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
         (None, false) => match named_processes(deps, &args.pids).await {
             Ok(named) if !named.is_empty() => Watch::Pids(named),
             Ok(_) => {
-                let _ = writeln!(
+                micoff_exit::report(
                     err,
-                    "micoff-host top: no process {}: nothing to watch",
-                    list(&args.pids)
+                    CMD,
+                    format!("no process {}: nothing to watch", list(&args.pids)),
+                    "give the id of a running process (ps -e)",
                 );
                 return EXIT_NOT_FOUND;
             }
@@ -150,7 +153,12 @@ pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
             Targets::Nothing(why) => {
                 watching = None;
                 if !matches!(watch, Watch::Everything) {
-                    let _ = writeln!(err, "micoff-host top: {why}: nothing left to watch");
+                    micoff_exit::report(
+                        err,
+                        CMD,
+                        format!("{why}: nothing left to watch"),
+                        NOTHING_LEFT,
+                    );
                     return EXIT_NOT_FOUND;
                 }
                 let note = format!(
@@ -163,8 +171,7 @@ pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
                     screen(out, clear).and_then(|()| writeln!(out, "micoff-host top: {note}"))
                 };
                 if let Err(e) = written.and_then(|()| out.flush()) {
-                    let _ = writeln!(err, "micoff-host top: cannot write: {e}");
-                    return EXIT_ERROR;
+                    return cannot_write(err, &e);
                 }
                 done += 1;
                 tokio::select! {
@@ -238,8 +245,7 @@ pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
             })
         };
         if let Err(e) = written.and_then(|()| out.flush()) {
-            let _ = writeln!(err, "micoff-host top: cannot write: {e}");
-            return EXIT_ERROR;
+            return cannot_write(err, &e);
         }
         shown += 1;
         done += 1;
@@ -247,15 +253,41 @@ pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
             let _ = writeln!(err, "micoff-host top: process {pid} ({name}) is gone");
         }
         if matches!(&watch, Watch::Pids(named) if named.is_empty()) {
-            let _ = writeln!(err, "micoff-host top: nothing left to watch");
+            micoff_exit::report(
+                err,
+                CMD,
+                "every named process is gone: nothing left to watch",
+                NOTHING_LEFT,
+            );
             return EXIT_NOT_FOUND;
         }
     }
     if shown == 0 {
-        let _ = writeln!(err, "micoff-host top: nothing was found to watch");
+        micoff_exit::report(
+            err,
+            CMD,
+            "nothing was found to watch",
+            "start a browser or the audio server, or give a larger --count",
+        );
         return EXIT_NOT_FOUND;
     }
     EXIT_OK
+}
+
+/// The subcommand's name in its error lines.
+const CMD: &str = "top";
+
+/// What to do once everything named has gone.
+const NOTHING_LEFT: &str = "start it again, or run `micoff-host top` alone to wait for any browser";
+
+fn cannot_write(err: &mut dyn Write, e: &std::io::Error) -> i32 {
+    micoff_exit::report(
+        err,
+        CMD,
+        format!("cannot write: {e}"),
+        "check where the output goes",
+    );
+    EXIT_ERROR
 }
 
 /// One tick of the ticker (a new one when the last tick's task took it down).
@@ -414,9 +446,6 @@ fn list(pids: &[u32]) -> String {
 }
 
 fn fail(err: &mut dyn Write, e: &HostError) -> i32 {
-    let _ = writeln!(err, "micoff-host top: {e}");
-    match e {
-        HostError::NotFound(_) => EXIT_NOT_FOUND,
-        _ => EXIT_ERROR,
-    }
+    micoff_exit::report(err, CMD, e, crate::cli::todo_for(e));
+    crate::cli::exit_code_for(e)
 }

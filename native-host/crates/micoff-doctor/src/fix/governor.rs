@@ -98,6 +98,7 @@ pub fn run(
     opts: &Opts,
     sys: &mut dyn System,
     out: &mut dyn Write,
+    err: &mut dyn Write,
 ) -> io::Result<i32> {
     let state_path = root.path(STATE_PATH);
     if opts.mode == Mode::Revert {
@@ -106,7 +107,7 @@ pub fn run(
             return Ok(EXIT_OK);
         };
         if sys.euid() != 0 {
-            return escalate("Restoring CPU governors", opts, sys, out);
+            return escalate("Restoring CPU governors", opts, sys, out, err);
         }
         let mut left = 0;
         for line in state.lines().filter(|l| !l.starts_with('#')) {
@@ -176,7 +177,7 @@ pub fn run(
         return Ok(EXIT_OK);
     }
     if sys.euid() != 0 {
-        return escalate("Setting CPU governors", opts, sys, out);
+        return escalate("Setting CPU governors", opts, sys, out, err);
     }
     // Keep the first recorded value of each core across repeated applies.
     let mut state = root.read(STATE_PATH).unwrap_or_else(|| {

@@ -6,8 +6,8 @@
 use std::io::{self, Write};
 
 use super::{
-    escalate, install, is_applied, ownership_of, uninstall, Installed, Mode, Opts, Ownership,
-    Removed, System, EXIT_PARTIAL, MARKER,
+    escalate, install, is_applied, ownership_of, refuse, uninstall, Installed, Mode, Opts,
+    Ownership, Removed, System, EXIT_PARTIAL, MARKER,
 };
 use crate::commands::RELOAD_HDA;
 use crate::facts::{self, Card, Facts, UserEnv, LIVE_POSITION_FIX};
@@ -155,7 +155,7 @@ pub fn run(
     err: &mut dyn Write,
 ) -> io::Result<i32> {
     if opts.mode == Mode::Revert {
-        return revert(root, opts, sys, out);
+        return revert(root, opts, sys, out, err);
     }
     let facts = facts::gather(root, env);
     let path = root.path(HDA_CONF_PATH);
@@ -168,12 +168,15 @@ pub fn run(
             return Ok(0);
         }
         if targets.is_empty() {
-            writeln!(
-                out,
-                "fix hda --force: refusing: {reason}, and there is no Intel HD-audio controller \
-                 on snd_hda_intel whose position_fix entry could be set. Nothing was written."
-            )?;
-            return Ok(1);
+            return refuse(
+                opts,
+                &format!(
+                    "--force refused: {reason}, and no Intel HD-audio controller on \
+                     snd_hda_intel has a position_fix entry to set; nothing was written"
+                ),
+                "there is nothing for this fix to change on this machine",
+                err,
+            );
         }
         writeln!(
             err,
@@ -193,7 +196,7 @@ pub fn run(
             report_live(live, &targets, out)?;
             return Ok(0);
         }
-        return offer_reload(root, &facts, &targets, opts, sys, out);
+        return offer_reload(root, &facts, &targets, opts, sys, out, err);
     }
     if opts.mode == Mode::DryRun {
         writeln!(out, "fix hda (dry run): would write {HDA_CONF_PATH}:")?;
@@ -222,7 +225,7 @@ pub fn run(
         for l in content.lines() {
             writeln!(out, "  {l}")?;
         }
-        return escalate("Writing /etc/modprobe.d", opts, sys, out);
+        return escalate("Writing /etc/modprobe.d", opts, sys, out, err);
     }
     match install(&path, &content)? {
         Installed::AlreadyApplied => writeln!(out, "fix hda: already applied ({HDA_CONF_PATH}).")?,
@@ -256,7 +259,7 @@ pub fn run(
         out,
         "It takes effect after the snd_hda_intel module is reloaded or the machine rebooted."
     )?;
-    offer_reload(root, &facts, &targets, opts, sys, out)
+    offer_reload(root, &facts, &targets, opts, sys, out, err)
 }
 
 /// Other position_fix settings and whether they win over ours (modprobe applies options in
@@ -378,6 +381,7 @@ fn offer_reload(
     opts: &Opts,
     sys: &mut dyn System,
     out: &mut dyn Write,
+    err: &mut dyn Write,
 ) -> io::Result<i32> {
     let busy: Vec<String> = facts
         .cards
@@ -415,29 +419,45 @@ fn offer_reload(
     }
     let code = sys.run("modprobe", &["-r".into(), "snd_hda_intel".into()])?;
     if code != 0 {
-        writeln!(
-            out,
-            "modprobe -r snd_hda_intel failed ({code}); the module is in use. Reboot to apply."
-        )?;
-        return Ok(1);
+        return refuse(
+            opts,
+            &format!("modprobe -r snd_hda_intel failed ({code}): the module is in use"),
+            "reboot to apply the file",
+            err,
+        );
     }
     let code = sys.run("modprobe", &["snd_hda_intel".into()])?;
     if code != 0 {
-        writeln!(out, "modprobe snd_hda_intel failed ({code}).")?;
-        return Ok(1);
+        return refuse(
+            opts,
+            &format!("modprobe snd_hda_intel failed ({code})"),
+            "see `sudo dmesg` for why, or reboot",
+            err,
+        );
     }
     let live = read_live(root);
     report_live(live.as_deref(), targets, out)?;
-    Ok(if live_bypasses(live.as_deref(), targets) {
-        0
+    if live_bypasses(live.as_deref(), targets) {
+        Ok(0)
     } else {
-        1
-    })
+        refuse(
+            opts,
+            "the reloaded module still uses the slow position read",
+            "run `micoff-host doctor` to see which setting wins",
+            err,
+        )
+    }
 }
 
 /// Removes exactly the file an earlier apply wrote and puts back the file it replaced. A file
 /// micoff did not write is never removed (there is no override).
-fn revert(root: &Root, opts: &Opts, sys: &mut dyn System, out: &mut dyn Write) -> io::Result<i32> {
+fn revert(
+    root: &Root,
+    opts: &Opts,
+    sys: &mut dyn System,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<i32> {
     let path = root.path(HDA_CONF_PATH);
     let Ok(text) = std::fs::read_to_string(&path) else {
         writeln!(
@@ -447,31 +467,25 @@ fn revert(root: &Root, opts: &Opts, sys: &mut dyn System, out: &mut dyn Write) -
         return Ok(0);
     };
     match ownership_of(&text) {
-        Ownership::NotOurs(_) => {
-            writeln!(
-                out,
-                "fix hda --revert: {HDA_CONF_PATH} was not written by micoff; left alone."
-            )?;
-            return Ok(1);
-        }
-        Ownership::Edited(_) => return changed_since(None, out),
+        Ownership::NotOurs(_) => return not_ours(opts, err),
+        Ownership::Edited(_) => return changed_since(None, opts, out, err),
         Ownership::AsWritten => {}
     }
     if sys.euid() != 0 {
         writeln!(out, "fix hda --revert would remove {HDA_CONF_PATH}.")?;
-        return escalate("Removing /etc/modprobe.d/micoff-hda.conf", opts, sys, out);
+        return escalate(
+            "Removing /etc/modprobe.d/micoff-hda.conf",
+            opts,
+            sys,
+            out,
+            err,
+        );
     }
     match uninstall(&path, None)? {
         Removed::NothingThere => writeln!(out, "fix hda --revert: nothing to revert.")?,
-        Removed::Changed { backup } => return changed_since(backup.as_deref(), out),
+        Removed::Changed { backup } => return changed_since(backup.as_deref(), opts, out, err),
         Removed::KeptEdits { .. } => {}
-        Removed::NotOurs => {
-            writeln!(
-                out,
-                "fix hda --revert: {HDA_CONF_PATH} was not written by micoff; left alone."
-            )?;
-            return Ok(1);
-        }
+        Removed::NotOurs => return not_ours(opts, err),
         Removed::Removed { restored, left } => {
             writeln!(out, "fix hda --revert: removed {HDA_CONF_PATH}.")?;
             if let Some(b) = restored {
@@ -499,16 +513,34 @@ fn revert(root: &Root, opts: &Opts, sys: &mut dyn System, out: &mut dyn Write) -
     Ok(0)
 }
 
+/// `--revert` found a file at our path that micoff did not write.
+fn not_ours(opts: &Opts, err: &mut dyn Write) -> io::Result<i32> {
+    refuse(
+        opts,
+        &format!("--revert: {HDA_CONF_PATH} was not written by micoff; left alone"),
+        "it is someone else's: change it yourself if you need to",
+        err,
+    )
+}
+
 /// `--revert` found our file changed since micoff wrote it: every line of it is micoff's, so
 /// whatever changed was someone's decision; it stays, and the user is told what to do.
-fn changed_since(backup: Option<&std::path::Path>, out: &mut dyn Write) -> io::Result<i32> {
-    writeln!(
-        out,
-        "fix hda --revert: {HDA_CONF_PATH} was changed since micoff wrote it; left alone so those \
-         changes are not lost. Remove it (or the lines you do not want) yourself."
-    )?;
+fn changed_since(
+    backup: Option<&std::path::Path>,
+    opts: &Opts,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<i32> {
     if let Some(b) = backup {
         writeln!(out, "The file it had replaced is kept as {}.", b.display())?;
     }
-    Ok(1)
+    refuse(
+        opts,
+        &format!(
+            "--revert: {HDA_CONF_PATH} was changed since micoff wrote it; left alone so those \
+             changes are not lost"
+        ),
+        "remove it (or the lines you do not want) yourself",
+        err,
+    )
 }
