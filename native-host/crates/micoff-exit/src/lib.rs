@@ -16,7 +16,7 @@ pub mod range;
 
 pub use error_line::{error_line, report};
 pub use message::{bound_message, bounded, quote, MAX_MESSAGE_CHARS, MAX_QUOTED_CHARS};
-pub use range::Range;
+pub use range::{Range, PID};
 
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_ERROR: i32 = 1;

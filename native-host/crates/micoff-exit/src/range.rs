@@ -5,6 +5,10 @@
 use std::fmt::Display;
 use std::str::FromStr;
 
+/// A process id (`--pid`, `--browser-pid`, `--server-pid`): 1 to Linux's largest,
+/// `PID_MAX_LIMIT` (2^22).
+pub const PID: Range<u32> = Range::new(1, 4_194_304, "");
+
 /// The values an option takes: `min` to `max` (both included), counted in `unit`.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Range<T> {
@@ -32,9 +36,10 @@ impl<T: Copy + PartialOrd + Display + FromStr> Range<T> {
         }
     }
 
-    /// An option's help: `what` then the range, `Capture latency: 10-200 ms.`
+    /// An option's help: the sentence `what` (ending in a period), then the range:
+    /// `Capture latency. Range: 10-200 ms.`
     pub fn help(&self, what: &str) -> String {
-        format!("{what}: {}.", self.describe())
+        format!("{what} Range: {}.", self.describe())
     }
 
     /// Parses and checks `text` (a clap value parser: `value_parser = |s: &str| R.parse(s)`).
@@ -63,7 +68,10 @@ mod tests {
         assert_eq!(MS.describe(), "10-200 ms");
         assert_eq!(S.describe(), "0.25-600 s");
         assert_eq!(Range::new(1u32, 100, "").describe(), "1-100");
-        assert_eq!(MS.help("Capture latency"), "Capture latency: 10-200 ms.");
+        assert_eq!(
+            MS.help("Capture latency."),
+            "Capture latency. Range: 10-200 ms."
+        );
         assert_eq!(MS.parse(" 40 "), Ok(40));
         assert_eq!(MS.parse("9"), Err("out of range; give 10-200 ms".into()));
         assert_eq!(MS.parse("x"), Err("not a number; give 10-200 ms".into()));

@@ -8,8 +8,9 @@ use crate::cli::{EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL};
 use crate::deps::{latency_view, Deps, HostError};
 use crate::latency::{self, ms, SetRequest};
 use crate::protocol::{
-    Browser, LatencySetResult, LatencyStatus, Mechanism, ServerKind, CAPTURE_MS_MAX, CAPTURE_MS_MIN,
+    Browser, LatencySetResult, LatencyStatus, Mechanism, ServerKind, CAPTURE_MS,
 };
+use micoff_exit::PID;
 
 #[derive(Debug, clap::Args)]
 pub struct LatencyArgs {
@@ -30,9 +31,8 @@ pub enum LatencyCommand {
     /// PulseAudio PULSE_LATENCY_MSEC in the browsers' desktop entries (playback changes too).
     /// Restarts nothing: it says what needs a restart.
     Set {
-        /// Capture latency in milliseconds.
-        #[arg(long, value_name = "N",
-              value_parser = clap::value_parser!(u32).range(i64::from(CAPTURE_MS_MIN)..=i64::from(CAPTURE_MS_MAX)))]
+        #[arg(long, value_name = "N", value_parser = |s: &str| CAPTURE_MS.parse(s),
+              help = CAPTURE_MS.help("Capture latency, in milliseconds."))]
         capture_ms: u32,
         /// Only these browsers (repeatable; default all).
         #[arg(long, value_enum)]
@@ -54,8 +54,8 @@ pub enum LatencyCommand {
         /// Only these browsers (chromium, chrome; default both).
         #[arg(long, value_enum)]
         browser: Vec<Browser>,
-        /// Only the audio service of this browser process (its main pid).
-        #[arg(long, value_name = "P")]
+        #[arg(long, value_name = "P", value_parser = |s: &str| PID.parse(s),
+              help = PID.help("Only the audio service of this browser process (its main pid)."))]
         browser_pid: Option<u32>,
         #[arg(long)]
         dry_run: bool,

@@ -145,3 +145,53 @@ fn runtime(cmd: &str, err: &mut dyn Write) -> Option<tokio::runtime::Runtime> {
 fn real_deps() -> crate::deps::Deps {
     crate::backend::real(crate::deps::Launch::default())
 }
+
+#[cfg(test)]
+mod tests {
+    use std::any::TypeId;
+
+    use clap::CommandFactory;
+
+    use super::Cli;
+
+    /// Every numeric option of every subcommand says its range and unit in `--help` (from its
+    /// `micoff_exit::Range`, the value its check reads).
+    #[test]
+    fn every_numeric_option_says_its_range() {
+        fn visit(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+            let numeric = [
+                TypeId::of::<u32>(),
+                TypeId::of::<u64>(),
+                TypeId::of::<usize>(),
+                TypeId::of::<i32>(),
+                TypeId::of::<i64>(),
+                TypeId::of::<f64>(),
+            ];
+            for arg in cmd.get_arguments().filter(|a| !a.is_hide_set()) {
+                let id = arg.get_value_parser().type_id();
+                if !numeric.iter().any(|t| id == *t) {
+                    continue;
+                }
+                let help = arg.get_help().map(|h| h.to_string()).unwrap_or_default();
+                if !help.contains("Range: ") {
+                    missing.push(format!("{path} --{}: {help:?}", arg.get_id()));
+                }
+            }
+            for sub in cmd.get_subcommands() {
+                visit(sub, &format!("{path} {}", sub.get_name()), missing);
+            }
+        }
+        let mut missing = Vec::new();
+        visit(&Cli::command(), "micoff-host", &mut missing);
+        assert!(missing.is_empty(), "{missing:#?}");
+        // And they read the range the check uses.
+        let top = Cli::command();
+        let sample = top
+            .find_subcommand("sample")
+            .map(|c| c.clone().render_help());
+        assert!(sample
+            .map(|h| h.to_string())
+            .unwrap_or_default()
+            .contains(&super::sample::WINDOW_S.describe()));
+    }
+}

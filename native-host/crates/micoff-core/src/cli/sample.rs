@@ -4,23 +4,28 @@ use std::collections::BTreeSet;
 use std::io::Write;
 use std::time::Duration;
 
+use micoff_exit::{Range, PID};
+
 use crate::cli::{report, EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE};
 use crate::deps::{Deps, HostError};
 use crate::protocol::CpuReport;
 
+/// `--window`: how long one report measures.
+pub const WINDOW_S: Range<f64> = Range::new(0.1, 600.0, "s");
+
 #[derive(Debug, Clone, clap::Args)]
 pub struct SampleArgs {
-    /// Process to sample (repeatable); all its threads.
-    #[arg(long = "pid", value_name = "P")]
+    #[arg(long = "pid", value_name = "P", value_parser = |s: &str| PID.parse(s),
+          help = PID.help("Process to sample (repeatable), a process id; all its threads."))]
     pub pids: Vec<u32>,
-    /// A browser's main process: sample its whole process tree.
-    #[arg(long, value_name = "P")]
+    #[arg(long, value_name = "P", value_parser = |s: &str| PID.parse(s),
+          help = PID.help("A browser's main process: sample its whole process tree."))]
     pub browser_pid: Option<u32>,
     /// Also sample the audio server's process(es) (found by its socket).
     #[arg(long)]
     pub audio_server: bool,
-    /// Window in seconds (0.1 to 600).
-    #[arg(long, value_name = "S", default_value_t = 1.0)]
+    #[arg(long, value_name = "S", default_value_t = 1.0, value_parser = |s: &str| WINDOW_S.parse(s),
+          help = WINDOW_S.help("How long the report measures, in seconds."))]
     pub window: f64,
     /// Print one JSON document (the protocol's CpuReport) instead of a table.
     #[arg(long)]
@@ -49,17 +54,19 @@ pub async fn resolve_pids(
     Ok(all.into_iter().collect())
 }
 
-pub fn window(seconds: f64) -> Option<Duration> {
-    (seconds.is_finite() && (0.1..=600.0).contains(&seconds))
+/// `seconds` as a window when `range` allows it.
+pub fn window(seconds: f64, range: &Range<f64>) -> Option<Duration> {
+    range
+        .contains(seconds)
         .then(|| Duration::from_secs_f64(seconds))
 }
 
 pub async fn run(args: &SampleArgs, deps: &Deps, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let Some(window) = window(args.window) else {
+    let Some(window) = window(args.window, &WINDOW_S) else {
         micoff_exit::report(
             err,
             CMD,
-            "--window must be between 0.1 and 600 seconds",
+            format!("--window must be {}", WINDOW_S.describe()),
             "give a window in that range",
         );
         return EXIT_USAGE;

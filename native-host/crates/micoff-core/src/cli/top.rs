@@ -12,6 +12,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use clap::ValueEnum;
+use micoff_exit::{Range, PID};
 
 use crate::cli::{report, sample, EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE};
 use crate::deps::{CpuTicker, Deps, HostError, TickOutcome, RESOLVE_EVERY};
@@ -32,6 +33,13 @@ impl BrowserArg {
     }
 }
 
+/// `--interval`: seconds per refresh.
+pub const INTERVAL_S: Range<f64> = Range::new(0.25, 600.0, "s");
+/// `--count`: refreshes before it stops.
+pub const COUNT: Range<u64> = Range::new(1, 1_000_000, "refreshes");
+/// `--threads`: thread rows per process.
+pub const THREADS: Range<usize> = Range::new(0, 100_000, "rows");
+
 #[derive(Debug, Clone, clap::Args)]
 #[command(
     after_help = "Without --pid or --browser it watches every running Chromium-family \
@@ -39,20 +47,23 @@ impl BrowserArg {
     runs. With --pid or --browser it ends (exit 4) once nothing named is left."
 )]
 pub struct TopArgs {
-    /// Process to watch (repeatable); the audio server is always added.
-    #[arg(long = "pid", value_name = "P", conflicts_with = "browser")]
+    #[arg(long = "pid", value_name = "P", conflicts_with = "browser",
+          value_parser = |s: &str| PID.parse(s),
+          help = PID.help("Process to watch (repeatable), a process id; the audio server is always \
+              added."))]
     pub pids: Vec<u32>,
     /// Watch every running browser of this family (its whole process tree) instead of all.
     #[arg(long, value_enum)]
     pub browser: Option<BrowserArg>,
-    /// Seconds per refresh (0.25 to 600).
-    #[arg(long, value_name = "S", default_value_t = 1.0)]
+    #[arg(long, value_name = "S", default_value_t = 1.0,
+          value_parser = |s: &str| INTERVAL_S.parse(s),
+          help = INTERVAL_S.help("Seconds per refresh."))]
     pub interval: f64,
-    /// Stop after this many refreshes (default: until Ctrl-C).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = |s: &str| COUNT.parse(s),
+          help = COUNT.help("Stop after this many refreshes (default: until Ctrl-C)."))]
     pub count: Option<u64>,
-    /// Thread rows per process (busiest first).
-    #[arg(long, value_name = "N", default_value_t = 8)]
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = |s: &str| THREADS.parse(s),
+          help = THREADS.help("Thread rows per process (busiest first)."))]
     pub threads: usize,
     /// One JSON line per interval: {"report": CpuReport, "streams": [AudioStream]}. Notes (what
     /// is watched, what vanished) go to stderr.
@@ -94,11 +105,11 @@ enum Targets {
 
 pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
     let TopOutput { out, err, clear } = io;
-    let Some(interval) = sample::window(args.interval).filter(|d| d.as_millis() >= 250) else {
+    let Some(interval) = sample::window(args.interval, &INTERVAL_S) else {
         micoff_exit::report(
             err,
             CMD,
-            "--interval must be between 0.25 and 600 seconds",
+            format!("--interval must be {}", INTERVAL_S.describe()),
             "give an interval in that range",
         );
         return EXIT_USAGE;

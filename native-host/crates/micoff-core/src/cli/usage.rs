@@ -94,8 +94,8 @@ mod tests {
     fn clap_errors_read_as_the_hosts_own() {
         assert_eq!(
             line(&["sample", "--window", "x"]),
-            "micoff-host sample: invalid value 'x' for '--window <S>': invalid float literal, \
-             see `micoff-host sample --help`"
+            "micoff-host sample: invalid value 'x' for '--window <S>': not a number; give \
+             0.1-600 s, see `micoff-host sample --help`"
         );
         assert_eq!(
             line(&["latency", "set"]),

@@ -47,7 +47,8 @@ pub use self::errors::{bound_message, bounded, ErrorCode, RequestError, MAX_ERRO
 pub use self::events::{ErrorBody, HostEvent, HostToExtension};
 pub use self::latency::{
     validate_capture_ms, Browser, CaptureStream, Configured, HeldDownBy, LatencyServer,
-    LatencySetResult, LatencyStatus, Mechanism, ServerKind, CAPTURE_MS_MAX, CAPTURE_MS_MIN,
+    LatencySetResult, LatencyStatus, Mechanism, ServerKind, CAPTURE_MS, CAPTURE_MS_MAX,
+    CAPTURE_MS_MIN,
 };
 pub use self::power::{PowerReading, PowerSource};
 pub use self::processes::{
