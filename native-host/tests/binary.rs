@@ -123,6 +123,35 @@ fn help_is_available_on_every_command() {
     assert_eq!(status.code(), Some(2));
 }
 
+#[test]
+fn version_verbose_names_commit_libpulse_and_target() {
+    let out = host(&["--version"]).wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("micoff-host {}\n", env!("CARGO_PKG_VERSION"))
+    );
+    let out = host(&["--version", "--verbose"])
+        .wait_with_output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert!(lines[1].starts_with("commit: "), "{text}");
+    // The libpulse loaded at run time: `major.minor.micro`.
+    let libpulse = lines[2].strip_prefix("libpulse: ").unwrap_or("");
+    assert!(
+        libpulse.split('.').count() >= 2 && libpulse.split('.').all(|p| p.parse::<u32>().is_ok()),
+        "{text}"
+    );
+    assert_eq!(
+        lines[3],
+        format!("target: {}", micoff_core::TARGET),
+        "{text}"
+    );
+}
+
 /// A foreign caller (another extension's id, a Firefox add-on that is not micoff) gets one
 /// `forbidden` error frame and the host exits 1 without answering its requests.
 #[test]

@@ -41,6 +41,10 @@ pub const FIREFOX_EXTENSION_ID: &str = env!("MICOFF_FIREFOX_EXTENSION_ID");
 /// micoff's version: `package.json` `version` (build.rs), the same string the extension
 /// manifests carry, so `micoff-host --version` and the extension's version always agree.
 pub const VERSION: &str = env!("MICOFF_VERSION");
+/// The commit the host was built from (12 hex digits), `unknown` when built outside git.
+pub const COMMIT: &str = env!("MICOFF_COMMIT");
+/// The target triple the host was built for.
+pub const TARGET: &str = env!("MICOFF_TARGET");
 /// The native messaging host name (the manifest's `name`). The TypeScript side's one spelling is
 /// `HOST_NAME` in `extension/src/shared/protocol.ts`; `tests/host_name.rs` checks they agree.
 pub const HOST_NAME: &str = "org.micoff.host";

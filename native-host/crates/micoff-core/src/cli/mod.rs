@@ -5,13 +5,14 @@
 //!
 //! Module map: [`sample`], [`top`] (with [`report`], their text tables), [`latency`]: the
 //! subcommands micoff-core runs itself (install, doctor, fix and bench come from their crates);
-//! [`usage`]: clap's usage errors in the same style.
+//! [`usage`]: clap's usage errors in the same style; [`version`]: `--version [--verbose]`.
 
 pub mod latency;
 pub mod report;
 pub mod sample;
 pub mod top;
 pub mod usage;
+pub mod version;
 
 use std::io::{IsTerminal, Write};
 
@@ -33,11 +34,20 @@ pub use micoff_exit::{
                   `chrome-extension://<id>/`, or a Firefox manifest path and extension id) it speaks \
                   native messaging on stdin/stdout (native-host/PROTOCOL.md). Otherwise it runs one of \
                   the subcommands below.",
-    after_help = EXIT_CODES_HELP
+    after_help = EXIT_CODES_HELP,
+    disable_version_flag = true,
+    arg_required_else_help = true,
+    args_conflicts_with_subcommands = true
 )]
 pub struct Cli {
+    /// Print the version (with --verbose: the commit, libpulse's version and the target too).
+    #[arg(short = 'V', long)]
+    pub version: bool,
+    /// With --version: the commit it was built from, the libpulse it runs with, the target.
+    #[arg(long, requires = "version")]
+    pub verbose: bool,
     #[command(subcommand)]
-    pub command: Command,
+    pub command: Option<Command>,
 }
 
 #[derive(Debug, Subcommand)]
@@ -67,7 +77,11 @@ pub enum Command {
 
 /// Runs a parsed command line; returns the exit code.
 pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    match cli.command {
+    let Some(command) = cli.command else {
+        // clap lets no command through only with --version (`arg_required_else_help`).
+        return version::print(cli.verbose, out, err);
+    };
+    match command {
         Command::Sample(args) => match runtime("sample", err) {
             Some(rt) => rt.block_on(sample::run(&args, &real_deps(), out, err)),
             None => EXIT_ERROR,
