@@ -80,6 +80,8 @@ fn every_subcommand_fails_in_the_one_error_style() {
         (vec!["top", "--interval", "0.01"], "top", true),
         (vec!["install", "--dry-run"], "install", false),
         (vec!["doctor", "--bogus"], "doctor", true),
+        // No audio server reachable: a failure (exit 4), not "not applicable".
+        (vec!["doctor"], "doctor", true),
         (
             vec!["fix", "governor", "--cpus", &long],
             "fix governor",
@@ -119,5 +121,8 @@ fn every_subcommand_fails_in_the_one_error_style() {
             continue;
         }
         assert_error_lines(&args, &out, cmd);
+        if args == ["doctor"] {
+            assert_eq!(out.status.code(), Some(4), "{args:?}");
+        }
     }
 }

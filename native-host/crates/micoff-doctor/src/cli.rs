@@ -6,11 +6,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use micoff_exit::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
+use micoff_exit::{EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE};
 
 use crate::audio::{self, AudioServerFacts};
 use crate::commands::{shell_word, FIX_CLIENT_SHM, FIX_GOVERNOR, FIX_HDA};
 use crate::facts::UserEnv;
+use crate::findings::NoAudio;
 use crate::fix::{self, Mode, Opts, RealSystem, System};
 use crate::report;
 use crate::root::Root;
@@ -211,7 +212,8 @@ pub const AUDIO_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// `micoff-host doctor`. `audio`: the audio server's facts when the caller has them (the
 /// long-running host's pulse client); `None` queries the server here (micoff-pulse, then
-/// `pactl`) when `--root` is `/`. Returns the exit code (0; 1 when the output failed).
+/// `pactl`) when `--root` is `/`. Returns the exit code: 0; 4 when it asked the audio server
+/// and none answered (a failed finding, and its error line on `err`); 1 when the output failed.
 pub fn run_doctor(
     args: &DoctorArgs,
     audio: Option<AudioServerFacts>,
@@ -220,19 +222,36 @@ pub fn run_doctor(
 ) -> i32 {
     let root = Root::new(&args.root);
     let env = UserEnv::from_process(&root);
-    let audio: Result<AudioServerFacts, String> = match audio {
+    // (facts, why there are none, whether they were asked for).
+    let audio: Result<AudioServerFacts, (String, bool)> = match audio {
         Some(a) => Ok(a),
-        None if args.no_audio => Err("not queried (--no-audio)".into()),
-        None if !root.is_system() => Err("not queried (--root is not /)".into()),
-        None => audio::gather(AUDIO_TIMEOUT),
+        None if args.no_audio => Err(("--no-audio".into(), false)),
+        None if !root.is_system() => Err(("--root is not /".into(), false)),
+        None => audio::gather(AUDIO_TIMEOUT).map_err(|e| (e, true)),
     };
-    let report = report::build(&root, &env, audio.as_ref().map_err(String::as_str));
+    let input = match &audio {
+        Ok(a) => Ok(a),
+        Err((why, false)) => Err(NoAudio::NotQueried(why)),
+        Err((why, true)) => Err(NoAudio::Unreachable(why)),
+    };
+    let report = report::build(&root, &env, input);
     let res = if args.json {
         report.write_json(out)
     } else {
         report.write_human(out, args.verbose)
     };
     match res {
+        Ok(()) if report.failed().next().is_some() => {
+            for f in report.failed() {
+                micoff_exit::report(
+                    err,
+                    "doctor",
+                    format!("{}: {}", f.title, f.current),
+                    "start PulseAudio or PipeWire for your user and run it again (--no-audio skips it)",
+                );
+            }
+            EXIT_NOT_FOUND
+        }
         Ok(()) => EXIT_OK,
         Err(e) => {
             micoff_exit::report(

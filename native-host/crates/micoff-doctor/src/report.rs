@@ -5,9 +5,8 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::audio::AudioServerFacts;
 use crate::facts::{self, Facts, UserEnv};
-use crate::findings::{self, Finding, Status};
+use crate::findings::{self, AudioInput, Finding, Status};
 use crate::root::Root;
 
 /// Bump when a field changes meaning or disappears (adding fields or findings does not).
@@ -18,6 +17,8 @@ pub struct Summary {
     pub ok: usize,
     pub worth_changing: usize,
     pub not_applicable: usize,
+    /// Checks that could not be made (no audio server reachable).
+    pub failed: usize,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -33,12 +34,12 @@ pub struct Report {
 }
 
 /// Reads `root` and judges it. `audio`: the server's facts, or why there are none.
-pub fn build(root: &Root, env: &UserEnv, audio: Result<&AudioServerFacts, &str>) -> Report {
+pub fn build(root: &Root, env: &UserEnv, audio: AudioInput<'_>) -> Report {
     let facts = facts::gather(root, env);
     from_facts(root, &facts, audio)
 }
 
-pub fn from_facts(root: &Root, facts: &Facts, audio: Result<&AudioServerFacts, &str>) -> Report {
+pub fn from_facts(root: &Root, facts: &Facts, audio: AudioInput<'_>) -> Report {
     let findings = findings::diagnose(facts, audio);
     let mut summary = Summary::default();
     for f in &findings {
@@ -46,6 +47,7 @@ pub fn from_facts(root: &Root, facts: &Facts, audio: Result<&AudioServerFacts, &
             Status::Ok => summary.ok += 1,
             Status::WorthChanging => summary.worth_changing += 1,
             Status::NotApplicable => summary.not_applicable += 1,
+            Status::Failed => summary.failed += 1,
         }
     }
     Report {
@@ -92,12 +94,14 @@ impl Report {
                 Status::Ok => " ok ",
                 Status::WorthChanging => "FIX ",
                 Status::NotApplicable => " -- ",
+                Status::Failed => "FAIL",
             };
             writeln!(out, "  [{tag}] {}: {}", f.title, f.current)?;
-            if f.status == Status::WorthChanging || verbose {
+            let acts = matches!(f.status, Status::WorthChanging | Status::Failed);
+            if acts || verbose {
                 writeln!(out, "         why: {}", f.why)?;
             }
-            if f.status == Status::WorthChanging {
+            if acts {
                 if let Some(fix) = f.fix.as_deref() {
                     writeln!(out, "         fix: {fix}")?;
                 }
@@ -105,7 +109,7 @@ impl Report {
                     writeln!(out, "         hint: {hint}")?;
                 }
             }
-            let show_details = verbose || f.status == Status::WorthChanging || f.details.len() <= 4;
+            let show_details = verbose || acts || f.details.len() <= 4;
             if show_details {
                 for d in &f.details {
                     writeln!(out, "         - {d}")?;
@@ -114,9 +118,20 @@ impl Report {
         }
         writeln!(
             out,
-            "\n{} ok, {} worth changing, {} not applicable",
-            self.summary.ok, self.summary.worth_changing, self.summary.not_applicable
+            "\n{} ok, {} worth changing, {} not applicable{}",
+            self.summary.ok,
+            self.summary.worth_changing,
+            self.summary.not_applicable,
+            match self.summary.failed {
+                0 => String::new(),
+                n => format!(", {n} failed"),
+            }
         )
+    }
+
+    /// The findings that could not be checked (`doctor` exits 4 when there are any).
+    pub fn failed(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| f.status == Status::Failed)
     }
 }
 

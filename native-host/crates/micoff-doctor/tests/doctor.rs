@@ -12,12 +12,16 @@ use common::*;
 use micoff_doctor::commands::{FIX_CLIENT_SHM, FIX_HDA, PIPEWIRE_QUANTUM, RELOAD_HDA};
 use micoff_doctor::facts::UserEnv;
 use micoff_doctor::report::{self, Report};
-use micoff_doctor::{AudioServerFacts, Root, Status};
+use micoff_doctor::{AudioServerFacts, NoAudio, Root, Status};
 
 use Status::{NotApplicable as NA, Ok as OK, WorthChanging as WC};
 
 fn doctor(root: &Path, env: &UserEnv, audio: Option<&AudioServerFacts>) -> Report {
-    report::build(&Root::new(root), env, audio.ok_or("not queried (test)"))
+    report::build(
+        &Root::new(root),
+        env,
+        audio.ok_or(NoAudio::NotQueried("test")),
+    )
 }
 
 fn fixture_report(name: &str, audio: Option<&AudioServerFacts>) -> Report {
@@ -308,6 +312,47 @@ fn ci_no_soundcard() {
         "HIGH_RES_TIMERS=y NO_HZ_IDLE=y NO_HZ_FULL=n PREEMPT_RT=n HZ=250 (/proc/config.gz)"
     );
     assert_eq!(current(&r, "client_shm"), "on (/etc/pulse/client.conf)");
+}
+
+/// Asked and unreachable is a failure (the doctor exits 4 for it), not "not applicable"; not
+/// asked (`--no-audio`, another root) stays not applicable.
+#[test]
+fn an_unreachable_audio_server_is_a_failure_not_not_applicable() {
+    let root = Root::new(fixture("skylake-old-kernel"));
+    let r = report::build(
+        &root,
+        &tommi(),
+        Err(NoAudio::Unreachable("Connection refused")),
+    );
+    let f = r.finding("audio_server").unwrap();
+    assert_eq!(f.status, Status::Failed);
+    assert!(f
+        .current
+        .contains("no audio server reachable (Connection refused)"));
+    assert!(f
+        .hint
+        .as_deref()
+        .unwrap()
+        .contains("start PulseAudio or PipeWire"));
+    assert_eq!(r.summary.failed, 1);
+    assert_eq!(r.failed().count(), 1);
+    let mut human = Vec::new();
+    r.write_human(&mut human, false).unwrap();
+    let human = String::from_utf8(human).unwrap();
+    assert!(
+        human.contains("[FAIL] Audio server: no audio server reachable"),
+        "{human}"
+    );
+    assert!(human.contains(", 1 failed\n"), "{human}");
+    let mut json = Vec::new();
+    r.write_json(&mut json).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(v["summary"]["failed"], 1);
+    assert_eq!(v["findings"][0]["status"], "failed");
+
+    let r = report::build(&root, &tommi(), Err(NoAudio::NotQueried("--no-audio")));
+    assert_eq!(r.finding("audio_server").unwrap().status, NA);
+    assert_eq!(r.summary.failed, 0);
 }
 
 #[test]
@@ -699,11 +744,8 @@ fn doctor_on_the_real_machine() {
         no_audio: false,
         verbose: false,
     };
-    let mut out = Vec::new();
-    assert_eq!(
-        micoff_doctor::run_doctor(&args, None, &mut out, &mut Vec::new()),
-        0
-    );
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = micoff_doctor::run_doctor(&args, None, &mut out, &mut err);
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     let findings = v["findings"].as_array().unwrap();
     assert_eq!(findings.len(), 21);
@@ -714,6 +756,18 @@ fn doctor_on_the_real_machine() {
             .map(|f| f["status"].as_str().unwrap().to_owned())
             .unwrap()
     };
+    // 0 with an audio server, 4 (and its error line) without one.
+    let err = String::from_utf8(err).unwrap();
+    if status("audio_server") == "failed" {
+        assert_eq!(code, 4, "{err}");
+        assert!(
+            err.starts_with("micoff-host doctor: Audio server: "),
+            "{err}"
+        );
+    } else {
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(err, "");
+    }
     assert!(!v["kernel_release"].as_str().unwrap().is_empty());
     assert_eq!(status("cpu_model"), "ok");
     for f in findings {

@@ -13,7 +13,7 @@ use micoff_doctor::facts::UserEnv;
 use micoff_doctor::fix::System;
 use micoff_doctor::report;
 use micoff_doctor::{
-    ClientShmArgs, FixArgs, FixCommand, GovernorArgs, HdaArgs, ModeArgs, Root, Status,
+    ClientShmArgs, FixArgs, FixCommand, GovernorArgs, HdaArgs, ModeArgs, NoAudio, Root, Status,
 };
 
 /// A scripted System (the crate's own test double is cfg(test)-only).
@@ -117,7 +117,7 @@ fn run(args: &FixArgs, env: &UserEnv, sys: &mut Fake) -> (i32, String, String) {
 const CONF: &str = "etc/modprobe.d/micoff-hda.conf";
 
 fn status_of(root: &Path, id: &str) -> Status {
-    report::build(&Root::new(root), &tommi(), Err("test"))
+    report::build(&Root::new(root), &tommi(), Err(NoAudio::NotQueried("test")))
         .finding(id)
         .unwrap()
         .status
@@ -837,7 +837,11 @@ fn after_a_kernel_upgrade_the_doctor_recommends_reverting_fix_hda_not_reloading(
     assert_eq!(code, 0, "{out}");
     assert!(dir.path().join(CONF).exists());
     upgrade_kernel(dir.path());
-    let r = report::build(&Root::new(dir.path()), &tommi(), Err("test"));
+    let r = report::build(
+        &Root::new(dir.path()),
+        &tommi(),
+        Err(NoAudio::NotQueried("test")),
+    );
     let pf = r.finding("hda_position_fix").unwrap();
     assert_eq!(pf.status, Status::WorthChanging, "{}", pf.current);
     assert_eq!(pf.fix.as_deref(), Some(REVERT_HDA), "{}", pf.current);
@@ -859,7 +863,11 @@ fn after_a_kernel_upgrade_the_doctor_recommends_reverting_fix_hda_not_reloading(
     );
     // The same once the stale value is live (the module loaded it at boot).
     fs::write(dir.path().join(LIVE), "1,-1,-1,-1,-1,-1,-1,-1\n").unwrap();
-    let r = report::build(&Root::new(dir.path()), &tommi(), Err("test"));
+    let r = report::build(
+        &Root::new(dir.path()),
+        &tommi(),
+        Err(NoAudio::NotQueried("test")),
+    );
     let pf = r.finding("hda_position_fix").unwrap();
     assert_eq!(pf.fix.as_deref(), Some(REVERT_HDA), "{}", pf.current);
     // The recommended command does what it says.
@@ -879,7 +887,11 @@ fn a_foreign_position_fix_on_a_fixed_kernel_is_not_ours_to_revert() {
     )
     .unwrap();
     upgrade_kernel(dir.path());
-    let r = report::build(&Root::new(dir.path()), &tommi(), Err("test"));
+    let r = report::build(
+        &Root::new(dir.path()),
+        &tommi(),
+        Err(NoAudio::NotQueried("test")),
+    );
     let pf = r.finding("hda_position_fix").unwrap();
     assert_ne!(pf.fix.as_deref(), Some(REVERT_HDA), "{}", pf.current);
 }

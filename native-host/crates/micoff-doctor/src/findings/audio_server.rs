@@ -4,7 +4,7 @@
 use crate::audio::{AudioServerFacts, DeviceLatency};
 use crate::commands::{FIX_CLIENT_SHM, LARGER_LATENCY};
 use crate::facts::{self, Facts};
-use crate::findings::finding::{fmt_ms, AudioInput, Finding, Status, F};
+use crate::findings::finding::{fmt_ms, AudioInput, Finding, NoAudio, Status, F};
 
 /// Below this a client keeps the server waking up at least every 20 ms.
 pub const LOW_LATENCY_US: u64 = 20_000;
@@ -30,11 +30,18 @@ pub(crate) fn audio_server(audio: AudioInput<'_>) -> Finding {
             format!("{} via {}", server_label(a), a.gathered_by),
             why,
         ),
-        Err(e) => f.make(
-            Status::NotApplicable,
-            format!("no audio server reachable ({e})"),
-            why,
-        ),
+        Err(NoAudio::NotQueried(e)) => f.make(Status::NotApplicable, format!("not asked: {e}"), why),
+        Err(NoAudio::Unreachable(e)) => f
+            .make(
+                Status::Failed,
+                format!("no audio server reachable ({e})"),
+                why,
+            )
+            .with_hint(
+                "start PulseAudio or PipeWire for your user (systemctl --user start pulseaudio, or \
+                 pipewire-pulse), then run the doctor again; the checks below that need it are \
+                 left out",
+            ),
     }
 }
 
@@ -63,7 +70,8 @@ pub(crate) fn device_latency(audio: AudioInput<'_>, source: bool) -> Finding {
     let Some(dev) = dev else {
         let cur = match audio {
             Ok(_) => "no default device".to_owned(),
-            Err(_) => "no audio server reachable".to_owned(),
+            Err(NoAudio::NotQueried(_)) => "audio server not asked".to_owned(),
+            Err(NoAudio::Unreachable(_)) => "no audio server reachable".to_owned(),
         };
         return f.make(Status::NotApplicable, cur, why);
     };
@@ -125,7 +133,12 @@ pub(crate) fn srbchannel(facts: &Facts, audio: AudioInput<'_>) -> Finding {
          PulseAudio >= 6, a local unix socket and shared memory (enable-shm) on both ends.";
     let a = match audio {
         Ok(a) => a,
-        Err(_) => return f.make(Status::NotApplicable, "no audio server reachable", why),
+        Err(NoAudio::NotQueried(_)) => {
+            return f.make(Status::NotApplicable, "audio server not asked", why)
+        }
+        Err(NoAudio::Unreachable(_)) => {
+            return f.make(Status::NotApplicable, "no audio server reachable", why)
+        }
     };
     if a.is_pipewire {
         return f.make(

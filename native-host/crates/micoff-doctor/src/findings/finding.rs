@@ -11,6 +11,8 @@ pub enum Status {
     Ok,
     WorthChanging,
     NotApplicable,
+    /// The doctor could not check what it had to (no audio server reachable): `doctor` exits 4.
+    Failed,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -52,8 +54,25 @@ impl Finding {
     }
 }
 
+/// Why there are no audio server facts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoAudio<'a> {
+    /// Not asked, on purpose (`--no-audio`, a `--root` that is not this machine).
+    NotQueried(&'a str),
+    /// Asked, and no server answered: a failure the report shows and `doctor` exits 4 for.
+    Unreachable(&'a str),
+}
+
+impl std::fmt::Display for NoAudio<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoAudio::NotQueried(why) | NoAudio::Unreachable(why) => f.write_str(why),
+        }
+    }
+}
+
 /// The audio server's facts, or why there are none.
-pub type AudioInput<'a> = Result<&'a AudioServerFacts, &'a str>;
+pub type AudioInput<'a> = Result<&'a AudioServerFacts, NoAudio<'a>>;
 
 /// A check's header: its finding's stable id, category and title.
 pub(crate) struct F {
