@@ -295,15 +295,36 @@ fn ci_no_soundcard() {
             ("cpu_model", OK),
             ("cpu_governor", NA),
             ("cpu_smt", OK),
-            ("kernel_preempt", WC),
-            ("kernel_threadirqs", WC),
-            ("kernel_isolation", OK),
-            ("kernel_config", OK),
+            ("kernel_preempt", NA),
+            ("kernel_threadirqs", NA),
+            ("kernel_isolation", NA),
+            ("kernel_config", NA),
             ("irq_sharing", NA),
             ("rt_limits", OK),
             ("cpu_dma_latency", OK),
         ],
         "ci-no-soundcard",
+    );
+    assert_eq!(current(&r, "client_shm"), "on (/etc/pulse/client.conf)");
+    // The same machine with a sound card: its kernel settings are judged again.
+    let dir = temp_root("ci-no-soundcard");
+    fs::create_dir_all(dir.path().join("proc/asound")).unwrap();
+    fs::write(
+        dir.path().join("proc/asound/cards"),
+        " 0 [Dummy          ]: Dummy - Dummy\n                      Dummy 1\n",
+    )
+    .unwrap();
+    let r = doctor(dir.path(), &root_user(), None);
+    check(
+        &r,
+        &[
+            ("sound_cards", OK),
+            ("kernel_preempt", WC),
+            ("kernel_threadirqs", WC),
+            ("kernel_isolation", OK),
+            ("kernel_config", OK),
+        ],
+        "ci-no-soundcard with a card",
     );
     // The init arguments after `--` are not kernel parameters.
     assert_eq!(current(&r, "kernel_isolation"), "none");
@@ -311,7 +332,46 @@ fn ci_no_soundcard() {
         current(&r, "kernel_config"),
         "HIGH_RES_TIMERS=y NO_HZ_IDLE=y NO_HZ_FULL=n PREEMPT_RT=n HZ=250 (/proc/config.gz)"
     );
-    assert_eq!(current(&r, "client_shm"), "on (/etc/pulse/client.conf)");
+}
+
+/// No sound card (`/proc/asound/cards` empty or missing): no kernel, interrupt or HD-audio
+/// advice, each of those findings saying why it does not apply.
+#[test]
+fn no_kernel_advice_without_a_sound_card() {
+    let no_cards = temp_root("ci-no-soundcard");
+    fs::create_dir_all(no_cards.path().join("proc/asound")).unwrap();
+    fs::write(
+        no_cards.path().join("proc/asound/cards"),
+        "--- no soundcards ---\n",
+    )
+    .unwrap();
+    for (root, why) in [
+        (fixture("ci-no-soundcard"), "/proc/asound is missing"),
+        (
+            no_cards.path().to_path_buf(),
+            "/proc/asound/cards lists none",
+        ),
+    ] {
+        let r = doctor(&root, &root_user(), None);
+        for id in [
+            "sound_cards",
+            "hda_controller",
+            "hda_udelay",
+            "hda_position_fix",
+            "hda_power_save",
+            "kernel_preempt",
+            "kernel_threadirqs",
+            "kernel_isolation",
+            "kernel_config",
+            "irq_sharing",
+        ] {
+            let f = r.finding(id).unwrap();
+            assert_eq!(f.status, NA, "{id}: {}", f.current);
+            assert!(f.current.contains("no sound card"), "{id}: {}", f.current);
+            assert!(f.current.contains(why), "{id}: {}", f.current);
+            assert!(f.fix.is_none() && f.hint.is_none(), "{id}");
+        }
+    }
 }
 
 /// Asked and unreachable is a failure (the doctor exits 4 for it), not "not applicable"; not

@@ -118,3 +118,22 @@ pub(crate) fn fmt_ms(us: u64) -> String {
         format!("{:.1} ms", us as f64 / 1000.0)
     }
 }
+
+/// Why the checks of sound hardware and of the kernel's audio settings do not apply here: no
+/// sound card (`/proc/asound/cards` lists none, or `/proc/asound` is missing), so nothing the
+/// kernel does for a card's interrupts or timing touches this machine's audio. `None` with a card.
+pub(crate) fn no_sound_card(facts: &crate::facts::Facts) -> Option<String> {
+    if !facts.cards.is_empty() {
+        return None;
+    }
+    Some(if facts.asound_present {
+        "no sound card (/proc/asound/cards lists none)".to_owned()
+    } else {
+        "no sound card (/proc/asound is missing)".to_owned()
+    })
+}
+
+/// The `current` of a sound-hardware or kernel finding on a machine without a sound card.
+pub(crate) fn not_for_no_card(no_card: &str) -> String {
+    format!("{no_card}: nothing to tune for audio here")
+}

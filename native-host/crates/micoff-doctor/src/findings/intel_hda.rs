@@ -3,7 +3,7 @@
 
 use crate::commands::{FIX_HDA, RELOAD_HDA, REVERT_HDA};
 use crate::facts::{self, Card, Facts};
-use crate::findings::finding::{Finding, Status, F};
+use crate::findings::finding::{no_sound_card, not_for_no_card, Finding, Status, F};
 use crate::hda;
 use crate::kernel::{self, UdelayState};
 use crate::ours::HDA_CONF_PATH;
@@ -19,6 +19,9 @@ pub(crate) fn hda_controller(facts: &Facts) -> Finding {
     let f = F::new("hda_controller", "intel_hda", "HD-audio controller");
     let why = "On Intel Skylake and later, snd_hda_intel reads the capture position through \
                azx_get_pos_skl(), which on older kernels busy-waits 20 us per query.";
+    if let Some(no_card) = no_sound_card(facts) {
+        return f.make(Status::NotApplicable, not_for_no_card(&no_card), why);
+    }
     let hda: Vec<&Card> = facts.cards.iter().filter(|c| c.is_hda_intel()).collect();
     if hda.is_empty() {
         return f.make(Status::NotApplicable, "snd_hda_intel not in use", why);
@@ -71,6 +74,9 @@ pub(crate) fn hda_udelay(facts: &Facts) -> Finding {
          (1 = LPIB) avoid that path; -1 (the default) and 5 (SKL+) take it.",
         kernel::udelay_fixed_in_stable_list()
     );
+    if let Some(no_card) = no_sound_card(facts) {
+        return f.make(Status::NotApplicable, not_for_no_card(&no_card), why);
+    }
     let skl: Vec<&Card> = facts
         .cards
         .iter()
@@ -168,6 +174,9 @@ pub(crate) fn hda_position_fix(facts: &Facts) -> Finding {
                snd_hda_intel drives, not ALSA card n), read when the module loads; a value in \
                /etc/modprobe.d only takes effect after the module is reloaded or the machine \
                rebooted.";
+    if let Some(no_card) = no_sound_card(facts) {
+        return f.make(Status::NotApplicable, not_for_no_card(&no_card), why);
+    }
     let cards: Vec<&Card> = facts.cards.iter().filter(|c| c.is_hda_intel()).collect();
     let (Some(params), false) = (facts.hda_params.as_ref(), cards.is_empty()) else {
         return f.make(Status::NotApplicable, "snd_hda_intel not in use", why);
@@ -249,6 +258,9 @@ pub(crate) fn hda_power_save(facts: &Facts) -> Finding {
     let f = F::new("hda_power_save", "intel_hda", "snd_hda_intel power_save");
     let why = "With power_save > 0 the codec powers down after that many idle seconds; reopening \
                the microphone then takes longer and may click. It costs no CPU while recording.";
+    if let Some(no_card) = no_sound_card(facts) {
+        return f.make(Status::NotApplicable, not_for_no_card(&no_card), why);
+    }
     match facts.hda_params.as_ref() {
         Some(p) if facts.cards.iter().any(|c| c.is_hda_intel()) => {
             let ps = p.power_save.as_deref().unwrap_or("?");

@@ -1,7 +1,7 @@
 //! Interrupt findings: whether a sound card's interrupt is shared, and which cores take it.
 
 use crate::facts::{self, Facts};
-use crate::findings::finding::{Finding, Status, F};
+use crate::findings::finding::{no_sound_card, not_for_no_card, Finding, Status, F};
 
 fn irq_line_label(i: &facts::IrqInfo) -> String {
     format!(
@@ -27,9 +27,9 @@ pub(crate) fn irq_sharing(facts: &Facts) -> Finding {
         .iter()
         .map(|i| format!("{} ({} interrupts)", irq_line_label(i), i.line.count))
         .collect();
-    if facts.cards.is_empty() {
+    if let Some(no_card) = no_sound_card(facts) {
         return f
-            .make(Status::NotApplicable, "no sound card interrupt", why)
+            .make(Status::NotApplicable, not_for_no_card(&no_card), why)
             .with_details(details);
     }
     // (who, line) for every line that carries a card's audio.

@@ -1,7 +1,7 @@
 //! Kernel findings: preemption model, threaded interrupts, CPU isolation, the build options.
 
 use crate::facts::Facts;
-use crate::findings::finding::{Finding, Status, F};
+use crate::findings::finding::{no_sound_card, not_for_no_card, Finding, Status, F};
 use crate::kernel::{self, PreemptBuild};
 
 fn has_arg(facts: &Facts, key: &str) -> Option<Option<String>> {
@@ -25,6 +25,9 @@ pub(crate) fn kernel_preempt(facts: &Facts) -> Finding {
     let f = F::new("kernel_preempt", "kernel", "Kernel preemption model");
     let why = "With full preemption a waking audio thread runs as soon as it is runnable instead \
                of waiting for the kernel to reach a preemption point (lower, steadier latency).";
+    if let Some(no_card) = no_sound_card(facts) {
+        return f.make(Status::NotApplicable, not_for_no_card(&no_card), why);
+    }
     let Some(pv) = facts.proc_version.as_deref() else {
         return f.make(Status::NotApplicable, "/proc/version unreadable", why);
     };
@@ -62,6 +65,9 @@ pub(crate) fn kernel_threadirqs(facts: &Facts) -> Finding {
     let f = F::new("kernel_threadirqs", "kernel", "Threaded interrupt handlers");
     let why = "With `threadirqs` interrupt handlers run as threads whose priority can be raised \
                for the sound card (rtirq), so other devices' interrupts do not delay audio.";
+    if let Some(no_card) = no_sound_card(facts) {
+        return f.make(Status::NotApplicable, not_for_no_card(&no_card), why);
+    }
     let rt = facts
         .proc_version
         .as_deref()
@@ -84,6 +90,9 @@ pub(crate) fn kernel_isolation(facts: &Facts) -> Finding {
     );
     let why = "Isolating a core for audio (isolcpus + nohz_full + irqaffinity) is for sub-ms \
                round trips; calls do not need it. Shown so the IRQ affinities below make sense.";
+    if let Some(no_card) = no_sound_card(facts) {
+        return f.make(Status::NotApplicable, not_for_no_card(&no_card), why);
+    }
     let Some(_) = facts.cmdline.as_deref() else {
         return f.make(Status::NotApplicable, "/proc/cmdline unreadable", why);
     };
@@ -107,6 +116,9 @@ pub(crate) fn kernel_config(facts: &Facts) -> Finding {
     );
     let why = "High-resolution timers let PulseAudio's timer-based scheduling wake exactly when \
                the buffer needs it; without them wakeups round to the tick.";
+    if let Some(no_card) = no_sound_card(facts) {
+        return f.make(Status::NotApplicable, not_for_no_card(&no_card), why);
+    }
     let Some(cfg) = facts.config.as_ref() else {
         return f.make(
             Status::NotApplicable,

@@ -2,7 +2,7 @@
 
 use crate::commands::{LARGER_LATENCY, PIPEWIRE_QUANTUM};
 use crate::facts::{Card, Facts};
-use crate::findings::finding::{fmt_ms, AudioInput, Finding, Status, F};
+use crate::findings::finding::{fmt_ms, no_sound_card, AudioInput, Finding, Status, F};
 
 /// A hardware period this short means that many interrupts/wakeups per second.
 pub const SHORT_PERIOD_US: u64 = 5_000;
@@ -20,13 +20,8 @@ fn card_label(c: &Card) -> String {
 pub(crate) fn sound_cards(facts: &Facts) -> Finding {
     let f = F::new("sound_cards", "sound", "Sound cards");
     let why = "Which driver serves the microphone decides which of the driver checks below apply.";
-    if facts.cards.is_empty() {
-        let cur = if facts.asound_present {
-            "no sound card"
-        } else {
-            "no sound card (/proc/asound missing)"
-        };
-        return f.make(Status::NotApplicable, cur, why);
+    if let Some(no_card) = no_sound_card(facts) {
+        return f.make(Status::NotApplicable, no_card, why);
     }
     let details = facts
         .cards
