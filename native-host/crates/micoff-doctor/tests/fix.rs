@@ -4,6 +4,7 @@
 
 mod common;
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
@@ -981,4 +982,182 @@ fn hda_revert_refuses_a_file_changed_since() {
     assert_eq!(code, 1, "{out}");
     assert!(err.contains("changed since micoff wrote it"), "{err}");
     assert_eq!(fs::read_to_string(&path).unwrap(), text);
+}
+
+/// A tree built fresh for each command run on it.
+type Machine = (&'static str, fn() -> tempfile::TempDir, UserEnv);
+
+/// micoff's own file for `fix hda`, as the fixer wrote it on `root` (stream open: not reloaded).
+fn with_fix_hda_applied(root: &Path) {
+    let (code, out, err) = run(
+        &hda(root, "apply", false, false),
+        &tommi(),
+        &mut Fake::default(),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(root.join(CONF).exists());
+}
+
+/// The machines the offered-fix check runs on: the fixtures and the corners where the doctor's
+/// view and the fixer's preconditions could part.
+fn machines() -> Vec<Machine> {
+    vec![
+        (
+            "skylake-old-kernel",
+            || temp_root("skylake-old-kernel"),
+            tommi(),
+        ),
+        (
+            "skylake-fixed-kernel",
+            || temp_root("skylake-fixed-kernel"),
+            tommi(),
+        ),
+        ("usb-headset", || temp_root("usb-headset"), tommi()),
+        (
+            "ci-no-soundcard",
+            || temp_root("ci-no-soundcard"),
+            root_user(),
+        ),
+        // A file applied after micoff's keeps the udelay: `fix hda` cannot win against it.
+        (
+            "overridden by a later file",
+            || {
+                let dir = temp_root("skylake-old-kernel");
+                with_fix_hda_applied(dir.path());
+                fs::write(
+                    dir.path().join("etc/modprobe.d/zz-sound.conf"),
+                    "options snd_hda_intel position_fix=5\n",
+                )
+                .unwrap();
+                dir
+            },
+            tommi(),
+        ),
+        // micoff's file on a kernel that no longer needs it: revert it.
+        (
+            "kernel upgraded",
+            || {
+                let dir = temp_root("skylake-old-kernel");
+                with_fix_hda_applied(dir.path());
+                upgrade_kernel(dir.path());
+                dir
+            },
+            tommi(),
+        ),
+        // The same file edited since: revert leaves it alone.
+        (
+            "edited, kernel upgraded",
+            || {
+                let dir = temp_root("skylake-old-kernel");
+                with_fix_hda_applied(dir.path());
+                let path = dir.path().join(CONF);
+                let text = fs::read_to_string(&path).unwrap();
+                fs::write(&path, format!("{text}options snd_hda_intel power_save=0\n")).unwrap();
+                upgrade_kernel(dir.path());
+                dir
+            },
+            tommi(),
+        ),
+        // micoff's file edited to a value that keeps the udelay, behind an earlier good one.
+        (
+            "edited to keep the udelay",
+            || {
+                let dir = temp_root("skylake-old-kernel");
+                with_fix_hda_applied(dir.path());
+                let path = dir.path().join(CONF);
+                let text = fs::read_to_string(&path).unwrap();
+                fs::write(&path, text.replace("position_fix=1", "position_fix=5")).unwrap();
+                fs::write(
+                    dir.path().join("etc/modprobe.d/aa-sound.conf"),
+                    "options snd_hda_intel position_fix=1\n",
+                )
+                .unwrap();
+                dir
+            },
+            tommi(),
+        ),
+        // A cpufreq driver that does not offer `performance` on some cores, or on any.
+        (
+            "no performance governor on cpu0-3",
+            || no_performance_on(4),
+            tommi(),
+        ),
+        (
+            "no performance governor at all",
+            || no_performance_on(8),
+            tommi(),
+        ),
+    ]
+}
+
+/// usb-headset (eight cores on powersave) with a driver that offers no `performance` on the first
+/// `n` cores.
+fn no_performance_on(n: u32) -> tempfile::TempDir {
+    let dir = temp_root("usb-headset");
+    for cpu in 0..n {
+        fs::write(
+            dir.path().join(format!(
+                "sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_available_governors"
+            )),
+            "powersave\n",
+        )
+        .unwrap();
+    }
+    dir
+}
+
+/// Every micoff fix the doctor offers (`fix:` lines) is one its fixer carries out on the same
+/// machine: run as offered (as root, where sudo would put it), it exits 0, neither refuses nor
+/// finds nothing to do, and sets nothing the machine does not take.
+#[test]
+fn every_fix_the_doctor_offers_is_one_its_fixer_carries_out() {
+    use micoff_doctor::commands::{FIX_CLIENT_SHM, FIX_GOVERNOR, FIX_HDA, REVERT_HDA};
+    let mut offered = BTreeSet::new();
+    for (label, build, env) in machines() {
+        let dir = build();
+        let r = report::build(
+            &Root::new(dir.path()),
+            &env,
+            Err(NoAudio::NotQueried("test")),
+        );
+        for f in &r.findings {
+            let Some(cmd) = f.fix.as_deref() else {
+                continue;
+            };
+            let fresh = build();
+            let root = fresh.path();
+            let args = match cmd {
+                FIX_HDA => hda(root, "apply", false, false),
+                REVERT_HDA => hda(root, "revert", false, false),
+                FIX_GOVERNOR => governor(root, "apply", None, false),
+                FIX_CLIENT_SHM => shm(root, "apply"),
+                _ => continue, // not micoff's (a module reload, a kernel setting)
+            };
+            offered.insert(cmd.to_owned());
+            let (code, out, err) = run(&args, &env, &mut Fake::default());
+            let said = format!("{label}: {} offers `{cmd}`:\n{out}{err}", f.id);
+            assert_eq!(code, 0, "{said}");
+            for refusal in ["nothing to do", "already applied", "But "] {
+                assert!(!out.contains(refusal), "{said}");
+            }
+            assert!(!err.contains("micoff-host fix"), "{said}");
+            if cmd == FIX_GOVERNOR {
+                // Only cores whose driver offers `performance` were changed to it.
+                for cpu in 0..8 {
+                    let at = |root: &Path, file: &str| {
+                        fs::read_to_string(
+                            root.join(format!("sys/devices/system/cpu/cpu{cpu}/cpufreq/{file}")),
+                        )
+                    };
+                    let before = at(dir.path(), "scaling_governor").unwrap_or_default();
+                    let now = at(root, "scaling_governor").unwrap_or_default();
+                    let offers = at(root, "scaling_available_governors")
+                        .map_or(true, |l| l.split_whitespace().any(|g| g == "performance"));
+                    assert!(before == now || offers, "{said}: cpu{cpu}");
+                }
+            }
+        }
+    }
+    // Each of micoff's fixes is offered somewhere above.
+    assert_eq!(offered.len(), 4, "{offered:?}");
 }

@@ -1,6 +1,7 @@
 //! CPU findings: the model, the frequency governor, SMT.
 
 use crate::commands::{FIX_GOVERNOR, SMT_OFF};
+use crate::facts::cpufreq::PERFORMANCE;
 use crate::facts::Facts;
 use crate::findings::finding::{Finding, Status, F};
 
@@ -45,16 +46,33 @@ pub(crate) fn cpu_governor(facts: &Facts) -> Finding {
         .map(|(g, cpus)| format!("{g} on {}", cpus.join(",")))
         .collect::<Vec<_>>()
         .join("; ");
-    if facts.governors.iter().all(|(_, g)| g == "performance") {
-        f.make(Status::Ok, cur, why)
-    } else {
-        f.make(Status::WorthChanging, cur, why)
-            .with_fix(FIX_GOVERNOR)
-            .with_hint(
-                "until reboot, revertible with --revert; --cpus LIST sets only some cores (e.g. \
-                 the ones the audio threads run on)",
-            )
+    let slow: Vec<&str> = facts
+        .governors
+        .iter()
+        .filter(|(_, g)| g != PERFORMANCE)
+        .map(|(cpu, _)| cpu.as_str())
+        .collect();
+    if slow.is_empty() {
+        return f.make(Status::Ok, cur, why);
     }
+    // Only where the fixer can set it: a core whose driver does not offer `performance` is left
+    // out of the fix (it would refuse the write), and explained instead.
+    if slow
+        .iter()
+        .all(|cpu| facts.no_performance.iter().any(|n| n == cpu))
+    {
+        return f.make(Status::WorthChanging, cur, why).with_hint(format!(
+            "the cpufreq driver of {} offers no {PERFORMANCE} governor, so micoff cannot set it; \
+             the firmware's power settings (or another cpufreq driver) decide there",
+            slow.join(",")
+        ));
+    }
+    f.make(Status::WorthChanging, cur, why)
+        .with_fix(FIX_GOVERNOR)
+        .with_hint(
+            "until reboot, revertible with --revert; --cpus LIST sets only some cores (e.g. \
+             the ones the audio threads run on)",
+        )
 }
 
 pub(crate) fn cpu_smt(facts: &Facts) -> Finding {

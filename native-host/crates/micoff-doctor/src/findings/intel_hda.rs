@@ -2,7 +2,7 @@
 //! configured (micoff's own file included), `power_save`.
 
 use crate::commands::{FIX_HDA, RELOAD_HDA, REVERT_HDA};
-use crate::facts::{self, Card, Facts};
+use crate::facts::{self, Card, Facts, OurHdaConf};
 use crate::findings::finding::{no_sound_card, not_for_no_card, Finding, Status, F};
 use crate::hda;
 use crate::kernel::{self, UdelayState};
@@ -137,6 +137,27 @@ pub(crate) fn hda_udelay(facts: &Facts) -> Finding {
             let pending = facts
                 .next_position_fix(&unfixed, None)
                 .filter(|next| next.on_udelay.is_empty());
+            // A setting applied after micoff's own file that keeps a controller on the udelay:
+            // `fix hda` cannot win against it (it would write, then say so and exit 3).
+            let overriding = facts.next_position_fix(&unfixed, None).filter(|n| {
+                !n.on_udelay.is_empty()
+                    && n.file != HDA_CONF_PATH
+                    && facts::applied_after_ours(&n.file)
+            });
+            if let Some(next) = overriding {
+                let values = next
+                    .on_udelay
+                    .iter()
+                    .map(|c| format!("{} position_fix={}", dev_label(c), next.value_for(c)))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                return f.make(Status::WorthChanging, cur, why).with_hint(format!(
+                    "{} sets {values} and is applied after {HDA_CONF_PATH}, so micoff's fix \
+                     cannot win: change its position_fix there (1 avoids the udelay), then reload \
+                     the module with no stream open or reboot",
+                    next.file
+                ));
+            }
             match pending {
                 Some(facts::NextPositionFix { file, .. }) => f
                     .make(
@@ -208,8 +229,7 @@ pub(crate) fn hda_position_fix(facts: &Facts) -> Finding {
     let cur = format!("live: {}", live.join(", "));
     // micoff's own file on a kernel that no longer needs it (upgraded since `fix hda`): the way
     // out is removing it, never a reload that would make a stale value take effect.
-    if let Some(why_useless) = facts
-        .micoff_hda_conf
+    if let Some(why_useless) = (facts.micoff_hda_conf != OurHdaConf::Absent)
         .then(|| facts.kernel.version.and_then(kernel::no_skl_udelay))
         .flatten()
     {
@@ -219,20 +239,26 @@ pub(crate) fn hda_position_fix(facts: &Facts) -> Finding {
                 pending.join(", ")
             ));
         }
-        return f
-            .make(
-                Status::WorthChanging,
-                format!(
-                    "{cur}; {HDA_CONF_PATH} (written by micoff-host fix hda) is no longer needed"
-                ),
-                why,
-            )
-            .with_fix(REVERT_HDA)
-            .with_hint(format!(
+        let finding = f.make(
+            Status::WorthChanging,
+            format!("{cur}; {HDA_CONF_PATH} (written by micoff-host fix hda) is no longer needed"),
+            why,
+        );
+        // `fix hda --revert` removes the file only as micoff wrote it; an edited one it leaves
+        // alone, so it is not offered then.
+        let finding = if facts.micoff_hda_conf == OurHdaConf::AsWritten {
+            finding.with_fix(REVERT_HDA).with_hint(format!(
                 "{why_useless}: revert it; do not reload the module to make it take effect \
                  (the kernel default returns at the next module load or reboot)"
             ))
-            .with_details(details);
+        } else {
+            finding.with_hint(format!(
+                "{why_useless}: remove {HDA_CONF_PATH} yourself (it was edited since micoff \
+                 wrote it, so `fix hda --revert` leaves it alone); do not reload the module to \
+                 make it take effect"
+            ))
+        };
+        return finding.with_details(details);
     }
     if pending.is_empty() {
         f.make(Status::Ok, cur, why).with_details(details)

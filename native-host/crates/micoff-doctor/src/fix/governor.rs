@@ -7,16 +7,10 @@ use std::io::{self, Write};
 use micoff_exit::EXIT_OK;
 
 use super::{escalate, write_atomic, Mode, Opts, System, MARKER};
+use crate::facts::cpufreq::{self, governor_path, PERFORMANCE as SET};
 use crate::root::Root;
 
 pub const STATE_PATH: &str = "/run/micoff-governor";
-
-/// The governor `--apply` sets.
-const SET: &str = "performance";
-
-fn governor_path(cpu: &str) -> String {
-    format!("/sys/devices/system/cpu/{cpu}/cpufreq/scaling_governor")
-}
 
 /// The CPU numbers the kernel knows (`/sys/devices/system/cpu/cpuN`, online or not), ascending.
 pub fn present_cpus(root: &Root) -> Vec<u32> {
@@ -78,9 +72,9 @@ pub fn parse_cpu_list(s: &str, present: &[u32]) -> Result<Vec<u32>, String> {
 
 /// (cpu, current governor) for the chosen cores that have cpufreq.
 fn chosen(root: &Root, cpus: Option<&[u32]>) -> Vec<(String, String)> {
-    root.list("/sys/devices/system/cpu")
+    cpufreq::read_governors(root)
         .into_iter()
-        .filter(|n| {
+        .filter(|(n, _)| {
             n.strip_prefix("cpu")
                 .and_then(|r| r.parse::<u32>().ok())
                 .is_some_and(|i| match cpus {
@@ -88,7 +82,6 @@ fn chosen(root: &Root, cpus: Option<&[u32]>) -> Vec<(String, String)> {
                     None => true,
                 })
         })
-        .filter_map(|n| root.read_trim(governor_path(&n)).map(|g| (n, g)))
         .collect()
 }
 
@@ -165,6 +158,29 @@ pub fn run(
         )?;
         return Ok(EXIT_OK);
     }
+    // A core whose cpufreq driver does not offer `performance` cannot be set (the kernel refuses
+    // the write); the doctor does not offer the fix for those either.
+    let (todo, cannot): (Vec<_>, Vec<_>) = todo
+        .into_iter()
+        .partition(|(cpu, _)| cpufreq::offers(root, cpu, SET));
+    if !cannot.is_empty() {
+        writeln!(
+            out,
+            "{}: left as they are: their cpufreq driver does not offer {SET}.",
+            cannot
+                .iter()
+                .map(|(c, _)| c.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        )?;
+    }
+    if todo.is_empty() {
+        writeln!(
+            out,
+            "fix governor: nothing to do: no chosen core can take {SET}."
+        )?;
+        return Ok(EXIT_OK);
+    }
     for (cpu, g) in &todo {
         writeln!(out, "{cpu}: {g} -> {SET}")?;
     }
@@ -195,10 +211,15 @@ pub fn run(
     for (cpu, _) in &todo {
         std::fs::write(root.path(governor_path(cpu)), SET)?;
     }
+    let set: Vec<(String, String)> = cores
+        .iter()
+        .filter(|(cpu, g)| g == SET || todo.iter().any(|(t, _)| t == cpu))
+        .cloned()
+        .collect();
     writeln!(
         out,
         "fix governor: performance on {} until reboot (undo: micoff-host fix governor --revert).",
-        names(&cores)
+        names(&set)
     )?;
     Ok(EXIT_OK)
 }

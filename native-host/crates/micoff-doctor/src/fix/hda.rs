@@ -10,7 +10,7 @@ use super::{
     Ownership, Removed, System, EXIT_PARTIAL, MARKER,
 };
 use crate::commands::RELOAD_HDA;
-use crate::facts::{self, Card, Facts, UserEnv, LIVE_POSITION_FIX};
+use crate::facts::{self, Card, Facts, OurHdaConf, UserEnv, LIVE_POSITION_FIX};
 use crate::hda;
 use crate::kernel;
 use crate::ours::HDA_CONF_PATH;
@@ -47,10 +47,12 @@ pub fn why_not(facts: &Facts) -> Option<String> {
 }
 
 /// `Some(why)` when a position_fix set by someone else (modprobe.d, the kernel command line)
-/// already keeps every Skylake+ controller off the udelay path on the next load. Our own file
-/// does not count here (that is "already applied").
+/// already keeps every Skylake+ controller off the udelay path on the next load. Our own file as
+/// micoff wrote it does not count here (that is "already applied"); edited since, it is one more
+/// setting of someone's, which the fix replaces (keeping a backup) when it keeps the udelay.
 fn already_avoided(facts: &Facts, skl: &[&Card]) -> Option<String> {
-    let next = facts.next_position_fix(skl, Some(HDA_CONF_PATH))?;
+    let ours = (facts.micoff_hda_conf == OurHdaConf::AsWritten).then_some(HDA_CONF_PATH);
+    let next = facts.next_position_fix(skl, ours)?;
     if !next.on_udelay.is_empty() {
         return None;
     }
@@ -265,14 +267,12 @@ pub fn run(
 /// Other position_fix settings and whether they win over ours (modprobe applies options in
 /// file-name order, then the kernel command line; the last value wins).
 fn warn_about_other_settings(facts: &Facts, err: &mut dyn Write) -> io::Result<()> {
-    let ours = HDA_CONF_PATH.rsplit('/').next().unwrap_or(HDA_CONF_PATH);
     for o in facts
         .modprobe_hda
         .iter()
         .filter(|o| o.file != HDA_CONF_PATH && o.position_fix.is_some())
     {
-        let name = o.file.rsplit('/').next().unwrap_or(&o.file);
-        let wins = o.file == "/proc/cmdline" || name > ours;
+        let wins = facts::applied_after_ours(&o.file);
         writeln!(
             err,
             "note: {} also sets position_fix ({}); {}. micoff does not edit it.",
