@@ -42,8 +42,8 @@ pub struct FixArgs {
 
 #[derive(Debug, Clone, Subcommand)]
 pub enum FixCommand {
-    /// position_fix=1 for Intel Skylake+ HD-audio on kernels with the capture udelay
-    /// (/etc/modprobe.d/micoff-hda.conf). Exit 3: written, but another setting overrides it.
+    /// position_fix=1 for Intel Skylake-or-later HD-audio on kernels that busy-wait while
+    /// recording (/etc/modprobe.d/micoff-hda.conf). Exit 3: written, but another setting overrides it.
     Hda(HdaArgs),
     /// Re-enable PulseAudio client shared memory in ~/.config/pulse/client.conf. Exit 3:
     /// written, but clients still get it off (a client.conf.d file, $PULSE_CLIENTCONFIG).

@@ -850,7 +850,7 @@ fn after_a_kernel_upgrade_the_doctor_recommends_reverting_fix_hda_not_reloading(
         pf.hint
             .as_deref()
             .unwrap()
-            .contains("no longer has the Skylake+ capture udelay"),
+            .contains("no longer has the Skylake+ recording busy-wait"),
         "{:?}",
         pf.hint
     );
