@@ -815,7 +815,7 @@ async fn latency_requests_without_a_server() {
     let typed = micoff_core::protocol::typed_result("latency_status", &r["result"]).unwrap();
     assert_eq!(typed, r["result"]);
     // Setting needs the server (the mechanism depends on it): nothing is written.
-    c.send(json!({"id": 2, "type": "latency_set", "capture_ms": 40, "dry_run": true}))
+    c.send(json!({"id": 2, "type": "latency_set", "capture_ms": 40}))
         .await;
     let r = c.recv().await;
     assert_eq!(
@@ -823,6 +823,15 @@ async fn latency_requests_without_a_server() {
         (json!(2), json!(5)),
         "{r}"
     );
+    // A dry run still shows the plans: both, since nothing of micoff's is configured.
+    c.send(json!({"id": 5, "type": "latency_set", "capture_ms": 40, "dry_run": true}))
+        .await;
+    let r = c.recv().await;
+    assert_eq!(r["type"], "result", "{r}");
+    assert_eq!(r["result"]["mechanism"], Value::Null, "{r}");
+    let message = r["result"]["message"].as_str().unwrap();
+    assert!(message.starts_with("no audio server reachable"), "{message}");
+    assert!(message.contains("pipewire_pulse_rule") && message.contains("launch_environment"));
     // A missing capture_ms is not a reset; out of range is refused before anything runs.
     c.send(json!({"id": 3, "type": "latency_set"})).await;
     assert_eq!(c.recv().await["error"]["code"], 2);
