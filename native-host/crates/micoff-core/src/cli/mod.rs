@@ -3,10 +3,12 @@
 //! in native messaging mode, so nothing here prints on its own); errors are one line each on the
 //! error writer, in micoff-exit's one style (`micoff-host <cmd>: <what>, <what to do>`).
 //!
-//! Module map: [`sample`], [`top`] (with [`report`], their text tables), [`latency`]: the
+//! Module map: [`sample`], [`top`] (with [`report`], their text tables and idle threads hidden,
+//! and [`clock`], the time each report is stamped with), [`latency`]: the
 //! subcommands micoff-core runs itself (install, doctor, fix and bench come from their crates);
 //! [`usage`]: clap's usage errors in the same style; [`version`]: `--version [--verbose]`.
 
+pub mod clock;
 pub mod latency;
 pub mod report;
 pub mod sample;
@@ -53,10 +55,10 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// One CPU report (per process and thread) over a window.
-    #[command(after_help = EXIT_CODES_HELP)]
+    #[command(after_help = sample::after_help())]
     Sample(sample::SampleArgs),
     /// Live per-thread CPU of the audio path (browser + audio server), with the server's streams.
-    #[command(after_help = EXIT_CODES_HELP)]
+    #[command(after_help = top::after_help())]
     Top(top::TopArgs),
     /// Install (or remove) the native messaging host manifest for the browsers on this machine.
     Install(crate::install::InstallArgs),

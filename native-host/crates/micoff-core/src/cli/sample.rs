@@ -27,9 +27,31 @@ pub struct SampleArgs {
     #[arg(long, value_name = "S", default_value_t = 1.0, value_parser = |s: &str| WINDOW_S.parse(s),
           help = WINDOW_S.help("How long the report measures, in seconds."))]
     pub window: f64,
-    /// Print one JSON document (the protocol's CpuReport) instead of a table.
+    /// Print one JSON document instead of a table: the protocol's CpuReport with `time` (when it
+    /// was taken, RFC 3339 local time) and `idle_threads_hidden` beside its fields.
     #[arg(long)]
     pub json: bool,
+    /// Show idle threads too (no CPU time and no wakeup in the window).
+    #[arg(long)]
+    pub all: bool,
+}
+
+/// `sample --help`'s closing text: what the columns count, the exit codes.
+pub fn after_help() -> String {
+    format!(
+        "{}\n\n{}",
+        report::COLUMNS_HELP,
+        crate::cli::EXIT_CODES_HELP
+    )
+}
+
+/// `sample --json`: the report's own fields, with when it was taken and what was left out.
+#[derive(serde::Serialize)]
+struct Json<'a> {
+    #[serde(flatten)]
+    shown: &'a report::Shown,
+    #[serde(flatten)]
+    report: &'a CpuReport,
 }
 
 /// The pids `sample` / `top` measure: explicit pids, a browser's tree, the audio server.
@@ -95,7 +117,10 @@ pub async fn run(args: &SampleArgs, deps: &Deps, out: &mut dyn Write, err: &mut 
         return EXIT_NOT_FOUND;
     }
     match deps.sampler.cpu_sample(Some(pids), window).await {
-        Ok(report) => print(args.json, &report, out, err),
+        Ok(mut report) => {
+            let shown = report::Shown::now(&mut report, args.all);
+            print(args.json, &report, &shown, out, err)
+        }
         Err(e) => fail(&e, err),
     }
 }
@@ -108,13 +133,19 @@ fn fail(e: &HostError, err: &mut dyn Write) -> i32 {
     crate::cli::exit_code_for(e)
 }
 
-fn print(json: bool, report: &CpuReport, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+fn print(
+    json: bool,
+    report: &CpuReport,
+    shown: &report::Shown,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
     let written = if json {
-        serde_json::to_string(report)
+        serde_json::to_string(&Json { shown, report })
             .map_err(std::io::Error::other)
             .and_then(|line| writeln!(out, "{line}"))
     } else {
-        report::write_report(out, report, None)
+        report::write_report(out, report, shown, None)
     };
     match written.and_then(|()| out.flush()) {
         Ok(()) => EXIT_OK,

@@ -40,12 +40,19 @@ pub const COUNT: Range<u64> = Range::new(1, 1_000_000, "refreshes");
 /// `--threads`: thread rows per process.
 pub const THREADS: Range<usize> = Range::new(0, 100_000, "rows");
 
+/// `top --help`'s closing text: what it watches, what the columns count, the exit codes.
+pub fn after_help() -> String {
+    format!(
+        "Without --pid or --browser it watches every running Chromium-family and Firefox browser \
+         (found in /proc) and the audio server, and waits for them when none runs. With --pid or \
+         --browser it ends (exit 4) once nothing named is left. Each refresh starts with the \
+         local time it was taken.\n\n{}\n\n{}",
+        report::COLUMNS_HELP,
+        crate::cli::EXIT_CODES_HELP
+    )
+}
+
 #[derive(Debug, Clone, clap::Args)]
-#[command(
-    after_help = "Without --pid or --browser it watches every running Chromium-family \
-    and Firefox browser (found in /proc) and the audio server, and waits for them when none \
-    runs. With --pid or --browser it ends (exit 4) once nothing named is left."
-)]
 pub struct TopArgs {
     #[arg(long = "pid", value_name = "P", conflicts_with = "browser",
           value_parser = |s: &str| PID.parse(s),
@@ -65,10 +72,14 @@ pub struct TopArgs {
     #[arg(long, value_name = "N", default_value_t = 8, value_parser = |s: &str| THREADS.parse(s),
           help = THREADS.help("Thread rows per process (busiest first)."))]
     pub threads: usize,
-    /// One JSON line per interval: {"report": CpuReport, "streams": [AudioStream]}. Notes (what
-    /// is watched, what vanished) go to stderr.
+    /// One JSON line per interval: {"time": RFC 3339 local time, "idle_threads_hidden": N,
+    /// "report": CpuReport, "streams": [AudioStream]}. Notes (what is watched, what vanished) go
+    /// to stderr.
     #[arg(long)]
     pub json: bool,
+    /// Show idle threads too (no CPU time and no wakeup in the interval).
+    #[arg(long)]
+    pub all: bool,
 }
 
 /// How `top` writes: table or JSON lines on `out`, notes on `err`; `clear` clears the screen
@@ -81,6 +92,8 @@ pub struct TopOutput<'a> {
 
 #[derive(serde::Serialize)]
 struct Line<'a> {
+    #[serde(flatten)]
+    shown: &'a report::Shown,
     report: &'a CpuReport,
     streams: &'a [AudioStream],
 }
@@ -209,7 +222,7 @@ pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
         }
         let (back, outcome) = tick(&mut ticker, deps).await;
         ticker = Some(back);
-        let report = match outcome {
+        let mut report = match outcome {
             Ok(TickOutcome {
                 report: Some(report),
                 ..
@@ -234,6 +247,7 @@ pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
             watching = None; // look again next round
         }
         let streams = deps.audio.streams().await.unwrap_or_default();
+        let stamp = report::Shown::now(&mut report, args.all);
         let written = if args.json {
             note_once(
                 err,
@@ -242,6 +256,7 @@ pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
             )
             .and_then(|()| {
                 let line = serde_json::to_string(&Line {
+                    shown: &stamp,
                     report: &report,
                     streams: &streams,
                 })
@@ -251,7 +266,7 @@ pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
         } else {
             screen(out, clear).and_then(|()| {
                 writeln!(out, "watching {picked}")?;
-                report::write_report(out, &report, Some(args.threads))?;
+                report::write_report(out, &report, &stamp, Some(args.threads))?;
                 report::write_streams(out, &streams)
             })
         };
