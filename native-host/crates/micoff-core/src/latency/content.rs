@@ -86,7 +86,11 @@ pub(super) fn sh_quote(s: &str) -> String {
 
 /// micoff's wrapper of a browser command: runs the browser's own `target` with
 /// `PULSE_LATENCY_MSEC=N`, for a browser started by name (a terminal, a launcher's run dialog, a
-/// window manager's key binding) rather than from its menu entry.
+/// window manager's key binding) rather than from its menu entry. The variable is set and exported
+/// by the shell itself, then the target exec'd quoted: never `env VAR=N '<target>'`, where a
+/// target path holding `=` (a PATH folder `a=b`) is taken by `env` for one more assignment and the
+/// user's first argument is run as the command. `target` is absolute and holds no control
+/// character ([`super::paths::Paths`]'s `real_command` sees to both).
 pub fn wrapper_content(capture_ms: u32, browser: Browser, command: &str, target: &Path) -> String {
     sealed(&format!(
         "#!/bin/sh\n{MARKER}\n{META} capture_ms={capture_ms} browser={} command={command}\n\
@@ -94,7 +98,9 @@ pub fn wrapper_content(capture_ms: u32, browser: Browser, command: &str, target:
 # {capture_ms} ms for every stream of the browser (capture AND playback). It runs the browser's own\n\
 # command, {}, found in PATH after this folder.\n\
 # Remove with `micoff-host latency reset` (this file is micoff's; it rewrites or deletes it).\n\
-exec env {LATENCY_ENV}={capture_ms} {} \"$@\"\n",
+{LATENCY_ENV}={capture_ms}\n\
+export {LATENCY_ENV}\n\
+exec {} \"$@\"\n",
         browser.name(),
         target.display(),
         sh_quote(&target.to_string_lossy()),

@@ -62,7 +62,7 @@ fn wrappers_on_path_run_the_browser_with_the_environment() {
     set_for_server(&paths, &set_req(Some(60), None), &pa, 0).unwrap();
     assert!(fs::read_to_string(&wrapper)
         .unwrap()
-        .contains("PULSE_LATENCY_MSEC=60 '"));
+        .contains("\nPULSE_LATENCY_MSEC=60\nexport PULSE_LATENCY_MSEC\nexec '"));
     let r = set_for_server(&paths, &set_req(None, None), &pa, 0).unwrap();
     assert_eq!(r.changed_files, vec![wrapper.display().to_string()]);
     assert!(!wrapper.exists());
@@ -117,4 +117,54 @@ fn wrappers_never_replace_a_users_file_and_say_when_path_hides_them() {
             paths.rule_file().display().to_string(),
         ]
     );
+}
+
+/// A browser command found in a PATH folder whose name holds `=`: `exec env VAR=N '<path>' "$@"`
+/// made `env` take the path for one more assignment and run the user's first argument as the
+/// command. The wrapper now runs the browser, with the environment, whatever the path holds.
+#[test]
+fn a_path_with_an_equals_sign_still_runs_the_browser_not_the_first_argument() {
+    let (d, mut paths) = temp_paths();
+    let odd = d.path().join("opt/a=b $x 'q'");
+    let real = fake_command(&odd, "chromium");
+    let bin_home = paths.bin_home.clone().unwrap();
+    paths.path_dirs = vec![bin_home.clone(), odd.clone()];
+    let pa = server_of(Some(&info(None)));
+    set_for_server(&paths, &set_req(Some(40), None), &pa, 0).unwrap();
+    let wrapper = bin_home.join("chromium");
+    let text = fs::read_to_string(&wrapper).unwrap();
+    assert!(text.contains(&sh_quote(&real.to_string_lossy())), "{text}");
+    let touched = d.path().join("touched");
+    let out = std::process::Command::new(&wrapper)
+        .args(["touch", touched.to_str().unwrap()])
+        .env_remove("PULSE_LATENCY_MSEC")
+        .output()
+        .unwrap();
+    assert!(
+        !touched.exists(),
+        "the user's first argument was run as the command"
+    );
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("40 touch {}\n", touched.display())
+    );
+}
+
+/// A path the wrapper cannot hold safely (a control character: a newline, an escape sequence) is
+/// never taken for the browser's own command; the next one in PATH is.
+#[test]
+fn a_command_path_with_a_control_character_is_passed_over() {
+    let (d, mut paths) = temp_paths();
+    let bad = d.path().join("bin\u{1b}[2Jx");
+    let cr = d.path().join("bin\rx");
+    let good = d.path().join("usr/bin");
+    fake_command(&bad, "chromium");
+    fake_command(&cr, "chromium");
+    let real = fake_command(&good, "chromium");
+    paths.path_dirs = vec![bad, cr, good];
+    assert_eq!(paths.real_command("chromium"), Some(real));
+    // Relative PATH entries never count either.
+    assert!(!super::super::paths::wrapper_can_hold(
+        std::path::Path::new("bin/chromium")
+    ));
 }
