@@ -1161,3 +1161,29 @@ fn every_fix_the_doctor_offers_is_one_its_fixer_carries_out() {
     // Each of micoff's fixes is offered somewhere above.
     assert_eq!(offered.len(), 4, "{offered:?}");
 }
+
+/// `fix governor --root DIR` as root, where DIR holds a `scaling_governor` that is a link another
+/// user planted (to a file of root's): refused, nothing written through it. Before, a plain
+/// `std::fs::write` followed any link.
+#[test]
+#[ignore = "needs root to chown files to another user: cargo test -- --include-ignored as root (npm test does)"]
+fn governor_never_writes_through_a_link_someone_else_planted() {
+    let dir = temp_root("usb-headset");
+    let victim_dir = tempfile::tempdir().unwrap();
+    let victim = victim_dir.path().join("shadow");
+    fs::write(&victim, "root:secret\n").unwrap();
+    let gov = dir
+        .path()
+        .join("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+    fs::remove_file(&gov).unwrap();
+    std::os::unix::fs::symlink(&victim, &gov).unwrap();
+    std::os::unix::fs::lchown(&gov, Some(1000), None).unwrap();
+    let (code, out, err) = run(
+        &governor(dir.path(), "apply", Some("0"), false),
+        &tommi(),
+        &mut Fake::default(),
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("is a symlink micoff does not follow"), "{err}");
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "root:secret\n");
+}

@@ -19,7 +19,8 @@
 //!   recomputes; one verdict, [`ours::Ownership`]: not ours, edited, as written.
 //!
 //! Module map:
-//! - [`write`](mod@write): [`write_atomic`], [`read_with_mode`], [`copy_new`], [`restore`], [`remove`].
+//! - [`write`](mod@write): [`write_atomic`], [`read_with_mode`], [`copy_new`], [`restore`], [`remove`],
+//!   [`write_existing`] (a kernel setting, in place).
 //! - [`resolve`](mod@resolve): which symlinks are followed ([`resolve()`]) and the trust it rests on.
 //! - [`ours`]: the marker, the seal and the verdict; the old forms; writing over a foreign file
 //!   with a backup and putting it back.
@@ -33,4 +34,6 @@ mod test_support;
 
 pub use ours::sha256_hex;
 pub use resolve::resolve;
-pub use write::{copy_new, is_symlink, read_with_mode, remove, restore, write_atomic, TMP_SUFFIX};
+pub use write::{
+    copy_new, is_symlink, read_with_mode, remove, restore, write_atomic, write_existing, TMP_SUFFIX,
+};

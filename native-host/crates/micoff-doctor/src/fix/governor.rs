@@ -1,5 +1,5 @@
 //! `micoff-host fix governor [--cpus LIST]`: the `performance` governor on the chosen cores
-//! until reboot. The previous governors are kept in `/run/micoff-governor` (a tmpfs, like the
+//! until reboot, written in place through micoff-files' link rules (`write_existing`). The previous governors are kept in `/run/micoff-governor` (a tmpfs, like the
 //! setting itself) so `--revert` puts back exactly what was there.
 
 use std::io::{self, Write};
@@ -111,7 +111,7 @@ pub fn run(
             // (by the user, a power daemon) and is not ours to undo.
             match root.read_trim(governor_path(cpu)) {
                 Some(now) if now == SET => {
-                    std::fs::write(root.path(governor_path(cpu)), gov)?;
+                    micoff_files::write_existing(&root.path(governor_path(cpu)), gov.as_bytes())?;
                     writeln!(out, "{cpu}: {SET} -> {gov}")?;
                 }
                 Some(now) => {
@@ -208,8 +208,10 @@ pub fn run(
         }
     }
     write_atomic(&state_path, state.as_bytes(), 0o644)?;
+    // In place (a kernel setting), and through a link only where micoff-files follows one: a
+    // `--root` tree may hold links someone else planted.
     for (cpu, _) in &todo {
-        std::fs::write(root.path(governor_path(cpu)), SET)?;
+        micoff_files::write_existing(&root.path(governor_path(cpu)), SET.as_bytes())?;
     }
     let set: Vec<(String, String)> = cores
         .iter()
