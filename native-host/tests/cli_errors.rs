@@ -79,6 +79,16 @@ fn every_subcommand_fails_in_the_one_error_style() {
         (vec!["top", "--pid", "4194303", "--count", "1"], "top", true),
         (vec!["top", "--interval", "0.01"], "top", true),
         (vec!["install", "--dry-run"], "install", false),
+        (
+            vec!["install", "--dry-run", "--firefox-xpi", &long_path],
+            "install",
+            true,
+        ),
+        (
+            vec!["install", "--dry-run", "--chromium-crx", &long_path],
+            "install",
+            true,
+        ),
         (vec!["doctor", "--bogus"], "doctor", true),
         // No audio server reachable: a failure (exit 4), not "not applicable".
         (vec!["doctor"], "doctor", true),

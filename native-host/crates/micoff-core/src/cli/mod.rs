@@ -100,7 +100,7 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             None => EXIT_ERROR,
         },
         Command::Install(args) => match crate::install::InstallEnv::from_system() {
-            Ok(env) => crate::install::run(&args, &env, out),
+            Ok(env) => crate::install::run(&args, &env, out, err),
             Err(e) => {
                 micoff_exit::report(err, "install", e, "run it as a user with a home folder");
                 EXIT_ERROR

@@ -5,6 +5,9 @@ use std::path::PathBuf;
 
 use crate::install::firefox::prefs::{DEFAULT_DELAY_MS, MAX_DELAY_MS};
 
+/// The subcommand's name in its error lines.
+pub const CMD: &str = "install";
+
 /// `--release-delay-ms`: up to the longest delay micoff writes into Firefox's prefs.
 pub const RELEASE_DELAY_MS: micoff_exit::Range<u32> =
     micoff_exit::Range::new(0, MAX_DELAY_MS, "ms");

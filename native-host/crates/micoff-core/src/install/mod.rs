@@ -30,27 +30,29 @@ pub use env::InstallEnv;
 pub use micoff_browsers::Browser;
 
 use crate::FIREFOX_EXTENSION_ID;
+use args::CMD;
 use firefox::request::{Addon, Request as FirefoxRequest};
 use firefox::xpi::XpiInfo;
 use micoff_exit::{EXIT_OK, EXIT_PARTIAL, EXIT_USAGE};
 
 /// Runs `install` (the host manifests, then with `--chromium-crx` micoff into Chromium, then with
-/// `--firefox-release` / `--firefox-xpi` Firefox's parts) against `env`, reporting to `out`.
+/// `--firefox-release` / `--firefox-xpi` Firefox's parts) against `env`, reporting to `out`, its
+/// errors on `err` (micoff-exit's one error line, [`CMD`]).
 /// Returns the worst exit code of the parts (`EXIT_PARTIAL` when they differ).
-pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
+pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     // Firefox's part is checked first: a bad xpi, or a policy file that would be refused, stops
     // the install before anything is written.
-    let firefox = match firefox_request(args, env, out) {
+    let firefox = match firefox_request(args, env, err) {
         Ok(req) => req,
         Err(code) => return code,
     };
     if let Some(code) = firefox
         .as_ref()
-        .and_then(|req| firefox::system::refuse_before_writing(req, out))
+        .and_then(|req| firefox::system::refuse_before_writing(req, out, err))
     {
         return code;
     }
-    let mut code = manifest::run(args, env, out);
+    let mut code = manifest::run(args, env, out, err);
     if let Some(crx) = &args.chromium_crx {
         let req = chromium::Request {
             crx: crx.as_deref(),
@@ -59,7 +61,7 @@ pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
             uninstall: args.uninstall,
             dry_run: args.dry_run,
         };
-        code = worst(code, chromium::run(&req, env, out));
+        code = worst(code, chromium::run(&req, env, out, err));
     }
     match firefox {
         Some(req) => worst(code, firefox::run(&req, out)),
@@ -68,11 +70,11 @@ pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
 }
 
 /// Firefox's part of `install` (`--firefox-release` / `--firefox-xpi`), `None` when not asked
-/// for; `Err` with the exit code on a usage error (said to `out`).
+/// for; `Err` with the exit code on a usage error (said on `err`).
 fn firefox_request<'a>(
     args: &InstallArgs,
     env: &'a InstallEnv,
-    out: &mut dyn Write,
+    err: &mut dyn Write,
 ) -> Result<Option<FirefoxRequest<'a>>, i32> {
     if !args.firefox_release && args.firefox_xpi.is_none() {
         return Ok(None);
@@ -84,10 +86,11 @@ fn firefox_request<'a>(
             xpi: None,
         }),
         Some(None) => {
-            let _ = writeln!(
-                out,
-                "error: --firefox-xpi needs the xpi to install (npm run package writes \
-                 dist/micoff-<version>.xpi)"
+            micoff_exit::report(
+                err,
+                CMD,
+                "--firefox-xpi needs the xpi to install",
+                "give the one `npm run package` writes (dist/micoff-<version>.xpi)",
             );
             return Err(EXIT_USAGE);
         }
@@ -97,7 +100,12 @@ fn firefox_request<'a>(
                 xpi: Some(xpi),
             }),
             Err(e) => {
-                let _ = writeln!(out, "error: --firefox-xpi {}: {e}", path.display());
+                micoff_exit::report(
+                    err,
+                    CMD,
+                    format!("--firefox-xpi {}: {e}", path.display()),
+                    "give the xpi `npm run package` writes",
+                );
                 return Err(EXIT_USAGE);
             }
         },

@@ -28,6 +28,7 @@ pub mod external;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::install::args::CMD;
 use crate::install::env::InstallEnv;
 use crate::CHROME_EXTENSION_ID;
 use crx::inspect;
@@ -46,29 +47,42 @@ pub struct Request<'a> {
 }
 
 /// Applies the request, one line per file. Returns the exit code.
-pub fn run(req: &Request<'_>, env: &InstallEnv, out: &mut dyn Write) -> i32 {
+pub fn run(req: &Request<'_>, env: &InstallEnv, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     if req.uninstall {
         return uninstall(req, env, out);
     }
+    let crx_todo = "give the crx `npm run package` signs with the release key \
+                    (dist/micoff-<version>.crx)";
     let Some(source) = req.crx else {
-        let _ = writeln!(
-            out,
-            "error: --chromium-crx needs the crx to install (npm run package with the release key \
-             writes dist/micoff-<version>.crx)"
+        micoff_exit::report(
+            err,
+            CMD,
+            "--chromium-crx needs the crx to install",
+            crx_todo,
         );
         return EXIT_USAGE;
     };
     let bytes = match std::fs::read(source) {
         Ok(b) => b,
         Err(e) => {
-            let _ = writeln!(out, "error: --chromium-crx {}: {e}", source.display());
+            micoff_exit::report(
+                err,
+                CMD,
+                format!("--chromium-crx {}: {e}", source.display()),
+                crx_todo,
+            );
             return EXIT_USAGE;
         }
     };
     let info = match inspect(&bytes) {
         Ok(i) => i,
         Err(e) => {
-            let _ = writeln!(out, "error: --chromium-crx {}: {e}", source.display());
+            micoff_exit::report(
+                err,
+                CMD,
+                format!("--chromium-crx {}: {e}", source.display()),
+                crx_todo,
+            );
             return EXIT_USAGE;
         }
     };
@@ -83,10 +97,12 @@ pub fn run(req: &Request<'_>, env: &InstallEnv, out: &mut dyn Write) -> i32 {
             CHROME_EXTENSION_ID
         );
         if !req.allow_other_key {
-            let _ = writeln!(
-                out,
-                "error: --chromium-crx {why}. Use the crx `npm run package` signs with the release \
-                 key (or --allow-other-key for a fork's own key, with a host built from it)."
+            micoff_exit::report(
+                err,
+                CMD,
+                format!("--chromium-crx {why}"),
+                "use the crx `npm run package` signs with the release key (or --allow-other-key \
+                 for a fork's own key, with a host built from it)",
             );
             return EXIT_USAGE;
         }

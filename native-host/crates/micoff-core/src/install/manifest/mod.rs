@@ -19,7 +19,7 @@ pub mod plan;
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::install::args::InstallArgs;
+use crate::install::args::{InstallArgs, CMD};
 use crate::install::env::InstallEnv;
 use crate::HOST_NAME;
 use apply::{apply, Outcome};
@@ -67,18 +67,18 @@ fn extension_steps(plan: &Plan, args: &InstallArgs) -> Vec<String> {
 
 /// Writes (or removes) the host manifests for `args` against `env`, reporting to `out`. Returns the
 /// exit code.
-pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
+pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     let host = match host_path(args) {
         Ok(p) => p,
         Err(e) => {
-            let _ = writeln!(out, "error: {e}");
+            micoff_exit::report(err, CMD, e, "give the host's path with --host-path");
             return EXIT_ERROR;
         }
     };
     let plan = match plan(args, env) {
         Ok(plan) => plan,
         Err(e) => {
-            let _ = writeln!(out, "error: {e}");
+            micoff_exit::report(err, CMD, e, "see `micoff-host install --help`");
             return EXIT_USAGE;
         }
     };
