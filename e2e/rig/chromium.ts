@@ -43,6 +43,9 @@ export interface LaunchedChromium {
   userDataDir: string;
   /** The browser (main) process: found by its --user-data-dir among /proc/<pid>/cmdline. */
   browserPid(): Promise<number>;
+  /** When the browser went away without `close()` (it exited, crashed or was killed under the test),
+   * else null: a failure report tells that from a test that timed out and closed it. */
+  closedByItself(): Date | null;
   close(): Promise<void>;
 }
 
@@ -103,6 +106,11 @@ export async function launchChromium(o: LaunchOptions): Promise<LaunchedChromium
     }),
   });
   let pid: number | null = null;
+  let closing = false;
+  let closedByItself: Date | null = null;
+  context.once('close', () => {
+    if (!closing) closedByItself = new Date();
+  });
   return {
     context,
     userDataDir,
@@ -112,7 +120,9 @@ export async function launchChromium(o: LaunchOptions): Promise<LaunchedChromium
       });
       return pid;
     },
+    closedByItself: () => closedByItself,
     async close() {
+      closing = true;
       await context.close().catch(() => {});
       if (ownsDir) rmSync(userDataDir, { recursive: true, force: true });
     },
@@ -157,6 +167,11 @@ async function launchOverCdp(
     });
     const context = browser.contexts()[0];
     if (!context) throw new Error('Chromium over CDP: no default context');
+    let closing = false;
+    let closedByItself: Date | null = null;
+    browser.once('disconnected', () => {
+      if (!closing) closedByItself = new Date();
+    });
     return {
       context,
       userDataDir,
@@ -164,7 +179,9 @@ async function launchOverCdp(
         waitFor('the Chromium browser process in /proc', () => findBrowserPid(userDataDir), {
           timeoutMs: 5000,
         }),
+      closedByItself: () => closedByItself,
       async close() {
+        closing = true;
         await browser.close().catch(() => {});
         await stopChild(child);
         if (ownsDir) rmSync(userDataDir, { recursive: true, force: true });

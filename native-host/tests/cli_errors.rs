@@ -78,7 +78,11 @@ fn every_subcommand_fails_in_the_one_error_style() {
         (vec!["sample", "--window", &long], "sample", true),
         (vec!["top", "--pid", "4194303", "--count", "1"], "top", true),
         (vec!["top", "--interval", "0.01"], "top", true),
-        (vec!["install", "--dry-run"], "install", false),
+        (
+            vec!["install", "--dry-run", "--host-path", &long_path],
+            "install",
+            true,
+        ),
         (
             vec!["install", "--dry-run", "--firefox-xpi", &long_path],
             "install",

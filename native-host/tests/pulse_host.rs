@@ -134,7 +134,14 @@ fn sample_audio_server_json_includes_the_server_threads() {
     let _parec = rig.parec(MIC, 10);
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_micoff-host"));
     // --all: every thread of the server, also one idle over the window.
-    cmd.args(["sample", "--audio-server", "--window", "0.3", "--json", "--all"]);
+    cmd.args([
+        "sample",
+        "--audio-server",
+        "--window",
+        "0.3",
+        "--json",
+        "--all",
+    ]);
     rig_env(&rig, &mut cmd);
     let out = cmd.output().unwrap();
     assert!(

@@ -220,6 +220,18 @@ pub fn run_doctor(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
+    run_doctor_with(args, audio, Vec::new(), out, err)
+}
+
+/// [`run_doctor`] with `extra` findings from the caller (the host's: which native messaging
+/// manifest each browser uses), listed after the doctor's own.
+pub fn run_doctor_with(
+    args: &DoctorArgs,
+    audio: Option<AudioServerFacts>,
+    extra: Vec<crate::findings::Finding>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
     let root = Root::new(&args.root);
     let env = UserEnv::from_process(&root);
     // (facts, why there are none, whether they were asked for).
@@ -234,7 +246,7 @@ pub fn run_doctor(
         Err((why, false)) => Err(NoAudio::NotQueried(why)),
         Err((why, true)) => Err(NoAudio::Unreachable(why)),
     };
-    let report = report::build(&root, &env, input);
+    let report = report::build(&root, &env, input).with(extra);
     let res = if args.json {
         report.write_json(out)
     } else {

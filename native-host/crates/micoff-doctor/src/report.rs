@@ -21,6 +21,18 @@ pub struct Summary {
     pub failed: usize,
 }
 
+impl Summary {
+    /// One more finding of `status`.
+    fn count(&mut self, status: Status) {
+        match status {
+            Status::Ok => self.ok += 1,
+            Status::WorthChanging => self.worth_changing += 1,
+            Status::NotApplicable => self.not_applicable += 1,
+            Status::Failed => self.failed += 1,
+        }
+    }
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Report {
     pub schema_version: u32,
@@ -43,12 +55,7 @@ pub fn from_facts(root: &Root, facts: &Facts, audio: AudioInput<'_>) -> Report {
     let findings = findings::diagnose(facts, audio);
     let mut summary = Summary::default();
     for f in &findings {
-        match f.status {
-            Status::Ok => summary.ok += 1,
-            Status::WorthChanging => summary.worth_changing += 1,
-            Status::NotApplicable => summary.not_applicable += 1,
-            Status::Failed => summary.failed += 1,
-        }
+        summary.count(f.status);
     }
     Report {
         schema_version: SCHEMA_VERSION,
@@ -61,6 +68,16 @@ pub fn from_facts(root: &Root, facts: &Facts, audio: AudioInput<'_>) -> Report {
 }
 
 impl Report {
+    /// The report with `extra` findings after its own (the host adds what micoff-doctor cannot
+    /// see: which native messaging manifest each browser uses), the summary counting them.
+    pub fn with(mut self, extra: Vec<Finding>) -> Self {
+        for f in &extra {
+            self.summary.count(f.status);
+        }
+        self.findings.extend(extra);
+        self
+    }
+
     pub fn finding(&self, id: &str) -> Option<&Finding> {
         self.findings.iter().find(|f| f.id == id)
     }
@@ -144,6 +161,7 @@ fn category_title(c: &str) -> &'static str {
         "kernel" => "Kernel",
         "irq" => "Interrupts",
         "limits" => "Realtime limits",
+        "native_messaging" => "Native messaging (the extension and micoff-host)",
         _ => "Other",
     }
 }

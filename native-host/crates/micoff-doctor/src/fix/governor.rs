@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use micoff_exit::EXIT_OK;
 
+use super::recorded::{note, system as system_record};
 use super::{escalate, write_atomic, Mode, Opts, System, MARKER};
 use crate::facts::cpufreq::{self, governor_path, PERFORMANCE as SET};
 use crate::root::Root;
@@ -131,6 +132,7 @@ pub fn run(
             }
         }
         std::fs::remove_file(&state_path)?;
+        note(system_record(root), "governor", None, out);
         if left == 0 {
             writeln!(out, "fix governor --revert: previous governors restored.")?;
         } else {
@@ -208,6 +210,12 @@ pub fn run(
         }
     }
     write_atomic(&state_path, state.as_bytes(), 0o644)?;
+    note(
+        system_record(root),
+        "governor",
+        Some(serde_json::json!({ "state": STATE_PATH })),
+        out,
+    );
     // In place (a kernel setting), and through a link only where micoff-files follows one: a
     // `--root` tree may hold links someone else planted.
     for (cpu, _) in &todo {

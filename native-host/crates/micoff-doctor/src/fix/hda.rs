@@ -5,6 +5,7 @@
 
 use std::io::{self, Write};
 
+use super::recorded::{note, system as system_record};
 use super::{
     escalate, install, is_applied, ownership_of, refuse, uninstall, Installed, Mode, Opts,
     Ownership, Removed, System, EXIT_PARTIAL, MARKER,
@@ -229,7 +230,14 @@ pub fn run(
         }
         return escalate("Writing /etc/modprobe.d", opts, sys, out, err);
     }
-    match install(&path, &content)? {
+    let installed = install(&path, &content)?;
+    note(
+        system_record(root),
+        "hda",
+        Some(serde_json::json!({ "path": HDA_CONF_PATH })),
+        out,
+    );
+    match installed {
         Installed::AlreadyApplied => writeln!(out, "fix hda: already applied ({HDA_CONF_PATH}).")?,
         Installed::Written { backup } => {
             writeln!(out, "fix hda: wrote {HDA_CONF_PATH}.")?;
@@ -459,7 +467,9 @@ fn revert(
     err: &mut dyn Write,
 ) -> io::Result<i32> {
     let path = root.path(HDA_CONF_PATH);
-    let Ok(text) = std::fs::read_to_string(&path) else {
+    let Ok(Some(text)) = micoff_files::read_regular_text(&path, micoff_files::MAX_TEXT_BYTES)
+    else {
+        note(system_record(root), "hda", None, out);
         writeln!(
             out,
             "fix hda --revert: nothing to revert ({HDA_CONF_PATH} does not exist)."
@@ -467,7 +477,10 @@ fn revert(
         return Ok(0);
     };
     match ownership_of(&text) {
-        Ownership::NotOurs(_) => return not_ours(opts, err),
+        Ownership::NotOurs(_) => {
+            note(system_record(root), "hda", None, out);
+            return not_ours(opts, err);
+        }
         Ownership::Edited(_) => return changed_since(None, opts, out, err),
         Ownership::AsWritten => {}
     }
@@ -481,7 +494,11 @@ fn revert(
             err,
         );
     }
-    match uninstall(&path, None)? {
+    let removed = uninstall(&path, None)?;
+    if !matches!(removed, Removed::Changed { .. }) {
+        note(system_record(root), "hda", None, out);
+    }
+    match removed {
         Removed::NothingThere => writeln!(out, "fix hda --revert: nothing to revert.")?,
         Removed::Changed { backup } => return changed_since(backup.as_deref(), opts, out, err),
         Removed::KeptEdits { .. } => {}
