@@ -125,6 +125,7 @@ fn every_subcommand_fails_in_the_one_error_style() {
             "latency set",
             true,
         ),
+        (vec!["uninstall", "--dry-run", "--bogus"], "uninstall", true),
         (vec!["no-such-command", &long_path], "", true),
     ];
     for (args, cmd, home) in cases {
@@ -139,4 +140,39 @@ fn every_subcommand_fails_in_the_one_error_style() {
             assert_eq!(out.status.code(), Some(4), "{args:?}");
         }
     }
+}
+
+/// `uninstall --system` as a user (as root, the test runs it as `nobody` through util-linux's
+/// `setpriv`): refused before anything is read, in the one error style, exit 1.
+#[test]
+fn uninstall_system_as_a_user_fails_in_the_one_error_style() {
+    let dir = tempfile::tempdir().unwrap();
+    // SAFETY: geteuid has no preconditions.
+    let root = unsafe { libc::geteuid() } == 0;
+    let args = ["uninstall", "--system"];
+    let mut cmd = if root {
+        // nobody must be able to reach its HOME: the test's folder, opened to all.
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        let mut c = Command::new("setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", HOST]);
+        c
+    } else {
+        Command::new(HOST)
+    };
+    let out = cmd
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .env("HOME", dir.path())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_error_lines(&args, &out, "uninstall");
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("run it as root"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
