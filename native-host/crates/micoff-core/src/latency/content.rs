@@ -51,6 +51,7 @@ update-props = {{\n                pulse.min.frag = {}\n            }}\n        
 }
 
 /// A copy of a system desktop entry whose every `Exec=` runs through `env PULSE_LATENCY_MSEC=N`.
+/// Only for an entry [`exec_env_would_misread`] finds nothing in.
 pub fn desktop_entry_content(
     system: &str,
     source: &Path,
@@ -77,6 +78,38 @@ pub fn desktop_entry_content(
         }
     }
     sealed(&out)
+}
+
+/// The program of an `Exec=` line of `system` that `env VAR=N <program> …` would take for one
+/// more assignment (a path holding `=`, which the Desktop Entry spec allows unquoted): `env` would
+/// then run the entry's next argument (a file or URL the user opened) as the command. Such an
+/// entry gets no copy. `None` when every `Exec=` is safe to prefix.
+pub fn exec_env_would_misread(system: &str) -> Option<String> {
+    system
+        .lines()
+        .filter_map(|l| l.strip_prefix("Exec="))
+        .map(exec_program)
+        .find(|p| p.contains('='))
+}
+
+/// The program of an `Exec=` value: its first argument, a quoted one up to its closing quote.
+fn exec_program(value: &str) -> String {
+    let value = value.trim_start();
+    match value.strip_prefix('"') {
+        Some(quoted) => {
+            let mut program = String::new();
+            let mut chars = quoted.chars();
+            while let Some(c) = chars.next() {
+                match c {
+                    '"' => break,
+                    '\\' => program.extend(chars.next()),
+                    c => program.push(c),
+                }
+            }
+            program
+        }
+        None => value.split_whitespace().next().unwrap_or("").to_owned(),
+    }
 }
 
 /// Single-quoted for sh (a path from `$PATH` may hold spaces or quotes).

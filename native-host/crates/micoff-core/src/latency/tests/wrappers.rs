@@ -168,3 +168,67 @@ fn a_command_path_with_a_control_character_is_passed_over() {
         std::path::Path::new("bin/chromium")
     ));
 }
+
+/// A system desktop entry whose program sits in a folder named with `=` (the Desktop Entry spec
+/// allows it unquoted): `Exec=env PULSE_LATENCY_MSEC=N /opt/a=b/chromium %U` made `env` take the
+/// program for one more assignment and run the file or URL the user opened as the command. Such
+/// an entry gets no copy (the PATH wrapper still covers the browser started by name), and says so.
+#[test]
+fn a_menu_entry_whose_program_holds_an_equals_sign_gets_no_env_copy() {
+    let (d, mut paths) = temp_paths();
+    paths.bin_home = None;
+    let odd = d.path().join("opt/a=b");
+    let real = fake_command(&odd, "chromium");
+    let entry = paths.data_dirs[0].join("applications/chromium.desktop");
+    fs::create_dir_all(entry.parent().unwrap()).unwrap();
+    for exec in [
+        format!("{} %U", real.display()),
+        format!("\"{}\" %U", real.display()),
+    ] {
+        fs::write(
+            &entry,
+            format!("[Desktop Entry]\nName=Chromium\nExec={exec}\nType=Application\n"),
+        )
+        .unwrap();
+        let req = SetRequest {
+            browsers: vec![Browser::Chromium],
+            ..set_req(Some(40), None)
+        };
+        let r = set_for_server(&paths, &req, &server_of(Some(&info(None))), 0).unwrap();
+        let copy = paths.user_applications().join("chromium.desktop");
+        assert!(!copy.exists(), "{exec}: a copy whose env runs the argument");
+        assert_eq!(r.skipped_files, vec![entry.display().to_string()], "{exec}");
+        assert!(r.message.contains("no menu entry copy"), "{}", r.message);
+    }
+    // What the copy would have run, as a launcher runs `Exec=… %U` with a file the user opened:
+    // the file, not the browser (why the entry is passed over).
+    let opened = d.path().join("touch-me");
+    let touched = d.path().join("touched");
+    fs::write(&opened, format!("#!/bin/sh\n: > '{}'\n", touched.display())).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(&opened, fs::Permissions::from_mode(0o755)).unwrap();
+    let exec = desktop_entry_content(
+        &format!("Exec={} %U\n", real.display()),
+        &entry,
+        40,
+        Browser::Chromium,
+    );
+    let line = exec.lines().find_map(|l| l.strip_prefix("Exec=")).unwrap();
+    let argv: Vec<String> = line
+        .replace("%U", opened.to_str().unwrap())
+        .split(' ')
+        .map(str::to_owned)
+        .collect();
+    std::process::Command::new(&argv[0])
+        .args(&argv[1..])
+        .output()
+        .unwrap();
+    assert!(touched.exists(), "env ran the opened file: {line}");
+    // An ordinary entry is still copied, a program named after `env`'s own settings included.
+    assert_eq!(
+        exec_env_would_misread(
+            "Exec=env FOO=1 /usr/bin/chromium %U\nExec=\"/usr/bin/x y\" --a=b\n"
+        ),
+        None
+    );
+}
