@@ -179,6 +179,9 @@ test('control: the Debian version carries the revision, the Depends is what it i
   const text = controlText({ version: VERSION, installedSizeKib: 42, depends: 'libc6 (>= 2.34)' });
   assert.match(text, /^Package: micoff-host\nVersion: 9\.8\.7-1\nArchitecture: amd64\n/);
   assert.match(text, /\nInstalled-Size: 42\nDepends: libc6 \(>= 2\.34\)\n/);
+  const rebuilt = controlText({ version: VERSION, revision: '2', installedSizeKib: 42, depends: 'libc6' });
+  assert.match(rebuilt, /\nVersion: 9\.8\.7-2\n/);
+  assert.equal(debFileName(VERSION, '2'), 'micoff-host_9.8.7-2_amd64.deb');
   for (const line of text.split('\n')) assert.ok(line.length <= 80, line);
 });
 
