@@ -231,6 +231,7 @@ test('the .deb in a private namespace: Chromium and Firefox reach its host throu
         changes(before, upperEntries(overlays), views, notMicoffs),
         `${step}: what differs from before`,
       ).toEqual([]);
+      // dpkg forgot the package. (A dpkg run on the machine itself during the test shows here too.)
       expect(
         readFileSync(namespace.inside('/var/lib/dpkg/status')).equals(readFileSync('/var/lib/dpkg/status')),
         `${step}: dpkg’s database is the machine’s`,
