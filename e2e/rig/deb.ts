@@ -1,14 +1,25 @@
 // The micoff-host Debian package for the e2e (deb-package.spec.ts): the one `npm run package` packs
-// from this checkout's build (or MICOFF_DEB), a rebuild of it at a higher revision for the upgrade,
-// and the tools both need. The rebuild goes through the package's own packer (deb.mjs `packDeb`),
-// so it is the same package built again, not a copy with an edited version field.
+// from this checkout's build (or MICOFF_DEB), the same package packed again at a higher revision for
+// the upgrade (scripts/host-package/rebuild-deb.mjs), the tools both need, and where the package puts
+// the host and the manifests. The packaging is run as commands, not imported: the e2e sits below
+// scripts/ in the import graph.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { releaseEntry } from '../../scripts/host-package/changelog.mjs';
-import { packDeb } from '../../scripts/host-package/deb.mjs';
+import { HOST_NAME } from '../../extension/src/shared/protocol.ts';
 import { HOST_DEB, ROOT } from './paths.ts';
 import { run, which } from './proc.ts';
+
+/** Where the package installs the host (deb.mjs `INSTALLED_HOST`; scripts/host-package/deb.test.ts
+ * checks it is the package's). */
+export const PACKAGED_HOST = '/usr/bin/micoff-host';
+/** The package's native messaging manifests, where each browser reads system-wide ones (deb.mjs
+ * `SYSTEM_MANIFESTS`; checked by scripts/host-package/deb.test.ts). */
+export const PACKAGED_MANIFESTS = {
+  chromium: `/etc/chromium/native-messaging-hosts/${HOST_NAME}.json`,
+  chrome: `/etc/opt/chrome/native-messaging-hosts/${HOST_NAME}.json`,
+  firefox: `/usr/lib/mozilla/native-messaging-hosts/${HOST_NAME}.json`,
+};
 
 /** dpkg to install, dpkg-deb and dpkg-shlibdeps (dpkg-dev) to unpack and pack again, tar and xz. */
 const TOOLS = ['dpkg', 'dpkg-query', 'dpkg-deb', 'dpkg-shlibdeps', 'tar', 'xz'] as const;
@@ -26,11 +37,13 @@ export function debField(deb: string, name: string): string {
   return execFileSync('dpkg-deb', ['-f', deb, name], { encoding: 'utf8' }).trim();
 }
 
-/** `{ upstream, revision }` of a Debian version `<upstream>-<revision>`. */
-export function splitDebVersion(version: string): { upstream: string; revision: string } {
-  const at = version.lastIndexOf('-');
-  if (at <= 0) throw new Error(`${version} is not <upstream>-<revision>`);
-  return { upstream: version.slice(0, at), revision: version.slice(at + 1) };
+/** The one line a packaging command prints that names the file it wrote, as an absolute path. */
+function written(out: { code: number; stdout: string; stderr: string }, what: string, pattern: RegExp) {
+  if (out.code !== 0) throw new Error(`${what} failed:\n${out.stdout}${out.stderr}`);
+  const named = pattern.exec(out.stdout)?.[1];
+  const path = named && (named.startsWith('/') ? named : join(ROOT, named));
+  if (!path || !existsSync(path)) throw new Error(`${what} named no .deb:\n${out.stdout}`);
+  return path;
 }
 
 /**
@@ -42,34 +55,31 @@ export async function packagedDeb(outDir: string): Promise<string> {
     if (!existsSync(HOST_DEB)) throw new Error(`MICOFF_DEB=${HOST_DEB}: no such file`);
     return HOST_DEB;
   }
-  const packed = await run(
-    process.execPath,
-    [join(ROOT, 'scripts', 'package.mjs'), '--no-build', '--no-xpi', '--deb', `--out-dir=${outDir}`],
-    { timeoutMs: 90_000 },
-  );
-  if (packed.code !== 0) throw new Error(`scripts/package.mjs failed:\n${packed.stdout}${packed.stderr}`);
-  const deb = /^(\S+\.deb) /m.exec(packed.stdout)?.[1];
-  const path = deb && (deb.startsWith('/') ? deb : join(ROOT, deb));
-  if (!path || !existsSync(path)) throw new Error(`scripts/package.mjs named no .deb:\n${packed.stdout}`);
-  return path;
+  const args = ['--no-build', '--no-xpi', '--deb', `--out-dir=${outDir}`];
+  const packed = await run(process.execPath, [join(ROOT, 'scripts', 'package.mjs'), ...args], {
+    timeoutMs: 90_000,
+  });
+  return written(packed, 'scripts/package.mjs', /^(\S+\.deb) /m);
 }
 
-/**
- * `deb` packed again at Debian revision `revision` without the files `drop` (paths on the system,
- * `/usr/share/…`): unpacked by dpkg-deb, packed by deb.mjs `packDeb` (control, md5sums and the
- * preinst made afresh; any other maintainer script in its DEBIAN/ kept), into `outDir`.
- */
-export function rebuiltDeb(deb: string, o: { revision: string; drop: string[]; outDir: string }): string {
-  const { upstream } = splitDebVersion(debField(deb, 'Version'));
-  const { date } = releaseEntry(readFileSync(join(ROOT, 'CHANGELOG.md'), 'utf8'), upstream);
-  const stage = join(o.outDir, 'stage');
-  rmSync(stage, { recursive: true, force: true });
-  mkdirSync(o.outDir, { recursive: true });
-  execFileSync('dpkg-deb', ['-R', deb, stage]);
-  chmodSync(stage, 0o755); // the data archive's `./`, as stageTree makes it
-  for (const path of o.drop) {
-    if (!existsSync(join(stage, path))) throw new Error(`${deb} has no ${path} to drop`);
-    rmSync(join(stage, path));
-  }
-  return packDeb(stage, { version: upstream, revision: o.revision, date, outDir: o.outDir });
+/** `deb` packed again at Debian revision `revision` without the files `drop` (system paths), into
+ * `outDir` (scripts/host-package/rebuild-deb.mjs). */
+export async function rebuiltDeb(
+  deb: string,
+  o: { revision: string; drop: string[]; outDir: string },
+): Promise<string> {
+  const args = [
+    deb,
+    `--revision=${o.revision}`,
+    ...o.drop.map((d) => `--drop=${d}`),
+    `--out-dir=${o.outDir}`,
+  ];
+  const rebuilt = await run(
+    process.execPath,
+    [join(ROOT, 'scripts', 'host-package', 'rebuild-deb.mjs'), ...args],
+    {
+      timeoutMs: 60_000,
+    },
+  );
+  return written(rebuilt, 'scripts/host-package/rebuild-deb.mjs', /^(\S+\.deb)$/m);
 }

@@ -32,7 +32,6 @@ import {
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { HOST_NAME, type Version } from '../../extension/src/shared/protocol.ts';
-import { INSTALLED_HOST, SYSTEM_MANIFESTS } from '../../scripts/host-package/deb.mjs';
 import type { AudioRig } from '../rig/audio-rig.ts';
 import {
   chromiumMissing,
@@ -40,7 +39,14 @@ import {
   type LaunchedChromium,
   launchChromium,
 } from '../rig/chromium.ts';
-import { debField, debToolsMissing, packagedDeb, rebuiltDeb, splitDebVersion } from '../rig/deb.ts';
+import {
+  debField,
+  debToolsMissing,
+  PACKAGED_HOST,
+  PACKAGED_MANIFESTS,
+  packagedDeb,
+  rebuiltDeb,
+} from '../rig/deb.ts';
 import {
   type FirefoxOnProfile,
   firefoxExtensionId,
@@ -65,9 +71,12 @@ import { ExtensionWorker } from '../rig/service-worker.ts';
 
 /** Where dpkg writes: the package's files, its database, its log, the triggers' caches. */
 const OVERLAID = ['/usr', '/etc', '/var'];
-/** The package's manifests as the browsers look for them (deb.mjs, the package's own table). */
-const MANIFESTS = SYSTEM_MANIFESTS.map(({ dir }) => `/${dir}/${HOST_NAME}.json`);
-const [CHROMIUM_MANIFEST, CHROME_MANIFEST, FIREFOX_MANIFEST] = MANIFESTS as [string, string, string];
+const MANIFESTS = Object.values(PACKAGED_MANIFESTS);
+const {
+  chromium: CHROMIUM_MANIFEST,
+  chrome: CHROME_MANIFEST,
+  firefox: FIREFOX_MANIFEST,
+} = PACKAGED_MANIFESTS;
 /** Another host's manifest, placed by an administrator: dpkg must never touch it. */
 const ADMINS_MANIFEST = '/etc/chromium/native-messaging-hosts/org.example.other.json';
 const ADMINS_JSON =
@@ -163,8 +172,9 @@ test('the .deb in a private namespace: Chromium and Firefox reach its host throu
       );
     const deb = await packagedDeb(join(dir, 'package'));
     const version = debField(deb, 'Version');
-    const { upstream, revision } = splitDebVersion(version);
-    const newer = rebuiltDeb(deb, {
+    const [, upstream, revision] = /^(.+)-(\d+)$/.exec(version) ?? [];
+    if (!upstream || !revision) throw new Error(`${deb}: Version ${version} is not <upstream>-<revision>`);
+    const newer = await rebuiltDeb(deb, {
       revision: String(Number(revision) + 1),
       drop: [DROPPED],
       outDir: join(dir, 'newer'),
@@ -245,9 +255,9 @@ test('the .deb in a private namespace: Chromium and Firefox reach its host throu
       // Read inside: the /etc entries are links to an absolute path of the namespace.
       const manifest = await namespace.run('cat', [m]);
       expect(manifest.code, `${m}: ${manifest.stderr}`).toBe(0);
-      expect(JSON.parse(manifest.stdout).path, m).toBe(INSTALLED_HOST);
+      expect(JSON.parse(manifest.stdout).path, m).toBe(PACKAGED_HOST);
     }
-    const hostVersion = await namespace.run(INSTALLED_HOST, ['--version']);
+    const hostVersion = await namespace.run(PACKAGED_HOST, ['--version']);
     expect(hostVersion.stdout.trim()).toBe(`micoff-host ${upstream}`);
     const manPage = await namespace.run('man', ['-w', 'micoff-host-doctor']);
     expect(manPage.stdout.trim()).toBe('/usr/share/man/man1/micoff-host-doctor.1.gz');
@@ -255,7 +265,7 @@ test('the .deb in a private namespace: Chromium and Firefox reach its host throu
     lap('installed');
 
     // Both installs there: the doctor says each browser uses the user's manifest.
-    const both = await doctorsManifests(namespace, INSTALLED_HOST, userEnv);
+    const both = await doctorsManifests(namespace, PACKAGED_HOST, userEnv);
     expect(both).toContain(
       `Chromium: uses ${usersManifests[0]} (user): works; also ${CHROMIUM_MANIFEST} (package), not used`,
     );
@@ -267,13 +277,13 @@ test('the .deb in a private namespace: Chromium and Firefox reach its host throu
     const chromiumLauncher = namespace.launcher(join(dir, 'chromium-in-namespace'), CHROMIUM);
     const firefoxLauncher = namespace.launcher(join(dir, 'firefox-in-namespace'), FIREFOX);
     const systemChromium = await chromiumReaches(rig, chromiumLauncher, join(dir, 'chromium-fresh'));
-    expect(systemChromium.exe).toBe(INSTALLED_HOST);
+    expect(systemChromium.exe).toBe(PACKAGED_HOST);
     expect(systemChromium.version.host_version).toBe(upstream);
     const usersChromium = await chromiumReaches(rig, chromiumLauncher, usersChromiumDir);
     expect(usersChromium.exe).toBe(userHost);
     lap('Chromium');
     const systemFirefox = await firefoxReaches(rig, firefoxLauncher, join(dir, 'firefox-home'));
-    expect(systemFirefox.hostArgv[0]).toBe(INSTALLED_HOST);
+    expect(systemFirefox.hostArgv[0]).toBe(PACKAGED_HOST);
     expect(systemFirefox.hostArgv).toContain(FIREFOX_MANIFEST);
     expect(systemFirefox.pill).toContain(`host ${upstream}`);
     const usersFirefox = await firefoxReaches(rig, firefoxLauncher, home);
