@@ -32,6 +32,7 @@ pub mod package;
 pub mod sandboxed;
 pub mod zip;
 
+use std::collections::BTreeSet;
 use std::io::Write;
 
 pub use args::InstallArgs;
@@ -81,6 +82,7 @@ pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write, err: &mut 
             system: args.system,
             uninstall: args.uninstall,
             dry_run: args.dry_run,
+            recorded: &BTreeSet::new(),
         };
         code = worst(code, chromium::run(&req, env, &mut journal, out, err));
     }

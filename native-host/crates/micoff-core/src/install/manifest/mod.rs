@@ -69,13 +69,26 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
-    let plan = match plan(args, env) {
-        Ok(plan) => plan,
+    match plan(args, env) {
+        Ok(plan) => run_plan(&plan, args, env, host, journal, out, err),
         Err(e) => {
             micoff_exit::report(err, CMD, e, "see `micoff-host install --help`");
-            return EXIT_USAGE;
+            EXIT_USAGE
         }
-    };
+    }
+}
+
+/// [`run`] with its plan made (uninstall's sweep for an older micoff's manifests leaves out the
+/// ones micoff's record holds).
+pub fn run_plan(
+    plan: &Plan,
+    args: &InstallArgs,
+    env: &InstallEnv,
+    host: Option<&Path>,
+    journal: &mut Journal,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
     for note in &plan.notes {
         let _ = writeln!(out, "note: {note}");
     }
@@ -169,7 +182,7 @@ pub fn run(
     if let (false, Some(host)) = (args.uninstall || failed == plan.targets.len(), host) {
         let _ = writeln!(out, "host: {}", shown(host));
         if args.target_dir.is_none() {
-            for step in extension_steps(&plan, args) {
+            for step in extension_steps(plan, args) {
                 let _ = writeln!(out, "{step}");
             }
         }
