@@ -88,13 +88,17 @@ pub fn sweep(
     };
     // What each part says, its error lines after its report (as they were one stream before).
     let (mut buf, mut errs) = (Vec::new(), Vec::new());
-    // (A plan fails only for a --target-dir, which this never gives.)
-    if let Ok(mut plan) = manifest::plan::plan(&install, env) {
-        plan.targets.retain(|t| !recorded.paths.contains(&t.path));
-        let code = manifest::run_plan(&plan, &install, env, None, journal, &mut buf, &mut errs);
-        buf.append(&mut errs);
-        found.take(buf, code);
-    }
+    let code = manifest::run(
+        &install,
+        env,
+        None,
+        &recorded.paths,
+        journal,
+        &mut buf,
+        &mut errs,
+    );
+    buf.append(&mut errs);
+    found.take(buf, code);
     let mut buf = Vec::new();
     let req = chromium::Request {
         crx: None,

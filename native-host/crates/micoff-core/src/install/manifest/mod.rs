@@ -17,8 +17,9 @@ pub mod apply;
 pub mod content;
 pub mod plan;
 
+use std::collections::BTreeSet;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::install::args::{InstallArgs, CMD};
 use crate::install::env::InstallEnv;
@@ -59,36 +60,26 @@ fn extension_steps(plan: &Plan, args: &InstallArgs) -> Vec<String> {
 }
 
 /// Writes (or removes) the host manifests for `args` against `env` naming `host` (checked by
-/// `install::check`; `None` on uninstall), through `journal`, reporting to `out`. Returns the
-/// exit code.
+/// `install::check`; `None` on uninstall), through `journal`, reporting to `out`, except the files
+/// in `recorded` (`micoff-host uninstall`'s sweep for what an older micoff wrote: micoff's record
+/// holds those, and its own steps have them; none for `install`). Returns the exit code.
 pub fn run(
     args: &InstallArgs,
     env: &InstallEnv,
     host: Option<&Path>,
+    recorded: &BTreeSet<PathBuf>,
     journal: &mut Journal,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
-    match plan(args, env) {
-        Ok(plan) => run_plan(&plan, args, env, host, journal, out, err),
+    let mut plan = match plan(args, env) {
+        Ok(plan) => plan,
         Err(e) => {
             micoff_exit::report(err, CMD, e, "see `micoff-host install --help`");
-            EXIT_USAGE
+            return EXIT_USAGE;
         }
-    }
-}
-
-/// [`run`] with its plan made (uninstall's sweep for an older micoff's manifests leaves out the
-/// ones micoff's record holds).
-pub fn run_plan(
-    plan: &Plan,
-    args: &InstallArgs,
-    env: &InstallEnv,
-    host: Option<&Path>,
-    journal: &mut Journal,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
-) -> i32 {
+    };
+    plan.targets.retain(|t| !recorded.contains(&t.path));
     for note in &plan.notes {
         let _ = writeln!(out, "note: {note}");
     }
@@ -182,7 +173,7 @@ pub fn run_plan(
     if let (false, Some(host)) = (args.uninstall || failed == plan.targets.len(), host) {
         let _ = writeln!(out, "host: {}", shown(host));
         if args.target_dir.is_none() {
-            for step in extension_steps(plan, args) {
+            for step in extension_steps(&plan, args) {
                 let _ = writeln!(out, "{step}");
             }
         }
