@@ -152,6 +152,29 @@ fn help_is_available_on_every_command() {
     assert_eq!(status.code(), Some(2));
 }
 
+/// `--pid` takes Linux's process ids, 1 to `PID_MAX_LIMIT` - 1: said so in `--help`, and the
+/// limit itself is a usage error in the one style.
+#[test]
+fn pid_range_is_linuxs_in_help_and_check() {
+    let out = host(&["sample", "--help"]).wait_with_output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.contains("Range: 1-4194303."), "{help}");
+    assert!(!help.contains("4194304"), "{help}");
+    for cmd in ["sample", "top"] {
+        let out = host(&[cmd, "--pid", "4194304"]).wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{cmd}: {stderr}");
+        assert!(
+            stderr.starts_with(&format!("micoff-host {cmd}: ")),
+            "{cmd}: {stderr}"
+        );
+        assert!(
+            stderr.contains("out of range; give 1-4194303"),
+            "{cmd}: {stderr}"
+        );
+    }
+}
+
 #[test]
 fn version_verbose_names_commit_libpulse_and_target() {
     let out = host(&["--version"]).wait_with_output().unwrap();

@@ -176,3 +176,43 @@ fn uninstall_system_as_a_user_fails_in_the_one_error_style() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// No audio server at all (no socket where libpulse looks): `doctor` says plainly that none is
+/// running, where it looked and what to do, in the one error style, and exits 4; libpulse's own
+/// reason for a socket nobody made ("Access denied") is not quoted. A socket that is there but
+/// answers nobody is another failure, said with libpulse's reason.
+#[test]
+fn doctor_with_no_audio_server_says_none_is_running() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = host(d, &["doctor"], true);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert_error_lines(&["doctor"], &out, "doctor");
+    assert_eq!(
+        stderr.trim_end(),
+        format!(
+            "micoff-host doctor: Audio server: not running (no socket at {}/none), start \
+             PulseAudio or PipeWire for your user and run it again (--no-audio skips it)",
+            d.display()
+        )
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("[FAIL] Audio server: not running (no socket at "),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("Access denied"), "{stdout}");
+
+    // A socket left behind by a server that is gone: there, but nobody answers.
+    drop(std::os::unix::net::UnixListener::bind(d.join("none")).unwrap());
+    let out = host(d, &["doctor"], true);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(4), "{stderr}");
+    assert!(
+        stderr.starts_with("micoff-host doctor: Audio server: no audio server reachable ("),
+        "{stderr}"
+    );
+    // libpulse's reason, not its -1 read as an error code.
+    assert!(stderr.contains(": Connection refused), "), "{stderr}");
+}

@@ -318,6 +318,58 @@ fn a_dry_run_changes_nothing_and_names_what_it_would_remove() {
     );
 }
 
+/// The dry run's lines in the real run's words (`would remove X` / `X would be removed` ->
+/// `removed X` / `X removed`).
+fn as_done(dry: &str) -> Vec<String> {
+    dry.lines()
+        .map(|l| {
+            l.replacen("wrote would be removed", "wrote was removed", 1)
+                .replacen("would remove ", "removed ", 1)
+                .replacen(" would be ", " ", 1)
+        })
+        .collect()
+}
+
+/// A dry run names exactly what the real run then does, each thing once (what micoff's record
+/// holds is not named again as an older micoff's), and changes nothing.
+fn dry_run_says_what_the_real_run_does(m: &Machine) {
+    let before = snapshot(m.tmp.path());
+    let (dry_code, dry) = uninstall(false, true, &m.env);
+    assert_eq!(snapshot(m.tmp.path()), before, "{dry}");
+    assert!(!dry.contains("written by an older micoff"), "{dry}");
+    let (code, out) = uninstall(false, false, &m.env);
+    assert_eq!((dry_code, code), (0, 0), "{dry}\n{out}");
+    // What Firefox does at its next start is said once it is so.
+    let done: Vec<&str> = out
+        .lines()
+        .filter(|l| *l != "Firefox: Firefox removes micoff at its next start")
+        .collect();
+    assert_eq!(as_done(&dry), done, "dry run:\n{dry}\nreal run:\n{out}");
+}
+
+#[test]
+fn a_dry_run_after_a_firefox_add_on_install_names_each_file_once_as_the_real_run_does() {
+    let m = machine();
+    let a = InstallArgs {
+        browsers: vec![Browser::Firefox],
+        firefox_xpi: Some(Some(m.xpi.clone())),
+        firefox_release: true,
+        ..support::install_args()
+    };
+    let (code, out) = install(&a, &m.env);
+    assert_eq!(code, 0, "{out}");
+    dry_run_says_what_the_real_run_does(&m);
+}
+
+#[test]
+fn a_dry_run_after_everything_names_each_file_once_as_the_real_run_does() {
+    let m = machine();
+    let (code, out) = install(&everything(&m), &m.env);
+    assert_eq!(code, 0, "{out}");
+    latency_set(&m);
+    dry_run_says_what_the_real_run_does(&m);
+}
+
 #[test]
 fn an_edited_file_is_the_users_left_and_named_until_it_is_gone() {
     let m = machine();
@@ -405,6 +457,15 @@ fn a_recorded_fix_is_undone_by_its_own_revert() {
         "client-shm",
         Some(serde_json::json!({"path": conf})),
         &mut out,
+    );
+    // Recorded: named once, by its part, not again as an older micoff's.
+    let (code, out) = uninstall(false, true, &m.env);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(
+        out.matches("would run: micoff-host fix client-shm --revert")
+            .count(),
+        1,
+        "{out}"
     );
     let (code, out) = uninstall(false, false, &m.env);
     assert_eq!(code, 0, "{out}");

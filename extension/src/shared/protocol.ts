@@ -283,7 +283,7 @@ export interface DoctorReportFinding {
   id: string;
   category: string;
   title: string;
-  /** `failed`: the doctor could not check it (no audio server reachable). */
+  /** `failed`: the doctor could not check it (no audio server running or reachable). */
   status: 'ok' | 'worth_changing' | 'not_applicable' | 'failed' | (string & {});
   current: string;
   why: string;

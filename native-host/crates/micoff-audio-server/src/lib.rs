@@ -153,6 +153,16 @@ pub fn first_socket(env: &ServerEnv, exists: impl Fn(&Path) -> bool) -> Option<P
         .cloned()
 }
 
+/// The sockets libpulse would try, when none of them is there (`exists`) and no candidate is a
+/// network server: no audio server is running at all, whatever libpulse's own error for it says
+/// ("Access denied", "Connection refused"). `None` when a socket is there or a candidate is
+/// reached over the network.
+pub fn missing_sockets(env: &ServerEnv, exists: impl Fn(&Path) -> bool) -> Option<Vec<PathBuf>> {
+    let all = candidates(env);
+    let sockets = socket_candidates(env);
+    (sockets.len() == all.len() && !sockets.iter().any(|p| exists(p))).then_some(sockets)
+}
+
 /// All candidates as one server string, for messages (`unix:/run/user/1/pulse/native
 /// unix:/var/run/pulse/native`).
 pub fn describe(env: &ServerEnv) -> String {
@@ -286,6 +296,28 @@ mod tests {
         assert_eq!(
             first_socket(&env(&[("PULSE_SERVER", "tcp:x")]), |_| true),
             None
+        );
+    }
+
+    #[test]
+    fn missing_sockets_only_when_no_place_has_one() {
+        let e = env(&[("XDG_RUNTIME_DIR", "/r")]);
+        assert_eq!(
+            missing_sockets(&e, |_| false),
+            Some(vec![
+                PathBuf::from("/r/pulse/native"),
+                PathBuf::from(SYSTEM_SOCKET)
+            ])
+        );
+        assert_eq!(missing_sockets(&e, |p| p == Path::new(SYSTEM_SOCKET)), None);
+        // A network server may be running anywhere.
+        assert_eq!(
+            missing_sockets(&env(&[("PULSE_SERVER", "unix:/a tcp:x")]), |_| false),
+            None
+        );
+        assert_eq!(
+            missing_sockets(&env(&[("PULSE_SERVER", "unix:/a")]), |_| false),
+            Some(vec![PathBuf::from("/a")])
         );
     }
 

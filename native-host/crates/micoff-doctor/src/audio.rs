@@ -2,9 +2,11 @@
 //! [`AudioServerFacts`]; it is filled from a micoff-pulse snapshot ([`from_snapshot`], preferred)
 //! or, where libpulse cannot connect for us, from `pactl` output ([`from_pactl`]).
 
+use std::io::ErrorKind;
 use std::process::Command;
 use std::time::Duration;
 
+use micoff_audio_server::{missing_sockets, ServerEnv};
 use serde::{Deserialize, Serialize};
 
 /// A default source or sink as the doctor needs it.
@@ -173,9 +175,37 @@ fn pactl_device(list: &str, name: &str) -> DeviceLatency {
     dev
 }
 
+/// Why there are no facts of the audio server: none is running, or the one there did not answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Unanswered {
+    /// None of the sockets libpulse tries is there (they, for the message: `A or B`).
+    NotRunning(String),
+    /// A server was tried and did not answer (libpulse's or pactl's reason).
+    Unreachable(String),
+}
+
+impl Unanswered {
+    /// `reason` (libpulse's, pactl's) as it is, unless no socket is there at all: then libpulse's
+    /// reason for it ("Access denied" for a socket nobody made) would mislead, and the plain fact
+    /// is that no server is running. A socket that cannot even be looked at counts as there.
+    pub fn from_reason(reason: String) -> Self {
+        let there = |p: &std::path::Path| !matches!(std::fs::symlink_metadata(p), Err(e) if e.kind() == ErrorKind::NotFound);
+        match missing_sockets(&ServerEnv::from_process(), there) {
+            Some(sockets) => Self::NotRunning(
+                sockets
+                    .iter()
+                    .map(|p| p.display().to_string())
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+            ),
+            None => Self::Unreachable(reason),
+        }
+    }
+}
+
 /// Asks the running audio server: micoff-pulse first, `pactl` when that fails.
 /// `Err` says why neither worked.
-pub fn gather(timeout: Duration) -> Result<AudioServerFacts, String> {
+pub fn gather(timeout: Duration) -> Result<AudioServerFacts, Unanswered> {
     let pulse_err = match micoff_pulse::query_once(None, timeout) {
         Ok(snapshot) => {
             let mut facts = from_snapshot(&snapshot);
@@ -189,7 +219,7 @@ pub fn gather(timeout: Duration) -> Result<AudioServerFacts, String> {
     };
     let info = run_pactl(&["info"]).map_err(|e| {
         tracing::debug!("pactl info: {e}");
-        one_line(&pulse_err)
+        Unanswered::from_reason(one_line(&pulse_err))
     })?;
     let sources = run_pactl(&["list", "sources"]).unwrap_or_default();
     let sinks = run_pactl(&["list", "sinks"]).unwrap_or_default();

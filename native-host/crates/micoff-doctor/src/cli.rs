@@ -8,7 +8,7 @@ use std::time::Duration;
 use clap::{Args, Subcommand};
 use micoff_exit::{EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE};
 
-use crate::audio::{self, AudioServerFacts};
+use crate::audio::{self, AudioServerFacts, Unanswered};
 use crate::commands::{shell_word, FIX_CLIENT_SHM, FIX_GOVERNOR, FIX_HDA};
 use crate::facts::UserEnv;
 use crate::findings::NoAudio;
@@ -234,17 +234,21 @@ pub fn run_doctor_with(
 ) -> i32 {
     let root = Root::new(&args.root);
     let env = UserEnv::from_process(&root);
-    // (facts, why there are none, whether they were asked for).
-    let audio: Result<AudioServerFacts, (String, bool)> = match audio {
-        Some(a) => Ok(a),
-        None if args.no_audio => Err(("--no-audio".into(), false)),
-        None if !root.is_system() => Err(("--root is not /".into(), false)),
-        None => audio::gather(AUDIO_TIMEOUT).map_err(|e| (e, true)),
+    // The facts, or why there are none: not asked (`None`), or asked and unanswered.
+    let audio: Option<Result<AudioServerFacts, Unanswered>> = match audio {
+        Some(a) => Some(Ok(a)),
+        None if args.no_audio || !root.is_system() => None,
+        None => Some(audio::gather(AUDIO_TIMEOUT)),
+    };
+    let not_asked = if args.no_audio {
+        "--no-audio"
+    } else {
+        "--root is not /"
     };
     let input = match &audio {
-        Ok(a) => Ok(a),
-        Err((why, false)) => Err(NoAudio::NotQueried(why)),
-        Err((why, true)) => Err(NoAudio::Unreachable(why)),
+        Some(Ok(a)) => Ok(a),
+        Some(Err(e)) => Err(NoAudio::from(e)),
+        None => Err(NoAudio::NotQueried(not_asked)),
     };
     let report = report::build(&root, &env, input).with(extra);
     let res = if args.json {

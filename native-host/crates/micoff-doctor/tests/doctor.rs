@@ -374,6 +374,35 @@ fn no_kernel_advice_without_a_sound_card() {
     }
 }
 
+/// No audio server running (no socket where libpulse looks) is the same failure, said plainly
+/// with the places looked at; the checks that need the server say there is none running.
+#[test]
+fn no_audio_server_running_is_a_failure_said_plainly() {
+    let root = Root::new(fixture("skylake-old-kernel"));
+    let r = report::build(
+        &root,
+        &tommi(),
+        Err(NoAudio::NotRunning(
+            "/run/user/1000/pulse/native or /var/run/pulse/native",
+        )),
+    );
+    let f = r.finding("audio_server").unwrap();
+    assert_eq!(f.status, Status::Failed);
+    assert_eq!(
+        f.current,
+        "not running (no socket at /run/user/1000/pulse/native or /var/run/pulse/native)"
+    );
+    assert!(f
+        .hint
+        .as_deref()
+        .unwrap()
+        .contains("start PulseAudio or PipeWire"));
+    assert_eq!(r.failed().count(), 1);
+    let latency = r.finding("default_source_latency").unwrap();
+    assert_eq!(latency.status, Status::NotApplicable);
+    assert_eq!(latency.current, "no audio server running");
+}
+
 /// Asked and unreachable is a failure (the doctor exits 4 for it), not "not applicable"; not
 /// asked (`--no-audio`, another root) stays not applicable.
 #[test]

@@ -5,9 +5,13 @@
 use std::fmt::Display;
 use std::str::FromStr;
 
-/// A process id (`--pid`, `--browser-pid`, `--server-pid`): 1 to Linux's largest,
-/// `PID_MAX_LIMIT` (2^22).
-pub const PID: Range<u32> = Range::new(1, 4_194_304, "");
+/// Linux's `PID_MAX_LIMIT` (2^22, include/linux/threads.h on 64-bit): the bound `pid_max` may be
+/// set up to, itself never a process id (ids run from 1 to `pid_max` - 1).
+pub const PID_MAX_LIMIT: u32 = 4_194_304;
+
+/// A process id (`--pid`, `--browser-pid`, `--server-pid`): 1 to the largest Linux allows,
+/// `PID_MAX_LIMIT` - 1.
+pub const PID: Range<u32> = Range::new(1, PID_MAX_LIMIT - 1, "");
 
 /// The values an option takes: `min` to `max` (both included), counted in `unit`.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -78,5 +82,17 @@ mod tests {
         assert!(S.parse("NaN").is_err());
         assert!(S.parse("inf").is_err());
         assert_eq!(S.parse("0.25"), Ok(0.25));
+    }
+
+    /// The largest pid Linux hands out is `PID_MAX_LIMIT` - 1 (`pid_max` is exclusive).
+    #[test]
+    fn pids_run_to_one_below_pid_max_limit() {
+        assert_eq!(PID.describe(), "1-4194303");
+        assert_eq!(PID.parse("4194303"), Ok(4_194_303));
+        assert_eq!(
+            PID.parse("4194304"),
+            Err("out of range; give 1-4194303".into())
+        );
+        assert!(PID.parse("0").is_err());
     }
 }

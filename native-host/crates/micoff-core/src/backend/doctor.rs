@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use micoff_doctor::audio::Unanswered;
 use micoff_doctor::{audio, report, Root};
 
 use crate::backend::PulseServer;
@@ -30,9 +31,8 @@ impl Doctor for SystemDoctor {
             tokio::task::spawn_blocking(move || {
                 let root = Root::new("/");
                 let env = micoff_doctor::facts::UserEnv::from_process(&root);
-                let audio = facts
-                    .as_ref()
-                    .map_err(|e| micoff_doctor::NoAudio::Unreachable(e));
+                let facts = facts.map_err(Unanswered::from_reason);
+                let audio = facts.as_ref().map_err(micoff_doctor::NoAudio::from);
                 let report = report::build(&root, &env, audio);
                 serde_json::to_value(&report)
                     .map_err(|e| HostError::Internal(format!("encoding the doctor report: {e}")))

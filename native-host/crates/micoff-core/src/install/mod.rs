@@ -32,6 +32,7 @@ pub mod package;
 pub mod sandboxed;
 pub mod zip;
 
+use std::collections::BTreeSet;
 use std::io::Write;
 
 pub use args::InstallArgs;
@@ -74,13 +75,23 @@ pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write, err: &mut 
     } else {
         Journal::at(env.record(args.system), BY)
     };
-    let mut code = manifest::run(args, env, checked.host.as_deref(), &mut journal, out, err);
+    let none = BTreeSet::new();
+    let mut code = manifest::run(
+        args,
+        env,
+        checked.host.as_deref(),
+        &none,
+        &mut journal,
+        out,
+        err,
+    );
     if args.chromium_crx.is_some() {
         let req = chromium::Request {
             crx: checked.crx.as_ref().map(|(b, i)| (b.as_slice(), i)),
             system: args.system,
             uninstall: args.uninstall,
             dry_run: args.dry_run,
+            recorded: &none,
         };
         code = worst(code, chromium::run(&req, env, &mut journal, out, err));
     }

@@ -3,21 +3,23 @@
 //! crx copy, each profile's block and the policy entries micoff's own record lists; `latency
 //! reset`: files carrying micoff's mark; a fixer's `--revert`: its marked file, the governors it
 //! noted), and undone by that rule. Said under its own heading, and only when it finds something.
-//! Files micoff's record names are not touched here (an edited one stays the user's).
+//! What micoff's record holds (its files and folders, a profile's block, a fix) is not touched or
+//! named here: the record's own steps did it (an edited file stays the user's), and in a dry run,
+//! where they only said so, it would otherwise be named twice.
 
 use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 
 use micoff_doctor::fix::governor::STATE_PATH;
+use micoff_doctor::fix::recorded::OWNER as FIX;
 use micoff_doctor::fix::System;
 use micoff_doctor::ours::HDA_CONF_PATH;
-use micoff_files::record::journal::load;
 use micoff_files::record::{Entry, Journal};
 use micoff_files::{read_regular_text, shown, MAX_TEXT_BYTES};
 
 use crate::install::args::InstallArgs;
 use crate::install::firefox::prefs::DEFAULT_DELAY_MS;
-use crate::install::firefox::recorded::OWNER_POLICIES;
+use crate::install::firefox::recorded::{OWNER_POLICIES, OWNER_PROFILE};
 use crate::install::{chromium, firefox, manifest, InstallEnv};
 use crate::latency::{self, Action, Paths, SetRequest};
 use crate::protocol::Mechanism;
@@ -29,26 +31,54 @@ use crate::uninstall::UninstallArgs;
 const HEADING: &str = "not in micoff's record (written by an older micoff): found and undone \
                        the way each command's own --uninstall / --revert / latency reset does:";
 
-/// Runs each command's own undo, quietly: its lines are shown (under [`HEADING`]) only when it
-/// found something.
+/// What micoff's record holds, which the sweep leaves to the record's own steps: a real run has
+/// removed it by then (or left it and named it), a dry run has only said it would, and either way
+/// it is not an older micoff's to name a second time.
+struct Recorded {
+    /// Files and folders.
+    paths: BTreeSet<PathBuf>,
+    /// Parts, as (owner, key).
+    parts: BTreeSet<(String, String)>,
+}
+
+impl Recorded {
+    fn of(entries: &[Entry]) -> Self {
+        Self {
+            paths: entries
+                .iter()
+                .filter_map(Entry::path)
+                .map(PathBuf::from)
+                .collect(),
+            parts: entries
+                .iter()
+                .filter_map(|e| match e {
+                    Entry::Part { owner, key, .. } => Some((owner.clone(), key.clone())),
+                    _ => None,
+                })
+                .collect(),
+        }
+    }
+
+    fn has_part(&self, owner: &str, key: &str) -> bool {
+        self.parts.contains(&(owner.to_owned(), key.to_owned()))
+    }
+
+    fn has_owner(&self, owner: &str) -> bool {
+        self.parts.iter().any(|(o, _)| o == owner)
+    }
+}
+
+/// Runs each command's own undo, quietly, over what micoff's record (`entries`) does not hold:
+/// its lines are shown (under [`HEADING`]) only when it found something.
 pub fn sweep(
+    entries: &[Entry],
     args: &UninstallArgs,
     env: &InstallEnv,
     sys: &mut dyn System,
     journal: &mut Journal,
     tally: &mut Tally<'_>,
 ) {
-    let recorded: BTreeSet<PathBuf> = load(&env.record(args.system))
-        .ok()
-        .flatten()
-        .map(|r| {
-            r.entries
-                .iter()
-                .filter_map(Entry::path)
-                .map(PathBuf::from)
-                .collect()
-        })
-        .unwrap_or_default();
+    let recorded = Recorded::of(entries);
     let mut found = Found::default();
     let install = InstallArgs {
         uninstall: true,
@@ -58,7 +88,15 @@ pub fn sweep(
     };
     // What each part says, its error lines after its report (as they were one stream before).
     let (mut buf, mut errs) = (Vec::new(), Vec::new());
-    let code = manifest::run(&install, env, None, journal, &mut buf, &mut errs);
+    let code = manifest::run(
+        &install,
+        env,
+        None,
+        &recorded.paths,
+        journal,
+        &mut buf,
+        &mut errs,
+    );
     buf.append(&mut errs);
     found.take(buf, code);
     let mut buf = Vec::new();
@@ -67,6 +105,7 @@ pub fn sweep(
         system: args.system,
         uninstall: true,
         dry_run: args.dry_run,
+        recorded: &recorded.paths,
     };
     let code = chromium::run(&req, env, journal, &mut buf, &mut errs);
     buf.append(&mut errs);
@@ -74,15 +113,15 @@ pub fn sweep(
     // The policy entries micoff's record named were done by their part: the installer's
     // `--system` uninstall is not run twice (its first run blocks micoff, the next takes the entry
     // out; once every Firefox has started in between).
-    let policies_recorded = args.system
-        && load(&env.record(true))
-            .ok()
-            .flatten()
-            .is_some_and(|r| r.parts(OWNER_POLICIES).next().is_some());
+    let policies_recorded = args.system && recorded.has_owner(OWNER_POLICIES);
     let profiles = if args.system {
         Vec::new()
     } else {
-        firefox::profiles::profiles(&env.home).0
+        firefox::profiles::profiles(&env.home)
+            .0
+            .into_iter()
+            .filter(|p| !recorded.has_part(OWNER_PROFILE, &p.to_string_lossy()))
+            .collect()
     };
     let req = firefox_request(
         profiles,
@@ -95,7 +134,7 @@ pub fn sweep(
         found.take(buf, code);
     }
     if !args.system {
-        found.take_lines(latency_reset(env, &recorded, args.dry_run));
+        found.take_lines(latency_reset(env, &recorded.paths, args.dry_run));
     }
     fixers(args, env, &recorded, sys, &mut found);
     if found.lines.is_empty() {
@@ -181,16 +220,17 @@ fn latency_reset(env: &InstallEnv, recorded: &BTreeSet<PathBuf>, dry_run: bool) 
         .collect()
 }
 
-/// Each fixer's `--revert`, where its file is micoff's (or its governors noted) and not recorded.
+/// Each fixer's `--revert`, where its file is micoff's (or its governors noted) and neither the
+/// file nor the fix is recorded.
 fn fixers(
     args: &UninstallArgs,
     env: &InstallEnv,
-    recorded: &BTreeSet<PathBuf>,
+    recorded: &Recorded,
     sys: &mut dyn System,
     found: &mut Found,
 ) {
     let is_ours = |path: PathBuf| {
-        !recorded.contains(&path)
+        !recorded.paths.contains(&path)
             && read_regular_text(&path, MAX_TEXT_BYTES)
                 .ok()
                 .flatten()
@@ -207,6 +247,7 @@ fn fixers(
     } else if is_ours(env.config_home().join("pulse/client.conf")) {
         todo.push("client-shm");
     }
+    todo.retain(|name| !recorded.has_part(FIX, name));
     for name in todo {
         if args.dry_run {
             found

@@ -89,7 +89,7 @@ pub fn run(
     let handled = parts::undo(&entries, args, env, sys, &mut journal, &mut tally);
     undo_files(&entries, &handled, args, env, &mut journal, &mut tally);
     undo_folders(&entries, args.dry_run, &mut journal, &mut tally);
-    legacy::sweep(args, env, sys, &mut journal, &mut tally);
+    legacy::sweep(&entries, args, env, sys, &mut journal, &mut tally);
     if let Some(code) = crate::install::commit(journal, CMD, err) {
         tally.failed_code(code);
     }

@@ -21,6 +21,7 @@ use crate::install::firefox;
 use crate::install::firefox::policies::{read_record, RECORD_NAME};
 use crate::install::firefox::prefs::DEFAULT_DELAY_MS;
 use crate::install::firefox::recorded::{OWNER_POLICIES, OWNER_PROFILE};
+use crate::install::firefox::report::Report;
 use crate::install::firefox::request::{Addon, Request};
 use crate::install::firefox::user_js::UserJs;
 use crate::install::firefox::xpi::{profile_copy, SYSTEM_XPI_NAME};
@@ -93,10 +94,22 @@ pub fn firefox_request<'a>(
     }
 }
 
+/// Firefox's part reporting on the tally's writer; the files it removed (a dry run: would) count
+/// as gone for the folders' turn. Returns its exit code.
+fn run_firefox(req: &Request<'_>, journal: &mut Journal, tally: &mut Tally<'_>) -> i32 {
+    let mut report = Report::new(tally.out());
+    let code = firefox::run_into(req, journal, &mut report);
+    let removed = std::mem::take(&mut report.removed);
+    for path in removed {
+        tally.gone(path);
+    }
+    code
+}
+
 /// One profile's block.
 fn profile_part(profile: &Path, dry_run: bool, journal: &mut Journal, tally: &mut Tally<'_>) {
     let req = firefox_request(vec![profile.to_path_buf()], None, dry_run);
-    let code = firefox::run(&req, journal, tally.out());
+    let code = run_firefox(&req, journal, tally);
     tally.part_code(code);
     if code == micoff_exit::EXIT_OK {
         tally.part_removed();
@@ -119,7 +132,7 @@ fn policies_part(
     tally: &mut Tally<'_>,
 ) {
     let req = firefox_request(Vec::new(), Some(env.root.as_path()), dry_run);
-    let code = firefox::run(&req, journal, tally.out());
+    let code = run_firefox(&req, journal, tally);
     tally.part_code(code);
     let record = read_record(&env.root.join(SYSTEM_DATA_DIR).join(RECORD_NAME)).unwrap_or_default();
     let key = policies

@@ -68,6 +68,11 @@ impl<'o> Tally<'o> {
         );
     }
 
+    /// A file a part removed and reported itself (a dry run: would have), for the folders' turn.
+    pub fn gone(&mut self, path: PathBuf) {
+        self.removed_paths.insert(path);
+    }
+
     /// A file left on purpose that is not micoff's to remove (the package's): not a leftover.
     pub fn kept(&mut self, path: &Path, why: &str) {
         let _ = writeln!(self.out, "{} {why}", shown(path));

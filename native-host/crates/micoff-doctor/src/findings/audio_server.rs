@@ -30,19 +30,24 @@ pub(crate) fn audio_server(audio: AudioInput<'_>) -> Finding {
             format!("{} via {}", server_label(a), a.gathered_by),
             why,
         ),
-        Err(NoAudio::NotQueried(e)) => f.make(Status::NotApplicable, format!("not asked: {e}"), why),
-        Err(NoAudio::Unreachable(e)) => f
-            .make(
-                Status::Failed,
-                format!("no audio server reachable ({e})"),
-                why,
-            )
-            .with_hint(
-                "start PulseAudio or PipeWire for your user (systemctl --user start pulseaudio, or \
+        Err(NoAudio::NotQueried(e)) => {
+            f.make(Status::NotApplicable, format!("not asked: {e}"), why)
+        }
+        Err(NoAudio::Unreachable(e)) => {
+            unanswered(f, format!("no audio server reachable ({e})"), why)
+        }
+        // "not running (no socket at …)": libpulse's own reason would mislead.
+        Err(e @ NoAudio::NotRunning(_)) => unanswered(f, e.to_string(), why),
+    }
+}
+
+/// The audio server asked and not there: a failure (`doctor` exits 4), and what to do.
+fn unanswered(f: F, current: String, why: &str) -> Finding {
+    f.make(Status::Failed, current, why).with_hint(
+        "start PulseAudio or PipeWire for your user (systemctl --user start pulseaudio, or \
                  pipewire-pulse), then run the doctor again; the checks below that need it are \
                  left out",
-            ),
-    }
+    )
 }
 
 pub(crate) fn device_latency(audio: AudioInput<'_>, source: bool) -> Finding {
@@ -72,6 +77,7 @@ pub(crate) fn device_latency(audio: AudioInput<'_>, source: bool) -> Finding {
             Ok(_) => "no default device".to_owned(),
             Err(NoAudio::NotQueried(_)) => "audio server not asked".to_owned(),
             Err(NoAudio::Unreachable(_)) => "no audio server reachable".to_owned(),
+            Err(NoAudio::NotRunning(_)) => "no audio server running".to_owned(),
         };
         return f.make(Status::NotApplicable, cur, why);
     };
@@ -140,6 +146,9 @@ pub(crate) fn srbchannel(facts: &Facts, audio: AudioInput<'_>) -> Finding {
         }
         Err(NoAudio::Unreachable(_)) => {
             return f.make(Status::NotApplicable, "no audio server reachable", why)
+        }
+        Err(NoAudio::NotRunning(_)) => {
+            return f.make(Status::NotApplicable, "no audio server running", why)
         }
     };
     if a.is_pipewire {

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::audio::AudioServerFacts;
+use crate::audio::{AudioServerFacts, Unanswered};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
@@ -59,14 +59,28 @@ impl Finding {
 pub enum NoAudio<'a> {
     /// Not asked, on purpose (`--no-audio`, a `--root` that is not this machine).
     NotQueried(&'a str),
+    /// Asked, and no server is running: none of the sockets libpulse tries is there (they). A
+    /// failure, as `Unreachable`.
+    NotRunning(&'a str),
     /// Asked, and no server answered: a failure the report shows and `doctor` exits 4 for.
     Unreachable(&'a str),
+}
+
+impl<'a> From<&'a Unanswered> for NoAudio<'a> {
+    /// Why [`crate::audio::gather`] has no facts, as the findings take it.
+    fn from(u: &'a Unanswered) -> Self {
+        match u {
+            Unanswered::NotRunning(sockets) => NoAudio::NotRunning(sockets),
+            Unanswered::Unreachable(why) => NoAudio::Unreachable(why),
+        }
+    }
 }
 
 impl std::fmt::Display for NoAudio<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             NoAudio::NotQueried(why) | NoAudio::Unreachable(why) => f.write_str(why),
+            NoAudio::NotRunning(sockets) => write!(f, "not running (no socket at {sockets})"),
         }
     }
 }

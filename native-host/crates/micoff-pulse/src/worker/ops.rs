@@ -51,7 +51,13 @@ pub(crate) fn connect_context(
     })));
     tracing::debug!(server = ?config.server, "connecting to the audio server");
     // NOAUTOSPAWN: a diagnostics tool must never start an audio server by itself.
-    if let Err(e) = ctx.connect(config.server.as_deref(), FlagSet::NOAUTOSPAWN, None) {
+    if ctx
+        .connect(config.server.as_deref(), FlagSet::NOAUTOSPAWN, None)
+        .is_err()
+    {
+        // pa_context_connect returns -1, not an error code (read as one it is PA_ERR_ACCESS,
+        // "Access denied", whatever happened): the reason is the context's own.
+        let e = ctx.errno();
         return Err(e.to_string().unwrap_or_else(|| format!("error {}", e.0)));
     }
     Ok(ctx)

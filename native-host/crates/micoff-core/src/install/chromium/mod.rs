@@ -27,6 +27,7 @@
 pub mod crx;
 pub mod external;
 
+use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -47,6 +48,10 @@ pub struct Request<'a> {
     pub system: bool,
     pub uninstall: bool,
     pub dry_run: bool,
+    /// Uninstall: files left alone because micoff's record holds them (`micoff-host uninstall`'s
+    /// sweep for what an older micoff wrote: the record's own steps have them); none for
+    /// `install --uninstall`.
+    pub recorded: &'a BTreeSet<PathBuf>,
 }
 
 /// The roles micoff's record gives the files.
@@ -185,7 +190,7 @@ pub fn run(
 }
 
 /// Removes micoff's entry (micoff's id, and the id of micoff's crx copy when that differs: an
-/// --allow-other-key install) and the crx copy.
+/// --allow-other-key install) and the crx copy, except what `req.recorded` holds.
 fn uninstall(
     req: &Request<'_>,
     env: &InstallEnv,
@@ -213,6 +218,9 @@ fn uninstall(
     let mut lines: Vec<(PathBuf, Result<String, String>)> = Vec::new();
     for id in &ids {
         let places = paths(env, req.system, id);
+        if req.recorded.contains(&places.json) {
+            continue;
+        }
         if let Ok(Some(text)) = read_now(&places.json) {
             let r = if is_ours(&text, &places.crx) {
                 remove(&places.json)
@@ -222,7 +230,7 @@ fn uninstall(
             lines.push((places.json.clone(), r));
         }
     }
-    if let Ok(Some(bytes)) = read_now(&copy) {
+    if let (false, Ok(Some(bytes))) = (req.recorded.contains(&copy), read_now(&copy)) {
         // micoff's own folder; a file there that is not a crx is left alone all the same.
         let r = match inspect(&bytes) {
             Ok(_) => remove(&copy),

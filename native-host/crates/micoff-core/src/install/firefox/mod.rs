@@ -49,12 +49,16 @@ use request::Request;
 
 /// Applies the request, one line per file, through `journal`. Returns the exit code.
 pub fn run(req: &Request<'_>, journal: &mut Journal, out: &mut dyn Write) -> i32 {
-    let mut report = Report::new(out);
+    run_into(req, journal, &mut Report::new(out))
+}
+
+/// [`run`] into `report`, which the caller reads after (uninstall: the files removed).
+pub fn run_into(req: &Request<'_>, journal: &mut Journal, report: &mut Report<'_>) -> i32 {
     match req.system_root {
-        Some(root) => system::run(req, root, &mut report, journal),
+        Some(root) => system::run(req, root, report, journal),
         None => {
             for profile in &req.profiles {
-                profile::run(req, profile, &mut report, journal);
+                profile::run(req, profile, report, journal);
             }
         }
     }

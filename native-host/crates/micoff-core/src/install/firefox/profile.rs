@@ -167,6 +167,7 @@ fn uninstall(
             .map(|()| format!("{would}updated (micoff's lines removed, yours kept)"))
     };
     match r {
+        Ok(what) if new_user.trim().is_empty() => report.removed(&user_path, &what),
         Ok(what) => report.ok(&user_path, &what),
         Err(e) => return report.failed(&user_path, &format!("FAILED: {e}")),
     }
@@ -175,7 +176,7 @@ fn uninstall(
     }
     if let Some(path) = &remove_xpi {
         match remove_recorded(path, req.dry_run, journal) {
-            Ok(()) => report.ok(
+            Ok(()) => report.removed(
                 path,
                 &format!("{would}removed (micoff's copy of the add-on)"),
             ),

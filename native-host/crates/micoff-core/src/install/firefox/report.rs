@@ -1,7 +1,7 @@
 //! The report of Firefox's part: one line per file, and the tally behind its exit code.
 
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use micoff_files::shown;
 
@@ -11,6 +11,9 @@ pub struct Report<'o> {
     pub total: usize,
     pub failed: usize,
     pub refused: usize,
+    /// Files removed (a dry run: that would be): uninstall's turn of the folders micoff made
+    /// counts them gone.
+    pub removed: Vec<PathBuf>,
 }
 
 impl<'o> Report<'o> {
@@ -21,6 +24,7 @@ impl<'o> Report<'o> {
             total: 0,
             failed: 0,
             refused: 0,
+            removed: Vec::new(),
         }
     }
 
@@ -28,6 +32,12 @@ impl<'o> Report<'o> {
     pub fn ok(&mut self, path: &Path, what: &str) {
         self.total += 1;
         let _ = writeln!(self.out, "Firefox: {} {what}", shown(path));
+    }
+
+    /// A file removed (a dry run: that would be), said with `what`.
+    pub fn removed(&mut self, path: &Path, what: &str) {
+        self.removed.push(path.to_path_buf());
+        self.ok(path, what);
     }
 
     /// Work asked for that failed (an I/O error).

@@ -217,6 +217,7 @@ pub fn run(req: &Request<'_>, root: &Path, report: &mut Report<'_>, journal: &mu
                 text.as_deref().unwrap_or(""),
             ));
         }
+        let removing = text.is_none();
         let r = match text {
             None => remove(&path, req.dry_run)
                 .map(|()| format!("{would}removed (only micoff's entries were in it)")),
@@ -235,6 +236,9 @@ pub fn run(req: &Request<'_>, root: &Path, report: &mut Report<'_>, journal: &mu
                 )
             }),
         };
+        if removing && r.is_ok() {
+            report.removed.push(path.clone());
+        }
         match r {
             Ok(what) if !path.starts_with(root.join(POLICY_DIR)) => report.aside(&path, &what),
             Ok(what) => report.ok(&path, &what),
@@ -246,7 +250,7 @@ pub fn run(req: &Request<'_>, root: &Path, report: &mut Report<'_>, journal: &mu
         if let Ok(Some(bytes)) = read_copy(&xpi_copy) {
             match inspect(&bytes) {
                 Ok(_) => match remove_recorded(&xpi_copy, req.dry_run, journal) {
-                    Ok(()) => report.ok(
+                    Ok(()) => report.removed(
                         &xpi_copy,
                         &format!("{would}removed (micoff's copy of the add-on)"),
                     ),

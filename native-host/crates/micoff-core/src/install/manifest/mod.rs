@@ -17,8 +17,9 @@ pub mod apply;
 pub mod content;
 pub mod plan;
 
+use std::collections::BTreeSet;
 use std::io::Write;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::install::args::{InstallArgs, CMD};
 use crate::install::env::InstallEnv;
@@ -59,23 +60,26 @@ fn extension_steps(plan: &Plan, args: &InstallArgs) -> Vec<String> {
 }
 
 /// Writes (or removes) the host manifests for `args` against `env` naming `host` (checked by
-/// `install::check`; `None` on uninstall), through `journal`, reporting to `out`. Returns the
-/// exit code.
+/// `install::check`; `None` on uninstall), through `journal`, reporting to `out`, except the files
+/// in `recorded` (`micoff-host uninstall`'s sweep for what an older micoff wrote: micoff's record
+/// holds those, and its own steps have them; none for `install`). Returns the exit code.
 pub fn run(
     args: &InstallArgs,
     env: &InstallEnv,
     host: Option<&Path>,
+    recorded: &BTreeSet<PathBuf>,
     journal: &mut Journal,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
-    let plan = match plan(args, env) {
+    let mut plan = match plan(args, env) {
         Ok(plan) => plan,
         Err(e) => {
             micoff_exit::report(err, CMD, e, "see `micoff-host install --help`");
             return EXIT_USAGE;
         }
     };
+    plan.targets.retain(|t| !recorded.contains(&t.path));
     for note in &plan.notes {
         let _ = writeln!(out, "note: {note}");
     }
