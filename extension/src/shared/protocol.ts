@@ -45,6 +45,8 @@ export type ExtensionToHost =
   | { id: RequestId; type: 'cpu_sample'; window_ms: number; pids?: number[] | null }
   | { id: RequestId; type: 'subscribe'; topic: 'cpu'; interval_ms?: number | null; pids?: number[] | null }
   | { id: RequestId; type: 'subscribe'; topic: 'audio' }
+  /** Every sample of the audio path's history while open (the first event: the whole history). */
+  | { id: RequestId; type: 'subscribe'; topic: 'history'; interval_ms?: number | null }
   | { id: RequestId; type: 'unsubscribe'; subscription: number }
   | { id: RequestId; type: 'audio_server_info' }
   | { id: RequestId; type: 'audio_streams' }
@@ -52,6 +54,11 @@ export type ExtensionToHost =
   | { id: RequestId; type: 'latency_status' }
   /** What the machine reports it draws, measured over one second (answers after it). */
   | { id: RequestId; type: 'power' }
+  /** What the microphones of all tabs are doing: sent on every change (the host keeps the history
+   * of the audio path's CPU while it is not `idle`). */
+  | { id: RequestId; type: 'phase'; phase: Phase }
+  /** The audio path's CPU history the popup charts. */
+  | { id: RequestId; type: 'history' }
   /** `capture_ms` is required: null resets to the browsers' default (a missing field is never read as
    * a reset). `dry_run` says what would change; `browsers` limits it (default: all micoff knows). */
   | {
@@ -75,6 +82,8 @@ export const REQUEST_TYPES: readonly RequestType[] = [
   'latency_status',
   'latency_set',
   'power',
+  'phase',
+  'history',
 ];
 
 // ---------------------------------------------------------------------------------------------
@@ -380,6 +389,55 @@ export interface LatencySetResult {
   message: string;
 }
 
+// The audio path's CPU history (PROTOCOL.md "History"; the host keeps it: native-host/crates/micoff-core/
+// src/history/; docs/design/popup-savings.md).
+/** What the microphones of all tabs are doing, folded into one (highest first): a tab capturing
+ * unmuted; muted but still open (the release delay); kept open while muted; every one released. */
+export type Phase = 'capturing' | 'muted' | 'kept' | 'released' | 'idle';
+export const PHASES: readonly Phase[] = ['capturing', 'muted', 'kept', 'released', 'idle'];
+
+export interface CpuPoint {
+  /** End of the sample's window (ms since the epoch, on the host's clock). */
+  t_ms: number;
+  /** Audio-path CPU over the window, % of one core. */
+  pct: number;
+  window_ms: number;
+  /** The phase throughout the window; 'transition' when it changed inside it. */
+  phase: Phase | 'transition';
+}
+
+export type MarkKind = 'mute' | 'release' | 'unmute';
+export interface Mark {
+  t_ms: number;
+  kind: MarkKind;
+}
+
+export interface ReleasedInterval {
+  start_ms: number;
+  /** null while it lasts. */
+  end_ms: number | null;
+  /** Mean audio-path CPU of the capturing samples in the 10 s before the mute; null when none. */
+  baseline_pct: number | null;
+  /** CPU-seconds saved over this interval so far (0 without a baseline). */
+  saved_cpu_s: number;
+}
+
+export interface HistorySnapshot {
+  now_ms: number;
+  span_ms: number;
+  points: CpuPoint[];
+  marks: Mark[];
+  released: ReleasedInterval[];
+  /** Since this host started (the extension adds what earlier hosts saved). */
+  saved_cpu_s: number;
+  phase: Phase;
+}
+
+/** The `phase` result. */
+export interface PhaseResult {
+  saved_cpu_s: number;
+}
+
 export interface SubscriptionResult {
   subscription: number;
 }
@@ -412,10 +470,15 @@ export interface ResultByType {
   latency_status: LatencyStatus;
   latency_set: LatencySetResult;
   power: PowerReading;
+  phase: PhaseResult;
+  history: HistorySnapshot;
 }
 
 export type HostEvent =
   | { type: 'cpu'; report: CpuReport }
+  /** `history` topic: the whole history first (report null), then each sample (`history.points` holds
+   * only it) with the report it came from. */
+  | { type: 'history'; history: HistorySnapshot; report: CpuReport | null }
   | { type: 'audio_connected'; server: AudioServerInfo }
   | { type: 'audio_disconnected'; reason: string }
   | { type: 'stream_added'; stream: AudioStream }
@@ -468,6 +531,7 @@ const oneOf =
     typeof v === 'string' && (values as readonly string[]).includes(v);
 const inRange = (v: unknown, min: number, max: number): boolean => isUint(v) && v >= min && v <= max;
 const isLatencyBrowser = oneOf<LatencyBrowser>('chromium', 'chrome', 'firefox');
+const isPhase = oneOf<Phase>(...PHASES);
 /** An object whose listed fields all pass their guards (extra fields are allowed). */
 const shape =
   <T>(fields: { [K in keyof T]-?: Guard<T[K]> }): Guard<T> =>
@@ -487,7 +551,10 @@ export function isExtensionToHost(v: unknown): v is ExtensionToHost {
     case 'doctor':
     case 'latency_status':
     case 'power':
+    case 'history':
       return true;
+    case 'phase':
+      return isPhase(v.phase);
     case 'latency_set':
       return (
         'capture_ms' in v &&
@@ -501,6 +568,8 @@ export function isExtensionToHost(v: unknown): v is ExtensionToHost {
       return inRange(v.window_ms, CPU_WINDOW_MS.min, CPU_WINDOW_MS.max) && optional(isPidList, v.pids);
     case 'subscribe':
       if (v.topic === 'audio') return true;
+      if (v.topic === 'history')
+        return optional((x) => inRange(x, CPU_INTERVAL_MS.min, CPU_INTERVAL_MS.max), v.interval_ms);
       return (
         v.topic === 'cpu' &&
         optional((x) => inRange(x, CPU_INTERVAL_MS.min, CPU_INTERVAL_MS.max), v.interval_ms) &&
@@ -773,6 +842,30 @@ export const isPowerReading = shape<PowerReading>({
   unavailable: arrayOf(isString),
 });
 
+export const isHistorySnapshot = shape<HistorySnapshot>({
+  now_ms: isUint,
+  span_ms: isUint,
+  points: arrayOf(
+    shape<CpuPoint>({
+      t_ms: isUint,
+      pct: isNumber,
+      window_ms: isNumber,
+      phase: oneOf<CpuPoint['phase']>(...PHASES, 'transition'),
+    }),
+  ),
+  marks: arrayOf(shape<Mark>({ t_ms: isUint, kind: oneOf<MarkKind>('mute', 'release', 'unmute') })),
+  released: arrayOf(
+    shape<ReleasedInterval>({
+      start_ms: isUint,
+      end_ms: nullable(isUint),
+      baseline_pct: nullableNumber,
+      saved_cpu_s: isNumber,
+    }),
+  ),
+  saved_cpu_s: isNumber,
+  phase: isPhase,
+});
+
 const resultGuards: { [K in RequestType]: Guard<ResultByType[K]> } = {
   version: isVersion,
   processes: isProcesses,
@@ -785,6 +878,8 @@ const resultGuards: { [K in RequestType]: Guard<ResultByType[K]> } = {
   latency_status: isLatencyStatus,
   latency_set: isLatencySetResult,
   power: isPowerReading,
+  phase: shape<PhaseResult>({ saved_cpu_s: isNumber }),
+  history: isHistorySnapshot,
 };
 
 /** Checks a `result` payload against the request type it answers. */
@@ -797,6 +892,8 @@ export function isHostEvent(v: unknown): v is HostEvent {
   switch (v.type) {
     case 'cpu':
       return isCpuReport(v.report);
+    case 'history':
+      return isHistorySnapshot(v.history) && nullable(isCpuReport)(v.report);
     case 'audio_connected':
       return isAudioServerInfo(v.server);
     case 'audio_disconnected':

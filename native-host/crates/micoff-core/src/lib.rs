@@ -16,6 +16,9 @@
 //! - [`deps`]: what handlers need from the world: small traits (`Sampler`, `AudioServer`,
 //!   `Doctor`), where the latency files and power readings are, the launch arguments,
 //!   per-connection limits.
+//! - [`history`]: the audio path's CPU history the popup charts, with what releases saved: the pure
+//!   rule and the per-connection task that samples while a call is on (sending nothing) or a popup
+//!   watches.
 //! - [`server`]: `run(reader, writer, deps)`, one task per request, one writer task.
 //! - [`backend`]: the real `Sampler` (micoff-proc), `AudioServer` (micoff-pulse, one client per
 //!   process) and `Doctor` (micoff-doctor).
@@ -28,6 +31,7 @@ pub mod cli;
 pub mod deps;
 pub mod fit_to_frame;
 pub mod framing;
+pub mod history;
 pub mod install;
 pub mod latency;
 pub mod power;
