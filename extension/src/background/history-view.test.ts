@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { HistorySnapshot } from '../shared/protocol.ts';
+import { EMPTY_REPORT } from './fakes.test-util.ts';
 import { nextHistory } from './history-view.ts';
 
 const snap = (now_ms: number, ts: number[], saved_cpu_s = 0): HistorySnapshot => ({
@@ -12,14 +13,7 @@ const snap = (now_ms: number, ts: number[], saved_cpu_s = 0): HistorySnapshot =>
   saved_cpu_s,
   phase: 'capturing',
 });
-const report = {
-  window_ms: 1000,
-  total_cpu_pct: 0,
-  processes: [],
-  roles: [],
-  gone_pids: [],
-  threads_omitted: 0,
-};
+const report = EMPTY_REPORT;
 
 test('the first event is the whole history; a sample is appended and old points scroll out', () => {
   const first = nextHistory(null, {

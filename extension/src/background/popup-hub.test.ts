@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { BackgroundToPopup } from '../shared/messages/popup-background.ts';
 import { createAudioMonitor } from './audio-monitor.ts';
-import { fakeDeps, tick, VERSION } from './fakes.test-util.ts';
+import { EMPTY_REPORT, fakeDeps, tick, VERSION } from './fakes.test-util.ts';
 import { createHostClient } from './host-client.ts';
 import { type ConnectingPortLike, createPopupHub, type PopupPortLike } from './popup-hub.ts';
 import { createTabViews } from './popup-tab-views.ts';
@@ -63,14 +63,7 @@ async function setup() {
   return { ...f, port, host, hub, tabs, saved };
 }
 
-const report = {
-  window_ms: 1000,
-  total_cpu_pct: 0,
-  processes: [],
-  roles: [],
-  gone_pids: [],
-  threads_omitted: 0,
-};
+const report = EMPTY_REPORT;
 const point = (t_ms: number, pct: number) => ({ t_ms, pct, window_ms: 1000, phase: 'capturing' as const });
 const history = (points: ReturnType<typeof point>[], saved_cpu_s = 0) => ({
   now_ms: points.at(-1)?.t_ms ?? 0,
