@@ -17,4 +17,6 @@ pub mod watch;
 
 pub use self::audio_path::{audio_path_cpu_pct, is_audio_thread, AUDIO_THREAD_WORDS};
 pub use self::book::{CpuHistory, BASELINE_MS, HISTORY_SPAN_MS};
-pub use self::watch::{anchored_clock, Clock, HistoryWatch, Update, UNWATCHED_INTERVAL};
+pub use self::watch::{
+    anchored_clock, Clock, HistoryWatch, Update, RESOLVE_EVERY, UNWATCHED_INTERVAL,
+};

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use super::audio_path::audio_path_cpu_pct;
-use super::watch::{anchored_clock, HistoryWatch, UNWATCHED_INTERVAL};
+use super::watch::{anchored_clock, HistoryWatch, RESOLVE_EVERY, UNWATCHED_INTERVAL};
 use crate::deps::{BoxFuture, CpuTicker, HostError, Sampler, TickOutcome};
 use crate::protocol::{
     BrowserFamily, CpuReport, Phase, PointPhase, ProcessInfo, ProcessRates, Processes, Rates, Role,
@@ -74,6 +74,9 @@ struct FakeSampler {
     ticks: AtomicUsize,
     live_tickers: Arc<AtomicUsize>,
     audio_pct: Mutex<f64>,
+    /// What the watch set with `resolve_every`, and the ticks it asked to look again before.
+    resolve_every: Mutex<Option<Duration>>,
+    looked_again_at_tick: Mutex<Vec<usize>>,
 }
 
 impl Sampler for FakeSampler {
@@ -130,6 +133,13 @@ impl CpuTicker for FakeTicker {
         })
     }
     fn set_pids(&mut self, _: Vec<u32>) {}
+    fn resolve_every(&mut self, every: Duration) {
+        *self.sampler.resolve_every.lock().unwrap() = Some(every);
+    }
+    fn resolve_at_next_tick(&mut self) {
+        let next = self.sampler.ticks.load(Ordering::SeqCst) + 1;
+        self.sampler.looked_again_at_tick.lock().unwrap().push(next);
+    }
 }
 
 async fn pass(d: Duration) {
@@ -173,6 +183,13 @@ async fn nothing_is_sampled_before_a_call_and_a_call_is_sampled_every_5_s() {
     let saved = 2.0 * (4.0 / 100.0) * 5.0;
     assert!((h.saved_cpu_s - saved).abs() < 1e-9, "{}", h.saved_cpu_s);
     assert!((watch.set_phase(Phase::Capturing) - saved).abs() < 1e-9);
+
+    // The processes are looked for again every 30 s, and at the tick after each phase change (a
+    // release, an unmute: 4th and 7th ticks after the baseline and three samples).
+    assert_eq!(*sampler.resolve_every.lock().unwrap(), Some(RESOLVE_EVERY));
+    assert_eq!(RESOLVE_EVERY, Duration::from_secs(30));
+    pass(UNWATCHED_INTERVAL).await;
+    assert_eq!(*sampler.looked_again_at_tick.lock().unwrap(), [6, 9]);
 
     // The call ends: the ticker goes, no more ticks.
     watch.set_phase(Phase::Idle);

@@ -7,7 +7,11 @@
 //! - not at all otherwise (no ticker, no kept-open files).
 //!
 //! The ticker lives on across interval changes (a popup opening does not cost a baseline tick) and
-//! is dropped when sampling stops (the next start takes a fresh baseline).
+//! is dropped when sampling stops (the next start takes a fresh baseline). It looks for the browser's
+//! processes and the audio server again every [`RESOLVE_EVERY`] and at the tick after each phase
+//! change (a capture that starts may come with a new renderer or audio service process): that walk
+//! over every process of the machine is most of a tick's cost, and at 5 s a ticker's own default
+//! would take it at every tick.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -25,6 +29,9 @@ use crate::protocol::{CpuReport, HistorySnapshot, Phase};
 /// background's own watcher used before the host kept the history (the chart's 5 minutes hold 60
 /// samples; the "saved" figure is the same as before for the same call).
 pub const UNWATCHED_INTERVAL: Duration = Duration::from_secs(5);
+
+/// How often the history's ticker looks for its processes again when the phase does not change.
+pub const RESOLVE_EVERY: Duration = Duration::from_secs(30);
 
 /// What a subscriber gets after each sample.
 #[derive(Debug, Clone, PartialEq)]
@@ -70,6 +77,8 @@ struct Shared {
 struct State {
     book: CpuHistory,
     listeners: Vec<Listener>,
+    /// The phase changed since the last tick: look for the processes again.
+    look_again: bool,
 }
 
 struct Listener {
@@ -85,6 +94,7 @@ impl HistoryWatch {
             state: Mutex::new(State {
                 book: CpuHistory::default(),
                 listeners: Vec::new(),
+                look_again: false,
             }),
             wake: Notify::new(),
             now_ms,
@@ -97,6 +107,9 @@ impl HistoryWatch {
     pub fn set_phase(&self, phase: Phase) -> f64 {
         let saved = {
             let mut st = self.shared.lock();
+            if st.book.phase() != phase {
+                st.look_again = true;
+            }
             st.book.set_phase((self.shared.now_ms)(), phase);
             st.book.saved_cpu_s()
         };
@@ -184,13 +197,19 @@ async fn run(shared: Arc<Shared>, sampler: Arc<dyn Sampler>) {
             continue;
         }
         // A fresh ticker: its first tick is a baseline (no report).
-        let (mut ticker, _) = Arc::clone(&sampler).cpu_ticker(None).tick().await;
+        let mut fresh = Arc::clone(&sampler).cpu_ticker(None);
+        fresh.resolve_every(RESOLVE_EVERY);
+        shared.lock().look_again = false;
+        let (mut ticker, _) = fresh.tick().await;
         let mut last = Instant::now();
         while let Some(interval) = shared.interval() {
             tokio::select! {
                 () = tokio::time::sleep_until(last + interval) => {}
                 // Re-plan from the last tick with what changed (a popup opened: sooner).
                 () = shared.wake.notified() => continue,
+            }
+            if std::mem::take(&mut shared.lock().look_again) {
+                ticker.resolve_at_next_tick();
             }
             let (back, outcome) = ticker.tick().await;
             ticker = back;
