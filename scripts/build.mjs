@@ -14,7 +14,17 @@
 // (default $MICOFF_HOST_PATH or <repo>/target/release/micoff-host). Output is deterministic.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflateSync } from 'node:zlib';
@@ -233,7 +243,8 @@ export function extensionIds() {
 
 /**
  * The native host manifests as `hostBin`'s own installer writes them (`micoff-host install --browser
- * <flavor> --target-dir <root>/<flavor> --host-path <pathInManifest>`), the one writer of that file:
+ * <flavor> --target-dir <root>/<flavor> --host-path <hostBin>`, or `--packaged-host-path
+ * <pathInManifest>` for a package), the one writer of that file:
  * `{ chromium, firefox }`, the path of each. Throws when the installer fails, writes other than one
  * file, or allows other extension ids than this build's (a host binary built from other manifests).
  * `pathInManifest` is where the browser will find the host: `hostBin` itself for a build, the
@@ -243,27 +254,45 @@ export function writeHostManifests({ hostBin, root, pathInManifest = hostBin }) 
   const { chromeId, firefoxId } = extensionIds();
   const want = { chromium: `chrome-extension://${chromeId}/`, firefox: firefoxId };
   const written = {};
-  for (const flavor of ['chromium', 'firefox']) {
-    const dir = join(root, flavor);
-    const args = ['install', '--browser', flavor, '--target-dir', dir, '--host-path', pathInManifest];
-    try {
-      execFileSync(hostBin, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    } catch (e) {
-      throw new Error(`${hostBin} ${args.join(' ')} failed: ${e.stderr || e.stdout || e.message}`);
+  // The installer checks the host it is given; a package's manifests name where the package puts
+  // it (--packaged-host-path). micoff's record of what it wrote goes to a folder of this run, not
+  // into the ~/.local/state of whoever builds.
+  const hostArgs =
+    pathInManifest === hostBin ? ['--host-path', hostBin] : ['--packaged-host-path', pathInManifest];
+  const state = mkdtempSync(join(tmpdir(), 'micoff-build-state-'));
+  try {
+    for (const flavor of ['chromium', 'firefox']) {
+      const dir = join(root, flavor);
+      const args = ['install', '--browser', flavor, '--target-dir', dir, ...hostArgs];
+      try {
+        execFileSync(hostBin, args, {
+          stdio: ['ignore', 'pipe', 'pipe'],
+          env: { ...process.env, XDG_STATE_HOME: state },
+        });
+      } catch (e) {
+        throw new Error(`${hostBin} ${args.join(' ')} failed: ${e.stderr || e.stdout || e.message}`);
+      }
+      written[flavor] = checkedManifest(dir, flavor, want[flavor], hostBin);
     }
-    const files = existsSync(dir) ? readdirSync(dir) : [];
-    if (files.length !== 1 || !files[0])
-      throw new Error(`micoff-host install wrote ${files.length} files into ${dir}`);
-    const manifest = readJson(join(dir, files[0]));
-    const allowed = flavor === 'chromium' ? manifest.allowed_origins : manifest.allowed_extensions;
-    if (!Array.isArray(allowed) || allowed.length !== 1 || allowed[0] !== want[flavor]) {
-      throw new Error(
-        `${join(dir, files[0])} allows ${JSON.stringify(allowed)}, not ${want[flavor]} alone: ${hostBin} was built from other manifests (cargo build --release -p micoff-host)`,
-      );
-    }
-    written[flavor] = join(dir, files[0]);
+  } finally {
+    rmSync(state, { recursive: true, force: true });
   }
   return written;
+}
+
+/** The one manifest `micoff-host install` wrote into `dir`, allowing `want` alone; throws otherwise. */
+function checkedManifest(dir, flavor, want, hostBin) {
+  const files = existsSync(dir) ? readdirSync(dir) : [];
+  if (files.length !== 1 || !files[0])
+    throw new Error(`micoff-host install wrote ${files.length} files into ${dir}`);
+  const manifest = readJson(join(dir, files[0]));
+  const allowed = flavor === 'chromium' ? manifest.allowed_origins : manifest.allowed_extensions;
+  if (!Array.isArray(allowed) || allowed.length !== 1 || allowed[0] !== want) {
+    throw new Error(
+      `${join(dir, files[0])} allows ${JSON.stringify(allowed)}, not ${want} alone: ${hostBin} was built from other manifests (cargo build --release -p micoff-host)`,
+    );
+  }
+  return join(dir, files[0]);
 }
 
 /**

@@ -19,10 +19,14 @@ function setState(s) {
 }
 
 // Sends `track` through one RTCPeerConnection to a second one on this page and waits until both are
-// connected. With `playout=1` in the query the received track plays in an <audio> element.
+// connected. With `playout=1` in the query the received track plays in an <audio> element. With
+// `encoded=1` the sender's encoded frames pass through the page (encoded insertable streams), which
+// calls `window.onEncodedFrame(bytes, performance.now())` for each, as it leaves for the wire: when the
+// first words leave the sender, independent of the far end's jitter buffer.
 async function connectLoopback(track, stream) {
   const params = new URLSearchParams(location.search);
-  const a = new RTCPeerConnection();
+  const encoded = params.get('encoded') === '1';
+  const a = new RTCPeerConnection(encoded ? { encodedInsertableStreams: true } : undefined);
   const b = new RTCPeerConnection();
   call.pcs = [a, b];
   a.onicecandidate = (e) => e.candidate && b.addIceCandidate(e.candidate);
@@ -31,6 +35,19 @@ async function connectLoopback(track, stream) {
     b.ontrack = (e) => resolve(e.receiver);
   });
   call.sender = a.addTrack(track, stream);
+  if (encoded) {
+    const { readable, writable } = call.sender.createEncodedStreams();
+    readable
+      .pipeThrough(
+        new TransformStream({
+          transform(frame, out) {
+            window.onEncodedFrame?.(frame.data.byteLength, performance.now());
+            out.enqueue(frame);
+          },
+        }),
+      )
+      .pipeTo(writable);
+  }
   await a.setLocalDescription(await a.createOffer());
   await b.setRemoteDescription(a.localDescription);
   await b.setLocalDescription(await b.createAnswer());

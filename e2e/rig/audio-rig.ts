@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import * as q from './pactl.ts';
+import { PIPE_WRITER } from './paths.ts';
 import {
   assertAlive,
   type Child,
@@ -24,6 +25,7 @@ import {
   waitFor,
   which,
 } from './proc.ts';
+import { speechSignal } from './signals.ts';
 
 // The rig's devices. micoff-testkit's Rust rig (native-host/crates/micoff-testkit/src/rig.rs) uses
 // the same names; a test there checks these three lines.
@@ -89,6 +91,14 @@ export interface AudioRig {
   pactl: q.Pactl;
   info(): Promise<q.PactlInfo>;
   recordStreams(): Promise<q.RecordStream[]>;
+  /** Plays a test signal into `sink` until the rig stops: the tone bursts, or `speech` (a pitch that
+   * moves every 30 ms, never a steady tone a noise suppressor learns as noise). */
+  playInto(sink: string, signal: 'tone' | 'speech'): Promise<void>;
+  /** A source whose data comes at a pace of its own, as a sound card's does (unlike `mic`, which
+   * follows the null sink it monitors): module-pipe-source fed the speech-like signal in real time by a
+   * writer process (e2e/rig/pipe-writer.ts). Not module-sine-source: PulseAudio's has a fixed 2 s
+   * latency (its data comes in 2 s blocks, module-sine-source.c), and pipewire-pulse has none. */
+  addClockedSource(name: string): Promise<void>;
   /** Stops and starts the server on the same socket (tone and reader come back too). */
   restart(): Promise<void>;
   stop(): Promise<void>;
@@ -125,9 +135,9 @@ function testSignalSecond(): Buffer {
   return buf;
 }
 
-/** Feeds the sine to a pacat's stdin forever; the pipe's back-pressure paces it at playback speed. */
-function feedTone(stdin: Writable): void {
-  const second = testSignalSecond();
+/** Feeds the tone to a pacat's stdin forever; the pipe's back-pressure paces it at playback speed. */
+function feedTone(stdin: Writable, chunk = testSignalSecond()): void {
+  const second = chunk;
   let stopped = false;
   stdin.on('error', () => {
     stopped = true; // EPIPE when pacat goes away (server restart/stop)
@@ -242,6 +252,68 @@ abstract class BaseRig implements AudioRig {
       throw e;
     }
     return this;
+  }
+
+  async playInto(sink: string, signal: 'tone' | 'speech'): Promise<void> {
+    const player = startChild(
+      `${signal} into ${sink} (pacat)`,
+      'pacat',
+      [
+        '--playback',
+        '-d',
+        sink,
+        '--raw',
+        '--format=s16le',
+        `--rate=${SINE_RATE}`,
+        '--channels=1',
+        `--client-name=micoff-rig-${signal}-${sink}`,
+      ],
+      this.path(`play-${sink}.log`),
+      { env: this.clientEnv, stdin: 'pipe' },
+    );
+    this.clients.push(player);
+    if (player.proc.stdin)
+      feedTone(player.proc.stdin, signal === 'speech' ? speechSignal() : testSignalSecond());
+    await waitFor(
+      `${signal} playing into ${sink}`,
+      async () =>
+        (
+          JSON.parse(await this.pactl(['-f', 'json', 'list', 'sink-inputs'])) as {
+            properties?: Record<string, string>;
+          }[]
+        ).some((x) => x.properties?.['application.name'] === `micoff-rig-${signal}-${sink}`),
+      { check: () => assertAlive(player) },
+    );
+  }
+
+  async addClockedSource(name: string): Promise<void> {
+    const fifo = this.path(`${name}.fifo`);
+    await this.pactl([
+      'load-module',
+      'module-pipe-source',
+      `source_name=${name}`,
+      `file=${fifo}`,
+      'format=s16le',
+      `rate=${SINE_RATE}`,
+      'channels=1',
+    ]);
+    await this.sourceListed(name);
+    await waitFor(`${fifo} made by the server`, () => existsSync(fifo));
+    this.clients.push(
+      startChild(
+        `writer of ${name}`,
+        process.execPath,
+        ['--import', 'tsx', PIPE_WRITER, fifo],
+        this.path(`${name}-writer.log`),
+      ),
+    );
+  }
+
+  /** Waits until the server lists a source by this name. */
+  protected async sourceListed(name: string): Promise<void> {
+    await waitFor(`the source ${name}`, async () =>
+      (await this.pactl(['list', 'short', 'sources'])).split('\n').some((l) => l.split('\t')[1] === name),
+    );
   }
 
   protected async startClients(): Promise<void> {

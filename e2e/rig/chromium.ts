@@ -32,6 +32,12 @@ export interface LaunchOptions {
    * never becomes hidden; attached with `noDefaults` it does, as for a user. Playwright's own launch
    * switches (background timer throttling off and the like) are not applied either. */
   realFocus?: boolean;
+  /** Chromium's own permission layer instead of the auto-accepting fake UI
+   * (`--use-fake-ui-for-media-stream` bypasses it, one-time grants and their expiry included): the
+   * microphone is then granted by the test (`context.grantPermissions`) or at a real prompt. */
+  realPermissions?: boolean;
+  /** More unpacked extensions to load beside micoff's (test tools, e.g. site-settings-ext). */
+  extraExtensions?: string[];
 }
 
 export interface LaunchedChromium {
@@ -39,6 +45,9 @@ export interface LaunchedChromium {
   userDataDir: string;
   /** The browser (main) process: found by its --user-data-dir among /proc/<pid>/cmdline. */
   browserPid(): Promise<number>;
+  /** When the browser went away without `close()` (it exited, crashed or was killed under the test),
+   * else null: a failure report tells that from a test that timed out and closed it. */
+  closedByItself(): Date | null;
   close(): Promise<void>;
 }
 
@@ -54,10 +63,13 @@ export function chromiumArgs(o: {
   userDataDir: string;
   extra?: string[];
   headful?: boolean;
+  realPermissions?: boolean;
+  extraExtensions?: string[];
 }): string[] {
   const args = [
     ...(o.headful ? [] : ['--headless=new']),
-    '--use-fake-ui-for-media-stream', // auto-accept the permission prompt; the DEVICE is real
+    // Auto-accept the permission prompt (the DEVICE is real), unless the test needs the real layer.
+    ...(o.realPermissions ? [] : ['--use-fake-ui-for-media-stream']),
     '--disable-background-networking',
     '--disable-component-update',
     '--disable-sync',
@@ -66,9 +78,8 @@ export function chromiumArgs(o: {
     // Chromium's sandbox needs user namespaces or a setuid helper; as root it refuses to start.
     ...(process.getuid?.() === 0 ? ['--no-sandbox'] : []),
   ];
-  if (o.extensionDir) {
-    args.push(`--disable-extensions-except=${o.extensionDir}`, `--load-extension=${o.extensionDir}`);
-  }
+  const extensions = [...(o.extensionDir ? [o.extensionDir] : []), ...(o.extraExtensions ?? [])].join(',');
+  if (extensions) args.push(`--disable-extensions-except=${extensions}`, `--load-extension=${extensions}`);
   return [...args, ...(o.extra ?? [])];
 }
 
@@ -87,9 +98,21 @@ export async function launchChromium(o: LaunchOptions): Promise<LaunchedChromium
     // Playwright mutes audio by default; capture and the audio service must run as for a user.
     ignoreDefaultArgs: ['--mute-audio'],
     env: { ...o.env, ...(o.display ? { DISPLAY: o.display } : {}) },
-    args: chromiumArgs({ extensionDir: ext, userDataDir, extra: o.extraArgs, headful: !!o.display }),
+    args: chromiumArgs({
+      extensionDir: ext,
+      userDataDir,
+      extra: o.extraArgs,
+      headful: !!o.display,
+      realPermissions: o.realPermissions,
+      extraExtensions: o.extraExtensions,
+    }),
   });
   let pid: number | null = null;
+  let closing = false;
+  let closedByItself: Date | null = null;
+  context.once('close', () => {
+    if (!closing) closedByItself = new Date();
+  });
   return {
     context,
     userDataDir,
@@ -99,7 +122,9 @@ export async function launchChromium(o: LaunchOptions): Promise<LaunchedChromium
       });
       return pid;
     },
+    closedByItself: () => closedByItself,
     async close() {
+      closing = true;
       await context.close().catch(() => {});
       if (ownsDir) rmSync(userDataDir, { recursive: true, force: true });
     },
@@ -118,6 +143,8 @@ async function launchOverCdp(
     extensionDir: ext,
     userDataDir,
     headful: true,
+    realPermissions: o.realPermissions,
+    extraExtensions: o.extraExtensions,
     extra: [
       `--user-data-dir=${userDataDir}`,
       '--remote-debugging-port=0',
@@ -142,6 +169,11 @@ async function launchOverCdp(
     });
     const context = browser.contexts()[0];
     if (!context) throw new Error('Chromium over CDP: no default context');
+    let closing = false;
+    let closedByItself: Date | null = null;
+    browser.once('disconnected', () => {
+      if (!closing) closedByItself = new Date();
+    });
     return {
       context,
       userDataDir,
@@ -149,7 +181,9 @@ async function launchOverCdp(
         waitFor('the Chromium browser process in /proc', () => findBrowserPid(userDataDir), {
           timeoutMs: 5000,
         }),
+      closedByItself: () => closedByItself,
       async close() {
+        closing = true;
         await browser.close().catch(() => {});
         await stopChild(child);
         if (ownsDir) rmSync(userDataDir, { recursive: true, force: true });

@@ -18,7 +18,7 @@ import {
   launch as launchProcess,
   WEBDRIVER_BIDI_WEBSOCKET_ENDPOINT_REGEX,
 } from '@puppeteer/browsers';
-import puppeteer, { type Browser, type Page } from 'puppeteer-core';
+import puppeteer, { type Browser, type Page, TimeoutError } from 'puppeteer-core';
 import { FIREFOX_RELEASE_PREF } from '../../extension/src/shared/firefox-release.ts';
 import type { TabReleaseView } from '../../extension/src/shared/messages/popup-background.ts';
 import type { Settings } from '../../extension/src/shared/settings.ts';
@@ -151,7 +151,10 @@ export async function launchFirefox(o: FirefoxOptions): Promise<LaunchedFirefox>
   }
 }
 
-/** Polls `fn(arg)` in `page` until it returns a truthy value, or throws naming `what`. */
+/** Polls `fn(arg)` in `page` until it returns a truthy value, or throws naming `what`. A wait whose
+ * document goes away under it (a navigation replaces the realm it polls: puppeteer then fails it with
+ * "Waiting failed" within a few hundred ms, seen about once in 40 popups opened) starts again in the
+ * page's new document, until the deadline. */
 export async function pageWaitFor<T>(
   page: Page,
   what: string,
@@ -159,11 +162,24 @@ export async function pageWaitFor<T>(
   timeoutMs = 15_000,
   arg = '',
 ): Promise<T> {
-  try {
-    const handle = await page.waitForFunction(fn, { timeout: timeoutMs, polling: 200 }, arg);
-    return (await handle.jsonValue()) as T;
-  } catch (e) {
-    throw new Error(`Firefox: ${what} not within ${timeoutMs} ms (${(e as Error).message})`);
+  const deadline = Date.now() + timeoutMs;
+  const aborted = new Map<string, number>(); // why a wait was cut short -> how often
+  for (;;) {
+    try {
+      const timeout = Math.max(1, deadline - Date.now());
+      const handle = await page.waitForFunction(fn, { timeout, polling: 200 }, arg);
+      return (await handle.jsonValue()) as T;
+    } catch (e) {
+      const timedOut = e instanceof TimeoutError || Date.now() >= deadline;
+      if (timedOut || page.isClosed()) {
+        const cut = [...aborted].map(([m, n]) => `${m} (${n}x)`).join('; ');
+        const before = cut ? `; before it, the wait was cut short: ${cut}` : '';
+        throw new Error(`Firefox: ${what} not within ${timeoutMs} ms (${(e as Error).message}${before})`);
+      }
+      const why = (e as Error).message;
+      aborted.set(why, (aborted.get(why) ?? 0) + 1);
+      await new Promise((r) => setTimeout(r, 100));
+    }
   }
 }
 

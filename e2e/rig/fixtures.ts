@@ -70,9 +70,17 @@ export const test = base.extend<TestFixtures, WorkerFixtures>({
     try {
       await use(launched);
     } finally {
+      const closedByItself = launched.closedByItself();
       await launched.close();
       if (testInfo.status !== testInfo.expectedStatus) {
         await testInfo.attach('rig logs', { body: rig.logs(), contentType: 'text/plain' });
+        // Whether the browser closed under the test (its own exit, a crash, a signal) or the test ended
+        // it (a timeout): the error alone reads "Target page, context or browser has been closed" for
+        // both. DEBUG=pw:browser prints its stderr and exit status.
+        const how = closedByItself
+          ? `Chromium went away under the test at ${closedByItself.toISOString()}, not closed by it`
+          : 'Chromium was up until the test closed it';
+        await testInfo.attach('chromium', { body: how, contentType: 'text/plain' });
       }
     }
   },

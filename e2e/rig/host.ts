@@ -2,7 +2,7 @@
 // Chromium profile or a Firefox home, and `micoff-host sample --json` (one CpuReport over a window)
 // for the demo and the CPU tests.
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { type CpuReport, HOST_NAME } from '../../extension/src/shared/protocol.ts';
 import { EXTENSION_DIR, HOST_BINARY } from './paths.ts';
 import { run } from './proc.ts';
@@ -49,7 +49,10 @@ export async function installHostManifest(
       String(firefoxRelease.releaseDelayMs),
     );
   }
-  const r = await run(requireHost(binary), args, { timeoutMs: 15_000 });
+  // micoff's record of what it wrote goes next to the manifest's folder (the test's temporary
+  // profile or home), not into the real ~/.local/state of whoever runs the tests.
+  const env = { ...process.env, XDG_STATE_HOME: join(dirname(dir), 'micoff-state') };
+  const r = await run(requireHost(binary), args, { env, timeoutMs: 15_000 });
   if (r.code !== 0) {
     throw new Error(
       `micoff-host ${args.join(' ')} failed (${r.code}): ${r.stderr.trim()} ${r.stdout.trim()}`,

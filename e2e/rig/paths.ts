@@ -11,3 +11,5 @@ export const FIREFOX_EXTENSION_DIR =
   process.env.MICOFF_FIREFOX_EXTENSION_DIR ?? join(ROOT, 'dist', 'firefox');
 export const CHROMIUM = process.env.MICOFF_CHROMIUM ?? '/usr/bin/chromium';
 export const FIREFOX = process.env.MICOFF_FIREFOX ?? '/usr/bin/firefox-esr';
+/** The writer that feeds a rig's pipe source in real time (audio-rig.ts addClockedSource). */
+export const PIPE_WRITER = join(ROOT, 'e2e', 'rig', 'pipe-writer.ts');

@@ -28,7 +28,7 @@ const SETPRIV = which('setpriv');
 /** Children still running: killed (by process group) if this process exits without stopping them. */
 const live = new Set<Child>();
 process.once('exit', () => {
-  for (const c of live) killGroup(c.pid, 'SIGKILL');
+  for (const c of live) killGroup(c, 'SIGKILL');
 });
 
 /** Starts `cmd` in a new process group, stdout+stderr appended to `logFile`. */
@@ -96,7 +96,8 @@ export function assertAlive(c: Child): void {
   if (c.exit || c.exitError) throw new RigError(c.name, describeExit(c), c.logFile);
 }
 
-function alive(pid: number): boolean {
+/** Is there a process with this PID (ours to signal)? */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -108,29 +109,46 @@ function alive(pid: number): boolean {
 /** SIGTERM to the child's process group, then SIGKILL after `graceMs`; resolves when it is gone. */
 export async function stopChild(c: Child, graceMs = 3000): Promise<void> {
   if (c.exit) {
-    killGroup(c.pid, 'SIGKILL'); // leftovers in its group (e.g. the shell's children)
+    killGroup(c, 'SIGKILL'); // leftovers in its group (e.g. the shell's children)
     return;
   }
   const exited = new Promise<void>((resolve) => {
     if (c.exit) resolve();
     c.proc.once('exit', () => resolve());
   });
-  killGroup(c.pid, 'SIGTERM');
+  killGroup(c, 'SIGTERM');
   const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), graceMs).unref());
   if ((await Promise.race([exited, timer])) === 'timeout') {
-    killGroup(c.pid, 'SIGKILL');
+    killGroup(c, 'SIGKILL');
     await exited;
   }
-  killGroup(c.pid, 'SIGKILL');
+  killGroup(c, 'SIGKILL');
 }
 
-function killGroup(pid: number, sig: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, sig);
-  } catch {
-    // group gone: try the process alone (it may have left its group)
+/**
+ * Signals the child's process group. Once the child has exited (and Node reaped it) its PID is free
+ * for any new process, and PIDs come round fast here (pid_max 32768, builds beside the tests): a
+ * signal to that PID, or to a group of that number led by the new process (Playwright starts each
+ * browser as a group leader), would land on whatever got the number. Leftovers of the child's group
+ * keep the number reserved (Linux frees it only when no process uses it as PID, group or session), so
+ * the group is still the child's exactly when no process has the PID; otherwise nothing is sent.
+ */
+function killGroup(c: Child, sig: NodeJS.Signals): void {
+  if (c.exit) {
+    if (alive(c.pid)) return; // the PID is someone else's now
     try {
-      if (alive(pid)) process.kill(pid, sig);
+      process.kill(-c.pid, sig);
+    } catch {
+      /* no leftovers */
+    }
+    return;
+  }
+  try {
+    process.kill(-c.pid, sig);
+  } catch {
+    // group gone: the process alone (it left its group; not reaped yet, so the PID is still ours)
+    try {
+      process.kill(c.pid, sig);
     } catch {
       /* already gone */
     }

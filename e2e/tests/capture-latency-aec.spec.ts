@@ -12,14 +12,17 @@
 //           browser's environment (playback latency grows too), on pipewire-pulse the pulse.rules drop-in
 //           for Chromium's capture client after the server restart (playback unchanged)
 //   noaec   {audio: {echoCancellation: false}} at the default: the echo as it is
-// Checks that the comparison means something: every aec40 run was granted >= 35 ms at the server (at the
-// start and the end of its window) and every aec10 run < 20 ms; every run's capture delivered >= 90 % of
-// its window; the receiver reported concealment statistics in every aec run (missing ones fail); the
-// echo without echo cancellation is loud (>= -30 dB), so "10 dB below it" is not met by silence.
-// Bars: echo at 40 ms no more than 3 dB above 10 ms (one-sided: under load 10 ms has leaked echo in
-// bursts where 40 ms did not; the design note has the runs), both levels taken no lower than
-// SUPPRESSED_DB (below it the echo is gone: what is left is AEC3's own output floor, which moved by 5 dB
-// between runs of one configuration, -84..-89 dB, on an idle machine); at least 10 dB below noaec;
+// Checks that the comparison means something: in every run the echo reached the microphone loud
+// (>= -30 dB, the rig's `mic` recorded beside the browser: a quiet sent echo is then a cancelled one, not
+// one that never arrived); every aec40 run was granted >= 35 ms at the server (at the start and the end
+// of its window) and every aec10 run < 20 ms; every run's capture delivered >= 90 % of its window; the
+// receiver reported concealment statistics in every aec run (missing ones fail); the echo without echo
+// cancellation is loud (>= -30 dB), so "10 dB below it" is not met by silence.
+// Bars: the echo sent at 40 ms no more than 3 dB above 10 ms's (true levels, the median run's median
+// second), unless the 40 ms echo is itself at least SUPPRESSED_BELOW_MIC_DB below the echo at the mic:
+// there what is left is AEC3's own output floor, which moved by 5 dB between runs of one configuration
+// (-84..-89 dB) on an idle machine, and "3 dB above" compares noise. One-sided: under load 10 ms has
+// leaked echo in bursts where 40 ms did not (the design note has the runs). At least 10 dB below noaec;
 // concealed samples / total samples at the receiver no worse than at 10 ms + 1 percentage point.
 // The latency-constraint trap ({audio: {latency: 0.04}}) has its own spec (capture-latency-guard).
 // Raw figures: e2e/artifacts/capture-latency-aec-<server>.json.
@@ -36,8 +39,12 @@ import {
 import { median, saveArtifact } from './release-util.ts';
 
 const ROUNDS = Number(process.env.MICOFF_AEC_ROUNDS ?? 3);
-/** At or below this the echo counts as fully suppressed (>= 45 dB below the echo as it arrives). */
-const SUPPRESSED_DB = -60;
+/** The echo at the microphone in every run, at least (dB, mean energy per sample). */
+const MIC_ECHO_MIN_DB = -30;
+/** The echo sent at 40 ms, at most this far above 10 ms's (dB, true levels)... */
+const AEC40_OVER_AEC10_MAX_DB = 3;
+/** ...unless it is at least this far below the echo at the mic (suppressed into AEC3's own floor). */
+const SUPPRESSED_BELOW_MIC_DB = 45;
 
 const CONFIGS: EchoConfig[] = [
   { name: 'aec10', latencyMs: null, constraints: { audio: true }, withExtension: true },
@@ -69,16 +76,19 @@ test('echo: AEC at 40 ms as effective as at 10 ms, and far better than none', as
     // Only runs that reported concealment (the checks below fail on a missing one).
     const concealed = (name: string) =>
       median(of(name).flatMap((r) => (r.concealed_ratio === null ? [] : [r.concealed_ratio])));
+    const micDb = (name: string) => median(of(name).map((r) => r.mic_db));
     const result = {
       server: audioServer,
       rounds: ROUNDS,
       window_ms: WINDOW_MS,
       echo_db: Object.fromEntries(CONFIGS.map((c) => [c.name, echo(c.name)])),
       window_mean_db: Object.fromEntries(CONFIGS.map((c) => [c.name, meanDb(c.name)])),
-      suppressed_db: SUPPRESSED_DB,
-      // The bar's comparison: both levels taken no lower than SUPPRESSED_DB.
-      aec40_minus_aec10_db: Math.max(echo('aec40'), SUPPRESSED_DB) - Math.max(echo('aec10'), SUPPRESSED_DB),
-      aec40_minus_aec10_raw_db: echo('aec40') - echo('aec10'),
+      mic_db: Object.fromEntries(CONFIGS.map((c) => [c.name, micDb(c.name)])),
+      // How far below the echo at the mic each configuration sends it (median run's), dB.
+      suppression_db: Object.fromEntries(CONFIGS.map((c) => [c.name, micDb(c.name) - echo(c.name)])),
+      aec40_minus_aec10_db: echo('aec40') - echo('aec10'),
+      // The 40 ms echo's own suppression is past the floor's threshold (then the bar above is not asked).
+      aec40_suppressed: micDb('aec40') - echo('aec40') >= SUPPRESSED_BELOW_MIC_DB,
       noaec_minus_aec40_db: echo('noaec') - echo('aec40'),
       concealed_pct: Object.fromEntries(CONFIGS.map((c) => [c.name, 100 * concealed(c.name)])),
       runs,
@@ -90,6 +100,8 @@ test('echo: AEC at 40 ms as effective as at 10 ms, and far better than none', as
       // The capture ran through the window (silence from a stalled capture is no echo cancellation).
       expect(r.captured_s, what(r)).toBeGreaterThanOrEqual((0.9 * WINDOW_MS) / 1000);
       expect(r.granted_us.length, what(r)).toBeGreaterThanOrEqual(2);
+      // The echo reached the microphone, loud, in every run: a quiet sent echo is a cancelled one.
+      expect(r.mic_db, what(r)).toBeGreaterThanOrEqual(MIC_ECHO_MIN_DB);
     }
     for (const r of of('aec40')) {
       // The 40 ms configuration was in force while the echo was measured.
@@ -103,7 +115,12 @@ test('echo: AEC at 40 ms as effective as at 10 ms, and far better than none', as
     for (const r of of('noaec')) expect(r.settings?.echoCancellation).toBe(false);
     // There is an echo to cancel: without echo cancellation the page sends it loud.
     expect(echo('noaec')).toBeGreaterThanOrEqual(-30);
-    expect(result.aec40_minus_aec10_db).toBeLessThanOrEqual(3);
+    // As effective at 40 ms as at 10 ms: within 3 dB, or suppressed into the canceller's own floor.
+    expect(
+      result.aec40_suppressed || result.aec40_minus_aec10_db <= AEC40_OVER_AEC10_MAX_DB,
+      `aec40 ${echo('aec40')} dB vs aec10 ${echo('aec10')} dB sent, echo at the mic ${micDb('aec40')} dB: ` +
+        `more than ${AEC40_OVER_AEC10_MAX_DB} dB above 10 ms and less than ${SUPPRESSED_BELOW_MIC_DB} dB below the mic`,
+    ).toBe(true);
     expect(result.noaec_minus_aec40_db).toBeGreaterThanOrEqual(10);
     expect(result.concealed_pct.aec40).toBeLessThanOrEqual((result.concealed_pct.aec10 as number) + 1);
   } finally {

@@ -1,7 +1,7 @@
 // Helpers of the echo specs (capture-latency-aec, capture-latency-guard): a rig whose default sink is
 // heard by the microphone, and one call of echo.html in a fresh browser measured for its echo. A
 // configuration's capture latency is applied by micoff's own mechanism (e2e/rig/capture-latency.ts).
-import { type AudioRig, startAudioRig } from '../rig/audio-rig.ts';
+import { type AudioRig, MIC, startAudioRig } from '../rig/audio-rig.ts';
 import {
   applyCaptureLatency,
   chromiumGrantsUs,
@@ -12,6 +12,7 @@ import {
 import { type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
 import { MeetingPage, type MeetingStats } from '../rig/meeting-page.ts';
 import type { PageServer } from '../rig/page-server.ts';
+import { recordLevel } from '../rig/source-level.ts';
 import { median, whenStreams } from './release-util.ts';
 
 /** AEC3 converges within a few seconds of far-end speech; the window starts after it. */
@@ -47,6 +48,10 @@ export interface EchoFigures {
    * re-estimates the delay, in every configuration alike; those seconds dominate a window's mean
    * energy (kept as `energy_rate`) but not its median. */
   echo_db: number;
+  /** The echo as it reaches the microphone over the window, dB (the rig's `mic` recorded beside the
+   * browser, before any of the browser's processing): what the sent echo is cancelled from. Without it
+   * a quiet sent echo could be an echo that never arrived (a silent far end, a broken echo path). */
+  mic_db: number;
 }
 
 export const dB = (x: number) => 10 * Math.log10(Math.max(x, 1e-12));
@@ -67,6 +72,7 @@ function delta(a: MeetingStats, b: MeetingStats): EchoFigures {
     constraints: null,
     per_second_db: [],
     echo_db: dB(d > 0 ? e / d : 0),
+    mic_db: Number.NaN,
   };
 }
 
@@ -168,10 +174,13 @@ export async function measureEcho(
   const windowMs = opts.windowMs ?? WINDOW_MS;
   const xdg = latencyXdg(rig);
   const { browser, call, close } = await openEchoCall(rig, pages, c, xdg);
+  // Started ahead of the window (a new stream on the source is no event inside it), reset at its start.
+  const heard = recordLevel(rig, MIC);
   try {
     await opts.inspect?.(browser, call);
     await new Promise((r) => setTimeout(r, WARMUP_MS));
     const grantedBefore = await chromiumGrantsUs(rig, xdg);
+    heard.reset();
     // Per second as well as over the window: AEC leaks come in bursts.
     const a = await call.stats();
     const perSecond: number[] = [];
@@ -182,8 +191,15 @@ export async function measureEcho(
       perSecond.push(Math.round(dB(delta(prev, s).energy_rate)));
       prev = s;
     }
+    const mic_db = (await heard.stop()).db;
     const granted_us = [...grantedBefore, ...(await chromiumGrantsUs(rig, xdg))];
-    const figures = { ...delta(a, prev), per_second_db: perSecond, echo_db: median(perSecond), granted_us };
+    const figures = {
+      ...delta(a, prev),
+      per_second_db: perSecond,
+      echo_db: median(perSecond),
+      mic_db,
+      granted_us,
+    };
     // What the page's track says it was asked (getConstraints), as echo.js reads it.
     figures.constraints = await call.page.evaluate(
       () =>
@@ -193,6 +209,7 @@ export async function measureEcho(
     await call.hangUp();
     return figures;
   } finally {
+    await heard.stop().catch(() => {});
     await close();
   }
 }

@@ -52,13 +52,15 @@ const DELAY_MS = 300;
 const NOT_RELEASED_AFTER_MS = DELAY_MS + 2000;
 const PREF = 'media.getusermedia.microphone.off_while_disabled';
 /** Where `install --system` writes for Firefox (install/firefox/policies.rs POLICY_DIR and
- * LEGACY_POLICY_DIRS, install/env.rs SYSTEM_DATA_DIR and Firefox's system manifest folder); each is a
- * folder of the test in the namespace, and the installer's dry run must name nothing outside them. */
+ * LEGACY_POLICY_DIRS, install/env.rs SYSTEM_DATA_DIR, Firefox's system manifest folder, and micoff's
+ * record of what it wrote, micoff-files record::SYSTEM_STATE_DIR); each is a folder of the test in
+ * the namespace, and the installer's dry run must name nothing outside them. */
 const SYSTEM = {
   policies: '/etc/firefox/policies',
   legacyPolicies: '/etc/firefox-esr/policies',
   data: '/usr/local/share/micoff',
   manifests: '/usr/lib/mozilla/native-messaging-hosts',
+  state: '/var/lib/micoff',
 };
 /** Exit code of a refused policy file (EXIT_PARTIAL of native-host/crates/micoff-exit): the install
  * stops before it writes anything. */

@@ -7,15 +7,22 @@
 //     micoff below muted without" is asserted for it.
 //   - webaudio_pipeline: control >= 0.80 (the page's graph keeps its cost without micoff); released
 //     misses 0.15 because the page's AudioContext keeps rendering (its thread and its playback stream)
-//     whatever micoff does: asserted is that releasing saves what the capture costs (muted with micoff
-//     below muted without by at least a quarter).
+//     whatever micoff does: asserted is that releasing saves what the capture costs, muted with micoff
+//     against muted without <= 0.85 in paired windows (both calls muted at once, both browser trees
+//     sampled over the same 3 s windows, 20 of them, median of the per-window ratios). Five runs on
+//     2026-11-26 (load average 0.2-8.6): run medians 0.676-0.751, windows 0.608-0.824 (median of all
+//     100 windows 0.735, p10-p90 0.658-0.771); with micoff keeping the device (followPaths off) the
+//     same measure reads 1.026 (windows 0.905-1.120). The capture is the audio service's 2.6-3.3 % of
+//     a core, which falls to 0.6-0.8 %; the renderer's graph stays. The sequential ratio (below) read
+//     0.731-0.837 in the same runs, on a quiet machine: the former 0.75 bar on it sat inside its spread.
 //   - insertable_pipeline (processor -> worker transform -> generator -> sender, the generator's track
 //     disabled): released <= 0.15 and control >= 0.80.
 // And what the insertable pipeline's stand-in (patch/insertable.ts) costs while unmuted: both browsers'
 // insertable pages in a call AT ONCE, each window samples both browser trees over the same interval
 // (as release-cpu.spec.ts's overhead bar), the median of the per-window ratios with / without micoff.
 // MICOFF_CPU_KINDS=a,b runs only those kinds (the stand-in's cost is measured whenever
-// insertable_pipeline runs). Raw samples: e2e/artifacts/release-paths-cpu.json.
+// insertable_pipeline runs, the paired muted windows whenever webaudio_pipeline runs). Raw samples,
+// paired windows with their per-process figures too: e2e/artifacts/release-paths-cpu.json.
 import { startAudioRig } from '../rig/audio-rig.ts';
 import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';
@@ -37,6 +44,9 @@ const ROUNDS = Number(process.env.MICOFF_CPU_ROUNDS ?? 3);
 const WINDOW_S = Number(process.env.MICOFF_CPU_WINDOW_S ?? 5);
 /** The stand-in's cost while unmuted (paired with / without), at most. */
 const STAND_IN_BAR = 1.25;
+/** The WebAudio pipeline muted, with / without micoff (paired windows, browser trees), at most: between
+ * released (run medians 0.676-0.751) and not released (1.026); see the header. */
+const WEBAUDIO_SAVED_PAIRED = 0.85;
 
 type Config = 'with' | 'without';
 /** How the page mutes: set up after the call is up, then mute. */
@@ -49,8 +59,11 @@ interface Kind {
   released: number | null;
   /** Muted / unmuted without micoff, at least; null: not asserted. */
   control: number | null;
-  /** Muted with micoff / muted without, at most. */
-  saved: number;
+  /** Muted with micoff / muted without, at most, from the sequential windows; null: not asserted. */
+  saved: number | null;
+  /** The same, from paired windows (both browsers' calls muted at once, both trees sampled over the
+   * same windows): for a bar whose margin the sequential windows' noise would eat. */
+  savedPaired?: number;
 }
 const KINDS: Record<string, Kind> = {
   sender_inactive: {
@@ -67,7 +80,8 @@ const KINDS: Record<string, Kind> = {
     mute: '__out.enabled = false',
     released: null,
     control: 0.8,
-    saved: 0.75,
+    saved: null,
+    savedPaired: WEBAUDIO_SAVED_PAIRED,
   },
   insertable_pipeline: {
     page: insertablePage('worker', false),
@@ -85,10 +99,11 @@ test.skip(({ audioServer }) => audioServer !== 'pulseaudio', 'own PulseAudio rig
 test('CPU: pipeline and sender mutes released vs unmuted, control without micoff', async ({ pages }) => {
   const kinds = Object.keys(KINDS).filter((k) => !only || only.includes(k));
   const standIn = kinds.includes('insertable_pipeline');
+  const pairedRuns = (standIn ? 1 : 0) + kinds.filter((k) => KINDS[k]?.savedPaired !== undefined).length;
   test.setTimeout(
     90_000 +
       kinds.length * (ROUNDS + 1) * 2 * (2 * WINDOW_S + 10) * 1000 +
-      (standIn ? PAIRED_WINDOWS * (PAIRED_WINDOW_S + 2) * 1000 : 0),
+      pairedRuns * (PAIRED_WINDOWS * (PAIRED_WINDOW_S + 2) + 20) * 1000,
   );
   const rig = await startAudioRig('pulseaudio', { reader: false, tone: false });
   const browsers: Partial<Record<Config, LaunchedChromium>> = {};
@@ -156,10 +171,53 @@ test('CPU: pipeline and sender mutes released vs unmuted, control without micoff
         failures.push(`${kind}: released ${r.released_over_unmuted.toFixed(3)} > ${released}`);
       if (control !== null && r.control_muted_over_unmuted < control)
         failures.push(`${kind}: control ${r.control_muted_over_unmuted.toFixed(3)} < ${control}`);
-      if (r.muted_with_over_without > saved)
+      if (saved !== null && r.muted_with_over_without > saved)
         failures.push(`${kind}: muted with/without ${r.muted_with_over_without.toFixed(3)} > ${saved}`);
     }
     expect(await chromiumStreams(rig)).toEqual([]);
+
+    for (const kind of kinds) {
+      const { page, setup, mute, savedPaired } = KINDS[kind] as Kind;
+      if (savedPaired === undefined) continue;
+      // Muted with micoff (released) against muted without (still capturing): both calls up and muted
+      // at once, each window sampling both browser trees over the same interval, the side that starts
+      // first alternating (the audio server serves both and is left out).
+      const calls = {} as Record<Config, MeetingPage>;
+      for (const config of ['with', 'without'] as Config[]) {
+        const m = await MeetingPage.open((browsers[config] as LaunchedChromium).context, pages.url(page));
+        await m.ready();
+        if (setup) await m.page.evaluate(setup);
+        calls[config] = m;
+      }
+      await whenStreams(rig, 'both browsers capturing', (n) => n === 2);
+      await new Promise((r) => setTimeout(r, 2000));
+      await Promise.all(Object.values(calls).map((m) => m.page.evaluate(mute)));
+      await whenStreams(rig, `micoff released (${kind}), the other still capturing`, (n) => n === 1, 3000);
+      await new Promise((r) => setTimeout(r, 1000));
+      const pids = { with: await browsers.with.browserPid(), without: await browsers.without.browserPid() };
+      const paired = await pairedWindows(rig, pids);
+      // Still so at the end: the comparison held over all windows.
+      expect((await chromiumStreams(rig)).length).toBe(1);
+      for (const m of Object.values(calls)) {
+        await m.hangUp();
+        await m.close();
+      }
+      await whenStreams(rig, 'no capture after the paired windows', (n) => n === 0, 5000);
+      const ratios = paired.map((p) => p.ratio);
+      const r = {
+        median_with_pct: median(paired.map((p) => p.with_pct)),
+        median_without_pct: median(paired.map((p) => p.without_pct)),
+        muted_with_over_without: median(ratios),
+        ratio_range: [Math.min(...ratios), Math.max(...ratios)],
+        paired,
+      };
+      results[`${kind}_muted_paired`] = r;
+      console.log(`release-paths-cpu ${kind} muted, paired: ${JSON.stringify({ ...r, paired: undefined })}`);
+      if (r.muted_with_over_without > savedPaired)
+        failures.push(
+          `${kind}: muted with/without (paired) ${r.muted_with_over_without.toFixed(3)} > ${savedPaired}`,
+        );
+    }
 
     if (standIn) {
       // The stand-in's cost while unmuted: both insertable calls up at once, both trees sampled over the

@@ -2,11 +2,12 @@
 // released. On the meeting page and on a page that runs the mic through WebAudio, every consumer made
 // BEFORE the release (RTCRtpSender, both kinds of WebAudio source node, a media element, a clone, a
 // MediaRecorder) works after the resume, and every property reads as before.
-import { spawn } from 'node:child_process';
 import type { Page } from '@playwright/test';
+import { type AudioRig, OUTPUT_SINK } from '../rig/audio-rig.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
 import { waitFor } from '../rig/proc.ts';
+import { recordLevel, type SourceLevel } from '../rig/source-level.ts';
 import {
   holdsFor,
   openMeetingReleasingAtOnce,
@@ -31,26 +32,27 @@ declare global {
   }
 }
 
-/** RMS (0..1) of what the rig's default sink `out` plays over `ms`: the probe's media element is the
- * only thing playing there (the call runs without playout; analysers do not reach the destination). */
-async function outputRms(server: string, ms: number): Promise<number> {
-  const child = spawn(
-    'parec',
-    ['--raw', '--format=s16le', '--rate=48000', '--channels=1', '-d', 'out.monitor'],
-    {
-      env: { ...process.env, PULSE_SERVER: server },
-      stdio: ['ignore', 'pipe', 'ignore'],
-    },
-  );
-  const chunks: Buffer[] = [];
-  child.stdout.on('data', (b: Buffer) => chunks.push(b));
-  await new Promise((r) => setTimeout(r, ms));
-  child.kill('SIGTERM');
-  const buf = Buffer.concat(chunks);
-  let sum = 0;
-  const n = Math.floor(buf.length / 2);
-  for (let i = 0; i < n; i++) sum += (buf.readInt16LE(i * 2) / 32768) ** 2;
-  return n ? Math.sqrt(sum / n) : 0;
+/** Records what the rig's default sink `out` plays, where the probe's media element is the only thing
+ * playing (the call runs without playout; analysers do not reach the destination). Recorded from
+ * before the element could have the mic to play, because what it plays fades: with echo cancellation
+ * on (the pages' default), Chromium's canceller takes the element's playback for the mic's echo and,
+ * once converged, removes the mic's signal itself, -8 dB falling to -35..-70 dB within 1.5-2.5 s on
+ * PulseAudio (steady at -16 dB with echoCancellation off); a 1.2 s window taken after the consumers'
+ * check read -69 dB once under load. With a short fragment (source-level.ts): pipewire-pulse's default
+ * record fragment is 2 s, so a recorder that asked none got no sample at all in 1.2 s, which had read
+ * as silence there. */
+function recordElement(rig: AudioRig) {
+  return recordLevel(rig, `${OUTPUT_SINK}.monitor`);
+}
+
+/** Waits until the element's loudest 100 ms so far is above LEVEL (the element is heard at least once,
+ * as the other consumers are in waitLevels), then stops the recorder; its level either way. */
+async function elementHeard(rec: ReturnType<typeof recordElement>, timeoutMs = 4000): Promise<SourceLevel> {
+  await waitFor('the media element heard at the output sink', () => rec.level().peak_rms > LEVEL, {
+    timeoutMs,
+    intervalMs: 100,
+  }).catch(() => {});
+  return rec.stop();
 }
 
 const LEVEL = 0.002; // RMS over an analyser window: the tone bursts are far above, silence is 0
@@ -79,10 +81,6 @@ async function waitLevels(page: Page, what: string, timeoutMs = 3000): Promise<L
 
 for (const pageName of ['meeting.html', 'webaudio.html']) {
   test(`transparency on ${pageName}`, async ({ rig, context, pages, serviceWorker, audioServer }) => {
-    // Listening to the output sink's monitor works on PulseAudio; PipeWire's null sink `out` has no
-    // driver while only Chromium plays into it (its monitor records silence), so there the media
-    // element is checked for identity only. TODO(2026-11-22): drive `out` in the PipeWire rig.
-    const hearElement = audioServer === 'pulseaudio';
     test.setTimeout(60_000);
     await setReleaseSettings(serviceWorker, { releaseOnMute: true, releaseDelayMs: 500 });
     const meeting = await MeetingPage.open(context, pages.url(pageName));
@@ -94,6 +92,8 @@ for (const pageName of ['meeting.html', 'webaudio.html']) {
     await page.addScriptTag({ url: pages.url('webaudio-probe.js') });
     // The pages keep their call in a top-level `const call` (a global binding, not a window property).
     await page.evaluate('window.__call = call');
+    // The media element plays the mic into the output sink (on both servers), from its start.
+    const heardBefore = recordElement(rig);
     const base = await page.evaluate(() => {
       const c = (window as unknown as { __call: { track: unknown; stream: unknown; sender: unknown } })
         .__call;
@@ -109,12 +109,11 @@ for (const pageName of ['meeting.html', 'webaudio.html']) {
     const sent = async () => (await meeting.stats()).source?.totalAudioEnergy ?? 0;
     const loudFrom = await sent();
     const loudAt = Date.now();
-    const elementBefore = hearElement
-      ? await outputRms(rig.server, 1200)
-      : await new Promise<null>((r) => setTimeout(() => r(null), 1200));
+    await new Promise((r) => setTimeout(r, 1200));
     const loudPerS = ((await sent()) - loudFrom) / ((Date.now() - loudAt) / 1000);
     expect(loudPerS).toBeGreaterThan(0);
-    if (hearElement) expect(elementBefore).toBeGreaterThan(LEVEL);
+    const elementBefore = await elementHeard(heardBefore);
+    expect(elementBefore.peak_rms, JSON.stringify(elementBefore)).toBeGreaterThan(LEVEL);
 
     // Mute: the track and its clone disabled -> released.
     await page.evaluate(() => {
@@ -160,8 +159,10 @@ for (const pageName of ['meeting.html', 'webaudio.html']) {
     await page.evaluate((c) => window.probe.consumers.track.applyConstraints(c), applied);
     expect(await page.evaluate(() => window.probe.consumers.track.getConstraints())).toEqual(applied);
 
-    // Resume: every consumer made before the release hears the mic again.
+    // Resume: every consumer made before the release hears the mic again. The element's output is
+    // recorded from before the unmute: while released it plays nothing of the mic.
     const e0 = await sent();
+    const heardAfter = recordElement(rig);
     await page.evaluate(() => {
       window.unmute();
       window.probe.consumers.clone.enabled = true;
@@ -169,8 +170,8 @@ for (const pageName of ['meeting.html', 'webaudio.html']) {
     await whenStreams(rig, 'a record stream back', (n) => n >= 1, 3000);
     const levels = await waitLevels(page, 'every consumer to hear the mic after the resume');
     await waitFor('sent energy to rise', async () => (await sent()) > e0, { timeoutMs: 3000 });
-    const elementAfter = hearElement ? await outputRms(rig.server, 1200) : null;
-    if (hearElement) expect(elementAfter).toBeGreaterThan(LEVEL);
+    const elementAfter = await elementHeard(heardAfter);
+    expect(elementAfter.peak_rms, JSON.stringify(elementAfter)).toBeGreaterThan(LEVEL);
     // The MediaRecorder made before the release records after it.
     // At least 0.6 s of it, more than one burst-and-gap period of the rig's tone (250 ms each): 0.3 s
     // held a burst by a margin of 50 ms, and read near-silent once on PipeWire (rms 0.0003).

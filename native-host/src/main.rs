@@ -9,6 +9,8 @@ use micoff_core::cli::{self, Cli, EXIT_ERROR, EXIT_OK};
 use micoff_core::deps::Launch;
 
 fn main() -> ExitCode {
+    // micoff's ident stays in the binary: `install --host-path` recognises a micoff-host by it.
+    std::hint::black_box(micoff_core::HOST_IDENT);
     let args: Vec<String> = std::env::args().skip(1).collect();
     let native = Launch::from_args(&args);
     init_tracing(native.is_some());

@@ -23,6 +23,7 @@ fn env(tmp: &Path) -> InstallEnv {
         path_dirs: vec![bin],
         flatpak_apps: vec![],
         data_home: None,
+        state_home: None,
     }
 }
 
@@ -41,6 +42,14 @@ fn install(args: &InstallArgs, env: &InstallEnv) -> (i32, String) {
     let mut out = Vec::new();
     let code = run(args, env, &mut out);
     (code, String::from_utf8(out).unwrap())
+}
+
+/// A micoff-host at another path (`<tmp>/opt/micoff-host`, a link to the one these tests run).
+fn host_elsewhere(tmp: &Path) -> PathBuf {
+    let host = tmp.join("opt/micoff-host");
+    std::fs::create_dir_all(host.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(support::HOST, &host).unwrap();
+    host
 }
 
 fn uninstall_all() -> InstallArgs {
@@ -77,7 +86,7 @@ fn installs_for_detected_browsers_only_and_is_idempotent() {
         serde_json::from_str(&std::fs::read_to_string(&chromium).unwrap()).unwrap();
     assert_eq!(m["name"], "org.micoff.host");
     assert_eq!(m["type"], "stdio");
-    assert_eq!(m["path"], "/opt/micoff/micoff-host");
+    assert_eq!(m["path"], support::HOST);
     assert_eq!(
         m["allowed_origins"],
         serde_json::json!(["chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/"])
@@ -95,9 +104,9 @@ fn installs_for_detected_browsers_only_and_is_idempotent() {
     assert_eq!(code, 0);
     assert_eq!(out.matches("unchanged").count(), 2, "{out}");
 
-    // A changed host path updates the file.
+    // A changed host path updates the file (another micoff-host: a link to this one).
     let mut moved = args();
-    moved.host_path = Some(PathBuf::from("/usr/bin/micoff-host"));
+    moved.host_path = Some(host_elsewhere(tmp.path()));
     let (_, out) = install(&moved, &env);
     assert_eq!(out.matches("updated").count(), 2, "{out}");
     // No temp files left behind.
@@ -412,9 +421,11 @@ fn manifests_are_0644_under_umask_077() {
     let dir = tmp.path().join("hosts");
     let status = std::process::Command::new("sh")
         .arg("-c")
-        .arg("umask 077 && exec \"$0\" install --target-dir \"$1\" --host-path /opt/micoff/micoff-host")
+        .arg("umask 077 && exec \"$0\" install --target-dir \"$1\"")
         .arg(env!("CARGO_BIN_EXE_micoff-host"))
         .arg(&dir)
+        // micoff's record of what it wrote: in the test's folder, not the real ~/.local/state.
+        .env("XDG_STATE_HOME", tmp.path().join("state"))
         .stdout(std::process::Stdio::null())
         .status()
         .unwrap();
@@ -450,7 +461,7 @@ fn a_symlinked_manifest_is_written_through_the_link() {
     );
     assert!(std::fs::read_to_string(&real)
         .unwrap()
-        .contains("/opt/micoff/micoff-host"));
+        .contains(support::HOST));
 }
 
 /// `--uninstall` leaves alone a manifest of ours the user edited since (here:
@@ -514,76 +525,7 @@ fn install_prints_the_extension_steps_it_cannot_do() {
 
 // ---- --chromium-crx ---------------------------------------------------------------------------
 
-mod crx {
-
-    fn varint(mut n: usize, out: &mut Vec<u8>) {
-        while n >= 0x80 {
-            out.push((n as u8 & 0x7f) | 0x80);
-            n >>= 7;
-        }
-        out.push(n as u8);
-    }
-
-    fn field(number: usize, bytes: &[u8]) -> Vec<u8> {
-        let mut out = Vec::new();
-        varint(number * 8 + 2, &mut out);
-        varint(bytes.len(), &mut out);
-        out.extend_from_slice(bytes);
-        out
-    }
-
-    fn base64(text: &str) -> Vec<u8> {
-        let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-        let mut bits = 0u32;
-        let mut n = 0;
-        let mut out = Vec::new();
-        for c in text.bytes().filter(|c| *c != b'=') {
-            let v = alphabet.iter().position(|a| *a == c).unwrap() as u32;
-            bits = (bits << 6) | v;
-            n += 6;
-            if n >= 8 {
-                n -= 8;
-                out.push((bits >> n) as u8);
-            }
-        }
-        out
-    }
-
-    /// The public key in manifests/chrome.json: a crx carrying it has micoff's id.
-    pub fn micoff_public_key() -> Vec<u8> {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../manifests/chrome.json");
-        let manifest: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
-        base64(manifest["key"].as_str().unwrap())
-    }
-
-    /// A CRX3 carrying `public_key`, whose signed crx_id is `id_of` hashed (its own key unless
-    /// told otherwise). The signature is filler: micoff reads ids, Chromium checks signatures.
-    pub fn crx(public_key: &[u8], id_of: &[u8], version: &str, deflate: bool) -> Vec<u8> {
-        let hash = micoff_files::sha256_hex(id_of);
-        let crx_id: Vec<u8> = (0..16)
-            .map(|i| u8::from_str_radix(&hash[2 * i..2 * i + 2], 16).unwrap())
-            .collect();
-        let proof = [field(1, public_key), field(2, &[0u8; 256])].concat();
-        let header = [field(2, &proof), field(10000, &field(1, &crx_id))].concat();
-        let manifest = format!("{{\"name\": \"micoff\", \"version\": \"{version}\"}}");
-        let zip = super::support::zip(
-            &[
-                ("background.js", b"// code".as_slice()),
-                ("manifest.json", manifest.as_bytes()),
-            ],
-            deflate,
-        );
-        [
-            b"Cr24".as_slice(),
-            &3u32.to_le_bytes(),
-            &(header.len() as u32).to_le_bytes(),
-            &header,
-            &zip,
-        ]
-        .concat()
-    }
-}
+use support::crx;
 
 use micoff_core::install::chromium::crx::inspect;
 use micoff_core::install::chromium::external::CRX_NAME;
@@ -708,6 +650,8 @@ fn chromium_crx_of_another_key_is_refused_unless_allowed() {
     );
     let ext = tmp.path().join("home/.config/chromium/External Extensions");
     assert!(!ext.exists());
+    // Refused before anything is written: the host manifest was once written first.
+    assert!(!tmp.path().join("home/.config/chromium").exists(), "{out}");
 
     a.allow_other_key = true;
     let (code, out) = install_all(&a, &env);

@@ -119,6 +119,7 @@ fn machine() -> Machine {
         path_dirs: vec![bin],
         flatpak_apps: vec![],
         data_home: None,
+        state_home: None,
     };
     Machine {
         _tmp: tmp,
@@ -516,13 +517,21 @@ fn bad_xpis_and_missing_paths_are_usage_errors() {
     assert!(!copy_of(&m.profile).exists());
     // A usage error is found before anything is written, the host manifest included.
     assert!(!m.env.home.join(".mozilla/native-messaging-hosts").exists());
-    // A profile folder that is not there is not created.
+    // A profile folder that is not there is not created, and refused before anything is written.
     let mut a = args(Some(&m.xpi));
     a.firefox_profiles = vec![m.profile.with_file_name("typo.default")];
     let (code, out) = run(&a, &m.env);
-    assert_eq!(code, 1, "{out}");
-    assert!(out.contains("no such profile folder"), "{out}");
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("typo.default: not a folder"), "{out}");
     assert!(!m.profile.with_file_name("typo.default").exists());
+    assert!(!m.env.home.join(".mozilla/native-messaging-hosts").exists());
+    // Nor is any folder that is not a Firefox profile (here: the home folder itself).
+    a.firefox_profiles = vec![m.env.home.clone()];
+    let (code, out) = run(&a, &m.env);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("not a Firefox profile"), "{out}");
+    assert!(!m.env.home.join("user.js").exists());
+    assert!(!m.env.home.join(".mozilla/native-messaging-hosts").exists());
 }
 
 // ---- --system: policies.json -------------------------------------------------------------------

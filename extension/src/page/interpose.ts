@@ -94,7 +94,10 @@ export function install(w: Realm, opts: InstallOptions): boolean {
       applyEnabled(o, m);
     },
   });
-  reg.onSwapped((swapped) => echo.opened(swapped));
+  reg.onSwapped((swapped) => {
+    void reg.refreshOwnStreams();
+    echo.opened(swapped);
+  });
   reg.onEnded((m) => echo.drop(m));
   const machine = createGroupMachine<Group>({
     ...timers,

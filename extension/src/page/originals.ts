@@ -99,6 +99,9 @@ export interface Originals {
   readonly receiverTrack: Getter<RTCRtpReceiver, Track> | null;
   readonly syncSources: RTCRtpReceiver['getSynchronizationSources'] | null;
   readonly connectionState: Getter<RTCPeerConnection, RTCPeerConnectionState> | null;
+  /** A connection's statistics (its own outbound RTP streams, to tell the far end's audio from the
+   * page's own coming back on a loopback). */
+  readonly getStats: RTCPeerConnection['getStats'] | null;
   /** What the page world reads of the page itself (page/intent.ts): its visibility and the input events
    * that come before an unmute; null where the realm has no document. */
   readonly page: PageInput | null;
@@ -289,6 +292,7 @@ export function captureOriginals(w: Realm): Originals | null {
     receiverTrack: getterOf(w.RTCRtpReceiver?.prototype, 'track'),
     syncSources: w.RTCRtpReceiver?.prototype.getSynchronizationSources ?? null,
     connectionState: getterOf(w.RTCPeerConnection?.prototype, 'connectionState'),
+    getStats: w.RTCPeerConnection?.prototype.getStats ?? null,
     page: capturePageInput(w),
   };
 }

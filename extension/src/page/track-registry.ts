@@ -104,6 +104,7 @@ export function createTrackRegistry(
     /** A peer connection the page uses (its received audio is the far end's: echo-guard.ts). */
     addConnection: connections.add,
     farEndLevel: connections.farEndLevel,
+    refreshOwnStreams: connections.refreshOwn,
     stopTracks: (g: Group) => stopTracks(o, g),
     endTracks: (g: Group) => endTracks(o, book.markEnded, g),
     /** Reopen the device and swap fresh tracks in, or say why it could not be reopened or went away

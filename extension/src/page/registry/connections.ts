@@ -1,12 +1,32 @@
 // The page's peer connections as far as the far end goes: what it plays right now (echo-guard.ts
 // reads the loudest received audio source). Recorded by patch/rtc.ts as the page uses them; a closed
-// connection is forgotten.
+// connection is forgotten. A received source that is one of the page's own outbound streams (a page
+// that loops its microphone back to itself, as test and "check your microphone" pages do) is not the
+// far end: `refreshOwn` reads the page's outbound SSRCs (getStats) when a guard begins.
 import { loudest } from '../echo-guard.ts';
 import type { Originals } from '../originals.ts';
 
 export function createConnections(o: Originals) {
   const pcs = new Set<RTCPeerConnection>();
+  const own = new Set<number>();
   return {
+    /** Read the SSRCs the page itself sends (once per guard; settles when every connection answered). */
+    async refreshOwn(): Promise<void> {
+      const { getStats } = o;
+      if (!getStats) return;
+      await Promise.all(
+        [...pcs].map(async (pc) => {
+          try {
+            for (const r of (await getStats.call(pc)).values() as Iterable<{
+              type?: string;
+              ssrc?: number;
+            }>) {
+              if (r.type === 'outbound-rtp' && typeof r.ssrc === 'number') own.add(r.ssrc);
+            }
+          } catch {}
+        }),
+      );
+    },
     add(pc: RTCPeerConnection): void {
       pcs.add(pc);
     },
@@ -24,7 +44,8 @@ export function createConnections(o: Originals) {
           }
           for (const r of getReceivers.call(pc)) {
             if (o.kind.call(receiverTrack.call(r)) !== 'audio') continue;
-            level = Math.max(level, loudest(syncSources.call(r), now));
+            const far = syncSources.call(r).filter((src) => !own.has(src.source));
+            level = Math.max(level, loudest(far, now));
           }
         } catch {}
       }

@@ -25,6 +25,8 @@
 //! - [`cli`]: the subcommands (`sample`, `top`, `install`, `doctor`, `fix`, `bench`, `latency`).
 //! - [`install`]: `micoff-host install`: the native messaging host manifests, micoff into Chromium
 //!   (crx) and Firefox (xpi, release prefs, profiles, policies).
+//! - [`uninstall`]: `micoff-host uninstall`: everything micoff wrote, undone from micoff's record
+//!   (the installer's parts, capture latency's files, the fixers' --revert).
 
 pub mod backend;
 pub mod cli;
@@ -37,6 +39,7 @@ pub mod latency;
 pub mod power;
 pub mod protocol;
 pub mod server;
+pub mod uninstall;
 
 /// The Chrome extension id, derived by build.rs from `manifests/chrome.json` `key`.
 pub const CHROME_EXTENSION_ID: &str = env!("MICOFF_CHROME_EXTENSION_ID");
@@ -45,6 +48,10 @@ pub const FIREFOX_EXTENSION_ID: &str = env!("MICOFF_FIREFOX_EXTENSION_ID");
 /// micoff's version: `package.json` `version` (build.rs), the same string the extension
 /// manifests carry, so `micoff-host --version` and the extension's version always agree.
 pub const VERSION: &str = env!("MICOFF_VERSION");
+/// What every micoff-host binary carries, so that `install --host-path` can tell a micoff-host
+/// from any other file without running it (install::check::host): a NUL, this prefix, the
+/// version, a NUL. The binary keeps it (native-host/src/main.rs).
+pub const HOST_IDENT: &str = concat!("\0micoff-host-ident ", env!("MICOFF_VERSION"), "\0");
 /// The native messaging host name (the manifest's `name`). The TypeScript side's one spelling is
 /// `HOST_NAME` in `extension/src/shared/protocol.ts`; `tests/host_name.rs` checks they agree.
 pub const HOST_NAME: &str = "org.micoff.host";

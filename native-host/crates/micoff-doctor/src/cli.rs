@@ -200,6 +200,17 @@ pub const AUDIO_TIMEOUT: Duration = Duration::from_secs(3);
 /// long-running host's pulse client); `None` queries the server here (micoff-pulse, then
 /// `pactl`) when `--root` is `/`. Returns the exit code (0; 1 when the output failed).
 pub fn run_doctor(args: &DoctorArgs, audio: Option<AudioServerFacts>, out: &mut dyn Write) -> i32 {
+    run_doctor_with(args, audio, Vec::new(), out)
+}
+
+/// [`run_doctor`] with `extra` findings from the caller (the host's: which native messaging
+/// manifest each browser uses), listed after the doctor's own.
+pub fn run_doctor_with(
+    args: &DoctorArgs,
+    audio: Option<AudioServerFacts>,
+    extra: Vec<crate::findings::Finding>,
+    out: &mut dyn Write,
+) -> i32 {
     let root = Root::new(&args.root);
     let env = UserEnv::from_process(&root);
     let audio: Result<AudioServerFacts, String> = match audio {
@@ -208,7 +219,7 @@ pub fn run_doctor(args: &DoctorArgs, audio: Option<AudioServerFacts>, out: &mut 
         None if !root.is_system() => Err("not queried (--root is not /)".into()),
         None => audio::gather(AUDIO_TIMEOUT),
     };
-    let report = report::build(&root, &env, audio.as_ref().map_err(String::as_str));
+    let report = report::build(&root, &env, audio.as_ref().map_err(String::as_str)).with(extra);
     let res = if args.json {
         report.write_json(out)
     } else {

@@ -34,8 +34,8 @@ pub mod uid;
 
 pub use audio::{AudioServerFacts, DeviceLatency};
 pub use cli::{
-    run_doctor, run_fix, run_fix_with, ClientShmArgs, DoctorArgs, FixArgs, FixCommand,
-    GovernorArgs, HdaArgs, ModeArgs, RootArg,
+    run_doctor, run_doctor_with, run_fix, run_fix_with, ClientShmArgs, DoctorArgs, FixArgs,
+    FixCommand, GovernorArgs, HdaArgs, ModeArgs, RootArg,
 };
 pub use findings::{Finding, Status};
 pub use report::Report;

@@ -59,6 +59,20 @@ pub fn from_facts(root: &Root, facts: &Facts, audio: Result<&AudioServerFacts, &
 }
 
 impl Report {
+    /// The report with `extra` findings after its own (the host adds what micoff-doctor cannot
+    /// see: which native messaging manifest each browser uses), the summary counting them.
+    pub fn with(mut self, extra: Vec<Finding>) -> Self {
+        for f in &extra {
+            match f.status {
+                Status::Ok => self.summary.ok += 1,
+                Status::WorthChanging => self.summary.worth_changing += 1,
+                Status::NotApplicable => self.summary.not_applicable += 1,
+            }
+        }
+        self.findings.extend(extra);
+        self
+    }
+
     pub fn finding(&self, id: &str) -> Option<&Finding> {
         self.findings.iter().find(|f| f.id == id)
     }
@@ -129,6 +143,7 @@ fn category_title(c: &str) -> &'static str {
         "kernel" => "Kernel",
         "irq" => "Interrupts",
         "limits" => "Realtime limits",
+        "native_messaging" => "Native messaging (the extension and micoff-host)",
         _ => "Other",
     }
 }

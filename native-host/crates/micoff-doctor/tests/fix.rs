@@ -964,3 +964,52 @@ fn hda_revert_refuses_a_file_changed_since() {
     assert!(out.contains("changed since micoff wrote it"), "{out}");
     assert_eq!(fs::read_to_string(&path).unwrap(), text);
 }
+
+/// The parts micoff's record at `record` holds for the fixers.
+fn fixes_recorded(record: &Path) -> Vec<String> {
+    micoff_files::record::journal::load(record)
+        .unwrap()
+        .map(|r| {
+            r.parts(micoff_doctor::fix::recorded::OWNER)
+                .filter_map(|e| match e {
+                    micoff_files::record::Entry::Part { key, .. } => Some(key.clone()),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+#[test]
+fn a_fix_applied_is_in_micoffs_record_until_it_is_reverted() {
+    let dir = temp_root("skylake-old-kernel");
+    close_streams(dir.path());
+    let system = dir.path().join("var/lib/micoff/record.json");
+    let user = dir
+        .path()
+        .join("home/tommi/.local/state/micoff/record.json");
+    let mut sys = Fake::default();
+    let (code, out, _) = run(&hda(dir.path(), "apply", false, false), &tommi(), &mut sys);
+    assert!(code == 0 || code == 3, "{out}");
+    let (code, out, _) = run(&shm(dir.path(), "apply"), &tommi(), &mut sys);
+    assert_eq!(code, 0, "{out}");
+    let (code, out, _) = run(
+        &governor(dir.path(), "apply", Some("1"), false),
+        &tommi(),
+        &mut sys,
+    );
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(fixes_recorded(&system), vec!["hda", "governor"]);
+    assert_eq!(fixes_recorded(&user), vec!["client-shm"]);
+    for args in [
+        hda(dir.path(), "revert", false, false),
+        shm(dir.path(), "revert"),
+        governor(dir.path(), "revert", None, false),
+    ] {
+        let (code, out, _) = run(&args, &tommi(), &mut sys);
+        assert_eq!(code, 0, "{out}");
+    }
+    // Nothing left: the records went, and the folders made for them.
+    assert!(!system.exists() && !user.exists());
+    assert!(!dir.path().join("var/lib/micoff").exists());
+}

@@ -18,19 +18,42 @@
 //!   sha256 of what was written) in the file, or for a file that cannot carry one a record micoff
 //!   recomputes; one verdict, [`ours::Ownership`]: not ours, edited, as written.
 //!
+//! - Files micoff only reads where it writes (an existing manifest, a user.js) or is pointed at (a
+//!   crx) are read only when they are regular files, and only up to a bound ([`read`]).
+//! - Everything micoff writes is noted in its [`record`], from which `micoff-host uninstall`
+//!   undoes it all.
+//!
 //! Module map:
-//! - [`write`](mod@write): [`write_atomic`], [`read_with_mode`], [`copy_new`], [`restore`], [`remove`].
-//! - [`resolve`](mod@resolve): which symlinks are followed ([`resolve()`]) and the trust it rests on.
+//! - [`shown`](mod@shown): a path as a report line prints it (control characters escaped).
+//! - [`read`]: [`read_regular`], [`read_regular_text`], [`read_with_mode`]: regular files only,
+//!   bounded.
+//! - [`resolve`](mod@resolve): which symlinks are followed ([`resolve()`]), at the file and in the
+//!   folders on its way, and the trust it rests on.
+//! - [`write`](mod@write): [`write_atomic`], [`copy_new`], [`restore`], [`remove`].
 //! - [`ours`]: the marker, the seal and the verdict; the old forms; writing over a foreign file
 //!   with a backup and putting it back.
+//! - [`record`]: micoff's record of what it wrote ([`record::Journal`]), and putting a recorded
+//!   file or folder away.
+//! - [`diff`]: what a write would change, as a line diff (dry runs).
+//! - [`user_dirs`]: the user's folders from the environment, not believed blindly as root.
 
+pub mod diff;
 pub mod ours;
+pub mod read;
+pub mod record;
 pub mod resolve;
+pub mod shown;
+pub mod user_dirs;
 pub mod write;
 
 #[cfg(test)]
 mod test_support;
 
 pub use ours::sha256_hex;
+pub use read::{read_regular, read_regular_text, read_with_mode, MAX_FILE_BYTES, MAX_TEXT_BYTES};
 pub use resolve::resolve;
-pub use write::{copy_new, is_symlink, read_with_mode, remove, restore, write_atomic, TMP_SUFFIX};
+pub use shown::{shown, shown_text};
+pub use write::{
+    copy_new, is_symlink, make_folders, remove, restore, write_atomic, write_atomic_made,
+    TMP_SUFFIX,
+};

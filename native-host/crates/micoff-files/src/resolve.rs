@@ -1,23 +1,29 @@
 //! Which symlinks micoff follows when it writes, restores or removes a file: [`resolve`], and the
 //! trust it rests on (the user running micoff or root, folders nobody else can write).
 
+use std::collections::VecDeque;
+use std::ffi::OsString;
 use std::fs;
 use std::io;
-use std::path::{Path, PathBuf};
+use std::path::{Component, Path, PathBuf};
+
+use crate::shown::shown;
 
 /// Symlinks followed at most (as the kernel's own limit, `MAXSYMLINKS`).
 const MAX_LINKS: usize = 40;
 
-/// The file `path` stands for: `path` itself, or where its chain of symlinks ends (which may not
-/// exist yet: a dangling link). Only the last component is followed in user space (folders on the
-/// way are whatever the kernel makes of them), so micoff checks what the kernel's
-/// `protected_symlinks` would not see here, and refuses (`PermissionDenied`, naming the link and
-/// why) to follow a chain that someone else could have planted or redirected:
+/// The file `path` stands for: `path` itself, or where the symlinks on its way lead (which may
+/// not exist yet: a dangling link, a folder still to be made). The whole path is walked here as
+/// the kernel would walk it, folders included, so micoff checks what the kernel's
+/// `protected_symlinks` would not see, and refuses (`PermissionDenied`, naming the link and why)
+/// to follow a link, at the file or in any folder on its way, that someone else could have planted
+/// or redirected:
 ///
 /// - each link must be owned by a trusted user: the one running micoff (effective uid) or root;
 ///   as root only root-owned links are followed;
-/// - each link must sit in a safe folder, and the file the chain ends at must be in one (that is
-///   where such a file may live);
+/// - each link must sit in a safe folder, and the file the path ends at must be in one (that is
+///   where such a file may live; when that folder does not exist yet, the nearest one above it
+///   that does);
 /// - the file it ends at, when it exists, must be owned by a trusted user.
 ///
 /// A safe folder is owned by a trusted user and not writable by others (group or world, sticky
@@ -25,34 +31,57 @@ const MAX_LINKS: usize = 40;
 /// no other members: what Debian/Ubuntu give every user, whose umask 002 makes the user's own
 /// folders group-writable); every folder above it is owned by a trusted user too and not writable
 /// by others unless sticky (like `/tmp`, where no one else can rename the entry below it, which
-/// must itself be trusted). The returned path of a followed link is the target's folder made
-/// canonical plus its name: the folder that was checked is the one written in.
+/// must itself be trusted). A path with no link on its way is returned as it is; the returned path
+/// of a followed one is the end's folder made canonical plus its name: the folder that was checked
+/// is the one written in.
 pub fn resolve(path: &Path) -> io::Result<PathBuf> {
     let trust = Trust::current();
-    let mut p = path.to_path_buf();
-    for _ in 0..MAX_LINKS {
-        match fs::symlink_metadata(&p) {
-            Ok(m) if m.file_type().is_symlink() => {
-                trust.check_link(path, &p, &m)?;
-                let target = fs::read_link(&p)?;
-                p = if target.is_absolute() {
-                    target
+    let mut todo: VecDeque<OsString> = path
+        .components()
+        .map(|c| c.as_os_str().to_owned())
+        .collect();
+    let mut done = PathBuf::new();
+    let mut links = 0usize;
+    while let Some(part) = todo.pop_front() {
+        match Path::new(&part).components().next() {
+            Some(Component::RootDir) => done = PathBuf::from("/"),
+            Some(Component::CurDir) | None => {}
+            Some(Component::ParentDir) => {
+                if done.as_os_str().is_empty() || done.ends_with("..") {
+                    done.push("..");
                 } else {
-                    folder_of(&p).join(target)
-                };
-            }
-            found => {
-                if p == path {
-                    return Ok(p);
+                    done.pop();
                 }
-                return trust.check_target(path, &p, found.ok().as_ref());
             }
+            Some(Component::Normal(name)) => {
+                let next = done.join(name);
+                match fs::symlink_metadata(&next) {
+                    Ok(m) if m.file_type().is_symlink() => {
+                        links += 1;
+                        if links > MAX_LINKS {
+                            return Err(io::Error::other(format!(
+                                "{}: more than {MAX_LINKS} symlinks on its way",
+                                shown(path)
+                            )));
+                        }
+                        trust.check_link(path, &next, &m)?;
+                        let target = fs::read_link(&next)?;
+                        // The link's target takes its place, walked the same way.
+                        for c in target.components().rev() {
+                            todo.push_front(c.as_os_str().to_owned());
+                        }
+                    }
+                    _ => done = next,
+                }
+            }
+            Some(Component::Prefix(_)) => {}
         }
     }
-    Err(io::Error::other(format!(
-        "{}: more than {MAX_LINKS} symlinks in a row",
-        path.display()
-    )))
+    if links == 0 {
+        return Ok(path.to_path_buf());
+    }
+    let found = fs::symlink_metadata(&done).ok();
+    trust.check_target(path, &done, found.as_ref())
 }
 
 /// The folder holding `p` (`.` for a bare name).
@@ -94,7 +123,7 @@ impl Trust {
             format!(
                 "{} is a symlink micoff does not follow: {why}; nothing written (replace the link \
                  with a file, or point it at a file of yours in a folder only you can write)",
-                path.display()
+                shown(path)
             ),
         )
     }
@@ -131,9 +160,15 @@ impl Trust {
         };
         let folder = match fs::canonicalize(folder_of(end)) {
             Ok(f) => f,
-            // A link into a folder that does not exist: the caller says so (nothing is created
-            // at the end of a link).
-            Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(end.to_path_buf()),
+            // Folders still to be made (the writer makes them, unless the file itself is a
+            // link: nothing is created at the end of one): the nearest folder that exists is
+            // where they will be, and it must be safe.
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {
+                if let Some(existing) = folder_of(end).ancestors().find(|a| a.is_dir()) {
+                    self.check_folder(path, &fs::canonicalize(existing)?)?;
+                }
+                return Ok(end.to_path_buf());
+            }
             Err(e) => return Err(e),
         };
         if let Some(m) = m {

@@ -2,11 +2,13 @@
 //! named temporary file + rename, exact mode, through a symlink only where [`resolve`] follows it.
 
 use std::fs;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use crate::read::read_with_mode;
 use crate::resolve::resolve;
+use crate::shown::shown;
 
 /// Suffix of our temporary files (`.<name>.<random>.micoff-tmp`), for people wondering what one is.
 pub const TMP_SUFFIX: &str = ".micoff-tmp";
@@ -22,20 +24,25 @@ pub fn is_symlink(path: &Path) -> bool {
 /// stays. Creates the folders above `path` (not above a link's target: a link into a folder that
 /// does not exist is an error that names both).
 pub fn write_atomic(path: &Path, content: &[u8], mode: u32) -> io::Result<()> {
+    write_atomic_made(path, content, mode).map(|_| ())
+}
+
+/// [`write_atomic`], returning the folders it had to make, top down (what putting the file away
+/// again may remove, when they are empty).
+pub fn write_atomic_made(path: &Path, content: &[u8], mode: u32) -> io::Result<Vec<PathBuf>> {
     let target = resolve(path)?;
     let dir = target
         .parent()
         .filter(|d| !d.as_os_str().is_empty())
-        .ok_or_else(|| io::Error::other(format!("{} has no folder", target.display())))?;
-    if target == path {
-        fs::create_dir_all(dir)?;
-    } else if !dir.is_dir() {
+        .ok_or_else(|| io::Error::other(format!("{} has no folder", shown(&target))))?;
+    if is_symlink(path) && !dir.is_dir() {
         return Err(io::Error::other(format!(
             "{} is a symlink to {}, whose folder does not exist; not writing",
-            path.display(),
-            target.display()
+            shown(path),
+            shown(&target)
         )));
     }
+    let made = make_folders(dir)?;
     let name = target
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -56,16 +63,18 @@ pub fn write_atomic(path: &Path, content: &[u8], mode: u32) -> io::Result<()> {
     if let Ok(d) = fs::File::open(dir) {
         let _ = d.sync_all();
     }
-    Ok(())
+    Ok(made)
 }
 
-/// The content and permission bits of the file `path` stands for (through links).
-pub fn read_with_mode(path: &Path) -> io::Result<(Vec<u8>, u32)> {
-    let mut f = fs::File::open(path)?;
-    let mode = f.metadata()?.permissions().mode() & 0o7777;
-    let mut content = Vec::new();
-    f.read_to_end(&mut content)?;
-    Ok((content, mode))
+/// Makes `dir` and the folders above it that are missing; returns the ones it made, top down.
+pub fn make_folders(dir: &Path) -> io::Result<Vec<PathBuf>> {
+    let missing: Vec<PathBuf> = dir
+        .ancestors()
+        .take_while(|a| !a.as_os_str().is_empty() && fs::symlink_metadata(a).is_err())
+        .map(Path::to_path_buf)
+        .collect();
+    fs::create_dir_all(dir)?;
+    Ok(missing.into_iter().rev().collect())
 }
 
 /// Copies the file `src` stands for to a NEW file `dst` (never an existing one, never through a

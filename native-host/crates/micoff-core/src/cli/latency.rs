@@ -169,7 +169,10 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
                     .map_err(std::io::Error::other)
                     .and_then(|s| writeln!(out, "{s}"))
             } else {
-                write_set(out, &r)
+                write_set(out, &r).and_then(|()| match (req.dry_run, r.mechanism) {
+                    (true, Some(m)) => write!(out, "{}", latency::planned_diff(paths, &req, m)),
+                    _ => Ok(()),
+                })
             };
             if written.is_err() {
                 EXIT_ERROR

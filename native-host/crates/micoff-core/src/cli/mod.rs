@@ -42,6 +42,12 @@ pub enum Command {
     Top(top::TopArgs),
     /// Install (or remove) the native messaging host manifest for the browsers on this machine.
     Install(crate::install::InstallArgs),
+    /// Undo everything micoff wrote, from micoff's record.
+    ///
+    /// Host manifests, Firefox's user.js lines (its prefs put back) and add-on copies, policies,
+    /// Chromium's entry and crx copy, capture latency's files, the fixes. A file edited since
+    /// micoff wrote it is left and named (exit 3).
+    Uninstall(crate::uninstall::UninstallArgs),
     /// Check the machine's audio path (kernel, HDA, governor, audio server) and explain.
     #[command(after_help = EXIT_CODES_HELP)]
     Doctor(micoff_doctor::DoctorArgs),
@@ -75,10 +81,17 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             }
             None => EXIT_ERROR,
         },
-        Command::Install(args) => match crate::install::InstallEnv::from_system() {
+        Command::Install(args) => match crate::install::InstallEnv::from_system(args.system) {
             Ok(env) => crate::install::run(&args, &env, out),
             Err(e) => {
                 let _ = writeln!(err, "micoff-host install: {e}");
+                EXIT_ERROR
+            }
+        },
+        Command::Uninstall(args) => match crate::install::InstallEnv::from_system(args.system) {
+            Ok(env) => crate::uninstall::run(&args, &env, &mut micoff_doctor::fix::RealSystem, out),
+            Err(e) => {
+                let _ = writeln!(err, "micoff-host uninstall: {e}");
                 EXIT_ERROR
             }
         },
@@ -88,7 +101,17 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
             None => EXIT_ERROR,
         },
         // The doctor queries the audio server itself (one-shot, micoff-pulse then pactl).
-        Command::Doctor(args) => micoff_doctor::run_doctor(&args, None, out),
+        Command::Doctor(args) => {
+            // Which native messaging manifest each browser uses: on this machine only (not a
+            // --root dump, whose browsers are not this machine's).
+            let extra = match crate::install::InstallEnv::from_system(true) {
+                Ok(env) if args.root == std::path::Path::new("/") => {
+                    vec![crate::install::lookup::finding(&env)]
+                }
+                _ => Vec::new(),
+            };
+            micoff_doctor::run_doctor_with(&args, None, extra, out)
+        }
         Command::Fix(args) => micoff_doctor::run_fix(&args, out, err),
     }
 }

@@ -30,9 +30,15 @@ pub struct InstallArgs {
     /// Say what would be done, change nothing.
     #[arg(long)]
     pub dry_run: bool,
-    /// The host executable the manifest points to (default: this binary).
+    /// The host executable the manifest points to (default: this binary). It must be an
+    /// executable micoff-host (checked before anything is written).
     #[arg(long, value_name = "PATH")]
     pub host_path: Option<PathBuf>,
+    /// For packagers: write PATH into the manifests (where the package installs micoff-host, e.g.
+    /// /usr/bin/micoff-host) instead of the host that is checked (--host-path, or this binary).
+    /// Only into a staging folder: requires --target-dir.
+    #[arg(long, value_name = "PATH", requires = "target_dir")]
+    pub packaged_host_path: Option<PathBuf>,
     /// Also switch on Firefox's own release of a disabled microphone
     /// (media.getusermedia.microphone.off_while_disabled.enabled and its delay): in each Firefox
     /// profile's user.js, or with --system in /etc/firefox/policies/policies.json. With

@@ -25,37 +25,60 @@ pub struct InstallEnv {
     pub flatpak_apps: Vec<String>,
     /// `$XDG_DATA_HOME`; `home/.local/share` when unset.
     pub data_home: Option<PathBuf>,
+    /// `$XDG_STATE_HOME`; `home/.local/state` when unset: micoff's record of what it wrote.
+    pub state_home: Option<PathBuf>,
 }
 
 impl InstallEnv {
-    /// The real machine, from the environment.
-    pub fn from_system() -> Result<Self, String> {
-        let home = std::env::var_os("HOME")
-            .map(PathBuf::from)
-            .filter(|h| h.is_absolute())
-            .ok_or("$HOME is not set to an absolute path")?;
-        let xdg = |name: &str| {
-            std::env::var_os(name)
-                .map(PathBuf::from)
-                .filter(|p| p.is_absolute())
+    /// The real machine, from the environment. As root, for a per-user install (`system` false),
+    /// the user's folders must be root's own (micoff-files' `user_dirs`: `sudo -E` would hand root
+    /// another user's folders); `--system` writes none of them.
+    pub fn from_system(system: bool) -> Result<Self, String> {
+        let euid = if system {
+            // Only read there (a Flatpak's folder, a profile that makes a browser detected).
+            u32::MAX
+        } else {
+            // SAFETY: geteuid has no preconditions and cannot fail.
+            unsafe { libc::geteuid() }
         };
-        let config_home = xdg("XDG_CONFIG_HOME");
-        let data_home = xdg("XDG_DATA_HOME");
+        let dirs = micoff_files::user_dirs::from_env(
+            &|name| std::env::var_os(name),
+            euid,
+            "micoff-host install",
+        )?;
         let path_dirs = std::env::var_os("PATH")
             .map(|p| std::env::split_paths(&p).collect())
             .unwrap_or_default();
         let mut env = Self {
-            home,
-            config_home,
+            home: dirs.home,
+            config_home: dirs.config_home,
             root: PathBuf::from("/"),
             path_dirs,
             flatpak_apps: Vec::new(),
-            data_home,
+            data_home: dirs.data_home,
+            state_home: dirs.state_home,
         };
         if env.find_binary("flatpak").is_some() {
             env.flatpak_apps = flatpak_list();
         }
         Ok(env)
+    }
+
+    /// `$XDG_STATE_HOME`, else `~/.local/state`.
+    pub fn state_home(&self) -> PathBuf {
+        self.state_home
+            .clone()
+            .unwrap_or_else(|| self.home.join(".local/state"))
+    }
+
+    /// micoff's record of what it wrote: the user's, or with `system` the system's (under the
+    /// root).
+    pub fn record(&self, system: bool) -> PathBuf {
+        if system {
+            micoff_files::record::system_record(&self.root)
+        } else {
+            micoff_files::record::user_record(&self.state_home())
+        }
     }
 
     /// `$XDG_CONFIG_HOME`, else `~/.config`.

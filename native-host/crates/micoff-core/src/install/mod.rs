@@ -2,12 +2,18 @@
 //! into Chromium (its crx) and Firefox (its xpi, Firefox's own release of the microphone).
 //!
 //! Module map, from the top down (each part imports only what is below it):
-//! - here, [`run`]: the entry: checks Firefox's part first, then runs the manifests, Chromium's
-//!   part and Firefox's part, and folds their exit codes;
+//! - here, [`run`]: the entry: checks everything it is given first ([`check`], Firefox's request
+//!   and policy file), then runs the manifests, Chromium's part and Firefox's part through one
+//!   journal of micoff's record, commits it and folds the parts' exit codes;
 //! - [`args`]: the command line ([`InstallArgs`]);
+//! - [`check`]: the host, the crx and xpi, checked before anything is written; the warnings;
 //! - [`manifest`]: the host manifest: which files, its content and ownership check, write/remove;
 //! - [`chromium`]: `--chromium-crx`, micoff into Chromium through its external extensions;
 //! - [`firefox`]: `--firefox-release` / `--firefox-xpi`, per profile or `--system`;
+//! - [`package`]: what micoff-host's own Debian package owns (never written over or removed);
+//! - [`lookup`]: which manifest each browser uses when there are several (doctor's finding);
+//! - [`sandboxed`]: what a snap or Flatpak browser needs for native messaging, said where the
+//!   installer cannot do it;
 //! - [`env`]: the machine as the installer sees it ([`InstallEnv`]: home, XDG folders, root,
 //!   PATH, Flatpak apps), which browsers are installed, micoff's system data folder;
 //! - the browsers and where each keeps things: micoff-browsers' table ([`Browser`]);
@@ -15,31 +21,38 @@
 //!   that keep every other byte (an administrator's policies.json).
 
 pub mod args;
+pub mod check;
 pub mod chromium;
 pub mod env;
 pub mod firefox;
 pub mod json_text;
+pub mod lookup;
 pub mod manifest;
+pub mod package;
+pub mod sandboxed;
 pub mod zip;
 
 use std::io::Write;
-use std::path::Path;
 
 pub use args::InstallArgs;
 pub use env::InstallEnv;
 pub use micoff_browsers::Browser;
+use micoff_files::record::Journal;
+use micoff_files::shown;
 
 use crate::FIREFOX_EXTENSION_ID;
 use firefox::request::{Addon, Request as FirefoxRequest};
-use firefox::xpi::XpiInfo;
 use micoff_exit::{EXIT_OK, EXIT_PARTIAL, EXIT_USAGE};
+
+/// The command micoff's record names for what `install` wrote.
+pub const BY: &str = "install";
 
 /// Runs `install` (the host manifests, then with `--chromium-crx` micoff into Chromium, then with
 /// `--firefox-release` / `--firefox-xpi` Firefox's parts) against `env`, reporting to `out`.
 /// Returns the worst exit code of the parts (`EXIT_PARTIAL` when they differ).
 pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
-    // Firefox's part is checked first: a bad xpi, or a policy file that would be refused, stops
-    // the install before anything is written.
+    // Everything given is checked first: a bad xpi, crx or host path, a profile that is not one,
+    // or a policy file that would be refused stops the install before anything is written.
     let firefox = match firefox_request(args, env, out) {
         Ok(req) => req,
         Err(code) => return code,
@@ -50,25 +63,52 @@ pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
     {
         return code;
     }
-    let mut code = manifest::run(args, env, out);
-    if let Some(crx) = &args.chromium_crx {
+    let checked = match check::check(args, out) {
+        Ok(c) => c,
+        Err(code) => return code,
+    };
+    let mut journal = if args.dry_run {
+        Journal::unrecorded(BY)
+    } else {
+        Journal::at(env.record(args.system), BY)
+    };
+    let mut code = manifest::run(args, env, checked.host.as_deref(), &mut journal, out);
+    if args.chromium_crx.is_some() {
         let req = chromium::Request {
-            crx: crx.as_deref(),
-            allow_other_key: args.allow_other_key,
+            crx: checked.crx.as_ref().map(|(b, i)| (b.as_slice(), i)),
             system: args.system,
             uninstall: args.uninstall,
             dry_run: args.dry_run,
         };
-        code = worst(code, chromium::run(&req, env, out));
+        code = worst(code, chromium::run(&req, env, &mut journal, out));
     }
-    match firefox {
-        Some(req) => worst(code, firefox::run(&req, out)),
-        None => code,
+    if let Some(req) = firefox {
+        code = worst(code, firefox::run(&req, &mut journal, out));
+    }
+    commit(journal, out).map_or(code, |c| worst(code, c))
+}
+
+/// Puts what a command wrote into micoff's record; `Some(EXIT_PARTIAL)` (said to `out`) when the
+/// record could not be written: the files are there, but `micoff-host uninstall` will not know
+/// of them.
+pub fn commit(journal: Journal, out: &mut dyn Write) -> Option<i32> {
+    let record = journal.record().map(shown).unwrap_or_default();
+    match journal.commit() {
+        Ok(()) => None,
+        Err(e) => {
+            let _ = writeln!(
+                out,
+                "error: micoff's record of what it wrote ({record}) was not updated: {e}; \
+                 `micoff-host uninstall` cannot undo what this run did"
+            );
+            Some(EXIT_PARTIAL)
+        }
     }
 }
 
 /// Firefox's part of `install` (`--firefox-release` / `--firefox-xpi`), `None` when not asked
-/// for; `Err` with the exit code on a usage error (said to `out`).
+/// for; `Err` with the exit code on a usage error (said to `out`): a bad xpi, a profile that is
+/// not one.
 fn firefox_request<'a>(
     args: &InstallArgs,
     env: &'a InstallEnv,
@@ -91,25 +131,40 @@ fn firefox_request<'a>(
             );
             return Err(EXIT_USAGE);
         }
-        Some(Some(path)) => match read_xpi(path) {
+        Some(Some(path)) => match check::packages::read_xpi(path) {
             Ok(xpi) => Some(Addon {
                 id: FIREFOX_EXTENSION_ID.to_owned(),
                 xpi: Some(xpi),
             }),
             Err(e) => {
-                let _ = writeln!(out, "error: --firefox-xpi {}: {e}", path.display());
+                let _ = writeln!(out, "error: {e}");
                 return Err(EXIT_USAGE);
             }
         },
     };
+    let profiles = if args.system {
+        Vec::new()
+    } else if args.firefox_profiles.is_empty() {
+        let (found, notes) = firefox::profiles::profiles(&env.home);
+        for n in notes {
+            let _ = writeln!(out, "Firefox: note: {n}");
+        }
+        found
+    } else {
+        for p in &args.firefox_profiles {
+            if let Err(why) = firefox::profiles::check_profile(p) {
+                let _ = writeln!(
+                    out,
+                    "error: --firefox-profile {}: {why}; nothing written",
+                    shown(p)
+                );
+                return Err(EXIT_USAGE);
+            }
+        }
+        args.firefox_profiles.clone()
+    };
     Ok(Some(FirefoxRequest {
-        profiles: if args.system {
-            Vec::new()
-        } else if args.firefox_profiles.is_empty() {
-            firefox::profile::profiles(&env.home)
-        } else {
-            args.firefox_profiles.clone()
-        },
+        profiles,
         system_root: args.system.then_some(env.root.as_path()),
         delay_ms: args.release_delay_ms,
         release_prefs: args.firefox_release,
@@ -120,22 +175,8 @@ fn firefox_request<'a>(
     }))
 }
 
-/// The xpi to install: an add-on whose id is micoff's (the id this host answers).
-fn read_xpi(path: &Path) -> Result<(Vec<u8>, XpiInfo), String> {
-    let bytes = std::fs::read(path).map_err(|e| e.to_string())?;
-    let info = firefox::xpi::inspect(&bytes)?;
-    if info.id != FIREFOX_EXTENSION_ID {
-        return Err(format!(
-            "add-on id {}, but this micoff-host answers only {FIREFOX_EXTENSION_ID}: not micoff's \
-             add-on (use the xpi `npm run package` writes)",
-            info.id
-        ));
-    }
-    Ok((bytes, info))
-}
-
 /// Two parts' exit codes as one: either when the other is OK, else `EXIT_PARTIAL`.
-fn worst(a: i32, b: i32) -> i32 {
+pub fn worst(a: i32, b: i32) -> i32 {
     match (a, b) {
         (EXIT_OK, b) => b,
         (a, EXIT_OK) => a,

@@ -60,21 +60,26 @@ impl Before {
 
 /// Carries out `actions`, all or nothing: when one fails, what this run already changed is put
 /// back as it was (contents and permission bits exactly, a removed link as a link), and the error
-/// says so (and names anything that could not be put back).
-pub fn apply(actions: &[Action]) -> Result<(), String> {
+/// says so (and names anything that could not be put back). Returns the folders the writes made
+/// (for micoff's record).
+pub fn apply(actions: &[Action]) -> Result<Vec<PathBuf>, String> {
     let mut done: Vec<(&Path, Before, bool)> = Vec::new();
+    let mut made = Vec::new();
     let mut failure = None;
     for a in actions {
         let step = match a {
             Action::Write { path, content } => Before::of_write(path).and_then(|before| {
-                micoff_files::write_atomic(path, content.as_bytes(), 0o644)
-                    .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+                made.extend(
+                    micoff_files::write_atomic_made(path, content.as_bytes(), 0o644)
+                        .map_err(|e| format!("cannot write {}: {e}", path.display()))?,
+                );
                 Ok(Some((path.as_path(), before, true)))
             }),
             Action::Remove { path } => {
                 // Check again right before: only a file that still is ours goes.
-                let ours = fs::read_to_string(path)
+                let ours = micoff_files::read_regular_text(path, micoff_files::MAX_TEXT_BYTES)
                     .ok()
+                    .flatten()
                     .is_some_and(|c| read_meta(&c).is_some());
                 if ours {
                     Before::of_remove(path).and_then(|before| {
@@ -98,7 +103,7 @@ pub fn apply(actions: &[Action]) -> Result<(), String> {
         }
     }
     let Some(error) = failure else {
-        return Ok(());
+        return Ok(made);
     };
     if done.is_empty() {
         return Err(format!("{error}; nothing was changed"));

@@ -22,7 +22,9 @@ pub struct OurFile {
 }
 
 fn our_file(path: &Path, mechanism: Mechanism) -> Option<OurFile> {
-    let content = fs::read_to_string(path).ok()?;
+    let content = micoff_files::read_regular_text(path, micoff_files::MAX_TEXT_BYTES)
+        .ok()
+        .flatten()?;
     let meta = read_meta(&content)?;
     let browsers = match mechanism {
         Mechanism::PipewirePulseRule => parse_browser_list(meta.get("browsers")?),

@@ -36,7 +36,8 @@
 //! - `plan`: what a set is asked (`SetRequest`) and its file operations (`plan`, `Action`).
 //! - `apply`: the operations carried out all or nothing, with the rollback.
 //! - `message`: the set's result put into words (`compose_set_result`).
-//! - `set`: `set_for_server`, `set_from_view`: check, plan, apply, compose.
+//! - `set`: `set_for_server`, `set_from_view`: check, plan, apply (noted in micoff's record),
+//!   compose; `planned_diff`: a dry run's diffs.
 //! - `restart`: ending an idle Chromium audio service.
 //! - `error`: `LatencyError`.
 
@@ -75,7 +76,7 @@ pub use self::proc::{ProcWorld, World};
 pub use self::restart::{
     audio_services, restart_audio_services, AudioService, RestartResult, AUDIO_SERVICE_SWITCH,
 };
-pub use self::set::{set_for_server, set_from_view};
+pub use self::set::{planned_diff, set_for_server, set_from_view};
 pub(crate) use self::status::ms;
 pub use self::status::{
     capture_streams, compute_status, status, CHROMIUM_DEFAULT_CAPTURE_US, TOLERANCE_US,

@@ -21,6 +21,9 @@ pub struct Paths {
     pub bin_home: Option<PathBuf>,
     /// `$PATH`'s absolute folders, in order.
     pub path_dirs: Vec<PathBuf>,
+    /// `$XDG_STATE_HOME`, else `$HOME/.local/state`: where micoff keeps its record of what it
+    /// wrote (None without either: nothing is recorded).
+    pub state_home: Option<PathBuf>,
 }
 
 impl Paths {
@@ -62,13 +65,44 @@ impl Paths {
             config_home,
             data_home,
             data_dirs,
+            state_home: abs("XDG_STATE_HOME")
+                .or_else(|| home.as_ref().map(|h| h.join(".local/state"))),
             bin_home: home.map(|h| h.join(".local").join("bin")),
             path_dirs,
         })
     }
 
+    /// From this process's environment. As root, the user's folders must be root's own
+    /// (micoff-files' `user_dirs`: under `sudo -E` they are another user's, and root's files would
+    /// land there).
     pub fn from_process_env() -> Result<Paths, String> {
+        // SAFETY: geteuid has no preconditions and cannot fail.
+        if unsafe { libc::geteuid() } == 0 {
+            micoff_files::user_dirs::from_env(
+                &|name| std::env::var_os(name),
+                0,
+                "micoff-host latency",
+            )?;
+        }
         Self::from_env(&std::env::vars().collect())
+    }
+
+    /// micoff's record of what it wrote (None: no state folder known).
+    pub fn record(&self) -> Option<PathBuf> {
+        self.state_home
+            .as_deref()
+            .map(micoff_files::record::user_record)
+    }
+
+    /// What micoff's record calls the latency file at `path`.
+    pub fn role_of(&self, path: &Path) -> &'static str {
+        if path == self.rule_file() {
+            "latency rule (pipewire-pulse)"
+        } else if path.parent() == Some(self.user_applications().as_path()) {
+            "latency desktop entry"
+        } else {
+            "latency wrapper"
+        }
     }
 
     pub fn rule_file(&self) -> PathBuf {

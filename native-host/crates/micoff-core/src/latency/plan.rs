@@ -3,8 +3,9 @@
 //! does.
 
 use std::collections::BTreeSet;
-use std::fs;
 use std::path::{Path, PathBuf};
+
+use micoff_files::{read_regular_text, MAX_TEXT_BYTES};
 
 use super::configured::our_files;
 use super::content::{desktop_entry_content, rule_content, wrapper_content};
@@ -66,11 +67,12 @@ pub fn plan(paths: &Paths, req: &SetRequest, mechanism: Mechanism) -> Vec<Action
                         let Some(system) = paths.system_desktop_entry(id) else {
                             continue;
                         };
-                        match fs::read_to_string(&system) {
-                            Ok(text) => wanted.push((
+                        match read_regular_text(&system, MAX_TEXT_BYTES) {
+                            Ok(Some(text)) => wanted.push((
                                 paths.user_applications().join(id),
                                 desktop_entry_content(&text, &system, ms, *b),
                             )),
+                            Ok(None) => {}
                             Err(e) => actions.push(Action::Skip {
                                 path: system.clone(),
                                 why: format!("cannot read {}: {e}", system.display()),
@@ -89,24 +91,24 @@ pub fn plan(paths: &Paths, req: &SetRequest, mechanism: Mechanism) -> Vec<Action
         }
     }
     for (path, content) in wanted.iter() {
-        match fs::read_to_string(path) {
-            Ok(existing) if read_meta(&existing).is_none() => actions.push(Action::Skip {
+        // Only a regular file is read there (a FIFO would hang the planner, a link to a device
+        // grow it without bound).
+        match read_regular_text(path, MAX_TEXT_BYTES) {
+            Ok(Some(existing)) if read_meta(&existing).is_none() => actions.push(Action::Skip {
                 path: path.clone(),
                 why: format!(
                     "{} is not micoff's (your own): left alone; add it yourself or remove it",
                     path.display()
                 ),
             }),
-            Ok(existing) if existing == *content => {
+            Ok(Some(existing)) if existing == *content => {
                 actions.push(Action::Unchanged { path: path.clone() })
             }
-            Err(e) if e.kind() != std::io::ErrorKind::NotFound && path.exists() => {
-                actions.push(Action::Skip {
-                    path: path.clone(),
-                    why: format!("cannot read {}: {e}", path.display()),
-                })
-            }
-            _ => actions.push(Action::Write {
+            Err(e) => actions.push(Action::Skip {
+                path: path.clone(),
+                why: format!("cannot read {}: {e}", path.display()),
+            }),
+            Ok(_) => actions.push(Action::Write {
                 path: path.clone(),
                 content: content.clone(),
             }),

@@ -14,6 +14,8 @@ pub struct UserEnv {
     pub home: Option<PathBuf>,
     /// `$XDG_CONFIG_HOME` when set.
     pub xdg_config_home: Option<PathBuf>,
+    /// `$XDG_STATE_HOME` when set: micoff's record of what it wrote is below it.
+    pub xdg_state_home: Option<PathBuf>,
     /// `$PULSE_CLIENTCONFIG` when set.
     pub pulse_clientconfig: Option<PathBuf>,
 }
@@ -30,15 +32,20 @@ impl UserEnv {
             Some(u) => passwd_home(root, u),
             None => std::env::var_os("HOME").map(PathBuf::from),
         };
-        let xdg = if sudo_user.is_some() {
-            None
-        } else {
-            std::env::var_os("XDG_CONFIG_HOME").map(PathBuf::from)
+        let xdg = |name: &str| {
+            if sudo_user.is_some() {
+                None
+            } else {
+                std::env::var_os(name)
+                    .map(PathBuf::from)
+                    .filter(|p| p.is_absolute())
+            }
         };
         Self {
             user,
             home,
-            xdg_config_home: xdg,
+            xdg_config_home: xdg("XDG_CONFIG_HOME"),
+            xdg_state_home: xdg("XDG_STATE_HOME"),
             pulse_clientconfig: std::env::var_os("PULSE_CLIENTCONFIG").map(PathBuf::from),
         }
     }
@@ -48,6 +55,13 @@ impl UserEnv {
         self.xdg_config_home
             .clone()
             .or_else(|| self.home.as_ref().map(|h| h.join(".config")))
+    }
+
+    /// `~/.local/state` (or `$XDG_STATE_HOME`).
+    pub fn state_dir(&self) -> Option<PathBuf> {
+        self.xdg_state_home
+            .clone()
+            .or_else(|| self.home.as_ref().map(|h| h.join(".local/state")))
     }
 
     /// `~/.config/pulse/client.conf`.

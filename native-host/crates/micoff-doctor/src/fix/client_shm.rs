@@ -12,6 +12,7 @@
 use std::io::{self, Write};
 use std::path::PathBuf;
 
+use super::recorded::{note, user as user_record};
 use super::{install, uninstall, Installed, Mode, Opts, Removed, System, EXIT_PARTIAL, MARKER};
 use crate::facts::{self, UserEnv, SYSTEM_CLIENT_CONF};
 use crate::parse;
@@ -124,8 +125,13 @@ pub fn run(
         )?;
         return Ok(1);
     }
+    let record = user_record(root, env);
     if opts.mode == Mode::Revert {
-        return match uninstall(&path, Some(&unrender))? {
+        let removed = uninstall(&path, Some(&unrender))?;
+        if !matches!(removed, Removed::Changed { .. }) {
+            note(record, "client-shm", None, out);
+        }
+        return match removed {
             Removed::NothingThere => {
                 writeln!(
                     out,
@@ -244,7 +250,14 @@ pub fn run(
             Ok(0)
         }
         Mode::Apply => {
-            match install(&path, &content)? {
+            let installed = install(&path, &content)?;
+            note(
+                record,
+                "client-shm",
+                Some(serde_json::json!({ "path": user_conf })),
+                out,
+            );
+            match installed {
                 Installed::AlreadyApplied => {
                     writeln!(out, "fix client-shm: already applied ({shown}).")?
                 }

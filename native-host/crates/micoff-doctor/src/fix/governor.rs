@@ -6,6 +6,7 @@ use std::io::{self, Write};
 
 use micoff_exit::EXIT_OK;
 
+use super::recorded::{note, system as system_record};
 use super::{escalate, write_atomic, Mode, Opts, System, MARKER};
 use crate::root::Root;
 
@@ -137,6 +138,7 @@ pub fn run(
             }
         }
         std::fs::remove_file(&state_path)?;
+        note(system_record(root), "governor", None, out);
         if left == 0 {
             writeln!(out, "fix governor --revert: previous governors restored.")?;
         } else {
@@ -191,6 +193,12 @@ pub fn run(
         }
     }
     write_atomic(&state_path, state.as_bytes(), 0o644)?;
+    note(
+        system_record(root),
+        "governor",
+        Some(serde_json::json!({ "state": STATE_PATH })),
+        out,
+    );
     for (cpu, _) in &todo {
         std::fs::write(root.path(governor_path(cpu)), SET)?;
     }

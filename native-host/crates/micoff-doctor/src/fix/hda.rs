@@ -5,6 +5,7 @@
 
 use std::io::{self, Write};
 
+use super::recorded::{note, system as system_record};
 use super::{
     escalate, install, is_applied, ownership_of, uninstall, Installed, Mode, Opts, Ownership,
     Removed, System, EXIT_PARTIAL, MARKER,
@@ -224,7 +225,14 @@ pub fn run(
         }
         return escalate("Writing /etc/modprobe.d", opts, sys, out);
     }
-    match install(&path, &content)? {
+    let installed = install(&path, &content)?;
+    note(
+        system_record(root),
+        "hda",
+        Some(serde_json::json!({ "path": HDA_CONF_PATH })),
+        out,
+    );
+    match installed {
         Installed::AlreadyApplied => writeln!(out, "fix hda: already applied ({HDA_CONF_PATH}).")?,
         Installed::Written { backup } => {
             writeln!(out, "fix hda: wrote {HDA_CONF_PATH}.")?;
@@ -439,7 +447,9 @@ fn offer_reload(
 /// micoff did not write is never removed (there is no override).
 fn revert(root: &Root, opts: &Opts, sys: &mut dyn System, out: &mut dyn Write) -> io::Result<i32> {
     let path = root.path(HDA_CONF_PATH);
-    let Ok(text) = std::fs::read_to_string(&path) else {
+    let Ok(Some(text)) = micoff_files::read_regular_text(&path, micoff_files::MAX_TEXT_BYTES)
+    else {
+        note(system_record(root), "hda", None, out);
         writeln!(
             out,
             "fix hda --revert: nothing to revert ({HDA_CONF_PATH} does not exist)."
@@ -448,6 +458,7 @@ fn revert(root: &Root, opts: &Opts, sys: &mut dyn System, out: &mut dyn Write) -
     };
     match ownership_of(&text) {
         Ownership::NotOurs(_) => {
+            note(system_record(root), "hda", None, out);
             writeln!(
                 out,
                 "fix hda --revert: {HDA_CONF_PATH} was not written by micoff; left alone."
@@ -461,7 +472,11 @@ fn revert(root: &Root, opts: &Opts, sys: &mut dyn System, out: &mut dyn Write) -
         writeln!(out, "fix hda --revert would remove {HDA_CONF_PATH}.")?;
         return escalate("Removing /etc/modprobe.d/micoff-hda.conf", opts, sys, out);
     }
-    match uninstall(&path, None)? {
+    let removed = uninstall(&path, None)?;
+    if !matches!(removed, Removed::Changed { .. }) {
+        note(system_record(root), "hda", None, out);
+    }
+    match removed {
         Removed::NothingThere => writeln!(out, "fix hda --revert: nothing to revert.")?,
         Removed::Changed { backup } => return changed_since(backup.as_deref(), out),
         Removed::KeptEdits { .. } => {}

@@ -4,13 +4,16 @@
 //! `micoff-files` (exclusive random temporary file + rename, through a symlink when the target is
 //! one), keeps a backup of any foreign file it replaces (never overwriting an earlier backup), and
 //! reverts exactly what it wrote: a file changed since keeps the user's changes (only micoff's
-//! lines go, where the fixer knows them) or is left alone with a message. Everything the outside
+//! lines go, where the fixer knows them) or is left alone with a message. Each fix applied is a
+//! part of micoff's record ([`recorded`]), so `micoff-host uninstall` runs its `--revert`.
+//! Everything the outside
 //! world does (euid, prompting, running commands) goes through [`System`], so tests drive them
 //! against a temporary root.
 
 pub mod client_shm;
 pub mod governor;
 pub mod hda;
+pub mod recorded;
 
 use std::io::{self, BufRead, IsTerminal, Write};
 use std::path::Path;

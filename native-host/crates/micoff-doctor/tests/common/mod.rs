@@ -42,6 +42,7 @@ pub fn tommi() -> UserEnv {
         user: Some("tommi".into()),
         home: Some("/home/tommi".into()),
         xdg_config_home: None,
+        xdg_state_home: None,
         pulse_clientconfig: None,
     }
 }
@@ -51,6 +52,7 @@ pub fn root_user() -> UserEnv {
         user: Some("root".into()),
         home: Some("/root".into()),
         xdg_config_home: None,
+        xdg_state_home: None,
         pulse_clientconfig: None,
     }
 }

@@ -4,13 +4,14 @@
 //! written) puts exactly that backup back. The fixers (`fix hda`, `fix client-shm`) write their
 //! files this way.
 
-use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
 use super::marked::{seal, Marked};
 use super::Ownership;
-use crate::{copy_new, read_with_mode, remove, restore, write_atomic};
+use crate::read::read_with_mode;
+use crate::read::{read_regular_text, MAX_TEXT_BYTES};
+use crate::write::{copy_new, remove, restore, write_atomic};
 
 /// Suffix of the backups kept of files micoff replaced: `<file>.micoff-backup`, then
 /// `<file>.micoff-backup.2`, `.3`, ... (a new backup never replaces an older one).
@@ -105,7 +106,7 @@ pub enum Installed {
 /// stays a link (the file it points to is written); the file keeps the mode of the one it replaces
 /// (new files: 0644).
 pub fn install(path: &Path, body: &str, note: &str) -> io::Result<Installed> {
-    let existing = fs::read_to_string(path).ok();
+    let existing = read_regular_text(path, MAX_TEXT_BYTES)?;
     if is_applied(existing.as_deref(), body) {
         return Ok(Installed::AlreadyApplied);
     }
@@ -163,7 +164,7 @@ pub enum Removed {
 /// `strip` (the writer's "remove only micoff's lines") the result of it replaces the file and every
 /// backup stays; without, the file is left alone ([`Removed::Changed`]).
 pub fn uninstall(path: &Path, strip: Option<&dyn Fn(&str) -> String>) -> io::Result<Removed> {
-    let Ok(existing) = fs::read_to_string(path) else {
+    let Some(existing) = read_regular_text(path, MAX_TEXT_BYTES)? else {
         return Ok(Removed::NothingThere);
     };
     let Some(marked) = Marked::read(&existing) else {

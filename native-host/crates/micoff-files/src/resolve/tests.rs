@@ -164,3 +164,76 @@ fn a_group_writable_folder_counts_as_safe_only_for_the_owners_private_group() {
     std::os::unix::fs::chown(d.at("conf"), None, Some(OTHER_UID)).unwrap();
     d.assert_refused("other members of its group");
 }
+
+/// A folder on the way is a link: `home/.config -> ../dotfiles/config`, the file written below it.
+struct FolderLink {
+    dir: tempfile::TempDir,
+}
+
+impl FolderLink {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        for d in ["home", "dotfiles", "dotfiles/config"] {
+            fs::create_dir(dir.path().join(d)).unwrap();
+            fs::set_permissions(dir.path().join(d), fs::Permissions::from_mode(0o755)).unwrap();
+        }
+        symlink("../dotfiles/config", dir.path().join("home/.config")).unwrap();
+        Self { dir }
+    }
+    fn at(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+    /// The file written through the folder link.
+    fn file(&self) -> PathBuf {
+        self.at("home/.config/chromium/NativeMessagingHosts/m.json")
+    }
+    fn assert_refused(&self, needle: &str) {
+        let e = write_atomic(&self.file(), b"ours\n", 0o644).unwrap_err();
+        assert_eq!(e.kind(), io::ErrorKind::PermissionDenied, "{e}");
+        assert!(e.to_string().contains(needle), "{e}");
+        assert!(!self.at("dotfiles/config/chromium").exists());
+    }
+}
+
+#[test]
+fn a_folder_link_is_followed_when_it_is_the_users_in_safe_folders() {
+    let d = FolderLink::new();
+    write_atomic(&d.file(), b"ours\n", 0o644).unwrap();
+    assert_eq!(
+        fs::read(d.at("dotfiles/config/chromium/NativeMessagingHosts/m.json")).unwrap(),
+        b"ours\n"
+    );
+    assert!(is_symlink(&d.at("home/.config")));
+    let canonical = fs::canonicalize(d.at("dotfiles/config")).unwrap();
+    assert_eq!(
+        resolve(&d.file()).unwrap(),
+        canonical.join("chromium/NativeMessagingHosts/m.json")
+    );
+}
+
+#[test]
+fn a_folder_link_in_a_folder_others_can_write_is_not_followed() {
+    // Before the whole path was walked, only a link at the file itself was checked: this one was
+    // followed and the file written wherever it led.
+    for mode in [0o777, 0o1777] {
+        let d = FolderLink::new();
+        fs::set_permissions(d.at("home"), fs::Permissions::from_mode(mode)).unwrap();
+        d.assert_refused("can be written by everyone");
+    }
+    // A folder link leading into a folder others can write.
+    let d = FolderLink::new();
+    fs::set_permissions(d.at("dotfiles/config"), fs::Permissions::from_mode(0o777)).unwrap();
+    d.assert_refused("can be written by everyone");
+}
+
+#[test]
+#[ignore = "needs root to chown files to another user: cargo test -- --include-ignored as root (npm test does)"]
+fn a_folder_link_planted_by_another_user_is_not_followed() {
+    let d = FolderLink::new();
+    std::os::unix::fs::lchown(d.at("home/.config"), Some(OTHER_UID), None).unwrap();
+    d.assert_refused(&format!("owned by uid {OTHER_UID}"));
+    // A folder of theirs the link leads into.
+    let d = FolderLink::new();
+    std::os::unix::fs::chown(d.at("dotfiles/config"), Some(OTHER_UID), None).unwrap();
+    d.assert_refused(&format!("is owned by uid {OTHER_UID}"));
+}

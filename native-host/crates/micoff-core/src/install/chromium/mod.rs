@@ -15,8 +15,10 @@
 //! Chromium installs the crx at its next start, enabled and without a prompt on Linux (the prompt
 //! for external extensions is Windows/macOS only), and uninstalls it at the first start after the
 //! json is gone. Only a crx with micoff's id (the key of `manifests/chrome.json`, the id this host
-//! answers) is installed. Writes go through `micoff-files`; `--uninstall` removes the json only
-//! while it is exactly what micoff writes and the crx only while it carries micoff's id.
+//! answers) is installed (checked with everything else before anything is written:
+//! `install::check`). Writes go through `micoff-files` and are noted in micoff's record;
+//! `--uninstall` removes the json only while it is exactly what micoff writes and the crx only
+//! while it carries micoff's id.
 //!
 //! - [`crx`]: what a crx says about itself (id, version);
 //! - [`external`]: the places, the entry micoff writes, what blocks it;
@@ -30,27 +32,37 @@ use std::path::{Path, PathBuf};
 
 use crate::install::env::InstallEnv;
 use crate::CHROME_EXTENSION_ID;
-use crx::inspect;
+use crx::{inspect, CrxInfo};
 use external::{blocking_policy, external_json, is_ours, paths, sandboxed_note, user_data_dir};
 use micoff_exit::{EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE};
+use micoff_files::diff::unified;
+use micoff_files::record::Journal;
+use micoff_files::{read_regular, shown, MAX_FILE_BYTES};
 
 /// What to do.
 pub struct Request<'a> {
-    /// The crx to install (install only).
-    pub crx: Option<&'a Path>,
-    /// Install a crx signed with another key than micoff's release key (its own id).
-    pub allow_other_key: bool,
+    /// The crx to install, read and checked by `install::check` (install only).
+    pub crx: Option<(&'a [u8], &'a CrxInfo)>,
     pub system: bool,
     pub uninstall: bool,
     pub dry_run: bool,
 }
 
-/// Applies the request, one line per file. Returns the exit code.
-pub fn run(req: &Request<'_>, env: &InstallEnv, out: &mut dyn Write) -> i32 {
+/// The roles micoff's record gives the files.
+const ROLE_CRX: &str = "Chromium crx copy";
+const ROLE_ENTRY: &str = "Chromium external extension entry";
+
+/// A file's bytes now (regular files only, bounded), or why not.
+fn read_now(path: &Path) -> Result<Option<Vec<u8>>, String> {
+    read_regular(path, MAX_FILE_BYTES).map_err(|e| e.to_string())
+}
+
+/// Applies the request, one line per file, through `journal`. Returns the exit code.
+pub fn run(req: &Request<'_>, env: &InstallEnv, journal: &mut Journal, out: &mut dyn Write) -> i32 {
     if req.uninstall {
-        return uninstall(req, env, out);
+        return uninstall(req, env, journal, out);
     }
-    let Some(source) = req.crx else {
+    let Some((bytes, info)) = req.crx else {
         let _ = writeln!(
             out,
             "error: --chromium-crx needs the crx to install (npm run package with the release key \
@@ -58,49 +70,18 @@ pub fn run(req: &Request<'_>, env: &InstallEnv, out: &mut dyn Write) -> i32 {
         );
         return EXIT_USAGE;
     };
-    let bytes = match std::fs::read(source) {
-        Ok(b) => b,
-        Err(e) => {
-            let _ = writeln!(out, "error: --chromium-crx {}: {e}", source.display());
-            return EXIT_USAGE;
-        }
-    };
-    let info = match inspect(&bytes) {
-        Ok(i) => i,
-        Err(e) => {
-            let _ = writeln!(out, "error: --chromium-crx {}: {e}", source.display());
-            return EXIT_USAGE;
-        }
-    };
-    if info.id != CHROME_EXTENSION_ID {
-        let why = format!(
-            "{}: extension id {}, but this micoff-host answers only {} (the key in \
-             manifests/chrome.json it was built from): the crx was signed with another key than \
-             micoff's release key, so Chromium installs it as another extension, which this host \
-             refuses",
-            source.display(),
-            info.id,
-            CHROME_EXTENSION_ID
-        );
-        if !req.allow_other_key {
-            let _ = writeln!(
-                out,
-                "error: --chromium-crx {why}. Use the crx `npm run package` signs with the release \
-                 key (or --allow-other-key for a fork's own key, with a host built from it)."
-            );
-            return EXIT_USAGE;
-        }
-        let _ = writeln!(out, "warning: --allow-other-key: {why}");
-    }
     let places = paths(env, req.system, &info.id);
     let would = if req.dry_run { "would be " } else { "" };
-    let write = |path: &Path, content: &[u8]| -> Result<String, String> {
-        let existing = std::fs::read(path).ok();
+    let mut write = |path: &Path, content: &[u8], role: &str| -> Result<String, String> {
+        let existing = read_now(path)?;
         if existing.as_deref() == Some(content) {
+            journal.wrote(path, content, role);
             return Ok("unchanged".into());
         }
         if !req.dry_run {
-            micoff_files::write_atomic(path, content, 0o644).map_err(|e| e.to_string())?;
+            journal
+                .write(path, content, 0o644, role)
+                .map_err(|e| e.to_string())?;
         }
         Ok(format!(
             "{would}{}",
@@ -111,37 +92,49 @@ pub fn run(req: &Request<'_>, env: &InstallEnv, out: &mut dyn Write) -> i32 {
             }
         ))
     };
-    let crx_result = write(&places.crx, &bytes);
+    let crx_result = write(&places.crx, bytes, ROLE_CRX);
     let _ = match &crx_result {
         Ok(what) => writeln!(
             out,
             "Chromium extension: {} {what} (micoff {}, id {})",
-            places.crx.display(),
+            shown(&places.crx),
             info.version,
             info.id
         ),
         Err(e) => writeln!(
             out,
             "Chromium extension: {} FAILED: {e}",
-            places.crx.display()
+            shown(&places.crx)
         ),
     };
     if crx_result.is_err() {
         return EXIT_ERROR;
     }
     let json = external_json(&places.crx, &info.version);
-    let json_result = match std::fs::read(&places.json) {
-        Ok(old) if old != json.as_bytes() && !is_ours(&old, &places.crx) => Err(
+    let before = read_now(&places.json);
+    let json_result = match &before {
+        Ok(Some(old)) if old != json.as_bytes() && !is_ours(old, &places.crx) => Err(
             "left alone: an entry for micoff's id that micoff did not write (remove it yourself \
              to install this way)"
                 .to_owned(),
         ),
-        _ => write(&places.json, json.as_bytes()),
+        Err(e) => Err(format!("left alone: {e}")),
+        _ => write(&places.json, json.as_bytes(), ROLE_ENTRY),
     };
     let _ = match &json_result {
-        Ok(what) => writeln!(out, "Chromium extension: {} {what}", places.json.display()),
-        Err(e) => writeln!(out, "Chromium extension: {} {e}", places.json.display()),
+        Ok(what) => writeln!(out, "Chromium extension: {} {what}", shown(&places.json)),
+        Err(e) => writeln!(out, "Chromium extension: {} {e}", shown(&places.json)),
     };
+    if req.dry_run {
+        if let (Ok(old), Ok(_)) = (&before, &json_result) {
+            let old = old.as_deref().map(String::from_utf8_lossy);
+            let _ = write!(
+                out,
+                "{}",
+                unified(&shown(&places.json), old.as_deref(), &json)
+            );
+        }
+    }
     if json_result.is_err() {
         return EXIT_PARTIAL;
     }
@@ -151,7 +144,7 @@ pub fn run(req: &Request<'_>, env: &InstallEnv, out: &mut dyn Write) -> i32 {
         format!(
             "in every profile of {} (a Chromium started with --user-data-dir=DIR reads \
              DIR/External Extensions instead; --system installs it for every user)",
-            user_data_dir(env).display()
+            shown(&user_data_dir(env))
         )
     };
     let _ = writeln!(
@@ -175,7 +168,7 @@ pub fn run(req: &Request<'_>, env: &InstallEnv, out: &mut dyn Write) -> i32 {
         let _ = writeln!(
             out,
             "warning: {} sets BlockExternalExtensions: Chromium ignores this install while it does",
-            policy.display()
+            shown(&policy)
         );
     }
     EXIT_OK
@@ -183,25 +176,34 @@ pub fn run(req: &Request<'_>, env: &InstallEnv, out: &mut dyn Write) -> i32 {
 
 /// Removes micoff's entry (micoff's id, and the id of micoff's crx copy when that differs: an
 /// --allow-other-key install) and the crx copy.
-fn uninstall(req: &Request<'_>, env: &InstallEnv, out: &mut dyn Write) -> i32 {
+fn uninstall(
+    req: &Request<'_>,
+    env: &InstallEnv,
+    journal: &mut Journal,
+    out: &mut dyn Write,
+) -> i32 {
     let mut ids = vec![CHROME_EXTENSION_ID.to_owned()];
     let copy = paths(env, req.system, CHROME_EXTENSION_ID).crx;
-    if let Some(info) = std::fs::read(&copy).ok().and_then(|b| inspect(&b).ok()) {
+    if let Some(info) = read_now(&copy)
+        .ok()
+        .flatten()
+        .and_then(|b| inspect(&b).ok())
+    {
         if !ids.contains(&info.id) {
             ids.push(info.id);
         }
     }
     let would = if req.dry_run { "would be " } else { "" };
-    let remove = |path: &Path| -> Result<String, String> {
+    let mut remove = |path: &Path| -> Result<String, String> {
         if !req.dry_run {
-            micoff_files::remove(path).map_err(|e| e.to_string())?;
+            journal.remove(path).map_err(|e| e.to_string())?;
         }
         Ok(format!("{would}removed"))
     };
     let mut lines: Vec<(PathBuf, Result<String, String>)> = Vec::new();
     for id in &ids {
         let places = paths(env, req.system, id);
-        if let Ok(text) = std::fs::read(&places.json) {
+        if let Ok(Some(text)) = read_now(&places.json) {
             let r = if is_ours(&text, &places.crx) {
                 remove(&places.json)
             } else {
@@ -210,7 +212,7 @@ fn uninstall(req: &Request<'_>, env: &InstallEnv, out: &mut dyn Write) -> i32 {
             lines.push((places.json.clone(), r));
         }
     }
-    if let Ok(bytes) = std::fs::read(&copy) {
+    if let Ok(Some(bytes)) = read_now(&copy) {
         // micoff's own folder; a file there that is not a crx is left alone all the same.
         let r = match inspect(&bytes) {
             Ok(_) => remove(&copy),
@@ -225,10 +227,10 @@ fn uninstall(req: &Request<'_>, env: &InstallEnv, out: &mut dyn Write) -> i32 {
     let mut failed = 0;
     for (path, r) in &lines {
         let _ = match r {
-            Ok(what) => writeln!(out, "Chromium extension: {} {what}", path.display()),
+            Ok(what) => writeln!(out, "Chromium extension: {} {what}", shown(path)),
             Err(e) => {
                 failed += 1;
-                writeln!(out, "Chromium extension: {} FAILED: {e}", path.display())
+                writeln!(out, "Chromium extension: {} FAILED: {e}", shown(path))
             }
         };
     }

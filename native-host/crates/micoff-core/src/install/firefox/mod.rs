@@ -15,7 +15,9 @@
 //! Module map, from the top down:
 //! - here, [`run`]: the request run per profile or `--system`, its summary and exit code;
 //! - [`request`]: what is asked ([`request::Request`]);
-//! - [`profile`]: one profile (and the profiles listed in `profiles.ini`);
+//! - [`profile`]: one profile; [`profiles`]: which folders count as profiles (`profiles.ini`,
+//!   the snap's, `--firefox-profile`), contained;
+//! - [`recorded`]: what micoff's record says of a profile's block and a policy file's entries;
 //! - [`system`]: `--system` (policies.json, micoff's record of its entries, the xpi copy);
 //! - [`user_js`]: micoff's block in `user.js`, the `prefs.js` clean-up, the profile lock;
 //! - [`policies`]: micoff's entries merged into and out of a `policies.json` text (pure);
@@ -28,6 +30,8 @@ pub mod build;
 pub mod policies;
 pub mod prefs;
 pub mod profile;
+pub mod profiles;
+pub mod recorded;
 pub mod report;
 pub mod request;
 pub mod system;
@@ -38,18 +42,19 @@ pub mod xpi;
 use std::io::Write;
 
 use micoff_exit::{EXIT_ERROR, EXIT_OK, EXIT_PARTIAL};
+use micoff_files::record::Journal;
 use prefs::PREF_ENABLED;
 use report::Report;
 use request::Request;
 
-/// Applies the request, one line per file. Returns the exit code.
-pub fn run(req: &Request<'_>, out: &mut dyn Write) -> i32 {
+/// Applies the request, one line per file, through `journal`. Returns the exit code.
+pub fn run(req: &Request<'_>, journal: &mut Journal, out: &mut dyn Write) -> i32 {
     let mut report = Report::new(out);
     match req.system_root {
-        Some(root) => system::run(req, root, &mut report),
+        Some(root) => system::run(req, root, &mut report, journal),
         None => {
             for profile in &req.profiles {
-                profile::run(req, profile, &mut report);
+                profile::run(req, profile, &mut report, journal);
             }
         }
     }

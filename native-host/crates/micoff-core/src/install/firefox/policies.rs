@@ -358,14 +358,14 @@ pub fn uninstall(
 
 /// The record file: policy file (relative to the root) -> [`FileRecord`].
 pub fn read_record(path: &Path) -> Result<Map<String, Value>, String> {
-    match std::fs::read_to_string(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Map::new()),
-        Err(e) => Err(format!("{}: {e}", path.display())),
-        Ok(t) => match serde_json::from_str(&t) {
+    match micoff_files::read_regular_text(path, micoff_files::MAX_TEXT_BYTES) {
+        Ok(None) => Ok(Map::new()),
+        Err(e) => Err(e.to_string()),
+        Ok(Some(t)) => match serde_json::from_str(&t) {
             Ok(Value::Object(o)) => Ok(o),
             _ => Err(format!(
                 "{} is not micoff's record of its policy entries (not a JSON object); left alone",
-                path.display()
+                micoff_files::shown(path)
             )),
         },
     }

@@ -1,53 +1,27 @@
-//! Firefox's part of `install` per user: each profile (listed in `profiles.ini`, or named) gets
-//! micoff's block in `user.js` and micoff's copy of the add-on in `extensions/`, when the Firefox
-//! that runs it accepts an unsigned add-on; `--uninstall` takes them out again, and the values
-//! Firefox copied from them into `prefs.js`, while that Firefox is closed.
+//! Firefox's part of `install` per user: each profile (listed in `profiles.ini`, or named; which
+//! folders count: `profiles`) gets micoff's block in `user.js` and micoff's copy of the add-on in
+//! `extensions/`, when the Firefox that runs it accepts an unsigned add-on; `--uninstall` takes
+//! them out again, and the values Firefox copied from them into `prefs.js` (put back to the user's
+//! own where the block recorded one), while that Firefox is closed. Each profile's block is noted
+//! in micoff's record (`recorded`), the add-on copy with it.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use micoff_files::diff::unified;
+use micoff_files::record::Journal;
+use micoff_files::shown;
+
 use crate::install::firefox::build::Build;
+use crate::install::firefox::prefs::PREF_SIGNATURES;
+use crate::install::firefox::recorded::note_profile;
 use crate::install::firefox::report::Report;
 use crate::install::firefox::request::Request;
-use crate::install::firefox::user_js::{prefs_js_without, running_pid, AddonRecord, Pref, UserJs};
-use crate::install::firefox::write::{remove, write_keeping_mode};
-use crate::install::firefox::xpi::{profile_copy, write_copy};
-
-/// The profile folders listed in `<home>/.mozilla/firefox/profiles.ini` (relative `Path=` against
-/// that folder), existing ones only.
-pub fn profiles(home: &Path) -> Vec<PathBuf> {
-    let base = home.join(".mozilla/firefox");
-    let Ok(ini) = std::fs::read_to_string(base.join("profiles.ini")) else {
-        return Vec::new();
-    };
-    let mut out = Vec::new();
-    let mut relative = true;
-    let mut path: Option<String> = None;
-    let mut flush = |relative: bool, path: &mut Option<String>| {
-        if let Some(p) = path.take() {
-            let dir = if relative {
-                base.join(&p)
-            } else {
-                PathBuf::from(&p)
-            };
-            if dir.is_dir() && !out.contains(&dir) {
-                out.push(dir);
-            }
-        }
-    };
-    for line in ini.lines().map(str::trim) {
-        if line.starts_with('[') {
-            flush(relative, &mut path);
-            relative = true;
-        } else if let Some(v) = line.strip_prefix("IsRelative=") {
-            relative = v != "0";
-        } else if let Some(v) = line.strip_prefix("Path=") {
-            path = Some(v.to_owned());
-        }
-    }
-    flush(relative, &mut path);
-    out
-}
+use crate::install::firefox::user_js::{
+    prefs_js_without, running_pid, AddonRecord, Block, Pref, UserJs,
+};
+use crate::install::firefox::write::{read_text, remove, remove_recorded, write_keeping_mode};
+use crate::install::firefox::xpi::{profile_copy, read_copy, write_copy};
 
 /// Whether the unsigned add-on can go into `profile`: `Err` (refused) when the Firefox that runs
 /// it requires signed add-ons; `Ok` with a warning when it cannot be told for sure. Also the build
@@ -105,8 +79,8 @@ fn signing_verdict(
     (verdict, usable)
 }
 
-/// One profile: install or uninstall the parts asked for.
-pub fn run(req: &Request<'_>, profile: &Path, report: &mut Report<'_>) {
+/// One profile: install or uninstall the parts asked for, through `journal`.
+pub fn run(req: &Request<'_>, profile: &Path, report: &mut Report<'_>, journal: &mut Journal) {
     if !profile.is_dir() {
         if !req.uninstall {
             report.failed(profile, "FAILED: no such profile folder");
@@ -115,92 +89,133 @@ pub fn run(req: &Request<'_>, profile: &Path, report: &mut Report<'_>) {
     }
     let user_path = profile.join("user.js");
     let prefs_path = profile.join("prefs.js");
-    let user_text = std::fs::read_to_string(&user_path).ok();
-    let prefs_text = std::fs::read_to_string(&prefs_path).ok();
+    let (user_text, prefs_text) = match (read_text(&user_path), read_text(&prefs_path)) {
+        (Ok(u), Ok(p)) => (u, p),
+        (Err(e), _) => return report.failed(&user_path, &format!("FAILED: {e}")),
+        (_, Err(e)) => return report.failed(&prefs_path, &format!("FAILED: {e}")),
+    };
     let js = UserJs::parse(user_text.as_deref().unwrap_or(""));
-    let mut block = js.block.clone();
+    if req.uninstall {
+        uninstall(req, profile, &js, prefs_text.as_deref(), report, journal);
+    } else {
+        install(
+            req,
+            profile,
+            &js,
+            user_text.as_deref(),
+            prefs_text.as_deref(),
+            report,
+            journal,
+        );
+    }
+}
+
+/// Takes micoff's parts asked for out of one profile.
+fn uninstall(
+    req: &Request<'_>,
+    profile: &Path,
+    js: &UserJs,
+    prefs_text: Option<&str>,
+    report: &mut Report<'_>,
+    journal: &mut Journal,
+) {
+    let user_path = profile.join("user.js");
+    let prefs_path = profile.join("prefs.js");
     let would = if req.dry_run { "would be " } else { "" };
     let xpi = req.addon.as_ref().map(|a| profile_copy(profile, &a.id));
-
-    if req.uninstall {
-        let mut removed: Vec<Pref> = Vec::new();
-        if req.release_prefs {
-            removed.append(&mut block.release);
-        }
-        let mut remove_xpi = None;
-        let mut left_xpi = None;
-        let record = if req.addon.is_some() {
-            block.addon.take()
-        } else {
-            None
-        };
-        if let (Some(path), Some(record)) = (&xpi, record) {
-            removed.extend(record.prefs);
-            if let Ok(bytes) = std::fs::read(path) {
-                if record.sha256.as_deref() == Some(micoff_files::sha256_hex(&bytes).as_str()) {
-                    remove_xpi = Some(path.clone());
-                } else {
-                    left_xpi = Some(path.clone());
-                }
+    let mut block = js.block.clone();
+    let mut removed: Vec<Pref> = Vec::new();
+    if req.release_prefs {
+        removed.append(&mut block.release);
+    }
+    let mut remove_xpi = None;
+    let mut left_xpi = None;
+    let record = if req.addon.is_some() {
+        block.addon.take()
+    } else {
+        None
+    };
+    if let (Some(path), Some(record)) = (&xpi, record) {
+        removed.extend(record.prefs);
+        if let Ok(Some(bytes)) = read_copy(path) {
+            if record.sha256.as_deref() == Some(micoff_files::sha256_hex(&bytes).as_str()) {
+                remove_xpi = Some(path.clone());
+            } else {
+                left_xpi = Some(path.clone());
             }
         }
-        if block == js.block {
-            return; // nothing of micoff's for these parts
-        }
-        if let Some(pid) = running_pid(profile) {
-            report.refused(
-                profile,
-                &format!(
-                    "left alone: Firefox is running with this profile (pid {pid}) and writes its \
-                     prefs back into prefs.js when it exits; close it, then run this again"
-                ),
-            );
-            return;
-        }
-        let new_user = js.render(&block);
-        let r = if new_user.trim().is_empty() {
-            remove(&user_path, req.dry_run)
-                .map(|()| format!("{would}removed (only micoff's lines were in it)"))
-        } else {
-            write_keeping_mode(&user_path, new_user.as_bytes(), 0o644, req.dry_run)
-                .map(|()| format!("{would}updated (micoff's lines removed, yours kept)"))
-        };
-        match r {
-            Ok(what) => report.ok(&user_path, &what),
-            Err(e) => return report.failed(&user_path, &format!("FAILED: {e}")),
-        }
-        if let Some(path) = &remove_xpi {
-            match remove(path, req.dry_run) {
-                Ok(()) => report.ok(
-                    path,
-                    &format!("{would}removed (micoff's copy of the add-on)"),
-                ),
-                Err(e) => report.failed(path, &format!("FAILED: {e}")),
-            }
-        }
-        if let Some(path) = &left_xpi {
-            report.ok(
-                path,
-                "left alone: not the copy micoff made (changed since, or installed another way)",
-            );
-        }
-        if let Some(text) = prefs_text
-            .as_deref()
-            .and_then(|t| prefs_js_without(t, &removed))
-        {
-            match write_keeping_mode(&prefs_path, text.as_bytes(), 0o600, req.dry_run) {
-                Ok(()) => report.ok(
-                    &prefs_path,
-                    &format!(
-                        "{would}updated (the values Firefox copied from micoff's lines removed)"
-                    ),
-                ),
-                Err(e) => report.failed(&prefs_path, &format!("FAILED: {e}")),
-            }
-        }
+    }
+    if block == js.block {
+        return; // nothing of micoff's for these parts
+    }
+    if let Some(pid) = running_pid(profile) {
+        report.refused(
+            profile,
+            &format!(
+                "left alone: Firefox is running with this profile (pid {pid}) and writes its \
+                 prefs back into prefs.js when it exits; close it, then run this again"
+            ),
+        );
         return;
     }
+    let new_user = js.render(&block);
+    let r = if new_user.trim().is_empty() {
+        remove(&user_path, req.dry_run)
+            .map(|()| format!("{would}removed (only micoff's lines were in it)"))
+    } else {
+        write_keeping_mode(&user_path, new_user.as_bytes(), 0o644, req.dry_run, journal)
+            .map(|()| format!("{would}updated (micoff's lines removed, yours kept)"))
+    };
+    match r {
+        Ok(what) => report.ok(&user_path, &what),
+        Err(e) => return report.failed(&user_path, &format!("FAILED: {e}")),
+    }
+    if !req.dry_run {
+        note_profile(journal, profile, &block);
+    }
+    if let Some(path) = &remove_xpi {
+        match remove_recorded(path, req.dry_run, journal) {
+            Ok(()) => report.ok(
+                path,
+                &format!("{would}removed (micoff's copy of the add-on)"),
+            ),
+            Err(e) => report.failed(path, &format!("FAILED: {e}")),
+        }
+    }
+    if let Some(path) = &left_xpi {
+        report.ok(
+            path,
+            "left alone: not the copy micoff made (changed since, or installed another way)",
+        );
+    }
+    if let Some(text) = prefs_text.and_then(|t| prefs_js_without(t, &removed, &js.block.previous)) {
+        match write_keeping_mode(&prefs_path, text.as_bytes(), 0o600, req.dry_run, journal) {
+            Ok(()) => report.ok(
+                &prefs_path,
+                &format!(
+                    "{would}updated (the values Firefox copied from micoff's lines removed, yours \
+                     put back)"
+                ),
+            ),
+            Err(e) => report.failed(&prefs_path, &format!("FAILED: {e}")),
+        }
+    }
+}
 
+/// Puts micoff's parts asked for into one profile.
+fn install(
+    req: &Request<'_>,
+    profile: &Path,
+    js: &UserJs,
+    user_text: Option<&str>,
+    prefs_text: Option<&str>,
+    report: &mut Report<'_>,
+    journal: &mut Journal,
+) {
+    let user_path = profile.join("user.js");
+    let would = if req.dry_run { "would be " } else { "" };
+    let xpi = req.addon.as_ref().map(|a| profile_copy(profile, &a.id));
+    let mut block = js.block.clone();
     let mut defaults: BTreeMap<String, String> = BTreeMap::new();
     let mut copy: Option<(PathBuf, &[u8])> = None;
     if let (Some(path), Some(addon)) = (&xpi, &req.addon) {
@@ -212,7 +227,7 @@ pub fn run(req: &Request<'_>, profile: &Path, report: &mut Report<'_>) {
             Err(why) => report.refused(profile, &format!("micoff's add-on not installed: {why}")),
             Ok(warning) => {
                 if let Some(w) = warning {
-                    report.note(&format!("{}: note: {w}", profile.display()));
+                    report.note(&format!("{}: note: {w}", shown(profile)));
                 }
                 let Some((bytes, _)) = addon.xpi.as_ref() else {
                     return report.failed(profile, "FAILED: no xpi to install");
@@ -220,8 +235,9 @@ pub fn run(req: &Request<'_>, profile: &Path, report: &mut Report<'_>) {
                 let bytes = bytes.as_slice();
                 let sha = micoff_files::sha256_hex(bytes);
                 let recorded = block.addon.as_ref().and_then(|a| a.sha256.clone());
-                match std::fs::read(path) {
-                    Ok(there)
+                match read_copy(path) {
+                    Err(e) => report.refused(path, &format!("left alone: {e}")),
+                    Ok(Some(there))
                         if there != bytes
                             && recorded.as_deref()
                                 != Some(micoff_files::sha256_hex(&there).as_str()) =>
@@ -233,10 +249,10 @@ pub fn run(req: &Request<'_>, profile: &Path, report: &mut Report<'_>) {
                              about:addons to install this one",
                         );
                     }
-                    _ => {
+                    Ok(_) => {
                         block.addon = Some(AddonRecord {
                             sha256: Some(sha),
-                            prefs: js.addon_prefs(prefs_text.as_deref(), &defaults),
+                            prefs: js.addon_prefs(prefs_text, &defaults),
                         });
                         copy = Some((path.clone(), bytes));
                     }
@@ -245,16 +261,16 @@ pub fn run(req: &Request<'_>, profile: &Path, report: &mut Report<'_>) {
         }
     }
     if req.release_prefs {
-        block.release = js.release_prefs(prefs_text.as_deref(), &defaults, req.delay_ms);
+        block.release = js.release_prefs(prefs_text, &defaults, req.delay_ms);
         if block.release.is_empty() {
             report.note(&format!(
                 "{}: the release pref is already as micoff would set it (your own setting): nothing to add",
-                profile.display()
+                shown(profile)
             ));
         }
     }
     if let Some((path, bytes)) = copy {
-        match write_copy(&path, bytes, req.dry_run) {
+        match write_copy(&path, bytes, req.dry_run, journal) {
             Ok(what) => report.ok(&path, &what),
             Err(e) => {
                 report.failed(&path, &format!("FAILED: {e}"));
@@ -262,25 +278,52 @@ pub fn run(req: &Request<'_>, profile: &Path, report: &mut Report<'_>) {
             }
         }
     }
+    let block = block.with_previous(&js.block, prefs_text);
+    warn_signatures(profile, &js.block, &block, report);
     let new_user = js.render(&block);
-    if Some(&new_user) == user_text.as_ref() || (user_text.is_none() && new_user.is_empty()) {
+    if Some(new_user.as_str()) == user_text || (user_text.is_none() && new_user.is_empty()) {
         if !block.is_empty() {
             report.ok(&user_path, "unchanged");
+            if !req.dry_run {
+                note_profile(journal, profile, &block);
+            }
         }
         return;
     }
-    match write_keeping_mode(&user_path, new_user.as_bytes(), 0o644, req.dry_run) {
-        Ok(()) => report.ok(
-            &user_path,
-            &format!(
-                "{would}{}",
-                if user_text.is_some() {
-                    "updated"
-                } else {
-                    "written"
-                }
-            ),
-        ),
+    match write_keeping_mode(&user_path, new_user.as_bytes(), 0o644, req.dry_run, journal) {
+        Ok(()) => {
+            report.ok(
+                &user_path,
+                &format!(
+                    "{would}{}",
+                    if user_text.is_some() {
+                        "updated"
+                    } else {
+                        "written"
+                    }
+                ),
+            );
+            if req.dry_run {
+                report.text(&unified(&shown(&user_path), user_text, &new_user));
+            } else {
+                note_profile(journal, profile, &block);
+            }
+        }
         Err(e) => report.failed(&user_path, &format!("FAILED: {e}")),
+    }
+}
+
+/// Says so when the block turns Firefox's check of add-on signatures off in `profile` (it did not
+/// before): every unsigned add-on can be installed there then, not only micoff's.
+fn warn_signatures(profile: &Path, before: &Block, after: &Block, report: &mut Report<'_>) {
+    if after.value(PREF_SIGNATURES) == Some("false")
+        && before.value(PREF_SIGNATURES) != Some("false")
+    {
+        report.note(&format!(
+            "warning: {}: {PREF_SIGNATURES} = false turns off Firefox's check of add-on signatures \
+             in this profile: any unsigned add-on can then be installed there, not only micoff's \
+             (needed for the unsigned xpi; `micoff-host uninstall` turns it back on)",
+            shown(profile)
+        ));
     }
 }

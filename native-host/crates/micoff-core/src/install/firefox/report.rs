@@ -3,6 +3,8 @@
 use std::io::Write;
 use std::path::Path;
 
+use micoff_files::shown;
+
 /// Report lines and the tally behind the exit code.
 pub struct Report<'o> {
     out: &'o mut dyn Write,
@@ -25,31 +27,36 @@ impl<'o> Report<'o> {
     /// Work done, or found already done.
     pub fn ok(&mut self, path: &Path, what: &str) {
         self.total += 1;
-        let _ = writeln!(self.out, "Firefox: {} {what}", path.display());
+        let _ = writeln!(self.out, "Firefox: {} {what}", shown(path));
     }
 
     /// Work asked for that failed (an I/O error).
     pub fn failed(&mut self, path: &Path, what: &str) {
         self.total += 1;
         self.failed += 1;
-        let _ = writeln!(self.out, "Firefox: {} {what}", path.display());
+        let _ = writeln!(self.out, "Firefox: {} {what}", shown(path));
     }
 
     /// Work asked for and not done on purpose: what is there is not micoff's, or cannot work.
     pub fn refused(&mut self, path: &Path, what: &str) {
         self.total += 1;
         self.refused += 1;
-        let _ = writeln!(self.out, "Firefox: {} {what}", path.display());
+        let _ = writeln!(self.out, "Firefox: {} {what}", shown(path));
     }
 
     /// Done, but not what was asked: the clean-up of a folder micoff wrote into before. Printed, not
     /// counted, so it never stands for an install that found no Firefox.
     pub fn aside(&mut self, path: &Path, what: &str) {
-        let _ = writeln!(self.out, "Firefox: {} {what}", path.display());
+        let _ = writeln!(self.out, "Firefox: {} {what}", shown(path));
     }
 
     /// A line about no one file (a summary, a warning).
     pub fn note(&mut self, text: &str) {
         let _ = writeln!(self.out, "Firefox: {text}");
+    }
+
+    /// Lines printed as they are (a dry run's diff).
+    pub fn text(&mut self, text: &str) {
+        let _ = write!(self.out, "{text}");
     }
 }

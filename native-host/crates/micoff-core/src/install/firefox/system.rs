@@ -12,11 +12,21 @@ use crate::install::env::SYSTEM_DATA_DIR;
 use crate::install::firefox::policies::{
     self, Wanted, LEGACY_POLICY_DIRS, POLICY_DIR, RECORD_NAME,
 };
+use crate::install::firefox::prefs::PREF_SIGNATURES;
+use crate::install::firefox::recorded::note_policies;
 use crate::install::firefox::report::Report;
 use crate::install::firefox::request::Request;
-use crate::install::firefox::write::{remove, write_keeping_mode};
-use crate::install::firefox::xpi::{inspect, write_copy, SYSTEM_XPI_NAME};
+use crate::install::firefox::write::{
+    read_text, remove, remove_recorded, write_keeping_mode, write_recorded,
+};
+use crate::install::firefox::xpi::{inspect, read_copy, write_copy, SYSTEM_XPI_NAME};
 use micoff_exit::EXIT_PARTIAL;
+use micoff_files::diff::unified;
+use micoff_files::record::Journal;
+use micoff_files::shown;
+
+/// The role micoff's record gives its record of policy entries.
+const ROLE_POLICY_RECORD: &str = "Firefox policy record";
 
 /// `--system`: micoff's copy of the xpi, and the entries micoff wants in policies.json.
 fn system_wanted(req: &Request<'_>, root: &Path) -> (PathBuf, Wanted) {
@@ -35,11 +45,7 @@ fn system_wanted(req: &Request<'_>, root: &Path) -> (PathBuf, Wanted) {
 /// text (permissions, not UTF-8) is an error: taking it for "no file" would write over the
 /// administrator's policies, or forget micoff's entries in it.
 fn read_policy_text(path: &Path) -> Result<Option<String>, String> {
-    match std::fs::read_to_string(path) {
-        Ok(t) => Ok(Some(t)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(format!("cannot be read ({e})")),
-    }
+    read_text(path).map_err(|e| format!("cannot be read ({e})"))
 }
 
 /// `--system` install, before anything is written (the host manifests included): when the policy
@@ -52,12 +58,12 @@ pub fn refuse_before_writing(req: &Request<'_>, out: &mut dyn Write) -> Option<i
     let text = match read_policy_text(&path) {
         Ok(t) => t?,
         Err(e) => {
-            let _ = writeln!(out, "Firefox: {} left alone: {e}", path.display());
+            let _ = writeln!(out, "Firefox: {} left alone: {e}", shown(&path));
             let _ = writeln!(
                 out,
                 "error: nothing installed (no host manifest, no policy entry, no copy of the add-on): \
                  make {} readable policy JSON (UTF-8) first, then run this again",
-                path.display()
+                shown(&path)
             );
             return Some(EXIT_PARTIAL);
         }
@@ -72,18 +78,19 @@ pub fn refuse_before_writing(req: &Request<'_>, out: &mut dyn Write) -> Option<i
         .cloned()
         .unwrap_or_default();
     let e = policies::install(Some(&text), &wanted, &file_record).err()?;
-    let _ = writeln!(out, "Firefox: {} left alone: {e}", path.display());
+    let _ = writeln!(out, "Firefox: {} left alone: {e}", shown(&path));
     let _ = writeln!(
         out,
         "error: nothing installed (no host manifest, no policy entry, no copy of the add-on): \
          settle that entry in {} first, then run this again",
-        path.display()
+        shown(&path)
     );
     Some(EXIT_PARTIAL)
 }
 
-/// `--system`: the policy files, micoff's record of its entries, micoff's copy of the xpi.
-pub fn run(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
+/// `--system`: the policy files, micoff's record of its entries, micoff's copy of the xpi, through
+/// `journal` (micoff's record).
+pub fn run(req: &Request<'_>, root: &Path, report: &mut Report<'_>, journal: &mut Journal) {
     let would = if req.dry_run { "would be " } else { "" };
     let data_dir = root.join(SYSTEM_DATA_DIR);
     let record_path = data_dir.join(RECORD_NAME);
@@ -92,7 +99,8 @@ pub fn run(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
         Ok(r) => r,
         Err(e) => return report.failed(&record_path, &format!("FAILED: {e}")),
     };
-    let mut writes: Vec<(PathBuf, Option<String>)> = Vec::new();
+    // (file, its text now, its text after: None removes it)
+    let mut writes: Vec<(PathBuf, Option<String>, Option<String>)> = Vec::new();
     let mut accepted = 0usize;
     let mut blocking: Vec<PathBuf> = Vec::new();
     // The folder Firefox reads, then those micoff wrote into before (cleaned up, never written).
@@ -146,7 +154,7 @@ pub fn run(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
         }
         accepted += usize::from(!legacy);
         for l in &outcome.left {
-            report.note(&format!("{}: {l}", path.display()));
+            report.note(&format!("{}: {l}", shown(&path)));
         }
         if outcome.blocking {
             blocking.push(path.clone());
@@ -159,7 +167,7 @@ pub fn run(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
         match outcome.text {
             None if req.uninstall && outcome.left.is_empty() => {}
             None => report.ok(&path, "unchanged"),
-            Some(text) => writes.push((path, text)),
+            Some(text) => writes.push((path, existing, text)),
         }
     }
     if !req.uninstall && accepted > 0 {
@@ -177,17 +185,32 @@ pub fn run(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
                     build.describe()
                 ));
             }
-            match write_copy(&xpi_copy, bytes, req.dry_run) {
+            if wanted.extension.is_some() {
+                report.note(&format!(
+                    "warning: {PREF_SIGNATURES} = false (a locked Preferences policy) turns off the \
+                     check of add-on signatures in every Firefox ESR, Developer Edition and Nightly \
+                     profile of this machine: any unsigned add-on can then be installed, not only \
+                     micoff's (`micoff-host uninstall --system` turns it back on)"
+                ));
+            }
+            match write_copy(&xpi_copy, bytes, req.dry_run, journal) {
                 Ok(what) => report.ok(&xpi_copy, &what),
                 Err(e) => return report.failed(&xpi_copy, &format!("FAILED: {e}")),
             }
         }
     }
-    for (path, text) in writes {
+    for (path, before, text) in writes {
+        if req.dry_run {
+            report.text(&unified(
+                &shown(&path),
+                before.as_deref(),
+                text.as_deref().unwrap_or(""),
+            ));
+        }
         let r = match text {
             None => remove(&path, req.dry_run)
                 .map(|()| format!("{would}removed (only micoff's entries were in it)")),
-            Some(t) => write_keeping_mode(&path, t.as_bytes(), 0o644, req.dry_run).map(|()| {
+            Some(t) => write_keeping_mode(&path, t.as_bytes(), 0o644, req.dry_run, journal).map(|()| {
                 format!(
                     "{would}{}",
                     if blocking.contains(&path) {
@@ -210,9 +233,9 @@ pub fn run(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
     }
     if req.uninstall && req.addon.is_some() {
         // micoff's own folder: its copy goes once no entry of micoff's points at it.
-        if let Ok(bytes) = std::fs::read(&xpi_copy) {
+        if let Ok(Some(bytes)) = read_copy(&xpi_copy) {
             match inspect(&bytes) {
-                Ok(_) => match remove(&xpi_copy, req.dry_run) {
+                Ok(_) => match remove_recorded(&xpi_copy, req.dry_run, journal) {
                     Ok(()) => report.ok(
                         &xpi_copy,
                         &format!("{would}removed (micoff's copy of the add-on)"),
@@ -239,19 +262,28 @@ pub fn run(req: &Request<'_>, root: &Path, report: &mut Report<'_>) {
         ));
     }
     if !req.dry_run {
+        for dir in std::iter::once(POLICY_DIR).chain(LEGACY_POLICY_DIRS) {
+            let key = format!("{dir}/policies.json");
+            note_policies(
+                journal,
+                &root.join(&key),
+                record.get(&key).and_then(Value::as_object),
+            );
+        }
         let r = if record.is_empty() {
             if record_path.exists() {
-                micoff_files::remove(&record_path).map_err(|e| e.to_string())
+                remove_recorded(&record_path, false, journal)
             } else {
                 Ok(())
             }
         } else {
-            micoff_files::write_atomic(
+            write_recorded(
                 &record_path,
                 policies::record_text(&record).as_bytes(),
-                0o644,
+                ROLE_POLICY_RECORD,
+                false,
+                journal,
             )
-            .map_err(|e| e.to_string())
         };
         if let Err(e) = r {
             report.failed(

@@ -32,9 +32,19 @@ use crate::install::firefox::prefs::{
 const BEGIN_PREFIX: &str = "// micoff: begin";
 const BEGIN: &str =
     "// micoff: begin (micoff-host install; micoff-host install --uninstall removes it)";
+/// The begin line when the user's last line had no newline at its end (micoff gave it one): when
+/// the block goes again, so does that newline, and the file is the user's byte for byte.
+const BEGIN_NO_NEWLINE: &str = "// micoff: begin (micoff-host install; micoff-host uninstall \
+                                removes it; the line above had no newline at its end)";
+/// What tells [`BEGIN_NO_NEWLINE`] apart.
+const NO_NEWLINE_NOTE: &str = "the line above had no newline at its end";
 const END: &str = "// micoff: end";
 /// `// micoff: add-on copy sha256 <hex>`: the proof that `extensions/<id>.xpi` is micoff's copy.
 const ADDON_RECORD: &str = "// micoff: add-on copy sha256 ";
+/// `// micoff: prefs.js had user_pref("name", value);`: the value the user had given a pref micoff
+/// sets (in about:config: prefs.js), which Firefox overwrites with micoff's at its next exit and
+/// uninstall puts back.
+const PREVIOUS: &str = "// micoff: prefs.js had ";
 /// The release prefs (`--firefox-release`).
 pub const RELEASE_PREFS: [&str; 2] = [PREF_ENABLED, PREF_DELAY];
 /// The prefs that let Firefox take up micoff's copy of the add-on (`--firefox-xpi`).
@@ -59,6 +69,8 @@ pub type Pref = (String, String);
 pub struct Block {
     pub release: Vec<Pref>,
     pub addon: Option<AddonRecord>,
+    /// For prefs of the block: the value `prefs.js` held before micoff set them (the user's own).
+    pub previous: Vec<Pref>,
 }
 
 /// The add-on's part of the block.
@@ -96,7 +108,34 @@ impl Block {
             }
             out.extend(a.prefs.iter().map(|(n, v)| user_pref_line(n, v)));
         }
+        out.extend(
+            self.previous
+                .iter()
+                .filter(|(n, _)| self.value(n).is_some())
+                .map(|(n, v)| format!("{PREVIOUS}{}", user_pref_line(n, v))),
+        );
         out
+    }
+
+    /// `self` with the values `prefs_js` held for its prefs before micoff set them: kept from
+    /// `before` (the block already there) or, for a pref micoff sets anew, what `prefs.js` holds
+    /// when that is neither micoff's value now nor the one it had set.
+    pub fn with_previous(mut self, before: &Block, prefs_js: Option<&str>) -> Block {
+        let mut previous = Vec::new();
+        for (name, value) in self.prefs() {
+            if let Some(p) = before.previous.iter().find(|(n, _)| *n == name) {
+                previous.push(p.clone());
+                continue;
+            }
+            let had = prefs_js.and_then(|t| last_value(t, "user_pref", &name));
+            if let Some(had) = had {
+                if had != value && before.value(&name) != Some(had.as_str()) {
+                    previous.push((name, had));
+                }
+            }
+        }
+        self.previous = previous;
+        self
     }
 
     /// The value the block sets `name` to.
@@ -117,11 +156,14 @@ pub struct UserJs {
     span: Option<(usize, usize)>,
     pub block: Block,
     ends_with_newline: bool,
+    /// The block's begin line says the user's last line had no newline before micoff's block.
+    no_newline_before: bool,
 }
 
 /// Whether a line inside the block is micoff's (a record, or one of micoff's prefs).
 fn is_our_line(line: &str) -> bool {
-    if line.trim().starts_with(ADDON_RECORD.trim_end()) {
+    let t = line.trim();
+    if t.starts_with(ADDON_RECORD.trim_end()) || t.starts_with(PREVIOUS.trim_end()) {
         return true;
     }
     parse_pref_line(line).is_some_and(|(f, name, _)| {
@@ -145,6 +187,12 @@ impl UserJs {
         let mut block = Block::default();
         if let Some((s, e)) = span {
             for line in &lines[s + 1..e] {
+                if let Some(had) = line.trim().strip_prefix(PREVIOUS.trim_end()) {
+                    if let Some(("user_pref", name, value)) = parse_pref_line(had) {
+                        block.previous.push((name, value));
+                    }
+                    continue;
+                }
                 if let Some(sha) = line.trim().strip_prefix(ADDON_RECORD.trim_end()) {
                     block.addon.get_or_insert_with(AddonRecord::default).sha256 =
                         Some(sha.trim().to_owned());
@@ -164,11 +212,13 @@ impl UserJs {
                 }
             }
         }
+        let no_newline_before = span.is_some_and(|(s, _)| lines[s].contains(NO_NEWLINE_NOTE));
         Self {
             lines,
             span,
             block,
             ends_with_newline: text.ends_with('\n'),
+            no_newline_before,
         }
     }
 
@@ -192,17 +242,24 @@ impl UserJs {
         let ours = block.lines();
         let mut out: Vec<String> = Vec::new();
         let mut appended = false;
+        let mut newline_at_end = self.ends_with_newline || self.lines.is_empty();
         match self.span {
             Some((s, e)) => {
                 out.extend(self.lines[..s].iter().cloned());
-                let inside = self.lines[s + 1..e]
+                let inside: Vec<String> = self.lines[s + 1..e]
                     .iter()
                     .filter(|l| !is_our_line(l))
-                    .cloned();
+                    .cloned()
+                    .collect();
                 if ours.is_empty() {
+                    // The block was last, and the user's line before it had no newline: it has
+                    // none again.
+                    if self.no_newline_before && inside.is_empty() && e + 1 == self.lines.len() {
+                        newline_at_end = false;
+                    }
                     out.extend(inside);
                 } else {
-                    out.push(BEGIN.to_owned());
+                    out.push(self.begin_line().to_owned());
                     out.extend(ours);
                     out.extend(inside);
                     out.push(END.to_owned());
@@ -212,7 +269,12 @@ impl UserJs {
             None => {
                 out.extend(self.lines.iter().cloned());
                 if !ours.is_empty() {
-                    out.push(BEGIN.to_owned());
+                    let begin = if self.ends_with_newline || self.lines.is_empty() {
+                        BEGIN
+                    } else {
+                        BEGIN_NO_NEWLINE
+                    };
+                    out.push(begin.to_owned());
                     out.extend(ours);
                     out.push(END.to_owned());
                     appended = true;
@@ -223,10 +285,19 @@ impl UserJs {
             return String::new();
         }
         let mut text = out.join("\n");
-        if self.ends_with_newline || appended || self.lines.is_empty() {
+        if newline_at_end || appended {
             text.push('\n');
         }
         text
+    }
+
+    /// The begin line the block has (kept as it was when the block is rewritten).
+    fn begin_line(&self) -> &'static str {
+        if self.no_newline_before {
+            BEGIN_NO_NEWLINE
+        } else {
+            BEGIN
+        }
     }
 
     /// What `name` would be without micoff's block: the user's own `user.js` lines, else
@@ -326,22 +397,33 @@ impl UserJs {
     }
 }
 
-/// `prefs.js` without the `user_pref` lines holding exactly one of `prefs`' values. `None` when
-/// nothing goes.
-pub fn prefs_js_without(text: &str, prefs: &[Pref]) -> Option<String> {
-    let mut removed = false;
-    let kept: Vec<&str> = text
+/// `prefs.js` without the `user_pref` lines holding exactly one of `prefs`' values (Firefox copied
+/// them there from micoff's block), each put back to the value `previous` says the user had given
+/// it, where it says one. `None` when nothing changes.
+pub fn prefs_js_without(text: &str, prefs: &[Pref], previous: &[Pref]) -> Option<String> {
+    let mut changed = false;
+    let kept: Vec<String> = text
         .lines()
-        .filter(|line| {
-            let drop = matches!(
-                parse_pref_line(line),
-                Some(("user_pref", name, value)) if prefs.iter().any(|(n, v)| *n == name && *v == value)
-            );
-            removed |= drop;
-            !drop
+        .filter_map(|line| {
+            let ours = match parse_pref_line(line) {
+                Some(("user_pref", name, value))
+                    if prefs.iter().any(|(n, v)| *n == name && *v == value) =>
+                {
+                    Some(name)
+                }
+                _ => None,
+            };
+            let Some(name) = ours else {
+                return Some(line.to_owned());
+            };
+            changed = true;
+            previous
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(n, v)| user_pref_line(n, v))
         })
         .collect();
-    if !removed {
+    if !changed {
         return None;
     }
     let mut out = kept.join("\n");
@@ -386,6 +468,7 @@ mod tests {
         let block = Block {
             release: release("1500"),
             addon: None,
+            previous: vec![],
         };
         let once = js.render(&block);
         assert!(once.starts_with(USER));
@@ -397,14 +480,25 @@ mod tests {
         let changed = parsed.render(&Block {
             release: release("2000"),
             addon: None,
+            previous: vec![],
         });
         assert_eq!(changed.matches(BEGIN_PREFIX).count(), 1);
         assert_eq!(UserJs::parse(&changed).render(&Block::default()), USER);
-        // No trailing newline in the user's file: the block still starts on its own line.
+        // No trailing newline in the user's file: the block still starts on its own line, and
+        // when it goes, the file is the user's byte for byte again (no newline added).
         let t = UserJs::parse("user_pref(\"x\", 1);").render(&block);
         assert!(
             t.starts_with("user_pref(\"x\", 1);\n// micoff: begin"),
             "{t}"
+        );
+        let again = UserJs::parse(&t).render(&Block {
+            release: release("2000"),
+            ..block.clone()
+        });
+        assert!(again.contains(NO_NEWLINE_NOTE), "{again}");
+        assert_eq!(
+            UserJs::parse(&again).render(&Block::default()),
+            "user_pref(\"x\", 1);"
         );
         // Only micoff's lines: nothing left.
         assert_eq!(
@@ -418,6 +512,7 @@ mod tests {
         let block = Block {
             release: release("3000"),
             addon: None,
+            previous: vec![],
         };
         let text = UserJs::parse("")
             .render(&block)
@@ -426,7 +521,8 @@ mod tests {
         assert_eq!(
             js.render(&Block {
                 release: release("2000"),
-                addon: None
+                addon: None,
+                previous: vec![],
             })
             .matches("mine")
             .count(),
@@ -448,6 +544,7 @@ mod tests {
                 sha256: Some("ab".repeat(32)),
                 prefs: vec![(PREF_SIGNATURES.to_owned(), "false".to_owned())],
             }),
+            previous: vec![],
         };
         let text = UserJs::parse(USER).render(&block);
         let js = UserJs::parse(&text);
@@ -455,6 +552,7 @@ mod tests {
         let release_only = Block {
             release: block.release.clone(),
             addon: None,
+            previous: vec![],
         };
         let without_addon = js.render(&release_only);
         assert!(!without_addon.contains("sha256") && !without_addon.contains(PREF_SIGNATURES));
@@ -492,6 +590,7 @@ mod tests {
                 sha256: None,
                 prefs: vec![(PREF_AUTO_DISABLE.to_owned(), "2".to_owned())],
             }),
+            previous: vec![],
         }));
         let copied = "user_pref(\"extensions.autoDisableScopes\", 2);\n";
         assert_eq!(
@@ -510,13 +609,55 @@ mod tests {
     #[test]
     fn prefs_js_loses_exactly_the_values_micoff_set() {
         let prefs = "// Mozilla User Preferences\nuser_pref(\"a\", 1);\nuser_pref(\"media.getusermedia.microphone.off_while_disabled.delay_ms\", 300);\nuser_pref(\"media.getusermedia.microphone.off_while_disabled.enabled\", true);\nuser_pref(\"extensions.lastAppBuildId\", \"2026\");\n";
-        let out = prefs_js_without(prefs, &release("300")).unwrap();
+        let out = prefs_js_without(prefs, &release("300"), &[]).unwrap();
         assert_eq!(
             out,
             "// Mozilla User Preferences\nuser_pref(\"a\", 1);\nuser_pref(\"extensions.lastAppBuildId\", \"2026\");\n"
         );
         // A value the user changed since is theirs.
-        assert_eq!(prefs_js_without(prefs, &release("500")[1..]), None);
+        assert_eq!(prefs_js_without(prefs, &release("500")[1..], &[]), None);
+    }
+
+    #[test]
+    fn the_users_own_prefs_js_value_is_recorded_and_put_back() {
+        // The user had autoDisableScopes 3 in about:config (prefs.js); micoff sets 2.
+        let had = "user_pref(\"extensions.autoDisableScopes\", 3);\n";
+        let block = Block {
+            release: vec![],
+            addon: Some(AddonRecord {
+                sha256: None,
+                prefs: vec![(PREF_AUTO_DISABLE.to_owned(), "2".to_owned())],
+            }),
+            previous: vec![],
+        }
+        .with_previous(&Block::default(), Some(had));
+        assert_eq!(
+            block.previous,
+            vec![(PREF_AUTO_DISABLE.to_owned(), "3".to_owned())]
+        );
+        let text = UserJs::parse("").render(&block);
+        assert!(
+            text.contains(
+                "// micoff: prefs.js had user_pref(\"extensions.autoDisableScopes\", 3);"
+            ),
+            "{text}"
+        );
+        let parsed = UserJs::parse(&text);
+        assert_eq!(parsed.block, block);
+        // Firefox ran: prefs.js now holds micoff's 2. Installing again keeps the user's 3.
+        let copied = "user_pref(\"extensions.autoDisableScopes\", 2);\n";
+        let again = parsed
+            .block
+            .clone()
+            .with_previous(&parsed.block, Some(copied));
+        assert_eq!(again.previous, block.previous);
+        // Uninstall puts the user's 3 back where Firefox wrote micoff's 2.
+        assert_eq!(
+            prefs_js_without(copied, &block.prefs(), &block.previous).unwrap(),
+            had
+        );
+        // The block gone, the record line goes too.
+        assert_eq!(parsed.render(&Block::default()), "");
     }
 
     #[test]

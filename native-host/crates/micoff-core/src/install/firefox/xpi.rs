@@ -5,7 +5,10 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::install::firefox::write::write_keeping_mode;
+use micoff_files::record::Journal;
+use micoff_files::{read_regular, MAX_FILE_BYTES};
+
+use crate::install::firefox::write::write_recorded;
 use crate::install::zip;
 
 /// micoff's copy of the xpi in `SYSTEM_DATA_DIR` (the policy's `install_url`).
@@ -44,15 +47,29 @@ pub fn profile_copy(profile: &Path, id: &str) -> PathBuf {
     profile.join("extensions").join(format!("{id}.xpi"))
 }
 
-/// Writes micoff's copy of the add-on to `path` (a file already there keeps its mode; dry-run
-/// writes nothing) and says what it did, for the report line.
-pub fn write_copy(path: &Path, bytes: &[u8], dry_run: bool) -> Result<String, String> {
+/// The role micoff's record gives its copies of the add-on.
+pub const ROLE: &str = "Firefox add-on copy";
+
+/// The bytes of the copy at `path` now (`None`: none), regular files only.
+pub fn read_copy(path: &Path) -> Result<Option<Vec<u8>>, String> {
+    read_regular(path, MAX_FILE_BYTES).map_err(|e| e.to_string())
+}
+
+/// Writes micoff's copy of the add-on to `path` through `journal` (a file already there keeps its
+/// mode; dry-run writes nothing) and says what it did, for the report line.
+pub fn write_copy(
+    path: &Path,
+    bytes: &[u8],
+    dry_run: bool,
+    journal: &mut Journal,
+) -> Result<String, String> {
     let would = if dry_run { "would be " } else { "" };
-    let existing = std::fs::read(path).ok();
+    let existing = read_copy(path)?;
     if existing.as_deref() == Some(bytes) {
+        journal.wrote(path, bytes, ROLE);
         return Ok("unchanged".to_owned());
     }
-    write_keeping_mode(path, bytes, 0o644, dry_run).map(|()| {
+    write_recorded(path, bytes, ROLE, dry_run, journal).map(|()| {
         format!(
             "{would}{} (micoff's copy of the add-on)",
             if existing.is_some() {

@@ -8,36 +8,29 @@
 //! - here, [`run`]: the whole step, reported line by line.
 //!
 //! Writes go through `micoff-files` (an exclusively created, randomly named temporary file +
-//! rename, mode 0644 whatever the umask, through a symlink when the manifest is one) and are
-//! idempotent. `--uninstall` removes only a manifest that is still what micoff writes; one the user
-//! edited is left alone.
+//! rename, mode 0644 whatever the umask, through a symlink when the manifest is one), are noted in
+//! micoff's record, and are idempotent. `--uninstall` removes only a manifest that is still what
+//! micoff writes; one the user edited is left alone, and so is one micoff-host's Debian package
+//! owns (`install::package`). `--dry-run` shows each manifest it would write as a diff.
 
 pub mod apply;
 pub mod content;
 pub mod plan;
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::Path;
 
 use crate::install::args::InstallArgs;
 use crate::install::env::InstallEnv;
 use crate::HOST_NAME;
-use apply::{apply, Outcome};
+use apply::{apply, Change, Outcome};
+use content::manifest_json;
 use micoff_browsers::Browser;
 use micoff_exit::{EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE};
+use micoff_files::diff::unified;
+use micoff_files::record::Journal;
+use micoff_files::shown;
 use plan::{plan, Plan};
-
-/// The host executable the manifests name: `--host-path`, else this binary; made absolute.
-fn host_path(args: &InstallArgs) -> Result<PathBuf, String> {
-    let path = match &args.host_path {
-        Some(p) => p.clone(),
-        None => std::env::current_exe().map_err(|e| format!("cannot find this binary: {e}"))?,
-    };
-    if path.is_absolute() {
-        return Ok(path);
-    }
-    std::path::absolute(&path).map_err(|e| format!("{}: {e}", path.display()))
-}
 
 /// What the user still has to do for the extension itself, per browser family installed for:
 /// the browsers whose extension side `install` cannot do (docs/design/firefox-install.md).
@@ -65,16 +58,16 @@ fn extension_steps(plan: &Plan, args: &InstallArgs) -> Vec<String> {
     steps
 }
 
-/// Writes (or removes) the host manifests for `args` against `env`, reporting to `out`. Returns the
+/// Writes (or removes) the host manifests for `args` against `env` naming `host` (checked by
+/// `install::check`; `None` on uninstall), through `journal`, reporting to `out`. Returns the
 /// exit code.
-pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
-    let host = match host_path(args) {
-        Ok(p) => p,
-        Err(e) => {
-            let _ = writeln!(out, "error: {e}");
-            return EXIT_ERROR;
-        }
-    };
+pub fn run(
+    args: &InstallArgs,
+    env: &InstallEnv,
+    host: Option<&Path>,
+    journal: &mut Journal,
+    out: &mut dyn Write,
+) -> i32 {
     let plan = match plan(args, env) {
         Ok(plan) => plan,
         Err(e) => {
@@ -115,8 +108,14 @@ pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
     let mut failed = 0;
     let mut edited = 0;
     let mut found = 0;
+    let change = Change {
+        host,
+        uninstall: args.uninstall,
+        dry_run: args.dry_run,
+        root: &env.root,
+    };
     for target in &plan.targets {
-        let outcome = apply(target, &host, args.uninstall, args.dry_run);
+        let (outcome, before) = apply(target, &change, journal);
         let what = match &outcome {
             Outcome::Wrote => format!("{would}written"),
             Outcome::Updated => format!("{would}updated"),
@@ -126,6 +125,9 @@ pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
             Outcome::Absent if plan.sweep => continue,
             Outcome::Absent => "not present".to_owned(),
             Outcome::NotOurs(why) => format!("left alone, not ours: {why}"),
+            Outcome::Package(why) => {
+                format!("left alone: {why}; the package puts it there and takes it away (dpkg)")
+            }
             Outcome::Edited(why) => {
                 edited += 1;
                 format!("left alone: {why}; remove it yourself if you do not need it")
@@ -136,7 +138,21 @@ pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
             }
         };
         found += 1;
-        let _ = writeln!(out, "{}: {} {what}", target.label, target.path.display());
+        let _ = writeln!(out, "{}: {} {what}", target.label, shown(&target.path));
+        if args.dry_run && matches!(outcome, Outcome::Wrote | Outcome::Updated) {
+            if let Some(host) = host {
+                let before = before.as_deref().map(String::from_utf8_lossy);
+                let _ = write!(
+                    out,
+                    "{}",
+                    unified(
+                        &shown(&target.path),
+                        before.as_deref(),
+                        &manifest_json(target.firefox, host)
+                    )
+                );
+            }
+        }
     }
     if plan.sweep && found == 0 {
         let _ = writeln!(
@@ -145,8 +161,8 @@ pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
             plan.targets.len()
         );
     }
-    if !args.uninstall && failed < plan.targets.len() {
-        let _ = writeln!(out, "host: {}", host.display());
+    if let (false, Some(host)) = (args.uninstall || failed == plan.targets.len(), host) {
+        let _ = writeln!(out, "host: {}", shown(host));
         if args.target_dir.is_none() {
             for step in extension_steps(&plan, args) {
                 let _ = writeln!(out, "{step}");

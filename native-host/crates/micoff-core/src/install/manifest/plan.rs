@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::install::args::InstallArgs;
 use crate::install::env::InstallEnv;
+use crate::install::sandboxed::{flatpak_note, snap_note};
 use crate::HOST_NAME;
 use micoff_browsers::Browser;
 
@@ -88,6 +89,9 @@ pub fn plan(args: &InstallArgs, env: &InstallEnv) -> Result<Plan, String> {
         if let Some(app_dir) = &env.flatpak(browser) {
             plan.notes.push(flatpak_note(browser, app_dir));
         }
+        if env.snap(browser).is_some() {
+            plan.notes.extend(snap_note(browser));
+        }
         if !explicit && detected.is_none() {
             continue;
         }
@@ -110,30 +114,6 @@ pub fn plan(args: &InstallArgs, env: &InstallEnv) -> Result<Plan, String> {
         }
     }
     Ok(plan)
-}
-
-fn flatpak_note(browser: Browser, app_dir: &Path) -> String {
-    let id = browser.facts().flatpak_id;
-    if browser.is_firefox() {
-        format!(
-            "Flatpak {} ({id}) found: it starts native hosts outside its sandbox through the desktop \
-             portal (xdg-desktop-portal with the WebExtensions portal), using the regular \
-             ~/.mozilla/native-messaging-hosts manifest; allow it when the portal asks",
-            browser.name()
-        )
-    } else {
-        let dir = app_dir.join("config").join(browser.user_manifest_dir());
-        format!(
-            "Flatpak {} ({id}) found: it reads manifests only from {} and runs the host inside its \
-             sandbox, so the host binary must be reachable there too (e.g. copy it under {} and \
-             run `micoff-host install --target-dir {} --host-path <that copy>`); the sandboxed host \
-             cannot see other processes' threads unless the Flatpak shares the host's pid namespace",
-            browser.name(),
-            dir.display(),
-            app_dir.display(),
-            dir.display()
-        )
-    }
 }
 
 /// Every folder where our manifest for `browser` may be (user or system): the one `install`

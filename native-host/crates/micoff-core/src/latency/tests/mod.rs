@@ -9,6 +9,7 @@ mod audio_server;
 mod content;
 mod old_files;
 mod paths;
+mod recorded;
 mod restart;
 mod set;
 mod status;
@@ -49,6 +50,7 @@ fn temp_paths() -> (tempfile::TempDir, Paths) {
         bin_home: Some(root.join("home/.local/bin")),
         // No browser command on PATH: no wrappers unless a test puts one there.
         path_dirs: Vec::new(),
+        state_home: Some(root.join("state")),
     };
     (dir, paths)
 }

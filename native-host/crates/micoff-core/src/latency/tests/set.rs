@@ -121,3 +121,61 @@ fn launch_environment_copies_desktop_entries_and_switching_cleans_up() {
     // Out of range.
     assert!(set_for_server(&paths, &set_req(Some(5), None), &pa, 0).is_err());
 }
+
+#[test]
+fn a_dry_run_shows_the_rule_the_copies_and_the_wrappers_as_diffs() {
+    let (d, mut paths) = temp_paths();
+    system_entry(&paths, "chromium.desktop");
+    paths.path_dirs = vec![d.path().join("usr/bin")];
+    let own = fake_command(&d.path().join("usr/bin"), "chromium");
+    let dry = SetRequest {
+        dry_run: true,
+        ..set_req(Some(40), None)
+    };
+    let diff = super::super::set::planned_diff(&paths, &dry, Mechanism::LaunchEnvironment);
+    let copy = paths.user_applications().join("chromium.desktop");
+    let wrapper = paths.wrapper("chromium").unwrap();
+    assert!(
+        diff.contains(&format!(
+            "--- /dev/null\n+++ {} (as micoff would write it)",
+            copy.display()
+        )),
+        "{diff}"
+    );
+    assert!(
+        diff.contains("+Exec=env PULSE_LATENCY_MSEC=40 /usr/bin/chromium %U"),
+        "{diff}"
+    );
+    assert!(
+        diff.contains(&format!(
+            "+++ {} (as micoff would write it)",
+            wrapper.display()
+        )),
+        "{diff}"
+    );
+    let own = own.display().to_string();
+    assert!(
+        diff.lines().any(|l| l.starts_with("+exec ")
+            && l.contains("PULSE_LATENCY_MSEC=40")
+            && l.contains(&own)),
+        "{diff}"
+    );
+    assert!(!copy.exists() && !wrapper.exists());
+    // Once written, a reset's dry run shows them going.
+    set_for_server(
+        &paths,
+        &set_req(Some(40), None),
+        &server_of(Some(&info(None))),
+        0,
+    )
+    .unwrap();
+    let reset = SetRequest {
+        dry_run: true,
+        ..set_req(None, None)
+    };
+    let diff = super::super::set::planned_diff(&paths, &reset, Mechanism::LaunchEnvironment);
+    assert!(
+        diff.contains("-Exec=env PULSE_LATENCY_MSEC=40 /usr/bin/chromium %U"),
+        "{diff}"
+    );
+}

@@ -1,0 +1,48 @@
+// A site's microphone setting in Chromium's real content settings, through a test-only extension
+// (site-settings-ext/, loaded beside micoff with LaunchOptions.extraExtensions; its page does the calls). DevTools permission
+// overrides (Browser.setPermission) are no stand-in here: under an override Chromium answers a
+// request at once instead of queueing a prompt, so a hidden tab's getUserMedia never waits the way it
+// does when a grant has really gone (a one-time grant expired, the user took it back).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BrowserContext } from '@playwright/test';
+import { chromeIdFromKey } from '../../scripts/build.mjs';
+import { ROOT } from './paths.ts';
+
+export const SITE_SETTINGS_EXT = join(ROOT, 'e2e', 'rig', 'site-settings-ext');
+
+export type MicSetting = 'allow' | 'block' | 'ask';
+
+export interface SiteSettings {
+  set(origin: string, setting: MicSetting): Promise<void>;
+  get(origin: string): Promise<MicSetting>;
+}
+
+/** The tool's id, from the fixed `key` of its manifest (the same derivation as micoff's own). */
+export function siteSettingsExtensionId(): string {
+  const manifest = JSON.parse(readFileSync(join(SITE_SETTINGS_EXT, 'manifest.json'), 'utf8')) as {
+    key: string;
+  };
+  return chromeIdFromKey(manifest.key);
+}
+
+/** Opens the tool's page (a tab of its own) and drives the content settings from there. */
+export async function siteSettings(context: BrowserContext): Promise<SiteSettings> {
+  const page = await context.newPage();
+  await page.goto(`chrome-extension://${siteSettingsExtensionId()}/page.html`);
+  return {
+    async set(origin, setting) {
+      await page.evaluate(
+        ([p, s]) =>
+          (window as unknown as { setMicrophone(p: string, s: string): Promise<void> }).setMicrophone(p, s),
+        [`${origin}/*`, setting] as const,
+      );
+    },
+    async get(origin) {
+      return (await page.evaluate(
+        (u) => (window as unknown as { getMicrophone(u: string): Promise<string> }).getMicrophone(u),
+        `${origin}/`,
+      )) as MicSetting;
+    },
+  };
+}

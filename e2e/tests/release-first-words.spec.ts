@@ -1,0 +1,304 @@
+// First words (docs/design/release-on-mute.md "First words"): after micoff's unmute the far end hears the
+// user as soon as after the plain flip. Two browsers on one private audio server, each the ONLY
+// recorder of its own source (no rig reader: a second recorder hides what a reopen costs): micoff
+// (released while muted, delay 0) and the plain flip (no extension: the device stays open), alternated
+// unmute by unmute. Timed in the page from the unmute (the page's handler calling
+// `track.enabled = true`). The signal never pauses (the rig's speech-like signal; a sine source's tone),
+// so the first words are the first samples after the unmute. Two times per unmute: when the first words
+// leave the sender (the first encoded frame big enough to carry the signal, seen through encoded
+// insertable streams on the sending side: loopback.js encoded=1), the bar, since the reopen is micoff's
+// and the far end's jitter buffer is not; and when the far end plays them (the first received packet
+// whose RFC 6464 audio level says it carries the signal, `getSynchronizationSources()`), reported: a
+// continuously running call's jitter buffer grows on this loaded machine, while micoff's reopen
+// restarts the stream and its buffer, so the far end's figure favours micoff for reasons of its own.
+//
+// Sources: `monitor`, a remap of a null sink's monitor (the shape of noise-suppression virtual mics;
+// on PulseAudio an idle null sink renders 2 s ahead, which micoff-host's sink waker undoes), and
+// `clock`, a source whose data comes at a pace of its own as a sound card's does (module-pipe-source fed
+// in real time: e2e/rig/audio-rig.ts addClockedSource says why not module-sine-source).
+// Unmutes as a person makes them, each preceded by what micoff learns to read as the intent
+// (page/intent.ts; one of each is made first, so the control and the key are known): `hotkey` (the
+// page's Ctrl+D keydown handler, Ctrl pressed 100 ms before D), `click` (the pointer rests on the
+// unmute button 400 ms, then a 100 ms press), `visible` (the call's tab comes back to the front, and
+// the page's own code unmutes 400 ms later). Bar: per kind, micoff's median minus the flip's median
+// <= 10 ms, medians of CYCLES unmutes each. MICOFF_FIRST_WORDS_CODE=1 adds `code`, an unmute with no
+// warning at all (a headset button, a global key): reported, not a bar (a reopen takes what it takes).
+// Headful on a private Xvfb (the visible case needs a tab that really hides).
+// Raw samples: e2e/artifacts/release-first-words-<project>-<source>.json.
+import type { Page } from '@playwright/test';
+import type { AudioRig } from '../rig/audio-rig.ts';
+import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
+import { expect, test } from '../rig/fixtures.ts';
+import { extensionId } from '../rig/host.ts';
+import { MeetingPage } from '../rig/meeting-page.ts';
+import { need } from '../rig/needs.ts';
+import { waitFor } from '../rig/proc.ts';
+import { startXvfb, type Xvfb, xvfbMissing } from '../rig/xvfb.ts';
+import { median, saveArtifact, setReleaseSettings } from './release-util.ts';
+
+const CYCLES = Number(process.env.MICOFF_FIRST_WORDS_CYCLES ?? 7);
+/** An encoded frame at least this big carries the signal: Opus encodes silence to 32-35 bytes here,
+ * the signal to 80-100 (measured); right after an RTP restart (micoff's reopen restarts the senders)
+ * the first one or two silent frames are big too, which is why every frame of the 100 ms before the
+ * unmute (if any: a released device sends none) must be a small one for a sample to count. */
+const SPEECH_BYTES = 50;
+const BAR_MS = 10;
+const KINDS = [
+  'hotkey',
+  'click',
+  'visible',
+  ...(process.env.MICOFF_FIRST_WORDS_CODE === '1' ? ['code'] : []),
+];
+type Kind = 'hotkey' | 'click' | 'visible' | 'code';
+
+/** The page's unmute time and the far end's first audible packet after it (page clock, ms). */
+const INSTRUMENT = `(() => {
+  const unmute = window.unmute;
+  window.__unmutedAt = null;
+  window.unmute = () => { window.__unmutedAt = performance.now(); return unmute(); };
+  // The sender's encoded frames (loopback.js encoded=1): silence encodes to a few bytes, the signal to
+  // many. The first frame after the unmute above SPEECH_BYTES is when the first words leave.
+  window.__frames = [];
+  window.onEncodedFrame = (bytes, at) => {
+    window.__frames.push([at, bytes]);
+    if (window.__frames.length > 400) window.__frames.splice(0, 200);
+  };
+  window.__sent = (ms, minBytes) => new Promise((resolve) => {
+    const t0 = performance.now();
+    const poll = setInterval(() => {
+      const at = window.__unmutedAt;
+      if (at !== null) {
+        const f = window.__frames.find(([t, b]) => t > at && b >= minBytes);
+        if (f) { clearInterval(poll); resolve({ ms: f[0] - at, bytes: f[1], before: window.__frames.filter(([t]) => t < at && t > at - 100).map(([, b]) => b) }); return; }
+      }
+      if (performance.now() - t0 > ms) { clearInterval(poll); resolve(null); }
+    }, 2);
+  });
+  window.__heard = (ms) => new Promise((resolve) => {
+    const receiver = call.pcs[1].getReceivers()[0];
+    const t0 = performance.now();
+    const poll = setInterval(() => {
+      const at = window.__unmutedAt;
+      if (at !== null) {
+        const after = performance.timeOrigin + at;
+        for (const s of receiver.getSynchronizationSources()) {
+          if ((s.audioLevel ?? 0) > 0.003 && s.timestamp > after) {
+            clearInterval(poll);
+            resolve(s.timestamp - after);
+            return;
+          }
+        }
+      }
+      if (performance.now() - t0 > ms) { clearInterval(poll); resolve(null); }
+    }, 2);
+  });
+})()`;
+
+interface Call {
+  name: 'micoff' | 'flip';
+  source: string;
+  browser: LaunchedChromium;
+  meeting: MeetingPage;
+}
+
+async function recordStreamsOn(rig: AudioRig, source: string): Promise<number> {
+  const index = (await rig.pactl(['list', 'short', 'sources']))
+    .split('\n')
+    .map((l) => l.split('\t'))
+    .find((f) => f[1] === source)?.[0];
+  return (await rig.recordStreams()).filter((s) => String(s.source) === index).length;
+}
+
+/** Unmute the way `kind` says; the page's own handler flips `enabled`. */
+async function unmuteBy(kind: Kind, page: Page, other: () => Promise<Page>): Promise<void> {
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  switch (kind) {
+    case 'hotkey':
+      console.error('DBG hotkey down', Date.now());
+      await page.keyboard.down('Control');
+      console.error('DBG hotkey pause', Date.now());
+      await pause(100);
+      await page.keyboard.press('KeyD');
+      console.error('DBG hotkey pressed', Date.now());
+      await page.keyboard.up('Control');
+      console.error('DBG hotkey up', Date.now());
+      return;
+    case 'click': {
+      const box = await page.locator('#unmute').boundingBox();
+      if (!box) throw new Error('no unmute button');
+      await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 4 });
+      await pause(400);
+      await page.mouse.down();
+      await pause(100);
+      await page.mouse.up();
+      return;
+    }
+    case 'visible': {
+      const tab = await other();
+      await tab.bringToFront();
+      await waitFor('the call hidden', async () =>
+        (await page.evaluate('document.visibilityState')) === 'hidden' ? true : null,
+      );
+      await pause(1000);
+      await page.bringToFront();
+      await waitFor('the call visible', async () =>
+        (await page.evaluate('document.visibilityState')) === 'visible' ? true : null,
+      );
+      await pause(400);
+      await page.evaluate('window.unmute()');
+      return;
+    }
+    case 'code':
+      await page.evaluate('window.unmute()');
+  }
+}
+
+for (const sourceKind of ['monitor', 'clock'] as const) {
+  test(`first words on a ${sourceKind} source: micoff's unmute within ${BAR_MS} ms of the plain flip (hotkey, click, tab back in front)`, async ({
+    audioServer,
+    pages,
+  }) => {
+    test.setTimeout(300_000);
+    need(xvfbMissing());
+    const { startAudioRig } = await import('../rig/audio-rig.ts');
+    const rig = await startAudioRig(audioServer, { reader: false, tone: false });
+    let x: Xvfb | undefined;
+    const calls: Call[] = [];
+    const others: Page[] = [];
+    try {
+      let sources: [string, string];
+      if (sourceKind === 'monitor') {
+        await rig.pactl(['load-module', 'module-null-sink', 'sink_name=spk2']);
+        await rig.pactl(['load-module', 'module-remap-source', 'source_name=mic2', 'master=spk2.monitor']);
+        await rig.playInto('spk', 'speech');
+        await rig.playInto('spk2', 'speech');
+        sources = ['mic', 'mic2'];
+      } else {
+        await rig.addClockedSource('clock1');
+        await rig.addClockedSource('clock2');
+        sources = ['clock1', 'clock2'];
+      }
+      x = await startXvfb();
+      for (const [i, name] of (['micoff', 'flip'] as const).entries()) {
+        const source = sources[i] as string;
+        const browser = await launchChromium({
+          env: { ...rig.clientEnv, PULSE_SOURCE: source },
+          display: x.display,
+          realFocus: true,
+          withExtension: name === 'micoff',
+          // Side by side: with no window manager a window fully covered by the other counts as
+          // occluded to Chromium (X11 visibility), which stops drawing it and delays its input.
+          extraArgs: [`--window-position=${i * 640},0`, '--window-size=640,800'],
+        });
+        if (name === 'micoff') {
+          const sw = await extensionServiceWorker(browser.context, extensionId());
+          await setReleaseSettings(sw, { releaseOnMute: true, releaseDelayMs: 0 });
+        }
+        const meeting = await MeetingPage.open(
+          browser.context,
+          pages.url('meeting.html?playout=1&encoded=1'),
+        );
+        await meeting.ready();
+        await meeting.waitForAudioFlowing();
+        await meeting.page.evaluate(INSTRUMENT);
+        calls.push({ name, source, browser, meeting });
+      }
+      const otherTab = async (c: Call) => {
+        const tab = await c.browser.context.newPage();
+        await tab.goto(pages.url('index.html').replace('127.0.0.1', 'localhost'));
+        others.push(tab);
+        return tab;
+      };
+      /** Muted, and micoff's device released (the flip's stays open by definition). */
+      const muteAndSettle = async (c: Call) => {
+        await c.meeting.mute();
+        await c.meeting.page.mouse.move(900, 700); // the pointer away from the controls, in one step
+        if (c.name === 'micoff') {
+          await waitFor(
+            `${c.source} released`,
+            async () => ((await recordStreamsOn(rig, c.source)) === 0 ? true : null),
+            {
+              timeoutMs: 5000,
+            },
+          );
+        }
+        await new Promise((r) => setTimeout(r, 700));
+      };
+      // One unmute of each kind first: what micoff learns to read as intent (a control, a key).
+      for (const c of calls) {
+        for (const kind of ['click', 'hotkey'] as const) {
+          await muteAndSettle(c);
+          await unmuteBy(kind, c.meeting.page, () => otherTab(c));
+          await new Promise((r) => setTimeout(r, 500));
+        }
+      }
+      type Sample = {
+        sent_ms: number | null;
+        sent_bytes: number | null;
+        before: number[];
+        heard_ms: number | null;
+      };
+      const samples: Record<string, Record<string, Sample[]>> = {};
+      for (const kind of KINDS as Kind[]) {
+        samples[kind] = { micoff: [], flip: [] };
+        for (let i = 0; i < CYCLES; i++) {
+          for (const c of i % 2 ? [...calls].reverse() : calls) {
+            await muteAndSettle(c);
+            await c.meeting.page.evaluate('window.__unmutedAt = null');
+            const sent = c.meeting.page.evaluate(`__sent(4000, ${SPEECH_BYTES})`) as Promise<{
+              ms: number;
+              bytes: number;
+              before: number[];
+            } | null>;
+            const heard = c.meeting.page.evaluate('__heard(4000)') as Promise<number | null>;
+            await unmuteBy(kind, c.meeting.page, () => otherTab(c));
+            const s = await sent;
+            samples[kind]?.[c.name]?.push({
+              sent_ms: s?.ms ?? null,
+              sent_bytes: s?.bytes ?? null,
+              before: s?.before ?? [],
+              heard_ms: await heard,
+            });
+            for (const tab of others.splice(0)) await tab.close();
+          }
+        }
+      }
+      const med = (xs: (number | null)[]) => median(xs.map((v) => v ?? Number.POSITIVE_INFINITY));
+      const result: Record<string, Record<string, number>> = {};
+      for (const [kind, s] of Object.entries(samples)) {
+        const micoff = med((s.micoff ?? []).map((x) => x.sent_ms));
+        const flip = med((s.flip ?? []).map((x) => x.sent_ms));
+        result[kind] = {
+          micoff_sent_ms: micoff,
+          flip_sent_ms: flip,
+          micoff_minus_flip_ms: micoff - flip,
+          micoff_heard_ms: med((s.micoff ?? []).map((x) => x.heard_ms)),
+          flip_heard_ms: med((s.flip ?? []).map((x) => x.heard_ms)),
+        };
+      }
+      saveArtifact(`release-first-words-${audioServer}-${sourceKind}.json`, { result, samples });
+      console.log(`release-first-words ${audioServer} ${sourceKind}: ${JSON.stringify(result)}`);
+      for (const [kind, s] of Object.entries(samples)) {
+        for (const [who, list] of Object.entries(s)) {
+          for (const x of list) {
+            expect(x.sent_ms, `${kind} ${who}: the first words left the sender`).not.toBeNull();
+            expect(
+              Math.max(0, ...x.before),
+              `${kind} ${who}: silence just before the unmute (${x.before.join('/')} bytes)`,
+            ).toBeLessThan(SPEECH_BYTES);
+          }
+        }
+      }
+      for (const kind of ['hotkey', 'click', 'visible']) {
+        expect(
+          result[kind]?.micoff_minus_flip_ms,
+          `${kind}: micoff minus the plain flip (ms)`,
+        ).toBeLessThanOrEqual(BAR_MS);
+      }
+    } finally {
+      for (const c of calls) await c.browser.close();
+      await x?.stop();
+      await rig.stop();
+    }
+  });
+}
