@@ -164,7 +164,7 @@ fn the_audio_processes_are_the_popups() {
         "const isAudioProcess = (role: string): boolean => role === 'audio_service' || AUDIO_SERVER_ROLES.has(role);"
     ));
     let protocol =
-        std::fs::read_to_string(root().join("extension/src/shared/protocol.ts")).unwrap();
+        std::fs::read_to_string(root().join("extension/src/shared/protocol/processes.ts")).unwrap();
     let block: String = protocol
         .lines()
         .skip_while(|l| !l.starts_with("export const AUDIO_SERVER_ROLES"))

@@ -53,7 +53,7 @@ pub const VERSION: &str = env!("MICOFF_VERSION");
 /// version, a NUL. The binary keeps it (native-host/src/main.rs).
 pub const HOST_IDENT: &str = concat!("\0micoff-host-ident ", env!("MICOFF_VERSION"), "\0");
 /// The native messaging host name (the manifest's `name`). The TypeScript side's one spelling is
-/// `HOST_NAME` in `extension/src/shared/protocol.ts`; `tests/host_name.rs` checks they agree.
+/// `HOST_NAME` in `extension/src/shared/protocol/constants.ts`; `tests/host_name.rs` checks they agree.
 pub const HOST_NAME: &str = "org.micoff.host";
 
 #[cfg(test)]
