@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
 import { inflateSync } from 'node:zlib';
+import { SITE_SETTINGS_EXTENSION_ID } from '../e2e/rig/site-settings.ts';
 import { buildManifest, chromeIdFromKey, deepMerge, encodePng } from './build.mjs';
 
 test('deepMerge: objects merge, arrays and scalars replace, null deletes', () => {
@@ -18,6 +19,13 @@ test('deepMerge: objects merge, arrays and scalars replace, null deletes', () =>
 test('chrome id derived from the key in manifests/chrome.json', () => {
   const { key } = JSON.parse(readFileSync(new URL('../manifests/chrome.json', import.meta.url), 'utf8'));
   assert.equal(chromeIdFromKey(key), 'ipgdconbmedmelnlpalblnicflhpfkim');
+});
+
+test("the e2e site-settings tool's id is Chromium's for its manifest's key", () => {
+  const { key } = JSON.parse(readFileSync('e2e/rig/site-settings-ext/manifest.json', 'utf8')) as {
+    key: string;
+  };
+  assert.equal(SITE_SETTINGS_EXTENSION_ID, chromeIdFromKey(key));
 });
 
 test('manifests: chrome has a service worker and the key, firefox background scripts and a gecko id', () => {

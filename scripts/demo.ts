@@ -8,22 +8,31 @@
 // with private XDG folders (the demo never writes the user's own files): on PulseAudio Chromium is
 // relaunched with the environment of the desktop entry copy it writes, on pipewire-pulse the rig's
 // server is restarted so its rule is read; `latency reset` undoes it afterwards.
-// `--browser firefox` measures Firefox ESR the same way: unmuted and muted as installed (its release pref
-// off), then unmuted and muted in a Firefox started on a profile where `micoff-host install
-// --firefox-release` switched the pref on; `--browser both` runs Chromium and then Firefox on the same audio server and prints them
-// side by side. A configuration that fails (Firefox missing) is reported, and the others still run.
+// `--browser firefox` measures Firefox ESR the same way: unmuted and muted as it comes (its release pref
+// off, no micoff), then, in a Firefox with micoff started on a profile where `micoff-host install
+// --firefox-release` switched the pref on, unmuted, muted with Firefox's release alone, and muted with
+// micoff's part on top (the call's senders off the wire); `--browser both` runs Chromium and then
+// Firefox on the same audio server and prints them side by side. A configuration that fails (Firefox
+// missing) is reported, and the others still run.
 //
 //   tsx scripts/demo.ts [--browser chromium|firefox|both] [--window S] [--server pulseaudio|pipewire]
 //                       [--reader] [--no-micoff] [--capture-ms N] [--out DIR]
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';
+import type { Page } from 'puppeteer-core';
 import { type AudioRig, type AudioServerKind, startAudioRig } from '../e2e/rig/audio-rig.ts';
 import { applyCaptureLatency, latencyXdg, waitChromiumGrantsUs } from '../e2e/rig/capture-latency.ts';
 import { extensionServiceWorker, launchChromium } from '../e2e/rig/chromium.ts';
-import { firefoxMissing, type LaunchedFirefox, launchFirefox } from '../e2e/rig/firefox.ts';
+import {
+  backgroundTabs,
+  firefoxMissing,
+  type LaunchedFirefox,
+  launchFirefox,
+  updateSettings,
+} from '../e2e/rig/firefox.ts';
 import { extensionId, requireHost, sampleCpu } from '../e2e/rig/host.ts';
-import { MeetingPage } from '../e2e/rig/meeting-page.ts';
+import { MeetingPage, type PageLike } from '../e2e/rig/meeting-page.ts';
 import {
   isChromium,
   isFirefox,
@@ -35,7 +44,7 @@ import { type PageServer, startPageServer } from '../e2e/rig/page-server.ts';
 import { CHROMIUM, FIREFOX, ROOT } from '../e2e/rig/paths.ts';
 import { run as runCmd, waitFor } from '../e2e/rig/proc.ts';
 import { ExtensionWorker } from '../e2e/rig/service-worker.ts';
-import { FIREFOX_RELEASE_PREF } from '../extension/src/shared/firefox-release.ts';
+import { FIREFOX_RELEASE_PREF, QUIET_HOLD_MS } from '../extension/src/shared/firefox-release.ts';
 import { DEFAULT_SETTINGS } from '../extension/src/shared/settings.ts';
 import { renderHtml } from './demo/chart.ts';
 import {
@@ -55,16 +64,18 @@ const FIREFOX_DELAY_MS = DEFAULT_SETTINGS.releaseDelayMs;
 const USAGE = `usage: npm run demo -- [--browser chromium|firefox|both] [--window S] [--server pulseaudio|pipewire] [--reader] [--no-micoff] [--capture-ms N] [--out DIR]
   --browser B    chromium (default): Debian's Chromium with micoff: unmuted / muted / muted with
                  micoff's release. firefox: Debian's Firefox ESR (package firefox-esr):
-                 unmuted / muted as installed (its own release pref off) / unmuted and muted in a
-                 Firefox started after \`micoff-host install --firefox-release\` switched the pref on in
-                 its profile (delay: micoff's default, ${FIREFOX_DELAY_MS} ms). both: Chromium, then Firefox,
+                 unmuted / muted as it comes (its own release pref off, no micoff) / unmuted, muted
+                 with Firefox's release, muted with Firefox's release and micoff's part, in a Firefox
+                 with micoff started after \`micoff-host install --firefox-release\` switched the pref on
+                 in its profile (delay: micoff's default, ${FIREFOX_DELAY_MS} ms). both: Chromium, then Firefox,
                  on the same audio server, then their totals side by side. A browser that cannot run
                  (${FIREFOX} missing) is reported and the other still runs (exit status 1).
   --window S     seconds per phase (default 10)
   --server K     the rig's audio server (default pulseaudio)
   --reader       keep the rig's low-latency parec reader on the mic (off by default: its own load at the
                  server would hide what the browser costs there, most of all once micoff released the mic)
-  --no-micoff    skip the third phase (muted with micoff's release on mute; in Firefox, with the pref)
+  --no-micoff    skip micoff's phases (Chromium: muted with micoff's release; Firefox: the second
+                 Firefox, with the pref and micoff)
   --capture-ms N the capture latency of Chromium's last phase, "unmuted, capture latency N ms" (20..200,
                  default 40; 0 skips it), set with \`micoff-host latency set\` on the rig's server
   --out DIR      results folder (default results/demo-<timestamp>)`;
@@ -300,9 +311,9 @@ async function firefoxRun(ctx: Ctx): Promise<void> {
     );
   };
 
-  // Firefox as installed: its own release pref off (the default since Firefox 84).
-  log('launching Firefox ESR with the extension');
-  let ff: LaunchedFirefox | null = await launchFirefox({ env: rig.clientEnv });
+  // Firefox as it comes: its own release pref off (the default since Firefox 84), no micoff.
+  log('launching Firefox ESR as it comes (no micoff)');
+  let ff: LaunchedFirefox | null = await launchFirefox({ env: rig.clientEnv, withExtension: false });
   open.add(ff);
   let grantedUs: (number | null)[] = [];
   let openAfterMuted: boolean;
@@ -326,8 +337,11 @@ async function firefoxRun(ctx: Ctx): Promise<void> {
   }
 
   // The pref switched on the way a user does it: `micoff-host install --firefox-release` into the
-  // profile's user.js, read by Firefox at its start (so a second launch, with new processes).
+  // profile's user.js, read by Firefox at its start (so a second launch, with new processes), and micoff
+  // loaded: muted with Firefox's release alone (micoff's release setting off), then with micoff's part
+  // too (the muted call's senders off the wire, page/firefox-quiet.ts).
   let releasedAfterMs: number | null = null;
+  let quietAfterMs: number | null = null;
   let playbackWhileReleased: PlaybackStream[] = [];
   const install = `micoff-host install --browser firefox --firefox-release --firefox-profile <profile> --release-delay-ms ${FIREFOX_DELAY_MS}`;
   if (!args['no-micoff']) {
@@ -335,13 +349,17 @@ async function firefoxRun(ctx: Ctx): Promise<void> {
       timeoutMs: 10_000,
       intervalMs: 100,
     });
-    log(`launching Firefox ESR on a profile after \`${install}\``);
+    log(`launching Firefox ESR with micoff on a profile after \`${install}\``);
     ff = await launchFirefox({
       env: rig.clientEnv,
       nativeRelease: { delayMs: FIREFOX_DELAY_MS, installer: true },
     });
     open.add(ff);
     try {
+      const options = await ff.openExtensionPage('options.html');
+      const micoffPart = (on: boolean) =>
+        updateSettings(options, { releaseOnMute: on, releaseDelayMs: FIREFOX_DELAY_MS });
+      await micoffPart(false);
       const meeting = await openCall(ff);
       // The same course as the first Firefox (unmuted for a window, then muted), so both muted windows
       // find their browser equally far from its start; it also shows the pref costs nothing unmuted.
@@ -360,11 +378,27 @@ async function firefoxRun(ctx: Ctx): Promise<void> {
       ).catch(() => null);
       await measure(ctx, ff.pid, {
         id: 'muted_pref',
-        label: 'muted, with the pref',
+        label: "muted, Firefox's release",
         short: 'muted+pref',
-        state: 'released',
       });
       playbackWhileReleased = (await playbackStreams(rig.pactl)).filter(isFirefox);
+
+      // micoff's part on top: unmuted, then the same mute again; micoff takes the senders off the wire
+      // QUIET_HOLD_MS after Firefox's release (which waits until the device has been on for the delay).
+      await meeting.unmute();
+      await meeting.waitForAudioFlowing();
+      await micoffPart(true);
+      const again = Date.now();
+      await meeting.mute();
+      quietAfterMs = await whenSenderQuiet(meeting, options, FIREFOX_DELAY_MS + QUIET_HOLD_MS + 10_000)
+        .then((at) => at - again)
+        .catch(() => null);
+      await measure(ctx, ff.pid, {
+        id: 'muted_micoff',
+        label: "muted, Firefox's release + micoff",
+        short: 'muted+micoff',
+        state: 'released',
+      });
     } finally {
       await closeBrowser(ff);
     }
@@ -373,15 +407,39 @@ async function firefoxRun(ctx: Ctx): Promise<void> {
   run.scenario.capture_latency = `browser default (the server granted ${grantedUs.map((u) => (u === null ? '?' : `${u / 1000} ms`)).join(', ') || 'nothing'})`;
   run.scenario.notes = [
     ...MEETING_NOTES,
-    `Firefox's record stream after the muted window without the pref (${FIREFOX_RELEASE_PREF}.enabled false, Firefox's default): ${openAfterMuted ? 'still open' : 'closed'}.`,
+    `Firefox's record stream after the muted window without the pref (${FIREFOX_RELEASE_PREF}.enabled false, Firefox's default; no micoff): ${openAfterMuted ? 'still open' : 'closed'}.`,
     ...(args['no-micoff']
       ? []
       : [
-          `Muted with the pref: a second Firefox, started on a fresh profile after \`${install}\` wrote ${FIREFOX_RELEASE_PREF}.enabled = true and .delay_ms = ${FIREFOX_DELAY_MS} into its user.js; unmuted for a window, then muted: record stream ${releasedAfterMs === null ? 'STILL OPEN (the pref did not release)' : `closed ${releasedAfterMs} ms after the mute (Firefox keeps the device until it has been on for the delay)`}; Firefox's playback streams at the server after that window (the page plays nothing): ${playbackWhileReleased.map((p) => `"${p.properties['media.name'] ?? '?'}" (${p.bufferLatencyUs === null ? '?' : `${Math.round(p.bufferLatencyUs / 1000)} ms`})`).join(', ') || 'none'}.`,
+          `Muted with the pref: a second Firefox, started on a fresh profile after \`${install}\` wrote ${FIREFOX_RELEASE_PREF}.enabled = true and .delay_ms = ${FIREFOX_DELAY_MS} into its user.js, with micoff (dist/firefox) loaded; unmuted for a window, then muted with micoff's release setting off (Firefox's release alone): record stream ${releasedAfterMs === null ? 'STILL OPEN (the pref did not release)' : `closed ${releasedAfterMs} ms after the mute (Firefox keeps the device until it has been on for the delay)`}; Firefox's playback streams at the server after that window (the page plays nothing): ${playbackWhileReleased.map((p) => `"${p.properties['media.name'] ?? '?'}" (${p.bufferLatencyUs === null ? '?' : `${Math.round(p.bufferLatencyUs / 1000)} ms`})`).join(', ') || 'none'}.`,
+          `Muted with the pref and micoff's part (its release setting on): unmuted again, the same mute; micoff took the call's sender off the wire ${quietAfterMs === null ? 'NOT AT ALL (packets kept flowing)' : `${quietAfterMs} ms after the mute`} (Firefox's release, then ${QUIET_HOLD_MS} ms; page/firefox-quiet.ts).`,
         ]),
-    'micoff (dist/firefox) is loaded in both launches as a temporary add-on; its page script stays out of Firefox, which releases on its own.',
     rigNote(),
   ];
+}
+
+/** When micoff took the muted call's senders off the wire, as the page world reported it to the background
+ * (the tab's `quiet_since_ms`, read through `extensionPage`), once the sender's packet count stands still
+ * too. Not the packet count alone: Firefox refreshes an outbound-rtp's counters irregularly, so a count
+ * that stands still for a moment says nothing. */
+async function whenSenderQuiet(
+  meeting: MeetingPage<PageLike>,
+  extensionPage: Page,
+  timeoutMs: number,
+): Promise<number> {
+  const quietSince = await waitFor(
+    'micoff to take the muted call’s senders off the wire (the tab’s quiet_since_ms)',
+    async () =>
+      Object.values(await backgroundTabs(extensionPage)).find((v) => v.quiet_since_ms)?.quiet_since_ms ??
+      null,
+    { timeoutMs, intervalMs: 100 },
+  );
+  const sent = async () => (await meeting.stats()).outbound?.packetsSent ?? 0;
+  const before = await sent();
+  await new Promise((r) => setTimeout(r, 1500));
+  if ((await sent()) > before + 2)
+    throw new Error('the sender kept sending after micoff took it off the wire');
+  return quietSince;
 }
 
 async function main(): Promise<number> {
@@ -454,7 +512,7 @@ async function main(): Promise<number> {
     if (comparison.length > 0) {
       const side = formatComparison(comparison);
       console.log(
-        '\nside by side (totals of the browser tree and the audio server, CPU in % of one core; released = micoff in Chromium, its own pref in Firefox):\n',
+        '\nside by side (totals of the browser tree and the audio server, CPU in % of one core; released = micoff in Chromium, its own pref and micoff’s part in Firefox):\n',
       );
       console.log(side);
       texts.push(`side by side\n\n${side}`);

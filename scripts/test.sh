@@ -115,7 +115,8 @@ if want package; then
 fi
 
 if want e2e; then
-  check "cargo build --release" cargo build --release --locked -p micoff-host
+  # micoff-dist too: deb-package.spec.ts packs the .deb (man pages and completions come from it).
+  check "cargo build --release" cargo build --release --locked -p micoff-host -p micoff-dist
   say "Playwright e2e on the real-audio rig"
   json="$ART/results.json"
   rm -f "$json"

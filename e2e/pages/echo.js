@@ -2,7 +2,8 @@
 // `{audio: true}`) goes out through loopback.js's pair; a far end sends a synthetic speech-like signal
 // through a second pair, played out loud on the default sink (the rig points it at the sink whose
 // monitor is the microphone). The mic's received copy is played by a muted element so Chromium decodes
-// it (concealment statistics) without sending it to the speaker again.
+// it (concealment statistics) without sending it to the speaker again. The far end's sending side is
+// in a frame of its own (startFarEnd): to this page it is a remote party, as in a real call.
 // Plain JS on purpose: no build step, nothing between the mic and the sender.
 
 const far = { ctx: null, pcs: [], el: null };
@@ -51,7 +52,13 @@ async function startFarEnd() {
   const dest = ctx.createMediaStreamDestination();
   src.connect(dest);
   src.start();
-  const a = new RTCPeerConnection();
+  // The far end's sender lives in a frame of its own: in a real call it is another machine, and a
+  // sender in this page would be one of the page's own outbound streams, which micoff's echo guard
+  // rightly does not count as the far end (a page looping its own microphone back).
+  const frame = document.createElement('iframe');
+  frame.hidden = true;
+  document.body.append(frame);
+  const a = new frame.contentWindow.RTCPeerConnection();
   const b = new RTCPeerConnection();
   far.pcs = [a, b];
   a.onicecandidate = (e) => e.candidate && b.addIceCandidate(e.candidate);
@@ -91,3 +98,6 @@ window.farEnd = () => ({
 });
 
 startCall('echo', start);
+
+document.getElementById('mute').onclick = () => window.mute();
+document.getElementById('unmute').onclick = () => window.unmute();

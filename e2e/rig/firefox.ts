@@ -24,6 +24,7 @@ import type { TabReleaseView } from '../../extension/src/shared/messages/popup-b
 import type { Settings } from '../../extension/src/shared/settings.ts';
 import { installHostManifest } from './host.ts';
 import { FIREFOX, FIREFOX_EXTENSION_DIR } from './paths.ts';
+import { waitFor } from './proc.ts';
 
 /** The moz-extension:// UUID pinned through `extensions.webextensions.uuids`, so pages are addressable. */
 export const FIREFOX_EXTENSION_UUID = '6d1f0c2e-9a57-4b8e-8f43-0c1de0f0a11c';
@@ -55,6 +56,8 @@ export interface FirefoxOptions {
   nativeRelease?: { delayMs: number; installer?: boolean };
   /** More prefs (they win over the rig's). */
   prefs?: Record<string, unknown>;
+  /** Load micoff (dist/firefox) as a temporary add-on (default true; false: a control without it). */
+  withExtension?: boolean;
 }
 
 export interface LaunchedFirefox {
@@ -127,7 +130,7 @@ export async function launchFirefox(o: FirefoxOptions): Promise<LaunchedFirefox>
       protocol: 'webDriverBiDi',
     });
     browser = connected;
-    await connected.installExtension(FIREFOX_EXTENSION_DIR);
+    if (o.withExtension !== false) await connected.installExtension(FIREFOX_EXTENSION_DIR);
     const extensionUrl = (path: string) => `moz-extension://${FIREFOX_EXTENSION_UUID}/${path}`;
     const started = proc;
     return {
@@ -299,6 +302,16 @@ export async function backgroundTabs(extensionPage: Page): Promise<Record<string
     return JSON.stringify(bg.micoff.tabs.all());
   });
   return JSON.parse(json) as Record<string, TabReleaseView>;
+}
+
+/** The popup for a tab (`popup.html?tab=<id>`, the tab as the background knows it), opened once the page
+ * world's report of a page on `origin` reached the background. `extensionPage`: any extension page. */
+export async function popupForTab(ff: LaunchedFirefox, extensionPage: Page, origin: string): Promise<Page> {
+  const tabId = await waitFor('the meeting’s tab at the background (the page world’s report)', async () => {
+    const entry = Object.entries(await backgroundTabs(extensionPage)).find(([, v]) => v.origin === origin);
+    return entry ? Number(entry[0]) : null;
+  });
+  return ff.openExtensionPage(`popup.html?tab=${tabId}`);
 }
 
 /** Changes micoff's settings as the options page would, through `extensionPage`. */

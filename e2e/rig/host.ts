@@ -92,16 +92,21 @@ export interface SampleOptions {
   binary?: string;
 }
 
-/** `micoff-host sample ... --json`: one CpuReport over the window. */
-export async function sampleCpu(o: SampleOptions): Promise<CpuReport> {
-  const args = ['sample', '--json', '--window', String(o.windowS)];
+/** `sample --json`'s document: the protocol's CpuReport with when it was taken (RFC 3339, local time)
+ * and how many idle threads it left out (none here: `--all`). */
+export type SampledCpuReport = CpuReport & { time: string; idle_threads_hidden: number };
+
+/** `micoff-host sample ... --json --all`: one CpuReport over the window, every thread in it (idle ones
+ * too: the measurements fold them into their rows). */
+export async function sampleCpu(o: SampleOptions): Promise<SampledCpuReport> {
+  const args = ['sample', '--json', '--all', '--window', String(o.windowS)];
   if (o.browserPid) args.push('--browser-pid', String(o.browserPid));
   for (const p of o.pids ?? []) args.push('--pid', String(p));
   if (o.audioServer) args.push('--audio-server');
   const bin = requireHost(o.binary);
   const r = await run(bin, args, { env: o.env, timeoutMs: o.windowS * 1000 + 30_000 });
   if (r.code !== 0) throw new Error(`micoff-host ${args.join(' ')} failed (${r.code}): ${r.stderr.trim()}`);
-  return JSON.parse(r.stdout) as CpuReport;
+  return JSON.parse(r.stdout) as SampledCpuReport;
 }
 
 /** Threads that do Chromium's capture work (docs/test-rig.md, "Which threads do the audio work"). */

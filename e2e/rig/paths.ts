@@ -11,5 +11,7 @@ export const FIREFOX_EXTENSION_DIR =
   process.env.MICOFF_FIREFOX_EXTENSION_DIR ?? join(ROOT, 'dist', 'firefox');
 export const CHROMIUM = process.env.MICOFF_CHROMIUM ?? '/usr/bin/chromium';
 export const FIREFOX = process.env.MICOFF_FIREFOX ?? '/usr/bin/firefox-esr';
+/** A micoff-host .deb to test instead of the one packed from this checkout (rig/deb.ts). */
+export const HOST_DEB = process.env.MICOFF_DEB;
 /** The writer that feeds a rig's pipe source in real time (audio-rig.ts addClockedSource). */
 export const PIPE_WRITER = join(ROOT, 'e2e', 'rig', 'pipe-writer.ts');

@@ -11,6 +11,9 @@
 // folder that does not exist gets a mount point without touching the machine: its nearest existing
 // parent is covered by an overlay whose upper layer is a tmpfs of the namespace (what is there shows
 // through, the new folder lives only in the namespace), and the test folder is bound over that.
+// Whole system folders can be overlaid the same way (`overlays`: /usr, /etc, /var for a package
+// installed by dpkg, e2e/tests/deb-package.spec.ts): whatever is written there lives in the upper
+// layer only, which is therefore the list of everything the namespace changed (rig/overlay-changes.ts).
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { logTail, type RunResult, run, startChild, stopChild, waitFor, which } from './proc.ts';
@@ -33,8 +36,20 @@ export interface MountNamespace {
   /** Writes an executable script at `file` that runs `executable "$@"` inside the namespace, with the
    * same process id (sh and nsenter exec it): for a launch library's `executablePath`. */
   launcher(file: string, executable: string): string;
+  /** `path` as the namespace sees it, reachable from outside (`/proc/<holder>/root<path>`): read or
+   * write a file there without entering the namespace. */
+  inside(path: string): string;
+  /** The upper layer of the overlay over `system` (one of `overlays`): what the namespace wrote
+   * there, reachable from outside. */
+  upperOf(system: string): string;
   /** Ends the holder; what still runs inside keeps the namespace until it exits. */
   close(): Promise<void>;
+}
+
+export interface MountNamespaceOptions {
+  /** System folders covered whole by an overlay whose upper layer is a tmpfs of the namespace: the
+   * machine's files show through, what the namespace writes there stays in the namespace. */
+  overlays?: string[];
 }
 
 const TOOLS = ['unshare', 'nsenter', 'mount'] as const;
@@ -77,24 +92,30 @@ function mountsBelow(dir: string): string[] {
 const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
 /**
- * The holder's script. A missing system folder: its nearest existing parent gets an overlay (the
- * parent's files below, a tmpfs of the namespace above), shallowest parent first, and whatever was
- * mounted below that parent (a container's /etc/hosts) is bound back over the overlay; then every
- * test folder is bound over its system folder.
+ * The holder's script, and where each overlay's layer is (`${scratch}/<n>`, by the folder it covers).
+ * Each of `overlays`, then each missing system folder's nearest existing parent (shallowest first),
+ * gets an overlay (the folder's files below, a tmpfs of the namespace above) unless it lies in one
+ * overlaid already, and whatever was mounted below it (a container's /etc/hosts) is bound back over
+ * the overlay; then every test folder is bound over its system folder.
  */
-function setupScript(folders: PrivateFolder[], scratch: string): string {
+function setupScript(
+  folders: PrivateFolder[],
+  overlays: string[],
+  scratch: string,
+): { script: string; layers: Map<string, string> } {
   const out = ['set -e', `mount -t tmpfs micoff-private ${q(scratch)}`];
-  const overlaid = new Set<string>();
+  const layers = new Map<string, string>();
   const parents = folders
     .filter((f) => !existsSync(f.system))
     .map((f) => existingAncestor(f.system))
     .sort((a, b) => a.split('/').length - b.split('/').length);
-  for (const [n, lower] of parents.entries()) {
-    // A parent inside one overlaid already is there (the tmpfs layer) once its folder is made.
-    if ([...overlaid].some((o) => lower === o || lower.startsWith(`${o}/`))) continue;
+  const byDepth = [...overlays].sort((a, b) => a.split('/').length - b.split('/').length);
+  for (const lower of [...byDepth, ...parents]) {
+    // A folder inside one overlaid already is there (the tmpfs layer) once its folder is made.
+    if ([...layers.keys()].some((o) => lower === o || lower.startsWith(`${o}/`))) continue;
     if (lower === '/') throw new Error('private mount namespace: will not overlay / itself');
-    overlaid.add(lower);
-    const layer = `${scratch}/${n}`;
+    const layer = `${scratch}/${layers.size}`;
+    layers.set(lower, layer);
     out.push(`mkdir -p ${q(`${layer}/upper`)} ${q(`${layer}/work`)} ${q(`${layer}/keep`)}`);
     const below = mountsBelow(lower);
     for (const [i, m] of below.entries()) {
@@ -112,19 +133,24 @@ function setupScript(folders: PrivateFolder[], scratch: string): string {
   }
   for (const f of folders) out.push(`mkdir -p ${q(f.system)}`, `mount --bind ${q(f.test)} ${q(f.system)}`);
   out.push('echo ready', 'exec sleep infinity');
-  return out.join('\n');
+  return { script: out.join('\n'), layers };
 }
 
 /** A private mount namespace in which each `folders[i].system` is `folders[i].test` (created in the
- * namespace when missing). `dir` is a folder of the test (the holder's log, the tmpfs's mount point). */
-export async function openMountNamespace(folders: PrivateFolder[], dir: string): Promise<MountNamespace> {
+ * namespace when missing) and each of `opts.overlays` is private to it. `dir` is a folder of the test
+ * (the holder's log, the tmpfs's mount point). */
+export async function openMountNamespace(
+  folders: PrivateFolder[],
+  dir: string,
+  opts: MountNamespaceOptions = {},
+): Promise<MountNamespace> {
   const missing = privateMountsMissing();
   if (missing) throw new Error(`private mount namespace: ${missing}`);
   const [unshare, nsenter] = [which('unshare'), which('nsenter')] as [string, string];
   const scratch = join(dir, 'namespace-scratch');
   mkdirSync(scratch, { recursive: true });
   for (const f of folders) mkdirSync(f.test, { recursive: true });
-  const script = setupScript(folders, scratch);
+  const { script, layers } = setupScript(folders, opts.overlays ?? [], scratch);
   const log = join(dir, 'namespace.log');
   const holder = startChild(
     'private mount namespace',
@@ -150,9 +176,16 @@ export async function openMountNamespace(folders: PrivateFolder[], dir: string):
     throw e;
   }
   const enter = [`--mount=/proc/${holder.pid}/ns/mnt`, '--'];
+  const inside = (path: string) => `/proc/${holder.pid}/root${path}`;
   return {
     pid: holder.pid,
-    run: (executable, argv, opts) => run(nsenter, [...enter, executable, ...argv], opts),
+    inside,
+    upperOf(system) {
+      const layer = opts.overlays?.includes(system) ? layers.get(system) : undefined;
+      if (!layer) throw new Error(`private mount namespace: ${system} is not one of its overlays`);
+      return inside(`${layer}/upper`);
+    },
+    run: (executable, argv, runOpts) => run(nsenter, [...enter, executable, ...argv], runOpts),
     launcher(file, executable) {
       writeFileSync(
         file,

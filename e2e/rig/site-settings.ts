@@ -3,10 +3,8 @@
 // overrides (Browser.setPermission) are no stand-in here: under an override Chromium answers a
 // request at once instead of queueing a prompt, so a hidden tab's getUserMedia never waits the way it
 // does when a grant has really gone (a one-time grant expired, the user took it back).
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
-import { chromeIdFromKey } from '../../scripts/build.mjs';
 import { ROOT } from './paths.ts';
 
 export const SITE_SETTINGS_EXT = join(ROOT, 'e2e', 'rig', 'site-settings-ext');
@@ -18,18 +16,14 @@ export interface SiteSettings {
   get(origin: string): Promise<MicSetting>;
 }
 
-/** The tool's id, from the fixed `key` of its manifest (the same derivation as micoff's own). */
-export function siteSettingsExtensionId(): string {
-  const manifest = JSON.parse(readFileSync(join(SITE_SETTINGS_EXT, 'manifest.json'), 'utf8')) as {
-    key: string;
-  };
-  return chromeIdFromKey(manifest.key);
-}
+/** The tool's id: Chromium's id for the fixed `key` of its manifest (scripts/build.test.ts checks it
+ * against the derivation micoff's build uses). */
+export const SITE_SETTINGS_EXTENSION_ID = 'npdplbaphoebkbglmnlggojaialelgim';
 
 /** Opens the tool's page (a tab of its own) and drives the content settings from there. */
 export async function siteSettings(context: BrowserContext): Promise<SiteSettings> {
   const page = await context.newPage();
-  await page.goto(`chrome-extension://${siteSettingsExtensionId()}/page.html`);
+  await page.goto(`chrome-extension://${SITE_SETTINGS_EXTENSION_ID}/page.html`);
   return {
     async set(origin, setting) {
       await page.evaluate(

@@ -13,9 +13,9 @@ import {
   backgroundTabs,
   firefoxExtensionId,
   firefoxMissing,
-  type LaunchedFirefox,
   launchFirefox,
   pageWaitFor,
+  popupForTab,
   updateSettings,
 } from '../rig/firefox.ts';
 import { expect, test } from '../rig/fixtures.ts';
@@ -44,16 +44,6 @@ function runningFirefoxStream(rig: AudioRig): Promise<RecordStream> {
     const s = (await firefoxStreams(rig)).find((x) => !x.corked);
     return s ?? null;
   });
-}
-
-/** The popup for the meeting's tab (`popup.html?tab=<id>`, the tab as the background knows it), opened
- * once the page world's report reached the background. `extensionPage`: any extension page. */
-async function popupForTab(ff: LaunchedFirefox, extensionPage: Page, origin: string): Promise<Page> {
-  const tabId = await waitFor('the meeting’s tab at the background (the page world’s report)', async () => {
-    const entry = Object.entries(await backgroundTabs(extensionPage)).find(([, v]) => v.origin === origin);
-    return entry ? Number(entry[0]) : null;
-  });
-  return ff.openExtensionPage(`popup.html?tab=${tabId}`);
 }
 
 /** The popup's line on Firefox's release once it reports `finding`: its text and its command, if any. */

@@ -65,6 +65,9 @@ test('micoff-host sample (CLI) over the browser tree and the audio server', asyn
 }) => {
   await meetingPage.waitForAudioFlowing();
   const report = await sampleCpu({ browserPid, audioServer: true, windowS: 1, env: rig.clientEnv });
+  // Stamped with the local time it was taken (RFC 3339), every thread kept (`--all`).
+  expect(report.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}[+-]\d\d:\d\d$/);
+  expect(report.idle_threads_hidden).toBe(0);
   expect(report.processes.find((p) => p.pid === browserPid)?.role).toBe('browser');
   expect(audioThreads(report).some((t) => t.cpu_pct > 0)).toBe(true);
   const serverPids = report.processes.filter((p) => AUDIO_SERVER_ROLES.has(p.role)).map((p) => p.pid);

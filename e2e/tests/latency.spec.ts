@@ -122,7 +122,9 @@ test('PulseAudio: launch environment 40 ms granted (menu entry and PATH wrapper)
 
     // Started by name instead (a terminal, a launcher's run dialog): the wrapper runs Chromium's own
     // command with the same environment, and the server grants the same.
-    expect(readFileSync(wrapper, 'utf8')).toContain(`exec env PULSE_LATENCY_MSEC=40 '${own}' "$@"`);
+    expect(readFileSync(wrapper, 'utf8')).toContain(
+      `\nPULSE_LATENCY_MSEC=40\nexport PULSE_LATENCY_MSEC\nexec '${own}' "$@"\n`,
+    );
     await chromium.close();
     chromium = await startCall(rig.clientEnv, pages.url('meeting.html'), wrapper);
     const byName = await chromiumStream(

@@ -114,14 +114,10 @@ async function unmuteBy(kind: Kind, page: Page, other: () => Promise<Page>): Pro
   const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
   switch (kind) {
     case 'hotkey':
-      console.error('DBG hotkey down', Date.now());
       await page.keyboard.down('Control');
-      console.error('DBG hotkey pause', Date.now());
       await pause(100);
       await page.keyboard.press('KeyD');
-      console.error('DBG hotkey pressed', Date.now());
       await page.keyboard.up('Control');
-      console.error('DBG hotkey up', Date.now());
       return;
     case 'click': {
       const box = await page.locator('#unmute').boundingBox();

@@ -7,7 +7,7 @@ import type { TabReleaseView } from '../../extension/src/shared/messages/popup-b
 import type { CpuReport } from '../../extension/src/shared/protocol.ts';
 import { type AudioRig, startAudioRig } from '../rig/audio-rig.ts';
 import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
-import { extensionId, sampleCpu } from '../rig/host.ts';
+import { extensionId, type SampledCpuReport, sampleCpu } from '../rig/host.ts';
 import type { MeetingPage } from '../rig/meeting-page.ts';
 import { isChromium, type RecordStream } from '../rig/pactl.ts';
 import { ARTIFACTS_DIR } from '../rig/paths.ts';
@@ -96,7 +96,7 @@ export async function pairedWindows(
     );
     const reports = Object.fromEntries(order.map((c, k) => [c, k === 0 ? a : b])) as Record<
       Config,
-      CpuReport
+      SampledCpuReport
     >;
     const w = onCpuPct(reports.with);
     const wo = onCpuPct(reports.without);

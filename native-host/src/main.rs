@@ -1,10 +1,12 @@
-//! micoff-host: thin entry point. Browser arguments -> native messaging on stdin/stdout;
-//! otherwise the subcommands. Logs go to stderr.
+//! micoff-host: thin entry point. Browser arguments -> native messaging on stdin/stdout (logs on
+//! stderr); otherwise the subcommands, whose errors are one line each on stderr
+//! (`micoff-host <cmd>: <what>, <what to do>`), with logs only when RUST_LOG asks for them.
 
-use std::io::IsTerminal;
+use std::io::{IsTerminal, Write};
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::error::ErrorKind;
+use clap::{CommandFactory, Parser};
 use micoff_core::cli::{self, Cli, EXIT_ERROR, EXIT_OK};
 use micoff_core::deps::Launch;
 
@@ -17,9 +19,19 @@ fn main() -> ExitCode {
     let code = match native {
         Some(launch) => native_messaging(launch),
         None => match Cli::try_parse() {
-            // --help / --version / usage errors (clap prints help to stdout, errors to stderr).
-            Err(e) => {
+            // --help / --version (clap prints them to stdout), and the help shown for a
+            // command line with no subcommand (on stderr, exit 2).
+            Err(e)
+                if !e.use_stderr()
+                    || e.kind() == ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand =>
+            {
                 let _ = e.print();
+                e.exit_code()
+            }
+            // Usage errors: one line in the host's own style.
+            Err(e) => {
+                let line = cli::usage::usage_error_line(&Cli::command(), &e, &args);
+                let _ = writeln!(std::io::stderr().lock(), "{line}");
                 e.exit_code()
             }
             Ok(cli) => cli::run(
@@ -33,10 +45,11 @@ fn main() -> ExitCode {
 }
 
 fn init_tracing(native: bool) {
+    // Subcommands say what went wrong in their own error lines: logs only on request (RUST_LOG).
     let default = if native {
         "micoff_host=info,micoff_core=info"
     } else {
-        "micoff=warn"
+        "off"
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));

@@ -54,6 +54,35 @@ fn chrome_launch_answers_frames_and_exits_0_on_eof() {
     assert_eq!(frames[1]["error"]["code"], 3);
 }
 
+/// The real binary, input closed while a 60 s `cpu_sample` runs: it answers that request
+/// `8 busy` (cancelled) and exits 0 within seconds. Before, it sat out the window (57 s left).
+#[test]
+fn end_of_input_during_a_long_sample_exits_promptly() {
+    let mut child = host(&[&chrome_origin()]);
+    let mut stdin = child.stdin.take().unwrap();
+    let me = std::process::id();
+    stdin
+        .write_all(&frame(&format!(
+            r#"{{"id":1,"type":"cpu_sample","window_ms":60000,"pids":[{me}]}}"#
+        )))
+        .unwrap();
+    let started = std::time::Instant::now();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let took = started.elapsed();
+    assert!(took < std::time::Duration::from_secs(10), "{took:?}");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let frames = read_frames(&out.stdout);
+    assert_eq!(frames.len(), 1, "{frames:?}");
+    assert_eq!(frames[0]["id"], 1);
+    assert_eq!(frames[0]["error"]["code"], 8, "{:?}", frames[0]);
+}
+
 #[test]
 fn firefox_launch_and_truncated_frame_exits_1_with_only_frames_on_stdout() {
     let mut child = host(&["/tmp/org.micoff.host.json", "micoff@micoff.org"]);
@@ -121,6 +150,35 @@ fn help_is_available_on_every_command() {
     }
     let status = host(&["--no-such-flag"]).wait().unwrap();
     assert_eq!(status.code(), Some(2));
+}
+
+#[test]
+fn version_verbose_names_commit_libpulse_and_target() {
+    let out = host(&["--version"]).wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout),
+        format!("micoff-host {}\n", env!("CARGO_PKG_VERSION"))
+    );
+    let out = host(&["--version", "--verbose"])
+        .wait_with_output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines.len(), 4, "{text}");
+    assert!(lines[1].starts_with("commit: "), "{text}");
+    // The libpulse loaded at run time: `major.minor.micro`.
+    let libpulse = lines[2].strip_prefix("libpulse: ").unwrap_or("");
+    assert!(
+        libpulse.split('.').count() >= 2 && libpulse.split('.').all(|p| p.parse::<u32>().is_ok()),
+        "{text}"
+    );
+    assert_eq!(
+        lines[3],
+        format!("target: {}", micoff_core::TARGET),
+        "{text}"
+    );
 }
 
 /// A foreign caller (another extension's id, a Firefox add-on that is not micoff) gets one

@@ -38,9 +38,11 @@ fn executable(path: &Path) {
     std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
+/// The exit code, and what it wrote to stdout then to stderr (its error lines).
 fn install(args: &InstallArgs, env: &InstallEnv) -> (i32, String) {
-    let mut out = Vec::new();
-    let code = run(args, env, &mut out);
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = run(args, env, &mut out, &mut err);
+    out.extend(err);
     (code, String::from_utf8(out).unwrap())
 }
 
@@ -561,9 +563,11 @@ fn crx_env(tmp: &Path) -> (InstallEnv, PathBuf) {
     (env, source)
 }
 
+/// The exit code, and what it wrote to stdout then to stderr (its error lines).
 fn install_all(a: &InstallArgs, env: &InstallEnv) -> (i32, String) {
-    let mut out = Vec::new();
-    let code = micoff_core::install::run(a, env, &mut out);
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = micoff_core::install::run(a, env, &mut out, &mut err);
+    out.extend(err);
     (code, String::from_utf8(out).unwrap())
 }
 

@@ -31,9 +31,11 @@ fn env(tmp: &Path) -> InstallEnv {
     }
 }
 
+/// The exit code, and what it wrote to stdout then to stderr (its error lines).
 fn install(args: &InstallArgs, env: &InstallEnv) -> (i32, String) {
-    let mut out = Vec::new();
-    let code = run(args, env, &mut out);
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = run(args, env, &mut out, &mut err);
+    out.extend(err);
     (code, String::from_utf8(out).unwrap())
 }
 

@@ -143,9 +143,11 @@ fn uninstall(mut a: InstallArgs) -> InstallArgs {
     a
 }
 
+/// The exit code, and what it wrote to stdout then to stderr (its error lines).
 fn run(a: &InstallArgs, env: &InstallEnv) -> (i32, String) {
-    let mut out = Vec::new();
-    let code = micoff_core::install::run(a, env, &mut out);
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = micoff_core::install::run(a, env, &mut out, &mut err);
+    out.extend(err);
     (code, String::from_utf8(out).unwrap())
 }
 

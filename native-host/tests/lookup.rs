@@ -156,7 +156,7 @@ fn a_snap_chromium_cannot_and_a_snap_firefox_is_told_about_the_portal() {
         dry_run: true,
         ..support::install_args()
     };
-    micoff_core::install::run(&a, &env, &mut out);
+    micoff_core::install::run(&a, &env, &mut out, &mut Vec::new());
     let out = String::from_utf8(out).unwrap();
     assert!(
         out.contains(

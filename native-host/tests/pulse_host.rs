@@ -133,7 +133,15 @@ fn sample_audio_server_json_includes_the_server_threads() {
     let rig = PulseRig::start();
     let _parec = rig.parec(MIC, 10);
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_micoff-host"));
-    cmd.args(["sample", "--audio-server", "--window", "0.3", "--json"]);
+    // --all: every thread of the server, also one idle over the window.
+    cmd.args([
+        "sample",
+        "--audio-server",
+        "--window",
+        "0.3",
+        "--json",
+        "--all",
+    ]);
     rig_env(&rig, &mut cmd);
     let out = cmd.output().unwrap();
     assert!(

@@ -502,6 +502,88 @@ async fn eof_ends_cleanly_after_answering_what_was_asked() {
     assert!(c.server.await.unwrap().is_ok());
 }
 
+/// After a clean end of input a long request (a 60 s `cpu_sample`) no longer holds the host: it
+/// gets the grace, then is cancelled and answered `8 busy`, and the server ends at once. Before,
+/// it waited for every running request (57 s for a 60 s sample).
+#[tokio::test]
+async fn end_of_input_cancels_a_long_request_and_ends_promptly() {
+    let sampler = FakeSampler {
+        gate: Some(Arc::new(Notify::new())), // never notified: a window that never ends
+        ..FakeSampler::default()
+    };
+    let mut c = start_with(sampler, None, Limits::default());
+    c.send(json!({"id": 1, "type": "cpu_sample", "window_ms": 60000}))
+        .await;
+    c.send(json!({"id": 2, "type": "version"})).await;
+    c.writer.shutdown().await.unwrap();
+    let ended = tokio::time::timeout(Duration::from_secs(5), &mut c.server)
+        .await
+        .expect("the server ends within 5 s of the end of input");
+    assert!(ended.unwrap().is_ok());
+    let mut replies = [c.recv().await, c.recv().await];
+    replies.sort_by_key(|r| r["id"].as_u64());
+    assert_eq!(replies[0]["error"]["code"], 8, "{}", replies[0]);
+    assert!(
+        replies[0]["error"]["message"]
+            .as_str()
+            .unwrap()
+            .starts_with("cancelled"),
+        "{}",
+        replies[0]
+    );
+    assert_eq!(replies[1]["type"], "result", "the quick one still answered");
+    assert!(c.reader.next_frame().await.unwrap().is_none());
+}
+
+/// Nobody reads the host's output (a full pipe): a write waits at most `write_deadline`, then the
+/// host ends, with the input still open or after it ended. Before, it waited forever.
+#[tokio::test]
+async fn output_nobody_reads_does_not_hold_the_host() {
+    for close_input in [false, true] {
+        let limits = Limits {
+            write_deadline: Duration::from_millis(300),
+            ..Limits::default()
+        };
+        // A pipe of 1 KiB that the client never reads.
+        let (client, server) = tokio::io::duplex(1024);
+        let (server_read, server_write) = tokio::io::split(server);
+        let (_client_read, client_write) = tokio::io::split(client);
+        let deps = Deps {
+            sampler: Arc::new(FakeSampler::default()),
+            audio: Arc::new(FakeAudio {
+                events: Mutex::new(None),
+            }),
+            doctor: None,
+            latency_paths: latency_paths(),
+            power_roots: micoff_core::power::Roots::system(),
+            launch: Launch::default(),
+            limits,
+        };
+        let server = tokio::spawn(micoff_core::server::run(server_read, server_write, deps));
+        let mut writer = FrameWriter::new(client_write, FrameCodec::default());
+        // Far more than the pipe holds: 7000-process replies.
+        for id in 0..3 {
+            let request = json!({"id": id, "type": "processes", "browser_pid": 7000});
+            writer
+                .write_frame(request.to_string().as_bytes())
+                .await
+                .unwrap();
+        }
+        if close_input {
+            writer.shutdown().await.unwrap();
+        }
+        let ended = tokio::time::timeout(Duration::from_secs(5), server)
+            .await
+            .unwrap_or_else(|_| panic!("still running 5 s on (input closed: {close_input})"));
+        let e = ended.unwrap().unwrap_err();
+        assert!(
+            matches!(e, micoff_core::server::ServerError::Write(_)),
+            "{e}"
+        );
+        drop(writer);
+    }
+}
+
 #[tokio::test]
 async fn a_bad_length_ends_the_server_with_an_error() {
     let (client, server) = tokio::io::duplex(1 << 16);
@@ -743,11 +825,14 @@ async fn an_invalid_value_is_not_echoed_back_whole() {
         assert_eq!(r["id"].as_u64(), id);
         let message = r["error"]["message"].as_str().unwrap();
         assert!(
-            message.chars().count() <= MAX_ERROR_MESSAGE_CHARS + 1,
-            "{} chars: {}",
-            message.len(),
-            &message[..200]
+            message.chars().count() <= MAX_ERROR_MESSAGE_CHARS,
+            "{} chars: {message}",
+            message.chars().count(),
         );
+        // At most 64 characters of the caller's value (security.md); before, serde's message
+        // quoted ~208 of them.
+        let quoted = message.split(|c| c != 'A').map(str::len).max().unwrap_or(0);
+        assert!(quoted <= 64, "{quoted} characters quoted: {message}");
         assert!(message.contains("AAAA"), "says what was wrong: {message}");
     }
 }
@@ -812,7 +897,7 @@ async fn latency_requests_without_a_server() {
     let typed = micoff_core::protocol::typed_result("latency_status", &r["result"]).unwrap();
     assert_eq!(typed, r["result"]);
     // Setting needs the server (the mechanism depends on it): nothing is written.
-    c.send(json!({"id": 2, "type": "latency_set", "capture_ms": 40, "dry_run": true}))
+    c.send(json!({"id": 2, "type": "latency_set", "capture_ms": 40}))
         .await;
     let r = c.recv().await;
     assert_eq!(
@@ -820,6 +905,18 @@ async fn latency_requests_without_a_server() {
         (json!(2), json!(5)),
         "{r}"
     );
+    // A dry run still shows the plans: both, since nothing of micoff's is configured.
+    c.send(json!({"id": 5, "type": "latency_set", "capture_ms": 40, "dry_run": true}))
+        .await;
+    let r = c.recv().await;
+    assert_eq!(r["type"], "result", "{r}");
+    assert_eq!(r["result"]["mechanism"], Value::Null, "{r}");
+    let message = r["result"]["message"].as_str().unwrap();
+    assert!(
+        message.starts_with("no audio server reachable"),
+        "{message}"
+    );
+    assert!(message.contains("pipewire_pulse_rule") && message.contains("launch_environment"));
     // A missing capture_ms is not a reset; out of range is refused before anything runs.
     c.send(json!({"id": 3, "type": "latency_set"})).await;
     assert_eq!(c.recv().await["error"]["code"], 2);

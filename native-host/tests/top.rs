@@ -26,13 +26,33 @@ fn info(pid: u32, ppid: u32, comm: &str, role: Role) -> ProcessInfo {
     }
 }
 
+/// A process using 1 % of a core in one thread (tid `pid`*10+1, 50 wakeups/s); its second thread
+/// (`pid`*10+2) is idle: no CPU time, no wakeup.
 fn process(pid: u32, comm: &str, role: Role) -> ProcessRates {
+    let thread = |tid: u32, cpu_pct: f64, wakeups: f64| ThreadRates {
+        tid,
+        comm: format!("worker-{tid}"),
+        rates: Rates {
+            cpu_pct,
+            user_pct: cpu_pct,
+            wakeups_per_s: Some(wakeups),
+            voluntary_ctxt_per_s: Some(wakeups),
+            involuntary_ctxt_per_s: Some(0.0),
+            ..Rates::default()
+        },
+        window_ms: None,
+    };
     ProcessRates {
         rates: Rates {
             cpu_pct: 1.0,
             user_pct: 1.0,
             ..Rates::default()
         },
+        thread_count: 2,
+        threads: vec![
+            thread(pid * 10 + 1, 1.0, 50.0),
+            thread(pid * 10 + 2, 0.0, 0.0),
+        ],
         ..ProcessRates::idle(pid, 1, comm, role)
     }
 }
@@ -249,6 +269,7 @@ fn top_args(pids: &[u32], count: u64, json: bool) -> TopArgs {
         count: Some(count),
         threads: 8,
         json,
+        all: false,
     }
 }
 
@@ -447,5 +468,111 @@ async fn a_browser_family_that_exits_ends_it() {
             .contains("chromium (pid 100) exited: nothing left to watch"),
         "{}",
         o.err
+    );
+}
+
+/// `true` for `2026-11-26T08:15:42.120+01:00` (RFC 3339, milliseconds, an offset).
+fn is_rfc3339(t: &str) -> bool {
+    let b = t.as_bytes();
+    t.len() == 29
+        && b[4] == b'-'
+        && b[7] == b'-'
+        && b[10] == b'T'
+        && b[13] == b':'
+        && b[19] == b'.'
+        && matches!(b[23], b'+' | b'-')
+        && b[26] == b':'
+        && t.bytes().filter(u8::is_ascii_digit).count() == 21
+}
+
+/// Fit for scripts and people: each refresh stamped with its local time (text: a header line;
+/// JSON: `time`), pidstat's column names, idle threads left out (and counted) unless `--all`.
+#[tokio::test(start_paused = true)]
+async fn each_refresh_is_stamped_and_idle_threads_are_hidden_unless_all() {
+    let m = Arc::new(chromium_and_server());
+    let o = top(&m, top_args(&[101], 1, true)).await;
+    assert_eq!(o.code, 0, "{}", o.err);
+    let line: serde_json::Value = serde_json::from_str(o.out.trim()).unwrap();
+    assert!(is_rfc3339(line["time"].as_str().unwrap()), "{line}");
+    let processes = line["report"]["processes"].as_array().unwrap();
+    assert_eq!(line["idle_threads_hidden"], processes.len());
+    for p in processes {
+        let tids: Vec<u64> = p["threads"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["tid"].as_u64().unwrap())
+            .collect();
+        assert_eq!(tids, vec![p["pid"].as_u64().unwrap() * 10 + 1], "{p}");
+        assert_eq!(p["thread_count"], 2, "the process's own count stays");
+    }
+
+    let o = top(&m, top_args(&[101], 1, false)).await;
+    let header = o.out.lines().find(|l| l.contains("window ")).unwrap();
+    assert!(
+        is_rfc3339(&format!("{}.000{}", &header[..19], &header[19..25])),
+        "{header}"
+    );
+    assert!(o.out.contains("%CPU"), "{}", o.out);
+    let columns = o.out.lines().find(|l| l.contains("TID")).unwrap();
+    for name in [
+        "Command",
+        "%usr",
+        "%system",
+        "%CPU",
+        "cswch/s",
+        "nvcswch/s",
+        "rdcalls/s",
+    ] {
+        assert!(columns.contains(name), "{name}: {columns}");
+    }
+    assert!(o.out.contains("1011"), "{}", o.out);
+    assert!(!o.out.contains("1012"), "{}", o.out);
+    assert!(o.out.contains("idle threads not shown"), "{}", o.out);
+
+    let o = top(
+        &m,
+        TopArgs {
+            all: true,
+            ..top_args(&[101], 1, false)
+        },
+    )
+    .await;
+    assert!(o.out.contains("1012"), "{}", o.out);
+    assert!(!o.out.contains("idle threads not shown"), "{}", o.out);
+
+    // `sample` the same way.
+    let sample = |json: bool, all: bool| {
+        let m = Arc::clone(&m);
+        async move {
+            let args = micoff_core::cli::sample::SampleArgs {
+                pids: vec![101],
+                browser_pid: None,
+                audio_server: false,
+                window: 0.25,
+                json,
+                all,
+            };
+            let (mut out, mut err) = (Vec::new(), Vec::new());
+            let code = micoff_core::cli::sample::run(&args, &deps(&m), &mut out, &mut err).await;
+            assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
+            String::from_utf8(out).unwrap()
+        }
+    };
+    let json: serde_json::Value = serde_json::from_str(sample(true, false).await.trim()).unwrap();
+    assert!(is_rfc3339(json["time"].as_str().unwrap()), "{json}");
+    assert_eq!(json["idle_threads_hidden"], 1);
+    assert_eq!(json["processes"][0]["threads"].as_array().unwrap().len(), 1);
+    assert_eq!(
+        json["window_ms"], 250.0,
+        "the report's own fields stay where they were"
+    );
+    let json: serde_json::Value = serde_json::from_str(sample(true, true).await.trim()).unwrap();
+    assert_eq!(json["idle_threads_hidden"], 0);
+    assert_eq!(json["processes"][0]["threads"].as_array().unwrap().len(), 2);
+    let text = sample(false, false).await;
+    assert!(
+        is_rfc3339(&format!("{}.000{}", &text[..19], &text[19..25])),
+        "{text}"
     );
 }

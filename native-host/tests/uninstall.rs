@@ -156,20 +156,25 @@ fn machine() -> Machine {
     }
 }
 
+/// The exit code, and what it wrote to stdout then to stderr (its error lines).
 fn install(a: &InstallArgs, env: &InstallEnv) -> (i32, String) {
-    let mut out = Vec::new();
-    let code = micoff_core::install::run(a, env, &mut out);
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = micoff_core::install::run(a, env, &mut out, &mut err);
+    out.extend(err);
     (code, String::from_utf8(out).unwrap())
 }
 
+/// The exit code, and what it wrote to stdout then to stderr (its error lines).
 fn uninstall(system: bool, dry_run: bool, env: &InstallEnv) -> (i32, String) {
-    let mut out = Vec::new();
+    let (mut out, mut err) = (Vec::new(), Vec::new());
     let code = micoff_core::uninstall::run(
         &UninstallArgs { system, dry_run },
         env,
         &mut Quiet,
         &mut out,
+        &mut err,
     );
+    out.extend(err);
     (code, String::from_utf8(out).unwrap())
 }
 

@@ -79,7 +79,7 @@ function comparisonSection(rows: ComparisonRow[]): string {
   }));
   return `<section>
 <h2>Side by side</h2>
-<p>Totals of each browser's process tree and of the audio server, in the same run on the same audio server. "Released": micoff's release on mute in Chromium, Firefox's own release pref (as <code>micoff-host install --firefox-release</code> sets it) in Firefox.</p>
+<p>Totals of each browser's process tree and of the audio server, in the same run on the same audio server. "Released": micoff's release on mute in Chromium, Firefox's own release pref (as <code>micoff-host install --firefox-release</code> sets it) and micoff's part (the muted call's senders off the wire) in Firefox.</p>
 ${bars('CPU (% of one core)', '%', series, groups, 'cpu_pct')}
 ${bars('Wakeups per second', '/s', series, groups, 'wakeups_per_s')}
 <pre>${esc(formatComparison(rows))}</pre>

@@ -231,8 +231,8 @@ export interface ComparisonRow {
 
 /**
  * The phases with a `state`, of every run that has one, in state order per run, with the run's total
- * rows (`buildRows`): Chromium + micoff and Firefox with its pref side by side. Empty unless at least
- * two runs have such phases (nothing to set side by side).
+ * rows (`buildRows`): Chromium + micoff and Firefox with its pref and micoff's part side by side.
+ * Empty unless at least two runs have such phases (nothing to set side by side).
  */
 export function compareRuns(runs: Run[]): ComparisonRow[] {
   if (runs.filter((r) => r.phases.some((p) => p.state)).length < 2) return [];

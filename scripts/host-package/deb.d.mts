@@ -18,13 +18,18 @@ export const UNLISTED_DIRS: string[];
 export const PREINST: string;
 export function arArchive(members: [string, Buffer][], mtime: number): Buffer;
 export function dataEntries(entries: { rel: string; st: Stats }[]): string[];
-export function debVersion(version: string): string;
-export function debFileName(version: string): string;
+export function debVersion(version: string, revision?: string): string;
+export function debFileName(version: string, revision?: string): string;
 export function licenseHolder(licenseText: string): { years: string; holder: string };
 export function copyrightText(licenseText: string): string;
 export function rfc5322(date: string): string;
 export function changelogDebianText(version: string, date: string): string;
-export function controlText(o: { version: string; installedSizeKib: number; depends: string }): string;
+export function controlText(o: {
+  version: string;
+  revision?: string;
+  installedSizeKib: number;
+  depends: string;
+}): string;
 export function stageTree(
   stage: string,
   o: {
@@ -41,5 +46,8 @@ export function installedSizeKib(entries: { st: Stats }[]): number;
 export function md5sumsText(entries: { rel: string; path: string; st: Stats }[]): string;
 export function shlibDepends(binary: string): string;
 export function checkAgainstInstaller(hostBin: string): void;
-export function packDeb(stage: string, o: { version: string; date: string; outDir: string }): string;
+export function packDeb(
+  stage: string,
+  o: { version: string; revision?: string; date: string; outDir: string },
+): string;
 export function lintian(deb: string): { errors: number; warnings: number; output: string } | null;

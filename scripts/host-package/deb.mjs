@@ -68,12 +68,14 @@ ${DEB_PACKAGE}: missing-intermediate-directory [etc/opt/]
 ${DEB_PACKAGE}: initial-upload-closes-no-bugs [usr/share/doc/${DEB_PACKAGE}/changelog.Debian.gz:1]
 `;
 
-export function debVersion(version) {
-  return `${version}-${DEB_REVISION}`;
+/** `<version>-<revision>`; another revision than DEB_REVISION only for a rebuilt package (the e2e's
+ * upgrade, e2e/rig/deb.ts). */
+export function debVersion(version, revision = DEB_REVISION) {
+  return `${version}-${revision}`;
 }
 
-export function debFileName(version) {
-  return `${DEB_PACKAGE}_${debVersion(version)}_${DEB_ARCH}.deb`;
+export function debFileName(version, revision = DEB_REVISION) {
+  return `${DEB_PACKAGE}_${debVersion(version, revision)}_${DEB_ARCH}.deb`;
 }
 
 /** The copyright year and holder from LICENSE's `Copyright (c) <year> <holder>` line. */
@@ -130,9 +132,9 @@ export function changelogDebianText(version, date) {
   ].join('\n');
 }
 
-export function controlText({ version, installedSizeKib, depends }) {
+export function controlText({ version, revision = DEB_REVISION, installedSizeKib, depends }) {
   return `Package: ${DEB_PACKAGE}
-Version: ${debVersion(version)}
+Version: ${debVersion(version, revision)}
 Architecture: ${DEB_ARCH}
 Maintainer: ${MAINTAINER}
 Installed-Size: ${installedSizeKib}
@@ -378,16 +380,17 @@ export function dataEntries(entries) {
  * Builds the .deb into `outDir` from a staged tree (stageTree), adding DEBIAN/control and md5sums,
  * every time stamp set to `date` (so the same inputs give the same bytes). Returns its path. Packed
  * here rather than by `dpkg-deb --build`, which lists every folder (UNLISTED_DIRS says why not all);
- * `dpkg-deb --info` then reads it back.
+ * `dpkg-deb --info` then reads it back. `revision`: the Debian revision, DEB_REVISION but for a
+ * rebuild of an existing package (the e2e's upgrade).
  */
-export function packDeb(stage, { version, date, outDir }) {
+export function packDeb(stage, { version, revision = DEB_REVISION, date, outDir }) {
   const epoch = epochOf(date);
   const entries = walk(stage).filter(({ rel }) => rel !== 'DEBIAN' && !rel.startsWith('DEBIAN/'));
   const depends = shlibDepends(join(stage, INSTALLED_HOST.slice(1)));
   put(
     stage,
     'DEBIAN/control',
-    controlText({ version, installedSizeKib: installedSizeKib(entries), depends }),
+    controlText({ version, revision, installedSizeKib: installedSizeKib(entries), depends }),
     0o644,
   );
   put(stage, 'DEBIAN/md5sums', md5sumsText(entries), 0o644);
@@ -403,7 +406,7 @@ export function packDeb(stage, { version, date, outDir }) {
     epoch,
   );
   const data = tarXz(stage, dataEntries(entries), epoch);
-  const deb = join(outDir, debFileName(version));
+  const deb = join(outDir, debFileName(version, revision));
   writeFileSync(
     deb,
     arArchive(

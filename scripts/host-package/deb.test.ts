@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {
   lstatSync,
@@ -12,6 +13,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
+import { PACKAGED_HOST, PACKAGED_MANIFESTS } from '../../e2e/rig/deb.ts';
 import { extensionIds } from '../build.mjs';
 import { checkDeb, listing } from './check-deb.mjs';
 import {
@@ -27,6 +29,7 @@ import {
   stageTree,
 } from './deb.mjs';
 import type { HostFiles } from './host-files.d.mts';
+import { rebuildDeb } from './rebuild-deb.mjs';
 
 const ROOT = join(import.meta.dirname, '../..');
 const LICENSE = readFileSync(join(ROOT, 'LICENSE'), 'utf8');
@@ -179,6 +182,9 @@ test('control: the Debian version carries the revision, the Depends is what it i
   const text = controlText({ version: VERSION, installedSizeKib: 42, depends: 'libc6 (>= 2.34)' });
   assert.match(text, /^Package: micoff-host\nVersion: 9\.8\.7-1\nArchitecture: amd64\n/);
   assert.match(text, /\nInstalled-Size: 42\nDepends: libc6 \(>= 2\.34\)\n/);
+  const rebuilt = controlText({ version: VERSION, revision: '2', installedSizeKib: 42, depends: 'libc6' });
+  assert.match(rebuilt, /\nVersion: 9\.8\.7-2\n/);
+  assert.equal(debFileName(VERSION, '2'), 'micoff-host_9.8.7-2_amd64.deb');
   for (const line of text.split('\n')) assert.ok(line.length <= 80, line);
 });
 
@@ -201,4 +207,35 @@ test('changelog.Debian: the Debian form, dated by the release entry', () => {
   const text = changelogDebianText(VERSION, DATE);
   assert.match(text, /^micoff-host \(9\.8\.7-1\) unstable; urgency=medium\n\n {2}\* /);
   assert.match(text, /\n -- The micoff authors <[^>]+> {2}Thu, 26 Nov 2026 00:00:00 \+0000\n$/);
+});
+
+test('rebuilt at revision 2 without a page: the same package at 9.8.7-2, that page gone, nothing else changed', () => {
+  const deb = buildFake('rebuild');
+  const page = '/usr/share/man/man1/micoff-host-doctor.1.gz';
+  const changelogMd = `# Changelog\n\n## [${VERSION}] - ${DATE}\n`;
+  const newer = join(tmp, 'rebuild', 'newer');
+  const rebuilt = rebuildDeb(deb, { revision: '2', drop: [page], outDir: newer, changelogMd });
+  assert.equal(rebuilt, join(newer, debFileName(VERSION, '2')));
+  const field = (d: string, name: string) =>
+    execFileSync('dpkg-deb', ['-f', d, name], { encoding: 'utf8' }).trim();
+  assert.equal(field(rebuilt, 'Version'), '9.8.7-2');
+  assert.equal(field(rebuilt, 'Depends'), field(deb, 'Depends'));
+  const paths = (d: string) => listing(d).map((e) => `${e.mode} ${e.owner} ${e.path} ${e.link ?? ''}`);
+  assert.deepEqual(
+    paths(rebuilt),
+    paths(deb).filter((p) => !p.includes(` ${page} `)),
+  );
+  const outDir = join(tmp, 'rebuild', 'bad');
+  assert.throws(
+    () => rebuildDeb(deb, { revision: '3', drop: ['/nowhere'], outDir, changelogMd }),
+    /has no \/nowhere to drop/,
+  );
+});
+
+test("the e2e's paths of the host and the manifests are the package's", () => {
+  assert.equal(PACKAGED_HOST, INSTALLED_HOST);
+  assert.deepEqual(
+    Object.values(PACKAGED_MANIFESTS),
+    SYSTEM_MANIFESTS.map(({ dir }) => `/${dir}/org.micoff.host.json`),
+  );
 });

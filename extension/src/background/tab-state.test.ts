@@ -99,3 +99,22 @@ test('tabViewOf: muted since the latest device went quiet, null while one is on 
   assert.equal(view(dev('mic', 0))?.muted_since_ms, null); // Chromium's page world does not say
   assert.equal(view(dev('mic', 0))?.muted, true);
 });
+
+test('tabViewOf: micoff’s quiet senders (Firefox) since the first device’s, only while muted', () => {
+  const url = 'https://meet.example.com/room';
+  const dev = (label: string, enabled: number, quiet_since_ms: number | null): GroupReport => ({
+    ...g('capturing', 1),
+    id: label,
+    label,
+    enabled,
+    muted_since_ms: enabled === 0 ? 10 : null,
+    quiet_since_ms,
+  });
+  const view = (...groups: GroupReport[]) => tabViewOf([{ url, groups }], url);
+  assert.equal(view(dev('mic', 0, 50))?.quiet_since_ms, 50);
+  assert.equal(view(dev('mic', 0, 50), dev('usb', 0, 70))?.quiet_since_ms, 50);
+  // A device with no sender to quiet does not hide the other's.
+  assert.equal(view(dev('mic', 0, 50), dev('usb', 0, null))?.quiet_since_ms, 50);
+  assert.equal(view(dev('mic', 0, 50), dev('usb', 1, null))?.quiet_since_ms, null, 'not muted');
+  assert.equal(view(dev('mic', 0, null))?.quiet_since_ms, null);
+});

@@ -32,7 +32,15 @@ export function tabViewOf(frames: Iterable<FrameReport>, topUrl: string | null):
     grant_may_expire: live.some((g) => g.grant_may_expire === true),
     muted,
     muted_since_ms: mutedSince(live, muted),
+    quiet_since_ms: quietSince(live, muted),
   };
+}
+
+/** Since when micoff keeps the muted tab's senders quiet (Firefox): the earliest of its devices'
+ * `quiet_since_ms`; null while not muted or none is quiet. */
+function quietSince(live: GroupReport[], muted: boolean): number | null {
+  const times = live.map((g) => g.quiet_since_ms ?? null).filter((t): t is number => t !== null);
+  return muted && times.length > 0 ? Math.min(...times) : null;
 }
 
 /** When the tab's last enabled track was disabled: the latest of its devices' `muted_since_ms`; null

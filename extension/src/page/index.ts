@@ -1,10 +1,11 @@
 // MAIN-world content script (page.js): document_start, every frame (about:blank and srcdoc included).
 // Chromium: installs the getUserMedia interposition (interpose.ts) before page scripts run. Same-origin
 // child frames a script reaches through iframe.contentWindow/contentDocument before their own page.js
-// ran are patched from here and report through this frame's bridge. Firefox: only watches the mute
-// (mute-observer.ts); Firefox's own pref releases the device, micoff checks that it does. Hostile
-// territory: keep it small.
+// ran are patched from here and report through this frame's bridge. Firefox: watches the mute
+// (mute-observer.ts); Firefox's own pref releases the device, micoff checks that it does, and takes the
+// muted call's senders off the wire (firefox-quiet.ts). Hostile territory: keep it small.
 import { createBridge } from './bridge.ts';
+import { quietSenders } from './firefox-quiet.ts';
 import { install } from './interpose.ts';
 import { observeMutes } from './mute-observer.ts';
 
@@ -19,7 +20,7 @@ function main(): void {
   // Chromium only.
   // One branch per build: the bundler drops the other (and what only it imports).
   if (__BROWSER__ === 'firefox') {
-    observeMutes(top, bridge);
+    observeMutes(top, bridge, (watch) => quietSenders(top, watch, bridge));
   } else {
     let nextRealm = 1;
     const onChildRealm = (child: Realm): void => {

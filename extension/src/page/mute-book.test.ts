@@ -20,6 +20,7 @@ test('a device is muted from the moment its last enabled track is disabled, unti
       tracks: 1,
       enabled: 1,
       muted_since_ms: null,
+      quiet_since_ms: null,
     },
   ]);
   b.add(clone, 'dev1', 'Mic', true, 110);
@@ -74,4 +75,33 @@ test('devices are reported apart, each with its own label and id', () => {
       ['ff.2', 'USB', 0, 3],
     ],
   );
+});
+
+test('a muted device lists its tracks and since when it was on; micoff’s quiet senders are reported per device', () => {
+  const b = new MuteBook<object>();
+  const a = track();
+  const other = track();
+  b.add(a, 'dev1', 'Mic', true, 100);
+  b.add(other, 'dev2', 'Headset', true, 100);
+  assert.deepEqual(b.muted(), []);
+  b.setEnabled(a, false, 500);
+  assert.deepEqual(b.muted(), [{ key: 'dev1', mutedSince: 500, onSince: 100, tracks: [a] }]);
+  assert.equal(b.deviceOf(a), 'dev1');
+  assert.equal(b.deviceOf(track()), null);
+  // Turned on again at 700: Firefox counts its delay from there at the next mute.
+  b.setEnabled(a, true, 700);
+  b.setEnabled(a, false, 900);
+  assert.deepEqual(b.muted()[0], { key: 'dev1', mutedSince: 900, onSince: 700, tracks: [a] });
+
+  assert.equal(b.setQuiet(new Set(['dev1']), 1000), true);
+  assert.equal(b.setQuiet(new Set(['dev1']), 1200), false, 'keeps its moment');
+  assert.deepEqual(
+    b.report().map((g) => [g.label, g.quiet_since_ms]),
+    [
+      ['Mic', 1000],
+      ['Headset', null],
+    ],
+  );
+  assert.equal(b.setQuiet(new Set(), 1300), true);
+  assert.equal(b.report()[0]?.quiet_since_ms, null);
 });

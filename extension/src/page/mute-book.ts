@@ -1,7 +1,9 @@
 // The Firefox page world's bookkeeping (page/mute-observer.ts feeds it): which microphone tracks are
 // live, on which device, enabled or not, and since when every live track on a device is disabled, the
-// moment Firefox's own release (media.getusermedia.microphone.off_while_disabled) starts its delay.
-// Pure: tracks are opaque keys, the clock is passed in; no built-in is called here.
+// moment Firefox's own release (media.getusermedia.microphone.off_while_disabled) starts its delay; since
+// when the device is on (Firefox counts its delay from there); and since when micoff keeps the device's
+// senders quiet (page/firefox-quiet.ts sets it). Pure: tracks are opaque keys, the clock is passed in;
+// no built-in is called here.
 import type { GroupReport } from '../shared/messages/page-content.ts';
 
 interface Device {
@@ -11,6 +13,19 @@ interface Device {
   since: number;
   /** When every live track was disabled; null while one is enabled. */
   mutedSince: number | null;
+  /** When a track was last enabled on the device (or the device first seen): Firefox releases a muted
+   * device once it has been on for its delay. */
+  onSince: number;
+  /** When micoff took the device's senders off the wire (page/firefox-quiet.ts); null while it has not. */
+  quietSince: number | null;
+}
+
+/** A muted device as the quiet-senders rule reads it. */
+export interface MutedDevice<T> {
+  key: string;
+  mutedSince: number;
+  onSince: number;
+  tracks: T[];
 }
 
 interface Entry {
@@ -33,7 +48,14 @@ export class MuteBook<T extends object> {
     if (this.tracks.has(track)) return false;
     let device = this.devices.get(deviceKey);
     if (!device) {
-      device = { id: `ff.${this.next++}`, label, since: now, mutedSince: null };
+      device = {
+        id: `ff.${this.next++}`,
+        label,
+        since: now,
+        mutedSince: null,
+        onSince: now,
+        quietSince: null,
+      };
       this.devices.set(deviceKey, device);
     }
     this.tracks.set(track, { device: deviceKey, enabled });
@@ -58,6 +80,36 @@ export class MuteBook<T extends object> {
     return true;
   }
 
+  /** The device key of a watched track, or null. */
+  deviceOf(track: T): string | null {
+    return this.tracks.get(track)?.device ?? null;
+  }
+
+  /** The devices whose every live track is disabled, with those tracks. */
+  muted(): MutedDevice<T>[] {
+    const out: MutedDevice<T>[] = [];
+    for (const [key, d] of this.devices) {
+      if (d.mutedSince === null) continue;
+      const tracks = [...this.tracks].filter(([, e]) => e.device === key).map(([t]) => t);
+      out.push({ key, mutedSince: d.mutedSince, onSince: d.onSince, tracks });
+    }
+    return out;
+  }
+
+  /** The devices (keys) on which micoff now keeps senders quiet; each keeps the moment it became so.
+   * Returns whether that changed the report. */
+  setQuiet(keys: ReadonlySet<string>, now: number): boolean {
+    let changed = false;
+    for (const [key, d] of this.devices) {
+      const since = keys.has(key) ? (d.quietSince ?? now) : null;
+      if (d.quietSince !== since) {
+        d.quietSince = since;
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
   /** One report per device with live tracks. */
   report(): GroupReport[] {
     const out: GroupReport[] = [];
@@ -72,6 +124,7 @@ export class MuteBook<T extends object> {
         tracks: live.length,
         enabled: live.filter((e) => e.enabled).length,
         muted_since_ms: d.mutedSince,
+        quiet_since_ms: d.quietSince,
       });
     }
     return out;
@@ -89,7 +142,10 @@ export class MuteBook<T extends object> {
     }
     const muted = live.every((e) => !e.enabled);
     if (muted && device.mutedSince === null) device.mutedSince = now;
-    if (!muted) device.mutedSince = null;
+    if (!muted && device.mutedSince !== null) {
+      device.mutedSince = null;
+      device.onSince = now;
+    }
     return true;
   }
 }

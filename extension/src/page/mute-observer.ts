@@ -13,20 +13,43 @@
 // event is added or hidden, no mark is left on the window. Hostile territory: every built-in used
 // after install is captured first (originals.ts, Reflect.apply), and a failure in the bookkeeping is
 // swallowed, never the page's call.
+//
+// `follow` adds micoff's own part on top (page/firefox-quiet.ts: the muted device's senders taken off
+// the wire); it runs after every change of the book, before the report goes out.
 import type { Bridge } from './bridge.ts';
 import { groupKey } from './device-groups.ts';
 import { MuteBook } from './mute-book.ts';
 import { followMethod, maskToString, replaceMethod, replaceSetter } from './natives.ts';
-import { captureOriginals, type Realm, type Track } from './originals.ts';
+import { captureOriginals, type Originals, type Realm, type Track } from './originals.ts';
 
-/** Watches one realm (the frame's own window). Returns false when the realm has no getUserMedia. */
-export function observeMutes(w: Realm, bridge: Bridge): boolean {
+/** What a follower of the mute book gets: the realm's captured built-ins, the book, and the frame's
+ * report (to send after a change of its own). */
+export interface MuteWatch {
+  o: Originals;
+  book: MuteBook<Track>;
+  report(): void;
+}
+
+/** Watches one realm (the frame's own window). Returns false when the realm has no getUserMedia.
+ * `follow` (installed last) returns what runs after each change of the book, before the report. */
+export function observeMutes(
+  w: Realm,
+  bridge: Bridge,
+  follow?: (watch: MuteWatch) => (() => void) | null,
+): boolean {
   const o = captureOriginals(w);
   if (!o) return false;
   const apply = Reflect.apply;
   const then = w.Promise.prototype.then;
   const book = new MuteBook<Track>();
-  const report = () => bridge.report(0, book.report());
+  const send = () => bridge.report(0, book.report());
+  let afterChange: (() => void) | null = null;
+  const report = () => {
+    try {
+      afterChange?.();
+    } catch {}
+    send();
+  };
 
   const onEnded = (t: Track) => () => {
     if (book.remove(t, o.dateNow())) report();
@@ -138,5 +161,6 @@ export function observeMutes(w: Realm, bridge: Bridge): boolean {
       return touched;
     }),
   );
+  afterChange = follow?.({ o, book, report: send }) ?? null;
   return true;
 }

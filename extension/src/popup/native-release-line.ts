@@ -1,6 +1,7 @@
-// The popup's line about Firefox's own release (Firefox build): in effect or not, as the background
-// judged it at the audio server (background/native-release.ts), and when it is not, the command that
-// switches it on with micoff's delay, copyable like the doctor's fix commands.
+// The popup's line about Firefox's own release (Firefox build), "Firefox's part" of a muted call: in
+// effect or not, as the background judged it at the audio server (background/native-release.ts), and
+// when it is not, the command that switches it on with micoff's delay, copyable like the doctor's fix
+// commands. micoff's own part has the line after it (quiet-part-line.ts).
 import { commandBox, h } from '../shared/dom.ts';
 import type {
   NativeReleaseFinding,
@@ -97,6 +98,7 @@ export function nativeReleaseNodes(v: NativeReleaseView): HTMLDivElement {
       'data-state': v.now.state,
       'data-finding': line.finding ?? undefined,
     },
+    h('b', null, "Firefox's part: "),
     line.text,
     line.command ? commandBox(line.command) : null,
   );

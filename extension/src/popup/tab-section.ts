@@ -1,11 +1,13 @@
 // The popup's "This tab" section (release-on-mute): the tab's state as the page world reports
 // it (capturing / released since when / kept open and why) next to what the host sees at the audio
 // server (the browser's record streams), so a user can check that "released" really means no capture.
-// On Firefox: whether Firefox's own release is in effect, with the command that switches it on.
+// On Firefox: whether Firefox's own release is in effect, with the command that switches it on (Firefox's
+// part), and what micoff does on top of it (micoff's part: the call's senders quiet while muted).
 import { type BuildBrowser, isBrowserStream } from '../shared/browser-streams.ts';
 import { h } from '../shared/dom.ts';
 import type { AudioSnapshot, TabReleaseView } from '../shared/messages/popup-background.ts';
 import { nativeReleaseNodes } from './native-release-line.ts';
+import { quietPartNodes } from './quiet-part-line.ts';
 import { tabState } from './view.ts';
 
 /** One line about the browser's record streams at the audio server. */
@@ -44,6 +46,7 @@ export function tabSectionNodes(
     h('div', null, tabState(view)),
     h('div', { class: 'muted', id: 'tab-server' }, serverLine(audio, browser)),
     view?.native_release ? nativeReleaseNodes(view.native_release) : null,
+    view?.native_release ? quietPartNodes(view) : null,
     echo ? h('div', { id: 'tab-echo' }, echo) : null,
     view?.latency_guard ? h('div', { class: 'notice', id: 'tab-guard' }, view.latency_guard) : null,
     view?.grant_may_expire ? h('div', { class: 'notice', id: 'tab-grant' }, ONE_TIME_GRANT_NOTE) : null,

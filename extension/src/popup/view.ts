@@ -127,7 +127,7 @@ export function streamsTable(a: AudioSnapshot): Node[] {
   return [server, table([['app'], ['pid', 'num'], ['source'], ['buf ms', 'num'], ['state']], rows)];
 }
 
-/** The doctor's findings, labelled "ok / worth changing / not applicable" like the CLI. Only a finding's
+/** The doctor's findings, labelled "ok / worth changing / not applicable / failed" like the CLI. Only a finding's
  * runnable command gets a copy button; its hint is prose and shown as text. */
 export function doctorList(r: DoctorResult): Node[] {
   if (!r.ok) return [h('div', { class: 'muted' }, `Not available: ${r.message}`)];
@@ -135,6 +135,7 @@ export function doctorList(r: DoctorResult): Node[] {
   const cls: Record<DoctorStatus, string> = {
     ok: 'pill ok',
     worth_changing: 'pill warn',
+    failed: 'pill warn',
     not_applicable: 'pill',
     other: 'pill',
   };

@@ -33,9 +33,11 @@ test('parseDoctorFindings: order and labels, unknown statuses kept, untitled dro
         finding({ id: 'd', status: 'needs_reboot', title: 'from a newer host' }),
         finding({ id: 'e', status: 'ok', title: ' ' }),
         finding({ id: 'f', status: '', title: 'no status' }),
+        finding({ id: 'g', status: 'failed', title: 'audio server' }),
       ]),
       [
         'worth changing:governor',
+        'failed:audio server',
         'needs reboot:from a newer host',
         'ok:shm on',
         'not applicable:hda',

@@ -6,11 +6,14 @@
 //!
 //! - The version: `package.json` `version`, the one source for the extension manifests
 //!   (scripts/build.mjs) and `micoff-host --version`.
+//! - For `micoff-host --version --verbose`: the commit the host is built from (git, when the
+//!   sources are a git checkout and git is there; else `unknown`) and the target triple.
 //!
-//! Exported as `MICOFF_CHROME_EXTENSION_ID` / `MICOFF_FIREFOX_EXTENSION_ID` / `MICOFF_VERSION`
-//! for `env!()`.
+//! Exported as `MICOFF_CHROME_EXTENSION_ID` / `MICOFF_FIREFOX_EXTENSION_ID` / `MICOFF_VERSION` /
+//! `MICOFF_COMMIT` / `MICOFF_TARGET` for `env!()`.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
@@ -39,6 +42,51 @@ fn main() {
         Ok(v) => println!("cargo:rustc-env=MICOFF_VERSION={v}"),
         Err(e) => fail(&format!("{}: {e}", package.display())),
     }
+    let commit = commit(Path::new(env!("CARGO_MANIFEST_DIR")));
+    println!(
+        "cargo:rustc-env=MICOFF_COMMIT={}",
+        commit.as_deref().unwrap_or("unknown")
+    );
+    let target = std::env::var("TARGET").unwrap_or_else(|_| "unknown".to_owned());
+    println!("cargo:rustc-env=MICOFF_TARGET={target}");
+}
+
+/// `git <args>` in `dir`, its output trimmed; `None` when git is missing or fails.
+fn git(dir: &Path, args: &[&str]) -> Option<String> {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .ok()?;
+    let text = String::from_utf8(out.stdout).ok()?;
+    (out.status.success() && !text.trim().is_empty()).then(|| text.trim().to_owned())
+}
+
+/// The commit checked out (12 hex digits), and the build script runs again when it changes (the
+/// checkout's HEAD, the branch it points to, packed refs). `None` outside a git checkout.
+fn commit(dir: &Path) -> Option<String> {
+    let hash = git(dir, &["rev-parse", "--short=12", "HEAD"])?;
+    let abs = |p: String| {
+        let p = PathBuf::from(p);
+        if p.is_absolute() {
+            p
+        } else {
+            dir.join(p)
+        }
+    };
+    let git_dir = git(dir, &["rev-parse", "--git-dir"]).map(abs);
+    let common = git(dir, &["rev-parse", "--git-common-dir"]).map(abs);
+    let branch = git(dir, &["symbolic-ref", "-q", "HEAD"]);
+    let watched = [
+        git_dir.as_ref().map(|d| d.join("HEAD")),
+        common.as_ref().zip(branch.as_ref()).map(|(c, b)| c.join(b)),
+        common.as_ref().map(|c| c.join("packed-refs")),
+    ];
+    // Only files that exist: cargo reruns a script on every build for a missing one.
+    for file in watched.into_iter().flatten().filter(|f| f.is_file()) {
+        println!("cargo:rerun-if-changed={}", file.display());
+    }
+    Some(hash)
 }
 
 /// `package.json` `version`: dotted numbers only (what Chrome's manifest `version` accepts:

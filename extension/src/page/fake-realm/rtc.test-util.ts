@@ -17,10 +17,13 @@ export function fakeRtc() {
     _sets: boolean[][] = [];
     /** Each replaceTrack's track. */
     _replaced: (FakeTrack | null)[] = [];
+    /** Set: replaceTrack rejects with it (a closed connection, a stopped transceiver). */
+    _refuse: Error | null = null;
     constructor(track: FakeTrack | null) {
       this._track = track;
     }
     replaceTrack(t: FakeTrack | null): Promise<void> {
+      if (this._refuse) return Promise.reject(this._refuse);
       this._track = t;
       this._replaced.push(t);
       return Promise.resolve();
@@ -28,6 +31,10 @@ export function fakeRtc() {
     getParameters() {
       this._lastTxn = String(++this._txn);
       return { transactionId: this._lastTxn, encodings: this._encodings.map((e) => ({ ...e })) };
+    }
+    /** The sender's statistics: a marker naming it (the fake has no real ones). */
+    getStats(): Promise<Map<string, unknown>> {
+      return Promise.resolve(new Map([['sender', this]]));
     }
     setParameters(p: { transactionId: string; encodings: { active?: boolean }[] }): Promise<void> {
       if (p.transactionId !== this._lastTxn) return Promise.reject(new Error('InvalidModificationError'));
@@ -37,9 +44,24 @@ export function fakeRtc() {
       return Promise.resolve();
     }
   }
+  /** Firefox's DTMF sender: it can insert tones only while its sender has a track. */
+  const dtmfOf = new WeakMap<FakeSender, { readonly canInsertDTMF: boolean }>();
   define(FakeSender, {
     track: accessor(function (this: FakeSender) {
       return this._track;
+    }),
+    dtmf: accessor(function (this: FakeSender) {
+      let d = dtmfOf.get(this);
+      if (!d) {
+        const sender = this;
+        d = {
+          get canInsertDTMF() {
+            return sender._track !== null;
+          },
+        };
+        dtmfOf.set(this, d);
+      }
+      return d;
     }),
   });
   class FakeTransceiver {
@@ -87,6 +109,12 @@ export function fakeRtc() {
     }
     getTransceivers(): FakeTransceiver[] {
       return [...this._transceivers];
+    }
+    /** Firefox's rule for a selector: the sender whose current track it is, else a rejection. */
+    getStats(selector?: FakeTrack | null): Promise<Map<string, unknown>> {
+      if (!selector) return Promise.resolve(new Map([['connection', this]]));
+      const tr = this._transceivers.find((t) => t._sender._track === selector);
+      return tr ? tr._sender.getStats() : Promise.reject(new Error('InvalidAccessError'));
     }
   }
   define(FakePeerConnection, {

@@ -89,3 +89,16 @@ test('state groups carry when the device was muted: a time, only while no track 
   assert.equal(parse({ muted_since_ms: 'soon' }), undefined);
   assert.equal(parse({ muted_since_ms: true }), undefined);
 });
+
+test('state groups carry since when micoff keeps a muted device’s senders quiet (Firefox), only while muted', () => {
+  const parse = (extra: Record<string, unknown>) => {
+    const m = parsePageMessage(JSON.stringify({ type: 'state', groups: [{ ...group, ...extra }] }));
+    return m?.type === 'state' ? m.groups[0] : undefined;
+  };
+  assert.equal(parse({ muted_since_ms: 1000, quiet_since_ms: 1500 })?.quiet_since_ms, 1500);
+  assert.equal(parse({ muted_since_ms: 1000 })?.quiet_since_ms, null);
+  // Not muted: nothing can be quiet, whatever the report says.
+  assert.equal(parse({ quiet_since_ms: 1500 })?.quiet_since_ms, null);
+  assert.equal(parse({ muted_since_ms: 1000, quiet_since_ms: 1500, enabled: 1 })?.quiet_since_ms, null);
+  assert.equal(parse({ muted_since_ms: 1000, quiet_since_ms: 'later' }), undefined);
+});

@@ -31,6 +31,10 @@ export interface GroupReport {
    * the Firefox build's page world (page/mute-observer.ts), where the browser's own release follows
    * the mute and the background checks it against the audio server (background/native-release.ts). */
   muted_since_ms?: number | null;
+  /** Firefox build: since when micoff keeps the muted device's senders from sending (page/firefox-quiet.ts:
+   * Firefox's own release closes the device but keeps encoding and sending the disabled track's
+   * silence); null while it does not. */
+  quiet_since_ms?: number | null;
   /** The site's microphone permission may be a one-time one ("Allow this time"): micoff keeps it alive
    * while the tab is in the background and released (page/grant-keeper.ts); the popup says so. */
   grant_may_expire?: boolean;
@@ -68,6 +72,7 @@ export function parseGroupReport(v: unknown): GroupReport | null {
     echo_cancellation,
     latency_guard,
     muted_since_ms,
+    quiet_since_ms,
     grant_may_expire,
   } = v;
   if (!isText(id) || !STATES.includes(state as GroupState)) return null;
@@ -79,6 +84,9 @@ export function parseGroupReport(v: unknown): GroupReport | null {
   if (muted_since_ms !== undefined && muted_since_ms !== null && !isTime(muted_since_ms)) return null;
   // A device with an enabled track is not muted, whatever the sender says.
   const mutedSince = isTime(muted_since_ms) && enabled === 0 ? muted_since_ms : null;
+  if (quiet_since_ms !== undefined && quiet_since_ms !== null && !isTime(quiet_since_ms)) return null;
+  // Quiet senders only while muted.
+  const quietSince = isTime(quiet_since_ms) && mutedSince !== null ? quiet_since_ms : null;
   return {
     id,
     state: state as GroupState,
@@ -90,6 +98,7 @@ export function parseGroupReport(v: unknown): GroupReport | null {
     echo_cancellation: ec,
     latency_guard: guard,
     muted_since_ms: mutedSince,
+    quiet_since_ms: quietSince,
     grant_may_expire: grant_may_expire === true,
   };
 }

@@ -6,7 +6,8 @@ export interface DoctorReportFinding {
   id: string;
   category: string;
   title: string;
-  status: 'ok' | 'worth_changing' | 'not_applicable' | (string & {});
+  /** `failed`: the doctor could not check it (no audio server reachable). */
+  status: 'ok' | 'worth_changing' | 'not_applicable' | 'failed' | (string & {});
   current: string;
   why: string;
   /** A shell command that changes it, runnable as it is (the popup offers it for copying). */

@@ -4,7 +4,19 @@
 use std::path::PathBuf;
 
 use clap::ValueEnum;
+use micoff_exit::{Range, PID};
 use serde::{Deserialize, Serialize};
+
+/// `--latency-ms`: what a client may ask of the server.
+pub const LATENCY_MS: Range<u32> = Range::new(1, 10_000, "ms");
+/// `--duration`: the measured window per mode.
+pub const DURATION_S: Range<f64> = Range::new(0.1, 3600.0, "s");
+/// `--baseline`: the server alone (0 skips it).
+pub const BASELINE_S: Range<f64> = Range::new(0.0, 3600.0, "s");
+/// `--repeat`: measurements per mode.
+pub const REPEAT: Range<u32> = Range::new(1, 100, "times");
+/// `--warmup-ms`: settling time before each window.
+pub const WARMUP_MS: Range<u64> = Range::new(0, 60_000, "ms");
 
 /// Record from a source, or play a tone to a sink.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, ValueEnum, Serialize, Deserialize)]
@@ -44,17 +56,19 @@ pub struct BenchArgs {
     /// Record from a source, or play a tone to a sink.
     #[arg(value_enum)]
     pub direction: Direction,
-    /// Requested latency in ms (fragsize for record, tlength for playback). A comma-separated list
-    /// (5,10,20,50,100) sweeps and prints CPU against latency, and writes a chart.
-    #[arg(long, value_delimiter = ',', default_value = "10", value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    #[arg(long, value_name = "MS", value_delimiter = ',', default_value = "10",
+          value_parser = |s: &str| LATENCY_MS.parse(s),
+          help = LATENCY_MS.help("Requested latency (fragsize for record, tlength for playback). A \
+              comma-separated list (5,10,20,50,100) sweeps and prints CPU against latency, and writes a \
+              chart."))]
     pub latency_ms: Vec<u32>,
-    /// Measured window per mode, in seconds.
-    #[arg(long, default_value = "10", value_parser = positive_seconds)]
+    #[arg(long, value_name = "S", default_value = "10", value_parser = |s: &str| DURATION_S.parse(s),
+          help = DURATION_S.help("Measured window per mode, in seconds."))]
     pub duration: f64,
-    /// Seconds to measure the audio server alone (no bench client) before the modes: its idle
-    /// baseline, shown as its own row so that other clients' work can be subtracted. Default: the
-    /// --duration; 0 skips it.
-    #[arg(long, value_parser = seconds_or_zero)]
+    #[arg(long, value_name = "S", value_parser = |s: &str| BASELINE_S.parse(s),
+          help = BASELINE_S.help("Seconds to measure the audio server alone (no bench client) before \
+              the modes: its idle baseline, shown as its own row so that other clients' work can be \
+              subtracted. Default: the --duration; 0 skips it."))]
     pub baseline: Option<f64>,
     /// srbchannel modes to measure. on = shared memory on (PulseAudio offers srbchannel: control
     /// messages through a shared ring buffer, audio as shared-memory references); off = the
@@ -74,14 +88,16 @@ pub struct BenchArgs {
     /// Server string, as for PULSE_SERVER (e.g. unix:/run/user/1000/pulse/native).
     #[arg(long)]
     pub server: Option<String>,
-    /// The audio server's pid, when it cannot be found from its socket.
-    #[arg(long)]
+    #[arg(long, value_name = "P", value_parser = |s: &str| PID.parse(s),
+          help = PID.help("The audio server's pid, when it cannot be found from its socket."))]
     pub server_pid: Option<u32>,
-    /// Measure each mode this many times (alternating modes) and report medians.
-    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=100))]
+    #[arg(long, value_name = "N", default_value_t = 1, value_parser = |s: &str| REPEAT.parse(s),
+          help = REPEAT.help("Measure each mode this many times (alternating modes) and report \
+              medians."))]
     pub repeat: u32,
-    /// Settling time after the stream's data flows steadily, before the window, in ms.
-    #[arg(long, default_value_t = 1000)]
+    #[arg(long, value_name = "MS", default_value_t = 1000, value_parser = |s: &str| WARMUP_MS.parse(s),
+          help = WARMUP_MS.help("Settling time after the stream's data flows steadily, before the \
+              window, in ms."))]
     pub warmup_ms: u64,
     /// Write the whole report as JSON instead of tables.
     #[arg(long)]
@@ -96,37 +112,4 @@ pub struct BenchArgs {
     /// Internal: application name of the child client.
     #[arg(long, hide = true)]
     pub app_name: Option<String>,
-}
-
-fn seconds(s: &str) -> Result<f64, String> {
-    let v: f64 = s
-        .trim()
-        .parse()
-        .map_err(|e| format!("not a number of seconds: {e}"))?;
-    if v.is_finite() {
-        Ok(v)
-    } else {
-        Err("not a finite number of seconds".into())
-    }
-}
-
-/// `--duration`: a positive number of seconds (a bad one is a usage error, exit code 2).
-fn positive_seconds(s: &str) -> Result<f64, String> {
-    seconds(s).and_then(|v| {
-        if v > 0.0 {
-            Ok(v)
-        } else {
-            Err("must be more than 0 seconds".into())
-        }
-    })
-}
-
-fn seconds_or_zero(s: &str) -> Result<f64, String> {
-    seconds(s).and_then(|v| {
-        if v >= 0.0 {
-            Ok(v)
-        } else {
-            Err("must be 0 or more seconds".into())
-        }
-    })
 }

@@ -39,6 +39,27 @@ impl BenchError {
             _ => EXIT_ERROR,
         }
     }
+
+    /// What the user can do about it, for the error line (`micoff-host bench: <what>, <this>`).
+    pub fn what_to_do(&self) -> &'static str {
+        match self {
+            BenchError::NoServer { .. } => {
+                "start PulseAudio or PipeWire (pipewire-pulse), or give its address with --server"
+            }
+            BenchError::NotFound(_) => {
+                "check the name with `pactl list short sources` (or `sinks`)"
+            }
+            BenchError::Spawn { .. } => "check that micoff-host can run from where it is",
+            BenchError::Client(_) | BenchError::Timeout(_) => {
+                "check that the audio server answers (`pactl info`), then run it again"
+            }
+            BenchError::File { .. } => "check the folder and its permissions",
+            BenchError::Vanished(_) => {
+                "run it again (with --server-pid if the audio server restarted)"
+            }
+            BenchError::Io(_) => "check where the output goes",
+        }
+    }
 }
 
 #[cfg(test)]

@@ -61,7 +61,12 @@ pub fn run(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     match ChildCommand::current_exe(&["bench"]) {
         Ok(child) => run_with(args, &child, out, err),
         Err(e) => {
-            let _ = writeln!(err, "micoff-host bench: cannot find own executable: {e}");
+            micoff_exit::report(
+                err,
+                "bench",
+                format!("cannot find its own executable: {e}"),
+                "run micoff-host by its full path",
+            );
             EXIT_ERROR
         }
     }
@@ -81,7 +86,7 @@ pub fn run_with(
     match run::run_bench(args, child, out, err) {
         Ok(()) => EXIT_OK,
         Err(e) => {
-            let _ = writeln!(err, "bench: {e}");
+            micoff_exit::report(err, "bench", &e, e.what_to_do());
             e.exit_code()
         }
     }
@@ -108,11 +113,21 @@ fn run_child(args: &BenchArgs, out: &mut dyn Write, err: &mut dyn Write) -> i32 
                 message: e.to_string(),
                 not_found: matches!(e, client::ClientError::NotFound(_)),
             };
-            if let Ok(line) = serde_json::to_string(&msg) {
-                let _ = writeln!(out, "{line}");
-                let _ = out.flush();
+            // The bench reports it (its own error line); this line is for a client the bench
+            // could not hear from.
+            match serde_json::to_string(&msg)
+                .map_err(std::io::Error::other)
+                .and_then(|line| writeln!(out, "{line}"))
+                .and_then(|()| out.flush())
+            {
+                Ok(()) => {}
+                Err(_) => micoff_exit::report(
+                    err,
+                    "bench",
+                    format!("the measured client: {e}"),
+                    "run the bench again",
+                ),
             }
-            let _ = writeln!(err, "bench client: {e}");
             EXIT_ERROR
         }
     }

@@ -286,10 +286,10 @@ impl Launch {
         match self.extension_id.as_deref() {
             Some(id) if id == expected && origin_ok => Ok(()),
             other => {
-                // The id is the caller's text: bounded and debug-quoted in the message.
-                let shown: String = other.unwrap_or("").chars().take(64).collect();
+                // The id is the caller's text: bounded and quoted in the message.
                 Err(format!(
-                    "caller {shown:?} is not micoff (this host answers only {expected:?})"
+                    "caller {} is not micoff (this host answers only {expected:?})",
+                    micoff_exit::quote(other.unwrap_or(""))
                 ))
             }
         }
@@ -318,6 +318,12 @@ pub struct Limits {
     pub max_in_flight: usize,
     pub max_subscriptions: usize,
     pub codec: crate::framing::FrameCodec,
+    /// The longest one frame may take to be written: a browser that stops reading (a full pipe)
+    /// ends the host instead of holding it forever.
+    pub write_deadline: std::time::Duration,
+    /// Once the input has ended: how long requests still running may take to answer, then how
+    /// long what is left to write may take, before the host stops anyway.
+    pub end_grace: std::time::Duration,
 }
 
 impl Default for Limits {
@@ -326,6 +332,8 @@ impl Default for Limits {
             max_in_flight: 32,
             max_subscriptions: 8,
             codec: crate::framing::FrameCodec::default(),
+            write_deadline: std::time::Duration::from_secs(30),
+            end_grace: std::time::Duration::from_millis(200),
         }
     }
 }

@@ -48,6 +48,10 @@ pub const FIREFOX_EXTENSION_ID: &str = env!("MICOFF_FIREFOX_EXTENSION_ID");
 /// micoff's version: `package.json` `version` (build.rs), the same string the extension
 /// manifests carry, so `micoff-host --version` and the extension's version always agree.
 pub const VERSION: &str = env!("MICOFF_VERSION");
+/// The commit the host was built from (12 hex digits), `unknown` when built outside git.
+pub const COMMIT: &str = env!("MICOFF_COMMIT");
+/// The target triple the host was built for.
+pub const TARGET: &str = env!("MICOFF_TARGET");
 /// What every micoff-host binary carries, so that `install --host-path` can tell a micoff-host
 /// from any other file without running it (install::check::host): a NUL, this prefix, the
 /// version, a NUL. The binary keeps it (native-host/src/main.rs).

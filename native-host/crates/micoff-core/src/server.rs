@@ -31,9 +31,6 @@ use crate::protocol::{
 /// idle threads would otherwise send most of 1 MiB every second for the extension to parse.
 pub const MAX_CPU_EVENT_BYTES: usize = 64 * 1024;
 
-/// How long requests already read may still finish after a corrupt frame ends the input.
-const CORRUPT_INPUT_GRACE: Duration = Duration::from_millis(200);
-
 /// Why the server stopped other than a clean end of input.
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
@@ -45,16 +42,27 @@ pub enum ServerError {
     Writer(String),
 }
 
+/// What a request still running when the input ends is answered (nobody may read it: the
+/// browser closed the port), so that every request read gets exactly one reply.
+const CANCELLED: &str = "cancelled: the input ended before this request finished";
+
 /// Serves one native messaging connection until end of input (`Ok`), a framing error or a broken
-/// output pipe (`Err`).
+/// output pipe (`Err`). However it ends, it ends promptly: requests still running get
+/// `limits.end_grace` to answer (then they are cancelled, each answered `8 busy`), what is left to
+/// write gets as long again, and no frame waits longer than `limits.write_deadline` for a reader.
 pub async fn run<R, W>(reader: R, writer: W, deps: Deps) -> Result<(), ServerError>
 where
     R: AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
     let codec = deps.limits.codec;
+    let end_grace = deps.limits.end_grace;
     let (tx, rx) = mpsc::channel::<Vec<u8>>(64);
-    let writer_task = tokio::spawn(write_loop(FrameWriter::new(writer, codec), rx));
+    let writer_task = tokio::spawn(write_loop(
+        FrameWriter::new(writer, codec),
+        rx,
+        deps.limits.write_deadline,
+    ));
     let ctx = Arc::new(Ctx {
         history: HistoryWatch::start(Arc::clone(&deps.sampler), anchored_clock()),
         in_flight: Arc::new(Semaphore::new(deps.limits.max_in_flight)),
@@ -91,8 +99,9 @@ where
         }
     };
 
-    // Subscriptions end with the connection; requests already in flight still get their reply
-    // (after corrupt input only the quick ones, see below).
+    // Subscriptions end with the connection; requests already in flight still get their reply if
+    // it is quick (a `version`): a 60 s `cpu_sample` does not hold up the exit, whether the input
+    // ended cleanly or was corrupt, and nobody may be reading any more.
     let subscriptions: Vec<JoinHandle<()>> = ctx
         .subscriptions
         .lock()
@@ -104,24 +113,35 @@ where
         handle.abort();
         let _ = handle.await;
     }
-    if outcome.is_err() {
-        // Corrupt input ends the host promptly: requests read before it still get their reply if
-        // it is quick (a `version`), a long `cpu_sample` does not hold up the exit.
-        let _ = tokio::time::timeout(CORRUPT_INPUT_GRACE, async {
-            while let Some(joined) = tasks.set.join_next_with_id().await {
-                tasks.joined(&ctx, joined).await;
-            }
-        })
-        .await;
-        tasks.set.abort_all();
-    }
+    let _ = tokio::time::timeout(end_grace, async {
+        while let Some(joined) = tasks.set.join_next_with_id().await {
+            tasks.joined(&ctx, joined).await;
+        }
+    })
+    .await;
+    tasks.set.abort_all();
     while let Some(joined) = tasks.set.join_next_with_id().await {
         tasks.joined(&ctx, joined).await;
     }
+    let _ = tokio::time::timeout(end_grace, async {
+        for id in tasks.cancelled.drain(..) {
+            ctx.send_error(Some(id), ErrorCode::Busy, CANCELLED).await;
+        }
+    })
+    .await;
     drop(ctx);
-    let written = match writer_task.await {
-        Ok(result) => result.map_err(ServerError::Write),
-        Err(e) => Err(ServerError::Writer(e.to_string())),
+    // What is left to write gets the grace too: output nobody reads does not keep the host.
+    let mut writer_task = writer_task;
+    let written = match tokio::time::timeout(end_grace, &mut writer_task).await {
+        Ok(Ok(result)) => result.map_err(ServerError::Write),
+        Ok(Err(e)) => Err(ServerError::Writer(e.to_string())),
+        Err(_) => {
+            writer_task.abort();
+            Err(ServerError::Write(TransportError::Io(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the output was not read after the input ended",
+            ))))
+        }
     };
     outcome.and(written)
 }
@@ -142,17 +162,31 @@ pub async fn refuse<W: AsyncWrite + Unpin>(
     writer.shutdown().await.map_err(ServerError::Write)
 }
 
+/// Writes the frames it is sent, each within `deadline` (a reader that stopped reading fails the
+/// write instead of holding it forever; the run loop then ends the connection).
 async fn write_loop<W: AsyncWrite + Unpin>(
     mut writer: FrameWriter<W>,
     mut rx: mpsc::Receiver<Vec<u8>>,
+    deadline: Duration,
 ) -> Result<(), TransportError> {
+    let timed_out = || {
+        TransportError::Io(std::io::Error::new(
+            std::io::ErrorKind::TimedOut,
+            format!("nobody read the output for {} s", deadline.as_secs_f64()),
+        ))
+    };
     while let Some(body) = rx.recv().await {
-        if let Err(e) = writer.write_frame(&body).await {
+        let written = tokio::time::timeout(deadline, writer.write_frame(&body))
+            .await
+            .unwrap_or_else(|_| Err(timed_out()));
+        if let Err(e) = written {
             tracing::error!("cannot write a reply: {e}");
             return Err(e);
         }
     }
-    writer.shutdown().await
+    tokio::time::timeout(deadline, writer.shutdown())
+        .await
+        .unwrap_or_else(|_| Err(timed_out()))
 }
 
 /// The request tasks in flight, with the request each one answers (so a task that panics still
@@ -161,6 +195,8 @@ async fn write_loop<W: AsyncWrite + Unpin>(
 struct RequestTasks {
     set: JoinSet<()>,
     ids: HashMap<tokio::task::Id, RequestId>,
+    /// Requests cancelled when the input ended, still to be answered.
+    cancelled: Vec<RequestId>,
 }
 
 impl RequestTasks {
@@ -174,7 +210,10 @@ impl RequestTasks {
         };
         let id = self.ids.remove(&e.id());
         if !e.is_panic() {
-            return; // cancelled: the input was corrupt and the connection is ending
+            // Cancelled: the input ended with it still running. Its one reply says so (sent by
+            // the run loop, within the grace: a writer stuck on a full pipe holds nothing up).
+            self.cancelled.extend(id);
+            return;
         }
         let what = panic_message(e.into_panic());
         tracing::error!(id = ?id, "request handler panicked: {what}");
@@ -601,6 +640,7 @@ async fn send_event(ctx: &Ctx, subscription: u64, event: HostEvent) {
 /// `not_found`).
 async fn end_subscription(ctx: &Ctx, subscription: u64, code: u32, reason: String) {
     tracing::warn!(subscription, "subscription ended: {reason}");
+    let reason = crate::protocol::bound_message(&reason);
     send_event(
         ctx,
         subscription,

@@ -18,7 +18,12 @@ enum Cmd {
 fn main() {
     let cli = Cli::parse();
     let code = match &cli.cmd {
-        Cmd::Doctor(a) => micoff_doctor::run_doctor(a, None, &mut std::io::stdout().lock()),
+        Cmd::Doctor(a) => micoff_doctor::run_doctor(
+            a,
+            None,
+            &mut std::io::stdout().lock(),
+            &mut std::io::stderr().lock(),
+        ),
         Cmd::Fix(a) => micoff_doctor::run_fix(
             a,
             &mut std::io::stdout().lock(),

@@ -6,11 +6,12 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use clap::{Args, Subcommand};
-use micoff_exit::{EXIT_ERROR, EXIT_OK, EXIT_USAGE};
+use micoff_exit::{EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE};
 
 use crate::audio::{self, AudioServerFacts};
 use crate::commands::{shell_word, FIX_CLIENT_SHM, FIX_GOVERNOR, FIX_HDA};
 use crate::facts::UserEnv;
+use crate::findings::NoAudio;
 use crate::fix::{self, Mode, Opts, RealSystem, System};
 use crate::report;
 use crate::root::Root;
@@ -41,8 +42,8 @@ pub struct FixArgs {
 
 #[derive(Debug, Clone, Subcommand)]
 pub enum FixCommand {
-    /// position_fix=1 for Intel Skylake+ HD-audio on kernels with the capture udelay
-    /// (/etc/modprobe.d/micoff-hda.conf). Exit 3: written, but another setting overrides it.
+    /// position_fix=1 for Intel Skylake-or-later HD-audio on kernels that busy-wait while
+    /// recording (/etc/modprobe.d/micoff-hda.conf). Exit 3: written, but another setting overrides it.
     Hda(HdaArgs),
     /// Re-enable PulseAudio client shared memory in ~/.config/pulse/client.conf. Exit 3:
     /// written, but clients still get it off (a client.conf.d file, $PULSE_CLIENTCONFIG).
@@ -163,10 +164,19 @@ impl FixCommand {
         &self.root_arg().root
     }
 
+    /// `fix hda`, `fix client-shm`, `fix governor`: the command as its error lines name it.
+    pub fn name(&self) -> &'static str {
+        match self {
+            FixCommand::Hda(_) => "fix hda",
+            FixCommand::ClientShm(_) => "fix client-shm",
+            FixCommand::Governor(_) => "fix governor",
+        }
+    }
+
     /// The options for the fixer, with the command that applies it as asked ("Apply with: ...").
     fn opts(&self) -> Opts {
         let root = self.root_arg().shell_arg();
-        match self {
+        let opts = match self {
             FixCommand::Hda(a) => Opts {
                 force: a.force,
                 yes: a.yes,
@@ -189,6 +199,10 @@ impl FixCommand {
                 ),
                 ..Opts::new(a.mode.mode())
             },
+        };
+        Opts {
+            name: self.name(),
+            ..opts
         }
     }
 }
@@ -198,9 +212,15 @@ pub const AUDIO_TIMEOUT: Duration = Duration::from_secs(3);
 
 /// `micoff-host doctor`. `audio`: the audio server's facts when the caller has them (the
 /// long-running host's pulse client); `None` queries the server here (micoff-pulse, then
-/// `pactl`) when `--root` is `/`. Returns the exit code (0; 1 when the output failed).
-pub fn run_doctor(args: &DoctorArgs, audio: Option<AudioServerFacts>, out: &mut dyn Write) -> i32 {
-    run_doctor_with(args, audio, Vec::new(), out)
+/// `pactl`) when `--root` is `/`. Returns the exit code: 0; 4 when it asked the audio server
+/// and none answered (a failed finding, and its error line on `err`); 1 when the output failed.
+pub fn run_doctor(
+    args: &DoctorArgs,
+    audio: Option<AudioServerFacts>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    run_doctor_with(args, audio, Vec::new(), out, err)
 }
 
 /// [`run_doctor`] with `extra` findings from the caller (the host's: which native messaging
@@ -210,25 +230,48 @@ pub fn run_doctor_with(
     audio: Option<AudioServerFacts>,
     extra: Vec<crate::findings::Finding>,
     out: &mut dyn Write,
+    err: &mut dyn Write,
 ) -> i32 {
     let root = Root::new(&args.root);
     let env = UserEnv::from_process(&root);
-    let audio: Result<AudioServerFacts, String> = match audio {
+    // (facts, why there are none, whether they were asked for).
+    let audio: Result<AudioServerFacts, (String, bool)> = match audio {
         Some(a) => Ok(a),
-        None if args.no_audio => Err("not queried (--no-audio)".into()),
-        None if !root.is_system() => Err("not queried (--root is not /)".into()),
-        None => audio::gather(AUDIO_TIMEOUT),
+        None if args.no_audio => Err(("--no-audio".into(), false)),
+        None if !root.is_system() => Err(("--root is not /".into(), false)),
+        None => audio::gather(AUDIO_TIMEOUT).map_err(|e| (e, true)),
     };
-    let report = report::build(&root, &env, audio.as_ref().map_err(String::as_str)).with(extra);
+    let input = match &audio {
+        Ok(a) => Ok(a),
+        Err((why, false)) => Err(NoAudio::NotQueried(why)),
+        Err((why, true)) => Err(NoAudio::Unreachable(why)),
+    };
+    let report = report::build(&root, &env, input).with(extra);
     let res = if args.json {
         report.write_json(out)
     } else {
         report.write_human(out, args.verbose)
     };
     match res {
+        Ok(()) if report.failed().next().is_some() => {
+            for f in report.failed() {
+                micoff_exit::report(
+                    err,
+                    "doctor",
+                    format!("{}: {}", f.title, f.current),
+                    "start PulseAudio or PipeWire for your user and run it again (--no-audio skips it)",
+                );
+            }
+            EXIT_NOT_FOUND
+        }
         Ok(()) => EXIT_OK,
         Err(e) => {
-            tracing::error!("doctor: writing the report failed: {e}");
+            micoff_exit::report(
+                err,
+                "doctor",
+                format!("cannot write the report: {e}"),
+                "check where the output goes",
+            );
             EXIT_ERROR
         }
     }
@@ -272,19 +315,29 @@ pub fn run_fix_env(
                 .map(|c| fix::governor::parse_cpu_list(c, &present))
             {
                 Some(Err(why)) => {
-                    let _ = writeln!(err, "fix governor: bad --cpus list: {why}");
+                    micoff_exit::report(
+                        err,
+                        args.what.name(),
+                        format!("bad --cpus list: {why}"),
+                        "give cores like 0-3,6",
+                    );
                     return EXIT_USAGE;
                 }
                 Some(Ok(l)) => Some(l),
                 None => None,
             };
-            fix::governor::run(root, list.as_deref(), &opts, sys, out)
+            fix::governor::run(root, list.as_deref(), &opts, sys, out, err)
         }
     };
     match res {
         Ok(code) => code,
         Err(e) => {
-            let _ = writeln!(err, "fix failed: {e}");
+            micoff_exit::report(
+                err,
+                args.what.name(),
+                e,
+                "check the file or folder it names, then try again",
+            );
             EXIT_ERROR
         }
     }

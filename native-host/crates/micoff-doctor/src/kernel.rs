@@ -196,10 +196,11 @@ pub fn no_skl_udelay(v: KernelVersion) -> Option<String> {
     match skl_capture_udelay(v) {
         UdelayState::Present => None,
         UdelayState::Removed => Some(format!(
-            "kernel {v} no longer has the Skylake+ capture udelay; LPIB would not save anything"
+            "kernel {v} no longer has the Skylake+ recording busy-wait (udelay); the option would \
+             not save anything"
         )),
         UdelayState::NotIntroduced => Some(format!(
-            "kernel {v} predates azx_get_pos_skl(); there is no udelay to avoid"
+            "kernel {v} is older than the code with the busy-wait; there is nothing to avoid"
         )),
     }
 }

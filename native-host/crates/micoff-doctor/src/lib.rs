@@ -37,6 +37,6 @@ pub use cli::{
     run_doctor, run_doctor_with, run_fix, run_fix_with, ClientShmArgs, DoctorArgs, FixArgs,
     FixCommand, GovernorArgs, HdaArgs, ModeArgs, RootArg,
 };
-pub use findings::{Finding, Status};
+pub use findings::{AudioInput, Finding, NoAudio, Status};
 pub use report::Report;
 pub use root::Root;

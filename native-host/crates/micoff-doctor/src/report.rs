@@ -5,9 +5,8 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::audio::AudioServerFacts;
 use crate::facts::{self, Facts, UserEnv};
-use crate::findings::{self, Finding, Status};
+use crate::findings::{self, AudioInput, Finding, Status};
 use crate::root::Root;
 
 /// Bump when a field changes meaning or disappears (adding fields or findings does not).
@@ -18,6 +17,20 @@ pub struct Summary {
     pub ok: usize,
     pub worth_changing: usize,
     pub not_applicable: usize,
+    /// Checks that could not be made (no audio server reachable).
+    pub failed: usize,
+}
+
+impl Summary {
+    /// One more finding of `status`.
+    fn count(&mut self, status: Status) {
+        match status {
+            Status::Ok => self.ok += 1,
+            Status::WorthChanging => self.worth_changing += 1,
+            Status::NotApplicable => self.not_applicable += 1,
+            Status::Failed => self.failed += 1,
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -33,20 +46,16 @@ pub struct Report {
 }
 
 /// Reads `root` and judges it. `audio`: the server's facts, or why there are none.
-pub fn build(root: &Root, env: &UserEnv, audio: Result<&AudioServerFacts, &str>) -> Report {
+pub fn build(root: &Root, env: &UserEnv, audio: AudioInput<'_>) -> Report {
     let facts = facts::gather(root, env);
     from_facts(root, &facts, audio)
 }
 
-pub fn from_facts(root: &Root, facts: &Facts, audio: Result<&AudioServerFacts, &str>) -> Report {
+pub fn from_facts(root: &Root, facts: &Facts, audio: AudioInput<'_>) -> Report {
     let findings = findings::diagnose(facts, audio);
     let mut summary = Summary::default();
     for f in &findings {
-        match f.status {
-            Status::Ok => summary.ok += 1,
-            Status::WorthChanging => summary.worth_changing += 1,
-            Status::NotApplicable => summary.not_applicable += 1,
-        }
+        summary.count(f.status);
     }
     Report {
         schema_version: SCHEMA_VERSION,
@@ -63,11 +72,7 @@ impl Report {
     /// see: which native messaging manifest each browser uses), the summary counting them.
     pub fn with(mut self, extra: Vec<Finding>) -> Self {
         for f in &extra {
-            match f.status {
-                Status::Ok => self.summary.ok += 1,
-                Status::WorthChanging => self.summary.worth_changing += 1,
-                Status::NotApplicable => self.summary.not_applicable += 1,
-            }
+            self.summary.count(f.status);
         }
         self.findings.extend(extra);
         self
@@ -106,12 +111,14 @@ impl Report {
                 Status::Ok => " ok ",
                 Status::WorthChanging => "FIX ",
                 Status::NotApplicable => " -- ",
+                Status::Failed => "FAIL",
             };
             writeln!(out, "  [{tag}] {}: {}", f.title, f.current)?;
-            if f.status == Status::WorthChanging || verbose {
+            let acts = matches!(f.status, Status::WorthChanging | Status::Failed);
+            if acts || verbose {
                 writeln!(out, "         why: {}", f.why)?;
             }
-            if f.status == Status::WorthChanging {
+            if acts {
                 if let Some(fix) = f.fix.as_deref() {
                     writeln!(out, "         fix: {fix}")?;
                 }
@@ -119,7 +126,7 @@ impl Report {
                     writeln!(out, "         hint: {hint}")?;
                 }
             }
-            let show_details = verbose || f.status == Status::WorthChanging || f.details.len() <= 4;
+            let show_details = verbose || acts || f.details.len() <= 4;
             if show_details {
                 for d in &f.details {
                     writeln!(out, "         - {d}")?;
@@ -128,9 +135,20 @@ impl Report {
         }
         writeln!(
             out,
-            "\n{} ok, {} worth changing, {} not applicable",
-            self.summary.ok, self.summary.worth_changing, self.summary.not_applicable
+            "\n{} ok, {} worth changing, {} not applicable{}",
+            self.summary.ok,
+            self.summary.worth_changing,
+            self.summary.not_applicable,
+            match self.summary.failed {
+                0 => String::new(),
+                n => format!(", {n} failed"),
+            }
         )
+    }
+
+    /// The findings that could not be checked (`doctor` exits 4 when there are any).
+    pub fn failed(&self) -> impl Iterator<Item = &Finding> {
+        self.findings.iter().filter(|f| f.status == Status::Failed)
     }
 }
 

@@ -12,12 +12,16 @@ use common::*;
 use micoff_doctor::commands::{FIX_CLIENT_SHM, FIX_HDA, PIPEWIRE_QUANTUM, RELOAD_HDA};
 use micoff_doctor::facts::UserEnv;
 use micoff_doctor::report::{self, Report};
-use micoff_doctor::{AudioServerFacts, Root, Status};
+use micoff_doctor::{AudioServerFacts, NoAudio, Root, Status};
 
 use Status::{NotApplicable as NA, Ok as OK, WorthChanging as WC};
 
 fn doctor(root: &Path, env: &UserEnv, audio: Option<&AudioServerFacts>) -> Report {
-    report::build(&Root::new(root), env, audio.ok_or("not queried (test)"))
+    report::build(
+        &Root::new(root),
+        env,
+        audio.ok_or(NoAudio::NotQueried("test")),
+    )
 }
 
 fn fixture_report(name: &str, audio: Option<&AudioServerFacts>) -> Report {
@@ -201,10 +205,10 @@ fn usb_headset() {
         "usb-headset",
     );
     // Ubuntu's upstream version comes from /proc/version_signature: 5.4.157 still has the
-    // udelay, bypassed here by position_fix=1.
+    // busy-wait, avoided here by position_fix=1.
     let udelay = current(&r, "hda_udelay");
     assert!(udelay.contains("5.4.157"), "{udelay}");
-    assert!(udelay.contains("bypassed"), "{udelay}");
+    assert!(udelay.contains("avoided by"), "{udelay}");
     assert!(udelay.contains("position_fix=1 (LPIB)"), "{udelay}");
     assert_eq!(
         current(&r, "kernel_isolation"),
@@ -291,15 +295,36 @@ fn ci_no_soundcard() {
             ("cpu_model", OK),
             ("cpu_governor", NA),
             ("cpu_smt", OK),
-            ("kernel_preempt", WC),
-            ("kernel_threadirqs", WC),
-            ("kernel_isolation", OK),
-            ("kernel_config", OK),
+            ("kernel_preempt", NA),
+            ("kernel_threadirqs", NA),
+            ("kernel_isolation", NA),
+            ("kernel_config", NA),
             ("irq_sharing", NA),
             ("rt_limits", OK),
             ("cpu_dma_latency", OK),
         ],
         "ci-no-soundcard",
+    );
+    assert_eq!(current(&r, "client_shm"), "on (/etc/pulse/client.conf)");
+    // The same machine with a sound card: its kernel settings are judged again.
+    let dir = temp_root("ci-no-soundcard");
+    fs::create_dir_all(dir.path().join("proc/asound")).unwrap();
+    fs::write(
+        dir.path().join("proc/asound/cards"),
+        " 0 [Dummy          ]: Dummy - Dummy\n                      Dummy 1\n",
+    )
+    .unwrap();
+    let r = doctor(dir.path(), &root_user(), None);
+    check(
+        &r,
+        &[
+            ("sound_cards", OK),
+            ("kernel_preempt", WC),
+            ("kernel_threadirqs", WC),
+            ("kernel_isolation", OK),
+            ("kernel_config", OK),
+        ],
+        "ci-no-soundcard with a card",
     );
     // The init arguments after `--` are not kernel parameters.
     assert_eq!(current(&r, "kernel_isolation"), "none");
@@ -307,7 +332,87 @@ fn ci_no_soundcard() {
         current(&r, "kernel_config"),
         "HIGH_RES_TIMERS=y NO_HZ_IDLE=y NO_HZ_FULL=n PREEMPT_RT=n HZ=250 (/proc/config.gz)"
     );
-    assert_eq!(current(&r, "client_shm"), "on (/etc/pulse/client.conf)");
+}
+
+/// No sound card (`/proc/asound/cards` empty or missing): no kernel, interrupt or HD-audio
+/// advice, each of those findings saying why it does not apply.
+#[test]
+fn no_kernel_advice_without_a_sound_card() {
+    let no_cards = temp_root("ci-no-soundcard");
+    fs::create_dir_all(no_cards.path().join("proc/asound")).unwrap();
+    fs::write(
+        no_cards.path().join("proc/asound/cards"),
+        "--- no soundcards ---\n",
+    )
+    .unwrap();
+    for (root, why) in [
+        (fixture("ci-no-soundcard"), "/proc/asound is missing"),
+        (
+            no_cards.path().to_path_buf(),
+            "/proc/asound/cards lists none",
+        ),
+    ] {
+        let r = doctor(&root, &root_user(), None);
+        for id in [
+            "sound_cards",
+            "hda_controller",
+            "hda_udelay",
+            "hda_position_fix",
+            "hda_power_save",
+            "kernel_preempt",
+            "kernel_threadirqs",
+            "kernel_isolation",
+            "kernel_config",
+            "irq_sharing",
+        ] {
+            let f = r.finding(id).unwrap();
+            assert_eq!(f.status, NA, "{id}: {}", f.current);
+            assert!(f.current.contains("no sound card"), "{id}: {}", f.current);
+            assert!(f.current.contains(why), "{id}: {}", f.current);
+            assert!(f.fix.is_none() && f.hint.is_none(), "{id}");
+        }
+    }
+}
+
+/// Asked and unreachable is a failure (the doctor exits 4 for it), not "not applicable"; not
+/// asked (`--no-audio`, another root) stays not applicable.
+#[test]
+fn an_unreachable_audio_server_is_a_failure_not_not_applicable() {
+    let root = Root::new(fixture("skylake-old-kernel"));
+    let r = report::build(
+        &root,
+        &tommi(),
+        Err(NoAudio::Unreachable("Connection refused")),
+    );
+    let f = r.finding("audio_server").unwrap();
+    assert_eq!(f.status, Status::Failed);
+    assert!(f
+        .current
+        .contains("no audio server reachable (Connection refused)"));
+    assert!(f
+        .hint
+        .as_deref()
+        .unwrap()
+        .contains("start PulseAudio or PipeWire"));
+    assert_eq!(r.summary.failed, 1);
+    assert_eq!(r.failed().count(), 1);
+    let mut human = Vec::new();
+    r.write_human(&mut human, false).unwrap();
+    let human = String::from_utf8(human).unwrap();
+    assert!(
+        human.contains("[FAIL] Audio server: no audio server reachable"),
+        "{human}"
+    );
+    assert!(human.contains(", 1 failed\n"), "{human}");
+    let mut json = Vec::new();
+    r.write_json(&mut json).unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&json).unwrap();
+    assert_eq!(v["summary"]["failed"], 1);
+    assert_eq!(v["findings"][0]["status"], "failed");
+
+    let r = report::build(&root, &tommi(), Err(NoAudio::NotQueried("--no-audio")));
+    assert_eq!(r.finding("audio_server").unwrap().status, NA);
+    assert_eq!(r.summary.failed, 0);
 }
 
 #[test]
@@ -492,7 +597,7 @@ fn memfd_off_is_not_shm_off() {
     .unwrap();
     let r = doctor(dir.path(), &tommi(), Some(&pulse_low_latency()));
     check(&r, &[("srbchannel", OK), ("client_shm", OK)], "memfd off");
-    assert!(current(&r, "srbchannel").contains("POSIX shared memory"));
+    assert!(current(&r, "srbchannel").contains("another kind of shared memory"));
     assert!(current(&r, "client_shm").contains("memfd off"));
 }
 
@@ -512,7 +617,7 @@ fn shm_off_in_daemon_or_module_blocks_srbchannel() {
     );
     let f = r.finding("srbchannel").unwrap();
     assert!(
-        f.current.contains("server shared memory off"),
+        f.current.contains("shared memory is off for the server"),
         "{}",
         f.current
     );
@@ -636,6 +741,68 @@ fn every_finding_has_each_of_its_states_somewhere() {
     }
 }
 
+/// What the doctor says is for a desktop user: no internal jargon in a title, a why or a hint
+/// (the project's own words, kernel function names, terms left unexplained); a technical name in
+/// a title only in parentheses, after plain words.
+#[test]
+fn findings_speak_to_a_desktop_user() {
+    let internal = [
+        "the seeds",
+        "azx_get_pos_skl",
+        "delay_tsc",
+        "SKL+",
+        "ring buffer",
+        "POSIX",
+        "runnable",
+        "preemption point",
+        "sub-ms",
+        "execution units",
+        "source-output",
+        "tsched",
+        "libpulse client",
+        "quantum floor",
+        "legacy IRQ",
+    ];
+    let technical = [
+        "srbchannel",
+        "SMT",
+        "PCM",
+        "udelay",
+        "IRQ",
+        "RTPRIO",
+        "MEMLOCK",
+        "_",
+    ];
+    for (label, r) in all_reports() {
+        for f in &r.findings {
+            let texts = [Some(f.title), Some(f.why.as_str()), f.hint.as_deref()];
+            for text in texts.into_iter().flatten() {
+                for word in internal {
+                    assert!(
+                        !text.contains(word),
+                        "{label}: {}: {word:?} in {text:?}",
+                        f.id
+                    );
+                }
+            }
+            // The title without its parentheses.
+            let mut plain = String::new();
+            let mut depth = 0;
+            for c in f.title.chars() {
+                match c {
+                    '(' => depth += 1,
+                    ')' => depth -= 1,
+                    _ if depth == 0 => plain.push(c),
+                    _ => {}
+                }
+            }
+            for word in technical {
+                assert!(!plain.contains(word), "{label}: title {:?}", f.title);
+            }
+        }
+    }
+}
+
 #[test]
 fn json_shape_is_stable() {
     let r = fixture_report("skylake-old-kernel", Some(&pulse_low_latency()));
@@ -671,7 +838,7 @@ fn human_output_lists_fixes_and_hints() {
     r.write_human(&mut buf, false).unwrap();
     let s = String::from_utf8(buf).unwrap();
     assert!(
-        s.contains("[FIX ] Skylake+ capture udelay in the kernel"),
+        s.contains("[FIX ] Recording busy-wait in the kernel (Intel Skylake or later)"),
         "{s}"
     );
     assert!(
@@ -682,7 +849,7 @@ fn human_output_lists_fixes_and_hints() {
     // A finding with a hint only shows no `fix:` line.
     let threadirqs = s
         .split("\n  [")
-        .find(|b| b.contains("Threaded interrupt handlers"))
+        .find(|b| b.contains("Interrupt handlers as threads"))
         .unwrap();
     assert!(!threadirqs.contains("fix:"), "{threadirqs}");
     assert!(threadirqs.contains("hint: add threadirqs"), "{threadirqs}");
@@ -699,8 +866,8 @@ fn doctor_on_the_real_machine() {
         no_audio: false,
         verbose: false,
     };
-    let mut out = Vec::new();
-    assert_eq!(micoff_doctor::run_doctor(&args, None, &mut out), 0);
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = micoff_doctor::run_doctor(&args, None, &mut out, &mut err);
     let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
     let findings = v["findings"].as_array().unwrap();
     assert_eq!(findings.len(), 21);
@@ -711,6 +878,18 @@ fn doctor_on_the_real_machine() {
             .map(|f| f["status"].as_str().unwrap().to_owned())
             .unwrap()
     };
+    // 0 with an audio server, 4 (and its error line) without one.
+    let err = String::from_utf8(err).unwrap();
+    if status("audio_server") == "failed" {
+        assert_eq!(code, 4, "{err}");
+        assert!(
+            err.starts_with("micoff-host doctor: Audio server: "),
+            "{err}"
+        );
+    } else {
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(err, "");
+    }
     assert!(!v["kernel_release"].as_str().unwrap().is_empty());
     assert_eq!(status("cpu_model"), "ok");
     for f in findings {
@@ -739,7 +918,10 @@ fn doctor_on_the_real_machine() {
         ..args
     };
     let mut out = Vec::new();
-    assert_eq!(micoff_doctor::run_doctor(&args, None, &mut out), 0);
+    assert_eq!(
+        micoff_doctor::run_doctor(&args, None, &mut out, &mut Vec::new()),
+        0
+    );
     let s = String::from_utf8(out).unwrap();
     assert!(s.starts_with("micoff doctor: kernel "), "{s}");
 }

@@ -4,6 +4,7 @@
 
 mod common;
 
+use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
 
@@ -13,7 +14,7 @@ use micoff_doctor::facts::UserEnv;
 use micoff_doctor::fix::System;
 use micoff_doctor::report;
 use micoff_doctor::{
-    ClientShmArgs, FixArgs, FixCommand, GovernorArgs, HdaArgs, ModeArgs, Root, Status,
+    ClientShmArgs, FixArgs, FixCommand, GovernorArgs, HdaArgs, ModeArgs, NoAudio, Root, Status,
 };
 
 /// A scripted System (the crate's own test double is cfg(test)-only).
@@ -117,7 +118,7 @@ fn run(args: &FixArgs, env: &UserEnv, sys: &mut Fake) -> (i32, String, String) {
 const CONF: &str = "etc/modprobe.d/micoff-hda.conf";
 
 fn status_of(root: &Path, id: &str) -> Status {
-    report::build(&Root::new(root), &tommi(), Err("test"))
+    report::build(&Root::new(root), &tommi(), Err(NoAudio::NotQueried("test")))
         .finding(id)
         .unwrap()
         .status
@@ -315,10 +316,13 @@ fn hda_never_loses_a_foreign_file() {
         out.contains("An older backup stays: ") && out.contains("micoff-hda.conf.micoff-backup "),
         "{out}"
     );
-    // A revert now finds a foreign file: refused.
-    let (code, out, _) = run(&hda(dir.path(), "revert", false, false), &tommi(), &mut sys);
+    // A revert now finds a foreign file: refused, in the one error style.
+    let (code, _, err) = run(&hda(dir.path(), "revert", false, false), &tommi(), &mut sys);
     assert_eq!(code, 1);
-    assert!(out.contains("not written by micoff"), "{out}");
+    assert!(
+        err.starts_with("micoff-host fix hda: --revert: ") && err.contains("not written by micoff"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -333,9 +337,9 @@ fn revert_never_removes_a_foreign_file_even_forced() {
         };
         // `--revert --force` cannot be given on the command line (clap refuses the pair); the
         // options struct can still carry both: revert ignores force.
-        let (code, out, _) = run(&hda(dir.path(), "revert", true, true), &tommi(), &mut sys);
+        let (code, out, err) = run(&hda(dir.path(), "revert", true, true), &tommi(), &mut sys);
         assert_eq!(code, 1, "{out}");
-        assert!(out.contains("not written by micoff; left alone"), "{out}");
+        assert!(err.contains("not written by micoff; left alone"), "{err}");
         assert!(sys.ran.is_empty(), "no escalation for nothing");
         assert_eq!(
             fs::read_to_string(&path).unwrap(),
@@ -370,9 +374,12 @@ fn hda_refuses_where_it_would_not_help() {
     // Nothing to cover at all: --force refuses plainly, without a warning first.
     let dir = temp_root("ci-no-soundcard");
     let (code, out, err) = run(&hda(dir.path(), "apply", true, true), &tommi(), &mut sys);
-    assert_eq!(code, 1);
-    assert!(out.contains("fix hda --force: refusing"), "{out}");
-    assert!(out.contains("Nothing was written"), "{out}");
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        err.starts_with("micoff-host fix hda: --force refused: "),
+        "{err}"
+    );
+    assert!(err.contains("nothing was written"), "{err}");
     assert!(!err.contains("warning"), "{err}");
     assert!(!dir.path().join(CONF).exists());
 }
@@ -444,13 +451,13 @@ fn hda_not_root_prints_and_offers_sudo() {
         euid: 1000,
         ..Fake::default()
     };
-    let (code, out, _) = run(&hda(dir.path(), "apply", false, false), &tommi(), &mut sys);
+    let (code, out, err) = run(&hda(dir.path(), "apply", false, false), &tommi(), &mut sys);
     assert_eq!(code, 1);
     assert!(
         out.contains("options snd_hda_intel position_fix=1"),
         "{out}"
     );
-    assert!(out.contains("needs root; nothing changed"), "{out}");
+    assert!(err.contains("needs root; nothing changed"), "{err}");
     assert!(sys.ran.is_empty());
     assert!(!dir.path().join(CONF).exists());
     // --yes: re-run through sudo with the arguments as they were (no consent added for the
@@ -831,7 +838,11 @@ fn after_a_kernel_upgrade_the_doctor_recommends_reverting_fix_hda_not_reloading(
     assert_eq!(code, 0, "{out}");
     assert!(dir.path().join(CONF).exists());
     upgrade_kernel(dir.path());
-    let r = report::build(&Root::new(dir.path()), &tommi(), Err("test"));
+    let r = report::build(
+        &Root::new(dir.path()),
+        &tommi(),
+        Err(NoAudio::NotQueried("test")),
+    );
     let pf = r.finding("hda_position_fix").unwrap();
     assert_eq!(pf.status, Status::WorthChanging, "{}", pf.current);
     assert_eq!(pf.fix.as_deref(), Some(REVERT_HDA), "{}", pf.current);
@@ -839,7 +850,7 @@ fn after_a_kernel_upgrade_the_doctor_recommends_reverting_fix_hda_not_reloading(
         pf.hint
             .as_deref()
             .unwrap()
-            .contains("no longer has the Skylake+ capture udelay"),
+            .contains("no longer has the Skylake+ recording busy-wait"),
         "{:?}",
         pf.hint
     );
@@ -853,7 +864,11 @@ fn after_a_kernel_upgrade_the_doctor_recommends_reverting_fix_hda_not_reloading(
     );
     // The same once the stale value is live (the module loaded it at boot).
     fs::write(dir.path().join(LIVE), "1,-1,-1,-1,-1,-1,-1,-1\n").unwrap();
-    let r = report::build(&Root::new(dir.path()), &tommi(), Err("test"));
+    let r = report::build(
+        &Root::new(dir.path()),
+        &tommi(),
+        Err(NoAudio::NotQueried("test")),
+    );
     let pf = r.finding("hda_position_fix").unwrap();
     assert_eq!(pf.fix.as_deref(), Some(REVERT_HDA), "{}", pf.current);
     // The recommended command does what it says.
@@ -873,7 +888,11 @@ fn a_foreign_position_fix_on_a_fixed_kernel_is_not_ours_to_revert() {
     )
     .unwrap();
     upgrade_kernel(dir.path());
-    let r = report::build(&Root::new(dir.path()), &tommi(), Err("test"));
+    let r = report::build(
+        &Root::new(dir.path()),
+        &tommi(),
+        Err(NoAudio::NotQueried("test")),
+    );
     let pf = r.finding("hda_position_fix").unwrap();
     assert_ne!(pf.fix.as_deref(), Some(REVERT_HDA), "{}", pf.current);
 }
@@ -959,10 +978,214 @@ fn hda_revert_refuses_a_file_changed_since() {
     let mut text = fs::read_to_string(&path).unwrap();
     text.push_str("options snd_hda_intel power_save=0\n");
     fs::write(&path, &text).unwrap();
-    let (code, out, _) = run(&hda(dir.path(), "revert", false, false), &tommi(), &mut sys);
+    let (code, out, err) = run(&hda(dir.path(), "revert", false, false), &tommi(), &mut sys);
     assert_eq!(code, 1, "{out}");
-    assert!(out.contains("changed since micoff wrote it"), "{out}");
+    assert!(err.contains("changed since micoff wrote it"), "{err}");
     assert_eq!(fs::read_to_string(&path).unwrap(), text);
+}
+
+/// A tree built fresh for each command run on it.
+type Machine = (&'static str, fn() -> tempfile::TempDir, UserEnv);
+
+/// micoff's own file for `fix hda`, as the fixer wrote it on `root` (stream open: not reloaded).
+fn with_fix_hda_applied(root: &Path) {
+    let (code, out, err) = run(
+        &hda(root, "apply", false, false),
+        &tommi(),
+        &mut Fake::default(),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(root.join(CONF).exists());
+}
+
+/// The machines the offered-fix check runs on: the fixtures and the corners where the doctor's
+/// view and the fixer's preconditions could part.
+fn machines() -> Vec<Machine> {
+    vec![
+        (
+            "skylake-old-kernel",
+            || temp_root("skylake-old-kernel"),
+            tommi(),
+        ),
+        (
+            "skylake-fixed-kernel",
+            || temp_root("skylake-fixed-kernel"),
+            tommi(),
+        ),
+        ("usb-headset", || temp_root("usb-headset"), tommi()),
+        (
+            "ci-no-soundcard",
+            || temp_root("ci-no-soundcard"),
+            root_user(),
+        ),
+        // A file applied after micoff's keeps the udelay: `fix hda` cannot win against it.
+        (
+            "overridden by a later file",
+            || {
+                let dir = temp_root("skylake-old-kernel");
+                with_fix_hda_applied(dir.path());
+                fs::write(
+                    dir.path().join("etc/modprobe.d/zz-sound.conf"),
+                    "options snd_hda_intel position_fix=5\n",
+                )
+                .unwrap();
+                dir
+            },
+            tommi(),
+        ),
+        // micoff's file on a kernel that no longer needs it: revert it.
+        (
+            "kernel upgraded",
+            || {
+                let dir = temp_root("skylake-old-kernel");
+                with_fix_hda_applied(dir.path());
+                upgrade_kernel(dir.path());
+                dir
+            },
+            tommi(),
+        ),
+        // The same file edited since: revert leaves it alone.
+        (
+            "edited, kernel upgraded",
+            || {
+                let dir = temp_root("skylake-old-kernel");
+                with_fix_hda_applied(dir.path());
+                let path = dir.path().join(CONF);
+                let text = fs::read_to_string(&path).unwrap();
+                fs::write(&path, format!("{text}options snd_hda_intel power_save=0\n")).unwrap();
+                upgrade_kernel(dir.path());
+                dir
+            },
+            tommi(),
+        ),
+        // micoff's file edited to a value that keeps the udelay, behind an earlier good one.
+        (
+            "edited to keep the udelay",
+            || {
+                let dir = temp_root("skylake-old-kernel");
+                with_fix_hda_applied(dir.path());
+                let path = dir.path().join(CONF);
+                let text = fs::read_to_string(&path).unwrap();
+                fs::write(&path, text.replace("position_fix=1", "position_fix=5")).unwrap();
+                fs::write(
+                    dir.path().join("etc/modprobe.d/aa-sound.conf"),
+                    "options snd_hda_intel position_fix=1\n",
+                )
+                .unwrap();
+                dir
+            },
+            tommi(),
+        ),
+        // A cpufreq driver that does not offer `performance` on some cores, or on any.
+        (
+            "no performance governor on cpu0-3",
+            || no_performance_on(4),
+            tommi(),
+        ),
+        (
+            "no performance governor at all",
+            || no_performance_on(8),
+            tommi(),
+        ),
+    ]
+}
+
+/// usb-headset (eight cores on powersave) with a driver that offers no `performance` on the first
+/// `n` cores.
+fn no_performance_on(n: u32) -> tempfile::TempDir {
+    let dir = temp_root("usb-headset");
+    for cpu in 0..n {
+        fs::write(
+            dir.path().join(format!(
+                "sys/devices/system/cpu/cpu{cpu}/cpufreq/scaling_available_governors"
+            )),
+            "powersave\n",
+        )
+        .unwrap();
+    }
+    dir
+}
+
+/// Every micoff fix the doctor offers (`fix:` lines) is one its fixer carries out on the same
+/// machine: run as offered (as root, where sudo would put it), it exits 0, neither refuses nor
+/// finds nothing to do, and sets nothing the machine does not take.
+#[test]
+fn every_fix_the_doctor_offers_is_one_its_fixer_carries_out() {
+    use micoff_doctor::commands::{FIX_CLIENT_SHM, FIX_GOVERNOR, FIX_HDA, REVERT_HDA};
+    let mut offered = BTreeSet::new();
+    for (label, build, env) in machines() {
+        let dir = build();
+        let r = report::build(
+            &Root::new(dir.path()),
+            &env,
+            Err(NoAudio::NotQueried("test")),
+        );
+        for f in &r.findings {
+            let Some(cmd) = f.fix.as_deref() else {
+                continue;
+            };
+            let fresh = build();
+            let root = fresh.path();
+            let args = match cmd {
+                FIX_HDA => hda(root, "apply", false, false),
+                REVERT_HDA => hda(root, "revert", false, false),
+                FIX_GOVERNOR => governor(root, "apply", None, false),
+                FIX_CLIENT_SHM => shm(root, "apply"),
+                _ => continue, // not micoff's (a module reload, a kernel setting)
+            };
+            offered.insert(cmd.to_owned());
+            let (code, out, err) = run(&args, &env, &mut Fake::default());
+            let said = format!("{label}: {} offers `{cmd}`:\n{out}{err}", f.id);
+            assert_eq!(code, 0, "{said}");
+            for refusal in ["nothing to do", "already applied", "But "] {
+                assert!(!out.contains(refusal), "{said}");
+            }
+            assert!(!err.contains("micoff-host fix"), "{said}");
+            if cmd == FIX_GOVERNOR {
+                // Only cores whose driver offers `performance` were changed to it.
+                for cpu in 0..8 {
+                    let at = |root: &Path, file: &str| {
+                        fs::read_to_string(
+                            root.join(format!("sys/devices/system/cpu/cpu{cpu}/cpufreq/{file}")),
+                        )
+                    };
+                    let before = at(dir.path(), "scaling_governor").unwrap_or_default();
+                    let now = at(root, "scaling_governor").unwrap_or_default();
+                    let offers = at(root, "scaling_available_governors")
+                        .map_or(true, |l| l.split_whitespace().any(|g| g == "performance"));
+                    assert!(before == now || offers, "{said}: cpu{cpu}");
+                }
+            }
+        }
+    }
+    // Each of micoff's fixes is offered somewhere above.
+    assert_eq!(offered.len(), 4, "{offered:?}");
+}
+
+/// `fix governor --root DIR` as root, where DIR holds a `scaling_governor` that is a link another
+/// user planted (to a file of root's): refused, nothing written through it. Before, a plain
+/// `std::fs::write` followed any link.
+#[test]
+#[ignore = "needs root to chown files to another user: cargo test -- --include-ignored as root (npm test does)"]
+fn governor_never_writes_through_a_link_someone_else_planted() {
+    let dir = temp_root("usb-headset");
+    let victim_dir = tempfile::tempdir().unwrap();
+    let victim = victim_dir.path().join("shadow");
+    fs::write(&victim, "root:secret\n").unwrap();
+    let gov = dir
+        .path()
+        .join("sys/devices/system/cpu/cpu0/cpufreq/scaling_governor");
+    fs::remove_file(&gov).unwrap();
+    std::os::unix::fs::symlink(&victim, &gov).unwrap();
+    std::os::unix::fs::lchown(&gov, Some(1000), None).unwrap();
+    let (code, out, err) = run(
+        &governor(dir.path(), "apply", Some("0"), false),
+        &tommi(),
+        &mut Fake::default(),
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("is a symlink micoff does not follow"), "{err}");
+    assert_eq!(fs::read_to_string(&victim).unwrap(), "root:secret\n");
 }
 
 /// The parts micoff's record at `record` holds for the fixers.

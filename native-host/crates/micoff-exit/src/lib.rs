@@ -1,6 +1,22 @@
-//! micoff-host's exit codes. Every subcommand returns one of these, including the ones run by
-//! crates below the host (`bench`, `doctor`, `fix`), so they live here, below all of them, and
-//! every user imports them. README and `--help` ([`EXIT_CODES_HELP`]) document the same list.
+//! How every micoff-host subcommand ends and speaks to its caller: its exit code, its error line,
+//! the bounds of a message, its options' ranges. The subcommands run by crates below the host
+//! (`bench`, `doctor`, `fix`) use them too, so they live here, below all of them, and every user
+//! imports them.
+//!
+//! Module map:
+//! - here: the exit codes; README and `--help` ([`EXIT_CODES_HELP`]) document the same list;
+//! - [`error_line`]: the one error style, `micoff-host <cmd>: <what>, <what to do>`;
+//! - [`message`]: a message's bounds (256 characters, 64 of any one value of the caller's), which
+//!   the native messaging errors keep too;
+//! - [`range`]: a numeric option's range and unit, read by its check and its `--help` alike.
+
+pub mod error_line;
+pub mod message;
+pub mod range;
+
+pub use error_line::{error_line, report};
+pub use message::{bound_message, bounded, quote, MAX_MESSAGE_CHARS, MAX_QUOTED_CHARS};
+pub use range::{Range, PID};
 
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_ERROR: i32 = 1;

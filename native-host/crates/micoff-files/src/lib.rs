@@ -29,7 +29,8 @@
 //!   bounded.
 //! - [`resolve`](mod@resolve): which symlinks are followed ([`resolve()`]), at the file and in the
 //!   folders on its way, and the trust it rests on.
-//! - [`write`](mod@write): [`write_atomic`], [`copy_new`], [`restore`], [`remove`].
+//! - [`write`](mod@write): [`write_atomic`], [`copy_new`], [`restore`], [`remove`],
+//!   [`write_existing`] (a kernel setting, in place).
 //! - [`ours`]: the marker, the seal and the verdict; the old forms; writing over a foreign file
 //!   with a backup and putting it back.
 //! - [`record`]: micoff's record of what it wrote ([`record::Journal`]), and putting a recorded
@@ -55,5 +56,5 @@ pub use resolve::resolve;
 pub use shown::{shown, shown_text};
 pub use write::{
     copy_new, is_symlink, make_folders, remove, restore, write_atomic, write_atomic_made,
-    TMP_SUFFIX,
+    write_existing, TMP_SUFFIX,
 };

@@ -1,5 +1,6 @@
 //! Writing, copying, restoring and removing a file, the one way micoff does it: exclusive randomly
-//! named temporary file + rename, exact mode, through a symlink only where [`resolve`] follows it.
+//! named temporary file + rename, exact mode, through a symlink only where [`resolve`] follows it;
+//! and writing a kernel setting in place ([`write_existing`]) under the same link rules.
 
 use std::fs;
 use std::io::{self, Write};
@@ -109,6 +110,22 @@ pub fn restore(backup: &Path, path: &Path) -> io::Result<()> {
     } else {
         fs::rename(backup, path)
     }
+}
+
+/// Writes `content` into the file `path` stands for, in place: for a file that cannot be replaced
+/// by a rename (a kernel setting in `/sys` or `/proc`, `fix governor`'s `scaling_governor`). Through
+/// a symlink only where [`resolve`] follows it (a link someone else planted, under a `--root`
+/// folder say, is refused and nothing is written); never creates a file, never follows a link
+/// planted after the check (`O_NOFOLLOW`).
+pub fn write_existing(path: &Path, content: &[u8]) -> io::Result<()> {
+    let target = resolve(path)?;
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .custom_flags(libc::O_NOFOLLOW)
+        .open(&target)?;
+    f.write_all(content)?;
+    f.flush()
 }
 
 /// Removes the file `path` stands for: through a symlink the file it points to goes and the link

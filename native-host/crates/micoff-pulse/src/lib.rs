@@ -269,6 +269,14 @@ impl Drop for PulseClient {
     }
 }
 
+/// The version of the libpulse this process runs with (`pa_get_library_version()`: the library
+/// loaded at run time, which may differ from the one the host was built against).
+pub fn library_version() -> String {
+    libpulse_binding::version::get_library_version()
+        .to_string_lossy()
+        .into_owned()
+}
+
 /// Blocking one-shot: connect, list everything, disconnect. For CLI tools (`doctor`, `top`).
 /// Runs libpulse on the calling thread (inside tokio, call it from `spawn_blocking`).
 pub fn query_once(server: Option<&str>, timeout: Duration) -> Result<Snapshot> {

@@ -30,7 +30,10 @@ impl Doctor for SystemDoctor {
             tokio::task::spawn_blocking(move || {
                 let root = Root::new("/");
                 let env = micoff_doctor::facts::UserEnv::from_process(&root);
-                let report = report::build(&root, &env, facts.as_ref().map_err(String::as_str));
+                let audio = facts
+                    .as_ref()
+                    .map_err(|e| micoff_doctor::NoAudio::Unreachable(e));
+                let report = report::build(&root, &env, audio);
                 serde_json::to_value(&report)
                     .map_err(|e| HostError::Internal(format!("encoding the doctor report: {e}")))
             })

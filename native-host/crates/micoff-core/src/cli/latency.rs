@@ -8,8 +8,9 @@ use crate::cli::{EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_PARTIAL};
 use crate::deps::{latency_view, Deps, HostError};
 use crate::latency::{self, ms, SetRequest};
 use crate::protocol::{
-    Browser, LatencySetResult, LatencyStatus, Mechanism, ServerKind, CAPTURE_MS_MAX, CAPTURE_MS_MIN,
+    Browser, LatencySetResult, LatencyStatus, Mechanism, ServerKind, CAPTURE_MS,
 };
+use micoff_exit::PID;
 
 #[derive(Debug, clap::Args)]
 pub struct LatencyArgs {
@@ -30,9 +31,8 @@ pub enum LatencyCommand {
     /// PulseAudio PULSE_LATENCY_MSEC in the browsers' desktop entries (playback changes too).
     /// Restarts nothing: it says what needs a restart.
     Set {
-        /// Capture latency in milliseconds.
-        #[arg(long, value_name = "N",
-              value_parser = clap::value_parser!(u32).range(i64::from(CAPTURE_MS_MIN)..=i64::from(CAPTURE_MS_MAX)))]
+        #[arg(long, value_name = "N", value_parser = |s: &str| CAPTURE_MS.parse(s),
+              help = CAPTURE_MS.help("Capture latency, in milliseconds."))]
         capture_ms: u32,
         /// Only these browsers (repeatable; default all).
         #[arg(long, value_enum)]
@@ -54,8 +54,8 @@ pub enum LatencyCommand {
         /// Only these browsers (chromium, chrome; default both).
         #[arg(long, value_enum)]
         browser: Vec<Browser>,
-        /// Only the audio service of this browser process (its main pid).
-        #[arg(long, value_name = "P")]
+        #[arg(long, value_name = "P", value_parser = |s: &str| PID.parse(s),
+              help = PID.help("Only the audio service of this browser process (its main pid)."))]
         browser_pid: Option<u32>,
         #[arg(long)]
         dry_run: bool,
@@ -76,7 +76,12 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
     let paths = match &deps.latency_paths {
         Ok(p) => p,
         Err(e) => {
-            let _ = writeln!(err, "micoff-host latency: {e}");
+            micoff_exit::report(
+                err,
+                CMD,
+                e,
+                "set HOME (or XDG_CONFIG_HOME and XDG_DATA_HOME) to your folders",
+            );
             return EXIT_ERROR;
         }
     };
@@ -127,13 +132,7 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
                         (true, true, false) => EXIT_OK,
                     }
                 }
-                Err(e) => {
-                    let _ = writeln!(err, "micoff-host latency: {e}");
-                    match e {
-                        HostError::AudioServerUnavailable(_) => EXIT_NOT_FOUND,
-                        _ => EXIT_ERROR,
-                    }
-                }
+                Err(e) => fail(err, &e),
             };
         }
         LatencyCommand::Set {
@@ -171,6 +170,15 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
             } else {
                 write_set(out, &r).and_then(|()| match (req.dry_run, r.mechanism) {
                     (true, Some(m)) => write!(out, "{}", latency::planned_diff(paths, &req, m)),
+                    // No server to choose the mechanism: the diffs of both plans.
+                    (true, None) if req.capture_ms.is_some() => {
+                        [Mechanism::PipewirePulseRule, Mechanism::LaunchEnvironment]
+                            .into_iter()
+                            .try_for_each(|m| {
+                                writeln!(out, "{}:", m.name())?;
+                                write!(out, "{}", latency::planned_diff(paths, &req, m))
+                            })
+                    }
                     _ => Ok(()),
                 })
             };
@@ -182,13 +190,22 @@ pub async fn run(args: &LatencyArgs, deps: &Deps, out: &mut dyn Write, err: &mut
                 EXIT_PARTIAL
             }
         }
-        Err(e) => {
-            let _ = writeln!(err, "micoff-host latency: {e}");
-            match e {
-                HostError::AudioServerUnavailable(_) => EXIT_NOT_FOUND,
-                _ => EXIT_ERROR,
-            }
-        }
+        Err(e) => fail(err, &e),
+    }
+}
+
+/// The subcommand's name in its error lines.
+const CMD: &str = "latency";
+
+fn fail(err: &mut dyn Write, e: &HostError) -> i32 {
+    let todo = match e {
+        HostError::Internal(_) => "check the files it names, then try again",
+        _ => crate::cli::todo_for(e),
+    };
+    micoff_exit::report(err, CMD, e, todo);
+    match e {
+        HostError::AudioServerUnavailable(_) => EXIT_NOT_FOUND,
+        _ => EXIT_ERROR,
     }
 }
 

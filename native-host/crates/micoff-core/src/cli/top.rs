@@ -12,6 +12,7 @@ use std::io::Write;
 use std::sync::Arc;
 
 use clap::ValueEnum;
+use micoff_exit::{Range, PID};
 
 use crate::cli::{report, sample, EXIT_ERROR, EXIT_NOT_FOUND, EXIT_OK, EXIT_USAGE};
 use crate::deps::{CpuTicker, Deps, HostError, TickOutcome, RESOLVE_EVERY};
@@ -32,32 +33,53 @@ impl BrowserArg {
     }
 }
 
+/// `--interval`: seconds per refresh.
+pub const INTERVAL_S: Range<f64> = Range::new(0.25, 600.0, "s");
+/// `--count`: refreshes before it stops.
+pub const COUNT: Range<u64> = Range::new(1, 1_000_000, "refreshes");
+/// `--threads`: thread rows per process.
+pub const THREADS: Range<usize> = Range::new(0, 100_000, "rows");
+
+/// `top --help`'s closing text: what it watches, what the columns count, the exit codes.
+pub fn after_help() -> String {
+    format!(
+        "Without --pid or --browser it watches every running Chromium-family and Firefox browser \
+         (found in /proc) and the audio server, and waits for them when none runs. With --pid or \
+         --browser it ends (exit 4) once nothing named is left. Each refresh starts with the \
+         local time it was taken.\n\n{}\n\n{}",
+        report::COLUMNS_HELP,
+        crate::cli::EXIT_CODES_HELP
+    )
+}
+
 #[derive(Debug, Clone, clap::Args)]
-#[command(
-    after_help = "Without --pid or --browser it watches every running Chromium-family \
-    and Firefox browser (found in /proc) and the audio server, and waits for them when none \
-    runs. With --pid or --browser it ends (exit 4) once nothing named is left."
-)]
 pub struct TopArgs {
-    /// Process to watch (repeatable); the audio server is always added.
-    #[arg(long = "pid", value_name = "P", conflicts_with = "browser")]
+    #[arg(long = "pid", value_name = "P", conflicts_with = "browser",
+          value_parser = |s: &str| PID.parse(s),
+          help = PID.help("Process to watch (repeatable), a process id; the audio server is always \
+              added."))]
     pub pids: Vec<u32>,
     /// Watch every running browser of this family (its whole process tree) instead of all.
     #[arg(long, value_enum)]
     pub browser: Option<BrowserArg>,
-    /// Seconds per refresh (0.25 to 600).
-    #[arg(long, value_name = "S", default_value_t = 1.0)]
+    #[arg(long, value_name = "S", default_value_t = 1.0,
+          value_parser = |s: &str| INTERVAL_S.parse(s),
+          help = INTERVAL_S.help("Seconds per refresh."))]
     pub interval: f64,
-    /// Stop after this many refreshes (default: until Ctrl-C).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", value_parser = |s: &str| COUNT.parse(s),
+          help = COUNT.help("Stop after this many refreshes (default: until Ctrl-C)."))]
     pub count: Option<u64>,
-    /// Thread rows per process (busiest first).
-    #[arg(long, value_name = "N", default_value_t = 8)]
+    #[arg(long, value_name = "N", default_value_t = 8, value_parser = |s: &str| THREADS.parse(s),
+          help = THREADS.help("Thread rows per process (busiest first)."))]
     pub threads: usize,
-    /// One JSON line per interval: {"report": CpuReport, "streams": [AudioStream]}. Notes (what
-    /// is watched, what vanished) go to stderr.
+    /// One JSON line per interval: {"time": RFC 3339 local time, "idle_threads_hidden": N,
+    /// "report": CpuReport, "streams": [AudioStream]}. Notes (what is watched, what vanished) go
+    /// to stderr.
     #[arg(long)]
     pub json: bool,
+    /// Show idle threads too (no CPU time and no wakeup in the interval).
+    #[arg(long)]
+    pub all: bool,
 }
 
 /// How `top` writes: table or JSON lines on `out`, notes on `err`; `clear` clears the screen
@@ -70,6 +92,8 @@ pub struct TopOutput<'a> {
 
 #[derive(serde::Serialize)]
 struct Line<'a> {
+    #[serde(flatten)]
+    shown: &'a report::Shown,
     report: &'a CpuReport,
     streams: &'a [AudioStream],
 }
@@ -94,10 +118,12 @@ enum Targets {
 
 pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
     let TopOutput { out, err, clear } = io;
-    let Some(interval) = sample::window(args.interval).filter(|d| d.as_millis() >= 250) else {
-        let _ = writeln!(
+    let Some(interval) = sample::window(args.interval, &INTERVAL_S) else {
+        micoff_exit::report(
             err,
-            "micoff-host top: --interval must be between 0.25 and 600 seconds"
+            CMD,
+            format!("--interval must be {}", INTERVAL_S.describe()),
+            "give an interval in that range",
         );
         return EXIT_USAGE;
     };
@@ -106,10 +132,11 @@ pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
         (None, false) => match named_processes(deps, &args.pids).await {
             Ok(named) if !named.is_empty() => Watch::Pids(named),
             Ok(_) => {
-                let _ = writeln!(
+                micoff_exit::report(
                     err,
-                    "micoff-host top: no process {}: nothing to watch",
-                    list(&args.pids)
+                    CMD,
+                    format!("no process {}: nothing to watch", list(&args.pids)),
+                    "give the id of a running process (ps -e)",
                 );
                 return EXIT_NOT_FOUND;
             }
@@ -150,7 +177,12 @@ pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
             Targets::Nothing(why) => {
                 watching = None;
                 if !matches!(watch, Watch::Everything) {
-                    let _ = writeln!(err, "micoff-host top: {why}: nothing left to watch");
+                    micoff_exit::report(
+                        err,
+                        CMD,
+                        format!("{why}: nothing left to watch"),
+                        NOTHING_LEFT,
+                    );
                     return EXIT_NOT_FOUND;
                 }
                 let note = format!(
@@ -163,8 +195,7 @@ pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
                     screen(out, clear).and_then(|()| writeln!(out, "micoff-host top: {note}"))
                 };
                 if let Err(e) = written.and_then(|()| out.flush()) {
-                    let _ = writeln!(err, "micoff-host top: cannot write: {e}");
-                    return EXIT_ERROR;
+                    return cannot_write(err, &e);
                 }
                 done += 1;
                 tokio::select! {
@@ -191,7 +222,7 @@ pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
         }
         let (back, outcome) = tick(&mut ticker, deps).await;
         ticker = Some(back);
-        let report = match outcome {
+        let mut report = match outcome {
             Ok(TickOutcome {
                 report: Some(report),
                 ..
@@ -216,6 +247,7 @@ pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
             watching = None; // look again next round
         }
         let streams = deps.audio.streams().await.unwrap_or_default();
+        let stamp = report::Shown::now(&mut report, args.all);
         let written = if args.json {
             note_once(
                 err,
@@ -224,6 +256,7 @@ pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
             )
             .and_then(|()| {
                 let line = serde_json::to_string(&Line {
+                    shown: &stamp,
                     report: &report,
                     streams: &streams,
                 })
@@ -233,13 +266,12 @@ pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
         } else {
             screen(out, clear).and_then(|()| {
                 writeln!(out, "watching {picked}")?;
-                report::write_report(out, &report, Some(args.threads))?;
+                report::write_report(out, &report, &stamp, Some(args.threads))?;
                 report::write_streams(out, &streams)
             })
         };
         if let Err(e) = written.and_then(|()| out.flush()) {
-            let _ = writeln!(err, "micoff-host top: cannot write: {e}");
-            return EXIT_ERROR;
+            return cannot_write(err, &e);
         }
         shown += 1;
         done += 1;
@@ -247,15 +279,41 @@ pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
             let _ = writeln!(err, "micoff-host top: process {pid} ({name}) is gone");
         }
         if matches!(&watch, Watch::Pids(named) if named.is_empty()) {
-            let _ = writeln!(err, "micoff-host top: nothing left to watch");
+            micoff_exit::report(
+                err,
+                CMD,
+                "every named process is gone: nothing left to watch",
+                NOTHING_LEFT,
+            );
             return EXIT_NOT_FOUND;
         }
     }
     if shown == 0 {
-        let _ = writeln!(err, "micoff-host top: nothing was found to watch");
+        micoff_exit::report(
+            err,
+            CMD,
+            "nothing was found to watch",
+            "start a browser or the audio server, or give a larger --count",
+        );
         return EXIT_NOT_FOUND;
     }
     EXIT_OK
+}
+
+/// The subcommand's name in its error lines.
+const CMD: &str = "top";
+
+/// What to do once everything named has gone.
+const NOTHING_LEFT: &str = "start it again, or run `micoff-host top` alone to wait for any browser";
+
+fn cannot_write(err: &mut dyn Write, e: &std::io::Error) -> i32 {
+    micoff_exit::report(
+        err,
+        CMD,
+        format!("cannot write: {e}"),
+        "check where the output goes",
+    );
+    EXIT_ERROR
 }
 
 /// One tick of the ticker (a new one when the last tick's task took it down).
@@ -414,9 +472,6 @@ fn list(pids: &[u32]) -> String {
 }
 
 fn fail(err: &mut dyn Write, e: &HostError) -> i32 {
-    let _ = writeln!(err, "micoff-host top: {e}");
-    match e {
-        HostError::NotFound(_) => EXIT_NOT_FOUND,
-        _ => EXIT_ERROR,
-    }
+    micoff_exit::report(err, CMD, e, crate::cli::todo_for(e));
+    crate::cli::exit_code_for(e)
 }

@@ -4,6 +4,13 @@
 use std::path::PathBuf;
 
 use crate::install::firefox::prefs::{DEFAULT_DELAY_MS, MAX_DELAY_MS};
+
+/// The subcommand's name in its error lines.
+pub const CMD: &str = "install";
+
+/// `--release-delay-ms`: up to the longest delay micoff writes into Firefox's prefs.
+pub const RELEASE_DELAY_MS: micoff_exit::Range<u32> =
+    micoff_exit::Range::new(0, MAX_DELAY_MS, "ms");
 use micoff_browsers::Browser;
 
 #[derive(Debug, Clone, clap::Args)]
@@ -45,9 +52,10 @@ pub struct InstallArgs {
     /// --uninstall: removes what micoff added there, nothing else.
     #[arg(long)]
     pub firefox_release: bool,
-    /// The delay before Firefox releases a disabled microphone (micoff's release delay), ms.
     #[arg(long, value_name = "MS", default_value_t = DEFAULT_DELAY_MS,
-          value_parser = clap::value_parser!(u32).range(0..=i64::from(MAX_DELAY_MS)))]
+          value_parser = |s: &str| RELEASE_DELAY_MS.parse(s),
+          help = RELEASE_DELAY_MS.help("The delay before Firefox releases a disabled microphone \
+              (micoff's release delay), in milliseconds."))]
     pub release_delay_ms: u32,
     /// Firefox profile folders for --firefox-release and --firefox-xpi (repeatable; default:
     /// every profile listed in ~/.mozilla/firefox/profiles.ini).

@@ -41,6 +41,7 @@ use micoff_files::record::Journal;
 use micoff_files::shown;
 
 use crate::FIREFOX_EXTENSION_ID;
+use args::CMD;
 use firefox::request::{Addon, Request as FirefoxRequest};
 use micoff_exit::{EXIT_OK, EXIT_PARTIAL, EXIT_USAGE};
 
@@ -48,22 +49,23 @@ use micoff_exit::{EXIT_OK, EXIT_PARTIAL, EXIT_USAGE};
 pub const BY: &str = "install";
 
 /// Runs `install` (the host manifests, then with `--chromium-crx` micoff into Chromium, then with
-/// `--firefox-release` / `--firefox-xpi` Firefox's parts) against `env`, reporting to `out`.
+/// `--firefox-release` / `--firefox-xpi` Firefox's parts) against `env`, reporting to `out`, its
+/// errors on `err` (micoff-exit's one error line, [`CMD`]).
 /// Returns the worst exit code of the parts (`EXIT_PARTIAL` when they differ).
-pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
+pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     // Everything given is checked first: a bad xpi, crx or host path, a profile that is not one,
     // or a policy file that would be refused stops the install before anything is written.
-    let firefox = match firefox_request(args, env, out) {
+    let firefox = match firefox_request(args, env, out, err) {
         Ok(req) => req,
         Err(code) => return code,
     };
     if let Some(code) = firefox
         .as_ref()
-        .and_then(|req| firefox::system::refuse_before_writing(req, out))
+        .and_then(|req| firefox::system::refuse_before_writing(req, out, err))
     {
         return code;
     }
-    let checked = match check::check(args, out) {
+    let checked = match check::check(args, out, err) {
         Ok(c) => c,
         Err(code) => return code,
     };
@@ -72,7 +74,7 @@ pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
     } else {
         Journal::at(env.record(args.system), BY)
     };
-    let mut code = manifest::run(args, env, checked.host.as_deref(), &mut journal, out);
+    let mut code = manifest::run(args, env, checked.host.as_deref(), &mut journal, out, err);
     if args.chromium_crx.is_some() {
         let req = chromium::Request {
             crx: checked.crx.as_ref().map(|(b, i)| (b.as_slice(), i)),
@@ -80,26 +82,27 @@ pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write) -> i32 {
             uninstall: args.uninstall,
             dry_run: args.dry_run,
         };
-        code = worst(code, chromium::run(&req, env, &mut journal, out));
+        code = worst(code, chromium::run(&req, env, &mut journal, out, err));
     }
     if let Some(req) = firefox {
         code = worst(code, firefox::run(&req, &mut journal, out));
     }
-    commit(journal, out).map_or(code, |c| worst(code, c))
+    commit(journal, CMD, err).map_or(code, |c| worst(code, c))
 }
 
-/// Puts what a command wrote into micoff's record; `Some(EXIT_PARTIAL)` (said to `out`) when the
-/// record could not be written: the files are there, but `micoff-host uninstall` will not know
-/// of them.
-pub fn commit(journal: Journal, out: &mut dyn Write) -> Option<i32> {
+/// Puts what a command wrote into micoff's record; `Some(EXIT_PARTIAL)` (said on `err`, as `cmd`'s
+/// error line) when the record could not be written: the files are there, but
+/// `micoff-host uninstall` will not know of them.
+pub fn commit(journal: Journal, cmd: &str, err: &mut dyn Write) -> Option<i32> {
     let record = journal.record().map(shown).unwrap_or_default();
     match journal.commit() {
         Ok(()) => None,
         Err(e) => {
-            let _ = writeln!(
-                out,
-                "error: micoff's record of what it wrote ({record}) was not updated: {e}; \
-                 `micoff-host uninstall` cannot undo what this run did"
+            micoff_exit::report(
+                err,
+                cmd,
+                format!("micoff's record of what it wrote ({record}) was not updated: {e}"),
+                "`micoff-host uninstall` cannot undo this run: check that folder's permissions",
             );
             Some(EXIT_PARTIAL)
         }
@@ -107,12 +110,13 @@ pub fn commit(journal: Journal, out: &mut dyn Write) -> Option<i32> {
 }
 
 /// Firefox's part of `install` (`--firefox-release` / `--firefox-xpi`), `None` when not asked
-/// for; `Err` with the exit code on a usage error (said to `out`): a bad xpi, a profile that is
+/// for; `Err` with the exit code on a usage error (said on `err`): a bad xpi, a profile that is
 /// not one.
 fn firefox_request<'a>(
     args: &InstallArgs,
     env: &'a InstallEnv,
     out: &mut dyn Write,
+    err: &mut dyn Write,
 ) -> Result<Option<FirefoxRequest<'a>>, i32> {
     if !args.firefox_release && args.firefox_xpi.is_none() {
         return Ok(None);
@@ -124,10 +128,11 @@ fn firefox_request<'a>(
             xpi: None,
         }),
         Some(None) => {
-            let _ = writeln!(
-                out,
-                "error: --firefox-xpi needs the xpi to install (npm run package writes \
-                 dist/micoff-<version>.xpi)"
+            micoff_exit::report(
+                err,
+                CMD,
+                "--firefox-xpi needs the xpi to install",
+                "give the one `npm run package` writes (dist/micoff-<version>.xpi)",
             );
             return Err(EXIT_USAGE);
         }
@@ -137,7 +142,7 @@ fn firefox_request<'a>(
                 xpi: Some(xpi),
             }),
             Err(e) => {
-                let _ = writeln!(out, "error: {e}");
+                micoff_exit::report(err, CMD, e, "give the xpi `npm run package` writes");
                 return Err(EXIT_USAGE);
             }
         },
@@ -153,10 +158,11 @@ fn firefox_request<'a>(
     } else {
         for p in &args.firefox_profiles {
             if let Err(why) = firefox::profiles::check_profile(p) {
-                let _ = writeln!(
-                    out,
-                    "error: --firefox-profile {}: {why}; nothing written",
-                    shown(p)
+                micoff_exit::report(
+                    err,
+                    CMD,
+                    format!("--firefox-profile {}: {why}; nothing written", shown(p)),
+                    "give a Firefox profile folder (about:profiles lists them)",
                 );
                 return Err(EXIT_USAGE);
             }

@@ -51,6 +51,7 @@ update-props = {{\n                pulse.min.frag = {}\n            }}\n        
 }
 
 /// A copy of a system desktop entry whose every `Exec=` runs through `env PULSE_LATENCY_MSEC=N`.
+/// Only for an entry [`exec_env_would_misread`] finds nothing in.
 pub fn desktop_entry_content(
     system: &str,
     source: &Path,
@@ -79,6 +80,38 @@ pub fn desktop_entry_content(
     sealed(&out)
 }
 
+/// The program of an `Exec=` line of `system` that `env VAR=N <program> …` would take for one
+/// more assignment (a path holding `=`, which the Desktop Entry spec allows unquoted): `env` would
+/// then run the entry's next argument (a file or URL the user opened) as the command. Such an
+/// entry gets no copy. `None` when every `Exec=` is safe to prefix.
+pub fn exec_env_would_misread(system: &str) -> Option<String> {
+    system
+        .lines()
+        .filter_map(|l| l.strip_prefix("Exec="))
+        .map(exec_program)
+        .find(|p| p.contains('='))
+}
+
+/// The program of an `Exec=` value: its first argument, a quoted one up to its closing quote.
+fn exec_program(value: &str) -> String {
+    let value = value.trim_start();
+    match value.strip_prefix('"') {
+        Some(quoted) => {
+            let mut program = String::new();
+            let mut chars = quoted.chars();
+            while let Some(c) = chars.next() {
+                match c {
+                    '"' => break,
+                    '\\' => program.extend(chars.next()),
+                    c => program.push(c),
+                }
+            }
+            program
+        }
+        None => value.split_whitespace().next().unwrap_or("").to_owned(),
+    }
+}
+
 /// Single-quoted for sh (a path from `$PATH` may hold spaces or quotes).
 pub(super) fn sh_quote(s: &str) -> String {
     format!("'{}'", s.replace('\'', r"'\''"))
@@ -86,7 +119,11 @@ pub(super) fn sh_quote(s: &str) -> String {
 
 /// micoff's wrapper of a browser command: runs the browser's own `target` with
 /// `PULSE_LATENCY_MSEC=N`, for a browser started by name (a terminal, a launcher's run dialog, a
-/// window manager's key binding) rather than from its menu entry.
+/// window manager's key binding) rather than from its menu entry. The variable is set and exported
+/// by the shell itself, then the target exec'd quoted: never `env VAR=N '<target>'`, where a
+/// target path holding `=` (a PATH folder `a=b`) is taken by `env` for one more assignment and the
+/// user's first argument is run as the command. `target` is absolute and holds no control
+/// character ([`super::paths::Paths`]'s `real_command` sees to both).
 pub fn wrapper_content(capture_ms: u32, browser: Browser, command: &str, target: &Path) -> String {
     sealed(&format!(
         "#!/bin/sh\n{MARKER}\n{META} capture_ms={capture_ms} browser={} command={command}\n\
@@ -94,7 +131,9 @@ pub fn wrapper_content(capture_ms: u32, browser: Browser, command: &str, target:
 # {capture_ms} ms for every stream of the browser (capture AND playback). It runs the browser's own\n\
 # command, {}, found in PATH after this folder.\n\
 # Remove with `micoff-host latency reset` (this file is micoff's; it rewrites or deletes it).\n\
-exec env {LATENCY_ENV}={capture_ms} {} \"$@\"\n",
+{LATENCY_ENV}={capture_ms}\n\
+export {LATENCY_ENV}\n\
+exec {} \"$@\"\n",
         browser.name(),
         target.display(),
         sh_quote(&target.to_string_lossy()),

@@ -122,15 +122,15 @@ impl Paths {
     }
 
     /// The browser's own `command`: the first executable file of that name in `$PATH` outside
-    /// [`Paths::bin_home`] (the wrapper must never run itself).
+    /// [`Paths::bin_home`] (the wrapper must never run itself), whose path the wrapper can hold
+    /// ([`wrapper_can_hold`]).
     pub(super) fn real_command(&self, command: &str) -> Option<PathBuf> {
         use std::os::unix::fs::PermissionsExt;
         self.path_dirs
             .iter()
             .filter(|d| self.bin_home.as_deref() != Some(d.as_path()))
             .map(|d| d.join(command))
-            // The path goes into a shell line and a comment: nothing a line could not hold.
-            .filter(|p| p.to_str().is_some_and(|s| !s.contains('\n')))
+            .filter(|p| wrapper_can_hold(p))
             .find(|p| {
                 fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
             })
@@ -157,4 +157,15 @@ impl Paths {
             .map(|d| d.join("applications").join(id))
             .find(|p| p.is_file())
     }
+}
+
+/// Whether a wrapper can name `target`: absolute (never taken for an option or looked up again),
+/// UTF-8, and without a control character (it goes into a comment line, where a newline would
+/// start a line of shell and an escape sequence would rewrite what `cat` shows; in the exec line
+/// it is single-quoted, which holds every other character, `=`, quotes and `$` included).
+pub(super) fn wrapper_can_hold(target: &Path) -> bool {
+    target.is_absolute()
+        && target
+            .to_str()
+            .is_some_and(|s| !s.chars().any(char::is_control))
 }

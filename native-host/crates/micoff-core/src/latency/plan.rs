@@ -5,10 +5,13 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use micoff_files::{read_regular_text, MAX_TEXT_BYTES};
+use micoff_exit::quote;
+use micoff_files::{read_regular_text, shown, MAX_TEXT_BYTES};
 
 use super::configured::our_files;
-use super::content::{desktop_entry_content, rule_content, wrapper_content};
+use super::content::{
+    desktop_entry_content, exec_env_would_misread, rule_content, wrapper_content,
+};
 use super::marker::read_meta;
 use super::paths::Paths;
 use crate::protocol::{Browser, Mechanism};
@@ -68,10 +71,21 @@ pub fn plan(paths: &Paths, req: &SetRequest, mechanism: Mechanism) -> Vec<Action
                             continue;
                         };
                         match read_regular_text(&system, MAX_TEXT_BYTES) {
-                            Ok(Some(text)) => wanted.push((
-                                paths.user_applications().join(id),
-                                desktop_entry_content(&text, &system, ms, *b),
-                            )),
+                            Ok(Some(text)) => match exec_env_would_misread(&text) {
+                                None => wanted.push((
+                                    paths.user_applications().join(id),
+                                    desktop_entry_content(&text, &system, ms, *b),
+                                )),
+                                Some(program) => actions.push(Action::Skip {
+                                    path: system.clone(),
+                                    why: format!(
+                                        "{} runs {}, whose '=' `env` would take for a setting: \
+                                         no menu entry copy for it (start the browser by name)",
+                                        shown(&system),
+                                        quote(&program)
+                                    ),
+                                }),
+                            },
                             Ok(None) => {}
                             Err(e) => actions.push(Action::Skip {
                                 path: system.clone(),

@@ -36,7 +36,7 @@ impl Loose {
     fn describe(&self) -> String {
         match self {
             Loose::Uint(n) => n.to_string(),
-            Loose::Str(s) => format!("{:?}", bounded(s.clone(), QUOTED_CHARS)),
+            Loose::Str(s) => format!("{:?}", bounded(s, QUOTED_CHARS)),
             Loose::Other(d) => d.clone(),
         }
     }
@@ -67,7 +67,7 @@ impl<'de> Deserialize<'de> for Loose {
             }
             fn visit_str<E>(self, v: &str) -> Result<Loose, E> {
                 // Kept whole only up to a little over what a message quotes.
-                Ok(Loose::Str(bounded(v.to_owned(), QUOTED_CHARS)))
+                Ok(Loose::Str(bounded(v, QUOTED_CHARS)))
             }
             fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut a: A) -> Result<Loose, A::Error> {
                 while a.next_element::<serde::de::IgnoredAny>()?.is_some() {}
@@ -242,7 +242,7 @@ fn decode_body(type_name: &str, head: &Head, text: &str) -> Result<RequestBody, 
             Some(Loose::Str(t)) => {
                 return Err(format!(
                     "unknown variant `{}`, expected one of `cpu`, `audio`, `history`",
-                    bounded(t.clone(), QUOTED_CHARS)
+                    bounded(t, QUOTED_CHARS)
                 ))
             }
             Some(other) => {
@@ -342,7 +342,7 @@ pub fn decode_request(body: &[u8]) -> Result<Request, RequestError> {
             ErrorCode::UnknownType,
             format!(
                 "unknown request type `{}`",
-                bounded(type_name.to_owned(), QUOTED_CHARS)
+                bounded(type_name, QUOTED_CHARS)
             ),
         ));
     };

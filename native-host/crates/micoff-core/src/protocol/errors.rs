@@ -1,5 +1,6 @@
 //! Stable numeric error codes (PROTOCOL.md, "Error codes") and why a request frame was refused,
-//! with the bound on what an error message may quote of the caller's request.
+//! with the bounds on an error message and on what it may quote of the caller's request (their
+//! one home is micoff-exit's `message`, shared with the command line's error lines).
 
 use super::request::RequestId;
 
@@ -71,22 +72,15 @@ impl RequestError {
         Self {
             id,
             code,
-            message: bounded(message.into(), MAX_ERROR_MESSAGE_CHARS),
+            message: bound_message(&message.into()),
         }
     }
 }
 
 /// Longest error message the host sends: a rejection quotes a bit of the caller's request (a
 /// serde message quotes a mistyped string value), never the request back whole.
-pub const MAX_ERROR_MESSAGE_CHARS: usize = 256;
+pub const MAX_ERROR_MESSAGE_CHARS: usize = micoff_exit::MAX_MESSAGE_CHARS;
 /// Longest piece of a caller's value (an `id`, a `type`) quoted in a message.
-pub(super) const QUOTED_CHARS: usize = 64;
+pub(super) const QUOTED_CHARS: usize = micoff_exit::MAX_QUOTED_CHARS;
 
-/// `text` cut to `max` characters (ending in `…` when cut).
-pub fn bounded(mut text: String, max: usize) -> String {
-    if let Some((cut, _)) = text.char_indices().nth(max) {
-        text.truncate(cut);
-        text.push('…');
-    }
-    text
-}
+pub use micoff_exit::{bound_message, bounded};

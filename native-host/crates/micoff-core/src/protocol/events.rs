@@ -6,7 +6,7 @@ use serde_json::Value;
 
 use super::audio::{AudioServerInfo, AudioStream, StreamKind};
 use super::cpu::CpuReport;
-use super::errors::ErrorCode;
+use super::errors::{bound_message, ErrorCode};
 use super::history::HistorySnapshot;
 use super::request::RequestId;
 
@@ -36,12 +36,14 @@ pub struct ErrorBody {
 }
 
 impl HostToExtension {
+    /// An error reply; its message held to the bounds every message keeps (at most 256
+    /// characters, 64 of any one value: micoff-exit's `message`).
     pub fn error(id: Option<RequestId>, code: ErrorCode, message: impl Into<String>) -> Self {
         Self::Error {
             id,
             error: ErrorBody {
                 code: code.code(),
-                message: message.into(),
+                message: bound_message(&message.into()),
             },
         }
     }
@@ -97,14 +99,14 @@ impl HostEvent {
     pub fn cpu_unavailable(code: ErrorCode, reason: impl Into<String>) -> Self {
         Self::CpuUnavailable {
             code: code.code(),
-            reason: reason.into(),
+            reason: bound_message(&reason.into()),
         }
     }
 
     pub fn subscription_ended(code: ErrorCode, reason: impl Into<String>) -> Self {
         Self::SubscriptionEnded {
             code: code.code(),
-            reason: reason.into(),
+            reason: bound_message(&reason.into()),
         }
     }
 }

@@ -4,9 +4,11 @@
 
 use serde::{Deserialize, Serialize};
 
-/// Accepted `capture_ms` (10 ms is what Chromium asks by itself).
-pub const CAPTURE_MS_MIN: u32 = 10;
-pub const CAPTURE_MS_MAX: u32 = 200;
+/// Accepted `capture_ms` (10 ms is what Chromium asks by itself): the request's check and
+/// `latency set --capture-ms` (its check and its `--help`) read this one range.
+pub const CAPTURE_MS: micoff_exit::Range<u32> = micoff_exit::Range::new(10, 200, "ms");
+pub const CAPTURE_MS_MIN: u32 = CAPTURE_MS.min;
+pub const CAPTURE_MS_MAX: u32 = CAPTURE_MS.max;
 
 /// `capture_ms` of a `latency_set` (null, a reset, is not checked here).
 pub fn validate_capture_ms(ms: u32) -> Result<(), String> {

@@ -45,14 +45,15 @@ pub use self::cpu::{
     CPU_INTERVAL_MS_MAX, CPU_INTERVAL_MS_MIN, CPU_WINDOW_MS_MAX, CPU_WINDOW_MS_MIN, MAX_PIDS,
 };
 pub use self::decode::decode_request;
-pub use self::errors::{bounded, ErrorCode, RequestError, MAX_ERROR_MESSAGE_CHARS};
+pub use self::errors::{bound_message, bounded, ErrorCode, RequestError, MAX_ERROR_MESSAGE_CHARS};
 pub use self::events::{ErrorBody, HostEvent, HostToExtension};
 pub use self::history::{
     CpuPoint, HistorySnapshot, Mark, MarkKind, Phase, PhaseResult, PointPhase, ReleasedInterval,
 };
 pub use self::latency::{
     validate_capture_ms, Browser, CaptureStream, Configured, HeldDownBy, LatencyServer,
-    LatencySetResult, LatencyStatus, Mechanism, ServerKind, CAPTURE_MS_MAX, CAPTURE_MS_MIN,
+    LatencySetResult, LatencyStatus, Mechanism, ServerKind, CAPTURE_MS, CAPTURE_MS_MAX,
+    CAPTURE_MS_MIN,
 };
 pub use self::power::{PowerReading, PowerSource};
 pub use self::processes::{

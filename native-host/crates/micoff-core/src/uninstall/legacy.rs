@@ -56,8 +56,10 @@ pub fn sweep(
         dry_run: args.dry_run,
         ..InstallArgs::for_uninstall()
     };
-    let mut buf = Vec::new();
-    let code = manifest::run(&install, env, None, journal, &mut buf);
+    // What each part says, its error lines after its report (as they were one stream before).
+    let (mut buf, mut errs) = (Vec::new(), Vec::new());
+    let code = manifest::run(&install, env, None, journal, &mut buf, &mut errs);
+    buf.append(&mut errs);
     found.take(buf, code);
     let mut buf = Vec::new();
     let req = chromium::Request {
@@ -66,7 +68,8 @@ pub fn sweep(
         uninstall: true,
         dry_run: args.dry_run,
     };
-    let code = chromium::run(&req, env, journal, &mut buf);
+    let code = chromium::run(&req, env, journal, &mut buf, &mut errs);
+    buf.append(&mut errs);
     found.take(buf, code);
     // The policy entries micoff's record named were done by their part: the installer's
     // `--system` uninstall is not run twice (its first run blocks micoff, the next takes the entry

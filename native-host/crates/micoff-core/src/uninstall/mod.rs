@@ -39,21 +39,26 @@ use tally::Tally;
 
 /// The command micoff's record names for uninstall's own notes.
 pub const BY: &str = "uninstall";
+/// The subcommand's name in its error lines.
+const CMD: &str = "uninstall";
 
-/// Runs `uninstall` against `env`, the fixers' outside world through `sys`; returns the exit code.
+/// Runs `uninstall` against `env`, the fixers' outside world through `sys`, its report on `out`
+/// and its errors on `err` (micoff-exit's one error line); returns the exit code.
 pub fn run(
     args: &UninstallArgs,
     env: &InstallEnv,
     sys: &mut dyn System,
     out: &mut dyn Write,
+    err: &mut dyn Write,
 ) -> i32 {
     let record_path = env.record(args.system);
     if args.system && !args.dry_run && sys.euid() != 0 && env.root == Path::new("/") {
-        let _ = writeln!(
-            out,
-            "error: uninstall --system changes system folders (/etc, /usr/lib, /var/lib/micoff): \
-             run it as root (sudo micoff-host uninstall --system), or see what it would do with \
-             --dry-run"
+        micoff_exit::report(
+            err,
+            CMD,
+            "--system changes system folders (/etc, /usr/lib, /var/lib/micoff)",
+            "run it as root (sudo micoff-host uninstall --system), or see what it would do with \
+             --dry-run",
         );
         return micoff_exit::EXIT_ERROR;
     }
@@ -85,7 +90,7 @@ pub fn run(
     undo_files(&entries, &handled, args, env, &mut journal, &mut tally);
     undo_folders(&entries, args.dry_run, &mut journal, &mut tally);
     legacy::sweep(args, env, sys, &mut journal, &mut tally);
-    if let Some(code) = crate::install::commit(journal, tally.out()) {
+    if let Some(code) = crate::install::commit(journal, CMD, err) {
         tally.failed_code(code);
     }
     tally.finish()

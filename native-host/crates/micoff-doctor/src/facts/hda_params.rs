@@ -113,6 +113,15 @@ pub(crate) fn read_modprobe_hda(root: &Root, cmdline: Option<&str>) -> Vec<Modpr
     out
 }
 
+/// Whether a `position_fix` set in `file` (a modprobe.d path, or `/proc/cmdline`) is applied after
+/// the one in micoff's own file, and so wins over it: the kernel command line always, a file
+/// whose name sorts after micoff's (kmod reads them in name order). `fix hda` cannot help against
+/// one of those.
+pub fn applied_after_ours(file: &str) -> bool {
+    let name = |p: &str| p.rsplit('/').next().unwrap_or(p).to_owned();
+    file == "/proc/cmdline" || name(file) > name(crate::ours::HDA_CONF_PATH)
+}
+
 fn is_hda_module(name: &str) -> bool {
     name == "snd_hda_intel" || name == "snd-hda-intel"
 }

@@ -6,14 +6,15 @@
 //! Module map: `user` (who is looked at, groups); `cards` (sound cards, their devices and PCMs);
 //! `hda_params` (snd_hda_intel's live and configured parameters); `irqs` (the interrupt lines
 //! that matter for audio); `limits` (rtprio, memlock); `pulse_conf` (client.conf / daemon.conf
-//! shared memory); `kernel_config` (the kernel build options). This file: [`Facts`] and
-//! [`gather`].
+//! shared memory); `kernel_config` (the kernel build options); [`cpufreq`] (the governors, and
+//! which a core's driver offers). This file: [`Facts`] and [`gather`].
 
 use std::collections::BTreeMap;
 
 use serde::Serialize;
 
 mod cards;
+pub mod cpufreq;
 mod hda_params;
 mod irqs;
 mod kernel_config;
@@ -22,7 +23,9 @@ mod pulse_conf;
 mod user;
 
 pub use cards::{Card, PciId, Pcm};
-pub use hda_params::{HdaParams, ModprobeOption, NextPositionFix, LIVE_POSITION_FIX};
+pub use hda_params::{
+    applied_after_ours, HdaParams, ModprobeOption, NextPositionFix, LIVE_POSITION_FIX,
+};
 pub use irqs::IrqInfo;
 pub use limits::Limits;
 pub use pulse_conf::{read_client_conf, ConfLine, ShmConf, SYSTEM_CLIENT_CONF};
@@ -39,9 +42,20 @@ use pulse_conf::read_daemon_conf;
 
 use crate::hda;
 use crate::kernel::{self, KernelIdent};
-use crate::ours::{ownership_of, HDA_CONF_PATH};
+use crate::ours::{ownership_of, Ownership, HDA_CONF_PATH};
 use crate::parse::{self, CpuInfo};
 use crate::root::Root;
+
+/// micoff's own `/etc/modprobe.d/micoff-hda.conf`, as `fix hda --revert` would find it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum OurHdaConf {
+    /// No file there, or one micoff did not write.
+    Absent,
+    /// As `fix hda` wrote it: `--revert` removes it.
+    AsWritten,
+    /// micoff's, changed since: `--revert` leaves it alone (the change was someone's decision).
+    Edited,
+}
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Facts {
@@ -55,11 +69,12 @@ pub struct Facts {
     pub asound_present: bool,
     pub hda_params: Option<HdaParams>,
     pub modprobe_hda: Vec<ModprobeOption>,
-    /// `/etc/modprobe.d/micoff-hda.conf` is there and was written by `fix hda` (its marker line),
-    /// so `fix hda --revert` would remove it.
-    pub micoff_hda_conf: bool,
+    /// `/etc/modprobe.d/micoff-hda.conf` as `fix hda --revert` would find it.
+    pub micoff_hda_conf: OurHdaConf,
     pub cpu: CpuInfo,
     pub governors: Vec<(String, String)>,
+    /// The cores (of `governors`) whose cpufreq driver does not offer `performance`.
+    pub no_performance: Vec<String>,
     pub smt_active: Option<bool>,
     pub irqs: Vec<IrqInfo>,
     pub limits: Limits,
@@ -127,19 +142,11 @@ pub fn gather(root: &Root, env: &UserEnv) -> Facts {
     let cards = read_cards(root);
     let cmdline = root.read_trim("/proc/cmdline");
     let hda_params = read_hda_params(root);
-    let governors = root
-        .list("/sys/devices/system/cpu")
-        .into_iter()
-        .filter(|n| {
-            n.strip_prefix("cpu")
-                .is_some_and(|r| r.parse::<u32>().is_ok())
-        })
-        .filter_map(|n| {
-            root.read_trim(format!(
-                "/sys/devices/system/cpu/{n}/cpufreq/scaling_governor"
-            ))
-            .map(|g| (n, g))
-        })
+    let governors = cpufreq::read_governors(root);
+    let no_performance = governors
+        .iter()
+        .filter(|(cpu, _)| !cpufreq::offers(root, cpu, cpufreq::PERFORMANCE))
+        .map(|(cpu, _)| cpu.clone())
         .collect();
     let smt_active = root
         .read_trim("/sys/devices/system/cpu/smt/active")
@@ -147,14 +154,17 @@ pub fn gather(root: &Root, env: &UserEnv) -> Facts {
     Facts {
         proc_version,
         modprobe_hda: read_modprobe_hda(root, cmdline.as_deref()),
-        micoff_hda_conf: root
-            .read(HDA_CONF_PATH)
-            .is_some_and(|t| ownership_of(&t).is_ours()),
+        micoff_hda_conf: match root.read(HDA_CONF_PATH).map(|t| ownership_of(&t)) {
+            Some(Ownership::AsWritten) => OurHdaConf::AsWritten,
+            Some(Ownership::Edited(_)) => OurHdaConf::Edited,
+            Some(Ownership::NotOurs(_)) | None => OurHdaConf::Absent,
+        },
         cmdline,
         config,
         config_file,
         cpu: parse::cpuinfo(&root.read("/proc/cpuinfo").unwrap_or_default()),
         governors,
+        no_performance,
         smt_active,
         irqs: read_irqs(root, &cards),
         limits: read_limits(root, env),

@@ -4,7 +4,7 @@
 use crate::audio::{AudioServerFacts, DeviceLatency};
 use crate::commands::{FIX_CLIENT_SHM, LARGER_LATENCY};
 use crate::facts::{self, Facts};
-use crate::findings::finding::{fmt_ms, AudioInput, Finding, Status, F};
+use crate::findings::finding::{fmt_ms, AudioInput, Finding, NoAudio, Status, F};
 
 /// Below this a client keeps the server waking up at least every 20 ms.
 pub const LOW_LATENCY_US: u64 = 20_000;
@@ -30,11 +30,18 @@ pub(crate) fn audio_server(audio: AudioInput<'_>) -> Finding {
             format!("{} via {}", server_label(a), a.gathered_by),
             why,
         ),
-        Err(e) => f.make(
-            Status::NotApplicable,
-            format!("no audio server reachable ({e})"),
-            why,
-        ),
+        Err(NoAudio::NotQueried(e)) => f.make(Status::NotApplicable, format!("not asked: {e}"), why),
+        Err(NoAudio::Unreachable(e)) => f
+            .make(
+                Status::Failed,
+                format!("no audio server reachable ({e})"),
+                why,
+            )
+            .with_hint(
+                "start PulseAudio or PipeWire for your user (systemctl --user start pulseaudio, or \
+                 pipewire-pulse), then run the doctor again; the checks below that need it are \
+                 left out",
+            ),
     }
 }
 
@@ -43,18 +50,18 @@ pub(crate) fn device_latency(audio: AudioInput<'_>, source: bool) -> Finding {
         F::new(
             "default_source_latency",
             "audio_server",
-            "Default source (microphone) latency",
+            "Microphone latency (default source)",
         )
     } else {
         F::new(
             "default_sink_latency",
             "audio_server",
-            "Default sink (output) latency",
+            "Speaker latency (default sink)",
         )
     };
-    let why = "The configured latency is the smallest any client asked for; the server wakes up \
-               about that often. The seeds measured PulseAudio at 4 % of a core with 1000 ms, \
-               16 % with 10 ms. Chromium asks 10 ms for processed (call) capture.";
+    let why = "The device runs at the shortest latency any program asked of it, and the audio \
+               server wakes up about that often: measured, PulseAudio used 4 % of a core at \
+               1000 ms and 16 % at 10 ms. Chromium asks for 10 ms during calls.";
     let dev: Option<&DeviceLatency> = match audio {
         Ok(a) if source => a.default_source.as_ref(),
         Ok(a) => a.default_sink.as_ref(),
@@ -63,7 +70,8 @@ pub(crate) fn device_latency(audio: AudioInput<'_>, source: bool) -> Finding {
     let Some(dev) = dev else {
         let cur = match audio {
             Ok(_) => "no default device".to_owned(),
-            Err(_) => "no audio server reachable".to_owned(),
+            Err(NoAudio::NotQueried(_)) => "audio server not asked".to_owned(),
+            Err(NoAudio::Unreachable(_)) => "no audio server reachable".to_owned(),
         };
         return f.make(Status::NotApplicable, cur, why);
     };
@@ -84,9 +92,9 @@ pub(crate) fn device_latency(audio: AudioInput<'_>, source: bool) -> Finding {
         f.make(Status::WorthChanging, cur, why)
             .with_fix(LARGER_LATENCY)
             .with_hint(
-                "Start the browser with a larger client latency (PULSE_LATENCY_MSEC works for \
-                 any libpulse client, on PulseAudio and on pipewire-pulse; put your browser's \
-                 command in place of chromium).",
+                "Start the browser asking for a larger latency (PULSE_LATENCY_MSEC works on \
+                 PulseAudio and PipeWire alike; put your browser's command in place of \
+                 chromium).",
             )
     } else {
         f.make(Status::Ok, cur, why)
@@ -107,7 +115,8 @@ fn memfd_note(facts: &Facts) -> String {
         String::new()
     } else {
         format!(
-            " ({} enable-memfd = no: POSIX shared memory instead of memfd, srbchannel still works)",
+            " ({} enable-memfd = no: another kind of shared memory is used, the channel still \
+             works)",
             off.join(" and ")
         )
     }
@@ -117,21 +126,27 @@ pub(crate) fn srbchannel(facts: &Facts, audio: AudioInput<'_>) -> Finding {
     let f = F::new(
         "srbchannel",
         "audio_server",
-        "srbchannel (shared-memory control channel)",
+        "Shared-memory channel to the audio server (srbchannel)",
     );
     let why =
-        "With srbchannel, stream control messages go through a shared ring buffer instead of \
-         the socket; the seeds measured 25 % less CPU for a 10 ms recording client. It needs \
-         PulseAudio >= 6, a local unix socket and shared memory (enable-shm) on both ends.";
+        "With it, the messages that keep each audio stream going travel through shared memory \
+         instead of the server's socket: measured, 25 % less CPU for a program recording every \
+         10 ms. It needs PulseAudio 6 or later, a local connection (unix socket) and shared memory \
+         (enable-shm) on for both the server and the programs.";
     let a = match audio {
         Ok(a) => a,
-        Err(_) => return f.make(Status::NotApplicable, "no audio server reachable", why),
+        Err(NoAudio::NotQueried(_)) => {
+            return f.make(Status::NotApplicable, "audio server not asked", why)
+        }
+        Err(NoAudio::Unreachable(_)) => {
+            return f.make(Status::NotApplicable, "no audio server reachable", why)
+        }
     };
     if a.is_pipewire {
         return f.make(
             Status::NotApplicable,
             format!(
-                "{}: pipewire-pulse has no shared memory or srbchannel",
+                "{}: PipeWire uses neither this channel nor shared memory for these programs",
                 server_label(a)
             ),
             why,
@@ -142,30 +157,36 @@ pub(crate) fn srbchannel(facts: &Facts, audio: AudioInput<'_>) -> Finding {
     let mut fix = None;
     if a.unix_socket == Some(false) {
         problems.push(format!(
-            "connected over {} (srbchannel is unix-socket only)",
+            "connected over {} (the channel needs a local connection)",
             a.server_string.as_deref().unwrap_or("a non-unix transport")
         ));
         hints.push(
-            "unset PULSE_SERVER (and default-server in client.conf) so clients use the local \
-             unix socket"
+            "unset PULSE_SERVER (and default-server in client.conf) so programs use the local \
+             connection"
                 .to_owned(),
         );
     }
     if let Some(p) = a.server_protocol_version.filter(|p| *p < 30) {
-        problems.push(format!("server protocol {p} < 30"));
+        problems.push(format!(
+            "the server is too old (protocol {p}; the channel needs 30, PulseAudio 6)"
+        ));
         hints.push("upgrade PulseAudio to 6.0 or later".to_owned());
     }
     if a.srbchannel_module_arg == Some(false) {
-        problems.push("module-native-protocol-unix loaded with srbchannel off".into());
+        problems.push(
+            "the channel is switched off in the server's setup (module-native-protocol-unix \
+             srbchannel=no)"
+                .into(),
+        );
         hints.push(
-            "remove the srbchannel= argument from module-native-protocol-unix in default.pa, \
-             then restart the server (systemctl --user restart pulseaudio)"
+            "remove the srbchannel= argument from the module-native-protocol-unix line in \
+             default.pa, then restart the server (systemctl --user restart pulseaudio)"
                 .to_owned(),
         );
     }
     if !facts.daemon_conf.shm_on() {
         problems.push(format!(
-            "server shared memory off ({})",
+            "shared memory is off for the server ({})",
             facts.daemon_conf.shm_off_lines()
         ));
         hints.push(format!(
@@ -180,7 +201,7 @@ pub(crate) fn srbchannel(facts: &Facts, audio: AudioInput<'_>) -> Finding {
     }
     if !facts.client_conf.shm_on() {
         problems.push(format!(
-            "client shared memory off ({})",
+            "shared memory is off for programs ({})",
             facts.client_conf.shm_off_lines()
         ));
         let (cmd, hint) = client_shm_fix(&facts.client_conf);
@@ -191,7 +212,7 @@ pub(crate) fn srbchannel(facts: &Facts, audio: AudioInput<'_>) -> Finding {
         f.make(
             Status::Ok,
             format!(
-                "{}: usable by local clients{}",
+                "{}: usable by local programs{}",
                 server_label(a),
                 memfd_note(facts)
             ),
@@ -219,8 +240,8 @@ fn client_shm_fix(c: &facts::ShmConf) -> (Option<String>, String) {
         (
             None,
             format!(
-                "$PULSE_CLIENTCONFIG points clients at {}: set enable-shm = yes there (or unset \
-                 the variable), then restart the browser",
+                "$PULSE_CLIENTCONFIG points programs at {}: set enable-shm = yes there (or \
+                 unset the variable), then restart the browser",
                 c.file.as_deref().unwrap_or("?")
             ),
         )
@@ -240,16 +261,16 @@ pub(crate) fn client_shm(facts: &Facts, audio: AudioInput<'_>) -> Finding {
     let f = F::new(
         "client_shm",
         "audio_server",
-        "Client shared memory (client.conf)",
+        "Shared memory for audio programs (client.conf)",
     );
-    let why = "Clients with `enable-shm = no` copy every audio block through the socket and \
-               cannot use srbchannel. (`enable-memfd = no` alone only makes them use POSIX \
-               shared memory instead of memfd; srbchannel still works.)";
+    let why = "Programs with `enable-shm = no` copy every block of audio through the server's \
+               socket and cannot use the shared-memory channel. (`enable-memfd = no` alone only \
+               switches them to another kind of shared memory; the channel still works.)";
     if let Ok(a) = audio {
         if a.is_pipewire {
             return f.make(
                 Status::NotApplicable,
-                "pipewire-pulse does not use client shared memory",
+                "PipeWire does not use this setting",
                 why,
             );
         }
@@ -259,7 +280,7 @@ pub(crate) fn client_shm(facts: &Facts, audio: AudioInput<'_>) -> Finding {
     if c.shm_on() {
         let memfd = if c.memfd_off() {
             format!(
-                "; memfd off ({}): POSIX shared memory is used instead",
+                "; memfd off ({}): another kind of shared memory is used instead",
                 c.memfd_off_lines()
             )
         } else {

@@ -1,6 +1,7 @@
 //! CPU findings: the model, the frequency governor, SMT.
 
 use crate::commands::{FIX_GOVERNOR, SMT_OFF};
+use crate::facts::cpufreq::PERFORMANCE;
 use crate::facts::Facts;
 use crate::findings::finding::{Finding, Status, F};
 
@@ -26,13 +27,18 @@ pub(crate) fn cpu_model(facts: &Facts) -> Finding {
 }
 
 pub(crate) fn cpu_governor(facts: &Facts) -> Finding {
-    let f = F::new("cpu_governor", "cpu", "CPU frequency governor");
-    let why = "Frequency changes pause the core and slow governors ramp up late: short audio \
-               wakeups run at low clock and take longer. `performance` avoids both (at some power cost).";
+    let f = F::new(
+        "cpu_governor",
+        "cpu",
+        "CPU speed policy (frequency governor)",
+    );
+    let why = "Changing speed briefly pauses a core, and power-saving policies speed up late: the \
+               audio server's short bursts of work run at a low clock and take longer. \
+               `performance` keeps the clock up (at some power cost).";
     if facts.governors.is_empty() {
         return f.make(
             Status::NotApplicable,
-            "no cpufreq (virtual machine or fixed frequency)",
+            "no speed control (cpufreq): a virtual machine or a fixed clock",
             why,
         );
     }
@@ -45,22 +51,39 @@ pub(crate) fn cpu_governor(facts: &Facts) -> Finding {
         .map(|(g, cpus)| format!("{g} on {}", cpus.join(",")))
         .collect::<Vec<_>>()
         .join("; ");
-    if facts.governors.iter().all(|(_, g)| g == "performance") {
-        f.make(Status::Ok, cur, why)
-    } else {
-        f.make(Status::WorthChanging, cur, why)
-            .with_fix(FIX_GOVERNOR)
-            .with_hint(
-                "until reboot, revertible with --revert; --cpus LIST sets only some cores (e.g. \
-                 the ones the audio threads run on)",
-            )
+    let slow: Vec<&str> = facts
+        .governors
+        .iter()
+        .filter(|(_, g)| g != PERFORMANCE)
+        .map(|(cpu, _)| cpu.as_str())
+        .collect();
+    if slow.is_empty() {
+        return f.make(Status::Ok, cur, why);
     }
+    // Only where the fixer can set it: a core whose driver does not offer `performance` is left
+    // out of the fix (it would refuse the write), and explained instead.
+    if slow
+        .iter()
+        .all(|cpu| facts.no_performance.iter().any(|n| n == cpu))
+    {
+        return f.make(Status::WorthChanging, cur, why).with_hint(format!(
+            "the cpufreq driver of {} offers no {PERFORMANCE} governor, so micoff cannot set it; \
+             the firmware's power settings (or another cpufreq driver) decide there",
+            slow.join(",")
+        ));
+    }
+    f.make(Status::WorthChanging, cur, why)
+        .with_fix(FIX_GOVERNOR)
+        .with_hint(
+            "until reboot, revertible with --revert; --cpus LIST sets only some cores (e.g. \
+             the ones the audio threads run on)",
+        )
 }
 
 pub(crate) fn cpu_smt(facts: &Facts) -> Finding {
-    let f = F::new("cpu_smt", "cpu", "SMT (hyper-threading)");
-    let why = "A sibling hyper-thread shares the core's execution units, so the audio thread's \
-               wakeup time varies; it matters for sub-5 ms real-time work, little for calls.";
+    let f = F::new("cpu_smt", "cpu", "Hyper-threading (SMT)");
+    let why = "Two hardware threads share each core, so how quickly the audio thread gets to run \
+               varies a little; it matters for live music work under 5 ms, hardly for calls.";
     match facts.smt_active {
         None => f.make(Status::NotApplicable, "not supported", why),
         Some(false) => f.make(Status::Ok, "off", why),

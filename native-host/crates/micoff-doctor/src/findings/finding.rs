@@ -11,6 +11,8 @@ pub enum Status {
     Ok,
     WorthChanging,
     NotApplicable,
+    /// The doctor could not check what it had to (no audio server reachable): `doctor` exits 4.
+    Failed,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -52,8 +54,25 @@ impl Finding {
     }
 }
 
+/// Why there are no audio server facts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum NoAudio<'a> {
+    /// Not asked, on purpose (`--no-audio`, a `--root` that is not this machine).
+    NotQueried(&'a str),
+    /// Asked, and no server answered: a failure the report shows and `doctor` exits 4 for.
+    Unreachable(&'a str),
+}
+
+impl std::fmt::Display for NoAudio<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            NoAudio::NotQueried(why) | NoAudio::Unreachable(why) => f.write_str(why),
+        }
+    }
+}
+
 /// The audio server's facts, or why there are none.
-pub type AudioInput<'a> = Result<&'a AudioServerFacts, &'a str>;
+pub type AudioInput<'a> = Result<&'a AudioServerFacts, NoAudio<'a>>;
 
 /// A check's header: its finding's stable id, category and title.
 pub(crate) struct F {
@@ -98,4 +117,23 @@ pub(crate) fn fmt_ms(us: u64) -> String {
     } else {
         format!("{:.1} ms", us as f64 / 1000.0)
     }
+}
+
+/// Why the checks of sound hardware and of the kernel's audio settings do not apply here: no
+/// sound card (`/proc/asound/cards` lists none, or `/proc/asound` is missing), so nothing the
+/// kernel does for a card's interrupts or timing touches this machine's audio. `None` with a card.
+pub(crate) fn no_sound_card(facts: &crate::facts::Facts) -> Option<String> {
+    if !facts.cards.is_empty() {
+        return None;
+    }
+    Some(if facts.asound_present {
+        "no sound card (/proc/asound/cards lists none)".to_owned()
+    } else {
+        "no sound card (/proc/asound is missing)".to_owned()
+    })
+}
+
+/// The `current` of a sound-hardware or kernel finding on a machine without a sound card.
+pub(crate) fn not_for_no_card(no_card: &str) -> String {
+    format!("{no_card}: nothing to tune for audio here")
 }

@@ -2,8 +2,8 @@
 //! configured (micoff's own file included), `power_save`.
 
 use crate::commands::{FIX_HDA, RELOAD_HDA, REVERT_HDA};
-use crate::facts::{self, Card, Facts};
-use crate::findings::finding::{Finding, Status, F};
+use crate::facts::{self, Card, Facts, OurHdaConf};
+use crate::findings::finding::{no_sound_card, not_for_no_card, Finding, Status, F};
 use crate::hda;
 use crate::kernel::{self, UdelayState};
 use crate::ours::HDA_CONF_PATH;
@@ -16,12 +16,20 @@ fn dev_label(c: &Card) -> String {
 }
 
 pub(crate) fn hda_controller(facts: &Facts) -> Finding {
-    let f = F::new("hda_controller", "intel_hda", "HD-audio controller");
-    let why = "On Intel Skylake and later, snd_hda_intel reads the capture position through \
-               azx_get_pos_skl(), which on older kernels busy-waits 20 us per query.";
+    let f = F::new("hda_controller", "intel_hda", "Intel HD-audio controller");
+    let why = "On Intel processors from Skylake (2015) on, the sound driver of older kernels \
+               (snd_hda_intel) keeps the CPU busy for 20 µs each time it checks how far \
+               recording has got.";
+    if let Some(no_card) = no_sound_card(facts) {
+        return f.make(Status::NotApplicable, not_for_no_card(&no_card), why);
+    }
     let hda: Vec<&Card> = facts.cards.iter().filter(|c| c.is_hda_intel()).collect();
     if hda.is_empty() {
-        return f.make(Status::NotApplicable, "snd_hda_intel not in use", why);
+        return f.make(
+            Status::NotApplicable,
+            "the Intel HD-audio driver (snd_hda_intel) is not in use",
+            why,
+        );
     }
     let details: Vec<String> = hda
         .iter()
@@ -39,7 +47,7 @@ pub(crate) fn hda_controller(facts: &Facts) -> Finding {
                 c.skylake_plus
                     .as_deref()
                     .map(|n| format!("Intel {n} (Skylake or later)"))
-                    .unwrap_or_else(|| "not an Intel Skylake+ controller".into())
+                    .unwrap_or_else(|| "not an Intel Skylake-or-later controller".into())
             ),
             None => format!("{} {}: PCI id unknown", dev_label(c), c.id),
         })
@@ -61,16 +69,20 @@ pub(crate) fn hda_udelay(facts: &Facts) -> Finding {
     let f = F::new(
         "hda_udelay",
         "intel_hda",
-        "Skylake+ capture udelay in the kernel",
+        "Recording busy-wait in the kernel (Intel Skylake or later)",
     );
     let why = format!(
-        "Kernels before 5.16 spin udelay(20) in azx_get_pos_skl() on every capture position \
-         query, unless they carry the November 2021 stable backport ({} or later in those \
-         series). PulseAudio queries constantly, so recording burns CPU in the kernel (the \
-         seeds: up to 29 % of the source thread in delay_tsc). position_fix values 0-4 and 6 \
-         (1 = LPIB) avoid that path; -1 (the default) and 5 (SKL+) take it.",
+        "Kernels before 5.16 keep the CPU busy for 20 µs (a udelay) each time the sound driver \
+         checks how far recording has got, unless they carry the November 2021 fix ({} or \
+         later in those series). PulseAudio checks constantly, so recording burns CPU in the \
+         kernel: measured, up to 29 % of the recording thread's time. The driver option \
+         position_fix=1 (or 0, 2, 3, 4, 6) reads the position another way and avoids it; the \
+         default (-1) and 5 do not.",
         kernel::udelay_fixed_in_stable_list()
     );
+    if let Some(no_card) = no_sound_card(facts) {
+        return f.make(Status::NotApplicable, not_for_no_card(&no_card), why);
+    }
     let skl: Vec<&Card> = facts
         .cards
         .iter()
@@ -79,7 +91,7 @@ pub(crate) fn hda_udelay(facts: &Facts) -> Finding {
     if skl.is_empty() {
         return f.make(
             Status::NotApplicable,
-            "no Intel Skylake+ controller on snd_hda_intel",
+            "no Intel Skylake-or-later sound controller in use",
             why,
         );
     }
@@ -97,10 +109,10 @@ pub(crate) fn hda_udelay(facts: &Facts) -> Finding {
         format!("kernel {v} ({})", k.release)
     };
     match kernel::skl_capture_udelay(v) {
-        UdelayState::Removed => f.make(Status::Ok, format!("{kdesc}: udelay removed"), why),
+        UdelayState::Removed => f.make(Status::Ok, format!("{kdesc}: has the fix"), why),
         UdelayState::NotIntroduced => f.make(
             Status::Ok,
-            format!("{kdesc}: older than azx_get_pos_skl()"),
+            format!("{kdesc}: older than the code with the busy-wait"),
             why,
         ),
         UdelayState::Present => {
@@ -117,7 +129,7 @@ pub(crate) fn hda_udelay(facts: &Facts) -> Finding {
                     .collect();
                 return f.make(
                     Status::Ok,
-                    format!("{kdesc} has the udelay, bypassed: {}", by.join(", ")),
+                    format!("{kdesc} has the busy-wait, avoided by {}", by.join(", ")),
                     why,
                 );
             }
@@ -126,31 +138,51 @@ pub(crate) fn hda_udelay(facts: &Facts) -> Finding {
                 .map(|c| format!("{} {}", dev_label(c), pf_label(live(c))))
                 .collect::<Vec<_>>()
                 .join(", ");
-            let cur = format!("{kdesc} still has the udelay; used by {names}");
+            let cur = format!("{kdesc} still has the busy-wait, and {names} use it");
             // Already configured (by anyone) for the next load: only the reload is missing.
             let pending = facts
                 .next_position_fix(&unfixed, None)
                 .filter(|next| next.on_udelay.is_empty());
+            // A setting applied after micoff's own file that keeps a controller on the udelay:
+            // `fix hda` cannot win against it (it would write, then say so and exit 3).
+            let overriding = facts.next_position_fix(&unfixed, None).filter(|n| {
+                !n.on_udelay.is_empty()
+                    && n.file != HDA_CONF_PATH
+                    && facts::applied_after_ours(&n.file)
+            });
+            if let Some(next) = overriding {
+                let values = next
+                    .on_udelay
+                    .iter()
+                    .map(|c| format!("{} position_fix={}", dev_label(c), next.value_for(c)))
+                    .collect::<Vec<_>>()
+                    .join(", ");
+                return f.make(Status::WorthChanging, cur, why).with_hint(format!(
+                    "{} sets {values} and is applied after {HDA_CONF_PATH}, so micoff's fix \
+                     cannot win: change its position_fix there (1 avoids the busy-wait), then \
+                     reload the sound driver while nothing plays or records, or restart",
+                    next.file
+                ));
+            }
             match pending {
                 Some(facts::NextPositionFix { file, .. }) => f
                     .make(
                         Status::WorthChanging,
-                        format!("{cur} until snd_hda_intel is reloaded"),
+                        format!("{cur} until the sound driver (snd_hda_intel) is reloaded"),
                         why,
                     )
                     .with_fix(RELOAD_HDA)
                     .with_hint(format!(
                         "{file} already sets a position_fix that avoids it; it takes effect \
-                         when the module is reloaded with no stream open on the card, or after \
-                         a reboot"
+                         when the sound driver is reloaded while nothing plays or records on \
+                         the card, or after a restart"
                     )),
                 None => f
                     .make(Status::WorthChanging, cur, why)
                     .with_fix(FIX_HDA)
                     .with_hint(format!(
-                        "writes position_fix=1 (LPIB) for the Skylake+ controllers into \
-                         {HDA_CONF_PATH} and offers the module reload; or upgrade the kernel \
-                         to {}",
+                        "writes position_fix=1 for those controllers into {HDA_CONF_PATH} and \
+                         offers to reload the sound driver; or upgrade the kernel to {}",
                         kernel::udelay_fixed_release_for(v)
                     )),
             }
@@ -162,15 +194,22 @@ pub(crate) fn hda_position_fix(facts: &Facts) -> Finding {
     let f = F::new(
         "hda_position_fix",
         "intel_hda",
-        "snd_hda_intel position_fix",
+        "How the sound driver reads the position (snd_hda_intel position_fix)",
     );
-    let why = "position_fix is a per-controller array (entry n is the n-th controller \
-               snd_hda_intel drives, not ALSA card n), read when the module loads; a value in \
-               /etc/modprobe.d only takes effect after the module is reloaded or the machine \
-               rebooted.";
+    let why = "position_fix holds one value per controller (entry n is the n-th controller the \
+               driver finds, not sound card n), read when the driver loads: a value set in \
+               /etc/modprobe.d only counts after the driver is reloaded or the machine \
+               restarted.";
+    if let Some(no_card) = no_sound_card(facts) {
+        return f.make(Status::NotApplicable, not_for_no_card(&no_card), why);
+    }
     let cards: Vec<&Card> = facts.cards.iter().filter(|c| c.is_hda_intel()).collect();
     let (Some(params), false) = (facts.hda_params.as_ref(), cards.is_empty()) else {
-        return f.make(Status::NotApplicable, "snd_hda_intel not in use", why);
+        return f.make(
+            Status::NotApplicable,
+            "the Intel HD-audio driver (snd_hda_intel) is not in use",
+            why,
+        );
     };
     let live: Vec<String> = cards
         .iter()
@@ -199,8 +238,7 @@ pub(crate) fn hda_position_fix(facts: &Facts) -> Finding {
     let cur = format!("live: {}", live.join(", "));
     // micoff's own file on a kernel that no longer needs it (upgraded since `fix hda`): the way
     // out is removing it, never a reload that would make a stale value take effect.
-    if let Some(why_useless) = facts
-        .micoff_hda_conf
+    if let Some(why_useless) = (facts.micoff_hda_conf != OurHdaConf::Absent)
         .then(|| facts.kernel.version.and_then(kernel::no_skl_udelay))
         .flatten()
     {
@@ -210,20 +248,26 @@ pub(crate) fn hda_position_fix(facts: &Facts) -> Finding {
                 pending.join(", ")
             ));
         }
-        return f
-            .make(
-                Status::WorthChanging,
-                format!(
-                    "{cur}; {HDA_CONF_PATH} (written by micoff-host fix hda) is no longer needed"
-                ),
-                why,
-            )
-            .with_fix(REVERT_HDA)
-            .with_hint(format!(
-                "{why_useless}: revert it; do not reload the module to make it take effect \
-                 (the kernel default returns at the next module load or reboot)"
+        let finding = f.make(
+            Status::WorthChanging,
+            format!("{cur}; {HDA_CONF_PATH} (written by micoff-host fix hda) is no longer needed"),
+            why,
+        );
+        // `fix hda --revert` removes the file only as micoff wrote it; an edited one it leaves
+        // alone, so it is not offered then.
+        let finding = if facts.micoff_hda_conf == OurHdaConf::AsWritten {
+            finding.with_fix(REVERT_HDA).with_hint(format!(
+                "{why_useless}: revert it; do not reload the sound driver to make it take \
+                 effect (the kernel's default returns at the next driver load or restart)"
             ))
-            .with_details(details);
+        } else {
+            finding.with_hint(format!(
+                "{why_useless}: remove {HDA_CONF_PATH} yourself (it was edited since micoff \
+                 wrote it, so `fix hda --revert` leaves it alone); do not reload the sound \
+                 driver to make it take effect"
+            ))
+        };
+        return finding.with_details(details);
     }
     if pending.is_empty() {
         f.make(Status::Ok, cur, why).with_details(details)
@@ -234,31 +278,44 @@ pub(crate) fn hda_position_fix(facts: &Facts) -> Finding {
         ));
         f.make(
             Status::WorthChanging,
-            format!("{cur}; modprobe.d sets another value (reload pending)"),
+            format!("{cur}; /etc/modprobe.d sets another value, waiting for a driver reload"),
             why,
         )
         .with_fix(RELOAD_HDA)
         .with_hint(
-            "reload with no stream open on the card (close the programs using it), or reboot",
+            "reload the sound driver while nothing plays or records on the card (close the \
+             programs using it), or restart",
         )
         .with_details(details)
     }
 }
 
 pub(crate) fn hda_power_save(facts: &Facts) -> Finding {
-    let f = F::new("hda_power_save", "intel_hda", "snd_hda_intel power_save");
-    let why = "With power_save > 0 the codec powers down after that many idle seconds; reopening \
-               the microphone then takes longer and may click. It costs no CPU while recording.";
+    let f = F::new(
+        "hda_power_save",
+        "intel_hda",
+        "Sound chip power saving (snd_hda_intel power_save)",
+    );
+    let why = "With power saving on, the sound chip (codec) switches off after that many idle \
+               seconds; opening the microphone then takes longer and may click. It costs no CPU \
+               while recording.";
+    if let Some(no_card) = no_sound_card(facts) {
+        return f.make(Status::NotApplicable, not_for_no_card(&no_card), why);
+    }
     match facts.hda_params.as_ref() {
         Some(p) if facts.cards.iter().any(|c| c.is_hda_intel()) => {
             let ps = p.power_save.as_deref().unwrap_or("?");
             let cur = if ps == "0" {
-                "0 (codec always on)".to_owned()
+                "0 (the sound chip stays on)".to_owned()
             } else {
-                format!("{ps} s (codec powers down when idle)")
+                format!("{ps} s (the sound chip switches off when idle)")
             };
             f.make(Status::Ok, cur, why)
         }
-        _ => f.make(Status::NotApplicable, "snd_hda_intel not in use", why),
+        _ => f.make(
+            Status::NotApplicable,
+            "the Intel HD-audio driver (snd_hda_intel) is not in use",
+            why,
+        ),
     }
 }

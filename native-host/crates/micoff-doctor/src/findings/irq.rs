@@ -1,7 +1,7 @@
 //! Interrupt findings: whether a sound card's interrupt is shared, and which cores take it.
 
 use crate::facts::{self, Facts};
-use crate::findings::finding::{Finding, Status, F};
+use crate::findings::finding::{no_sound_card, not_for_no_card, Finding, Status, F};
 
 fn irq_line_label(i: &facts::IrqInfo) -> String {
     format!(
@@ -19,17 +19,17 @@ fn irq_line_label(i: &facts::IrqInfo) -> String {
 
 pub(crate) fn irq_sharing(facts: &Facts) -> Finding {
     let f = F::new("irq_sharing", "irq", "Sound card interrupts");
-    let why = "A sound card's interrupt (a USB card's is its USB host controller's) shared with \
-               another device runs both handlers on every interrupt and delays audio behind the \
-               other device; smp_affinity_list shows which cores take it.";
+    let why = "When a sound card shares its interrupt (a USB card: its USB controller's) with \
+               another device, both drivers run on every interrupt and audio waits behind the \
+               other device; `cpus` lists the cores that take it (smp_affinity_list).";
     let mut details: Vec<String> = facts
         .irqs
         .iter()
         .map(|i| format!("{} ({} interrupts)", irq_line_label(i), i.line.count))
         .collect();
-    if facts.cards.is_empty() {
+    if let Some(no_card) = no_sound_card(facts) {
         return f
-            .make(Status::NotApplicable, "no sound card interrupt", why)
+            .make(Status::NotApplicable, not_for_no_card(&no_card), why)
             .with_details(details);
     }
     // (who, line) for every line that carries a card's audio.
@@ -95,9 +95,9 @@ pub(crate) fn irq_sharing(facts: &Facts) -> Finding {
             why,
         )
         .with_hint(
-            "no software switch unshares a legacy IRQ: move the other device (or the USB \
-             headset) to a port on another controller (lsusb -t shows which), or enable MSI for \
-             it",
+            "no setting unshares an old-style (legacy) interrupt: plug the other device (or the \
+             USB headset) into a port on another controller (lsusb -t shows which), or turn on \
+             message-signalled interrupts (MSI) for it in its driver's options",
         )
     };
     finding.with_details(details)

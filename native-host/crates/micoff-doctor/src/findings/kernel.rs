@@ -1,7 +1,7 @@
 //! Kernel findings: preemption model, threaded interrupts, CPU isolation, the build options.
 
 use crate::facts::Facts;
-use crate::findings::finding::{Finding, Status, F};
+use crate::findings::finding::{no_sound_card, not_for_no_card, Finding, Status, F};
 use crate::kernel::{self, PreemptBuild};
 
 fn has_arg(facts: &Facts, key: &str) -> Option<Option<String>> {
@@ -22,9 +22,16 @@ fn grub_hint(arg: &str) -> String {
 }
 
 pub(crate) fn kernel_preempt(facts: &Facts) -> Finding {
-    let f = F::new("kernel_preempt", "kernel", "Kernel preemption model");
-    let why = "With full preemption a waking audio thread runs as soon as it is runnable instead \
-               of waiting for the kernel to reach a preemption point (lower, steadier latency).";
+    let f = F::new(
+        "kernel_preempt",
+        "kernel",
+        "How soon the kernel lets a woken thread run (preemption)",
+    );
+    let why = "With full preemption a woken audio thread runs as soon as it is ready instead of \
+               waiting for the kernel to finish what it is doing (lower, steadier latency).";
+    if let Some(no_card) = no_sound_card(facts) {
+        return f.make(Status::NotApplicable, not_for_no_card(&no_card), why);
+    }
     let Some(pv) = facts.proc_version.as_deref() else {
         return f.make(Status::NotApplicable, "/proc/version unreadable", why);
     };
@@ -48,20 +55,28 @@ pub(crate) fn kernel_preempt(facts: &Facts) -> Finding {
         PreemptBuild::NoneOrVoluntary => f
             .make(
                 Status::WorthChanging,
-                "no preemption or voluntary (no PREEMPT in the build string)",
+                "none or voluntary (the kernel's build string has no PREEMPT)",
                 why,
             )
             .with_hint(
-                "install a lowlatency or PREEMPT_DYNAMIC kernel (Debian 12 and Ubuntu 22.04+ \
-                 kernels are PREEMPT_DYNAMIC), then add preempt=full to the kernel command line",
+                "install a low-latency kernel or one built with PREEMPT_DYNAMIC (Debian 12's and \
+                 Ubuntu 22.04's are), then add preempt=full to the kernel command line",
             ),
     }
 }
 
 pub(crate) fn kernel_threadirqs(facts: &Facts) -> Finding {
-    let f = F::new("kernel_threadirqs", "kernel", "Threaded interrupt handlers");
-    let why = "With `threadirqs` interrupt handlers run as threads whose priority can be raised \
-               for the sound card (rtirq), so other devices' interrupts do not delay audio.";
+    let f = F::new(
+        "kernel_threadirqs",
+        "kernel",
+        "Interrupt handlers as threads (threadirqs)",
+    );
+    let why = "With `threadirqs` each device's interrupt work runs as a thread whose priority can \
+               be raised for the sound card (e.g. by the rtirq package), so other devices do not \
+               delay audio.";
+    if let Some(no_card) = no_sound_card(facts) {
+        return f.make(Status::NotApplicable, not_for_no_card(&no_card), why);
+    }
     let rt = facts
         .proc_version
         .as_deref()
@@ -80,10 +95,13 @@ pub(crate) fn kernel_isolation(facts: &Facts) -> Finding {
     let f = F::new(
         "kernel_isolation",
         "kernel",
-        "Core isolation (isolcpus, nohz_full, irqaffinity)",
+        "Cores kept for audio (isolcpus, nohz_full, irqaffinity)",
     );
-    let why = "Isolating a core for audio (isolcpus + nohz_full + irqaffinity) is for sub-ms \
-               round trips; calls do not need it. Shown so the IRQ affinities below make sense.";
+    let why = "Keeping a core for audio alone is for live music work with round trips under \
+               1 ms; calls do not need it. Shown so the interrupts' core lists below make sense.";
+    if let Some(no_card) = no_sound_card(facts) {
+        return f.make(Status::NotApplicable, not_for_no_card(&no_card), why);
+    }
     let Some(_) = facts.cmdline.as_deref() else {
         return f.make(Status::NotApplicable, "/proc/cmdline unreadable", why);
     };
@@ -103,10 +121,14 @@ pub(crate) fn kernel_config(facts: &Facts) -> Finding {
     let f = F::new(
         "kernel_config",
         "kernel",
-        "Kernel config (timers, tickless, RT)",
+        "Kernel build options (precise timers)",
     );
-    let why = "High-resolution timers let PulseAudio's timer-based scheduling wake exactly when \
-               the buffer needs it; without them wakeups round to the tick.";
+    let why = "Precise (high-resolution) timers let the audio server wake exactly when the \
+               buffer needs it; without them its wakeups are rounded to the kernel's clock tick \
+               (1-10 ms).";
+    if let Some(no_card) = no_sound_card(facts) {
+        return f.make(Status::NotApplicable, not_for_no_card(&no_card), why);
+    }
     let Some(cfg) = facts.config.as_ref() else {
         return f.make(
             Status::NotApplicable,

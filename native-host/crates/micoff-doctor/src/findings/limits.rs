@@ -5,9 +5,14 @@ use crate::facts::Facts;
 use crate::findings::finding::{Finding, Status, F};
 
 pub(crate) fn rt_limits(facts: &Facts) -> Finding {
-    let f = F::new("rt_limits", "limits", "Realtime limits (RTPRIO, MEMLOCK)");
-    let why = "Audio threads get realtime priority only within RLIMIT_RTPRIO (PulseAudio and \
-               PipeWire also ask rtkit); MEMLOCK lets them lock their buffers against page faults.";
+    let f = F::new(
+        "rt_limits",
+        "limits",
+        "Real-time priority for audio (RTPRIO, MEMLOCK limits)",
+    );
+    let why = "Audio threads get real-time priority (they run before other work) only as far as \
+               your limits allow (PulseAudio and PipeWire can also ask the RealtimeKit service, \
+               rtkit); the memory limit lets them keep their buffers in RAM.";
     let l = &facts.limits;
     let Some(user) = l.user.as_deref() else {
         return f.make(Status::NotApplicable, "user unknown", why);
@@ -34,7 +39,7 @@ pub(crate) fn rt_limits(facts: &Facts) -> Finding {
     if user == "root" {
         return f.make(
             Status::Ok,
-            format!("{cur}; root may use any RT priority"),
+            format!("{cur}; root may use any real-time priority"),
             why,
         );
     }
@@ -55,9 +60,14 @@ pub(crate) fn rt_limits(facts: &Facts) -> Finding {
 }
 
 pub(crate) fn cpu_dma_latency(facts: &Facts) -> Finding {
-    let f = F::new("cpu_dma_latency", "limits", "/dev/cpu_dma_latency");
-    let why = "Holding this device open with a small value keeps CPUs out of deep idle states, \
-               whose exit latency otherwise delays audio wakeups (JACK and PipeWire can use it).";
+    let f = F::new(
+        "cpu_dma_latency",
+        "limits",
+        "Keeping CPUs out of deep sleep (/dev/cpu_dma_latency)",
+    );
+    let why = "A program holding this device open keeps the CPUs out of their deepest sleep \
+               states, whose wake-up delay otherwise holds audio up (JACK and PipeWire can use \
+               it).";
     if facts.cpu_dma_latency {
         f.make(Status::Ok, "present", why)
     } else {

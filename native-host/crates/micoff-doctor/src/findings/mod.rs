@@ -14,7 +14,7 @@ mod limits;
 mod sound;
 
 pub use audio_server::LOW_LATENCY_US;
-pub use finding::{AudioInput, Finding, Status};
+pub use finding::{AudioInput, Finding, NoAudio, Status};
 pub use sound::SHORT_PERIOD_US;
 
 use audio_server::{audio_server, client_shm, device_latency, srbchannel};

@@ -2,7 +2,7 @@
 
 use crate::commands::{LARGER_LATENCY, PIPEWIRE_QUANTUM};
 use crate::facts::{Card, Facts};
-use crate::findings::finding::{fmt_ms, AudioInput, Finding, Status, F};
+use crate::findings::finding::{fmt_ms, no_sound_card, AudioInput, Finding, Status, F};
 
 /// A hardware period this short means that many interrupts/wakeups per second.
 pub const SHORT_PERIOD_US: u64 = 5_000;
@@ -20,13 +20,8 @@ fn card_label(c: &Card) -> String {
 pub(crate) fn sound_cards(facts: &Facts) -> Finding {
     let f = F::new("sound_cards", "sound", "Sound cards");
     let why = "Which driver serves the microphone decides which of the driver checks below apply.";
-    if facts.cards.is_empty() {
-        let cur = if facts.asound_present {
-            "no sound card"
-        } else {
-            "no sound card (/proc/asound missing)"
-        };
-        return f.make(Status::NotApplicable, cur, why);
+    if let Some(no_card) = no_sound_card(facts) {
+        return f.make(Status::NotApplicable, no_card, why);
     }
     let details = facts
         .cards
@@ -55,10 +50,10 @@ pub(crate) fn pcm_periods(facts: &Facts, audio: AudioInput<'_>) -> Finding {
     let f = F::new(
         "pcm_periods",
         "sound",
-        "Open PCMs: period and buffer (the real wakeup interval)",
+        "Open sound devices: how often the hardware wakes the audio server (period)",
     );
-    let why = "Each hardware period is an interrupt and a wakeup of the audio thread; periods \
-               under 5 ms cost CPU in the driver, the server and the client.";
+    let why = "Each period of the sound hardware ends in an interrupt that wakes the audio \
+               server; periods under 5 ms cost CPU in the driver, the server and the programs.";
     let mut details = Vec::new();
     let mut short = false;
     for c in &facts.cards {
@@ -88,7 +83,7 @@ pub(crate) fn pcm_periods(facts: &Facts, audio: AudioInput<'_>) -> Finding {
         }
     }
     if details.is_empty() {
-        return f.make(Status::NotApplicable, "no PCM open", why);
+        return f.make(Status::NotApplicable, "no sound device open", why);
     }
     let cur = format!("{} open", details.len());
     let finding = if short {
@@ -104,9 +99,9 @@ pub(crate) fn pcm_periods(facts: &Facts, audio: AudioInput<'_>) -> Finding {
             LARGER_LATENCY
         })
         .with_hint(format!(
-            "raise the latency the client asks for (`{LARGER_LATENCY}`, with your browser's \
-             command), or on PipeWire the quantum floor (`{PIPEWIRE_QUANTUM}`, until the \
-             server restarts)"
+            "start the browser asking for a larger latency (`{LARGER_LATENCY}`, with your \
+             browser's command), or on PipeWire raise the smallest block it works in (its \
+             quantum: `{PIPEWIRE_QUANTUM}`, until PipeWire restarts)"
         ))
     } else {
         f.make(Status::Ok, cur, why)

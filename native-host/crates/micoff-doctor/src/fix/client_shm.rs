@@ -13,7 +13,9 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use super::recorded::{note, user as user_record};
-use super::{install, uninstall, Installed, Mode, Opts, Removed, System, EXIT_PARTIAL, MARKER};
+use super::{
+    install, refuse, uninstall, Installed, Mode, Opts, Removed, System, EXIT_PARTIAL, MARKER,
+};
 use crate::facts::{self, UserEnv, SYSTEM_CLIENT_CONF};
 use crate::parse;
 use crate::root::Root;
@@ -106,11 +108,12 @@ pub fn run(
     err: &mut dyn Write,
 ) -> io::Result<i32> {
     let Some(user_conf) = env.user_client_conf() else {
-        writeln!(
-            out,
-            "fix client-shm: no home directory known ($HOME unset)."
-        )?;
-        return Ok(1);
+        return refuse(
+            opts,
+            "no home folder known ($HOME is not set)",
+            "run it as your user, in your own session",
+            err,
+        );
     };
     let path = root.path(&user_conf);
     let shown = user_conf.display().to_string();
@@ -119,11 +122,12 @@ pub fn run(
         && opts.mode != Mode::DryRun
         && env.user.as_deref() != Some("root")
     {
-        writeln!(
-            out,
-            "fix client-shm edits your own {shown}; run it as your user, not as root."
-        )?;
-        return Ok(1);
+        return refuse(
+            opts,
+            &format!("it edits your own {shown}, and this runs as root"),
+            "run it as your user, not as root",
+            err,
+        );
     }
     let record = user_record(root, env);
     if opts.mode == Mode::Revert {
@@ -139,20 +143,18 @@ pub fn run(
                 )?;
                 Ok(0)
             }
-            Removed::NotOurs => {
-                writeln!(
-                    out,
-                    "fix client-shm --revert: {shown} was not written by micoff; left alone."
-                )?;
-                Ok(1)
-            }
-            Removed::Changed { .. } => {
-                writeln!(
-                    out,
-                    "fix client-shm --revert: {shown} was changed since micoff wrote it; left alone."
-                )?;
-                Ok(1)
-            }
+            Removed::NotOurs => refuse(
+                opts,
+                &format!("--revert: {shown} was not written by micoff; left alone"),
+                "it is your own file: change it yourself if you need to",
+                err,
+            ),
+            Removed::Changed { .. } => refuse(
+                opts,
+                &format!("--revert: {shown} was changed since micoff wrote it; left alone"),
+                "remove it (or the lines you do not want) yourself",
+                err,
+            ),
             Removed::KeptEdits { left } => {
                 writeln!(
                     out,

@@ -1,5 +1,5 @@
 //! `micoff-host fix governor [--cpus LIST]`: the `performance` governor on the chosen cores
-//! until reboot. The previous governors are kept in `/run/micoff-governor` (a tmpfs, like the
+//! until reboot, written in place through micoff-files' link rules (`write_existing`). The previous governors are kept in `/run/micoff-governor` (a tmpfs, like the
 //! setting itself) so `--revert` puts back exactly what was there.
 
 use std::io::{self, Write};
@@ -8,16 +8,10 @@ use micoff_exit::EXIT_OK;
 
 use super::recorded::{note, system as system_record};
 use super::{escalate, write_atomic, Mode, Opts, System, MARKER};
+use crate::facts::cpufreq::{self, governor_path, PERFORMANCE as SET};
 use crate::root::Root;
 
 pub const STATE_PATH: &str = "/run/micoff-governor";
-
-/// The governor `--apply` sets.
-const SET: &str = "performance";
-
-fn governor_path(cpu: &str) -> String {
-    format!("/sys/devices/system/cpu/{cpu}/cpufreq/scaling_governor")
-}
 
 /// The CPU numbers the kernel knows (`/sys/devices/system/cpu/cpuN`, online or not), ascending.
 pub fn present_cpus(root: &Root) -> Vec<u32> {
@@ -79,9 +73,9 @@ pub fn parse_cpu_list(s: &str, present: &[u32]) -> Result<Vec<u32>, String> {
 
 /// (cpu, current governor) for the chosen cores that have cpufreq.
 fn chosen(root: &Root, cpus: Option<&[u32]>) -> Vec<(String, String)> {
-    root.list("/sys/devices/system/cpu")
+    cpufreq::read_governors(root)
         .into_iter()
-        .filter(|n| {
+        .filter(|(n, _)| {
             n.strip_prefix("cpu")
                 .and_then(|r| r.parse::<u32>().ok())
                 .is_some_and(|i| match cpus {
@@ -89,7 +83,6 @@ fn chosen(root: &Root, cpus: Option<&[u32]>) -> Vec<(String, String)> {
                     None => true,
                 })
         })
-        .filter_map(|n| root.read_trim(governor_path(&n)).map(|g| (n, g)))
         .collect()
 }
 
@@ -99,6 +92,7 @@ pub fn run(
     opts: &Opts,
     sys: &mut dyn System,
     out: &mut dyn Write,
+    err: &mut dyn Write,
 ) -> io::Result<i32> {
     let state_path = root.path(STATE_PATH);
     if opts.mode == Mode::Revert {
@@ -107,7 +101,7 @@ pub fn run(
             return Ok(EXIT_OK);
         };
         if sys.euid() != 0 {
-            return escalate("Restoring CPU governors", opts, sys, out);
+            return escalate("Restoring CPU governors", opts, sys, out, err);
         }
         let mut left = 0;
         for line in state.lines().filter(|l| !l.starts_with('#')) {
@@ -118,7 +112,7 @@ pub fn run(
             // (by the user, a power daemon) and is not ours to undo.
             match root.read_trim(governor_path(cpu)) {
                 Some(now) if now == SET => {
-                    std::fs::write(root.path(governor_path(cpu)), gov)?;
+                    micoff_files::write_existing(&root.path(governor_path(cpu)), gov.as_bytes())?;
                     writeln!(out, "{cpu}: {SET} -> {gov}")?;
                 }
                 Some(now) => {
@@ -166,6 +160,29 @@ pub fn run(
         )?;
         return Ok(EXIT_OK);
     }
+    // A core whose cpufreq driver does not offer `performance` cannot be set (the kernel refuses
+    // the write); the doctor does not offer the fix for those either.
+    let (todo, cannot): (Vec<_>, Vec<_>) = todo
+        .into_iter()
+        .partition(|(cpu, _)| cpufreq::offers(root, cpu, SET));
+    if !cannot.is_empty() {
+        writeln!(
+            out,
+            "{}: left as they are: their cpufreq driver does not offer {SET}.",
+            cannot
+                .iter()
+                .map(|(c, _)| c.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        )?;
+    }
+    if todo.is_empty() {
+        writeln!(
+            out,
+            "fix governor: nothing to do: no chosen core can take {SET}."
+        )?;
+        return Ok(EXIT_OK);
+    }
     for (cpu, g) in &todo {
         writeln!(out, "{cpu}: {g} -> {SET}")?;
     }
@@ -178,7 +195,7 @@ pub fn run(
         return Ok(EXIT_OK);
     }
     if sys.euid() != 0 {
-        return escalate("Setting CPU governors", opts, sys, out);
+        return escalate("Setting CPU governors", opts, sys, out, err);
     }
     // Keep the first recorded value of each core across repeated applies.
     let mut state = root.read(STATE_PATH).unwrap_or_else(|| {
@@ -199,13 +216,20 @@ pub fn run(
         Some(serde_json::json!({ "state": STATE_PATH })),
         out,
     );
+    // In place (a kernel setting), and through a link only where micoff-files follows one: a
+    // `--root` tree may hold links someone else planted.
     for (cpu, _) in &todo {
-        std::fs::write(root.path(governor_path(cpu)), SET)?;
+        micoff_files::write_existing(&root.path(governor_path(cpu)), SET.as_bytes())?;
     }
+    let set: Vec<(String, String)> = cores
+        .iter()
+        .filter(|(cpu, g)| g == SET || todo.iter().any(|(t, _)| t == cpu))
+        .cloned()
+        .collect();
     writeln!(
         out,
         "fix governor: performance on {} until reboot (undo: micoff-host fix governor --revert).",
-        names(&cores)
+        names(&set)
     )?;
     Ok(EXIT_OK)
 }

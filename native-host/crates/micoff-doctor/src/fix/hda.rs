@@ -7,11 +7,11 @@ use std::io::{self, Write};
 
 use super::recorded::{note, system as system_record};
 use super::{
-    escalate, install, is_applied, ownership_of, uninstall, Installed, Mode, Opts, Ownership,
-    Removed, System, EXIT_PARTIAL, MARKER,
+    escalate, install, is_applied, ownership_of, refuse, uninstall, Installed, Mode, Opts,
+    Ownership, Removed, System, EXIT_PARTIAL, MARKER,
 };
 use crate::commands::RELOAD_HDA;
-use crate::facts::{self, Card, Facts, UserEnv, LIVE_POSITION_FIX};
+use crate::facts::{self, Card, Facts, OurHdaConf, UserEnv, LIVE_POSITION_FIX};
 use crate::hda;
 use crate::kernel;
 use crate::ours::HDA_CONF_PATH;
@@ -48,10 +48,12 @@ pub fn why_not(facts: &Facts) -> Option<String> {
 }
 
 /// `Some(why)` when a position_fix set by someone else (modprobe.d, the kernel command line)
-/// already keeps every Skylake+ controller off the udelay path on the next load. Our own file
-/// does not count here (that is "already applied").
+/// already keeps every Skylake+ controller off the udelay path on the next load. Our own file as
+/// micoff wrote it does not count here (that is "already applied"); edited since, it is one more
+/// setting of someone's, which the fix replaces (keeping a backup) when it keeps the udelay.
 fn already_avoided(facts: &Facts, skl: &[&Card]) -> Option<String> {
-    let next = facts.next_position_fix(skl, Some(HDA_CONF_PATH))?;
+    let ours = (facts.micoff_hda_conf == OurHdaConf::AsWritten).then_some(HDA_CONF_PATH);
+    let next = facts.next_position_fix(skl, ours)?;
     if !next.on_udelay.is_empty() {
         return None;
     }
@@ -156,7 +158,7 @@ pub fn run(
     err: &mut dyn Write,
 ) -> io::Result<i32> {
     if opts.mode == Mode::Revert {
-        return revert(root, opts, sys, out);
+        return revert(root, opts, sys, out, err);
     }
     let facts = facts::gather(root, env);
     let path = root.path(HDA_CONF_PATH);
@@ -169,12 +171,15 @@ pub fn run(
             return Ok(0);
         }
         if targets.is_empty() {
-            writeln!(
-                out,
-                "fix hda --force: refusing: {reason}, and there is no Intel HD-audio controller \
-                 on snd_hda_intel whose position_fix entry could be set. Nothing was written."
-            )?;
-            return Ok(1);
+            return refuse(
+                opts,
+                &format!(
+                    "--force refused: {reason}, and no Intel HD-audio controller on \
+                     snd_hda_intel has a position_fix entry to set; nothing was written"
+                ),
+                "there is nothing for this fix to change on this machine",
+                err,
+            );
         }
         writeln!(
             err,
@@ -194,7 +199,7 @@ pub fn run(
             report_live(live, &targets, out)?;
             return Ok(0);
         }
-        return offer_reload(root, &facts, &targets, opts, sys, out);
+        return offer_reload(root, &facts, &targets, opts, sys, out, err);
     }
     if opts.mode == Mode::DryRun {
         writeln!(out, "fix hda (dry run): would write {HDA_CONF_PATH}:")?;
@@ -223,7 +228,7 @@ pub fn run(
         for l in content.lines() {
             writeln!(out, "  {l}")?;
         }
-        return escalate("Writing /etc/modprobe.d", opts, sys, out);
+        return escalate("Writing /etc/modprobe.d", opts, sys, out, err);
     }
     let installed = install(&path, &content)?;
     note(
@@ -264,20 +269,18 @@ pub fn run(
         out,
         "It takes effect after the snd_hda_intel module is reloaded or the machine rebooted."
     )?;
-    offer_reload(root, &facts, &targets, opts, sys, out)
+    offer_reload(root, &facts, &targets, opts, sys, out, err)
 }
 
 /// Other position_fix settings and whether they win over ours (modprobe applies options in
 /// file-name order, then the kernel command line; the last value wins).
 fn warn_about_other_settings(facts: &Facts, err: &mut dyn Write) -> io::Result<()> {
-    let ours = HDA_CONF_PATH.rsplit('/').next().unwrap_or(HDA_CONF_PATH);
     for o in facts
         .modprobe_hda
         .iter()
         .filter(|o| o.file != HDA_CONF_PATH && o.position_fix.is_some())
     {
-        let name = o.file.rsplit('/').next().unwrap_or(&o.file);
-        let wins = o.file == "/proc/cmdline" || name > ours;
+        let wins = facts::applied_after_ours(&o.file);
         writeln!(
             err,
             "note: {} also sets position_fix ({}); {}. micoff does not edit it.",
@@ -386,6 +389,7 @@ fn offer_reload(
     opts: &Opts,
     sys: &mut dyn System,
     out: &mut dyn Write,
+    err: &mut dyn Write,
 ) -> io::Result<i32> {
     let busy: Vec<String> = facts
         .cards
@@ -423,29 +427,45 @@ fn offer_reload(
     }
     let code = sys.run("modprobe", &["-r".into(), "snd_hda_intel".into()])?;
     if code != 0 {
-        writeln!(
-            out,
-            "modprobe -r snd_hda_intel failed ({code}); the module is in use. Reboot to apply."
-        )?;
-        return Ok(1);
+        return refuse(
+            opts,
+            &format!("modprobe -r snd_hda_intel failed ({code}): the module is in use"),
+            "reboot to apply the file",
+            err,
+        );
     }
     let code = sys.run("modprobe", &["snd_hda_intel".into()])?;
     if code != 0 {
-        writeln!(out, "modprobe snd_hda_intel failed ({code}).")?;
-        return Ok(1);
+        return refuse(
+            opts,
+            &format!("modprobe snd_hda_intel failed ({code})"),
+            "see `sudo dmesg` for why, or reboot",
+            err,
+        );
     }
     let live = read_live(root);
     report_live(live.as_deref(), targets, out)?;
-    Ok(if live_bypasses(live.as_deref(), targets) {
-        0
+    if live_bypasses(live.as_deref(), targets) {
+        Ok(0)
     } else {
-        1
-    })
+        refuse(
+            opts,
+            "the reloaded module still uses the slow position read",
+            "run `micoff-host doctor` to see which setting wins",
+            err,
+        )
+    }
 }
 
 /// Removes exactly the file an earlier apply wrote and puts back the file it replaced. A file
 /// micoff did not write is never removed (there is no override).
-fn revert(root: &Root, opts: &Opts, sys: &mut dyn System, out: &mut dyn Write) -> io::Result<i32> {
+fn revert(
+    root: &Root,
+    opts: &Opts,
+    sys: &mut dyn System,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<i32> {
     let path = root.path(HDA_CONF_PATH);
     let Ok(Some(text)) = micoff_files::read_regular_text(&path, micoff_files::MAX_TEXT_BYTES)
     else {
@@ -459,18 +479,20 @@ fn revert(root: &Root, opts: &Opts, sys: &mut dyn System, out: &mut dyn Write) -
     match ownership_of(&text) {
         Ownership::NotOurs(_) => {
             note(system_record(root), "hda", None, out);
-            writeln!(
-                out,
-                "fix hda --revert: {HDA_CONF_PATH} was not written by micoff; left alone."
-            )?;
-            return Ok(1);
+            return not_ours(opts, err);
         }
-        Ownership::Edited(_) => return changed_since(None, out),
+        Ownership::Edited(_) => return changed_since(None, opts, out, err),
         Ownership::AsWritten => {}
     }
     if sys.euid() != 0 {
         writeln!(out, "fix hda --revert would remove {HDA_CONF_PATH}.")?;
-        return escalate("Removing /etc/modprobe.d/micoff-hda.conf", opts, sys, out);
+        return escalate(
+            "Removing /etc/modprobe.d/micoff-hda.conf",
+            opts,
+            sys,
+            out,
+            err,
+        );
     }
     let removed = uninstall(&path, None)?;
     if !matches!(removed, Removed::Changed { .. }) {
@@ -478,15 +500,9 @@ fn revert(root: &Root, opts: &Opts, sys: &mut dyn System, out: &mut dyn Write) -
     }
     match removed {
         Removed::NothingThere => writeln!(out, "fix hda --revert: nothing to revert.")?,
-        Removed::Changed { backup } => return changed_since(backup.as_deref(), out),
+        Removed::Changed { backup } => return changed_since(backup.as_deref(), opts, out, err),
         Removed::KeptEdits { .. } => {}
-        Removed::NotOurs => {
-            writeln!(
-                out,
-                "fix hda --revert: {HDA_CONF_PATH} was not written by micoff; left alone."
-            )?;
-            return Ok(1);
-        }
+        Removed::NotOurs => return not_ours(opts, err),
         Removed::Removed { restored, left } => {
             writeln!(out, "fix hda --revert: removed {HDA_CONF_PATH}.")?;
             if let Some(b) = restored {
@@ -514,16 +530,34 @@ fn revert(root: &Root, opts: &Opts, sys: &mut dyn System, out: &mut dyn Write) -
     Ok(0)
 }
 
+/// `--revert` found a file at our path that micoff did not write.
+fn not_ours(opts: &Opts, err: &mut dyn Write) -> io::Result<i32> {
+    refuse(
+        opts,
+        &format!("--revert: {HDA_CONF_PATH} was not written by micoff; left alone"),
+        "it is someone else's: change it yourself if you need to",
+        err,
+    )
+}
+
 /// `--revert` found our file changed since micoff wrote it: every line of it is micoff's, so
 /// whatever changed was someone's decision; it stays, and the user is told what to do.
-fn changed_since(backup: Option<&std::path::Path>, out: &mut dyn Write) -> io::Result<i32> {
-    writeln!(
-        out,
-        "fix hda --revert: {HDA_CONF_PATH} was changed since micoff wrote it; left alone so those \
-         changes are not lost. Remove it (or the lines you do not want) yourself."
-    )?;
+fn changed_since(
+    backup: Option<&std::path::Path>,
+    opts: &Opts,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> io::Result<i32> {
     if let Some(b) = backup {
         writeln!(out, "The file it had replaced is kept as {}.", b.display())?;
     }
-    Ok(1)
+    refuse(
+        opts,
+        &format!(
+            "--revert: {HDA_CONF_PATH} was changed since micoff wrote it; left alone so those \
+             changes are not lost"
+        ),
+        "remove it (or the lines you do not want) yourself",
+        err,
+    )
 }

@@ -48,6 +48,8 @@ pub enum Mode {
 /// Options shared by the fixers.
 #[derive(Debug, Clone)]
 pub struct Opts {
+    /// The command as its error lines name it (`fix hda`).
+    pub name: &'static str,
     pub mode: Mode,
     /// `fix hda`: write even where it would not help.
     pub force: bool,
@@ -63,6 +65,7 @@ pub struct Opts {
 impl Opts {
     pub fn new(mode: Mode) -> Self {
         Self {
+            name: "fix",
             mode,
             force: false,
             yes: false,
@@ -166,6 +169,13 @@ pub fn diff(old: &str, new: &str) -> String {
     s
 }
 
+/// A fixer that does not do what it was asked: its error line on `err` (micoff-exit's one
+/// style), and the exit code 1.
+pub fn refuse(opts: &Opts, what: &str, todo: &str, err: &mut dyn Write) -> io::Result<i32> {
+    micoff_exit::report(err, opts.name, what, todo);
+    Ok(micoff_exit::EXIT_ERROR)
+}
+
 /// Not root: say exactly what we would do, then re-run through pkexec or sudo if the user
 /// agrees (`--yes`, or a yes on the terminal). Returns the exit code to use.
 ///
@@ -177,6 +187,7 @@ pub fn escalate(
     opts: &Opts,
     sys: &mut dyn System,
     out: &mut dyn Write,
+    err: &mut dyn Write,
 ) -> io::Result<i32> {
     let (exe, args) = sys.self_command();
     let tool = if sys.graphical() && sys.has("pkexec") {
@@ -189,21 +200,22 @@ pub fn escalate(
         None
     };
     let Some(tool) = tool else {
-        writeln!(
-            out,
-            "{what} needs root, and neither sudo nor pkexec is available."
-        )?;
-        return Ok(1);
+        return refuse(
+            opts,
+            &format!("{what} needs root, and neither sudo nor pkexec is available"),
+            "run it as root",
+            err,
+        );
     };
     let agreed = opts.yes
         || (sys.interactive() && sys.ask(&format!("{what} needs root. Run it with {tool}?"), out));
     if !agreed {
-        writeln!(
-            out,
-            "{what} needs root; nothing changed. Run: {tool} {exe} {}",
-            args.join(" ")
-        )?;
-        return Ok(1);
+        return refuse(
+            opts,
+            &format!("{what} needs root; nothing changed"),
+            &format!("run: {tool} {exe} {}", args.join(" ")),
+            err,
+        );
     }
     writeln!(out, "running: {tool} {exe} {}", args.join(" "))?;
     let mut full = vec![exe];

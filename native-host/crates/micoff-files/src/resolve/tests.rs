@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use super::*;
 use crate::test_support::names;
-use crate::{is_symlink, remove, restore, write_atomic};
+use crate::{is_symlink, remove, restore, write_atomic, write_existing};
 
 #[test]
 fn resolve_follows_chains_and_stops_loops() {
@@ -59,6 +59,7 @@ impl Dotfiles {
             ("write_atomic", write_atomic(&self.link(), b"ours\n", 0o644)),
             ("restore", restore(&backup, &self.link())),
             ("remove", remove(&self.link())),
+            ("write_existing", write_existing(&self.link(), b"ours\n")),
         ] {
             let e = r.expect_err(what);
             assert_eq!(e.kind(), io::ErrorKind::PermissionDenied, "{what}: {e}");

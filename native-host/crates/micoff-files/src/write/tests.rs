@@ -106,3 +106,31 @@ fn restore_through_a_link_keeps_the_link_and_the_mode() {
     assert!(is_symlink(&link));
     assert!(!real.exists());
 }
+
+#[test]
+fn write_existing_writes_in_place_through_a_trusted_link_and_creates_nothing() {
+    use std::os::unix::fs::MetadataExt;
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("scaling_governor");
+    fs::write(&p, "powersave\n").unwrap();
+    let inode = fs::metadata(&p).unwrap().ino();
+    write_existing(&p, b"performance").unwrap();
+    assert_eq!(fs::read(&p).unwrap(), b"performance");
+    assert_eq!(
+        fs::metadata(&p).unwrap().ino(),
+        inode,
+        "in place, not renamed over"
+    );
+    write_existing(&p, b"ondemand").unwrap();
+    assert_eq!(fs::read(&p).unwrap(), b"ondemand", "the old text is gone");
+    // Through a link of the user's own into a folder only they can write.
+    let link = dir.path().join("link");
+    symlink(&p, &link).unwrap();
+    write_existing(&link, b"performance").unwrap();
+    assert_eq!(fs::read(&p).unwrap(), b"performance");
+    assert!(is_symlink(&link));
+    // Nothing is created.
+    let missing: PathBuf = dir.path().join("missing");
+    assert!(write_existing(&missing, b"x").is_err());
+    assert!(!missing.exists());
+}

@@ -14,10 +14,14 @@ use std::ffi::OsStr;
 use std::io::Write;
 use std::path::PathBuf;
 
-use crate::install::args::InstallArgs;
+use crate::install::args::{InstallArgs, CMD};
 use crate::install::chromium::crx::CrxInfo;
 use micoff_exit::{EXIT_ERROR, EXIT_USAGE};
 use micoff_files::shown;
+
+/// What to do about a crx that cannot be installed.
+const CRX_TODO: &str = "give the crx `npm run package` signs with the release key \
+                        (dist/micoff-<version>.crx), or --allow-other-key for a fork's own key";
 
 /// What passed the checks, for the parts to write.
 pub struct Checked {
@@ -28,8 +32,9 @@ pub struct Checked {
 }
 
 /// Checks the host and the crx of `args` (the xpi and profiles: Firefox's request), saying what
-/// it refuses and the warnings to `out`. `Err`: the exit code, nothing written.
-pub fn check(args: &InstallArgs, out: &mut dyn Write) -> Result<Checked, i32> {
+/// it refuses on `err` (micoff-exit's one error line) and the warnings to `out`. `Err`: the exit
+/// code, nothing written.
+pub fn check(args: &InstallArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<Checked, i32> {
     if args.uninstall {
         return Ok(Checked {
             host: None,
@@ -39,7 +44,7 @@ pub fn check(args: &InstallArgs, out: &mut dyn Write) -> Result<Checked, i32> {
     let host = match host::host_path(args.host_path.as_deref()) {
         Ok(p) => p,
         Err(e) => {
-            let _ = writeln!(out, "error: {e}");
+            micoff_exit::report(err, CMD, e, "give the host with --host-path");
             return Err(EXIT_ERROR);
         }
     };
@@ -50,10 +55,11 @@ pub fn check(args: &InstallArgs, out: &mut dyn Write) -> Result<Checked, i32> {
             }
         }
         Err(why) => {
-            let _ = writeln!(
-                out,
-                "error: --host-path {why}; nothing written (the manifests would point the browsers \
-                 at it)"
+            micoff_exit::report(
+                err,
+                CMD,
+                format!("--host-path {why}; nothing written"),
+                "give an executable micoff-host (the manifests point the browsers at it)",
             );
             return Err(EXIT_USAGE);
         }
@@ -66,11 +72,11 @@ pub fn check(args: &InstallArgs, out: &mut dyn Write) -> Result<Checked, i32> {
             p.clone()
         }
         Some(p) => {
-            let _ = writeln!(
-                out,
-                "error: --packaged-host-path {}: an absolute path ending in {}; nothing written",
-                shown(p),
-                host::HOST_FILE_NAME
+            micoff_exit::report(
+                err,
+                CMD,
+                format!("--packaged-host-path {}: nothing written", shown(p)),
+                &format!("give an absolute path ending in {}", host::HOST_FILE_NAME),
             );
             return Err(EXIT_USAGE);
         }
@@ -95,15 +101,16 @@ pub fn check(args: &InstallArgs, out: &mut dyn Write) -> Result<Checked, i32> {
                 Some((bytes, info))
             }
             Err(e) => {
-                let _ = writeln!(out, "error: {e}");
+                micoff_exit::report(err, CMD, e, CRX_TODO);
                 return Err(EXIT_USAGE);
             }
         },
         Some(None) => {
-            let _ = writeln!(
-                out,
-                "error: --chromium-crx needs the crx to install (npm run package with the release \
-                 key writes dist/micoff-<version>.crx)"
+            micoff_exit::report(
+                err,
+                CMD,
+                "--chromium-crx needs the crx to install",
+                CRX_TODO,
             );
             return Err(EXIT_USAGE);
         }

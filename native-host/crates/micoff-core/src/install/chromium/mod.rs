@@ -30,6 +30,7 @@ pub mod external;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
+use crate::install::args::CMD;
 use crate::install::env::InstallEnv;
 use crate::CHROME_EXTENSION_ID;
 use crx::{inspect, CrxInfo};
@@ -57,16 +58,25 @@ fn read_now(path: &Path) -> Result<Option<Vec<u8>>, String> {
     read_regular(path, MAX_FILE_BYTES).map_err(|e| e.to_string())
 }
 
-/// Applies the request, one line per file, through `journal`. Returns the exit code.
-pub fn run(req: &Request<'_>, env: &InstallEnv, journal: &mut Journal, out: &mut dyn Write) -> i32 {
+/// Applies the request, one line per file, through `journal`; its errors on `err`. Returns the
+/// exit code.
+pub fn run(
+    req: &Request<'_>,
+    env: &InstallEnv,
+    journal: &mut Journal,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
     if req.uninstall {
         return uninstall(req, env, journal, out);
     }
     let Some((bytes, info)) = req.crx else {
-        let _ = writeln!(
-            out,
-            "error: --chromium-crx needs the crx to install (npm run package with the release key \
-             writes dist/micoff-<version>.crx)"
+        micoff_exit::report(
+            err,
+            CMD,
+            "--chromium-crx needs the crx to install",
+            "give the crx `npm run package` signs with the release key \
+             (dist/micoff-<version>.crx)",
         );
         return EXIT_USAGE;
     };

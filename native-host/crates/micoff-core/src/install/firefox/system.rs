@@ -52,18 +52,25 @@ fn read_policy_text(path: &Path) -> Result<Option<String>, String> {
 /// file Firefox reads would be refused (an administrator's own value for an entry micoff needs, a
 /// file that is not a policy file), says so and returns the exit code; the install then changes
 /// nothing at all. `None`: go ahead.
-pub fn refuse_before_writing(req: &Request<'_>, out: &mut dyn Write) -> Option<i32> {
+pub fn refuse_before_writing(
+    req: &Request<'_>,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Option<i32> {
     let root = req.system_root.filter(|_| !req.uninstall)?;
     let path = root.join(POLICY_DIR).join("policies.json");
     let text = match read_policy_text(&path) {
         Ok(t) => t?,
         Err(e) => {
             let _ = writeln!(out, "Firefox: {} left alone: {e}", shown(&path));
-            let _ = writeln!(
-                out,
-                "error: nothing installed (no host manifest, no policy entry, no copy of the add-on): \
-                 make {} readable policy JSON (UTF-8) first, then run this again",
-                shown(&path)
+            micoff_exit::report(
+                err,
+                crate::install::args::CMD,
+                "nothing installed (no host manifest, no policy entry, no copy of the add-on)",
+                &format!(
+                    "make {} readable policy JSON (UTF-8) first, then run this again",
+                    shown(&path)
+                ),
             );
             return Some(EXIT_PARTIAL);
         }
@@ -79,11 +86,14 @@ pub fn refuse_before_writing(req: &Request<'_>, out: &mut dyn Write) -> Option<i
         .unwrap_or_default();
     let e = policies::install(Some(&text), &wanted, &file_record).err()?;
     let _ = writeln!(out, "Firefox: {} left alone: {e}", shown(&path));
-    let _ = writeln!(
-        out,
-        "error: nothing installed (no host manifest, no policy entry, no copy of the add-on): \
-         settle that entry in {} first, then run this again",
-        shown(&path)
+    micoff_exit::report(
+        err,
+        crate::install::args::CMD,
+        "nothing installed (no host manifest, no policy entry, no copy of the add-on)",
+        &format!(
+            "settle that entry in {} first, then run this again",
+            shown(&path)
+        ),
     );
     Some(EXIT_PARTIAL)
 }

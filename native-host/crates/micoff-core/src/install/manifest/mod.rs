@@ -20,7 +20,7 @@ pub mod plan;
 use std::io::Write;
 use std::path::Path;
 
-use crate::install::args::InstallArgs;
+use crate::install::args::{InstallArgs, CMD};
 use crate::install::env::InstallEnv;
 use crate::HOST_NAME;
 use apply::{apply, Change, Outcome};
@@ -67,11 +67,12 @@ pub fn run(
     host: Option<&Path>,
     journal: &mut Journal,
     out: &mut dyn Write,
+    err: &mut dyn Write,
 ) -> i32 {
     let plan = match plan(args, env) {
         Ok(plan) => plan,
         Err(e) => {
-            let _ = writeln!(out, "error: {e}");
+            micoff_exit::report(err, CMD, e, "see `micoff-host install --help`");
             return EXIT_USAGE;
         }
     };
@@ -96,11 +97,15 @@ pub fn run(
             let _ = writeln!(out, "nothing to remove");
             return EXIT_OK;
         }
-        let _ = writeln!(
-            out,
-            "no supported browser found (looked for {} by their executables in PATH and the \
-             usual install folders, snaps, and their profiles); name one with --browser",
-            Browser::ALL.map(Browser::name).join(", ")
+        micoff_exit::report(
+            err,
+            CMD,
+            "no supported browser found (by their executables in PATH and the usual install \
+             folders, snaps, and their profiles)",
+            &format!(
+                "name one with --browser ({})",
+                Browser::ALL.map(Browser::name).join(", ")
+            ),
         );
         return EXIT_NOT_FOUND;
     }

@@ -23,7 +23,10 @@ use std::time::{Duration, SystemTime};
 use super::apply::apply;
 use super::audio_server::{parse_version, server_of, PIPEWIRE_MIN_RULES};
 use super::configured::{configured_from, our_files};
-use super::content::{desktop_entry_content, min_frag, rule_content, sh_quote, wrapper_content};
+use super::content::{
+    desktop_entry_content, exec_env_would_misread, min_frag, rule_content, sh_quote,
+    wrapper_content,
+};
 use super::marker::{read_meta, MARKER, META};
 use super::paths::Paths;
 use super::plan::{Action, SetRequest};

@@ -122,6 +122,76 @@ fn launch_environment_copies_desktop_entries_and_switching_cleans_up() {
     assert!(set_for_server(&paths, &set_req(Some(5), None), &pa, 0).is_err());
 }
 
+/// `latency set --dry-run` with no audio server to ask: the plans of both mechanisms (none
+/// configured yet), or of the one micoff's files use; the real set is still refused.
+#[test]
+fn a_dry_run_without_a_server_shows_the_plans() {
+    use super::super::audio_server::{ServerView, Unreachable};
+    use super::super::error::LatencyError;
+    use super::super::set::set_from_view;
+    let (_d, paths) = temp_paths();
+    system_entry(&paths, "chromium.desktop");
+    let entry = paths.user_applications().join("chromium.desktop");
+    let rule = paths.rule_file();
+    let none = ServerView {
+        info: Err(Unreachable {
+            error: "audio server unavailable: connection refused".into(),
+            reason: "connection refused".into(),
+        }),
+        streams: Vec::new(),
+    };
+    let dry = SetRequest {
+        dry_run: true,
+        ..set_req(Some(40), None)
+    };
+    let r = set_from_view(&paths, &dry, &none).unwrap();
+    assert_eq!(r.mechanism, None, "{r:?}");
+    assert!(r.dry_run);
+    assert!(
+        r.message
+            .starts_with("no audio server reachable (connection refused)"),
+        "{}",
+        r.message
+    );
+    for says in [
+        "on pipewire-pulse",
+        "pipewire_pulse_rule",
+        "on PulseAudio",
+        "launch_environment",
+    ] {
+        assert!(r.message.contains(says), "{says}: {}", r.message);
+    }
+    assert_eq!(
+        r.changed_files,
+        vec![rule.display().to_string(), entry.display().to_string()]
+    );
+    assert!(
+        !rule.exists() && !entry.exists(),
+        "a dry run writes nothing"
+    );
+
+    // The real set still needs the server (or --mechanism).
+    let e = set_from_view(&paths, &set_req(Some(40), None), &none).unwrap_err();
+    assert!(matches!(e, LatencyError::ServerUnavailable(_)), "{e:?}");
+
+    // With micoff's rule on disk, its mechanism is the plan.
+    let pw = server_of(Some(&info(Some("0.3.65"))));
+    set_for_server(&paths, &set_req(Some(40), None), &pw, 0).unwrap();
+    let dry = SetRequest {
+        dry_run: true,
+        ..set_req(Some(60), None)
+    };
+    let r = set_from_view(&paths, &dry, &none).unwrap();
+    assert_eq!(r.mechanism, Some(Mechanism::PipewirePulseRule));
+    assert!(
+        r.message.contains("micoff's files use pipewire_pulse_rule"),
+        "{}",
+        r.message
+    );
+    assert_eq!(r.changed_files, vec![rule.display().to_string()]);
+    assert!(fs::read_to_string(&rule).unwrap().contains("1920/48000"));
+}
+
 #[test]
 fn a_dry_run_shows_the_rule_the_copies_and_the_wrappers_as_diffs() {
     let (d, mut paths) = temp_paths();
@@ -155,9 +225,12 @@ fn a_dry_run_shows_the_rule_the_copies_and_the_wrappers_as_diffs() {
     );
     let own = own.display().to_string();
     assert!(
-        diff.lines().any(|l| l.starts_with("+exec ")
-            && l.contains("PULSE_LATENCY_MSEC=40")
-            && l.contains(&own)),
+        diff.lines().any(|l| l == "+PULSE_LATENCY_MSEC=40"),
+        "{diff}"
+    );
+    assert!(
+        diff.lines()
+            .any(|l| l.starts_with("+exec ") && l.contains(&own)),
         "{diff}"
     );
     assert!(!copy.exists() && !wrapper.exists());
