@@ -17,6 +17,8 @@ export interface LaunchOptions {
   withExtension?: boolean;
   /** Write the native host manifest (default true with the extension). */
   withHost?: boolean;
+  /** The micoff-host the manifest names (default: this build's). */
+  hostBinary?: string;
   userDataDir?: string;
   extraArgs?: string[];
   /** What to start instead of CHROMIUM (e.g. micoff's PATH wrapper, which execs it). */
@@ -85,7 +87,7 @@ export async function launchChromium(o: LaunchOptions): Promise<LaunchedChromium
   const ext = o.withExtension === false ? undefined : (o.extensionDir ?? EXTENSION_DIR);
   const userDataDir = o.userDataDir ?? mkdtempSync(join(tmpdir(), 'micoff-chromium-'));
   const ownsDir = !o.userDataDir;
-  if (ext && o.withHost !== false) await installChromiumHostManifest(userDataDir);
+  if (ext && o.withHost !== false) await installChromiumHostManifest(userDataDir, o.hostBinary);
   if (o.realFocus) {
     if (!o.display) throw new Error('launchChromium: realFocus needs a display');
     return launchOverCdp({ ...o, display: o.display }, ext, userDataDir, ownsDir);

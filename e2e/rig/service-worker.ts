@@ -1,15 +1,17 @@
 // Driving the extension's test surface (`globalThis.micoff`, extension/src/background/test-surface.ts)
 // from Playwright: every call is a `worker.evaluate`, so arguments and results are plain data.
 import type { Worker } from '@playwright/test';
+import type { HostTraffic } from '../../extension/src/background/host-client.ts';
 import type { HostStatus } from '../../extension/src/shared/host-status.ts';
 import type { AudioSnapshot } from '../../extension/src/shared/messages/popup-background.ts';
-import type { ExtensionToHost, ResultByType } from '../../extension/src/shared/protocol.ts';
+import type { ExtensionToHost, HistorySnapshot, ResultByType } from '../../extension/src/shared/protocol.ts';
 import { waitFor } from './proc.ts';
 
 type Req = ExtensionToHost extends infer R ? (R extends { id: number } ? Omit<R, 'id'> : never) : never;
 type MicoffLike = {
-  host: { request(r: unknown): Promise<unknown>; status(): HostStatus };
+  host: { request(r: unknown): Promise<unknown>; status(): HostStatus; traffic(): HostTraffic };
   audio: { snapshot(): AudioSnapshot };
+  popups: { history(): HistorySnapshot | null };
 };
 
 export class ExtensionWorker {
@@ -31,6 +33,20 @@ export class ExtensionWorker {
   audioSnapshot(): Promise<AudioSnapshot> {
     return this.worker.evaluate(() =>
       (globalThis as unknown as { micoff: MicoffLike }).micoff.audio.snapshot(),
+    );
+  }
+
+  /** Requests sent to the host by type and events received by topic since the background started. */
+  hostTraffic(): Promise<HostTraffic> {
+    return this.worker.evaluate(() =>
+      (globalThis as unknown as { micoff: MicoffLike }).micoff.host.traffic(),
+    );
+  }
+
+  /** The history as the open popups have it (the host's, saved figure since the browser started). */
+  popupHistory(): Promise<HistorySnapshot | null> {
+    return this.worker.evaluate(() =>
+      (globalThis as unknown as { micoff: MicoffLike }).micoff.popups.history(),
     );
   }
 

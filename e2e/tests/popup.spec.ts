@@ -1,5 +1,6 @@
 // The popup as a user sees it, against the real host and the rig's audio server: live per-thread CPU
-// (from the host's cpu subscription), the record streams, and the doctor's findings with their fix commands.
+// and the chart of the audio path's CPU (micoff-host's history, subscribed to while the popup is open),
+// the record streams, and the doctor's findings with their fix commands.
 import { expect, test } from '../rig/fixtures.ts';
 
 type Fixtures = Parameters<Parameters<typeof test>[2]>[0];
@@ -30,7 +31,7 @@ test('the popup shows live CPU, the record stream and the doctor findings from m
   await expect(popup.locator('#host-pill')).toHaveText(/^host \d+\.\d+\.\d+/);
   await expect(popup.locator('#host-pill')).toHaveClass(/\bok\b/);
 
-  // Live CPU arrives from the host's 1 Hz subscription: a table with the audio server among its rows.
+  // Live CPU arrives with the host's 1 Hz history samples: a table with the audio server among its rows.
   await expect(popup.locator('#cpu-body table')).toBeVisible({ timeout: 15_000 });
   await expect(popup.locator('#cpu-body')).toContainText(/pulseaudio|pipewire/);
 
@@ -69,8 +70,8 @@ test('the popup charts a release after a mute and counts the CPU it saved', asyn
   openMeeting,
 }, testInfo) => {
   const { meeting, popup } = await popupOnCall({ context, extensionId, ext, openMeeting });
-  // The background has sampled since the tab took the microphone: a line of unmuted samples first
-  // (the rate a release is measured against).
+  // The host has sampled since the tab took the microphone: a line of unmuted samples first (the rate
+  // a release is measured against).
   const line = popup.locator('#chart svg polyline.cpu');
   await expect
     .poll(async () => ((await line.getAttribute('points').catch(() => null)) ?? '').split(' ').length, {
@@ -102,17 +103,8 @@ test('the popup charts a release after a mute and counts the CPU it saved', asyn
   testInfo.annotations.push({ type: 'power', description: JSON.stringify(reading) });
 
   // The figures behind it (docs/design/popup-savings.md quotes them).
-  const h = await ext.worker.evaluate(() =>
-    (
-      globalThis as unknown as {
-        micoff: {
-          popups: {
-            history(): import('../../extension/src/shared/messages/popup-background.ts').HistorySnapshot;
-          };
-        };
-      }
-    ).micoff.popups.history(),
-  );
+  const h = await ext.popupHistory();
+  if (!h) throw new Error('the popup is open but has no history');
   const released = h.released.at(-1);
   const during = h.points.filter((p) => p.phase === 'released').map((p) => p.pct);
   console.log(
@@ -122,4 +114,74 @@ test('the popup charts a release after a mute and counts the CPU it saved', asyn
   await meeting.unmute();
   await expect(popup.locator('#chart svg line.mark.unmute')).toHaveCount(1, { timeout: 15_000 });
   await popup.screenshot({ path: testInfo.outputPath('popup-chart.png'), fullPage: true });
+});
+
+test('a popup opened mid-call draws the history the host kept; the call cost the background no request per tick', async ({
+  context,
+  extensionId,
+  ext,
+  openMeeting,
+}) => {
+  test.setTimeout(120_000);
+  await ext.waitHostConnected();
+  const meeting = await openMeeting();
+  await meeting.waitForAudioFlowing();
+  const before = await ext.hostTraffic();
+  // Three of the host's 5 s samples with no popup open.
+  const host = await expect
+    .poll(async () => (await ext.request({ type: 'history' })).points.length, {
+      timeout: 25_000,
+      intervals: [1000],
+    })
+    .toBeGreaterThanOrEqual(3)
+    .then(() => ext.request({ type: 'history' }));
+  const after = await ext.hostTraffic();
+  // What the call cost the background meanwhile: no cpu or history subscription, no sample request,
+  // not one event of either. Requests made once may fall in the window (the phase, told when the call
+  // came up; the capture-latency check made once when the host connected); a request per tick would
+  // be one per host sample, three or more.
+  const delta = (a: Record<string, number | undefined>, b: Record<string, number | undefined>) =>
+    Object.fromEntries(
+      Object.keys({ ...a, ...b })
+        .map((k) => [k, (b[k] ?? 0) - (a[k] ?? 0)] as const)
+        .filter(([, n]) => n !== 0),
+    );
+  const requests = delta(before.requests, after.requests);
+  const { history: asked = 0, phase = 0, latency_status = 0, ...others } = requests;
+  expect(asked).toBeGreaterThanOrEqual(1); // this test's own
+  expect(others, JSON.stringify(requests)).toEqual({});
+  expect(phase + latency_status, JSON.stringify(requests)).toBeLessThanOrEqual(2);
+  expect(after.requests.phase ?? 0, 'the phase, told on a change').toBeLessThanOrEqual(2);
+  expect(after.requests.subscribe ?? 0, 'the audio subscription only').toBe(1);
+  const events = delta(before.events, after.events);
+  expect(events.history ?? 0).toBe(0);
+  expect(events.cpu ?? 0).toBe(0);
+  expect(host.phase).toBe('capturing');
+  const windows = host.points.map((p) => Math.round(p.window_ms / 1000));
+  expect(windows.filter((w) => w === 5).length, `windows ${windows}`).toBeGreaterThanOrEqual(2);
+
+  // The popup opens: the chart is drawn at once from those samples (before 1 s samples could make three).
+  const opened = Date.now();
+  const popup = await context.newPage();
+  await popup.goto(`chrome-extension://${extensionId}/popup.html`);
+  const line = popup.locator('#chart svg polyline.cpu');
+  await expect
+    .poll(async () => ((await line.getAttribute('points').catch(() => null)) ?? '').split(' ').length, {
+      timeout: 3_000,
+      intervals: [100],
+    })
+    .toBeGreaterThanOrEqual(host.points.length);
+  const shown = await ext.popupHistory();
+  expect(shown?.points.slice(0, host.points.length).map((p) => p.t_ms)).toEqual(
+    host.points.map((p) => p.t_ms),
+  );
+  expect(host.points.every((p) => p.t_ms <= opened)).toBe(true);
+  // While it is open the host samples every second, and the live table comes with each sample.
+  await expect(popup.locator('#cpu-body table')).toBeVisible({ timeout: 5_000 });
+  await expect
+    .poll(async () => (await ext.popupHistory())?.points.at(-1)?.window_ms ?? 0, { timeout: 5_000 })
+    .toBeLessThan(2_000);
+  expect((await ext.hostTraffic()).events.history ?? 0).toBeGreaterThanOrEqual(2);
+  await popup.close();
+  await meeting.hangUp();
 });

@@ -85,13 +85,14 @@ export interface PairedWindow {
 export async function pairedWindows(
   rig: AudioRig,
   pids: { with: number; without: number },
+  windowS = PAIRED_WINDOW_S,
 ): Promise<PairedWindow[]> {
   type Config = 'with' | 'without';
   const paired: PairedWindow[] = [];
   for (let i = 0; i < PAIRED_WINDOWS; i++) {
     const order: Config[] = i % 2 ? ['without', 'with'] : ['with', 'without'];
     const [a, b] = await Promise.all(
-      order.map((c) => sampleCpu({ browserPid: pids[c], windowS: PAIRED_WINDOW_S, env: rig.clientEnv })),
+      order.map((c) => sampleCpu({ browserPid: pids[c], windowS, env: rig.clientEnv })),
     );
     const reports = Object.fromEntries(order.map((c, k) => [c, k === 0 ? a : b])) as Record<
       Config,

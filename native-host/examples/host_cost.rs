@@ -1,21 +1,30 @@
-//! What the native host costs while the popup shows live CPU: the real `micoff-host` binary in
-//! native messaging mode, with a `cpu` subscription (1 s, default pids), measured from outside.
+//! What the native host costs: the real `micoff-host` binary in native messaging mode, measured from
+//! outside, in one or more modes (`--modes`, alternated run by run, each with a fresh host):
+//! - `subscription`: a `cpu` subscription (`--interval-ms`, default pids): what the popup's live
+//!   CPU cost, and (at 5000 ms) what the extension's watcher cost during every call before the host
+//!   kept the history;
+//! - `history`: `phase capturing` and nothing else: the host samples the audio path into its history
+//!   every 5 s and sends nothing (docs/design/popup-savings.md);
+//! - `idle`: connected, no request (the audio connection and the sink waker only).
 //!
 //! ```text
 //! cargo build --release -p micoff-host
 //! cargo run --release -p micoff-host --example host_cost -- [--threads 300] [--active 0] \
-//!     [--seconds 60] [--runs 3] [--interval-ms 1000] [--no-pulse] [--host PATH]
+//!     [--seconds 60] [--runs 3] [--interval-ms 1000] [--modes subscription,history,idle] \
+//!     [--no-pulse] [--host PATH]
 //! ```
 //!
 //! Each run: a stand-in browser (this program again, its main thread named `chromium`, with
-//! `--threads` idle threads, `--active` of them waking every 10 ms like audio threads) launches
+//! `--threads` idle threads, `--active` of them waking every 10 ms like audio threads and named so) launches
 //! `micoff-host chrome-extension://<id>/` as its child, the way Chromium does, so the host finds
 //! it as "the browser that launched me" and walks its tree. A private PulseAudio (micoff-testkit's rig,
 //! when `pulseaudio` is installed and `--no-pulse` is not given) is the audio server the host finds
 //! by its socket. This program talks to the host over the stand-in's stdin/stdout: `version` (the
 //! host's pid), then `subscribe {topic: "cpu", interval_ms}` without pids (the host's real path:
 //! re-finding the browser tree and the socket owner every 5 s, sampling, serialising, framing).
-//! After the first event it measures for `--seconds`: the host's CPU from `/proc/<pid>/stat`
+//! In `history` mode the host's history is asked for after the window (its sample count is printed)
+//! and any frame sent meanwhile is an error.
+//! After the first event (the first history tick, a second in `idle`) it measures for `--seconds`: the host's CPU from `/proc/<pid>/stat`
 //! (utime + stime, all threads, also exited ones) and the sum of its threads' `schedstat` run
 //! time, and its peak RSS (`VmHWM`). The median of the runs is printed last.
 #![allow(clippy::print_stderr)]
@@ -32,7 +41,34 @@ use micoff_testkit::{AudioRig, HostClient, PulseRig};
 
 type Error = Box<dyn std::error::Error>;
 
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Subscription,
+    History,
+    Idle,
+}
+
+impl Mode {
+    fn parse(s: &str) -> Result<Self, Error> {
+        match s {
+            "subscription" => Ok(Self::Subscription),
+            "history" => Ok(Self::History),
+            "idle" => Ok(Self::Idle),
+            other => Err(format!("unknown mode {other} (subscription, history, idle)").into()),
+        }
+    }
+
+    fn name(self) -> &'static str {
+        match self {
+            Self::Subscription => "subscription",
+            Self::History => "history",
+            Self::Idle => "idle",
+        }
+    }
+}
+
 struct Options {
+    modes: Vec<Mode>,
     threads: usize,
     active: usize,
     seconds: u64,
@@ -48,6 +84,7 @@ fn main() -> Result<(), Error> {
         return stand_in_browser(&args[2..]);
     }
     let mut o = Options {
+        modes: vec![Mode::Subscription],
         threads: 300,
         active: 0,
         seconds: 60,
@@ -65,6 +102,9 @@ fn main() -> Result<(), Error> {
             "--seconds" => o.seconds = val.parse()?,
             "--runs" => o.runs = val.parse::<usize>()?.max(1),
             "--interval-ms" => o.interval_ms = val.parse()?,
+            "--modes" => {
+                o.modes = val.split(',').map(Mode::parse).collect::<Result<_, _>>()?;
+            }
             "--host" => o.host = PathBuf::from(val),
             "--no-pulse" => {
                 o.pulse = false;
@@ -91,10 +131,11 @@ fn main() -> Result<(), Error> {
         None
     };
     let mut out = std::io::stdout().lock();
+    let modes: Vec<&str> = o.modes.iter().map(|m| m.name()).collect();
     writeln!(
         out,
         "host {}; stand-in browser with {} threads ({} waking every 10 ms); audio server: {}; \
-         cpu subscription every {} ms; {} s per run, {} runs",
+         modes {} (cpu subscription every {} ms); {} s per run, {} runs; load average {}",
         o.host.display(),
         o.threads,
         o.active,
@@ -102,33 +143,49 @@ fn main() -> Result<(), Error> {
             "private pulseaudio ({})",
             p.socket().display()
         )),
+        modes.join(", "),
         o.interval_ms,
         o.seconds,
-        o.runs
+        o.runs,
+        load_average()
     )?;
-    let mut results = Vec::new();
+    let mut results: Vec<(Mode, RunResult)> = Vec::new();
     for run in 1..=o.runs {
-        let r = measure(&o, pulse.as_ref())?;
-        writeln!(out, "run {run}: {}", r.line())?;
-        out.flush()?;
-        results.push(r);
+        // The order of the modes turns by one each run: the machine's load drifts over a run.
+        for k in 0..o.modes.len() {
+            let mode = o.modes[(k + run - 1) % o.modes.len()];
+            let r = measure(&o, pulse.as_ref(), mode)?;
+            writeln!(out, "run {run} {}: {}", mode.name(), r.line())?;
+            out.flush()?;
+            results.push((mode, r));
+        }
     }
-    let median = |f: fn(&RunResult) -> f64| {
-        let mut v: Vec<f64> = results.iter().map(f).collect();
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
-    writeln!(
-        out,
-        "median of {} runs: host CPU {:.3} % of one core (stat), {:.3} % (schedstat), peak RSS \
-         {:.1} MiB (VmHWM); {:.0} threads sampled per report, {:.0} bytes per cpu event",
-        results.len(),
-        median(|r| r.cpu_pct_stat),
-        median(|r| r.cpu_pct_schedstat),
-        median(|r| r.vm_hwm_kib as f64 / 1024.0),
-        median(|r| r.threads_per_report as f64),
-        median(|r| r.bytes_per_event as f64),
-    )?;
+    for mode in &o.modes {
+        let of: Vec<&RunResult> = results
+            .iter()
+            .filter(|(m, _)| m == mode)
+            .map(|(_, r)| r)
+            .collect();
+        let median = |f: fn(&RunResult) -> f64| {
+            let mut v: Vec<f64> = of.iter().map(|r| f(r)).collect();
+            v.sort_by(f64::total_cmp);
+            v[v.len() / 2]
+        };
+        writeln!(
+            out,
+            "median of {} runs, {}: host CPU {:.3} % of one core (stat), {:.3} % (schedstat), peak \
+             RSS {:.1} MiB (VmHWM); {:.0} events, {:.0} bytes per event; {:.0} history samples",
+            of.len(),
+            mode.name(),
+            median(|r| r.cpu_pct_stat),
+            median(|r| r.cpu_pct_schedstat),
+            median(|r| r.vm_hwm_kib as f64 / 1024.0),
+            median(|r| r.events as f64),
+            median(|r| r.bytes_per_event as f64),
+            median(|r| r.history_points as f64),
+        )?;
+    }
+    writeln!(out, "load average at the end: {}", load_average())?;
     drop(pulse);
     Ok(())
 }
@@ -145,7 +202,13 @@ fn stand_in_browser(args: &[String]) -> Result<(), Error> {
     // SAFETY: PR_SET_NAME reads a NUL-terminated string of at most 16 bytes.
     unsafe { libc::prctl(libc::PR_SET_NAME, name.as_ptr() as libc::c_ulong, 0, 0, 0) };
     for i in 0..threads {
-        let builder = std::thread::Builder::new().name(format!("idle-{i:03}"));
+        // The waking ones are named as audio threads: the host's history counts them.
+        let name = if i < active {
+            format!("audio-{i:03}")
+        } else {
+            format!("idle-{i:03}")
+        };
+        let builder = std::thread::Builder::new().name(name);
         if i < active {
             builder.spawn(|| loop {
                 std::thread::sleep(Duration::from_millis(10));
@@ -179,6 +242,8 @@ struct RunResult {
     threads_per_report: usize,
     processes_per_report: usize,
     bytes_per_event: usize,
+    /// `history` mode: the samples the host's history held after the window.
+    history_points: usize,
 }
 
 impl RunResult {
@@ -186,7 +251,7 @@ impl RunResult {
         format!(
             "host CPU {:.3} % of one core (stat utime+stime), {:.3} % (threads' schedstat); peak \
              RSS {:.1} MiB (VmHWM; now {:.1} MiB); {} cpu events in {:.1} s, {} processes / {} \
-             threads per report, {} bytes per event",
+             threads per report, {} bytes per event, {} history samples",
             self.cpu_pct_stat,
             self.cpu_pct_schedstat,
             self.vm_hwm_kib as f64 / 1024.0,
@@ -195,7 +260,8 @@ impl RunResult {
             self.seconds,
             self.processes_per_report,
             self.threads_per_report,
-            self.bytes_per_event
+            self.bytes_per_event,
+            self.history_points
         )
     }
 }
@@ -236,27 +302,42 @@ impl Session {
     }
 }
 
-fn measure(o: &Options, pulse: Option<&PulseRig>) -> Result<RunResult, Error> {
+fn measure(o: &Options, pulse: Option<&PulseRig>, mode: Mode) -> Result<RunResult, Error> {
     let mut s = Session::start(o, pulse)?;
     s.send(serde_json::json!({"type": "version"}))?;
     let (_, version) = s.next(Duration::from_secs(10))?;
     let host_pid = version["result"]["pid"]
         .as_u64()
         .ok_or_else(|| format!("no pid in {version}"))? as u32;
-    s.send(serde_json::json!({
-        "type": "subscribe", "topic": "cpu", "interval_ms": o.interval_ms
-    }))?;
-    let limit = Duration::from_millis(o.interval_ms * 3 + 5000);
-    // The subscribe result, then the first event: from here on the host is in its steady state.
-    loop {
-        let (_, v) = s.next(limit)?;
-        if v["type"] == "event" {
-            check_event(&v)?;
-            break;
+    match mode {
+        Mode::Subscription => {
+            s.send(serde_json::json!({
+                "type": "subscribe", "topic": "cpu", "interval_ms": o.interval_ms
+            }))?;
+            let limit = Duration::from_millis(o.interval_ms * 3 + 5000);
+            // The subscribe result, then the first event: from here on the host is in its steady
+            // state.
+            loop {
+                let (_, v) = s.next(limit)?;
+                if v["type"] == "event" {
+                    check_event(&v)?;
+                    break;
+                }
+                if v["type"] == "error" {
+                    return Err(format!("subscribe failed: {v}").into());
+                }
+            }
         }
-        if v["type"] == "error" {
-            return Err(format!("subscribe failed: {v}").into());
+        Mode::History => {
+            s.send(serde_json::json!({"type": "phase", "phase": "capturing"}))?;
+            let (_, v) = s.next(Duration::from_secs(10))?;
+            if v["type"] != "result" {
+                return Err(format!("phase failed: {v}").into());
+            }
+            // Past the first sample (the baseline tick is at once, the first sample 5 s later).
+            std::thread::sleep(Duration::from_millis(5500));
         }
+        Mode::Idle => std::thread::sleep(Duration::from_secs(1)),
     }
     let start_stat = stat_ticks(host_pid)?;
     let start_sched = schedstat_ns(host_pid)?;
@@ -268,6 +349,11 @@ fn measure(o: &Options, pulse: Option<&PulseRig>) -> Result<RunResult, Error> {
         let Ok((len, v)) = s.next(left) else {
             break;
         };
+        if mode != Mode::Subscription {
+            return Err(
+                format!("the host sent a frame unasked in {} mode: {v}", mode.name()).into(),
+            );
+        }
         let (p, t) = check_event(&v)?;
         events += 1;
         bytes += len;
@@ -281,6 +367,19 @@ fn measure(o: &Options, pulse: Option<&PulseRig>) -> Result<RunResult, Error> {
         status_kib(host_pid, "VmHWM:")?,
         status_kib(host_pid, "VmRSS:")?,
     );
+    let history_points = if mode == Mode::History {
+        s.send(serde_json::json!({"type": "history"}))?;
+        let (_, v) = s.next(Duration::from_secs(10))?;
+        let points = v["result"]["points"]
+            .as_array()
+            .ok_or_else(|| format!("no history in {v}"))?;
+        if o.active > 0 && points.iter().all(|p| p["pct"].as_f64() == Some(0.0)) {
+            return Err(format!("the history saw no audio thread: {v}").into());
+        }
+        points.len()
+    } else {
+        0
+    };
     let clk_tck = ProcFs::system().clk_tck() as f64;
     Ok(RunResult {
         seconds,
@@ -292,7 +391,15 @@ fn measure(o: &Options, pulse: Option<&PulseRig>) -> Result<RunResult, Error> {
         threads_per_report: threads,
         processes_per_report: processes,
         bytes_per_event: bytes / events.max(1),
+        history_points,
     })
+}
+
+/// `/proc/loadavg`'s first three fields.
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|t| t.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
 }
 
 /// A `cpu` event with the stand-in in it: (processes, threads) in the report.

@@ -1,7 +1,7 @@
 //! The native messaging host name has one source on each side: `micoff_core::HOST_NAME` (the
-//! installer writes it into the manifest) and `HOST_NAME` in `extension/src/shared/protocol.ts`
+//! installer writes it into the manifest) and `HOST_NAME` in `extension/src/shared/protocol/constants.ts`
 //! (the extension's `connectNative`, the e2e rig). They must be the same string. The same holds for
-//! the stable error codes: `protocol::ErrorCode` here, `ErrorCode` in protocol.ts there.
+//! the stable error codes: `protocol::ErrorCode` here, `ErrorCode` in the same file there.
 
 #![allow(clippy::unwrap_used)] // tests may unwrap (house style)
 
@@ -9,7 +9,8 @@ use micoff_core::protocol::ErrorCode;
 use std::path::{Path, PathBuf};
 
 fn protocol_ts() -> (PathBuf, String) {
-    let ts = Path::new(env!("CARGO_MANIFEST_DIR")).join("../extension/src/shared/protocol.ts");
+    let ts =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../extension/src/shared/protocol/constants.ts");
     let text = std::fs::read_to_string(&ts).unwrap();
     (ts, text)
 }

@@ -924,3 +924,89 @@ async fn latency_requests_without_a_server() {
         .await;
     assert_eq!(c.recv().await["error"]["code"], 2);
 }
+
+/// During a call the host samples the audio path into its history and sends nothing; the popup asks
+/// for the history, then subscribes to each sample (1 s) with its report while it is open.
+#[tokio::test(start_paused = true)]
+async fn the_history_is_kept_without_a_word_until_asked_then_streamed_while_subscribed() {
+    let mut c = start_with(
+        FakeSampler {
+            threads: 3,
+            ..FakeSampler::default()
+        },
+        None,
+        Limits::default(),
+    );
+    c.send(json!({"id": 1, "type": "phase", "phase": "capturing"}))
+        .await;
+    let r = c.recv().await;
+    assert_eq!(
+        r,
+        json!({"id": 1, "type": "result", "result": {"saved_cpu_s": 0.0}})
+    );
+    // 21 s of a call: not one frame.
+    let silent = tokio::time::timeout(Duration::from_secs(21), c.reader.next_frame()).await;
+    assert!(silent.is_err(), "the host sent {silent:?} unasked");
+
+    c.send(json!({"id": 2, "type": "history"})).await;
+    let h = c.recv().await;
+    assert_eq!(h["id"], 2);
+    let h = &h["result"];
+    assert_eq!(h["phase"], "capturing");
+    assert_eq!(h["span_ms"], 300_000);
+    let windows: Vec<f64> = h["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["window_ms"].as_f64().unwrap())
+        .collect();
+    assert_eq!(windows, [5000.0; 4]);
+
+    c.send(json!({"id": 3, "type": "subscribe", "topic": "history", "interval_ms": 1000}))
+        .await;
+    let sub = c.recv().await["result"]["subscription"].as_u64().unwrap();
+    let first = c.recv().await;
+    assert_eq!(first["subscription"], sub);
+    assert_eq!(first["event"]["type"], "history");
+    assert_eq!(
+        first["event"]["history"]["points"]
+            .as_array()
+            .unwrap()
+            .len(),
+        4
+    );
+    assert_eq!(first["event"]["report"], Value::Null);
+    for _ in 0..3 {
+        let e = c.recv().await;
+        assert_eq!(e["event"]["type"], "history");
+        let points = e["event"]["history"]["points"].as_array().unwrap();
+        assert_eq!(points.len(), 1);
+        assert!(points[0]["window_ms"].as_f64().unwrap() <= 1000.0);
+        assert_eq!(
+            e["event"]["report"]["processes"][0]["threads"]
+                .as_array()
+                .unwrap()
+                .len(),
+            3
+        );
+    }
+    c.send(json!({"id": 4, "type": "unsubscribe", "subscription": sub}))
+        .await;
+    let r = c.recv().await;
+    assert_eq!(
+        (r["id"].clone(), r["type"].clone()),
+        (json!(4), json!("result"))
+    );
+    let silent = tokio::time::timeout(Duration::from_secs(12), c.reader.next_frame()).await;
+    assert!(
+        silent.is_err(),
+        "the host sent {silent:?} after the unsubscribe"
+    );
+
+    c.send(json!({"id": 5, "type": "phase", "phase": "idle"}))
+        .await;
+    assert_eq!(c.recv().await["result"]["saved_cpu_s"], 0.0);
+    c.send(json!({"id": 6, "type": "phase", "phase": "loud"}))
+        .await;
+    assert_eq!(c.recv().await["error"]["code"], 2);
+}

@@ -1,5 +1,5 @@
 // Fakes shared by the background unit tests: a native port, manual timers and a record stream.
-import type { AudioStream } from '../shared/protocol.ts';
+import type { AudioStream, CpuReport } from '../shared/protocol.ts';
 import type { HostClientDeps, PortLike, TimersLike } from './host-client.ts';
 
 /** A Chromium record stream as the host reports it (on source `mic`), with `extra` over it. */
@@ -118,5 +118,15 @@ export function fakeDeps(opts: { lastError?: string } = {}) {
   };
   return { deps, timers, ports, state };
 }
+
+/** A CPU report with nothing in it. */
+export const EMPTY_REPORT: CpuReport = {
+  window_ms: 1000,
+  total_cpu_pct: 0,
+  processes: [],
+  roles: [],
+  gone_pids: [],
+  threads_omitted: 0,
+};
 
 export const tick = () => new Promise<void>((r) => setImmediate(r));

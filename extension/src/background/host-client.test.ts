@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { fakeDeps, tick, VERSION } from './fakes.test-util.ts';
+import { EMPTY_REPORT, fakeDeps, tick, VERSION } from './fakes.test-util.ts';
 import { backoffDelayMs, classifyDisconnect, createHostClient, type HostError } from './host-client.ts';
 
 test('classifyDisconnect', () => {
@@ -164,14 +164,7 @@ test('subscriptions: events routed, re-subscribed after reconnect, unsubscribe o
   p1.answer({ subscription: 7 });
   await tick();
   assert.equal(sub.id, 7);
-  const report = {
-    window_ms: 1000,
-    total_cpu_pct: 0,
-    processes: [],
-    roles: [],
-    gone_pids: [],
-    threads_omitted: 0,
-  };
+  const report = EMPTY_REPORT;
   p1.emit({ type: 'event', subscription: 7, event: { type: 'cpu', report } });
   p1.emit({ type: 'event', subscription: 8, event: { type: 'cpu', report } }); // not ours
   p1.emit({ type: 'event', subscription: 7, event: { type: 'bogus' } }); // malformed: dropped

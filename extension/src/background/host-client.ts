@@ -77,6 +77,13 @@ export interface Subscription {
   close(): Promise<void>;
 }
 
+/** What went over the port since the background started: requests sent by type, events received by
+ * the topic of their subscription (e2e tests check that a call costs no request per tick). */
+export interface HostTraffic {
+  requests: Partial<Record<RequestType, number>>;
+  events: Partial<Record<SubscribeRequest['topic'], number>>;
+}
+
 export interface HostClient {
   start(): void;
   stop(): void;
@@ -86,6 +93,7 @@ export interface HostClient {
   status(): HostStatus;
   onStatus(listener: (status: HostStatus) => void): () => void;
   subscribe(req: SubscribeRequest, onEvent: (event: HostEvent) => void): Subscription;
+  traffic(): HostTraffic;
 }
 
 /** Chromium: "Specified native messaging host not found."; Firefox: "No such native application x". */
@@ -135,6 +143,7 @@ export function createHostClient(deps: HostClientDeps): HostClient {
   const byRemoteId = new Map<number, SubEntry>();
   const statusListeners = new Set<(s: HostStatus) => void>();
   let retryTimer: unknown = null;
+  const traffic: HostTraffic = { requests: {}, events: {} };
   let current: HostStatus = {
     state: 'stopped',
     message: null,
@@ -227,6 +236,7 @@ export function createHostClient(deps: HostClientDeps): HostClient {
     if (msg.type === 'event') {
       const s = byRemoteId.get(msg.subscription);
       if (!s) return;
+      traffic.events[s.req.topic] = (traffic.events[s.req.topic] ?? 0) + 1;
       s.onEvent(msg.event);
       if (msg.event.type === 'subscription_ended') resubscribeLater(s, msg.subscription);
       return;
@@ -259,6 +269,7 @@ export function createHostClient(deps: HostClientDeps): HostClient {
         reject(new HostError('timeout', `micoff-host did not answer ${req.type} within ${limit} ms`));
       }, limit);
       pending.set(id, { type: req.type, resolve: resolve as (r: unknown) => void, reject, timer });
+      traffic.requests[req.type] = (traffic.requests[req.type] ?? 0) + 1;
       try {
         p.postMessage({ ...req, id });
       } catch (err) {
@@ -316,6 +327,7 @@ export function createHostClient(deps: HostClientDeps): HostClient {
       return send(req);
     },
     status: () => current,
+    traffic: () => ({ requests: { ...traffic.requests }, events: { ...traffic.events } }),
     onStatus(listener) {
       statusListeners.add(listener);
       return () => statusListeners.delete(listener);

@@ -3,12 +3,14 @@
 import { POPUP_PORT } from '../shared/messages/popup-background.ts';
 import { browserSettingsStore } from '../shared/settings.ts';
 import { createAudioMonitor } from './audio-monitor.ts';
+import { startCallPhase } from './call-phase.ts';
 import type { BackgroundContext, Feature } from './context.ts';
 import { browserHostClient } from './host-client.ts';
 import { startLatency } from './latency-feature.ts';
 import { type ConnectingPortLike, createPopupHub } from './popup-hub.ts';
 import { createTabViews } from './popup-tab-views.ts';
 import { startRelease } from './release-feature.ts';
+import { createSavedCpu } from './saved-cpu.ts';
 import { browserSavingsStore } from './savings-store.ts';
 import { installTestSurface } from './test-surface.ts';
 import { ownExtension } from './ui-sender.ts';
@@ -21,8 +23,9 @@ const host = browserHostClient(log);
 const audio = createAudioMonitor(host);
 const settings = browserSettingsStore();
 const tabs = createTabViews();
-const savings = browserSavingsStore();
-const popups = createPopupHub({ host, audio, tabs, savings });
+const saved = createSavedCpu(browserSavingsStore());
+const phase = startCallPhase({ host, tabs, saved, log });
+const popups = createPopupHub({ host, audio, tabs, saved });
 
 const own = ownExtension();
 
@@ -33,7 +36,7 @@ chrome.runtime.onConnect.addListener((port) => {
   if (refusal !== null) log(`popup port refused: ${refusal}`);
 });
 
-const micoff = installTestSurface({ host, audio, settings, tabs, popups });
+const micoff = installTestSurface({ host, audio, settings, tabs, popups, phase, saved });
 const ctx: BackgroundContext = {
   host,
   audio,

@@ -2,10 +2,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { BackgroundToPopup } from '../shared/messages/popup-background.ts';
 import { createAudioMonitor } from './audio-monitor.ts';
-import { fakeDeps, tick, VERSION } from './fakes.test-util.ts';
+import { EMPTY_REPORT, fakeDeps, tick, VERSION } from './fakes.test-util.ts';
 import { createHostClient } from './host-client.ts';
 import { type ConnectingPortLike, createPopupHub, type PopupPortLike } from './popup-hub.ts';
 import { createTabViews } from './popup-tab-views.ts';
+import { createSavedCpu } from './saved-cpu.ts';
 import type { ExtensionSelf, SenderLike } from './ui-sender.ts';
 
 class FakePopup implements PopupPortLike {
@@ -50,7 +51,8 @@ async function setup() {
   const host = createHostClient(f.deps);
   const audio = createAudioMonitor(host);
   const tabs = createTabViews();
-  const hub = createPopupHub({ host, audio, tabs, now: () => f.timers.now });
+  const saved = createSavedCpu(undefined);
+  const hub = createPopupHub({ host, audio, tabs, saved });
   host.start();
   const port = f.ports[0];
   assert.ok(port);
@@ -58,40 +60,77 @@ async function setup() {
   await tick();
   port.answer({ subscription: 1 }); // the audio subscription
   await tick();
-  return { ...f, port, host, hub, tabs };
+  return { ...f, port, host, hub, tabs, saved };
 }
 
-test('cpu subscription lives exactly while a popup is open', async () => {
-  const { port, hub } = await setup();
+const report = EMPTY_REPORT;
+const point = (t_ms: number, pct: number) => ({ t_ms, pct, window_ms: 1000, phase: 'capturing' as const });
+const history = (points: ReturnType<typeof point>[], saved_cpu_s = 0) => ({
+  now_ms: points.at(-1)?.t_ms ?? 0,
+  span_ms: 300_000,
+  points,
+  marks: [],
+  released: [],
+  saved_cpu_s,
+  phase: 'capturing' as const,
+});
+
+test('the history subscription lives exactly while a popup is open: the whole history, then samples', async () => {
+  const { port, hub, saved } = await setup();
+  saved.hostGone(); // nothing from earlier hosts
   const a = new FakePopup();
   const b = new FakePopup();
   hub.attach(a);
-  assert.deepEqual(a.types(), ['host_status', 'audio', 'history']);
-  assert.deepEqual(port.last(), { type: 'subscribe', topic: 'cpu', interval_ms: 1000, id: 3 });
+  assert.deepEqual(a.types(), ['host_status', 'audio']);
+  assert.deepEqual(port.last(), { type: 'subscribe', topic: 'history', interval_ms: 1000, id: 3 });
   port.answer({ subscription: 2 });
   await tick();
-  hub.attach(b); // no second subscription
-  assert.equal(port.sent.length, 3);
-  assert.equal(hub.cpuSubscription(), 2);
+  assert.equal(hub.historySubscription(), 2);
+  const first = history([point(1000, 5), point(6000, 6)], 0.5);
+  port.emit({ type: 'event', subscription: 2, event: { type: 'history', history: first, report: null } });
+  assert.deepEqual(a.got.at(-1), { type: 'history', history: first });
 
-  const report = {
-    window_ms: 1000,
-    total_cpu_pct: 0,
-    processes: [],
-    roles: [],
-    gone_pids: [],
-    threads_omitted: 0,
-  };
-  port.emit({ type: 'event', subscription: 2, event: { type: 'cpu', report } });
-  assert.deepEqual(a.types().slice(-2), ['cpu', 'history']);
-  assert.deepEqual(b.types().slice(-2), ['cpu', 'history']);
+  hub.attach(b); // no second subscription; the history it has so far at once
+  assert.equal(port.sent.length, 3);
+  assert.deepEqual(b.got.at(-1), { type: 'history', history: first });
+
+  // A sample: appended, with its report as the live table.
+  const next = history([point(7000, 4)], 0.5);
+  port.emit({ type: 'event', subscription: 2, event: { type: 'history', history: next, report } });
+  for (const p of [a, b]) assert.deepEqual(p.types().slice(-2), ['cpu', 'history']);
+  assert.deepEqual(
+    hub.history()?.points.map((p) => p.pct),
+    [5, 6, 4],
+  );
+  assert.equal(hub.history()?.saved_cpu_s, 0.5);
 
   a.close();
   assert.equal(hub.count(), 1);
   assert.equal(port.last().type, 'subscribe');
   b.close();
   assert.deepEqual(port.last(), { type: 'unsubscribe', subscription: 2, id: 4 });
-  assert.equal(hub.cpuSubscription(), null);
+  assert.equal(hub.historySubscription(), null);
+  assert.equal(hub.history(), null);
+});
+
+test('the saved figure the popup shows adds what earlier hosts saved; a new host starts the history afresh', async () => {
+  const { port, hub, saved } = await setup();
+  saved.fromHost(1.25); // what the host before this one had said (its phase answers)
+  saved.hostGone();
+  const a = new FakePopup();
+  hub.attach(a);
+  port.answer({ subscription: 2 });
+  await tick();
+  const h = history([point(1000, 5)], 0.5);
+  port.emit({ type: 'event', subscription: 2, event: { type: 'history', history: h, report: null } });
+  assert.equal(hub.history()?.saved_cpu_s, 1.75);
+  // A resubscription's first event (report null) replaces what the popup had.
+  const fresh = history([point(9000, 3)], 0);
+  port.emit({ type: 'event', subscription: 2, event: { type: 'history', history: fresh, report: null } });
+  assert.deepEqual(
+    hub.history()?.points.map((p) => p.t_ms),
+    [9000],
+  );
 });
 
 test('tab state and doctor go to the popup that asked', async () => {
@@ -139,88 +178,12 @@ test('a content script connecting to the popup port is refused: closed, told not
   cs.send({ type: 'host_reconnect' });
   assert.deepEqual(cs.got, []); // no host status, audio streams, CPU
   assert.equal(hub.count(), 0);
-  assert.equal(port.sent.length, sentBefore); // no CPU subscription, no doctor run at the host
+  assert.equal(port.sent.length, sentBefore); // no history subscription, no doctor run at the host
   assert.equal(port.disconnected, false); // and no reconnect
 
   const popup = new FakeConnectingPort({ id: ID, url: `chrome-extension://${ID}/popup.html`, frameId: 0 });
   assert.equal(hub.accept(popup, OWN), null);
   assert.equal(popup.disconnected, false);
-  assert.deepEqual(popup.types(), ['host_status', 'audio', 'history']);
+  assert.deepEqual(popup.types(), ['host_status', 'audio']);
   assert.equal(hub.count(), 1);
-});
-
-test('a microphone in use holds the cpu subscription: the history and the CPU saved by a release', async () => {
-  const { port, hub, tabs, timers } = await setup();
-  const report = (pct: number) => ({
-    type: 'event',
-    subscription: 2,
-    event: {
-      type: 'cpu',
-      report: {
-        window_ms: 5000,
-        total_cpu_pct: pct,
-        processes: [
-          {
-            ...{ pid: 9, ppid: 1, comm: 'pulseaudio', role: 'audio_server', cpu_pct: pct, user_pct: pct },
-            ...{ system_pct: 0, run_time_ns: null, run_time_pct: null, wakeups_per_s: null },
-            ...{ voluntary_ctxt_per_s: null, involuntary_ctxt_per_s: null, read_syscalls_per_s: null },
-            ...{ write_syscalls_per_s: null, thread_count: 0, threads: [] },
-          },
-        ],
-        roles: [],
-        gone_pids: [],
-        threads_omitted: 0,
-      },
-    },
-  });
-  const view = (state: 'capturing' | 'released', muted: boolean) =>
-    ({ origin: 'https://x.example', state, since_ms: 1, reason: null, muted }) as const;
-  tabs.set(4, view('capturing', false)); // no popup, but a microphone: subscribed, every 5 s
-  assert.deepEqual(port.last(), { type: 'subscribe', topic: 'cpu', interval_ms: 5000, id: 3 });
-  port.answer({ subscription: 2 });
-  await tick();
-  for (const pct of [4, 6]) {
-    timers.advance(5000);
-    port.emit(report(pct)); // baseline: 5 %
-  }
-  timers.advance(500);
-  tabs.set(4, view('capturing', true)); // muted
-  timers.advance(500);
-  tabs.set(4, view('released', true));
-  timers.advance(5000);
-  port.emit(report(1)); // the window began at the release: saves (5 - 1) % of 5 s
-  timers.advance(5000);
-  port.emit(report(1));
-  const h = hub.history.snapshot();
-  assert.deepEqual(
-    h.marks.map((m) => m.kind),
-    ['mute', 'release'],
-  );
-  assert.equal(h.released.length, 1);
-  assert.equal(h.released[0]?.baseline_pct, 5);
-  assert.ok(Math.abs(h.saved_cpu_s - 0.4) < 1e-9, `${h.saved_cpu_s}`);
-  // A popup opens: every second while it is open, back to every 5 s when it closes.
-  const popup = new FakePopup();
-  hub.attach(popup);
-  assert.deepEqual(port.sent.slice(-2), [
-    { type: 'unsubscribe', subscription: 2, id: 4 },
-    { type: 'subscribe', topic: 'cpu', interval_ms: 1000, id: 5 },
-  ]);
-  port.answer({ subscription: 3 });
-  await tick();
-  popup.close();
-  assert.deepEqual(port.sent.slice(-2), [
-    { type: 'unsubscribe', subscription: 3, id: 6 },
-    { type: 'subscribe', topic: 'cpu', interval_ms: 5000, id: 7 },
-  ]);
-  port.answer({ subscription: 4 });
-  await tick();
-  tabs.set(4, view('capturing', false));
-  assert.deepEqual(
-    hub.history.snapshot().marks.map((m) => m.kind),
-    ['mute', 'release', 'unmute'],
-  );
-  tabs.set(4, null); // the microphone is gone and no popup is open: unsubscribed
-  assert.deepEqual(port.last(), { type: 'unsubscribe', subscription: 4, id: 8 });
-  assert.equal(hub.cpuSubscription(), null);
 });

@@ -1,22 +1,19 @@
 // Open popups: each connects a port named POPUP_PORT; the hub pushes host status, audio streams, the
-// popup's tab state, doctor results and the CPU history to every popup. The hub holds a 1 Hz `cpu`
-// subscription at the host while a popup is open OR a tab holds a microphone (so the chart has the
-// last minutes when a popup opens, and the CPU saved by a release is measured against the rate
-// before it: cpu-history.ts); it drops it when neither is true.
+// popup's tab state, doctor results, live CPU and the audio path's CPU history to every popup. The
+// history is micoff-host's (it samples the audio path itself during a call and sends nothing:
+// docs/design/popup-savings.md); the hub subscribes to it only while a popup is open: the first event
+// brings the whole history, each later one a sample and its CPU report (the live table).
 
-import { audioPathCpuPct, cpuView } from '../shared/cpu-view.ts';
+import { cpuView } from '../shared/cpu-view.ts';
 import { parseDoctorFindings } from '../shared/doctor.ts';
 import { type BackgroundToPopup, parsePopupMessage } from '../shared/messages/popup-background.ts';
-import { CPU_INTERVAL_MS, isPowerReading } from '../shared/protocol.ts';
+import { CPU_INTERVAL_MS, type HistorySnapshot, isPowerReading } from '../shared/protocol.ts';
 import type { AudioMonitor } from './audio-monitor.ts';
-import { CpuHistory, phaseOf } from './cpu-history.ts';
+import { nextHistory } from './history-view.ts';
 import type { HostClient, Subscription } from './host-client.ts';
 import type { TabViews } from './popup-tab-views.ts';
-import type { SavingsStore } from './savings-store.ts';
+import type { SavedCpu } from './saved-cpu.ts';
 import { type ExtensionSelf, type SenderLike, uiSenderRefusal } from './ui-sender.ts';
-
-/** The cpu subscription's interval while no popup is open but a tab holds a microphone. */
-export const BACKGROUND_CPU_INTERVAL_MS = 5000;
 
 export interface PopupPortLike {
   postMessage(message: BackgroundToPopup): void;
@@ -33,11 +30,11 @@ export interface ConnectingPortLike extends PopupPortLike {
 export interface PopupHubDeps {
   host: Pick<HostClient, 'status' | 'onStatus' | 'subscribe' | 'request' | 'reconnect'>;
   audio: Pick<AudioMonitor, 'snapshot' | 'onChange'>;
-  tabs: Pick<TabViews, 'get' | 'onChange' | 'all'>;
-  cpuIntervalMs?: number;
-  now?: () => number;
-  /** CPU-seconds saved since the browser started, kept across background restarts. */
-  savings?: SavingsStore;
+  tabs: Pick<TabViews, 'get' | 'onChange'>;
+  /** CPU-seconds saved since the browser started (the host's figure plus earlier hosts'). */
+  saved: Pick<SavedCpu, 'total' | 'fromHost'>;
+  /** How often the host samples while a popup is open. */
+  historyIntervalMs?: number;
 }
 
 export interface PopupHub {
@@ -47,45 +44,35 @@ export interface PopupHub {
   attach(port: PopupPortLike): void;
   /** Open popups. */
   count(): number;
-  /** The host's number for the CPU subscription, null while none (no popup open and no microphone
-   * in use, or not connected). */
-  cpuSubscription(): number | null;
-  history: CpuHistory;
+  /** The host's number for the history subscription, null while none (no popup open, or not
+   * connected). */
+  historySubscription(): number | null;
+  /** The history as the open popups have it (null while none is open), saved figure since the
+   * browser started. */
+  history(): HistorySnapshot | null;
 }
 
 export function createPopupHub(deps: PopupHubDeps): PopupHub {
   const popups = new Map<PopupPortLike, { tabId: number | null }>();
-  let cpu: Subscription | null = null;
-  const history = new CpuHistory(deps.now ?? Date.now);
-  void deps.savings?.load().then(
-    (s) => history.restore(s),
-    () => {},
-  );
-  const micInUse = () => history.snapshot().phase !== 'idle';
-  /** Subscribed exactly while a popup is open (every `cpuIntervalMs`) or a microphone is in use
-   * (every BACKGROUND_CPU_INTERVAL_MS: the history at a fifth of the cost while nobody looks). */
-  let interval = 0;
-  const updateCpu = () => {
-    const want =
-      popups.size > 0
-        ? (deps.cpuIntervalMs ?? CPU_INTERVAL_MS.default)
-        : micInUse()
-          ? BACKGROUND_CPU_INTERVAL_MS
-          : 0;
-    if (cpu && want !== interval) {
-      void cpu.close();
-      cpu = null;
+  let sub: Subscription | null = null;
+  let history: HistorySnapshot | null = null;
+  const shown = (h: HistorySnapshot): HistorySnapshot => ({ ...h, saved_cpu_s: deps.saved.total() });
+  /** Subscribed exactly while a popup is open. */
+  const updateSubscription = () => {
+    if (popups.size > 0 && !sub) {
+      const interval_ms = deps.historyIntervalMs ?? CPU_INTERVAL_MS.default;
+      sub = deps.host.subscribe({ type: 'subscribe', topic: 'history', interval_ms }, (e) => {
+        if (e.type !== 'history') return;
+        history = nextHistory(history, e);
+        deps.saved.fromHost(e.history.saved_cpu_s);
+        if (e.report) broadcast({ type: 'cpu', view: cpuView(e.report) });
+        broadcast({ type: 'history', history: shown(history) });
+      });
+    } else if (popups.size === 0 && sub) {
+      void sub.close();
+      sub = null;
+      history = null;
     }
-    interval = want;
-    if (want === 0 || cpu) return;
-    cpu = deps.host.subscribe({ type: 'subscribe', topic: 'cpu', interval_ms: want }, (e) => {
-      if (e.type !== 'cpu') return;
-      if (history.addSample(audioPathCpuPct(e.report), e.report.window_ms) !== 0)
-        deps.savings?.save(history.savedCpuS());
-      if (popups.size === 0) return;
-      broadcast({ type: 'cpu', view: cpuView(e.report) });
-      broadcast({ type: 'history', history: history.snapshot() });
-    });
   };
 
   const send = (port: PopupPortLike, msg: BackgroundToPopup) => {
@@ -102,8 +89,6 @@ export function createPopupHub(deps: PopupHubDeps): PopupHub {
   deps.host.onStatus((status) => broadcast({ type: 'host_status', status }));
   deps.audio.onChange((audio) => broadcast({ type: 'audio', audio }));
   deps.tabs.onChange((tabId, tab) => {
-    history.setPhase(phaseOf(deps.tabs.all().values()));
-    updateCpu();
     for (const [port, p] of popups) if (p.tabId === tabId) send(port, { type: 'tab', tab_id: tabId, tab });
   });
 
@@ -157,16 +142,16 @@ export function createPopupHub(deps: PopupHubDeps): PopupHub {
       port.onMessage.addListener((m) => onMessage(port, m));
       port.onDisconnect.addListener(() => {
         popups.delete(port);
-        updateCpu();
+        updateSubscription();
       });
       send(port, { type: 'host_status', status: deps.host.status() });
       send(port, { type: 'audio', audio: deps.audio.snapshot() });
-      send(port, { type: 'history', history: history.snapshot() });
-      updateCpu();
+      if (history) send(port, { type: 'history', history: shown(history) });
+      updateSubscription();
     },
     count: () => popups.size,
-    cpuSubscription: () => cpu?.id ?? null,
-    history,
+    historySubscription: () => sub?.id ?? null,
+    history: () => (history ? shown(history) : null),
   };
   return hub;
 }

@@ -1,6 +1,6 @@
-// The CPU-seconds micoff saved since the browser started (cpu-history.ts savedCpuS), kept across
-// background restarts: storage.session outlives a service-worker restart and is cleared when the
-// browser exits. The popup hub loads it once at start and saves it after every sample that added to it.
+// The CPU-seconds micoff saved since the browser started (saved-cpu.ts: the hosts' figures), kept
+// across background restarts: storage.session outlives a service-worker restart and is cleared when
+// the browser exits. saved-cpu.ts loads it once at start and saves it each time a host's figure comes in.
 import type { StorageAreaLike } from '../shared/settings.ts';
 
 export const SAVED_KEY = 'micoff_saved_cpu_s';

@@ -2,9 +2,11 @@
 // Everything returned is plain data (structured-clonable), so `evaluate` can hand it back.
 import type { SettingsStore } from '../shared/settings.ts';
 import type { AudioMonitor } from './audio-monitor.ts';
+import type { CallPhase } from './call-phase.ts';
 import type { HostClient } from './host-client.ts';
 import type { PopupHub } from './popup-hub.ts';
 import type { TabViews } from './popup-tab-views.ts';
+import type { SavedCpu } from './saved-cpu.ts';
 
 export interface TestSurfaceParts {
   host: HostClient;
@@ -12,6 +14,8 @@ export interface TestSurfaceParts {
   settings: SettingsStore;
   tabs: TabViews;
   popups: PopupHub;
+  phase: CallPhase;
+  saved: SavedCpu;
 }
 
 export type MicoffGlobal = ReturnType<typeof buildTestSurface> & Record<string, unknown>;
@@ -23,6 +27,7 @@ export function buildTestSurface(p: TestSurfaceParts) {
       request: p.host.request,
       status: p.host.status,
       reconnect: p.host.reconnect,
+      traffic: p.host.traffic,
     },
     audio: {
       snapshot: p.audio.snapshot,
@@ -39,8 +44,13 @@ export function buildTestSurface(p: TestSurfaceParts) {
     },
     popups: {
       count: p.popups.count,
-      cpuSubscription: p.popups.cpuSubscription,
-      history: () => p.popups.history.snapshot(),
+      historySubscription: p.popups.historySubscription,
+      history: p.popups.history,
+    },
+    /** The call's phase as the host was told it, and the CPU-s saved since the browser started. */
+    call: {
+      phase: p.phase.current,
+      savedCpuS: p.saved.total,
     },
   };
 }

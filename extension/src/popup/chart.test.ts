@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { HistorySnapshot } from '../shared/messages/popup-background.ts';
+import type { HistorySnapshot } from '../shared/protocol.ts';
 import { CHART, chartModel, savingsLines } from './chart.ts';
 
 const history = (over: Partial<HistorySnapshot> = {}): HistorySnapshot => ({

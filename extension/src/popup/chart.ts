@@ -1,9 +1,8 @@
-// The audio path's CPU over the last minutes as inline SVG (no chart library): a line of the
-// background's samples, a shaded band per released interval, a tick per mute / release / unmute;
-// colours from ui.css's variables (light and dark). `chartModel` is the geometry (pure, unit-tested),
+// The audio path's CPU over the last minutes as inline SVG (no chart library): a line of micoff-host's
+// samples (the host keeps the history), a shaded band per released interval, a tick per mute / release /
+// unmute; colours from ui.css's variables (light and dark). `chartModel` is the geometry (pure, unit-tested),
 // `chartSvg` the DOM; `savingsLines` the text figures beside it (docs/design/popup-savings.md).
-import type { HistorySnapshot, MarkKind } from '../shared/messages/popup-background.ts';
-import type { PowerReading } from '../shared/protocol.ts';
+import type { HistorySnapshot, MarkKind, PowerReading } from '../shared/protocol.ts';
 
 export const CHART = { width: 356, height: 96, top: 6, bottom: 14 } as const;
 

@@ -1,8 +1,8 @@
 // Doctor findings (what on this machine makes audio cost more CPU) as the popup lists them. The host's
-// `doctor` result is micoff-doctor's report (`DoctorReport` in protocol.ts: findings with `status` ok |
-// worth_changing | not_applicable | failed, `current`, `why`, `fix` = a runnable command or null, `hint` = prose or
-// null), already checked against that shape by the host client (`isResultFor`); a newer host's other
-// statuses never break the popup.
+// `doctor` result is micoff-doctor's report (`DoctorReport` in protocol/doctor-report.ts: findings with
+// `status` ok | worth_changing | not_applicable | failed, `current`, `why`, `fix` = a runnable command
+// or null, `hint` = prose or null), already checked against that shape by the host client
+// (`isResultFor`); a newer host's other statuses never break the popup.
 
 import type { DoctorReport, DoctorReportFinding } from './protocol.ts';
 

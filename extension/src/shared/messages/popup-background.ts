@@ -1,11 +1,11 @@
 // popup <-> background, over a long-lived port named POPUP_PORT (the port's lifetime is "the popup is
-// open": the background streams CPU and its history at 1 Hz to the connected popups). The background parses what
+// open": the background streams CPU and the host's history of it at 1 Hz to the connected popups). The background parses what
 // a popup sends here.
 
 import type { CpuView } from '../cpu-view.ts';
 import type { DoctorFinding } from '../doctor.ts';
 import type { HostStatus } from '../host-status.ts';
-import type { AudioServerInfo, AudioStream, PowerReading } from '../protocol.ts';
+import type { AudioServerInfo, AudioStream, HistorySnapshot, PowerReading } from '../protocol.ts';
 import { isRecord } from './validate.ts';
 
 export const POPUP_PORT = 'micoff-popup';
@@ -67,48 +67,6 @@ export interface NativeReleaseView {
   command: string;
 }
 
-// The CPU history the popup charts (background/cpu-history.ts keeps it; docs/design/popup-savings.md).
-/** What the microphones of all tabs are doing, folded into one (highest first): a tab capturing
- * unmuted; muted but still open (the release delay); kept open while muted; every one released. */
-export type Phase = 'capturing' | 'muted' | 'kept' | 'released' | 'idle';
-
-export interface CpuPoint {
-  /** End of the report's window (ms since epoch). */
-  t_ms: number;
-  /** Audio-path CPU over the window, % of one core. */
-  pct: number;
-  window_ms: number;
-  /** The phase throughout the window; 'transition' when it changed inside it. */
-  phase: Phase | 'transition';
-}
-
-export type MarkKind = 'mute' | 'release' | 'unmute';
-export interface Mark {
-  t_ms: number;
-  kind: MarkKind;
-}
-
-export interface ReleasedInterval {
-  start_ms: number;
-  /** null while it lasts. */
-  end_ms: number | null;
-  /** Mean audio-path CPU of the capturing samples in the BASELINE_MS before the mute; null when none. */
-  baseline_pct: number | null;
-  /** CPU-seconds saved over this interval so far (0 without a baseline). */
-  saved_cpu_s: number;
-}
-
-export interface HistorySnapshot {
-  now_ms: number;
-  span_ms: number;
-  points: CpuPoint[];
-  marks: Mark[];
-  released: ReleasedInterval[];
-  /** Since the browser started (kept across background restarts in storage.session). */
-  saved_cpu_s: number;
-  phase: Phase;
-}
-
 export interface AudioSnapshot {
   connected: boolean;
   server: AudioServerInfo | null;
@@ -132,7 +90,8 @@ export type BackgroundToPopup =
   | { type: 'audio'; audio: AudioSnapshot }
   | { type: 'tab'; tab_id: number; tab: TabReleaseView | null }
   | { type: 'doctor'; result: DoctorResult }
-  /** The audio path's CPU over the last minutes, marks, savings: on open and with every report. */
+  /** The audio path's CPU over the last minutes, marks, savings (micoff-host's history, the saved
+   * figure since the browser started): on open and with every sample. */
   | { type: 'history'; history: HistorySnapshot }
   | { type: 'power'; result: { ok: true; reading: PowerReading } | { ok: false; message: string } };
 

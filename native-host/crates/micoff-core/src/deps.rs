@@ -98,6 +98,14 @@ pub trait CpuTicker: Send + 'static {
     /// Watches `pids` from now on (and no longer re-resolves a default set): processes new to
     /// the set are reported from the tick after next.
     fn set_pids(&mut self, pids: Vec<u32>);
+
+    /// A ticker on the default set looks for its processes again every `every` (instead of
+    /// [`RESOLVE_EVERY`]). Nothing for explicit pids (or a ticker that never re-resolves).
+    fn resolve_every(&mut self, _every: Duration) {}
+
+    /// A ticker on the default set looks for its processes again at its next tick, whatever the
+    /// time (something may have started: a capture, the audio service).
+    fn resolve_at_next_tick(&mut self) {}
 }
 
 /// How often the default set of processes (the browser tree, the audio server) is looked for

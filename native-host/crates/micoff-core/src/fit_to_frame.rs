@@ -6,7 +6,9 @@
 
 use serde::Serialize;
 
-use crate::protocol::{CpuReport, ErrorCode, HostToExtension, Processes, Rates, RequestId};
+use crate::protocol::{
+    CpuReport, ErrorCode, HistorySnapshot, HostToExtension, Processes, Rates, RequestId,
+};
 
 /// No thread row is smaller than this in JSON: reports with more threads than fit are cut to what
 /// can fit before the first serialisation.
@@ -191,6 +193,48 @@ pub fn cpu_event(subscription: u64, report: CpuReport, max_bytes: usize) -> Opti
     })
 }
 
+#[derive(Serialize)]
+struct HistoryEvent<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    subscription: u64,
+    event: HistoryEventBody<'a>,
+}
+
+#[derive(Serialize)]
+struct HistoryEventBody<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    history: &'a HistorySnapshot,
+    report: Option<&'a CpuReport>,
+}
+
+/// A `history` event of `subscription`: `history` whole, `report` (if any) trimmed as in a `cpu`
+/// event to fit what is left of `max_bytes`. `None` when even its thread-less report, or the
+/// history alone, does not fit.
+pub fn history_event(
+    subscription: u64,
+    history: &HistorySnapshot,
+    report: Option<CpuReport>,
+    max_bytes: usize,
+) -> Option<Vec<u8>> {
+    let wrap = |report: Option<&CpuReport>| {
+        serde_json::to_vec(&HistoryEvent {
+            kind: "event",
+            subscription,
+            event: HistoryEventBody {
+                kind: "history",
+                history,
+                report,
+            },
+        })
+    };
+    match report {
+        Some(report) => cpu_report(report, max_bytes, |r| wrap(Some(r))),
+        None => wrap(None).ok().filter(|body| body.len() <= max_bytes),
+    }
+}
+
 /// Encodes a CPU report (`wrap` serializes it inside its envelope), sorted, cleaned of values
 /// JSON cannot carry, dropping its lowest-CPU threads until it fits. `None` when even the
 /// thread-less report does not fit (or it cannot be encoded).
@@ -333,6 +377,55 @@ fn sanitize(report: &mut CpuReport) {
 mod tests {
     use super::*;
     use crate::protocol::{HostEvent, ProcessRates, Rates, Role, ThreadRates};
+
+    #[test]
+    fn a_history_event_is_the_enum_encoding_with_its_report_trimmed_to_fit() {
+        let history = crate::history::CpuHistory::default().snapshot(1_000);
+        let busy = |i: usize| {
+            let mut t = ThreadRates::idle(1000 + i as u32, format!("thread-{i:05}"));
+            t.rates.cpu_pct = i as f64;
+            t
+        };
+        let mut process = ProcessRates::idle(10, 1, "chromium", Role::Renderer);
+        process.threads = (0..3000).map(busy).collect();
+        process.thread_count = 3000;
+        let report = CpuReport {
+            window_ms: 1000.0,
+            total_cpu_pct: 1.0,
+            processes: vec![process],
+            roles: vec![],
+            gone_pids: vec![],
+            threads_omitted: 0,
+        };
+        let value = |b: &[u8]| serde_json::from_slice::<serde_json::Value>(b).unwrap();
+        let body = history_event(2, &history, None, 64 * 1024).unwrap();
+        let want = serde_json::to_vec(&HostToExtension::Event {
+            subscription: 2,
+            event: Box::new(HostEvent::History {
+                history: history.clone(),
+                report: None,
+            }),
+        })
+        .unwrap();
+        assert_eq!(value(&body), value(&want));
+
+        let body = history_event(2, &history, Some(report), 64 * 1024).unwrap();
+        assert!(body.len() <= 64 * 1024);
+        let v = value(&body);
+        assert_eq!(
+            v["event"]["history"],
+            serde_json::to_value(&history).unwrap()
+        );
+        let kept = v["event"]["report"]["processes"][0]["threads"]
+            .as_array()
+            .unwrap();
+        assert!(kept.len() > 100, "{} threads kept", kept.len());
+        assert_eq!(kept[0]["comm"], "thread-02999"); // the busiest first
+        assert_eq!(
+            v["event"]["report"]["threads_omitted"].as_u64().unwrap() as usize + kept.len(),
+            3000
+        );
+    }
 
     #[test]
     fn in_place_cpu_encoding_is_the_enum_encoding() {

@@ -16,6 +16,9 @@
 //! - [`deps`]: what handlers need from the world: small traits (`Sampler`, `AudioServer`,
 //!   `Doctor`), where the latency files and power readings are, the launch arguments,
 //!   per-connection limits.
+//! - [`history`]: the audio path's CPU history the popup charts, with what releases saved: the pure
+//!   rule and the per-connection task that samples while a call is on (sending nothing) or a popup
+//!   watches.
 //! - [`server`]: `run(reader, writer, deps)`, one task per request, one writer task.
 //! - [`backend`]: the real `Sampler` (micoff-proc), `AudioServer` (micoff-pulse, one client per
 //!   process) and `Doctor` (micoff-doctor).
@@ -30,6 +33,7 @@ pub mod cli;
 pub mod deps;
 pub mod fit_to_frame;
 pub mod framing;
+pub mod history;
 pub mod install;
 pub mod latency;
 pub mod power;
@@ -53,7 +57,7 @@ pub const TARGET: &str = env!("MICOFF_TARGET");
 /// version, a NUL. The binary keeps it (native-host/src/main.rs).
 pub const HOST_IDENT: &str = concat!("\0micoff-host-ident ", env!("MICOFF_VERSION"), "\0");
 /// The native messaging host name (the manifest's `name`). The TypeScript side's one spelling is
-/// `HOST_NAME` in `extension/src/shared/protocol.ts`; `tests/host_name.rs` checks they agree.
+/// `HOST_NAME` in `extension/src/shared/protocol/constants.ts`; `tests/host_name.rs` checks they agree.
 pub const HOST_NAME: &str = "org.micoff.host";
 
 #[cfg(test)]

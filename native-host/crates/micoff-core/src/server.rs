@@ -19,9 +19,11 @@ use tokio::task::{JoinError, JoinHandle, JoinSet};
 use crate::deps::{latency_view, CpuTick, Deps, HostError};
 use crate::fit_to_frame::{self, fallback_error};
 use crate::framing::{FrameError, FrameReader, FrameWriter, TransportError};
+use crate::history::{anchored_clock, HistoryWatch, Update};
 use crate::protocol::{
-    decode_request, AudioStreams, ErrorCode, HostEvent, HostToExtension, Request, RequestBody,
-    RequestId, SubscriptionResult, Topic, Version, CPU_INTERVAL_MS_DEFAULT, PROTOCOL_VERSION,
+    decode_request, AudioStreams, ErrorCode, HistorySnapshot, HostEvent, HostToExtension,
+    PhaseResult, Request, RequestBody, RequestId, SubscriptionResult, Topic, Version,
+    CPU_INTERVAL_MS_DEFAULT, PROTOCOL_VERSION,
 };
 
 /// A `cpu` event carries at most this much: the busiest threads (what the popup shows) and every
@@ -62,6 +64,7 @@ where
         deps.limits.write_deadline,
     ));
     let ctx = Arc::new(Ctx {
+        history: HistoryWatch::start(Arc::clone(&deps.sampler), anchored_clock()),
         in_flight: Arc::new(Semaphore::new(deps.limits.max_in_flight)),
         max_bytes: codec.max_outgoing_bytes,
         deps,
@@ -234,6 +237,9 @@ fn panic_message(payload: Box<dyn Any + Send>) -> String {
 
 struct Ctx {
     deps: Deps,
+    /// The audio path's CPU history of this connection (the `phase` and `history` requests, the
+    /// `history` topic).
+    history: HistoryWatch,
     tx: mpsc::Sender<Vec<u8>>,
     in_flight: Arc<Semaphore>,
     max_bytes: usize,
@@ -270,6 +276,18 @@ async fn dispatch(ctx: &Arc<Ctx>, tasks: &mut RequestTasks, body: &[u8]) {
         RequestBody::Subscribe(topic) => subscribe(ctx, request.id, topic).await,
         RequestBody::Unsubscribe { subscription } => {
             unsubscribe(ctx, request.id, subscription).await
+        }
+        // Phase changes apply in the order they were sent; both answer at once.
+        RequestBody::Phase { phase } => {
+            let saved_cpu_s = ctx.history.set_phase(phase);
+            let reply = PhaseResult { saved_cpu_s };
+            ctx.send(fit_to_frame::result(request.id, &reply, ctx.max_bytes))
+                .await;
+        }
+        RequestBody::History => {
+            let snapshot = ctx.history.snapshot();
+            ctx.send(fit_to_frame::result(request.id, &snapshot, ctx.max_bytes))
+                .await;
         }
         body => {
             let Ok(permit) = ctx.in_flight.clone().try_acquire_owned() else {
@@ -368,8 +386,11 @@ async fn handle(ctx: &Ctx, request: Request) -> Vec<u8> {
             let reading = crate::power::measure(roots, crate::power::POWER_WINDOW).await;
             Ok(fit_to_frame::result(id, &reading, max_bytes))
         }
-        RequestBody::Subscribe(_) | RequestBody::Unsubscribe { .. } => Err(HostError::Internal(
-            "subscription requests are handled on the read loop".into(),
+        RequestBody::Subscribe(_)
+        | RequestBody::Unsubscribe { .. }
+        | RequestBody::Phase { .. }
+        | RequestBody::History => Err(HostError::Internal(
+            "subscription, phase and history requests are handled on the read loop".into(),
         )),
     };
     outcome.unwrap_or_else(|e| {
@@ -419,7 +440,7 @@ async fn subscribe(ctx: &Arc<Ctx>, id: RequestId, topic: Topic) {
                 return;
             }
         },
-        Topic::Cpu { .. } => None,
+        Topic::Cpu { .. } | Topic::History { .. } => None,
     };
     let subscription = ctx.next_subscription.fetch_add(1, Ordering::Relaxed);
     // The result goes into the channel before the task that produces events exists.
@@ -442,6 +463,15 @@ async fn subscribe(ctx: &Arc<Ctx>, id: RequestId, topic: Topic) {
                 Arc::clone(ctx),
                 subscription,
                 cpu_loop(task_ctx, subscription, interval, pids),
+            )
+        }
+        (Topic::History { interval_ms }, _) => {
+            let interval = Duration::from_millis(interval_ms.unwrap_or(CPU_INTERVAL_MS_DEFAULT));
+            let (first, updates) = ctx.history.listen(interval);
+            spawn_subscription(
+                Arc::clone(ctx),
+                subscription,
+                history_loop(task_ctx, subscription, first, updates),
             )
         }
         (Topic::Audio, None) => return,
@@ -545,6 +575,34 @@ async fn cpu_loop(ctx: Arc<Ctx>, subscription: u64, interval: Duration, pids: Op
         subscription,
         ErrorCode::Internal.code(),
         "the cpu sampler stopped".into(),
+    )
+    .await;
+}
+
+/// A `history` subscription: the whole history first, then each sample with its report.
+async fn history_loop(
+    ctx: Arc<Ctx>,
+    subscription: u64,
+    first: HistorySnapshot,
+    mut updates: mpsc::Receiver<Update>,
+) {
+    let event = HostEvent::History {
+        history: first,
+        report: None,
+    };
+    send_event(&ctx, subscription, event).await;
+    while let Some(Update { history, report }) = updates.recv().await {
+        let max_bytes = ctx.max_bytes.min(MAX_CPU_EVENT_BYTES);
+        match fit_to_frame::history_event(subscription, &history, Some(report), max_bytes) {
+            Some(body) => ctx.send(body).await,
+            None => tracing::warn!(subscription, "history event too large even when trimmed"),
+        }
+    }
+    end_subscription(
+        &ctx,
+        subscription,
+        ErrorCode::Internal.code(),
+        "the history stopped".into(),
     )
     .await;
 }

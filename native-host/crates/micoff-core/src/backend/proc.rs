@@ -178,13 +178,15 @@ impl Sampler for ProcSampler {
     /// micoff-proc's stateful `Sampler`: one kept-open `schedstat` per thread, full reads only for
     /// threads that ran, processes whose CPU time did not move left alone, threads idle for a
     /// while read only at their turn (`ColdThreads::DEFAULT`), fds kept open within the host's one
-    /// [`FdBudget`]. Default pids are re-resolved every [`RESOLVE_EVERY`].
+    /// [`FdBudget`]. Default pids are re-resolved every [`RESOLVE_EVERY`] (or what
+    /// `resolve_every` set), and at the tick after `resolve_at_next_tick`.
     fn cpu_ticker(self: Arc<Self>, pids: Option<Vec<u32>>) -> Box<dyn CpuTicker> {
         Box::new(ProcTicker {
             sampler: None,
             default: pids.is_none(),
             pids: pids.unwrap_or_default(),
             resolved_at: None,
+            resolve_every: RESOLVE_EVERY,
             this: self,
         })
     }
@@ -198,7 +200,9 @@ struct ProcTicker {
     /// Watching the default set (re-resolved every [`RESOLVE_EVERY`]).
     default: bool,
     pids: Vec<u32>,
+    /// `None`: at the next tick.
     resolved_at: Option<std::time::Instant>,
+    resolve_every: Duration,
 }
 
 impl CpuTicker for ProcTicker {
@@ -209,7 +213,7 @@ impl CpuTicker for ProcTicker {
             let resolve = self.default
                 && self
                     .resolved_at
-                    .is_none_or(|at| at.elapsed() >= RESOLVE_EVERY);
+                    .is_none_or(|at| at.elapsed() >= self.resolve_every);
             if resolve {
                 self.resolved_at = Some(std::time::Instant::now());
             }
@@ -246,6 +250,14 @@ impl CpuTicker for ProcTicker {
             };
             (self as Box<dyn CpuTicker>, outcome)
         })
+    }
+
+    fn resolve_every(&mut self, every: Duration) {
+        self.resolve_every = every;
+    }
+
+    fn resolve_at_next_tick(&mut self) {
+        self.resolved_at = None;
     }
 
     fn set_pids(&mut self, pids: Vec<u32>) {

@@ -7,6 +7,7 @@ use serde::Deserialize;
 
 use super::cpu::{validate_cpu_sample, validate_cpu_subscription};
 use super::errors::{bounded, ErrorCode, RequestError, QUOTED_CHARS};
+use super::history::Phase;
 use super::latency::{validate_capture_ms, Browser};
 use super::processes::validate_pid;
 use super::request::{Request, RequestBody, MAX_ID};
@@ -162,6 +163,17 @@ mod fields {
     }
 
     #[derive(Deserialize)]
+    pub struct History {
+        #[serde(default)]
+        pub interval_ms: Option<u64>,
+    }
+
+    #[derive(Deserialize)]
+    pub struct Phase {
+        pub phase: super::Phase,
+    }
+
+    #[derive(Deserialize)]
     pub struct Unsubscribe {
         pub subscription: u64,
     }
@@ -221,9 +233,15 @@ fn decode_body(type_name: &str, head: &Head, text: &str) -> Result<RequestBody, 
                 }
             }
             Some(Loose::Str(t)) if t == "audio" => Topic::Audio,
+            Some(Loose::Str(t)) if t == "history" => {
+                let f: fields::History = typed(text)?;
+                Topic::History {
+                    interval_ms: f.interval_ms,
+                }
+            }
             Some(Loose::Str(t)) => {
                 return Err(format!(
-                    "unknown variant `{}`, expected `cpu` or `audio`",
+                    "unknown variant `{}`, expected one of `cpu`, `audio`, `history`",
                     bounded(t, QUOTED_CHARS)
                 ))
             }
@@ -253,6 +271,11 @@ fn decode_body(type_name: &str, head: &Head, text: &str) -> Result<RequestBody, 
             }
         }
         "power" => RequestBody::Power,
+        "phase" => {
+            let f: fields::Phase = typed(text)?;
+            RequestBody::Phase { phase: f.phase }
+        }
+        "history" => RequestBody::History,
         other => return Err(format!("no decoder for `{other}`")),
     })
 }
@@ -352,6 +375,9 @@ fn validate(body: &RequestBody) -> Result<(), String> {
         }
         RequestBody::Subscribe(Topic::Cpu { interval_ms, pids }) => {
             validate_cpu_subscription(*interval_ms, pids.as_deref())
+        }
+        RequestBody::Subscribe(Topic::History { interval_ms }) => {
+            validate_cpu_subscription(*interval_ms, None)
         }
         RequestBody::LatencySet {
             capture_ms: Some(ms),

@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::audio::{AudioServerInfo, AudioStream, StreamKind};
 use super::cpu::CpuReport;
 use super::errors::{bound_message, ErrorCode};
+use super::history::HistorySnapshot;
 use super::request::RequestId;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -61,6 +62,13 @@ pub enum HostEvent {
         /// An [`ErrorCode`] (`not_found`, `internal`).
         code: u32,
         reason: String,
+    },
+    /// A `history` subscription: the history as of the sample just taken (`points`: the samples
+    /// since the subscription's previous event, all of them in its first) and, from the second
+    /// event on, the CPU report that sample came from (held to the `cpu` event's size).
+    History {
+        history: HistorySnapshot,
+        report: Option<CpuReport>,
     },
     AudioConnected {
         server: AudioServerInfo,

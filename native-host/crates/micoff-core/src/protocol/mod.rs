@@ -16,6 +16,7 @@
 //! - `doctor`: the check of a `doctor` result.
 //! - `latency`: `latency_status`, `latency_set`: the browsers, the `capture_ms` range, the results.
 //! - `power`: the `power` reading.
+//! - `history`: `phase`, `history` and the `history` topic: the audio path's CPU history.
 //! - `typed`: `typed_result`, a result checked against the request type it answers.
 //!
 //! Fitting a reply into one frame is [`crate::fit_to_frame`]'s.
@@ -26,6 +27,7 @@ mod decode;
 mod doctor;
 mod errors;
 mod events;
+mod history;
 mod latency;
 mod power;
 mod processes;
@@ -45,6 +47,9 @@ pub use self::cpu::{
 pub use self::decode::decode_request;
 pub use self::errors::{bound_message, bounded, ErrorCode, RequestError, MAX_ERROR_MESSAGE_CHARS};
 pub use self::events::{ErrorBody, HostEvent, HostToExtension};
+pub use self::history::{
+    CpuPoint, HistorySnapshot, Mark, MarkKind, Phase, PhaseResult, PointPhase, ReleasedInterval,
+};
 pub use self::latency::{
     validate_capture_ms, Browser, CaptureStream, Configured, HeldDownBy, LatencyServer,
     LatencySetResult, LatencyStatus, Mechanism, ServerKind, CAPTURE_MS, CAPTURE_MS_MAX,

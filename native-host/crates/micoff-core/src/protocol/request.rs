@@ -3,6 +3,7 @@
 
 use serde::Serialize;
 
+use super::history::Phase;
 use super::latency::Browser;
 use super::subscription::Topic;
 
@@ -55,10 +56,17 @@ pub enum RequestBody {
     /// What the machine reports it draws (RAPL, or a discharging battery) over one second, and
     /// how many cores were busy meanwhile ([`crate::power`]); says why where it reports nothing.
     Power,
+    /// What the microphones of all tabs are doing ([`Phase`]): the extension sends it on every
+    /// change; the host keeps the audio path's CPU history while it is not `idle`.
+    Phase {
+        phase: Phase,
+    },
+    /// The audio path's CPU history ([`crate::history`]).
+    History,
 }
 
 impl RequestBody {
-    pub const TYPES: [&'static str; 11] = [
+    pub const TYPES: [&'static str; 13] = [
         "version",
         "processes",
         "cpu_sample",
@@ -70,6 +78,8 @@ impl RequestBody {
         "latency_status",
         "latency_set",
         "power",
+        "phase",
+        "history",
     ];
 
     pub fn type_name(&self) -> &'static str {
@@ -85,6 +95,8 @@ impl RequestBody {
             Self::LatencyStatus => "latency_status",
             Self::LatencySet { .. } => "latency_set",
             Self::Power => "power",
+            Self::Phase { .. } => "phase",
+            Self::History => "history",
         }
     }
 }

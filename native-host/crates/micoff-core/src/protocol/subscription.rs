@@ -14,6 +14,12 @@ pub enum Topic {
         pids: Option<Vec<u32>>,
     },
     Audio,
+    /// The audio path's CPU history ([`crate::history`]): while one is open the host samples every
+    /// `interval_ms` and sends each sample.
+    History {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        interval_ms: Option<u64>,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

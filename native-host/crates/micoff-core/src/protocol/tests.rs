@@ -77,7 +77,7 @@ fn tags_and_fields_are_checked_like_serde_fields() {
     let e = reject(r#"{"id":5,"type":"subscribe","topic":"disk"}"#);
     assert_eq!(
         e.message,
-        "invalid `subscribe` request: unknown variant `disk`, expected `cpu` or `audio`"
+        "invalid `subscribe` request: unknown variant `disk`, expected one of `cpu`, `audio`, `history`"
     );
     let e = reject(r#"{"id":6,"type":"subscribe","topic":7}"#);
     assert_eq!(e.code, ErrorCode::InvalidRequest);

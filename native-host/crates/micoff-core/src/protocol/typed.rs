@@ -7,6 +7,7 @@ use serde_json::Value;
 use super::audio::{AudioServerInfo, AudioStreams};
 use super::cpu::CpuReport;
 use super::doctor::check_doctor_report;
+use super::history::{HistorySnapshot, PhaseResult};
 use super::latency::{LatencySetResult, LatencyStatus};
 use super::power::PowerReading;
 use super::processes::Processes;
@@ -31,6 +32,8 @@ pub fn typed_result(request_type: &str, result: &Value) -> Result<Value, String>
         "latency_status" => roundtrip::<LatencyStatus>(result),
         "latency_set" => roundtrip::<LatencySetResult>(result),
         "power" => roundtrip::<PowerReading>(result),
+        "phase" => roundtrip::<PhaseResult>(result),
+        "history" => roundtrip::<HistorySnapshot>(result),
         other => Err(format!("no typed result for `{other}`")),
     }
 }
