@@ -23,6 +23,7 @@ import {
   median,
   PAIRED_WINDOW_S,
   PAIRED_WINDOWS,
+  pairedBreakdown,
   pairedWindows,
   saveArtifact,
   setReleaseSettings,
@@ -126,6 +127,8 @@ test('CPU: released vs unmuted, control without micoff, overhead unmuted', async
       control_muted_over_unmuted: withoutMuted / withoutUnmuted,
       sequential_unmuted_with_over_without: withUnmuted / withoutUnmuted,
       overhead_with_over_without: median(paired.map((p) => p.ratio)),
+      /** Where the overhead goes, per process and thread (docs/design/release-on-mute.md "Unmuted cost"). */
+      overhead_breakdown: pairedBreakdown(paired),
       paired_record_stream_buffer_us: recParams,
       paired,
       samples,

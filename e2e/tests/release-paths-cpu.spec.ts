@@ -34,6 +34,7 @@ import {
   median,
   PAIRED_WINDOW_S,
   PAIRED_WINDOWS,
+  pairedBreakdown,
   pairedWindows,
   saveArtifact,
   setReleaseSettings,
@@ -242,6 +243,7 @@ test('CPU: pipeline and sender mutes released vs unmuted, control without micoff
         median_with_pct: median(paired.map((p) => p.with_pct)),
         median_without_pct: median(paired.map((p) => p.without_pct)),
         stand_in_with_over_without: median(paired.map((p) => p.ratio)),
+        breakdown: pairedBreakdown(paired),
         paired,
       };
       results.insertable_stand_in_unmuted = r;

@@ -66,6 +66,21 @@ export function byProcess(r: CpuReport): Record<string, number> {
   return out;
 }
 
+/** Per thread name within each process role (role/thread; a trailing number, as in a pool's
+ * `ThreadPoolForegr3`, dropped), % of one core to 0.001: a difference of 0.05 % of a core between
+ * two browsers is a thread's, and the process figures cannot say whose (docs/design/release-on-mute.md
+ * "Unmuted cost"). */
+export function byThread(r: CpuReport): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const p of r.processes) {
+    for (const t of p.threads) {
+      const key = `${p.role}/${t.comm.replace(/\d+$/, '')}`;
+      out[key] = Math.round(((out[key] ?? 0) + (t.run_time_pct ?? t.cpu_pct)) * 1000) / 1000;
+    }
+  }
+  return out;
+}
+
 /** Paired CPU windows of two browsers in the same call: how many, and how long each (s). */
 export const PAIRED_WINDOWS = Number(process.env.MICOFF_CPU_PAIRED ?? 20);
 export const PAIRED_WINDOW_S = 3;
@@ -77,6 +92,8 @@ export interface PairedWindow {
   ratio: number;
   with_by_process: Record<string, number>;
   without_by_process: Record<string, number>;
+  with_by_thread: Record<string, number>;
+  without_by_thread: Record<string, number>;
 }
 
 /** Samples the browser `with` micoff and the one `without` at the same time, PAIRED_WINDOWS times,
@@ -107,10 +124,48 @@ export async function pairedWindows(
       ratio: w / wo,
       with_by_process: byProcess(reports.with),
       without_by_process: byProcess(reports.without),
+      with_by_thread: byThread(reports.with),
+      without_by_thread: byThread(reports.without),
     });
   }
   return paired;
 }
+
+/** Where paired windows differ: per process and per thread (the keys of byProcess and byThread), the
+ * medians with and without and the median of the per-window differences, for the keys that carry at
+ * least `minPct` on either side or differ by that much. */
+export function pairedBreakdown(paired: PairedWindow[], minPct = 0.01) {
+  const table = (
+    w: (p: PairedWindow) => Record<string, number>,
+    wo: (p: PairedWindow) => Record<string, number>,
+  ) => {
+    const keys = [...new Set(paired.flatMap((p) => [...Object.keys(w(p)), ...Object.keys(wo(p))]))].sort();
+    const rows: Record<string, { with_pct: number; without_pct: number; median_diff_pct: number }> = {};
+    for (const k of keys) {
+      const a = paired.map((p) => w(p)[k] ?? 0);
+      const b = paired.map((p) => wo(p)[k] ?? 0);
+      const row = {
+        with_pct: round3(median(a)),
+        without_pct: round3(median(b)),
+        median_diff_pct: round3(median(a.map((x, i) => x - (b[i] as number)))),
+      };
+      if (Math.max(row.with_pct, row.without_pct, Math.abs(row.median_diff_pct)) >= minPct) rows[k] = row;
+    }
+    return rows;
+  };
+  return {
+    by_process: table(
+      (p) => p.with_by_process,
+      (p) => p.without_by_process,
+    ),
+    by_thread: table(
+      (p) => p.with_by_thread,
+      (p) => p.without_by_thread,
+    ),
+  };
+}
+
+const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
 export function median(xs: number[]): number {
   const s = [...xs].sort((a, b) => a - b);
