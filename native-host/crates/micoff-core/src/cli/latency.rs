@@ -27,7 +27,7 @@ pub enum LatencyCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Set the browsers' capture latency: a pipewire-pulse rule (capture clients only), or on
+    /// Set the browsers' capture latency: a pipewire-pulse rule (capture clients, Chromium's playback), or on
     /// PulseAudio PULSE_LATENCY_MSEC in the browsers' desktop entries (playback changes too).
     /// Restarts nothing: it says what needs a restart.
     Set {
