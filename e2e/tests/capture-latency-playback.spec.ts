@@ -100,6 +100,7 @@ async function graphQuantumUs(rig: AudioRig): Promise<number | null> {
   await run('timeout', ['2', 'pw-profiler', '-o', log], {
     env: { ...process.env, PIPEWIRE_RUNTIME_DIR: runtime, XDG_RUNTIME_DIR: runtime },
     timeoutMs: 10_000,
+    cwd: rig.dir, // it writes its plot scripts into the working folder
   });
   let text = '';
   try {
