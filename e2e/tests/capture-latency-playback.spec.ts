@@ -15,8 +15,8 @@
 // far end's playout (delay, synthesized audio, concealment).
 // Checks that the comparison means something: 40 ms granted >= 35 ms and the default < 20 ms in every
 // run; the echo reached the mic loud (>= MIC_ECHO_MIN_DB); echo cancellation on.
-// Bars, both servers: capture shortfall 0 (the track delivered its window but for at most one 40 ms
-// fragment and a 10 ms block: the granularity of the counters); the far end's playout synthesized
+// Bars, both servers: capture shortfall 0 (the track delivered its window but for at most two 40 ms
+// fragments, one in flight at each end: the granularity of the counters); the far end's playout synthesized
 // nothing beyond 1 % of the window (the playback does not underrun); the sent echo at 40 ms within
 // 3 dB of the default's or suppressed into AEC3's floor (echo-util.ts `aecAsEffective`).
 // CPU bar (audio path at 40 ms <= 0.80 x the default, ratio of medians): pipewire-pulse. On PulseAudio
@@ -51,9 +51,9 @@ const ROUNDS = Number(process.env.MICOFF_PLAYBACK_ROUNDS ?? 3);
 const WINDOW_MS = Number(process.env.MICOFF_PLAYBACK_WINDOW_MS ?? 6000);
 /** The audio path at 40 ms, at most this share of the default's (pipewire-pulse). */
 const CPU_RATIO_MAX = 0.8;
-/** What the capture may fall short of its window: one 40 ms fragment and a 10 ms block (the counters'
- * granularity), no more. */
-const SHORTFALL_MAX_S = 0.05;
+/** What the capture may fall short of its window: the counters move a whole record fragment at a time
+ * (40 ms), and one may be in flight at each end of the window; a stall is longer. */
+const SHORTFALL_MAX_S = 0.08;
 
 const CONFIGS: EchoConfig[] = [
   { name: 'default', latencyMs: null, constraints: { audio: true }, withExtension: false },
@@ -143,7 +143,11 @@ test('capture latency in a call that plays: 40 ms saves CPU with the far end pla
           cpu: true,
           inspect: async () => {
             seen.streams = await streamFacts(rig);
-            // Who sets the graph's pace, once per configuration (before the warm-up).
+          },
+          // Who sets the graph's pace, once per configuration, after the window: with pw-profiler
+          // attached `pipewire` woke 2x as often in exploratory calls (every configuration restarts
+          // the server on pipewire-pulse, so nothing of it reaches the next call).
+          afterWindow: async () => {
             if (round === 0 && rig.kind === 'pipewire') seen.quantum = await graphQuantumUs(rig);
           },
         });

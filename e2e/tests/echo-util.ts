@@ -55,8 +55,8 @@ export interface EchoFigures {
   /** Seconds of audio the page's track delivered over the window (media-source totalSamplesDuration):
    * the capture really ran while the echo was measured. */
   captured_s: number;
-  /** The page's own clock between the window's first and last statistics, s: what `captured_s` is
-   * short of when the capture stalled. */
+  /** The time between the window's first and last media-source statistics, s (their own timestamps;
+   * else the page's clock): what `captured_s` is short of when the capture stalled. */
   window_s: number;
   /** What the server granted Chromium's record stream(s) at the start and at the end of the window, µs
    * (`micoff-host latency status`). */
@@ -128,7 +128,10 @@ function delta(a: MeetingStats, b: MeetingStats): EchoFigures {
     energy_rate: d > 0 ? e / d : 0,
     concealed_ratio: hasConcealment && total > 0 ? concealed / total : null,
     captured_s: d,
-    window_s: (b.at - a.at) / 1000,
+    window_s:
+      typeof a.source?.timestamp === 'number' && typeof b.source?.timestamp === 'number'
+        ? (b.source.timestamp - a.source.timestamp) / 1000
+        : (b.at - a.at) / 1000,
     granted_us: [],
     settings: b.track?.settings ?? null,
     constraints: null,
@@ -234,6 +237,8 @@ export async function measureEcho(
     inspect?: (browser: LaunchedChromium, call: MeetingPage) => Promise<void>;
     /** Also sample the CPU of the browser and the audio server over the window (`EchoFigures.cpu`). */
     cpu?: boolean;
+    /** Runs after the window, the call still up: for probes that must stay out of the measurement. */
+    afterWindow?: (browser: LaunchedChromium, call: MeetingPage) => Promise<void>;
   } = {},
 ): Promise<EchoFigures> {
   const windowMs = opts.windowMs ?? WINDOW_MS;
@@ -284,6 +289,7 @@ export async function measureEcho(
         (window as unknown as { farEnd(): { constraints: MediaTrackConstraints | null } }).farEnd()
           .constraints,
     );
+    await opts.afterWindow?.(browser, call);
     await call.hangUp();
     return figures;
   } finally {
