@@ -24,7 +24,10 @@
 // (Chromium's playback asks the sink for a quarter of PULSE_LATENCY_MSEC, and the browser's own 10 ms
 // playout and encoding threads are most of the path); docs/design/capture-latency.md, "Capture latency
 // in a call that plays", has the figures and the causes.
-// About 2 minutes per server (3 rounds of 2 calls). The sweep over 10/20/40/60 ms with the far end
+// Not yet reliable on this shared machine: 2 of 6 pipewire-pulse runs failed the CPU bar (0.82, 0.89) in
+// an unexplained `pipewire` wakeup storm, 1 of 6 PulseAudio runs lost 216 ms of capture at 40 ms (the
+// design note has each run).
+// About 1.5 minutes per server (3 rounds of 2 calls). The sweep over 10/20/40/60 ms with the far end
 // playing is a benchmark: MICOFF_CPU_PLAYBACK=1 MICOFF_CPU_SWEEP=1 capture-latency-cpu.spec.ts.
 // Raw figures: e2e/artifacts/capture-latency-playback-<server>.json.
 import { readFileSync } from 'node:fs';
@@ -76,7 +79,7 @@ async function streamFacts(rig: AudioRig) {
     Object.fromEntries(
       Object.entries(p).filter(([k]) => /^(application\.name|node\.latency|pulse\.(attr|min)\.)/.test(k)),
     );
-  const streams = async (what: string) =>
+  const streams = async (what: string): Promise<Record<string, string | number | undefined>[]> =>
     (await list(what))
       .filter((s) => /^Chromium/.test(s.properties?.['application.name'] ?? ''))
       .map((s) => ({ buffer_latency_usec: s.buffer_latency_usec, ...pick(s.properties) }));
@@ -205,6 +208,10 @@ test('capture latency in a call that plays: 40 ms saves CPU with the far end pla
       }
       // The far end played, and was heard loud at the mic: there is an echo to cancel.
       expect(r.streams.playback.length, what(r)).toBeGreaterThanOrEqual(1);
+      // On pipewire-pulse the rule's playback part took effect: Chromium's playback node asks 40 ms.
+      if (audioServer === 'pipewire' && r.config === '40ms') {
+        for (const p of r.streams.playback) expect(p['node.latency'], what(r)).toBe('1920/48000');
+      }
       expect(r.mic_db, what(r)).toBeGreaterThanOrEqual(MIC_ECHO_MIN_DB);
       expect(r.echo_cancellation, what(r)).toBe(true);
       // Capture shortfall 0: the track delivered its window.
