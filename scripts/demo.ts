@@ -3,11 +3,12 @@
 // (track.enabled = false) for a window, measures each phase with `micoff-host sample` over the browser's
 // process tree and the audio server, prints the table and writes JSON + an HTML chart. When the extension
 // has micoff's release-on-mute, the muted phase runs with it off (plain Chromium) and a third phase
-// measures the same mute with it on. A last phase measures the unmuted call again with a longer capture
-// latency (`--capture-ms`, default 40), set by `micoff-host latency set` itself against the rig's server
-// with private XDG folders (the demo never writes the user's own files): on PulseAudio Chromium is
-// relaunched with the environment of the desktop entry copy it writes, on pipewire-pulse the rig's
-// server is restarted so its rule is read; `latency reset` undoes it afterwards.
+// measures the same mute with it on. Two last phases measure an unmuted call whose far end plays (as every
+// real meeting's does), at the default and at a longer capture latency (`--capture-ms`, default 40), set
+// by `micoff-host latency set` itself against the rig's server with private XDG folders (the demo never
+// writes the user's own files): on PulseAudio Chromium is relaunched with the environment of the desktop
+// entry copy it writes, on pipewire-pulse the rig's server is restarted so its rule is read; `latency
+// reset` undoes it afterwards.
 // `--browser firefox` measures Firefox ESR the same way: unmuted and muted as it comes (its release pref
 // off, no micoff), then, in a Firefox with micoff started on a profile where `micoff-host install
 // --firefox-release` switched the pref on, unmuted, muted with Firefox's release alone, and muted with
@@ -76,8 +77,9 @@ const USAGE = `usage: npm run demo -- [--browser chromium|firefox|both] [--windo
                  server would hide what the browser costs there, most of all once micoff released the mic)
   --no-micoff    skip micoff's phases (Chromium: muted with micoff's release; Firefox: the second
                  Firefox, with the pref and micoff)
-  --capture-ms N the capture latency of Chromium's last phase, "unmuted, capture latency N ms" (20..200,
-                 default 40; 0 skips it), set with \`micoff-host latency set\` on the rig's server
+  --capture-ms N the capture latency of Chromium's last phase, "unmuted, far end playing, capture latency
+                 N ms", compared with the same call at the default (20..200, default 40; 0 skips both),
+                 set with \`micoff-host latency set\` on the rig's server
   --out DIR      results folder (default results/demo-<timestamp>)`;
 
 const { values: args } = parseArgs({
@@ -127,6 +129,23 @@ async function closeBrowser(b: { close(): Promise<void> } | null): Promise<void>
   await b.close();
 }
 
+/** The far end's mean playout delay over the call so far, ms (echo.html's media-playout statistics:
+ * the playout path to the device, its latency as the browser's audio output reports it). */
+async function farEndPlayoutMs(call: MeetingPage): Promise<number | null> {
+  const p = await call.page.evaluate(() =>
+    (
+      window as unknown as {
+        farEndPlayout(): Promise<{
+          playout: { totalPlayoutDelay: number | null; totalSamplesCount: number | null } | null;
+        }>;
+      }
+    ).farEndPlayout(),
+  );
+  const delay = p.playout?.totalPlayoutDelay;
+  const count = p.playout?.totalSamplesCount;
+  return typeof delay === 'number' && count ? Math.round((1000 * delay) / count) : null;
+}
+
 /** One browser's configuration: the rig, the pages, and its run, whose phases are kept when it fails part-way. */
 interface Ctx {
   rig: AudioRig;
@@ -142,7 +161,7 @@ async function measure(ctx: Ctx, browserPid: number, spec: PhaseSpec): Promise<v
 }
 
 const MEETING_NOTES = [
-  'Meeting: getUserMedia({audio: true}) (default processing) sent over an RTCPeerConnection loopback on one page; no playback.',
+  'Meeting: getUserMedia({audio: true}) (default processing) sent over an RTCPeerConnection loopback on one page, playing nothing (but in the far-end phases, where there are).',
   'Muted = track.enabled = false (what most meeting apps do).',
   'Processes idle in every phase are left out of the table (they are in results.json).',
 ];
@@ -224,13 +243,18 @@ async function chromiumRun(ctx: Ctx): Promise<void> {
       });
     }
 
-    // Phase 4: unmuted again, with a longer capture latency, applied the way a user applies it:
-    // `micoff-host latency set` on the rig's server, then the restart its result names (the browser's
-    // launch environment on PulseAudio, the server's rule on pipewire-pulse). Chromium is relaunched
-    // either way (new processes: new rows in the table).
+    // Phases 4 and 5: a call whose far end plays (echo.html: a far end received over WebRTC and played on
+    // the default sink, which the rig's loopback carries into the mic's sink, as on one sound card),
+    // unmuted at the browser's default capture latency and then at a longer one, applied the way a user
+    // applies it: `micoff-host latency set` on the rig's server, then the restart its result names (the
+    // browser's launch environment on PulseAudio; on pipewire-pulse the server's rule, which raises
+    // Chromium's playback quantum with the capture's). A real meeting plays the far end: without it the
+    // longer capture latency would look cheaper than it is (docs/design/capture-latency.md). Chromium is
+    // relaunched for each (new processes: new rows in the table).
     let grantedUs: number[] = [];
     let mechanism = '';
     let echoCancellation: boolean | null = null;
+    let playoutMs: { default: number | null; raised: number | null } = { default: null, raised: null };
     if (captureMs > 0) {
       await meeting.hangUp();
       await closeBrowser(chromium);
@@ -240,28 +264,48 @@ async function chromiumRun(ctx: Ctx): Promise<void> {
         intervalMs: 100,
       });
       const xdg = latencyXdg(rig);
+      /** One call with the far end playing in a fresh Chromium, measured as a phase. */
+      const farEndCall = async (env: NodeJS.ProcessEnv, spec: PhaseSpec) => {
+        chromium = await launchChromium({ env });
+        open.add(chromium);
+        const call = await MeetingPage.open(chromium.context, pages.url('echo.html'));
+        await call.ready();
+        await call.waitForAudioFlowing();
+        const granted = await waitChromiumGrantsUs(rig, xdg);
+        const bPid = await chromium.browserPid();
+        // A browser just launched is still warming up (first page, JIT): let it settle like the first one did.
+        await new Promise((r) => setTimeout(r, 3000));
+        await measure(ctx, bPid, spec);
+        const playout = await farEndPlayoutMs(call);
+        const settings = (await call.stats()).track?.settings.echoCancellation ?? null;
+        await call.hangUp();
+        await closeBrowser(chromium);
+        chromium = null;
+        await waitFor('no capture between the calls', async () => !(await chromiumStreamOpen()), {
+          timeoutMs: 10_000,
+          intervalMs: 100,
+        });
+        return { playout, settings, granted };
+      };
+      playoutMs.default = (
+        await farEndCall(rig.clientEnv, {
+          id: 'unmuted_far_end',
+          label: 'unmuted, far end playing',
+          short: 'unmuted+far',
+        })
+      ).playout;
       log(`micoff-host latency set --capture-ms ${captureMs} --browser chromium (${rig.kind})`);
       const applied = await applyCaptureLatency(rig, captureMs, xdg);
       mechanism = applied.set.mechanism ?? 'none';
       try {
-        chromium = await launchChromium({ env: applied.env });
-        open.add(chromium);
-        const again = await MeetingPage.open(chromium.context, pages.url('meeting.html'));
-        await again.ready();
-        await again.waitForAudioFlowing();
-        const bPid = await chromium.browserPid();
-        grantedUs = await waitChromiumGrantsUs(rig, xdg);
-        echoCancellation = (await again.stats()).track?.settings.echoCancellation ?? null;
-        // A browser just launched is still warming up (first page, JIT): let it settle like the first one did.
-        await new Promise((r) => setTimeout(r, 3000));
-        await measure(ctx, bPid, {
-          id: `unmuted_${captureMs}ms`,
-          label: `unmuted, capture latency ${captureMs} ms`,
-          short: `unmuted ${captureMs}ms`,
+        const raised = await farEndCall(applied.env, {
+          id: `unmuted_far_end_${captureMs}ms`,
+          label: `unmuted, far end playing, capture latency ${captureMs} ms`,
+          short: `unmuted+far ${captureMs}ms`,
         });
-        await again.hangUp();
-        await closeBrowser(chromium);
-        chromium = null;
+        playoutMs = { ...playoutMs, raised: raised.playout };
+        echoCancellation = raised.settings;
+        grantedUs = raised.granted;
       } finally {
         // Back to the browser's default for whatever runs next on this server (Firefox in `--browser both`).
         await closeBrowser(chromium);
@@ -280,7 +324,7 @@ async function chromiumRun(ctx: Ctx): Promise<void> {
           ]),
       ...(captureMs > 0
         ? [
-            `Unmuted, capture latency ${captureMs} ms: set by \`micoff-host latency set\` (${mechanism}; ${rig.kind === 'pipewire' ? 'pipewire-pulse restarted to read its rule' : 'Chromium relaunched with the environment of its desktop entry copy; playback latency grows too'}); the server granted Chromium's record stream ${grantedUs.map((u) => `${u / 1000} ms`).join(', ') || 'nothing'}; echo cancellation ${echoCancellation === null ? 'unknown' : echoCancellation ? 'on' : 'OFF'} (getSettings).`,
+            `Unmuted, far end playing (echo.html: a far end received over WebRTC, played on the default sink, which the rig's loopback carries into the mic's sink, as on one sound card), at the default and at capture latency ${captureMs} ms: set by \`micoff-host latency set\` (${mechanism}; ${rig.kind === 'pipewire' ? "pipewire-pulse restarted to read its rule, which also gives Chromium's playback a minimum quantum" : 'Chromium relaunched with the environment of its desktop entry copy; playback latency grows too'}); the server granted Chromium's record stream ${grantedUs.map((u) => `${u / 1000} ms`).join(', ') || 'nothing'}; echo cancellation ${echoCancellation === null ? 'unknown' : echoCancellation ? 'on' : 'OFF'} (getSettings); the far end's playout delay ${playoutMs.default ?? '?'} ms at the default, ${playoutMs.raised ?? '?'} ms at ${captureMs} ms (media-playout).`,
           ]
         : []),
       rigNote(),
@@ -449,7 +493,9 @@ async function main(): Promise<number> {
   const outDir = args.out ?? join(ROOT, 'results', `demo-${stamp}`);
 
   log(`starting the ${serverKind} rig`);
-  const rig = await startAudioRig(serverKind, { reader: args.reader });
+  // The loopback echo path: what the browser plays reaches the mic's sink, as on one sound card (the far-end
+  // phases play; the meeting page of the others plays nothing).
+  const rig = await startAudioRig(serverKind, { reader: args.reader, echoPath: 'loopback' });
   const pages = await startPageServer();
   const cleanup = async () => {
     for (const b of [...open]) await closeBrowser(b).catch(() => {});

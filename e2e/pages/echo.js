@@ -91,6 +91,32 @@ async function start() {
   await startFarEnd();
 }
 
+/** The far end as this page hears it: its receiver's concealment and the playout statistics
+ * (media-playout: the delay from the playout path to the device, as the audio device reports it, and
+ * the samples it had to synthesize because the output asked for audio it did not have). */
+window.farEndPlayout = async () => {
+  const out = { playout: null, inbound: null };
+  const b = far.pcs[1];
+  if (!b || b.connectionState === 'closed') return out;
+  for (const r of (await b.getStats()).values()) {
+    if (r.type === 'media-playout') {
+      out.playout = {
+        totalPlayoutDelay: r.totalPlayoutDelay ?? null,
+        totalSamplesCount: r.totalSamplesCount ?? null,
+        synthesizedSamplesDuration: r.synthesizedSamplesDuration ?? null,
+        synthesizedSamplesEvents: r.synthesizedSamplesEvents ?? null,
+      };
+    }
+    if (r.type === 'inbound-rtp' && r.kind === 'audio') {
+      out.inbound = {
+        concealedSamples: r.concealedSamples ?? null,
+        totalSamplesReceived: r.totalSamplesReceived ?? null,
+      };
+    }
+  }
+  return out;
+};
+
 window.farEnd = () => ({
   context: far.ctx?.state ?? null,
   playing: far.el ? !far.el.paused : false,

@@ -173,6 +173,7 @@ function startCall(title, start) {
             audioLevel: r.audioLevel ?? null,
             totalAudioEnergy: r.totalAudioEnergy ?? null,
             totalSamplesDuration: r.totalSamplesDuration ?? null,
+            timestamp: r.timestamp ?? null,
           };
         }
       }

@@ -30,6 +30,9 @@ export interface MeetingStats {
     audioLevel: number | null;
     totalAudioEnergy: number | null;
     totalSamplesDuration?: number | null;
+    /** When the browser gathered these statistics, ms (its own stats clock: a cached report keeps its
+     * gathering time, where `at` is the page's call). */
+    timestamp?: number | null;
   };
   at: number;
 }

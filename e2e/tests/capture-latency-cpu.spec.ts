@@ -20,13 +20,13 @@
 // schedstat. The browser + server total is reported beside it.
 // Raw samples: e2e/artifacts/capture-latency-cpu-<server>.json.
 import { audioPathCpuPct } from '../../extension/src/shared/cpu-view.ts';
-import type { CpuReport } from '../../extension/src/shared/protocol.ts';
 import { startAudioRig } from '../rig/audio-rig.ts';
 import { applyCaptureLatency, latencyXdg, waitChromiumGrantsUs } from '../rig/capture-latency.ts';
 import { launchChromium } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { sampleCpu } from '../rig/host.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
+import { type AudioThreads, audioThreads } from './audio-threads.ts';
 import { median, saveArtifact, whenStreams } from './release-util.ts';
 
 const ROUNDS = Number(process.env.MICOFF_CPU_ROUNDS ?? 3);
@@ -36,9 +36,11 @@ type Ms = (typeof ALL_LATENCIES)[number];
 /** The full sweep (and the PipeWire project) only as a benchmark: the bar needs 10 and 40 ms. */
 const SWEEP = process.env.MICOFF_CPU_SWEEP === '1';
 const LATENCIES: readonly Ms[] = SWEEP ? ALL_LATENCIES : [10, 40];
-/** MICOFF_CPU_PLAYBACK=1 (pipewire-pulse only, a benchmark): the call is echo.html, which plays a far end
- * into the sink whose monitor the mic is, so the browser's playback stream (unchanged by micoff's rule)
- * shares the capture's graph driver, as a sound card's playback and capture do in a real call. */
+/** MICOFF_CPU_PLAYBACK=1 (a benchmark, both servers): the call is echo.html, which plays a far end on the
+ * default sink, carried into the mic's sink by the rig's loopback echo path, so the browser's playback
+ * stream shares the capture's graph driver on pipewire-pulse, as a sound card's playback and capture
+ * do in a real call (and on PulseAudio the mic keeps the latency it asks). npm test's bar with the far
+ * end playing is capture-latency-playback.spec.ts. */
 const PLAYBACK = process.env.MICOFF_CPU_PLAYBACK === '1';
 
 interface Sample {
@@ -49,29 +51,9 @@ interface Sample {
   /** Chromium's record stream(s) as `latency status` reports them, µs. */
   granted_us: number[];
   /** The busiest audio threads: `role:comm` -> [on-CPU %, wakeups/s]. */
-  threads: Record<string, [number, number]>;
+  threads: AudioThreads;
 }
 
-function audioThreads(r: CpuReport): Sample['threads'] {
-  const out: Sample['threads'] = {};
-  for (const p of r.processes) {
-    for (const t of p.threads) {
-      const pct = t.run_time_pct ?? t.cpu_pct;
-      if (pct < 0.05 && (t.wakeups_per_s ?? 0) < 5) continue;
-      if (!/audio|pulse|pipewire|threaded-ml|webrtc|data-loop|wireplumber/i.test(`${p.role} ${t.comm}`))
-        continue;
-      const key = `${p.role}:${t.comm}`;
-      const prev = out[key] ?? [0, 0];
-      out[key] = [Math.round((prev[0] + pct) * 100) / 100, Math.round(prev[1] + (t.wakeups_per_s ?? 0))];
-    }
-  }
-  return out;
-}
-
-test.skip(
-  ({ audioServer }) => PLAYBACK && audioServer !== 'pipewire',
-  'the playback variant: on PulseAudio the playback would hold the mic at its latency',
-);
 test.skip(
   ({ audioServer }) => audioServer !== 'pulseaudio' && !SWEEP,
   'no bar on pipewire-pulse: a benchmark (npm run bench:capture-latency)',
@@ -86,7 +68,7 @@ test('CPU: unmuted audio path at 10 and 40 ms capture latency (sweep 10/20/40/60
   const rig = await startAudioRig(audioServer, {
     reader: false,
     tone: false,
-    ...(PLAYBACK ? { echoPath: 'direct' as const } : {}),
+    ...(PLAYBACK ? { echoPath: 'loopback' as const } : {}),
   });
   const xdg = latencyXdg(rig);
   try {

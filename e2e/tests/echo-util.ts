@@ -10,10 +10,29 @@ import {
   latencyXdg,
 } from '../rig/capture-latency.ts';
 import { type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
+import { type SampledCpuReport, sampleCpu } from '../rig/host.ts';
 import { MeetingPage, type MeetingStats } from '../rig/meeting-page.ts';
 import type { PageServer } from '../rig/page-server.ts';
 import { recordLevel } from '../rig/source-level.ts';
 import { median, whenStreams } from './release-util.ts';
+
+/** The echo at the microphone in every run of an AEC comparison, at least (dB, mean energy per sample):
+ * a quiet sent echo is then a cancelled one, not one that never arrived. */
+export const MIC_ECHO_MIN_DB = -30;
+/** A raised capture latency's sent echo, at most this far above the default's (dB, true levels)... */
+export const AEC_OVER_DEFAULT_MAX_DB = 3;
+/** ...unless it is at least this far below the echo at the mic: suppressed into AEC3's own output floor,
+ * which moved by 5 dB between runs of one configuration (-84..-89 dB), where "3 dB above" compares
+ * noise (docs/design/capture-latency.md, "Echo cancellation stays effective"). */
+export const SUPPRESSED_BELOW_MIC_DB = 45;
+
+/** The AEC bar: as effective as the default, within AEC_OVER_DEFAULT_MAX_DB, or suppressed into the
+ * floor. Levels are the median run's median second, dB. */
+export function aecAsEffective(o: { echoDb: number; defaultEchoDb: number; micDb: number }): boolean {
+  return (
+    o.micDb - o.echoDb >= SUPPRESSED_BELOW_MIC_DB || o.echoDb - o.defaultEchoDb <= AEC_OVER_DEFAULT_MAX_DB
+  );
+}
 
 /** AEC3 converges within a few seconds of far-end speech; the window starts after it. */
 export const WARMUP_MS = 6000;
@@ -36,6 +55,9 @@ export interface EchoFigures {
   /** Seconds of audio the page's track delivered over the window (media-source totalSamplesDuration):
    * the capture really ran while the echo was measured. */
   captured_s: number;
+  /** The time between the window's first and last media-source statistics, s (their own timestamps;
+   * else the page's clock): what `captured_s` is short of when the capture stalled. */
+  window_s: number;
   /** What the server granted Chromium's record stream(s) at the start and at the end of the window, µs
    * (`micoff-host latency status`). */
   granted_us: number[];
@@ -52,6 +74,45 @@ export interface EchoFigures {
    * browser, before any of the browser's processing): what the sent echo is cancelled from. Without it
    * a quiet sent echo could be an echo that never arrived (a silent far end, a broken echo path). */
   mic_db: number;
+  /** The far end as the page plays it, over the window: the mean playout delay (media-playout
+   * totalPlayoutDelay / totalSamplesCount: the playout path to the device, the device's own latency
+   * as the browser's audio output reports it), the audio the output had to synthesize for want of
+   * data (an underrun of the playback), and the receiver's concealed share. Null fields where the
+   * browser reported none. */
+  far_playout: { delay_ms: number | null; synthesized_s: number | null; concealed_ratio: number | null };
+  /** With `cpu`: micoff-host's sample of the browser tree and the audio server over the window. */
+  cpu?: SampledCpuReport;
+}
+
+interface FarEndPlayout {
+  playout: {
+    totalPlayoutDelay: number | null;
+    totalSamplesCount: number | null;
+    synthesizedSamplesDuration: number | null;
+  } | null;
+  inbound: { concealedSamples: number | null; totalSamplesReceived: number | null } | null;
+}
+
+const farEndPlayout = (call: MeetingPage) =>
+  call.page.evaluate(() =>
+    (window as unknown as { farEndPlayout(): Promise<FarEndPlayout> }).farEndPlayout(),
+  );
+
+/** The far end's playout between two readings (`EchoFigures.far_playout`). */
+function farDelta(a: FarEndPlayout, b: FarEndPlayout): EchoFigures['far_playout'] {
+  const d = (f: (x: FarEndPlayout) => number | null | undefined) => {
+    const [x, y] = [f(a), f(b)];
+    return typeof x === 'number' && typeof y === 'number' ? y - x : null;
+  };
+  const delay = d((x) => x.playout?.totalPlayoutDelay);
+  const count = d((x) => x.playout?.totalSamplesCount);
+  const concealed = d((x) => x.inbound?.concealedSamples);
+  const received = d((x) => x.inbound?.totalSamplesReceived);
+  return {
+    delay_ms: delay !== null && count ? (1000 * delay) / count : null,
+    synthesized_s: d((x) => x.playout?.synthesizedSamplesDuration),
+    concealed_ratio: concealed !== null && received ? concealed / received : null,
+  };
 }
 
 export const dB = (x: number) => 10 * Math.log10(Math.max(x, 1e-12));
@@ -67,12 +128,17 @@ function delta(a: MeetingStats, b: MeetingStats): EchoFigures {
     energy_rate: d > 0 ? e / d : 0,
     concealed_ratio: hasConcealment && total > 0 ? concealed / total : null,
     captured_s: d,
+    window_s:
+      typeof a.source?.timestamp === 'number' && typeof b.source?.timestamp === 'number'
+        ? (b.source.timestamp - a.source.timestamp) / 1000
+        : (b.at - a.at) / 1000,
     granted_us: [],
     settings: b.track?.settings ?? null,
     constraints: null,
     per_second_db: [],
     echo_db: dB(d > 0 ? e / d : 0),
     mic_db: Number.NaN,
+    far_playout: { delay_ms: null, synthesized_s: null, concealed_ratio: null },
   };
 }
 
@@ -169,6 +235,10 @@ export async function measureEcho(
     windowMs?: number;
     /** Runs while the call is up (before the measurement), with the browser and the call. */
     inspect?: (browser: LaunchedChromium, call: MeetingPage) => Promise<void>;
+    /** Also sample the CPU of the browser and the audio server over the window (`EchoFigures.cpu`). */
+    cpu?: boolean;
+    /** Runs after the window, the call still up: for probes that must stay out of the measurement. */
+    afterWindow?: (browser: LaunchedChromium, call: MeetingPage) => Promise<void>;
   } = {},
 ): Promise<EchoFigures> {
   const windowMs = opts.windowMs ?? WINDOW_MS;
@@ -182,6 +252,16 @@ export async function measureEcho(
     const grantedBefore = await chromiumGrantsUs(rig, xdg);
     heard.reset();
     // Per second as well as over the window: AEC leaks come in bursts.
+    const farBefore = await farEndPlayout(call);
+    const cpu = opts.cpu
+      ? sampleCpu({
+          browserPid: await browser.browserPid(),
+          audioServer: true,
+          windowS: windowMs / 1000,
+          env: rig.clientEnv,
+        })
+      : undefined;
+    cpu?.catch(() => {}); // awaited below; a failure before that must not go unhandled
     const a = await call.stats();
     const perSecond: number[] = [];
     let prev = a;
@@ -191,6 +271,7 @@ export async function measureEcho(
       perSecond.push(Math.round(dB(delta(prev, s).energy_rate)));
       prev = s;
     }
+    const far_playout = farDelta(farBefore, await farEndPlayout(call));
     const mic_db = (await heard.stop()).db;
     const granted_us = [...grantedBefore, ...(await chromiumGrantsUs(rig, xdg))];
     const figures = {
@@ -199,6 +280,8 @@ export async function measureEcho(
       echo_db: median(perSecond),
       mic_db,
       granted_us,
+      far_playout,
+      ...(cpu ? { cpu: await cpu } : {}),
     };
     // What the page's track says it was asked (getConstraints), as echo.js reads it.
     figures.constraints = await call.page.evaluate(
@@ -206,6 +289,7 @@ export async function measureEcho(
         (window as unknown as { farEnd(): { constraints: MediaTrackConstraints | null } }).farEnd()
           .constraints,
     );
+    await opts.afterWindow?.(browser, call);
     await call.hangUp();
     return figures;
   } finally {

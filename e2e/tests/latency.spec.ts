@@ -206,7 +206,13 @@ test('pipewire-pulse: the pulse.rules drop-in gives Chromium >= 35 ms fragments 
     const text = readFileSync(rule, 'utf8');
     expect(text).toContain('application.name = "Chromium input"');
     expect(text).toContain('pulse.min.frag = 1920/48000');
-    expect(text).not.toMatch(/quantum/);
+    // A minimum quantum for Chromium's playback client only (its name AND binary), never for the
+    // capture clients and never a forced graph quantum.
+    const [capture, playback] = text.split('pulse.min.frag = 1920/48000');
+    expect(capture).not.toMatch(/pulse\.min\.quantum/);
+    expect(playback).toContain('{ application.name = "Chromium" application.process.binary = "chromium" }');
+    expect(playback).toContain('pulse.min.quantum = 1920/48000');
+    expect(text).not.toMatch(/node\.latency|clock\./);
 
     let st = await status();
     expect(st.server.kind).toBe('pipewire_pulse');

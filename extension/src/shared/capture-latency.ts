@@ -73,7 +73,7 @@ export function configuredLine(s: LatencyStatus): string {
   if (!c) return 'Nothing configured: the browser captures with its default (10 ms fragments).';
   const how =
     c.mechanism === 'pipewire_pulse_rule'
-      ? 'a pipewire-pulse rule for the browsers’ capture clients'
+      ? 'a pipewire-pulse rule for the browsers’ capture clients and Chromium’s playback'
       : c.mechanism === 'launch_environment'
         ? 'PULSE_LATENCY_MSEC in the browsers’ launch environment (playback latency changes too)'
         : c.mechanism;

@@ -2,7 +2,8 @@
 
 /** Which audio server `latency_status` found (pipewire-pulse is PipeWire's Pulse server). */
 export type LatencyServerKind = 'pulseaudio' | 'pipewire_pulse' | 'unknown';
-/** How micoff applies a capture latency: a pipewire-pulse rule for the browsers' capture clients, or
+/** How micoff applies a capture latency: a pipewire-pulse rule for the browsers' capture clients (and
+ * Chromium's playback client), or
  * PULSE_LATENCY_MSEC in the browsers' launch environment (PulseAudio, and the fallback). */
 export type LatencyMechanism = 'pipewire_pulse_rule' | 'launch_environment';
 /** A browser micoff configures. */

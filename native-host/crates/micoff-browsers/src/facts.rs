@@ -33,6 +33,9 @@ pub struct BrowserFacts {
     /// (Chromium's `PRODUCT_STRING " input"`, pulse_util.cc); Firefox has one context for capture
     /// and playback, told by its binary.
     pub capture_client_name: Option<&'static str>,
+    /// The name of its playback context at the audio server, when it is a context of its own
+    /// (Chromium's `PRODUCT_STRING`, audio_manager_pulse.cc: the far end of a call plays there).
+    pub playback_client_name: Option<&'static str>,
 }
 
 /// An executable name of a browser, and what it is to micoff.

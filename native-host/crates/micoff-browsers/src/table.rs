@@ -44,6 +44,7 @@ static CHROME: BrowserFacts = BrowserFacts {
     flatpak_id: "com.google.Chrome",
     desktop_ids: &["google-chrome.desktop"],
     capture_client_name: Some("Google Chrome input"),
+    playback_client_name: Some("Google Chrome"),
 };
 
 static CHROMIUM: BrowserFacts = BrowserFacts {
@@ -76,6 +77,7 @@ static CHROMIUM: BrowserFacts = BrowserFacts {
     flatpak_id: "org.chromium.Chromium",
     desktop_ids: &["chromium.desktop", "chromium-browser.desktop"],
     capture_client_name: Some("Chromium input"),
+    playback_client_name: Some("Chromium"),
 };
 
 static EDGE: BrowserFacts = BrowserFacts {
@@ -97,6 +99,7 @@ static EDGE: BrowserFacts = BrowserFacts {
     flatpak_id: "com.microsoft.Edge",
     desktop_ids: &[],
     capture_client_name: None,
+    playback_client_name: None,
 };
 
 // Brave and Vivaldi document no system-wide manifest folder of their own.
@@ -120,6 +123,7 @@ static BRAVE: BrowserFacts = BrowserFacts {
     flatpak_id: "com.brave.Browser",
     desktop_ids: &[],
     capture_client_name: None,
+    playback_client_name: None,
 };
 
 static VIVALDI: BrowserFacts = BrowserFacts {
@@ -142,6 +146,7 @@ static VIVALDI: BrowserFacts = BrowserFacts {
     flatpak_id: "com.vivaldi.Vivaldi",
     desktop_ids: &[],
     capture_client_name: None,
+    playback_client_name: None,
 };
 
 static FIREFOX: BrowserFacts = BrowserFacts {
@@ -176,4 +181,5 @@ static FIREFOX: BrowserFacts = BrowserFacts {
     flatpak_id: "org.mozilla.firefox",
     desktop_ids: &["firefox-esr.desktop", "firefox.desktop"],
     capture_client_name: None,
+    playback_client_name: None,
 };

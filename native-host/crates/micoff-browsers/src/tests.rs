@@ -133,6 +133,11 @@ fn the_capture_latency_view() {
     ];
     for (b, client, binaries, commands, desktop) in want {
         assert_eq!(b.facts().capture_client_name, client, "{b:?}");
+        assert_eq!(
+            b.facts().playback_client_name,
+            client.map(|c| c.trim_end_matches(" input")),
+            "{b:?}"
+        );
         assert_eq!(v(b.pulse_binaries()), binaries, "{b:?}");
         assert_eq!(v(b.stable_commands()), commands, "{b:?}");
         assert_eq!(b.facts().desktop_ids, desktop, "{b:?}");

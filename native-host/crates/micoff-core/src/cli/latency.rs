@@ -27,8 +27,9 @@ pub enum LatencyCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Set the browsers' capture latency: a pipewire-pulse rule (capture clients only), or on
-    /// PulseAudio PULSE_LATENCY_MSEC in the browsers' desktop entries (playback changes too).
+    /// Set the browsers' capture latency: a pipewire-pulse rule (capture clients, Chromium's
+    /// playback), or on PulseAudio PULSE_LATENCY_MSEC in the browsers' desktop entries (playback
+    /// changes too).
     /// Restarts nothing: it says what needs a restart.
     Set {
         #[arg(long, value_name = "N", value_parser = |s: &str| CAPTURE_MS.parse(s),

@@ -11,6 +11,12 @@ impl Browser {
         self.table().facts().capture_client_name
     }
 
+    /// The name of Chromium's playback context (`PRODUCT_STRING`, audio_manager_pulse.cc), where
+    /// a call's far end plays; Firefox plays from its one context.
+    pub fn playback_client_name(self) -> Option<&'static str> {
+        self.table().facts().playback_client_name
+    }
+
     /// Process binaries (`application.process.binary`) that mark this browser's client.
     pub(super) fn binaries(self) -> impl Iterator<Item = &'static str> {
         self.table().pulse_binaries()

@@ -1,7 +1,7 @@
 //! What micoff writes, as text: the pipewire-pulse drop-in (`pulse.min.frag` for the browsers'
-//! capture clients), a desktop entry copy and a PATH wrapper that put `PULSE_LATENCY_MSEC` in the
-//! browser's launch environment, each marked and sealed (`marker`). Pure: every input is an
-//! argument.
+//! capture clients, a minimum quantum for Chromium's playback client), a desktop entry copy and a
+//! PATH wrapper that put `PULSE_LATENCY_MSEC` in the browser's launch environment, each marked and
+//! sealed (`marker`). Pure: every input is an argument.
 
 use std::path::Path;
 
@@ -22,9 +22,26 @@ pub fn min_frag(ms: u32) -> String {
     )
 }
 
-/// The pipewire-pulse drop-in: `pulse.min.frag` for the browsers' capture clients only.
+/// The `pulse.min.req` that goes with a playback minimum of `ms`: a quarter of it, what libpulse
+/// asks for a playback stream under `PULSE_LATENCY_MSEC=ms` (its minreq default), so the stream is
+/// refilled four times a cycle and its buffer (pipewire-pulse makes it a few minreqs) stays short.
+pub fn min_req(ms: u32) -> String {
+    format!(
+        "{}/{RULE_RATE}",
+        u64::from(ms) * u64::from(RULE_RATE) / 4000
+    )
+}
+
+/// The pipewire-pulse drop-in: `pulse.min.frag` for the browsers' capture clients, and for
+/// Chromium's playback client (the far end of a call) `pulse.min.quantum` at the same latency with
+/// `pulse.min.req` a quarter of it. Without the playback part the browser's playback stream keeps
+/// the graph at its own ~10 ms quantum whenever a call plays on the capture's card
+/// (docs/design/capture-latency.md, "Capture latency in a call that plays"). Both are minimums for
+/// these streams only: another client asking less still gets less (never a forced quantum).
+/// The playback match names the browser's binary too: Electron apps name their context "Chromium".
 pub fn rule_content(capture_ms: u32, browsers: &[Browser]) -> String {
     let mut matches = Vec::new();
+    let mut playback = Vec::new();
     for b in browsers {
         if let Some(name) = b.capture_client_name() {
             matches.push(format!("            {{ application.name = \"{name}\" }}"));
@@ -35,15 +52,36 @@ pub fn rule_content(capture_ms: u32, browsers: &[Browser]) -> String {
                 ));
             }
         }
+        if let Some(name) = b.playback_client_name() {
+            for bin in b.binaries() {
+                playback.push(format!(
+                    "            {{ application.name = \"{name}\" application.process.binary = \"{bin}\" }}"
+                ));
+            }
+        }
     }
+    let playback_rule = if playback.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "    {{\n        matches = [\n{}\n        ]\n        actions = {{\n            \
+update-props = {{\n                pulse.min.quantum = {}\n                pulse.min.req = {}\n            \
+}}\n        }}\n    }}\n",
+            playback.join("\n"),
+            min_frag(capture_ms),
+            min_req(capture_ms),
+        )
+    };
     sealed(&format!(
         "{MARKER}\n{META} capture_ms={capture_ms} browsers={}\n\
-# Capture latency for the browsers' record streams only: pulse.min.frag raises the record\n\
-# fragment pipewire-pulse delivers to them; playback and the graph are left as they are.\n\
+# Capture latency for the browsers' record streams: pulse.min.frag raises the record fragment\n\
+# pipewire-pulse delivers to them. Chromium's playback stream (a call's far end) gets the same\n\
+# latency as a minimum quantum, so it no longer holds the graph at ~10 ms; both are minimums for\n\
+# these streams only, a client asking less still gets less.\n\
 # Takes effect for clients that connect after pipewire-pulse restarts.\n\
 # Remove with `micoff-host latency reset` (this file is micoff's; it rewrites or deletes it).\n\
 pulse.rules = [\n    {{\n        matches = [\n{}\n        ]\n        actions = {{\n            \
-update-props = {{\n                pulse.min.frag = {}\n            }}\n        }}\n    }}\n]\n",
+update-props = {{\n                pulse.min.frag = {}\n            }}\n        }}\n    }}\n{playback_rule}]\n",
         browser_list(browsers),
         matches.join("\n"),
         min_frag(capture_ms),

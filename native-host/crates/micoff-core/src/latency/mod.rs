@@ -4,9 +4,12 @@
 //! Two mechanisms, one per server (docs/design/capture-latency.md):
 //! - pipewire-pulse (0.3.44+): a `pulse.rules` drop-in in
 //!   `$XDG_CONFIG_HOME/pipewire/pipewire-pulse.conf.d/` that sets `pulse.min.frag` on the browsers'
-//!   capture clients only (Chromium's capture context "Chromium input" / "Google Chrome input";
-//!   Firefox's one context by its binary: `pulse.min.frag` acts on record streams only). It applies
-//!   to clients that connect after pipewire-pulse restarts.
+//!   capture clients (Chromium's capture context "Chromium input" / "Google Chrome input";
+//!   Firefox's one context by its binary: `pulse.min.frag` acts on record streams only), and a
+//!   minimum quantum (`pulse.min.quantum`, `pulse.min.req`) on Chromium's playback context
+//!   ("Chromium" / "Google Chrome" with the browser's binary), whose ~10 ms would otherwise pace the
+//!   graph in a call that plays on the capture's card. It applies to clients that connect after
+//!   pipewire-pulse restarts.
 //! - PulseAudio (and older PipeWire): `PULSE_LATENCY_MSEC` in the browser's launch environment,
 //!   through a copy of the browser's desktop entry in `$XDG_DATA_HOME/applications` (which
 //!   overrides the system one), and a wrapper of the browser's command in `~/.local/bin` (for a
@@ -65,7 +68,7 @@ pub use self::audio_server::{
 };
 pub use self::configured::{configured_from, our_files, OurFile};
 pub use self::content::{
-    desktop_entry_content, min_frag, rule_content, wrapper_content, LATENCY_ENV,
+    desktop_entry_content, min_frag, min_req, rule_content, wrapper_content, LATENCY_ENV,
 };
 pub use self::error::LatencyError;
 pub use self::marker::{read_meta, MARKER, META};

@@ -12,8 +12,33 @@ fn rule_is_scoped_to_capture_clients_and_sets_min_frag_only() {
     assert!(rule.contains("{ application.name = \"Google Chrome input\" }"));
     assert!(rule.contains("{ application.process.binary = \"firefox-esr\" }"));
     assert!(rule.contains("pulse.min.frag = 1920/48000"));
-    assert!(!rule.contains("quantum"), "never a quantum: {rule}");
-    assert!(!rule.contains("application.process.binary = \"chromium\""));
+    // The playback part: Chromium's and Chrome's playback contexts, by name AND binary (Electron
+    // apps call theirs "Chromium" too), a minimum quantum at the capture latency, minreq a quarter.
+    let body = rule.split_once("pulse.rules = [").unwrap().1;
+    let (capture, playback) = body.split_once("pulse.min.frag = ").unwrap();
+    assert!(!capture.contains("quantum"), "{rule}");
+    assert!(playback
+        .contains("{ application.name = \"Chromium\" application.process.binary = \"chromium\" }"));
+    assert!(playback.contains(
+        "{ application.name = \"Google Chrome\" application.process.binary = \"chrome\" }"
+    ));
+    assert!(playback.contains("pulse.min.quantum = 1920/48000"));
+    assert!(playback.contains("pulse.min.req = 480/48000"));
+    assert!(
+        !playback.contains("firefox"),
+        "Firefox's playback is left alone: {rule}"
+    );
+    assert!(
+        !rule.contains("node.latency") && !rule.contains("clock."),
+        "never a forced quantum"
+    );
+    assert!(!capture.contains("application.process.binary = \"chromium\""));
+    assert_eq!(min_req(40), "480/48000");
+    let firefox = rule_content(40, &[Browser::Firefox]);
+    assert!(
+        !firefox.contains("pulse.min.quantum"),
+        "no playback rule for Firefox: {firefox}"
+    );
     assert_eq!(min_frag(20), "960/48000");
     let only = rule_content(60, &[Browser::Chromium]);
     assert!(!only.contains("Google Chrome") && !only.contains("firefox"));

@@ -24,7 +24,7 @@ use super::apply::apply;
 use super::audio_server::{parse_version, server_of, PIPEWIRE_MIN_RULES};
 use super::configured::{configured_from, our_files};
 use super::content::{
-    desktop_entry_content, exec_env_would_misread, min_frag, rule_content, sh_quote,
+    desktop_entry_content, exec_env_would_misread, min_frag, min_req, rule_content, sh_quote,
     wrapper_content,
 };
 use super::marker::{read_meta, MARKER, META};
