@@ -22,13 +22,13 @@ export const PACKAGED_MANIFESTS = {
 };
 
 /** dpkg to install, dpkg-deb and dpkg-shlibdeps (dpkg-dev) to unpack and pack again, tar and xz. */
-const TOOLS = ['dpkg', 'dpkg-query', 'dpkg-deb', 'dpkg-shlibdeps', 'tar', 'xz'] as const;
+const TOOLS = ['dpkg', 'dpkg-query', 'dpkg-deb', 'dpkg-shlibdeps', 'tar', 'xz', 'man'] as const;
 
 /** Why a .deb cannot be packed and installed here, or null (for `need`, rig/needs.ts). */
 export function debToolsMissing(): string | null {
   const missing = TOOLS.filter((t) => !which(t));
   return missing.length
-    ? `it needs ${missing.join(', ')} (dpkg, dpkg-dev, tar, xz-utils: bash scripts/ensure-deps.sh --package)`
+    ? `it needs ${missing.join(', ')} (dpkg, dpkg-dev, tar, xz-utils, man-db: bash scripts/ensure-deps.sh --package)`
     : null;
 }
 
