@@ -61,7 +61,11 @@ window.probe = (() => {
     const node2 = new MediaStreamAudioSourceNode(ctx, { mediaStream: stream });
     // A media element playing the stream. Chromium routes no MediaStream element into WebAudio
     // (createMediaElementSource stays silent), so the spec listens to the rig's output sink instead.
+    // Muted until the spec listens to it (probe.audible): what it plays is the mic's own signal, and
+    // Chromium's echo canceller, which takes everything the browser plays for echo, removes the mic
+    // from the track once it has converged on that.
     const el = document.createElement('audio');
+    el.muted = true;
     el.srcObject = stream;
     document.body.append(el);
     await el.play().catch((e) => events.push(`element:play-failed:${e.name}`));
@@ -143,6 +147,11 @@ window.probe = (() => {
     return { rms: data.length ? Math.sqrt(s / data.length) : 0, seconds: audio.duration };
   }
 
+  // The media element heard (true) or playing muted (false).
+  function audible(on) {
+    consumers.el.muted = !on;
+  }
+
   function levels() {
     const c = consumers;
     return { node1: rms(c.a1), node2: rms(c.a2), clone: rms(c.aClone) };
@@ -154,6 +163,7 @@ window.probe = (() => {
     trackSnap,
     snap,
     levels,
+    audible,
     recordedRms,
     events,
     consumers,

@@ -25,6 +25,7 @@ declare global {
       attach(c: { track: unknown; stream: unknown; sender: unknown }): Promise<Snap>;
       snap(): Snap;
       levels(): Levels;
+      audible(on: boolean): void;
       recordedRms(): Promise<{ rms: number; seconds: number }>;
       events: string[];
       consumers: Record<string, unknown> & { clone: MediaStreamTrack; track: MediaStreamTrack };
@@ -32,26 +33,32 @@ declare global {
   }
 }
 
-/** Records what the rig's default sink `out` plays, where the probe's media element is the only thing
- * playing (the call runs without playout; analysers do not reach the destination). Recorded from
- * before the element could have the mic to play, because what it plays fades: with echo cancellation
- * on (the pages' default), Chromium's canceller takes the element's playback for the mic's echo and,
- * once converged, removes the mic's signal itself, -8 dB falling to -35..-70 dB within 1.5-2.5 s on
- * PulseAudio (steady at -16 dB with echoCancellation off); a 1.2 s window taken after the consumers'
- * check read -69 dB once under load. With a short fragment (source-level.ts): pipewire-pulse's default
- * record fragment is 2 s, so a recorder that asked none got no sample at all in 1.2 s, which had read
- * as silence there. */
-function recordElement(rig: AudioRig) {
-  return recordLevel(rig, `${OUTPUT_SINK}.monitor`);
-}
-
-/** Waits until the element's loudest 100 ms so far is above LEVEL (the element is heard at least once,
- * as the other consumers are in waitLevels), then stops the recorder; its level either way. */
-async function elementHeard(rec: ReturnType<typeof recordElement>, timeoutMs = 4000): Promise<SourceLevel> {
-  await waitFor('the media element heard at the output sink', () => rec.level().peak_rms > LEVEL, {
-    timeoutMs,
-    intervalMs: 100,
-  }).catch(() => {});
+/** Whether the probe's media element plays the mic: records what the rig's default sink `out` plays,
+ * where the element is the only thing playing (the call runs without playout; analysers do not reach
+ * the destination), makes the element audible, waits until its loudest 100 ms so far is above LEVEL
+ * (heard at least once, as the other consumers are in waitLevels), then mutes it again; its level
+ * either way.
+ *
+ * The element plays muted everywhere else, because what it plays is the mic itself: with echo
+ * cancellation on (the pages' default), Chromium's canceller takes the element's playback for the
+ * mic's echo and, once converged, removes the mic's signal from the track, -8 dB falling to -35..-70 dB
+ * within 1.5-2.5 s on PulseAudio (steady at -16 dB with echoCancellation off). With the element audible
+ * throughout, the consumers' check read -42 and -75 dB before the release in CI (both attempts) and
+ * 0.0025-0.003 RMS after the resume here with both cores busy: the canceller, not the release. The
+ * recorder starts before the element is audible, as what it plays fades for the same reason. With a
+ * short fragment (source-level.ts): pipewire-pulse's default record fragment is 2 s, so a recorder that
+ * asked none got no sample at all in 1.2 s, which had read as silence there. */
+async function elementHeard(rig: AudioRig, page: Page, timeoutMs = 4000): Promise<SourceLevel> {
+  const rec = recordLevel(rig, `${OUTPUT_SINK}.monitor`);
+  try {
+    await page.evaluate(() => window.probe.audible(true));
+    await waitFor('the media element heard at the output sink', () => rec.level().peak_rms > LEVEL, {
+      timeoutMs,
+      intervalMs: 100,
+    }).catch(() => {});
+  } finally {
+    await page.evaluate(() => window.probe.audible(false));
+  }
   return rec.stop();
 }
 
@@ -92,8 +99,6 @@ for (const pageName of ['meeting.html', 'webaudio.html']) {
     await page.addScriptTag({ url: pages.url('webaudio-probe.js') });
     // The pages keep their call in a top-level `const call` (a global binding, not a window property).
     await page.evaluate('window.__call = call');
-    // The media element plays the mic into the output sink (on both servers), from its start.
-    const heardBefore = recordElement(rig);
     const base = await page.evaluate(() => {
       const c = (window as unknown as { __call: { track: unknown; stream: unknown; sender: unknown } })
         .__call;
@@ -112,7 +117,8 @@ for (const pageName of ['meeting.html', 'webaudio.html']) {
     await new Promise((r) => setTimeout(r, 1200));
     const loudPerS = ((await sent()) - loudFrom) / ((Date.now() - loudAt) / 1000);
     expect(loudPerS).toBeGreaterThan(0);
-    const elementBefore = await elementHeard(heardBefore);
+    // The media element plays the mic into the output sink (on both servers).
+    const elementBefore = await elementHeard(rig, page);
     expect(elementBefore.peak_rms, JSON.stringify(elementBefore)).toBeGreaterThan(LEVEL);
 
     // Mute: the track and its clone disabled -> released.
@@ -159,10 +165,8 @@ for (const pageName of ['meeting.html', 'webaudio.html']) {
     await page.evaluate((c) => window.probe.consumers.track.applyConstraints(c), applied);
     expect(await page.evaluate(() => window.probe.consumers.track.getConstraints())).toEqual(applied);
 
-    // Resume: every consumer made before the release hears the mic again. The element's output is
-    // recorded from before the unmute: while released it plays nothing of the mic.
+    // Resume: every consumer made before the release hears the mic again.
     const e0 = await sent();
-    const heardAfter = recordElement(rig);
     await page.evaluate(() => {
       window.unmute();
       window.probe.consumers.clone.enabled = true;
@@ -170,7 +174,7 @@ for (const pageName of ['meeting.html', 'webaudio.html']) {
     await whenStreams(rig, 'a record stream back', (n) => n >= 1, 3000);
     const levels = await waitLevels(page, 'every consumer to hear the mic after the resume');
     await waitFor('sent energy to rise', async () => (await sent()) > e0, { timeoutMs: 3000 });
-    const elementAfter = await elementHeard(heardAfter);
+    const elementAfter = await elementHeard(rig, page);
     expect(elementAfter.peak_rms, JSON.stringify(elementAfter)).toBeGreaterThan(LEVEL);
     // The MediaRecorder made before the release records after it.
     // At least 0.6 s of it, more than one burst-and-gap period of the rig's tone (250 ms each): 0.3 s
