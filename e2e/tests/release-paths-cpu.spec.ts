@@ -1,6 +1,8 @@
 // CPU bars for the pipeline and sender mutes, as release-cpu.spec.ts does for the disabled
-// track: a rig of its own (no tone, no reader), two browsers on it (with and without the extension),
-// alternated round by round, ratio of medians of 5 s windows (browser tree + audio server).
+// track: two rigs of their own (no tone, no reader), one browser on each (with and without the
+// extension), both calls up at once and both sampled over the same 5 s windows, unmuted then muted,
+// round by round; ratio of medians (browser tree + its audio server). Until 2026-11-26 the two browsers
+// shared one rig and took turns, twice the time (7.2 min in CI) for the same windows.
 // Bars per kind (measured, see docs/design/release-on-mute.md):
 //   - sender_inactive: released <= 0.15 x unmuted with micoff. Its control is no control: without
 //     micoff an inactive transceiver already stops the encoder (muted/unmuted 0.47), so only "muted with
@@ -23,7 +25,7 @@
 // MICOFF_CPU_KINDS=a,b runs only those kinds (the stand-in's cost is measured whenever
 // insertable_pipeline runs, the paired muted windows whenever webaudio_pipeline runs). Raw samples,
 // paired windows with their per-process figures too: e2e/artifacts/release-paths-cpu.json.
-import { startAudioRig } from '../rig/audio-rig.ts';
+import { type AudioRig, startAudioRig } from '../rig/audio-rig.ts';
 import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { extensionId, sampleCpu } from '../rig/host.ts';
@@ -103,14 +105,17 @@ test('CPU: pipeline and sender mutes released vs unmuted, control without micoff
   const pairedRuns = (standIn ? 1 : 0) + kinds.filter((k) => KINDS[k]?.savedPaired !== undefined).length;
   test.setTimeout(
     90_000 +
-      kinds.length * (ROUNDS + 1) * 2 * (2 * WINDOW_S + 10) * 1000 +
+      kinds.length * (ROUNDS + 1) * (2 * WINDOW_S + 20) * 1000 +
       pairedRuns * (PAIRED_WINDOWS * (PAIRED_WINDOW_S + 2) + 20) * 1000,
   );
-  const rig = await startAudioRig('pulseaudio', { reader: false, tone: false });
+  // One rig per browser: each call has a source and a server of its own, as if alone on the machine.
+  const rigs = {} as Record<Config, AudioRig>;
   const browsers: Partial<Record<Config, LaunchedChromium>> = {};
   try {
-    browsers.with = await launchChromium({ env: rig.clientEnv });
-    browsers.without = await launchChromium({ env: rig.clientEnv, withExtension: false });
+    rigs.with = await startAudioRig('pulseaudio', { reader: false, tone: false });
+    rigs.without = await startAudioRig('pulseaudio', { reader: false, tone: false });
+    browsers.with = await launchChromium({ env: rigs.with.clientEnv });
+    browsers.without = await launchChromium({ env: rigs.without.clientEnv, withExtension: false });
     const sw = await extensionServiceWorker(browsers.with.context, extensionId());
     await setReleaseSettings(sw, { releaseOnMute: true, releaseDelayMs: 0, followPaths: true });
     const measure = async (config: Config) => {
@@ -119,32 +124,46 @@ test('CPU: pipeline and sender mutes released vs unmuted, control without micoff
         browserPid: await b.browserPid(),
         audioServer: true,
         windowS: WINDOW_S,
-        env: rig.clientEnv,
+        env: rigs[config].clientEnv,
       });
       return r.total_cpu_pct;
     };
+    /** Both browsers over the same window, the one whose sampler starts first alternating. */
+    const measureBoth = async (round: number) => {
+      const order: Config[] = Math.abs(round) % 2 ? ['without', 'with'] : ['with', 'without'];
+      const [a, b] = await Promise.all(order.map((c) => measure(c)));
+      return Object.fromEntries(order.map((c, k) => [c, k === 0 ? a : b])) as Record<Config, number>;
+    };
+    const configs: Config[] = ['with', 'without'];
     const results: Record<string, unknown> = {};
     const failures: string[] = [];
     for (const kind of kinds) {
       const { page, setup, mute, released, control, saved } = KINDS[kind] as Kind;
       const samples: { round: number; config: Config; state: 'unmuted' | 'muted'; cpu_pct: number }[] = [];
       for (let round = -1; round < ROUNDS; round++) {
-        const order: Config[] = Math.abs(round) % 2 ? ['without', 'with'] : ['with', 'without'];
-        for (const config of order) {
-          const b = browsers[config] as LaunchedChromium;
-          const meeting = await MeetingPage.open(b.context, pages.url(page));
+        const calls = {} as Record<Config, MeetingPage>;
+        for (const config of configs) {
+          const meeting = await MeetingPage.open(
+            (browsers[config] as LaunchedChromium).context,
+            pages.url(page),
+          );
+          calls[config] = meeting;
           await meeting.ready();
           if (setup) await meeting.page.evaluate(setup);
-          await whenStreams(rig, 'capturing', (n) => n === 1);
-          await new Promise((r) => setTimeout(r, 2000));
-          samples.push({ round, config, state: 'unmuted', cpu_pct: await measure(config) });
-          await meeting.page.evaluate(mute);
-          if (config === 'with') await whenStreams(rig, `released (${kind})`, (n) => n === 0, 3000);
-          else await new Promise((r) => setTimeout(r, 500));
-          samples.push({ round, config, state: 'muted', cpu_pct: await measure(config) });
-          await meeting.hangUp();
-          await meeting.close();
-          await whenStreams(rig, 'no capture between configurations', (n) => n === 0, 5000);
+          await whenStreams(rigs[config], 'capturing', (n) => n === 1);
+        }
+        await new Promise((r) => setTimeout(r, 2000));
+        const unmuted = await measureBoth(round);
+        await Promise.all(configs.map((c) => calls[c].page.evaluate(mute)));
+        await whenStreams(rigs.with, `released (${kind})`, (n) => n === 0, 3000);
+        await new Promise((r) => setTimeout(r, 500));
+        const muted = await measureBoth(round);
+        for (const config of configs) {
+          samples.push({ round, config, state: 'unmuted', cpu_pct: unmuted[config] });
+          samples.push({ round, config, state: 'muted', cpu_pct: muted[config] });
+          await calls[config].hangUp();
+          await calls[config].close();
+          await whenStreams(rigs[config], 'no capture between rounds', (n) => n === 0, 5000);
         }
       }
       const of = (config: Config, state: 'unmuted' | 'muted') =>
@@ -175,14 +194,14 @@ test('CPU: pipeline and sender mutes released vs unmuted, control without micoff
       if (saved !== null && r.muted_with_over_without > saved)
         failures.push(`${kind}: muted with/without ${r.muted_with_over_without.toFixed(3)} > ${saved}`);
     }
-    expect(await chromiumStreams(rig)).toEqual([]);
+    for (const config of configs) expect(await chromiumStreams(rigs[config])).toEqual([]);
 
     for (const kind of kinds) {
       const { page, setup, mute, savedPaired } = KINDS[kind] as Kind;
       if (savedPaired === undefined) continue;
       // Muted with micoff (released) against muted without (still capturing): both calls up and muted
       // at once, each window sampling both browser trees over the same interval, the side that starts
-      // first alternating (the audio server serves both and is left out).
+      // first alternating (the audio servers are left out).
       const calls = {} as Record<Config, MeetingPage>;
       for (const config of ['with', 'without'] as Config[]) {
         const m = await MeetingPage.open((browsers[config] as LaunchedChromium).context, pages.url(page));
@@ -190,20 +209,24 @@ test('CPU: pipeline and sender mutes released vs unmuted, control without micoff
         if (setup) await m.page.evaluate(setup);
         calls[config] = m;
       }
-      await whenStreams(rig, 'both browsers capturing', (n) => n === 2);
+      for (const config of configs)
+        await whenStreams(rigs[config], 'both browsers capturing', (n) => n === 1);
       await new Promise((r) => setTimeout(r, 2000));
       await Promise.all(Object.values(calls).map((m) => m.page.evaluate(mute)));
-      await whenStreams(rig, `micoff released (${kind}), the other still capturing`, (n) => n === 1, 3000);
+      await whenStreams(rigs.with, `micoff released (${kind})`, (n) => n === 0, 3000);
+      await whenStreams(rigs.without, 'the other still capturing', (n) => n === 1);
       await new Promise((r) => setTimeout(r, 1000));
       const pids = { with: await browsers.with.browserPid(), without: await browsers.without.browserPid() };
-      const paired = await pairedWindows(rig, pids);
+      const paired = await pairedWindows(rigs.with, pids);
       // Still so at the end: the comparison held over all windows.
-      expect((await chromiumStreams(rig)).length).toBe(1);
+      expect((await chromiumStreams(rigs.with)).length).toBe(0);
+      expect((await chromiumStreams(rigs.without)).length).toBe(1);
       for (const m of Object.values(calls)) {
         await m.hangUp();
         await m.close();
       }
-      await whenStreams(rig, 'no capture after the paired windows', (n) => n === 0, 5000);
+      for (const config of configs)
+        await whenStreams(rigs[config], 'no capture after the paired windows', (n) => n === 0, 5000);
       const ratios = paired.map((p) => p.ratio);
       const r = {
         median_with_pct: median(paired.map((p) => p.with_pct)),
@@ -222,7 +245,7 @@ test('CPU: pipeline and sender mutes released vs unmuted, control without micoff
 
     if (standIn) {
       // The stand-in's cost while unmuted: both insertable calls up at once, both trees sampled over the
-      // same windows (the audio server serves both and is left out).
+      // same windows (the audio servers are left out).
       const calls: Record<Config, MeetingPage> = {
         with: await MeetingPage.open(browsers.with.context, pages.url(KINDS.insertable_pipeline?.page ?? '')),
         without: await MeetingPage.open(
@@ -231,10 +254,11 @@ test('CPU: pipeline and sender mutes released vs unmuted, control without micoff
         ),
       };
       await Promise.all([calls.with.ready(), calls.without.ready()]);
-      await whenStreams(rig, 'both browsers capturing', (n) => n === 2);
+      for (const config of configs)
+        await whenStreams(rigs[config], 'both browsers capturing', (n) => n === 1);
       await new Promise((r) => setTimeout(r, 2000));
       const pids = { with: await browsers.with.browserPid(), without: await browsers.without.browserPid() };
-      const paired = await pairedWindows(rig, pids);
+      const paired = await pairedWindows(rigs.with, pids);
       await calls.with.hangUp();
       await calls.without.hangUp();
       await calls.with.close();
@@ -260,6 +284,6 @@ test('CPU: pipeline and sender mutes released vs unmuted, control without micoff
   } finally {
     await browsers.with?.close();
     await browsers.without?.close();
-    await rig.stop();
+    for (const r of Object.values(rigs)) await r.stop();
   }
 });
