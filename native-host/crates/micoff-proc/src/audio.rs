@@ -170,15 +170,46 @@ impl ProcFs {
     }
 
     /// `pipewire` and `wireplumber` processes (from the listing `all`) with the same real uid as
-    /// `pid`.
+    /// `pid` and, where both environments can be read, the same runtime dirs (so another PipeWire
+    /// instance of the same user, e.g. a private one on other sockets, is not counted as this
+    /// server's: with three test rigs' daemons summed into each, a muted Firefox read 4.2 % for
+    /// `pipewire` in all three configurations).
     fn pipewire_companions(&self, all: &[(Pid, Pid, String)], pid: Pid) -> Vec<ProcessInfo> {
         let uid = self.uid_of(pid);
+        let dirs = self.runtime_dirs(pid);
         all.iter()
             .filter(|(p, _, comm)| *p != pid && (comm == "pipewire" || comm == "wireplumber"))
             .filter(|(p, _, _)| self.uid_of(*p) == uid)
+            .filter(|(p, _, _)| match (&dirs, self.runtime_dirs(*p)) {
+                (Some(a), Some(b)) => *a == b,
+                _ => true,
+            })
             .filter_map(|(p, _, _)| self.process_info(*p))
             .collect()
     }
+
+    /// `PIPEWIRE_RUNTIME_DIR` and `XDG_RUNTIME_DIR` of a process (where PipeWire's sockets are), from
+    /// its `environ`; None when it cannot be read.
+    fn runtime_dirs(&self, pid: Pid) -> Option<(Option<String>, Option<String>)> {
+        let mut s = Scratch::new(self);
+        let raw = s.read(&[&pid, &"environ"])?;
+        Some(parse_runtime_dirs(raw))
+    }
+}
+
+/// `PIPEWIRE_RUNTIME_DIR` and `XDG_RUNTIME_DIR` from an `environ` file's NUL-separated entries.
+fn parse_runtime_dirs(raw: &[u8]) -> (Option<String>, Option<String>) {
+    let mut pipewire = None;
+    let mut xdg = None;
+    for entry in raw.split(|b| *b == 0) {
+        let entry = String::from_utf8_lossy(entry);
+        if let Some(v) = entry.strip_prefix("PIPEWIRE_RUNTIME_DIR=") {
+            pipewire = Some(v.to_string());
+        } else if let Some(v) = entry.strip_prefix("XDG_RUNTIME_DIR=") {
+            xdg = Some(v.to_string());
+        }
+    }
+    (pipewire, xdg)
 }
 
 /// Processes that hold a listening socket on a server's behalf (systemd socket activation, as

@@ -740,6 +740,58 @@ fn pipewire_pulse_with_companions_of_same_uid() {
 }
 
 #[test]
+fn pipewire_companions_of_another_instance_of_the_same_user_are_not_counted() {
+    // Two PipeWire instances of one user (a private one on other sockets, as the e2e rigs run): the
+    // companions are those with the listening pipewire-pulse's runtime dirs.
+    let p = FakeProc::new();
+    p.process(1, 0, "init", &["/sbin/init"]);
+    p.process(400, 1, "pipewire", &["pipewire"]);
+    p.process(401, 1, "wireplumber", &["wireplumber"]);
+    p.process(402, 1, "pipewire-pulse", &["pipewire-pulse"]);
+    p.process(600, 1, "pipewire", &["pipewire"]);
+    p.process(601, 1, "wireplumber", &["wireplumber"]);
+    p.process(602, 1, "pipewire-pulse", &["pipewire-pulse"]);
+    // A companion whose environment cannot be read is kept (uid alone decides, as before).
+    p.process(403, 1, "wireplumber", &["wireplumber"]);
+    for pid in [400, 401, 402] {
+        fs::write(
+            p.pdir(pid).join("environ"),
+            "HOME=/home/u\0XDG_RUNTIME_DIR=/run/user/1000\0LANG=C\0",
+        )
+        .unwrap();
+    }
+    for pid in [600, 601, 602] {
+        fs::write(
+            p.pdir(pid).join("environ"),
+            "XDG_RUNTIME_DIR=/tmp/rig/run\0PIPEWIRE_RUNTIME_DIR=/tmp/rig/run\0",
+        )
+        .unwrap();
+    }
+    fs::write(
+        p.root().join("net/unix"),
+        format!(
+            "{NET_UNIX_HEADER}\
+             0000000000000000: 00000002 00000000 00010000 0001 01 8000 /run/user/1000/pulse/native\n\
+             0000000000000000: 00000002 00000000 00010000 0001 01 9000 /tmp/rig/run/pulse/native\n"
+        ),
+    )
+    .unwrap();
+    p.fd(402, 7, "socket:[8000]");
+    p.fd(602, 7, "socket:[9000]");
+    let pids = |xdg: &str| -> Vec<Pid> {
+        let env: HashMap<String, String> =
+            [("XDG_RUNTIME_DIR".to_string(), xdg.to_string())].into();
+        p.fs()
+            .audio_server_processes(&env)
+            .iter()
+            .map(|i| i.pid)
+            .collect()
+    };
+    assert_eq!(pids("/run/user/1000"), vec![402, 400, 401, 403]);
+    assert_eq!(pids("/tmp/rig/run"), vec![602, 403, 600, 601]);
+}
+
+#[test]
 fn sampler_matches_snapshot_and_rereads_only_threads_that_ran() {
     let p = FakeProc::new();
     p.process(
