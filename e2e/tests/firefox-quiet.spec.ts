@@ -9,8 +9,9 @@
 //     released: muted with Firefox's release and micoff <= 0.50 of muted as Firefox comes (no pref)
 //     control:  micoff <= 0.75 of muted with Firefox's release alone (no micoff), same run: the saving
 //               asserted is micoff's part, not Firefox's release
-//     the socket process (it sends the RTP) under 0.25 % of a core with micoff; no Firefox capture at
-//     the server after either released window (Firefox's release holds the device's side)
+//     the socket process (it sends the RTP) with micoff at most 0.25 of itself with Firefox's release
+//     alone; no Firefox capture at the server after either released window (Firefox's release holds
+//     the device's side)
 //   Not the issue's 0.35 / 0.80. 0.35 is Firefox's floor itself: every part a page can stop stopped
 //   (e2e/tools/firefox-floor.ts) measures 0.35-0.40 of muted, micoff 0.35-0.37 here, the rest being
 //   Firefox's audio graph and its playback stream, which every transceiver's receiver keeps running. And
@@ -59,8 +60,11 @@ const PAUSE_MS = 3000;
 const RELEASED_BAR = 0.5;
 /** micoff ÷ Firefox's release alone (0.52-0.64 measured). */
 const MICOFF_PART_BAR = 0.75;
-/** The socket process while micoff holds the senders empty, % of one core (0.05-0.07 measured). */
-const SOCKET_QUIET_BAR_PCT = 0.25;
+/** The socket process while micoff holds the senders empty, against the same process with Firefox's
+ * release alone in the same run, at most: measured 0.05-0.26 % against 1.0-2.3 % (ratios 0.03-0.13).
+ * A ratio, as every CPU bar: the absolute figure follows the machine (0.25 % of a core, the bar until
+ * 2026-11-26, failed at 0.26 in a fresh-clone run where every figure read about 1.5 times the usual). */
+const SOCKET_QUIET_OVER_PREF = 0.25;
 /** When the released configurations are measured, from the mute. */
 const SETTLED_MS = Math.max(QUIET_HOLD_MS + 500, 7500);
 
@@ -200,9 +204,10 @@ test('Firefox ESR: muted with Firefox’s release and micoff costs at most 0.50 
     );
     // The part of the floor that does not move with the load: the socket process, which sends the RTP
     // (1.0-1.6 % with Firefox's release alone), is idle once micoff took the senders off the wire.
-    expect(result.socket_process_pct.micoff, 'the socket process while quiet').toBeLessThanOrEqual(
-      SOCKET_QUIET_BAR_PCT,
-    );
+    expect(
+      result.socket_process_pct.micoff / result.socket_process_pct.pref,
+      'the socket process while quiet, against Firefox’s release alone',
+    ).toBeLessThanOrEqual(SOCKET_QUIET_OVER_PREF);
   } finally {
     for (const b of Object.values(ff)) await b?.close();
     await rig.stop();
