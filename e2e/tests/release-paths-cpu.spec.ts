@@ -203,7 +203,7 @@ test('CPU: pipeline and sender mutes released vs unmuted, control without micoff
       // at once, each window sampling both browser trees over the same interval, the side that starts
       // first alternating (the audio servers are left out).
       const calls = {} as Record<Config, MeetingPage>;
-      for (const config of ['with', 'without'] as Config[]) {
+      for (const config of configs) {
         const m = await MeetingPage.open((browsers[config] as LaunchedChromium).context, pages.url(page));
         await m.ready();
         if (setup) await m.page.evaluate(setup);
