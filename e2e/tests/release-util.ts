@@ -84,6 +84,48 @@ export function byThread(r: CpuReport): Record<string, number> {
 /** Paired CPU windows of two browsers in the same call: how many, and how long each (s). */
 export const PAIRED_WINDOWS = Number(process.env.MICOFF_CPU_PAIRED ?? 20);
 export const PAIRED_WINDOW_S = 3;
+/** The release bar: what a call micoff released costs above the same call whose page stopped its track
+ * (the floor, sampled over the same windows), as a share of the unmuted call, at most. What micoff adds
+ * there: its host's history tick (every 5 s during a call) and the reports of the page's tracks. A share
+ * of the unmuted call, not a ratio to the floor: the floor itself moves with the machine (0.06-0.27 of
+ * the unmuted call on 2026-11-26), and micoff's few fixed tenths of a percent would be a large ratio to a
+ * small floor. 8 %: what the former bar (released <= 0.15 of unmuted) left above a quiet machine's floor
+ * (0.06-0.10 of the call); measured 0.003-0.042 in release-cpu, -0.006-0.016 in release-paths-cpu
+ * (docs/design/release-on-mute.md "The released bar: against a stopped track"). */
+export const RELEASED_ABOVE_FLOOR = 0.08;
+
+/** Where micoff's own code runs in a browser tree: micoff-host, the extension's service worker (its
+ * renderer), the browser process (native messaging, extension messaging and storage), and the page's
+ * main thread (page world and content script). Threads micoff never runs on (the audio service's
+ * processing, WebRTC's, the network service) are left to the whole-tree overhead bar. */
+export function isMicoffsOwn(key: string): boolean {
+  return (
+    key.startsWith('browser:') ||
+    key.startsWith('extension_renderer:') ||
+    key === 'other:micoff-host' ||
+    key === 'renderer/chromium'
+  );
+}
+
+/** The unmuted overhead bars (docs/design/release-on-mute.md "Unmuted cost: the two bars"): micoff's own
+ * threads (isMicoffsOwn), the sum of their median per-window differences with minus without, at most this
+ * share of the call without micoff; the whole browser tree, median of the per-window ratios with /
+ * without, at most OVERHEAD_TREE. */
+export const OVERHEAD_OWN = 0.03;
+export const OVERHEAD_TREE = 1.1;
+
+/** micoff's own threads' share of the call: the sum over isMicoffsOwn keys (processes, and the page's
+ * main thread) of the median per-window difference, over the median of the tree without micoff. A sum
+ * of medians, not a median of sums: the browser process alone swings by +-0.3 % of a core in single
+ * windows (the test's own CDP traffic), more than micoff's whole share. */
+export function ownOverhead(paired: PairedWindow[]): number {
+  const b = pairedBreakdown(paired, 0);
+  const rows = [
+    ...Object.entries(b.by_process).filter(([k]) => isMicoffsOwn(k)),
+    ...Object.entries(b.by_thread).filter(([k]) => isMicoffsOwn(k)),
+  ];
+  return rows.reduce((sum, [, r]) => sum + r.median_diff_pct, 0) / median(paired.map((p) => p.without_pct));
+}
 
 export interface PairedWindow {
   window: number;
@@ -103,10 +145,11 @@ export async function pairedWindows(
   rig: AudioRig,
   pids: { with: number; without: number },
   windowS = PAIRED_WINDOW_S,
+  windows = PAIRED_WINDOWS,
 ): Promise<PairedWindow[]> {
   type Config = 'with' | 'without';
   const paired: PairedWindow[] = [];
-  for (let i = 0; i < PAIRED_WINDOWS; i++) {
+  for (let i = 0; i < windows; i++) {
     const order: Config[] = i % 2 ? ['without', 'with'] : ['with', 'without'];
     const [a, b] = await Promise.all(
       order.map((c) => sampleCpu({ browserPid: pids[c], windowS, env: rig.clientEnv })),
