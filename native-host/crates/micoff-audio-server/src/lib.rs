@@ -6,12 +6,15 @@
 //! through these functions, so they cannot disagree about which server they mean.
 //!
 //! libpulse's order (what `pa_context_connect` with no server tries):
-//! 1. `$PULSE_SERVER` when set (client.conf's `default-server` has the same role): a
-//!    space-separated list tried in order, and nothing else after it. Entries are `unix:/path`, a
-//!    bare `/path`, `tcp:host[:port]`, `tcp6:...`, or a host name, each optionally prefixed by
-//!    `{machine-id}`.
+//! 1. `$PULSE_SERVER` when set, else client.conf's `default-server` when set (see
+//!    [`client_conf_server`]): a space-separated list tried in order, and nothing else after it.
+//!    Entries are `unix:/path`, a bare `/path`, `tcp:host[:port]`, `tcp6:...`, or a host name, each
+//!    optionally prefixed by `{machine-id}`.
 //! 2. The user's runtime socket: `$PULSE_RUNTIME_PATH/native`, else `$XDG_RUNTIME_DIR/pulse/native`.
 //! 3. The system-wide socket [`SYSTEM_SOCKET`].
+//!
+//! The one place that reads files is client.conf's, and it takes them through closures ([`disk`]
+//! has the real ones), so the rules are tested without a file system.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -25,6 +28,8 @@ pub struct ServerEnv {
     pub pulse_server: Option<String>,
     pub pulse_runtime_path: Option<String>,
     pub xdg_runtime_dir: Option<String>,
+    /// client.conf's `default-server` (see [`ServerEnv::with_client_conf`]); below `$PULSE_SERVER`.
+    pub conf_server: Option<String>,
 }
 
 impl ServerEnv {
@@ -35,17 +40,33 @@ impl ServerEnv {
             pulse_server: get("PULSE_SERVER"),
             pulse_runtime_path: get("PULSE_RUNTIME_PATH"),
             xdg_runtime_dir: get("XDG_RUNTIME_DIR"),
+            conf_server: None,
         }
     }
 
-    /// From this process's environment.
+    /// From this process's environment, with the client.conf it reads.
     pub fn from_process() -> Self {
-        Self::from_lookup(|k| std::env::var(k).ok())
+        let lookup = |k: &str| std::env::var(k).ok();
+        Self::from_lookup(lookup).with_client_conf(lookup, disk::read, disk::list)
     }
 
-    /// From an environment captured as a map.
+    /// From an environment captured as a map (another process's: its `HOME` and the variables of
+    /// [`CONF_ENV`] too, for the client.conf it reads), with that client.conf.
     pub fn from_map(env: &HashMap<String, String>) -> Self {
-        Self::from_lookup(|k| env.get(k).cloned())
+        let lookup = |k: &str| env.get(k).cloned();
+        Self::from_lookup(lookup).with_client_conf(lookup, disk::read, disk::list)
+    }
+
+    /// The same environment with client.conf's `default-server` as libpulse would read it for the
+    /// environment `lookup` describes, through `read` (a file's text) and `list` (a folder's files).
+    pub fn with_client_conf(
+        mut self,
+        lookup: impl Fn(&str) -> Option<String>,
+        read: impl Fn(&Path) -> Option<String>,
+        list: impl Fn(&Path) -> Vec<PathBuf>,
+    ) -> Self {
+        self.conf_server = client_conf_server(lookup, read, list);
+        self
     }
 
     /// The same environment with an explicit server (a `--server` option) in place of
@@ -115,7 +136,7 @@ pub fn socket_of(server: &str) -> Option<PathBuf> {
 
 /// Every server libpulse would try, in its order (see the crate documentation).
 pub fn candidates(env: &ServerEnv) -> Vec<Candidate> {
-    if let Some(servers) = &env.pulse_server {
+    if let Some(servers) = env.pulse_server.as_ref().or(env.conf_server.as_ref()) {
         return servers.split_ascii_whitespace().map(parse_entry).collect();
     }
     let mut out = Vec::new();
@@ -171,6 +192,93 @@ pub fn describe(env: &ServerEnv) -> String {
         .map(Candidate::server_string)
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+/// The environment variables that say which client.conf libpulse reads (with `HOME`).
+pub const CONF_ENV: [&str; 4] = [
+    "PULSE_CLIENTCONFIG",
+    "PULSE_CONFIG_PATH",
+    "XDG_CONFIG_HOME",
+    "HOME",
+];
+
+/// The system-wide client configuration.
+pub const SYSTEM_CLIENT_CONF: &str = "/etc/pulse/client.conf";
+
+/// The client.conf files libpulse may read, in its order; it reads the first that opens and no
+/// other (pulsecore/core-util.c `pa_open_config_file`): `$PULSE_CLIENTCONFIG` alone when set; else
+/// `$PULSE_CONFIG_PATH/client.conf` when that is set, else `~/.pulse/client.conf` then
+/// `$XDG_CONFIG_HOME/pulse/client.conf` (`~/.config/pulse/client.conf`); then
+/// [`SYSTEM_CLIENT_CONF`].
+pub fn client_conf_paths(lookup: impl Fn(&str) -> Option<String>) -> Vec<PathBuf> {
+    let get = |k: &str| lookup(k).filter(|v| !v.trim().is_empty());
+    if let Some(f) = get("PULSE_CLIENTCONFIG") {
+        return vec![PathBuf::from(f)];
+    }
+    let mut out = Vec::new();
+    if let Some(d) = get("PULSE_CONFIG_PATH") {
+        out.push(Path::new(&d).join("client.conf"));
+    } else if let Some(home) = get("HOME") {
+        out.push(Path::new(&home).join(".pulse").join("client.conf"));
+        let config = get("XDG_CONFIG_HOME")
+            .map(PathBuf::from)
+            .unwrap_or_else(|| Path::new(&home).join(".config"));
+        out.push(config.join("pulse").join("client.conf"));
+    }
+    out.push(PathBuf::from(SYSTEM_CLIENT_CONF));
+    out
+}
+
+/// client.conf's `default-server` for the environment `lookup` describes: the first file of
+/// [`client_conf_paths`] that `read` opens, after the `*.conf` files of its `<file>.d/` folder in
+/// name order (libpulse reads those first, so the file itself has the last word); the last
+/// assignment wins; None when none sets it or it is blank.
+pub fn client_conf_server(
+    lookup: impl Fn(&str) -> Option<String>,
+    read: impl Fn(&Path) -> Option<String>,
+    list: impl Fn(&Path) -> Vec<PathBuf>,
+) -> Option<String> {
+    let (file, text) = client_conf_paths(lookup)
+        .into_iter()
+        .find_map(|p| read(&p).map(|t| (p, t)))?;
+    let mut dot_d = list(Path::new(&format!("{}.d", file.display())));
+    dot_d.retain(|p| p.extension().is_some_and(|e| e == "conf"));
+    dot_d.sort();
+    let mut server = None;
+    for text in dot_d.iter().filter_map(|p| read(p)).chain([text]) {
+        if let Some(v) = default_server_in(&text) {
+            server = Some(v);
+        }
+    }
+    server.filter(|v| !v.trim().is_empty())
+}
+
+/// The last `default-server = ...` of a client.conf's text (`;` and `#` start comments).
+fn default_server_in(text: &str) -> Option<String> {
+    text.lines()
+        .map(str::trim)
+        .filter(|l| !l.starts_with(';') && !l.starts_with('#'))
+        .filter_map(|l| l.split_once('='))
+        .filter(|(k, _)| k.trim() == "default-server")
+        .map(|(_, v)| v.trim().to_owned())
+        .next_back()
+}
+
+/// The files of the real file system, for [`ServerEnv::with_client_conf`].
+pub mod disk {
+    use std::path::{Path, PathBuf};
+
+    /// A file's text; None when it cannot be read.
+    pub fn read(path: &Path) -> Option<String> {
+        std::fs::read_to_string(path).ok()
+    }
+
+    /// A folder's entries; empty when it cannot be listed.
+    pub fn list(dir: &Path) -> Vec<PathBuf> {
+        std::fs::read_dir(dir)
+            .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
+            .unwrap_or_default()
+    }
 }
 
 /// Whether the server is pipewire-pulse, from its `server_name` (or `server_version`): it names
@@ -352,5 +460,118 @@ mod tests {
             assert_eq!(is_pipewire(name), pw, "{name}");
             assert_eq!(pipewire_version(name).as_deref(), version, "{name}");
         }
+    }
+
+    /// A file system of a few files: (path, text).
+    fn files(
+        table: &'static [(&'static str, &'static str)],
+    ) -> (
+        impl Fn(&Path) -> Option<String>,
+        impl Fn(&Path) -> Vec<PathBuf>,
+    ) {
+        let read = move |p: &Path| {
+            table
+                .iter()
+                .find(|(f, _)| Path::new(f) == p)
+                .map(|(_, t)| (*t).to_owned())
+        };
+        let list = move |d: &Path| {
+            table
+                .iter()
+                .map(|(f, _)| PathBuf::from(f))
+                .filter(|f| f.parent() == Some(d))
+                .collect()
+        };
+        (read, list)
+    }
+
+    fn lookup(pairs: &'static [(&'static str, &'static str)]) -> impl Fn(&str) -> Option<String> {
+        move |k| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == k)
+                .map(|(_, v)| (*v).to_owned())
+        }
+    }
+
+    #[test]
+    fn client_conf_default_server_comes_after_pulse_server_and_before_the_runtime_dir() {
+        let (read, list) = files(&[(
+            "/home/u/.config/pulse/client.conf",
+            "; a comment\n# default-server = unix:/commented\ndefault-server = unix:/conf/native\n",
+        )]);
+        let vars: &[(&str, &str)] = &[("HOME", "/home/u"), ("XDG_RUNTIME_DIR", "/run/user/1")];
+        let e = ServerEnv::from_lookup(lookup(vars)).with_client_conf(lookup(vars), &read, &list);
+        assert_eq!(e.conf_server.as_deref(), Some("unix:/conf/native"));
+        assert_eq!(candidates(&e), vec![unix("/conf/native")]);
+        let with_env = e.clone().with_server(Some("unix:/env"));
+        assert_eq!(candidates(&with_env), vec![unix("/env")]);
+        assert_eq!(describe(&e), "unix:/conf/native");
+    }
+
+    #[test]
+    fn client_conf_paths_follow_libpulse() {
+        let home: &[(&str, &str)] = &[("HOME", "/h")];
+        assert_eq!(
+            client_conf_paths(lookup(home)),
+            vec![
+                PathBuf::from("/h/.pulse/client.conf"),
+                PathBuf::from("/h/.config/pulse/client.conf"),
+                PathBuf::from(SYSTEM_CLIENT_CONF)
+            ]
+        );
+        let xdg: &[(&str, &str)] = &[("HOME", "/h"), ("XDG_CONFIG_HOME", "/x")];
+        assert_eq!(
+            client_conf_paths(lookup(xdg))[1],
+            PathBuf::from("/x/pulse/client.conf")
+        );
+        let path: &[(&str, &str)] = &[("HOME", "/h"), ("PULSE_CONFIG_PATH", "/p")];
+        assert_eq!(
+            client_conf_paths(lookup(path)),
+            vec![
+                PathBuf::from("/p/client.conf"),
+                PathBuf::from(SYSTEM_CLIENT_CONF)
+            ]
+        );
+        let only: &[(&str, &str)] = &[("HOME", "/h"), ("PULSE_CLIENTCONFIG", "/c.conf")];
+        assert_eq!(
+            client_conf_paths(lookup(only)),
+            vec![PathBuf::from("/c.conf")]
+        );
+    }
+
+    #[test]
+    fn the_first_file_that_opens_is_the_only_one_and_its_dot_d_comes_first() {
+        // The user's file exists without the key: the system file is not read at all.
+        let (read, list) = files(&[
+            ("/h/.config/pulse/client.conf", "autospawn = no\n"),
+            ("/etc/pulse/client.conf", "default-server = unix:/system\n"),
+        ]);
+        let home: &[(&str, &str)] = &[("HOME", "/h")];
+        assert_eq!(client_conf_server(lookup(home), &read, &list), None);
+        // The system file's .d folder, in name order, then the file itself has the last word.
+        let (read, list) = files(&[
+            ("/etc/pulse/client.conf.d/20-b.conf", "default-server = unix:/b\n"),
+            ("/etc/pulse/client.conf.d/10-a.conf", "default-server = unix:/a\n"),
+            ("/etc/pulse/client.conf.d/30-c.txt", "default-server = unix:/not-conf\n"),
+            ("/etc/pulse/client.conf", "; default-server =\n"),
+        ]);
+        assert_eq!(
+            client_conf_server(lookup(home), &read, &list).as_deref(),
+            Some("unix:/b")
+        );
+        let (read, list) = files(&[
+            ("/etc/pulse/client.conf.d/10-a.conf", "default-server = unix:/a\n"),
+            ("/etc/pulse/client.conf", "default-server = tcp:host\n"),
+        ]);
+        assert_eq!(
+            client_conf_server(lookup(home), &read, &list).as_deref(),
+            Some("tcp:host")
+        );
+        // Blank is unset; nothing readable is None.
+        let (read, list) = files(&[("/etc/pulse/client.conf", "default-server =  \n")]);
+        assert_eq!(client_conf_server(lookup(home), &read, &list), None);
+        let (read, list) = files(&[]);
+        assert_eq!(client_conf_server(lookup(home), &read, &list), None);
     }
 }

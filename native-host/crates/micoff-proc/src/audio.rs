@@ -26,8 +26,8 @@ pub fn env_map() -> HashMap<String, String> {
 }
 
 /// Where libpulse would look for the server's unix socket, in its order (micoff-audio-server's
-/// resolver over `env`: `PULSE_SERVER`'s unix entries when it is set, else the runtime dir's socket
-/// and the system-wide one).
+/// resolver over `env`: `PULSE_SERVER`'s unix entries when it is set, else client.conf's
+/// `default-server`'s, else the runtime dir's socket and the system-wide one).
 pub fn pulse_socket_candidates(env: &HashMap<String, String>) -> Vec<PathBuf> {
     micoff_audio_server::socket_candidates(&ServerEnv::from_map(env))
 }

@@ -96,10 +96,9 @@ pub(super) fn descends_from(pid: u32, ancestor: u32) -> bool {
 /// The unix socket `pid`'s libpulse connects to by default, from the environment it inherited,
 /// resolved as every other part of micoff resolves it (micoff-audio-server).
 pub(super) fn server_socket_of(pid: u32) -> Option<String> {
-    let env = tree_env(
-        pid,
-        &["PULSE_SERVER", "PULSE_RUNTIME_PATH", "XDG_RUNTIME_DIR"],
-    );
+    let mut names = vec!["PULSE_SERVER", "PULSE_RUNTIME_PATH", "XDG_RUNTIME_DIR"];
+    names.extend(micoff_audio_server::CONF_ENV);
+    let env = tree_env(pid, &names);
     let env = micoff_audio_server::ServerEnv::from_map(&env);
     micoff_audio_server::first_socket(&env, |p| p.exists()).map(|p| p.display().to_string())
 }

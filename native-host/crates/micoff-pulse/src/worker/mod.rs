@@ -270,7 +270,7 @@ impl Worker {
         } else {
             PulseError::NotRunning {
                 server: self.server_label(),
-                message: "not connected (retrying)".into(),
+                message: "nothing answers there".into(),
             }
         }
     }
