@@ -12,8 +12,8 @@
 //     extension's renderer, the browser process, the page's main thread) with minus without <= 3 % of the
 //     call without micoff; the whole browser tree with / without <= 1.10. Until 2026-11-26 one bar, the
 //     tree <= 1.05: it read 1.079, 1.074, 1.056 that day, each with the audio service's AudioProcessing
-//     thread +0.15-0.22 % of a core on micoff's side (a thread micoff never runs on; the offset of a
-//     launch pair, docs/design/release-on-mute.md "Unmuted cost: the two bars").
+//     thread +0.11-0.22 % of a core on micoff's side, a thread micoff never runs on (also with the
+//     launch order swapped; not explained: docs/design/release-on-mute.md "Unmuted cost: the two bars").
 // CPU = browser process tree + audio server, from `micoff-host sample --browser-pid --audio-server`.
 // The released/control ratios are large effects: sequential configurations, alternated per round,
 // ratio of medians. The overhead bar is a small effect on a shared 2-core machine whose load swings

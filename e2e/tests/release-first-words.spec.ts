@@ -26,7 +26,6 @@
 // Headful on a private Xvfb (the visible case needs a tab that really hides).
 // Raw samples: e2e/artifacts/release-first-words-<project>-<source>.json.
 import type { Page } from '@playwright/test';
-import type { AudioRig } from '../rig/audio-rig.ts';
 import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { extensionId } from '../rig/host.ts';
@@ -34,6 +33,7 @@ import { MeetingPage } from '../rig/meeting-page.ts';
 import { need } from '../rig/needs.ts';
 import { waitFor } from '../rig/proc.ts';
 import { startXvfb, type Xvfb, xvfbMissing } from '../rig/xvfb.ts';
+import { INSTRUMENT, recordStreamsOn } from './first-words-util.ts';
 import { median, saveArtifact, setReleaseSettings } from './release-util.ts';
 
 const CYCLES = Number(process.env.MICOFF_FIRST_WORDS_CYCLES ?? 7);
@@ -51,62 +51,11 @@ const KINDS = [
 ];
 type Kind = 'hotkey' | 'click' | 'visible' | 'code';
 
-/** The page's unmute time and the far end's first audible packet after it (page clock, ms). */
-const INSTRUMENT = `(() => {
-  const unmute = window.unmute;
-  window.__unmutedAt = null;
-  window.unmute = () => { window.__unmutedAt = performance.now(); return unmute(); };
-  // The sender's encoded frames (loopback.js encoded=1): silence encodes to a few bytes, the signal to
-  // many. The first frame after the unmute above SPEECH_BYTES is when the first words leave.
-  window.__frames = [];
-  window.onEncodedFrame = (bytes, at) => {
-    window.__frames.push([at, bytes]);
-    if (window.__frames.length > 400) window.__frames.splice(0, 200);
-  };
-  window.__sent = (ms, minBytes) => new Promise((resolve) => {
-    const t0 = performance.now();
-    const poll = setInterval(() => {
-      const at = window.__unmutedAt;
-      if (at !== null) {
-        const f = window.__frames.find(([t, b]) => t > at && b >= minBytes);
-        if (f) { clearInterval(poll); resolve({ ms: f[0] - at, bytes: f[1], before: window.__frames.filter(([t]) => t < at && t > at - 100).map(([, b]) => b) }); return; }
-      }
-      if (performance.now() - t0 > ms) { clearInterval(poll); resolve(null); }
-    }, 2);
-  });
-  window.__heard = (ms) => new Promise((resolve) => {
-    const receiver = call.pcs[1].getReceivers()[0];
-    const t0 = performance.now();
-    const poll = setInterval(() => {
-      const at = window.__unmutedAt;
-      if (at !== null) {
-        const after = performance.timeOrigin + at;
-        for (const s of receiver.getSynchronizationSources()) {
-          if ((s.audioLevel ?? 0) > 0.003 && s.timestamp > after) {
-            clearInterval(poll);
-            resolve(s.timestamp - after);
-            return;
-          }
-        }
-      }
-      if (performance.now() - t0 > ms) { clearInterval(poll); resolve(null); }
-    }, 2);
-  });
-})()`;
-
 interface Call {
   name: 'micoff' | 'flip';
   source: string;
   browser: LaunchedChromium;
   meeting: MeetingPage;
-}
-
-async function recordStreamsOn(rig: AudioRig, source: string): Promise<number> {
-  const index = (await rig.pactl(['list', 'short', 'sources']))
-    .split('\n')
-    .map((l) => l.split('\t'))
-    .find((f) => f[1] === source)?.[0];
-  return (await rig.recordStreams()).filter((s) => String(s.source) === index).length;
 }
 
 /** Unmute the way `kind` says; the page's own handler flips `enabled`. */
@@ -238,9 +187,9 @@ for (const sourceKind of ['monitor', 'clock'] as const) {
       for (const kind of KINDS as Kind[]) {
         samples[kind] = { micoff: [], flip: [] };
         for (let i = 0; i < CYCLES; i++) {
-          // Strictly one after the other, never the same browser twice in a row: an unmute of micoff's
-          // within about 2 s of its previous one is a case of its own (the hotkey's prime does not come
-          // through in time; docs/design/release-on-mute.md "First words: priming, and the e2e bar").
+          // Strictly one after the other, never the same browser twice in a row: back to back, micoff's
+          // hotkey unmute came late in this two-browser arrangement (not when micoff's browser is alone;
+          // docs/design/release-on-mute.md "First words: priming, and the e2e bar").
           for (const c of calls) {
             await muteAndSettle(c);
             await c.meeting.page.evaluate('window.__unmutedAt = null');
