@@ -10,8 +10,8 @@
 //   - control: muted without micoff >= 80 % of unmuted without micoff (the test measures something)
 //   - overhead, unmuted, paired windows (below): micoff's own threads (isMicoffsOwn: micoff-host, the
 //     extension's renderer, the browser process, the page's main thread) with minus without <= 3 % of the
-//     call without micoff; the whole browser tree with / without <= 1.10. Until 2026-11-26 one bar, the
-//     tree <= 1.05: it read 1.079, 1.074, 1.056 that day, each with the audio service's AudioProcessing
+//     call without micoff; the whole browser tree with / without <= OVERHEAD_TREE (1.12). Until 2026-11-26
+//     one bar, the tree <= 1.05: it read 1.049-1.091 in six runs that day, each with the audio service's AudioProcessing
 //     thread +0.11-0.22 % of a core on micoff's side, a thread micoff never runs on (also with the
 //     launch order swapped; not explained: docs/design/release-on-mute.md "Unmuted cost: the two bars").
 // CPU = browser process tree + audio server, from `micoff-host sample --browser-pid --audio-server`.
