@@ -551,9 +551,18 @@ mod tests {
         assert_eq!(client_conf_server(lookup(home), &read, &list), None);
         // The system file's .d folder, in name order, then the file itself has the last word.
         let (read, list) = files(&[
-            ("/etc/pulse/client.conf.d/20-b.conf", "default-server = unix:/b\n"),
-            ("/etc/pulse/client.conf.d/10-a.conf", "default-server = unix:/a\n"),
-            ("/etc/pulse/client.conf.d/30-c.txt", "default-server = unix:/not-conf\n"),
+            (
+                "/etc/pulse/client.conf.d/20-b.conf",
+                "default-server = unix:/b\n",
+            ),
+            (
+                "/etc/pulse/client.conf.d/10-a.conf",
+                "default-server = unix:/a\n",
+            ),
+            (
+                "/etc/pulse/client.conf.d/30-c.txt",
+                "default-server = unix:/not-conf\n",
+            ),
             ("/etc/pulse/client.conf", "; default-server =\n"),
         ]);
         assert_eq!(
@@ -561,7 +570,10 @@ mod tests {
             Some("unix:/b")
         );
         let (read, list) = files(&[
-            ("/etc/pulse/client.conf.d/10-a.conf", "default-server = unix:/a\n"),
+            (
+                "/etc/pulse/client.conf.d/10-a.conf",
+                "default-server = unix:/a\n",
+            ),
             ("/etc/pulse/client.conf", "default-server = tcp:host\n"),
         ]);
         assert_eq!(
