@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { type CpuReport, HOST_NAME } from '../../extension/src/shared/protocol.ts';
 import { EXTENSION_DIR, HOST_BINARY } from './paths.ts';
-import { run } from './proc.ts';
+import { run, waitFor } from './proc.ts';
 
 // The CpuReport shape is the protocol's (native-host/PROTOCOL.md, mirrored in TypeScript by the
 // extension): one definition for the extension, the tests and the demo.
@@ -107,6 +107,33 @@ export async function sampleCpu(o: SampleOptions): Promise<SampledCpuReport> {
   const r = await run(bin, args, { env: o.env, timeoutMs: o.windowS * 1000 + 30_000 });
   if (r.code !== 0) throw new Error(`micoff-host ${args.join(' ')} failed (${r.code}): ${r.stderr.trim()}`);
   return JSON.parse(r.stdout) as SampledCpuReport;
+}
+
+/** `micoff-host latency restart-audio-service --browser-pid P`: ends the browser's audio service once
+ * it has no open stream (Chromium starts a new one for its next stream), retried while a stream is still
+ * closing (exit 3: kept); resolves with the ended pids once they are gone (none when none ran: exit 4). */
+export async function restartAudioService(browserPid: number, env: NodeJS.ProcessEnv): Promise<number[]> {
+  const args = ['latency', 'restart-audio-service', '--json', '--browser-pid', String(browserPid)];
+  const ended = await waitFor(
+    `micoff-host ${args.join(' ')} to end an idle audio service`,
+    async () => {
+      const r = await run(requireHost(), args, { env, timeoutMs: 20_000 });
+      if (r.code === 3) return null; // a stream still open: kept
+      if (r.code === 4) return { pids: [] }; // none running: the next stream starts one
+      if (r.code !== 0)
+        throw new Error(`micoff-host ${args.join(' ')} failed (${r.code}): ${r.stderr.trim()}`);
+      return { pids: (JSON.parse(r.stdout) as { ended: { pid: number }[] }).ended.map((e) => e.pid) };
+    },
+    { timeoutMs: 15_000, intervalMs: 300 },
+  );
+  await waitFor(
+    'the ended audio service to exit',
+    () => ended.pids.every((pid) => !existsSync(`/proc/${pid}`)),
+    {
+      timeoutMs: 10_000,
+    },
+  );
+  return ended.pids;
 }
 
 /** Threads that do Chromium's capture work (docs/test-rig.md, "Which threads do the audio work"). */

@@ -7,7 +7,7 @@ import type { TabReleaseView } from '../../extension/src/shared/messages/popup-b
 import type { CpuReport } from '../../extension/src/shared/protocol.ts';
 import { type AudioRig, startAudioRig } from '../rig/audio-rig.ts';
 import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
-import { extensionId, type SampledCpuReport, sampleCpu } from '../rig/host.ts';
+import { extensionId, restartAudioService, type SampledCpuReport, sampleCpu } from '../rig/host.ts';
 import type { MeetingPage } from '../rig/meeting-page.ts';
 import { isChromium, type RecordStream } from '../rig/pactl.ts';
 import { ARTIFACTS_DIR } from '../rig/paths.ts';
@@ -109,12 +109,13 @@ export function isMicoffsOwn(key: string): boolean {
 
 /** The unmuted overhead bars (docs/design/release-on-mute.md "Unmuted cost: the two bars"): micoff's own
  * threads (isMicoffsOwn), the sum of their median per-window differences with minus without, at most this
- * share of the call without micoff; the whole browser tree, median of the per-window ratios with /
- * without, at most OVERHEAD_TREE. */
+ * share of the call without micoff; the whole browser tree, with / without in balanced halves
+ * (balancedPairedWindows), at most OVERHEAD_TREE. */
 export const OVERHEAD_OWN = 0.03;
-/** 1.049-1.091 in six runs on 2026-11-26 (the audio path's threads +5-9 % with micoff, not explained) and
- * a run-to-run spread of +-0.03: 1.12. */
-export const OVERHEAD_TREE = 1.12;
+/** Balanced: 1.028 and 1.020 on 2026-11-26 (single halves 0.996-1.062). The plain median of one pair read 1.049-1.091
+ * that day: micoff's browser had the newer audio service (docs/design/release-on-mute.md "Unmuted cost:
+ * the newer audio service"). */
+export const OVERHEAD_TREE = 1.05;
 
 /** micoff's own threads' share of the call: the sum over isMicoffsOwn keys (processes, and the page's
  * main thread) of the median per-window difference, over the median of the tree without micoff. A sum
@@ -144,7 +145,7 @@ export interface PairedWindow {
  * the order of the two samplers alternated: what the machine's load does to one it does to the other,
  * so the ratio of each pair holds where absolute figures swing. */
 export async function pairedWindows(
-  rig: AudioRig,
+  rig: Pick<AudioRig, 'clientEnv'>,
   pids: { with: number; without: number },
   windowS = PAIRED_WINDOW_S,
   windows = PAIRED_WINDOWS,
@@ -174,6 +175,39 @@ export async function pairedWindows(
     });
   }
   return paired;
+}
+
+/** Paired windows that cancel the audio service's own offset (docs/design/release-on-mute.md "Unmuted
+ * cost: the newer audio service"): of two browsers capturing at once, the one whose audio service process
+ * started later costs +0.08..+0.20 % of a core more in that service's AudioProcessing thread (about 1-2 %
+ * of a call), with or without micoff on either side, and restarting the other's flips it. So half the
+ * windows are taken with micoff's audio service the newer and half with the other's, each half after
+ * restarting that side's audio service with both calls down (`restartAudioService`), and the ratio is the
+ * geometric mean of the halves' medians: an offset that follows the newer service cancels. The calls of
+ * the second half are left up (`calls`). */
+export async function balancedPairedWindows<C>(
+  sides: Record<'with' | 'without', { browser: LaunchedChromium; env: NodeJS.ProcessEnv }>,
+  call: { up(): Promise<C>; down(calls: C): Promise<void> },
+  windows = PAIRED_WINDOWS,
+): Promise<{ paired: PairedWindow[]; ratio: number; halves: { newer: string; ratio: number }[]; calls: C }> {
+  const pids = {
+    with: await sides.with.browser.browserPid(),
+    without: await sides.without.browser.browserPid(),
+  };
+  const paired: PairedWindow[] = [];
+  const halves: { newer: string; ratio: number }[] = [];
+  let calls: C | null = null;
+  for (const [h, newer] of (['with', 'without'] as const).entries()) {
+    if (calls !== null) await call.down(calls);
+    await restartAudioService(pids[newer], sides[newer].env);
+    calls = await call.up();
+    const n = h === 0 ? Math.floor(windows / 2) : windows - Math.floor(windows / 2);
+    const half = await pairedWindows({ clientEnv: sides.with.env }, pids, PAIRED_WINDOW_S, n);
+    halves.push({ newer, ratio: median(half.map((p) => p.ratio)) });
+    paired.push(...half.map((p) => ({ ...p, window: paired.length + p.window })));
+  }
+  const ratio = Math.sqrt(halves.reduce((x, h) => x * h.ratio, 1));
+  return { paired, ratio, halves, calls: calls as C };
 }
 
 /** Where paired windows differ: per process and per thread (the keys of byProcess and byThread), the
