@@ -112,9 +112,9 @@ export function isMicoffsOwn(key: string): boolean {
  * share of the call without micoff; the whole browser tree, with / without in balanced halves
  * (balancedPairedWindows), at most OVERHEAD_TREE. */
 export const OVERHEAD_OWN = 0.03;
-/** Balanced: 1.028 and 1.020 on 2026-11-26 (single halves 0.996-1.062). The plain median of one pair read 1.049-1.091
- * that day: micoff's browser had the newer audio service (docs/design/release-on-mute.md "Unmuted cost:
- * the newer audio service"). */
+/** Balanced: 1.028, 1.020, 1.0205 and 1.0005 on 2026-11-26 (the last two fresh-clone runs; single halves
+ * 0.985-1.062). The plain median of one pair read 1.049-1.091 that day: micoff's browser had the newer
+ * audio service (docs/design/release-on-mute.md "Unmuted cost: the newer audio service"). */
 export const OVERHEAD_TREE = 1.05;
 
 /** micoff's own threads' share of the call: the sum over isMicoffsOwn keys (processes, and the page's
@@ -189,13 +189,18 @@ export async function balancedPairedWindows<C>(
   sides: Record<'with' | 'without', { browser: LaunchedChromium; env: NodeJS.ProcessEnv }>,
   call: { up(): Promise<C>; down(calls: C): Promise<void> },
   windows = PAIRED_WINDOWS,
-): Promise<{ paired: PairedWindow[]; ratio: number; halves: { newer: string; ratio: number }[]; calls: C }> {
+): Promise<{
+  paired: PairedWindow[];
+  ratio: number;
+  halves: { newer: 'with' | 'without'; ratio: number }[];
+  calls: C;
+}> {
   const pids = {
     with: await sides.with.browser.browserPid(),
     without: await sides.without.browser.browserPid(),
   };
   const paired: PairedWindow[] = [];
-  const halves: { newer: string; ratio: number }[] = [];
+  const halves: { newer: 'with' | 'without'; ratio: number }[] = [];
   let calls: C | null = null;
   for (const [h, newer] of (['with', 'without'] as const).entries()) {
     if (calls !== null) await call.down(calls);
