@@ -12,8 +12,8 @@
 #          command and exits 1. `apt-get update` only when installing.
 #   npm:   `npm install` (versions from package-lock.json) when node_modules is missing or older than package-lock.json (browser downloads off:
 #          the suite uses Debian's /usr/bin/chromium).
-#   cargo: must exist (rustup); says how to get it otherwise. The nightly toolchain and cargo-fuzz
-#          for the real fuzz run are installed when rustup can (else the stable fuzz runner runs).
+#   cargo: must exist (rustup); says how to get it otherwise. With `--fuzz-tools` (npm run bench:fuzz)
+#          the nightly toolchain and cargo-fuzz for libFuzzer, when rustup can.
 # What it could not install (firefox-esr, Xvfb, the nightly fuzz tools) it says at the end, in one
 # block on stderr. The e2e tests that need firefox-esr or Xvfb skip without them, and FAIL under CI
 # (e2e/rig/needs.ts): under CI (CI set) a missing one makes this exit 3, which npm test counts as a
@@ -34,6 +34,7 @@ APT_PACKAGES=(pulseaudio pulseaudio-utils libpulse-dev pkg-config chromium sysst
 # alone, for `npm run demo -- --browser firefox|both`.
 OPTIONAL_APT_PACKAGES=()
 PACKAGE_TOOLS=0
+FUZZ_TOOLS=0
 for a in "$@"; do
   case $a in
     --with-firefox) OPTIONAL_APT_PACKAGES+=(firefox-esr xvfb) ;;
@@ -42,8 +43,9 @@ for a in "$@"; do
       PACKAGE_TOOLS=1
       APT_PACKAGES+=(dpkg-dev lintian man-db musl-tools meson ninja-build cmake m4)
       ;;
+    --fuzz-tools) FUZZ_TOOLS=1 ;;
     *)
-      say "unknown option: $a (--with-firefox, --firefox, --package)"
+      say "unknown option: $a (--with-firefox, --firefox, --package, --fuzz-tools)"
       exit 2
       ;;
   esac
@@ -141,14 +143,13 @@ if [ "$PACKAGE_TOOLS" = 1 ] && command -v rustup >/dev/null 2>&1 &&
   fi
 fi
 
-# --- nightly + cargo-fuzz (the real fuzz run; optional) ---------------------------------------------
-# The bounded fuzz run (native-host/fuzz/run-bounded.sh) uses libFuzzer through cargo-fuzz when a
-# nightly toolchain and cargo-fuzz are there, else the stable runner. Tried once per machine: a
-# failed attempt (no network, a toolchain registry that refuses, or one that takes longer than
-# MICOFF_NIGHTLY_INSTALL_TIMEOUT seconds, default 900, per step: nothing here may hold up npm test
-# for long) leaves a marker and is said, not fatal. MICOFF_SKIP_NIGHTLY=1 skips this part.
+# --- nightly + cargo-fuzz (--fuzz-tools: `npm run bench:fuzz`'s libFuzzer exploration) ------------
+# npm test's fuzz run is the stable runner (native-host/fuzz/run-bounded.sh) and needs none of this.
+# Bounded by MICOFF_NIGHTLY_INSTALL_TIMEOUT seconds (default 900) per step; a failure is said, not fatal.
 fuzz_tools_why=""
-if [ "${MICOFF_SKIP_NIGHTLY:-0}" = 1 ]; then
+if [ "$FUZZ_TOOLS" = 0 ]; then
+  :
+elif [ "${MICOFF_SKIP_NIGHTLY:-0}" = 1 ]; then
   fuzz_tools_why="MICOFF_SKIP_NIGHTLY=1"
 elif ! command -v rustup >/dev/null 2>&1; then
   fuzz_tools_why="no rustup to install a nightly toolchain with"
@@ -210,7 +211,7 @@ if ((${#unmet[@]} > 0)) || [ -n "$fuzz_tools_why" ]; then
     for u in "${unmet[@]}"; do say "  - $u"; done
   fi
   if [ -n "$fuzz_tools_why" ]; then
-    say "NOT INSTALLED (the fuzz run uses the stable runner instead of libFuzzer):"
+    say "NOT INSTALLED (the exploration uses the stable runner instead of libFuzzer):"
     say "  - nightly toolchain + cargo-fuzz: $fuzz_tools_why"
   fi
   say "$rule"

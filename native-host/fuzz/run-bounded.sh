@@ -1,145 +1,51 @@
 #!/usr/bin/env bash
-# Bounded fuzz run of every target (scripts/test.sh runs it as "fuzz (bounded)"):
-#   proc_parsers    micoff-proc's /proc parsers (stat, status, io, schedstat, cmdline, net/unix, fd links)
-#   doctor_parsers  micoff-doctor's parsers (asound, hw_params, interrupts, PulseAudio/limits files,
-#                   kernel config, cmdline, cpuinfo)
-#   request         frame bodies through the request decoder
-#   framing         byte streams through the frame codec, the async reader and the whole server
-#   policies_json   an administrator's policies.json through install --system's merge, its uninstall
-#                   and the text editor under them
-# The targets are in native-host/crates/micoff-fuzz; the committed seed corpus in seeds/<target>/
-# (real samples, plus regression-* inputs of crashes found and fixed), dictionaries in dicts/.
-#
-# With a nightly toolchain and cargo-fuzz it runs libFuzzer (coverage-guided, sanitizers on),
-# MICOFF_FUZZ_SECONDS per target (default 20); the working corpus grows in corpus/<target>/ (not
-# committed). Otherwise the stable runner (`micoff-fuzz`: the same target functions, a mutation
-# loop with the same seeds and dictionaries, overflow checks on). Either way each target's number
-# of executions is printed and the last line says which runner ran and why.
-#
-# Everything is bounded in time: the sanitizer build by MICOFF_FUZZ_BUILD_TIMEOUT seconds (default
-# 900; the first build took 32 min on a loaded 2-core machine: what it compiled is kept in the
-# target folder, so the next run continues from there), each libFuzzer run by its fuzzing time plus
-# MICOFF_FUZZ_RUN_SLACK seconds (default 300), the stable runner by its fuzzing time for all its
-# targets plus the same slack, and one input by MICOFF_FUZZ_INPUT_TIMEOUT seconds (default 10;
-# libFuzzer's -timeout, the stable runner's --timeout). A build that fails or does not finish in
-# time, a toolchain that does not answer, or a libFuzzer run that exits without a crash report falls
-# back to the stable runner, and says so. A crash or a hang found by either runner fails the run:
-# an input over its time, and a run that does not end within its bound (killed, exit 124/137).
-# MICOFF_FUZZ_RUNNER=stable forces the stable runner.
+# npm test's "fuzz (bounded)": every fuzz target (native-host/crates/micoff-fuzz) through the stable
+# runner over the committed seeds (seeds/<target>/), with a fixed rng seed and a fixed number of
+# mutations per target, so every run tries the same inputs and a failure reproduces. Targets run in
+# parallel, one per core. Open-ended exploration (libFuzzer, growing corpus) is explore.sh
+# (`npm run bench:fuzz`); what it finds goes into seeds/ and is then tried here on every run.
 set -euo pipefail
-cd "$(dirname "$0")"
-FUZZ_DIR=$PWD
-SECONDS_PER_TARGET=${MICOFF_FUZZ_SECONDS:-20}
-BUILD_TIMEOUT=${MICOFF_FUZZ_BUILD_TIMEOUT:-900}
-RUN_SLACK=${MICOFF_FUZZ_RUN_SLACK:-300}
+cd "$(dirname "$0")/../.."
+SEED=${MICOFF_FUZZ_SEED:-1}
+# Mutations per target: about 10 s each on one core of a 2-core machine.
+declare -A RUNS=([proc_parsers]=100000 [doctor_parsers]=30000 [request]=200000 [framing]=10000
+  [policies_json]=80000)
+# Only a guard against a runaway run: the counts above end each target long before.
+CAP_SECONDS=${MICOFF_FUZZ_CAP_SECONDS:-300}
 INPUT_TIMEOUT=${MICOFF_FUZZ_INPUT_TIMEOUT:-10}
-# A toolchain that does not answer its --version within this is as good as missing.
-PROBE_TIMEOUT=60
-TARGETS=(proc_parsers doctor_parsers request framing policies_json)
+jobs=$(nproc 2>/dev/null || echo 2)
 
-# bounded SECONDS CMD...: CMD, ended (with everything it started) after SECONDS; exit 124 then.
-bounded() {
-  local limit=$1
-  shift
-  timeout --kill-after=30 "$limit" "$@"
-}
-
-# whole_seconds S: S (seconds, maybe with a fraction) rounded up.
-whole_seconds() {
-  local s=${1%.*}
-  [[ $1 == *.* ]] && s=$((${s:-0} + 1))
-  echo "${s:-0}"
-}
-
-# stable_runner WHY TARGET...: the stable runner over the given targets, bounded by their fuzzing
-# time plus RUN_SLACK (its build is not: it is the workspace's ordinary stable build). A crash, a
-# hang it reports, or a run cut off at its bound exits the script with status 1.
-stable_runner() {
-  local why=$1
-  shift
-  local limit=$(($# * $(whole_seconds "$SECONDS_PER_TARGET") + RUN_SLACK)) rc=0
-  echo "fuzz: $why: running the stable runner (same targets, seeds and dictionaries; at most $limit s)"
-  (cd "$FUZZ_DIR/../.." && cargo build -q --locked -p micoff-fuzz)
-  (
-    cd "$FUZZ_DIR/../.."
-    bounded "$limit" cargo run -q --locked -p micoff-fuzz -- --seconds "$SECONDS_PER_TARGET" \
-      --timeout "$INPUT_TIMEOUT" "$@"
-  ) || rc=$?
-  if ((rc == 124 || rc == 137)); then
-    echo "fuzz: the stable runner FAILED: it did not end within $limit s (a hang its own --timeout did not catch)"
-    exit 1
-  elif ((rc != 0)); then
-    echo "fuzz: the stable runner FAILED (exit $rc; the input is in native-host/fuzz/artifacts/:"
-    echo "      fix it, then add the input to seeds/<target>/ as regression-<what>)"
-    exit 1
-  fi
-}
-
-if [ "${MICOFF_FUZZ_RUNNER:-}" = stable ]; then
-  stable_runner "MICOFF_FUZZ_RUNNER=stable" "${TARGETS[@]}"
-  echo "fuzz: ran the stable runner (micoff-fuzz), as asked"
-  exit 0
-fi
-if ! bounded "$PROBE_TIMEOUT" cargo +nightly --version >/dev/null 2>&1 ||
-  ! bounded "$PROBE_TIMEOUT" cargo +nightly fuzz --version >/dev/null 2>&1; then
-  stable_runner "no nightly toolchain or no cargo-fuzz" "${TARGETS[@]}"
-  echo "fuzz: ran the stable runner (micoff-fuzz), not cargo-fuzz (needs a nightly toolchain + cargo install cargo-fuzz)"
-  exit 0
-fi
-
-log=$(mktemp)
-trap 'rm -f "$log"' EXIT
-echo "== building the libFuzzer targets (cargo +nightly fuzz build, at most ${BUILD_TIMEOUT} s)"
-rc=0
-bounded "$BUILD_TIMEOUT" cargo +nightly fuzz build >"$log" 2>&1 || rc=$?
-if ((rc != 0)); then
-  tail -n 30 "$log"
-  if ((rc == 124 || rc == 137)); then
-    why="the libFuzzer build did not finish within ${BUILD_TIMEOUT} s (what it compiled is kept; the next run continues it)"
-  else
-    why="the libFuzzer build failed (exit $rc)"
-  fi
-  stable_runner "$why" "${TARGETS[@]}"
-  echo "fuzz: ran the stable runner (micoff-fuzz), not cargo-fuzz: $why"
-  exit 0
-fi
-
-summary=()
-for i in "${!TARGETS[@]}"; do
-  target=${TARGETS[$i]}
-  mkdir -p "corpus/$target"
-  echo "== cargo fuzz run $target (${SECONDS_PER_TARGET} s)"
-  rc=0
-  limit=$(($(whole_seconds "$SECONDS_PER_TARGET") + RUN_SLACK))
-  # -timeout: one input running longer is a hang, reported (and saved) as a crash is; without it
-  # libFuzzer waits 1200 s per input.
-  bounded "$limit" cargo +nightly fuzz run "$target" \
-    "corpus/$target" "seeds/$target" -- \
-    -max_total_time="$SECONDS_PER_TARGET" -timeout="$INPUT_TIMEOUT" -rss_limit_mb=2048 \
-    -dict="dicts/$target.dict" -print_final_stats=1 >"$log" 2>&1 || rc=$?
-  if ((rc != 0)); then
-    tail -n 60 "$log"
-    # libFuzzer names the input it saved for every crash, leak, timeout or out-of-memory.
-    if grep -qE 'Test unit written to|^==[0-9]+== ?ERROR: libFuzzer' "$log"; then
-      echo "fuzz: cargo-fuzz $target FAILED (crash or hang input in native-host/fuzz/artifacts/$target/;"
-      echo "      fix it, then add the input to seeds/$target/ as regression-<what>)"
-      exit 1
-    fi
-    # Cut off at its bound: a hang that -timeout did not catch (e.g. outside one input), not a
-    # toolchain problem to fall back from.
-    if ((rc == 124 || rc == 137)); then
-      echo "fuzz: cargo-fuzz $target FAILED: it did not end within $limit s (a hang)"
-      exit 1
-    fi
-    why="cargo fuzz run $target ended (exit $rc) without a crash report"
-    stable_runner "$why" "${TARGETS[@]:$i}"
-    echo "fuzz: ran cargo-fuzz (libFuzzer) for: ${summary[*]:-no target}; the stable runner for the rest: $why"
-    exit 0
-  fi
-  runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
-  cov=$(grep -o 'cov: [0-9]*' "$log" | tail -n 1 || true)
-  grep -E '^(Done |stat::number_of_executed_units)' "$log" || true
-  echo "$target: ${runs:-?} executions in ${SECONDS_PER_TARGET} s (${cov:-cov: ?})"
-  summary+=("$target ${runs:-?}")
+cargo build -q --locked -p micoff-fuzz
+bin=$(cargo metadata --format-version 1 --no-deps | node -e \
+  'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).target_directory))')/debug/micoff-fuzz
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+pids=()
+names=()
+for target in "${!RUNS[@]}"; do
+  while (($(jobs -rp | wc -l) >= jobs)); do wait -n || true; done
+  timeout --kill-after=30 $((CAP_SECONDS + 60)) "$bin" --seed "$SEED" --runs "${RUNS[$target]}" \
+    --seconds "$CAP_SECONDS" --timeout "$INPUT_TIMEOUT" "$target" >"$out/$target.log" 2>&1 &
+  pids+=($!)
+  names+=("$target")
 done
-echo "fuzz: ran cargo-fuzz (libFuzzer, nightly), executions per target: $(IFS=';'; echo "${summary[*]}" | sed 's/;/, /g'); no crash"
+failed=()
+for i in "${!pids[@]}"; do
+  rc=0
+  wait "${pids[$i]}" || rc=$?
+  target=${names[$i]}
+  grep -v '^fuzz (stable runner)' "$out/$target.log" || true
+  if ((rc == 124 || rc == 137)); then
+    echo "fuzz: $target FAILED: it did not end within $((CAP_SECONDS + 60)) s (a hang)"
+    failed+=("$target")
+  elif ((rc != 0)); then
+    echo "fuzz: $target FAILED (exit $rc; the input is in native-host/fuzz/artifacts/$target/:"
+    echo "      replay it with micoff-fuzz --replay, fix it, then add it to seeds/$target/ as regression-<what>)"
+    failed+=("$target")
+  fi
+done
+if ((${#failed[@]} > 0)); then
+  echo "fuzz: FAILED: ${failed[*]}"
+  exit 1
+fi
+echo "fuzz: ${#names[@]} targets, rng seed $SEED, the committed seeds plus a fixed number of mutations each; no crash"

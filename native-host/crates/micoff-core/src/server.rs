@@ -31,6 +31,15 @@ use crate::protocol::{
 /// idle threads would otherwise send most of 1 MiB every second for the extension to parse.
 pub const MAX_CPU_EVENT_BYTES: usize = 64 * 1024;
 
+/// Request handlers that panicked in this process. The fuzz oracle reads it: unlike a reply's
+/// message, which may echo the request, no input can forge it.
+static HANDLER_PANICS: AtomicU64 = AtomicU64::new(0);
+
+/// How many request handlers have panicked in this process so far.
+pub fn handler_panics() -> u64 {
+    HANDLER_PANICS.load(Ordering::SeqCst)
+}
+
 /// Why the server stopped other than a clean end of input.
 #[derive(Debug, thiserror::Error)]
 pub enum ServerError {
@@ -215,6 +224,7 @@ impl RequestTasks {
             self.cancelled.extend(id);
             return;
         }
+        HANDLER_PANICS.fetch_add(1, Ordering::SeqCst);
         let what = panic_message(e.into_panic());
         tracing::error!(id = ?id, "request handler panicked: {what}");
         ctx.send_error(

@@ -24,6 +24,9 @@ const WATCH_EVERY: Duration = Duration::from_millis(20);
 pub struct Limits {
     /// Mutations stop once this has passed (the seeds all run first).
     pub budget: Duration,
+    /// Mutations stop after this many too, when set: with a fixed rng seed the run is then the
+    /// same every time (what `npm test` runs), whatever the machine's speed.
+    pub mutations: Option<u64>,
     /// One input running longer than this is a hang.
     pub per_input: Duration,
     /// Inputs are cut to this size.
@@ -196,9 +199,12 @@ fn fuzz_loop(
         seen.insert(sig);
         progress.signatures.store(seen.len(), Ordering::SeqCst);
     }
-    while start.elapsed() < limits.budget {
+    let mut mutated = 0u64;
+    while start.elapsed() < limits.budget && !matches!(limits.mutations, Some(m) if mutated >= m) {
         // Check the clock every 64 inputs.
-        for _ in 0..64 {
+        let round = limits.mutations.map_or(64, |m| (m - mutated).min(64));
+        mutated += round;
+        for _ in 0..round {
             let mut input = corpus[rng.below(corpus.len())].clone();
             for _ in 0..=rng.below(4) {
                 mutate(&mut rng, &mut input, &corpus, dict, limits.max_len);
@@ -229,6 +235,7 @@ mod tests {
 
     const LIMITS: Limits = Limits {
         budget: Duration::from_secs(20),
+        mutations: None,
         per_input: Duration::from_secs(10),
         max_len: 4096,
     };
@@ -272,6 +279,7 @@ mod tests {
         let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let limits = Limits {
             budget: Duration::from_secs(60),
+            mutations: None,
             per_input: Duration::from_millis(300),
             ..LIMITS
         };
@@ -293,6 +301,7 @@ mod tests {
         let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
         let limits = Limits {
             budget: Duration::from_millis(200),
+            mutations: None,
             ..LIMITS
         };
         let out = run_bounded(|d| d.len() as u64 % 3, vec![b"ab".to_vec()], &[], limits, 3);
@@ -300,5 +309,22 @@ mod tests {
         assert!(out.executions > 64, "{out:?}");
         assert!(out.signatures >= 1 && out.corpus >= 1, "{out:?}");
         assert!(out.elapsed >= limits.budget, "{out:?}");
+    }
+
+    #[test]
+    fn a_run_of_a_fixed_number_of_mutations_is_the_same_every_time() {
+        let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+        let limits = Limits {
+            mutations: Some(500),
+            ..LIMITS
+        };
+        let target = |d: &[u8]| d.iter().map(|&b| u64::from(b % 5)).sum::<u64>() % 11;
+        let run = || run_bounded(target, vec![b"seed".to_vec()], &[b"x".to_vec()], limits, 9);
+        let (a, b) = (run(), run());
+        assert_eq!(a.executions, 501, "the seed, then 500 mutations: {a:?}");
+        assert_eq!(
+            (a.executions, a.signatures, a.corpus),
+            (b.executions, b.signatures, b.corpus)
+        );
     }
 }

@@ -1,4 +1,4 @@
-//! `native-host/fuzz/run-bounded.sh` (npm test's "fuzz (bounded)") when the nightly side
+//! `native-host/fuzz/explore.sh` (`npm run bench:fuzz`, libFuzzer exploration) when the nightly side
 //! misbehaves: a sanitizer build that hangs or fails, a toolchain that is missing, a libFuzzer run
 //! that dies without a crash, crashes found by either runner, and hangs under either runner (an
 //! input over its time, a run that never ends): a hang fails the run, it is not fallen back from.
@@ -26,7 +26,7 @@ const TARGETS: [&str; 5] = [
 ];
 
 fn script() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/run-bounded.sh")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../fuzz/explore.sh")
 }
 
 /// The stand-in `cargo`: `$FAKE_NIGHTLY` says how the nightly side behaves, `$FAKE_STABLE=crash`

@@ -1,7 +1,8 @@
-//! `micoff-fuzz [--seconds S] [--timeout T] [--fuzz-dir DIR] [--seed N] [TARGET...]`: the stable
-//! bounded fuzz run. For each target (default: all): every committed seed (`DIR/seeds/<target>/`,
-//! regression inputs included), then mutations for S seconds (default 20) with
-//! `DIR/dicts/<target>.dict`. Prints one line per target with the number of executions; on a crash
+//! `micoff-fuzz [--seconds S] [--runs N] [--timeout T] [--fuzz-dir DIR] [--seed N] [TARGET...]`:
+//! the stable bounded fuzz run. For each target (default: all): every committed seed
+//! (`DIR/seeds/<target>/`, regression inputs included), then mutations with
+//! `DIR/dicts/<target>.dict` for S seconds (default 20) or N mutations, whichever ends first (with
+//! `--seed`, N mutations are the same run every time). Prints one line per target with the number of executions; on a crash
 //! writes the input to `DIR/artifacts/<target>/crash-<hash>`, on an input running over T seconds
 //! (default 10: a hang, as libFuzzer's `-timeout`) to `.../timeout-<hash>`, and exits 1.
 //!
@@ -22,7 +23,8 @@ const MAX_LEN: usize = 8192;
 
 fn usage() -> ExitCode {
     eprintln!(
-        "usage: micoff-fuzz [--seconds S] [--timeout T] [--fuzz-dir DIR] [--seed N] [TARGET...]"
+        "usage: micoff-fuzz [--seconds S] [--runs N] [--timeout T] [--fuzz-dir DIR] [--seed N] \
+         [TARGET...]"
     );
     eprintln!(
         "targets: {}",
@@ -37,6 +39,7 @@ fn usage() -> ExitCode {
 
 fn main() -> ExitCode {
     let mut seconds = 20.0f64;
+    let mut runs = None;
     // Per input: the parsers take microseconds on inputs of at most MAX_LEN bytes.
     let mut timeout_s = 10.0f64;
     let mut dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../fuzz"));
@@ -49,6 +52,10 @@ fn main() -> ExitCode {
         match a.as_str() {
             "--seconds" => match args.next().and_then(|v| v.parse().ok()) {
                 Some(s) => seconds = s,
+                None => return usage(),
+            },
+            "--runs" => match args.next().and_then(|v| v.parse().ok()) {
+                Some(n) => runs = Some(n),
                 None => return usage(),
             },
             "--timeout" => match args.next().and_then(|v| v.parse().ok()) {
@@ -100,6 +107,7 @@ fn main() -> ExitCode {
         let n_seeds = seeds.len();
         let limits = Limits {
             budget: Duration::from_secs_f64(seconds),
+            mutations: runs,
             per_input: Duration::from_secs_f64(timeout_s),
             max_len: MAX_LEN,
         };
