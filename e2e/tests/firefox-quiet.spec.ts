@@ -1,30 +1,9 @@
-// micoff's part of a muted call in Debian's Firefox ESR, both servers (page/firefox-quiet.ts): once
-// Firefox's own release (its pref, set as `micoff-host install --firefox-release` sets it) has closed the
-// muted microphone and the hold has passed, micoff takes the call's senders off the wire, invisibly to
-// the page, and puts them back at the unmute. docs/design/firefox-install.md, "micoff's part".
-//
-// - CPU (own rig of the project's server, no tone, no reader: everything the server does is for
-//   Firefox): three Firefoxes, each call opened afresh per configuration, the order alternating round by
-//   round, ratio of medians of browser tree + audio server:
-//     released: muted with Firefox's release and micoff <= 0.50 of muted as Firefox comes (no pref)
-//     control:  micoff <= 0.75 of muted with Firefox's release alone (no micoff), same run: the saving
-//               asserted is micoff's part, not Firefox's release
-//     the socket process (it sends the RTP) with micoff at most 0.25 of itself with Firefox's release
-//     alone; no Firefox capture at the server after either released window (Firefox's release holds
-//     the device's side)
-//   Not the issue's 0.35 / 0.80. 0.35 is Firefox's floor itself: every part a page can stop stopped
-//   (e2e/tools/firefox-floor.ts) measures 0.35-0.40 of muted, micoff 0.35-0.37 here, the rest being
-//   Firefox's audio graph and its playback stream, which every transceiver's receiver keeps running. And
-//   Firefox's release alone ÷ muted measures 0.56-0.86 (the issue's own figure is 0.74-0.75), so a
-//   control of >= 0.80 on it fails in most runs. docs/design/firefox-install.md, "Firefox's floor".
-//   Raw samples: e2e/artifacts/firefox-quiet-cpu-<server>.json.
-// - Invisible, and heard again at once (the fixture's rig: tone and reader): while quiet the page's
-//   track stays `live` and disabled, `sender.track` is the page's track, `getSettings()` and
-//   `getParameters()` read as before, `pc.getStats(track)` answers, no event reaches the page; the popup
-//   says which part is Firefox's and which is micoff's; after each unmute the far end's energy rises
-//   within 500 ms (median of the cycles) and its jitter buffer's target delay 2-4 s after it stays under
-//   500 ms in every cycle (40-120 ms measured, once 300 on PipeWire; a pause the far end takes for
-//   network delay puts it at about the pause, 1 s and more).
+// micoff's part of a muted call in Debian's Firefox ESR, both servers (page/firefox-quiet.ts): after
+// Firefox's own release, micoff takes the call's senders off the wire invisibly to the page and puts
+// them back at the unmute. CPU bars (three Firefoxes, alternated) and the page's, the popup's and the
+// far end's view after each unmute.
+// Method, bar values and their measurements: docs/design/firefox-install.md#firefox-quiet-bars.
+// Raw samples: e2e/artifacts/firefox-quiet-cpu-<server>.json.
 import type { Page } from 'puppeteer-core';
 import { QUIET_HOLD_MS } from '../../extension/src/shared/firefox-release.ts';
 import { type AudioRig, startAudioRig } from '../rig/audio-rig.ts';
