@@ -35,14 +35,14 @@ const CYCLES = 3;
 const TARGET_BAR_MS = 500;
 /** From micoff's quiet to the unmute in the invisibility test. */
 const PAUSE_MS = 3000;
-/** The CPU bars (see the top of this file for why not 0.35 / 0.80). */
+/** Muted with Firefox's release and micoff ÷ muted as Firefox comes, at most
+ * (docs/design/firefox-install.md#firefox-quiet-bar-values, also for why not 0.35 / 0.80). */
 const RELEASED_BAR = 0.5;
-/** micoff ÷ Firefox's release alone (0.52-0.64 measured). */
+/** micoff ÷ Firefox's release alone, at most (docs/design/firefox-install.md#firefox-quiet-bar-values). */
 const MICOFF_PART_BAR = 0.75;
-/** The socket process while micoff holds the senders empty, against the same process with Firefox's
- * release alone in the same run, at most: measured 0.05-0.26 % against 1.0-2.3 % (ratios 0.03-0.13).
- * A ratio, as every CPU bar: the absolute figure follows the machine (0.25 % of a core, the bar until
- * 2026-11-26, failed at 0.26 in a fresh-clone run where every figure read about 1.5 times the usual). */
+/** The socket process while micoff holds the senders empty ÷ the same process with Firefox's release
+ * alone in the same run, at most: a ratio, as every CPU bar, since the absolute figure follows the
+ * machine (docs/design/firefox-install.md#firefox-quiet-bar-values). */
 const SOCKET_QUIET_OVER_PREF = 0.25;
 /** When the released configurations are measured, from the mute. */
 const SETTLED_MS = Math.max(QUIET_HOLD_MS + 500, 7500);
@@ -181,8 +181,8 @@ test('Firefox ESR: muted with Firefox’s release and micoff costs at most 0.50 
     expect(result.micoff_over_pref, 'control: micoff against Firefox’s release alone').toBeLessThanOrEqual(
       MICOFF_PART_BAR,
     );
-    // The part of the floor that does not move with the load: the socket process, which sends the RTP
-    // (1.0-1.6 % with Firefox's release alone), is idle once micoff took the senders off the wire.
+    // The part of the floor that does not move with the load: the socket process, which sends the RTP,
+    // is idle once micoff took the senders off the wire (docs/design/firefox-install.md#firefox-quiet-bar-values).
     expect(
       result.socket_process_pct.micoff / result.socket_process_pct.pref,
       'the socket process while quiet, against Firefox’s release alone',

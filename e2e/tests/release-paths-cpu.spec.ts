@@ -26,13 +26,11 @@ import {
 
 const ROUNDS = Number(process.env.MICOFF_CPU_ROUNDS ?? 3);
 const WINDOW_S = Number(process.env.MICOFF_CPU_WINDOW_S ?? 5);
-/** The stand-in's cost while unmuted (paired with / without), at most. */
-// 1.121-1.167 in quiet runs, 1.256 in a busy one on 2026-11-26 (the bar was 1.25 until then); balanced
-// halves (balancedPairedWindows) 1.185 the same evening (halves 1.146 and 1.225: docs/design/release-on-mute.md
-// "Unmuted cost: the newer audio service"); issue 21's 1.05 for the stand-in is not met.
+/** The stand-in's cost while unmuted (paired with / without), at most
+ * (docs/design/release-on-mute.md#release-paths-cpu-bar-values). */
 const STAND_IN_BAR = 1.3;
 /** The WebAudio pipeline muted, with / without micoff (paired windows, browser trees), at most: between
- * released (run medians 0.676-0.751) and not released (1.026); see the header. */
+ * released and not released (docs/design/release-on-mute.md#release-paths-cpu-bar-values). */
 const WEBAUDIO_SAVED_PAIRED = 0.85;
 
 type Config = 'with' | 'without';
