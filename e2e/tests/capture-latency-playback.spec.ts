@@ -26,7 +26,8 @@ import { median, saveArtifact } from './release-util.ts';
 
 const ROUNDS = Number(process.env.MICOFF_PLAYBACK_ROUNDS ?? 3);
 const WINDOW_MS = Number(process.env.MICOFF_PLAYBACK_WINDOW_MS ?? 6000);
-/** The audio path at 40 ms, at most this share of the default's (pipewire-pulse). */
+/** The audio path at 40 ms, at most this share of the default's (pipewire-pulse;
+ * docs/design/capture-latency.md#capture-latency-playback-bars). */
 const CPU_RATIO_MAX = 0.8;
 /** What the capture may fall short of its window: the counters move a whole record fragment at a time
  * (40 ms), and one may be in flight at each end of the window; a stall is longer. */

@@ -21,6 +21,7 @@ const CYCLES = Number(process.env.MICOFF_FIRST_WORDS_CYCLES ?? 7);
  * the first one or two silent frames are big too, which is why every frame of the 100 ms before the
  * unmute (if any: a released device sends none) must be a small one for a sample to count. */
 const SPEECH_BYTES = 50;
+/** Per unmute kind, micoff's median minus the flip's, at most (docs/design/release-on-mute.md#first-words-spec). */
 const BAR_MS = 10;
 const KINDS = [
   'hotkey',

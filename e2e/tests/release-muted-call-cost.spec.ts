@@ -19,7 +19,8 @@ const WINDOW_S = 30;
 const CLICK_EVERY_MS = 30_000;
 const SWITCH_EVERY_MS = 120_000;
 const AWAY_MS = 10_000;
-/** The bar: a muted call with micoff costs at most this share of the unmuted one. */
+/** The issue's bar: a muted call with micoff costs at most this share of the unmuted one
+ * (docs/design/release-on-mute.md#muted-call-cost-bench). */
 const BAR = 0.25;
 
 test.skip(process.env.MICOFF_BENCH_MUTED_CALL !== '1', 'a benchmark: MICOFF_BENCH_MUTED_CALL=1');

@@ -30,6 +30,7 @@ import {
 } from './release-util.ts';
 
 const CYCLES = 3;
+/** Medians over CYCLES, from the release point and from the unmute (docs/design/release-on-mute.md#release-paths-bars). */
 const RELEASE_BAR_MS = 250;
 const AUDIO_BAR_MS = 500;
 const none = (n: number) => n === 0;
