@@ -1,17 +1,10 @@
 #!/usr/bin/env node
-// `npm run build`: bundles the extension with esbuild into dist/chrome and dist/firefox.
-//
-// - manifest = deepMerge(manifests/base.json, manifests/<browser>.json), version from package.json
-// - browser differences are build-time constants: __BROWSER__ = "chrome" | "firefox"
-// - the Chrome extension id is derived from the overlay's fixed "key" (never copied by hand) and written
-//   to dist/chrome/extension-id.txt
-// - the native host manifests in dist/native-host/{chromium,firefox}/ are written by the host's own
-//   installer (`micoff-host install --target-dir`), the one writer of that file; skipped with a note
-//   while the host is not built, an error when the installer fails or allows another extension id
-// - icons are drawn here (tiny PNG encoder over node:zlib), so the build needs no binary assets
-//
+// `npm run build`: bundles the extension with esbuild into dist/chrome and dist/firefox (manifests
+// merged from manifests/, the Chrome id derived from the key, icons drawn here), and has the host's own
+// installer write dist/native-host/{chromium,firefox}/ (`micoff-host install --target-dir`).
 // Options: --watch, --browser=chrome|firefox (default both), --host-path=/abs/micoff-host
 // (default $MICOFF_HOST_PATH or <repo>/target/release/micoff-host). Output is deterministic.
+// Each step: docs/design/packaging.md#build-script.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import {

@@ -1,23 +1,9 @@
-// `npm run demo` (after scripts/demo.sh has installed and built): starts the real-audio rig, launches
-// Chromium with the extension, opens the meeting page, holds it unmuted for a window and then muted
-// (track.enabled = false) for a window, measures each phase with `micoff-host sample` over the browser's
-// process tree and the audio server, prints the table and writes JSON + an HTML chart. When the extension
-// has micoff's release-on-mute, the muted phase runs with it off (plain Chromium) and a third phase
-// measures the same mute with it on. Two last phases measure an unmuted call whose far end plays (as every
-// real meeting's does), at the default and at a longer capture latency (`--capture-ms`, default 40), set
-// by `micoff-host latency set` itself against the rig's server with private XDG folders (the demo never
-// writes the user's own files): on PulseAudio Chromium is relaunched with the environment of the desktop
-// entry copy it writes, on pipewire-pulse the rig's server is restarted so its rule is read; `latency
-// reset` undoes it afterwards.
-// `--browser firefox` measures Firefox ESR the same way: unmuted and muted as it comes (its release pref
-// off, no micoff), then, in a Firefox with micoff started on a profile where `micoff-host install
-// --firefox-release` switched the pref on, unmuted, muted with Firefox's release alone, and muted with
-// micoff's part on top (the call's senders off the wire); `--browser both` runs Chromium and then
-// Firefox on the same audio server and prints them side by side. A configuration that fails (Firefox
-// missing) is reported, and the others still run.
-//
+// `npm run demo` (after scripts/demo.sh has installed and built): a call on the real-audio rig measured
+// per phase (unmuted, muted, muted with micoff, the far end playing at the default and a longer capture
+// latency) with `micoff-host sample`; `--browser firefox|both` for Firefox ESR; table, JSON, HTML chart.
 //   tsx scripts/demo.ts [--browser chromium|firefox|both] [--window S] [--server pulseaudio|pipewire]
 //                       [--reader] [--no-micoff] [--capture-ms N] [--out DIR]
+// Phases in detail: docs/test-rig.md#demo-script.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';

@@ -1,25 +1,11 @@
 #!/usr/bin/env bash
-# Installs what micoff's build, tests and demo need, and nothing when it is all there (a few dpkg/stat
-# checks, well under a second). Used by `npm test` (scripts/test.sh) and `npm run demo`.
-#   apt:   pulseaudio, pipewire (+ pulse, wireplumber), dbus, chromium, sysstat, libpulse-dev, pkg-config
-#          (build-essential and curl only when gcc / curl are missing); with `--with-firefox` (npm
-#          test), also firefox-esr and xvfb, with `--firefox` (the demo's Firefox) firefox-esr alone,
-#          where the archive has them (Debian; Ubuntu's Firefox is a snap). With `--package` (npm test; `npm run package` names it when a tool
-#          is missing) the host packages' tools: dpkg-dev, lintian (the .deb) and musl-tools, meson,
-#          ninja-build, cmake, m4 (the static build's libpulse), and the Rust target
-#          x86_64-unknown-linux-musl (rustup; said loudly when it cannot be added, not fatal: only
-#          the static tarball needs it). As root, or through `sudo -n`; otherwise prints the exact
-#          command and exits 1. `apt-get update` only when installing.
-#   npm:   `npm install` (versions from package-lock.json) when node_modules is missing or older than package-lock.json (browser downloads off:
-#          the suite uses Debian's /usr/bin/chromium).
-#   cargo: must exist (rustup); says how to get it otherwise. With `--fuzz-tools` (npm run bench:fuzz)
-#          the nightly toolchain and cargo-fuzz for libFuzzer, when rustup can.
-# What it could not install (firefox-esr, Xvfb, the nightly fuzz tools) it says at the end, in one
-# block on stderr. The e2e tests that need firefox-esr or Xvfb skip without them, and FAIL under CI
-# (e2e/rig/needs.ts): under CI (CI set) a missing one makes this exit 3, which npm test counts as a
-# failure before running the rest (exit 1: something required is missing, nothing can run).
-# Environment: MICOFF_SKIP_APT=1 skips the apt part (e.g. a machine set up by hand);
-# MICOFF_FIREFOX / MICOFF_XVFB: the Firefox / Xvfb the e2e tests use (e2e/rig/paths.ts, xvfb.ts).
+# Installs what micoff's build, tests and demo need (apt, npm, cargo), and nothing when it is all
+# there. Used by `npm test` (scripts/test.sh) and `npm run demo`. Options: --with-firefox, --firefox,
+# --package, --fuzz-tools (nightly + cargo-fuzz for npm run bench:fuzz). As root or through `sudo -n`,
+# else prints the command and exits 1; what it could not install is named at the end, and under CI a
+# missing one a test needs exits 3.
+# Environment: MICOFF_SKIP_APT=1; MICOFF_FIREFOX / MICOFF_XVFB (e2e/rig/paths.ts, xvfb.ts).
+# The packages per option: docs/test-rig.md#ensure-deps-script.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

@@ -1,24 +1,9 @@
 // `npm run soak -- --minutes 30`: a long call at a raised capture latency on each audio server, outside
-// `npm test`. For every interval it reports what could go wrong when the browser is handed
-// its microphone in bigger fragments:
-//   - capture continuity: seconds of audio the page's track delivered (media-source
-//     totalSamplesDuration) against wall-clock seconds; a shortfall is audio lost in capture (underruns
-//     on the way from the server to the track),
-//   - receiver concealment: concealed samples / samples received at the far end of the loopback call
-//     (inbound-rtp), and concealment events,
-//   - the audio path's CPU over the interval (micoff-host sample),
-//   - the record stream's granted latency at the server (pactl), so a run that silently fell back to
-//     10 ms shows.
-// The call is echo.html on the rig (a far end played on a sink the mic does not hear, the rig's test
-// tone as the talker), in Chromium with the extension. The capture latency is set by micoff's own
-// mechanism (e2e/rig/capture-latency.ts): `micoff-host latency set --capture-ms N` with private folders,
-// then on PulseAudio Chromium started with the environment of micoff's desktop entry copy
-// (PULSE_LATENCY_MSEC=N), on pipewire-pulse the pulse.rules drop-in read by the rig's pipewire-pulse
-// after its restart. No low-latency reader on the source: on PulseAudio it would hold the capture down
-// to 10 ms.
-//
+// `npm test`, reporting per interval capture continuity, receiver concealment, the audio path's CPU and
+// the granted latency (what could go wrong with bigger capture fragments).
 //   node --import tsx scripts/soak.ts [--minutes M] [--server pulseaudio|pipewire|both]
 //                                     [--capture-ms N] [--interval S] [--out DIR]
+// Method: docs/design/capture-latency.md#soak-script.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parseArgs } from 'node:util';

@@ -1,13 +1,9 @@
 # npm test's tally (sourced by scripts/test.sh; scripts/test-tally.test.ts drives it on sample reports):
 # the counters, each runner's report read into them, and the summary that ends the run.
-#
-# The last line is `N passed, N failed`, with ` (K on retry)` after the passed count when K of them
-# passed only on a retry and `, N skipped` when tests were skipped; above it, the tests that passed
-# only on retry and those skipped, by name (a retried pass is a finding, not noise to hide).
-#
+# The last line is `N passed, N failed`, with ` (K on retry)` and `, N skipped` when there are any;
+# above it, the tests passed only on retry and those skipped, by name (a retried pass is a finding).
 # Counts per runner: `cargo test` its `test result:` lines (ignored = skipped), node --test its TAP
-# totals, Playwright its JSON report (scripts/e2e-report.ts: passed first try or on retry, failed,
-# skipped), and `check` one pass/fail per whole command (lints, builds).
+# totals, Playwright its JSON report (scripts/e2e-report.ts), `check` one pass/fail per command.
 
 passed=0
 failed=0

@@ -1,19 +1,12 @@
 #!/usr/bin/env bash
-# `npm test`: every check micoff has, in one run. Installs what is missing first (scripts/ensure-deps.sh),
-# then type checks and lints (TS and Rust), unit tests (TS and Rust), the bounded fuzz run, the host's
-# Debian package (built, checked, lintian) and the Playwright e2e suite on the real-audio rig. Every check and every test is counted
-# (scripts/test-tally.sh); the last line is `N passed, N failed` (`N passed (K on retry), N failed,
-# N skipped` when some passed only on a retry or were skipped, each of them named above it) and the
-# exit status is non-zero on any failure.
-#
-# Under CI (CI set), what a test needs from the machine must be there: a dependency ensure-deps could
-# not install, an e2e test missing its browser / Xvfb / mount tools (e2e/rig/needs.ts) and a Rust test
-# ignored for want of root are failures, not skips. Rust tests marked `#[ignore]` need root; run as
-# root (as CI is), they run (`--include-ignored`).
-#
+# `npm test`: every check micoff has, in one run (deps, types and lints, unit tests, the bounded fuzz
+# run, the host's Debian package, the Playwright e2e suite), each counted by scripts/test-tally.sh; the
+# last line is `N passed (K on retry), N failed, N skipped` and the exit status is non-zero on any
+# failure. Under CI what a test needs from the machine must be there (missing = failure).
 # Options (environment):
 #   MICOFF_TEST_ONLY=static,rust,ts,fuzz,package,e2e   run only these groups (default: all)
 #   MICOFF_E2E_GREP=regex                              pass --grep to Playwright
+# More: docs/test-rig.md#npm-test-script.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD

@@ -1,12 +1,9 @@
 // Insertable-streams meeting: mic -> MediaStreamTrackProcessor -> gain transform ->
-// MediaStreamTrackGenerator -> sender, through the loopback call of loopback.js. Query `link`:
-//   worker (default): the processor's readable and the generator's writable are transferred together to
-//                     a worker that pipes one into the other through the transform
-//   page:             the same transform piped in the page (readable.pipeThrough(t).pipeTo(writable))
-//   own:              page code reads the processor and writes the generator itself (no pipe)
-// Same window API as meeting.js, plus call.processor, call.out (the generator: what the call sends; the
-// pipeline's mute is call.out.enabled = false), call.frames (frames through the transform so far) and
-// call.pipeError (a pipeline that broke).
+// MediaStreamTrackGenerator -> sender, through loopback.js's call. Query `link`: `worker` (default; the
+// readable and writable transferred to a worker that pipes them through the transform), `page` (the same
+// pipe in the page), `own` (page code reads the processor and writes the generator itself).
+// Same window API as meeting.js, plus call.processor, call.out (the generator; the pipeline's mute is
+// call.out.enabled = false), call.frames (frames through the transform) and call.pipeError.
 
 async function start() {
   const link = new URLSearchParams(location.search).get('link') ?? 'worker';

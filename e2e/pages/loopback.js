@@ -1,13 +1,9 @@
-// The loopback call both test meetings share (meeting.js, webaudio.js): loaded first by a <script> tag
-// of its own, it keeps the call in a top-level `const call` (a global binding the specs read, not a
-// window property) and installs the window test API the page object drives:
-//   ready: Promise that settles once media flows through the call (rejects with the reason)
-//   mute() / unmute(): track.enabled = false / true (what most meeting apps do)
-//   stopTrack(): track.stop() (releases the device)
-//   hangUp(): stops the track and closes both connections
-//   stats(): the received audio level and energy (inbound-rtp) and the local track's state
-// A page calls startCall(title, start) with its own start(): get the mic into `call.stream` /
-// `call.track`, then hand what to send to connectLoopback() (captureAndConnect() does both plainly).
+// The loopback call both test meetings share (meeting.js, webaudio.js), loaded first by its own <script>
+// tag: the call in a top-level `const call` (a global binding the specs read) and the window test API the
+// page object drives: `ready` (settles once media flows), mute() / unmute() (track.enabled), stopTrack()
+// (track.stop()), hangUp(), stats() (received level and energy, the local track's state).
+// A page calls startCall(title, start) with its own start(): the mic into `call.stream` / `call.track`,
+// then connectLoopback() (captureAndConnect() does both plainly).
 // Plain JS on purpose: no build step, nothing between the mic and the sender.
 
 const call = { stream: null, track: null, sender: null, receiver: null, pcs: [], error: null };

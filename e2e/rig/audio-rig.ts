@@ -1,13 +1,10 @@
 // A private audio server with a real signal on its default source, for capture tests without a sound
-// card (what it relies on: docs/test-rig.md). Two variants with one interface:
-//   PulseAudio: `pulseaudio -n -F rig.pa` on its own socket and runtime/state folders;
-//   PipeWire:   dbus-daemon + pipewire + wireplumber + pipewire-pulse, privately, modules via pactl.
-// Either way: null sink `spk`, `module-remap-source` of its monitor as the default source `mic` (a
-// `.monitor` as default made Chromium open no record stream at all), a test signal (tone bursts) played into `spk`
-// by `pacat` (fed from here), a second null sink `out` as the default sink (a page that plays audio must
-// not loop it back into the mic, as a default sink `spk` would), and a low-latency reader `parec --latency-msec=10 -d mic` that keeps the
-// source running so a new capture gets data in ~50 ms instead of ~2 s.
-// Everything is started as a child in its own process group and stopped by PID.
+// card (docs/test-rig.md): PulseAudio (`pulseaudio -n -F rig.pa`) or PipeWire (dbus-daemon, pipewire,
+// wireplumber, pipewire-pulse), one interface. Devices: null sink `spk` with tone bursts fed by `pacat`,
+// its monitor remapped as the default source `mic` (a `.monitor` as default made Chromium open no record
+// stream), null sink `out` as the default sink (playback must not loop into the mic), and a
+// `parec --latency-msec=10 -d mic` reader that keeps the source running (a new capture gets data in
+// ~50 ms instead of ~2 s). Everything is a child in its own process group, stopped by PID.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,15 +1,8 @@
 // Capture latency on the rig, applied by micoff's own mechanism: `micoff-host latency set` (or `reset`)
-// against the rig's server, with private XDG folders and HOME (nothing of the machine's user is read or
-// written), then what its result names as needing a restart:
-//   PulseAudio: `latency set` writes a copy of the browser's desktop entry whose Exec runs it through
-//     `env PULSE_LATENCY_MSEC=N`; the browser is then started with that environment, as its menu entry
-//     would start it (`browserEnv`).
-//   pipewire-pulse: `latency set` writes the pulse.rules drop-in into the rig's own config home
-//     (pipewire-pulse reads `$XDG_CONFIG_HOME/pipewire/pipewire-pulse.conf.d/` when it starts); the rig
-//     restarts its server (`rig.restart()`: pipewire-pulse, and the devices it hosts) so the rule is read,
-//     and the browser, started after that, connects with it.
-// The CPU sweep, the echo specs, the options-page spec and the soak use this, so what they measure is
-// what `latency set` does on each server.
+// against the rig's server with private HOME and XDG folders, then the restart its result names
+// (PulseAudio: the browser started with the desktop entry copy's environment; pipewire-pulse: the
+// rig's server restarted so the rule is read). Used by the CPU, echo, options and soak runs, so what they
+// measure is what `latency set` does. Details: docs/design/capture-latency.md#rig-capture-latency.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LatencySetResult, LatencyStatus } from '../../extension/src/shared/protocol.ts';

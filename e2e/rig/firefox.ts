@@ -1,14 +1,10 @@
-// Debian's Firefox ESR through puppeteer-core over WebDriver BiDi (Playwright's Firefox needs its
-// own patched build; docs/test-rig.md), capturing for real from the rig's server. Firefox is started
-// here (`@puppeteer/browsers` launch, then a BiDi connection) rather than by puppeteer's launcher,
-// which rewrites the profile's user.js at every start: so a profile can carry what `micoff-host
-// install` wrote into it.
-// - launchFirefox: a throwaway profile with dist/firefox as a temporary add-on. Firefox reads
-//   user-level native messaging manifests from `$HOME/.mozilla/native-messaging-hosts/`, so it gets a
-//   HOME of its own with micoff-host's manifest written there by the host's own installer (and, when
-//   asked, Firefox's own release switched on by `install --firefox-release`, as a user runs it).
-// - startFirefoxOnProfile: Firefox started on a given profile as a user starts it, nothing loaded by
-//   the test, for the installer's specs.
+// Debian's Firefox ESR through puppeteer-core over WebDriver BiDi (Playwright's Firefox needs its own
+// patched build; docs/test-rig.md), capturing for real from the rig's server. Firefox is started here
+// rather than by puppeteer's launcher, which rewrites user.js at every start and would hide what
+// `micoff-host install` wrote into a profile.
+// - launchFirefox: a throwaway profile, dist/firefox as a temporary add-on, a HOME of its own with the
+//   host manifest written by the host's installer (optionally Firefox's release, `--firefox-release`).
+// - startFirefoxOnProfile: Firefox on a given profile as a user starts it, for the installer's specs.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

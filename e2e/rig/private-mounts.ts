@@ -1,19 +1,8 @@
-// A browser (and the installer) with private system folders: /etc/<browser>, micoff's system folder,
-// the system native messaging folder are folders of the test, seen only by the processes the test runs
-// inside one private mount namespace. Browsers read managed policies only from fixed system paths
-// (Chromium /etc/chromium/policies/managed, Firefox /etc/firefox*/policies, no test root honoured
-// outside their own automation), so this is how a policy, or `micoff-host install --system`, is
-// tested for real without changing the machine (docs/test-rig.md, "Private system folders").
-//
-// The namespace is held by one process (`unshare --mount`, propagation private, as root) that binds
-// each test folder over its system folder, then sleeps; everything that must see them enters it
-// with `nsenter --mount` (`run`, or `launcher` for a browser started by a launch library). A system
-// folder that does not exist gets a mount point without touching the machine: its nearest existing
-// parent is covered by an overlay whose upper layer is a tmpfs of the namespace (what is there shows
-// through, the new folder lives only in the namespace), and the test folder is bound over that.
-// Whole system folders can be overlaid the same way (`overlays`: /usr, /etc, /var for a package
-// installed by dpkg, e2e/tests/deb-package.spec.ts): whatever is written there lives in the upper
-// layer only, which is therefore the list of everything the namespace changed (rig/overlay-changes.ts).
+// A browser (and the installer) with private system folders, seen only by the processes the test runs
+// inside one private mount namespace: how a policy, `micoff-host install --system` or a dpkg install is
+// tested for real without changing the machine. One holder process (`unshare --mount`) binds each test
+// folder over its system folder (a missing one through a tmpfs overlay); others enter with `nsenter`.
+// How it works: docs/test-rig.md#private-mounts-in-detail.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { logTail, type RunResult, run, startChild, stopChild, waitFor, which } from './proc.ts';

@@ -1,14 +1,8 @@
 // Two builds of micoff side by side in one call, unmuted and then muted (a bench, outside npm test):
 //   MICOFF_BENCH_BUILD=<dir> npx playwright test -c e2e build-cost --project pulseaudio
-// <dir> holds another build: its extension in <dir>/chrome (a `dist/chrome`) and its host in
-// <dir>/micoff-host. Two Chromiums on one private PulseAudio rig, this build's and that one's, each
-// with its own host (the manifest names it), both in a loopback call at once; unmuted, then both
-// muted (and so released by micoff); in each state the e2e's paired windows (release-util.ts
-// pairedWindows: both browser trees over the same interval, the side that starts first alternating):
-// per window the CPU of each tree (the host is the browser's child, so it is in it), per process.
-// MICOFF_CPU_PAIRED (default 20) windows of MICOFF_BENCH_WINDOW_S (default 10) seconds per state.
-// What a build costs while nobody looks at the popup shows as the difference (other - this), per
-// state and per process: medians in the log and e2e/artifacts/build-cost.json.
+// <dir> holds another build (<dir>/chrome, <dir>/micoff-host); per-process CPU of each browser tree
+// (host included) over paired windows. Method: docs/design/popup-savings.md#build-cost-bench.
+// Medians in the log and e2e/artifacts/build-cost.json.
 import { join } from 'node:path';
 import { startAudioRig } from '../rig/audio-rig.ts';
 import { type LaunchedChromium, launchChromium } from '../rig/chromium.ts';

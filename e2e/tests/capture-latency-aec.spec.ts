@@ -1,30 +1,7 @@
-// Capture latency echo bars on a rig of its own where the far end is heard by the microphone: what the
-// browser plays into the default sink comes back into the mic through the rig's echo path (a loopback
-// with a latency of its own, so the mic's capture latency is free of the browser's playback latency, as
-// a sound card's is; audio-rig.ts `echoPath`). echo.html plays a far end's speech-like signal
-// (received over WebRTC) on that sink and sends the microphone through a loopback call; the energy the
-// page SENDS (media-source, after the browser's audio processing) is the far end's echo and what is
-// left of it. No tone, no reader: the echo is the only thing the mic hears.
-// Configurations, launched one after the other and alternated over rounds, each capture latency set by
-// micoff's own mechanism (`micoff-host latency set`/`reset`, e2e/rig/capture-latency.ts):
-//   aec10   {audio: true}, the browser's default capture (10 ms fragments)
-//   aec40   {audio: true}, `latency set --capture-ms 40`: on PulseAudio PULSE_LATENCY_MSEC=40 in the
-//           browser's environment (playback latency grows too), on pipewire-pulse the pulse.rules drop-in
-//           for Chromium's capture client after the server restart (playback unchanged)
-//   noaec   {audio: {echoCancellation: false}} at the default: the echo as it is
-// Checks that the comparison means something: in every run the echo reached the microphone loud
-// (>= -30 dB, the rig's `mic` recorded beside the browser: a quiet sent echo is then a cancelled one, not
-// one that never arrived); every aec40 run was granted >= 35 ms at the server (at the start and the end
-// of its window) and every aec10 run < 20 ms; every run's capture delivered >= 90 % of its window; the
-// receiver reported concealment statistics in every aec run (missing ones fail); the echo without echo
-// cancellation is loud (>= -30 dB), so "10 dB below it" is not met by silence.
-// Bars: the echo sent at 40 ms no more than 3 dB above 10 ms's (true levels, the median run's median
-// second), unless the 40 ms echo is itself at least SUPPRESSED_BELOW_MIC_DB below the echo at the mic:
-// there what is left is AEC3's own output floor, which moved by 5 dB between runs of one configuration
-// (-84..-89 dB) on an idle machine, and "3 dB above" compares noise. One-sided: under load 10 ms has
-// leaked echo in bursts where 40 ms did not (the design note has the runs). At least 10 dB below noaec;
-// concealed samples / total samples at the receiver no worse than at 10 ms + 1 percentage point.
-// The latency-constraint trap ({audio: {latency: 0.04}}) has its own spec (capture-latency-guard).
+// Capture latency's echo bars: on a rig where the far end is heard by the microphone, the echo the page
+// sends at 40 ms against 10 ms and against no echo cancellation, plus the receiver's concealment; each
+// latency applied by micoff's own mechanism (e2e/rig/capture-latency.ts).
+// Configurations, checks and bars: docs/design/capture-latency.md#capture-latency-echo-bars.
 // Raw figures: e2e/artifacts/capture-latency-aec-<server>.json.
 import { expect, test } from '../rig/fixtures.ts';
 import {

@@ -1,27 +1,8 @@
-// Capture latency CPU bar: unmuted audio-path CPU at capture latency 40 ms (sweep: 20, 40 and 60) against
-// 10 (the browser's default), the two side by side: two rigs of their own (no tone, no reader: nothing
-// else records from either source, so each server grants its browser what it asks for), one Chromium on
-// each, both measured in the same window, which rig runs the default alternating round by round.
-// Measured one after the other (as until 2026-11), the ratio read 0.74-0.80 on a quiet machine and 0.86
-// once in CI, whose retry passed: launch-to-launch and load differences between two windows as large as
-// the margin. Side by side, what the machine does in the window falls on both calls alike.
-// Every configuration is applied by micoff's own mechanism (e2e/rig/capture-latency.ts): `micoff-host
-// latency set --capture-ms N` (`latency reset` for 10 ms) with private folders, then
-//   - PulseAudio: Chromium started with the environment of micoff's desktop entry copy
-//     (PULSE_LATENCY_MSEC=N: libpulse applies it to every stream of the process);
-//   - pipewire-pulse: the pulse.rules drop-in, read by the rig's pipewire-pulse after its restart (every
-//     configuration restarts the server, so all start alike); only the capture client is matched.
-// The rigs' mic is a remap of a null sink's monitor, and the meeting page plays nothing, so no playback
-// stream couples the source's latency to a sink.
-//   - both servers: the configuration took effect, `latency status` shows Chromium's record stream
-//     granted >= 35 ms at 40 ms and < 20 ms at the default;
-//   - PulseAudio: audio path at 40 ms <= 0.80 x the 10 ms figure beside it (median over rounds of the
-//     paired ratio);
-//   - pipewire-pulse: figures and wakeups per thread reported, no bar, so `npm test` skips it; the full
-//     sweep on both servers is a benchmark: `npm run bench:capture-latency` (MICOFF_CPU_SWEEP=1).
-// CPU = micoff-host `sample --browser-pid --audio-server`; the audio path is the audio server, the
-// audio service and the audio threads of the other processes (shared/cpu-view.ts), on-CPU time from
-// schedstat. The browser + server total is reported beside it.
+// Capture latency CPU bar: unmuted audio-path CPU at 40 ms against the browser's 10 ms default, two rigs
+// side by side measured in the same window, each latency applied by `micoff-host latency set`
+// (e2e/rig/capture-latency.ts). Bar on PulseAudio; on pipewire-pulse figures only (the full sweep is
+// `npm run bench:capture-latency`, MICOFF_CPU_SWEEP=1).
+// Method and bar: docs/design/capture-latency.md#capture-latency-cpu-bar.
 // Raw samples: e2e/artifacts/capture-latency-cpu-<server>.json.
 import { audioPathCpuPct } from '../../extension/src/shared/cpu-view.ts';
 import { startAudioRig } from '../rig/audio-rig.ts';

@@ -1,13 +1,7 @@
-// The latency-constraint trap, on the echo rig (echo-util.ts: the far end is heard by the mic):
-//   - without micoff, a page asking {audio: {latency: 0.04}} gets Chromium's unprocessed path:
-//     getSettings().echoCancellation is false (Chromium's behaviour, asserted so the test can fail)
-//     and the far end's echo goes out as it is;
-//   - with micoff the same page gets echo cancellation (getSettings true), its getConstraints() still
-//     reads what it asked (no echoCancellation key), the popup's tab view names the guard, and the echo
-//     it sends is at least 10 dB below the call without micoff;
-//   - a page that explicitly asks for unprocessed audio ({latency: 0.04, echoCancellation: false})
-//     gets exactly that with micoff too.
-// micoff itself never adds a `latency` constraint: the guarded request carries only the page's.
+// The latency-constraint trap on the echo rig: a page asking {audio: {latency: 0.04}} gets Chromium's
+// unprocessed path without micoff and echo cancellation with it (its echo at least 10 dB lower); an
+// explicit request for unprocessed audio is left as asked. micoff never adds a `latency` constraint.
+// Cases: docs/design/capture-latency.md#latency-constraint-guard-spec.
 // Raw figures: e2e/artifacts/capture-latency-guard-<server>.json.
 import type { TabReleaseView } from '../../extension/src/shared/messages/popup-background.ts';
 import { extensionServiceWorker, launchChromium } from '../rig/chromium.ts';

@@ -1,16 +1,8 @@
-// Capture latency set from the extension, for real, on both servers: the options page (or an administrator's
-// managed policy) -> the background -> micoff-host `latency_set` -> micoff's files for the rig's browser ->
-// the restart the result names -> Chromium's record stream granted >= 35 ms at the server -> the popup shows
-// the grant; and back to the browser default, 10 ms again.
-// Nothing of the machine's user is touched: Chromium (and so the host it starts, which inherits its
-// environment) runs with a private HOME and XDG folders (e2e/rig/capture-latency.ts), whose config home is
-// the rig's own (pipewire-pulse reads the rule from there). The rig runs without its 10 ms reader (it would
-// hold a PulseAudio source at 10 ms).
-// The managed policy: Chromium reads policies on Linux only from /etc/chromium/policies/managed/, never from a
-// --user-data-dir. The policy test runs Chromium in a private mount namespace (rig/private-mounts.ts, root on
-// the test machine) whose /etc/chromium is a folder of this test holding
-// `{"3rdparty": {"extensions": {"<id>": {"captureLatencyMs": 40}}}}`: the machine's /etc is not changed, and
-// no other browser sees the policy.
+// Capture latency set from the extension, for real, on both servers: the options page (or an
+// administrator's managed policy) through the background and micoff-host `latency_set` to Chromium's
+// record stream granted >= 35 ms, shown in the popup; and back to 10 ms. Private HOME and XDG folders;
+// the policy case in a private mount namespace.
+// Details: docs/design/capture-latency.md#capture-latency-options-spec.
 import {
   copyFileSync,
   existsSync,

@@ -1,36 +1,8 @@
-// Capture latency in a call that plays: the bar with the far end playing, on both servers. echo.html
-// plays a far end (received over WebRTC) on the default sink, which the rig's loopback echo path carries
-// into the mic's sink (audio-rig.ts `echoPath: 'loopback'`), as a laptop's speakers reach its mic: the
-// browser's playback stream and its capture share the audio graph's driver on pipewire-pulse, as they do
-// on one sound card. Two configurations, each in a fresh browser, alternated over rounds, each set by
-// micoff's own mechanism (`micoff-host latency set --capture-ms 40` / `latency reset`,
-// e2e/rig/capture-latency.ts):
-//   default  the browser's own 10 ms capture and its own playback
-//   40ms     PulseAudio: PULSE_LATENCY_MSEC=40 in the browser's environment (libpulse: every stream,
-//            playback too); pipewire-pulse: the rule, `pulse.min.frag` for the capture client and a
-//            minimum quantum for Chromium's playback client, read after the server's restart
-// One call per run measures everything over the same window (after AEC3's warm-up): the audio path's
-// CPU (micoff-host `sample --browser-pid --audio-server`), the echo the page sends (the AEC spec's
-// method: the median second, the echo at the mic recorded beside it), the capture's continuity and the
-// far end's playout (delay, synthesized audio, concealment).
-// Checks that the comparison means something: 40 ms granted >= 35 ms and the default < 20 ms in every
-// run; the echo reached the mic loud (>= MIC_ECHO_MIN_DB); echo cancellation on.
-// Bars, both servers: capture shortfall 0 (the track delivered its window but for at most two 40 ms
-// fragments, one in flight at each end: the granularity of the counters); the far end's playout synthesized
-// nothing beyond 1 % of the window (the playback does not underrun); the sent echo at 40 ms within
-// 3 dB of the default's or suppressed into AEC3's floor (echo-util.ts `aecAsEffective`).
-// CPU bar (audio path at 40 ms <= 0.80 x the default, ratio of medians): pipewire-pulse. On PulseAudio
-// the same figures are measured and reported but not held to it: there the playback side cannot follow
-// (Chromium's playback asks the sink for a quarter of PULSE_LATENCY_MSEC, and the browser's own 10 ms
-// playout and encoding threads are most of the path); docs/design/capture-latency.md, "Capture latency
-// in a call that plays", has the figures and the causes.
-// Not yet reliable on this shared machine: 2 of 6 pipewire-pulse runs failed the CPU bar (0.82, 0.89) in
-// an unexplained `pipewire` wakeup storm, 1 of 6 PulseAudio runs lost 216 ms of capture at 40 ms (the
-// design note has each run).
-// A benchmark outside npm test while those are open (a bar that fails one run in three would make the
-// suite lie): `npm run bench:capture-latency-playback` (MICOFF_BENCH_PLAYBACK=1), about 1.5 minutes per
-// server (3 rounds of 2 calls). The sweep over 10/20/40/60 ms with the far end
-// playing is a benchmark: MICOFF_CPU_PLAYBACK=1 MICOFF_CPU_SWEEP=1 capture-latency-cpu.spec.ts.
+// Capture latency in a call whose far end plays, both servers: CPU of the audio path at 40 ms against
+// the default, the echo sent, capture continuity and the far end's playout, all over one window.
+// A benchmark outside npm test (`npm run bench:capture-latency-playback`, MICOFF_BENCH_PLAYBACK=1)
+// while its CPU bar is not reliable on this machine.
+// Method, bars and why: docs/design/capture-latency.md#capture-latency-playback-bars.
 // Raw figures: e2e/artifacts/capture-latency-playback-<server>.json.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -54,7 +26,8 @@ import { median, saveArtifact } from './release-util.ts';
 
 const ROUNDS = Number(process.env.MICOFF_PLAYBACK_ROUNDS ?? 3);
 const WINDOW_MS = Number(process.env.MICOFF_PLAYBACK_WINDOW_MS ?? 6000);
-/** The audio path at 40 ms, at most this share of the default's (pipewire-pulse). */
+/** The audio path at 40 ms, at most this share of the default's (pipewire-pulse;
+ * docs/design/capture-latency.md#capture-latency-playback-bars). */
 const CPU_RATIO_MAX = 0.8;
 /** What the capture may fall short of its window: the counters move a whole record fragment at a time
  * (40 ms), and one may be in flight at each end of the window; a stall is longer. */

@@ -1,17 +1,8 @@
-// `micoff-host install --chromium-crx` on Debian's Chromium: the installer (not the test) registers
-// the crx in the user's `~/.config/chromium/External Extensions/` and the host manifest in
-// `~/.config/chromium/NativeMessagingHosts/`; Chromium started on that user data dir WITHOUT
-// --load-extension (and without Playwright's --disable-extensions) installs micoff from the crx,
-// enabled, under the id of the unpacked build; `--uninstall` makes the next start remove it.
-//
-// The release key is not in the repository (docs/design/packaging.md), so the test makes a throwaway
-// RSA key and packs with `npm run package -- --own-key`: the unpacked copy, the zip and the crx all
-// carry that key and so share its id, which is therefore not micoff's. The micoff-host under test is
-// built for micoff's id and answers only that one, so the installer needs --allow-other-key, and the
-// host manifest it writes allows micoff's origin only: Chromium then answers the extension's
-// connectNative with "forbidden" (it found the manifest the installer wrote and applied its
-// allowed_origins) instead of "not found" (no manifest). With the release crx, id and host agree;
-// every other e2e spec runs that pairing (unpacked build + the same installer-written manifest).
+// `micoff-host install --chromium-crx` on Debian's Chromium: the installer registers the crx and the
+// host manifest, Chromium started without --load-extension installs micoff from the crx, `--uninstall`
+// removes it. Packed with a throwaway key (`npm run package -- --own-key`), so the host answers
+// "forbidden", which proves it found the installer's manifest.
+// Why: docs/design/packaging.md#chromium-install-spec.
 import { generateKeyPairSync } from 'node:crypto';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -1,23 +1,7 @@
-// The micoff-host .deb, installed for real without changing the machine: dpkg runs inside a private
-// mount namespace (rig/private-mounts.ts) whose /usr, /etc and /var are overlays with a tmpfs of the
-// namespace as their upper layer, so dpkg, its database, its triggers and every file they write live
-// in the namespace only; Chromium and Firefox ESR run in the same namespace. What is checked
-// (docs/design/packaging.md, "The install round trip"):
-// - `dpkg -i`: the three system manifests resolve and name /usr/bin/micoff-host, which says the
-//   package's version; Debian's Chromium and Firefox ESR, with micoff loaded and no manifest of the
-//   user's, start the package's host through them and it answers with that version;
-// - a user's own earlier install (`micoff-host install` from ~/.local/bin) keeps working: with both
-//   there, each browser uses the user's manifest and so the user's host, and `micoff-host doctor`
-//   says so, naming the package's manifest as not used;
-// - an upgrade to a newer build (the same package packed again at a higher revision, one man page
-//   fewer): dpkg says the new version and the dropped page is gone;
-// - `dpkg -r`, then `dpkg -P`: every change the namespace holds (the overlays' upper layers,
-//   rig/overlay-changes.ts) is what it was before the install, save dpkg's own bookkeeping and
-//   man-db's index (NOT_MICOFFS); dpkg's database is the machine's again, byte for byte;
-// - an administrator's manifest for another host in /etc/chromium/native-messaging-hosts/, and the
-//   user's install, are the same bytes at every step;
-// - where /etc/opt was removed, the package's preinst makes it as base-files does, and after purge
-//   it is the one difference.
+// The micoff-host .deb installed, upgraded, removed and purged for real without changing the machine:
+// dpkg, Chromium and Firefox ESR run in a private mount namespace whose /usr, /etc and /var are
+// overlays (rig/private-mounts.ts), so the overlays' upper layers are everything that changed.
+// What each step checks: docs/design/packaging.md#deb-package-spec.
 import {
   chmodSync,
   copyFileSync,

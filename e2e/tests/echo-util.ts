@@ -23,7 +23,8 @@ export const MIC_ECHO_MIN_DB = -30;
 export const AEC_OVER_DEFAULT_MAX_DB = 3;
 /** ...unless it is at least this far below the echo at the mic: suppressed into AEC3's own output floor,
  * which moved by 5 dB between runs of one configuration (-84..-89 dB), where "3 dB above" compares
- * noise (docs/design/capture-latency.md, "Echo cancellation stays effective"). */
+ * noise (docs/design/capture-latency.md, "Echo cancellation stays effective" and
+ * #capture-latency-echo-bars). */
 export const SUPPRESSED_BELOW_MIC_DB = 45;
 
 /** The AEC bar: as effective as the default, within AEC_OVER_DEFAULT_MAX_DB, or suppressed into the

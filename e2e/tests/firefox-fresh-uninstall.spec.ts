@@ -1,13 +1,7 @@
-// One `micoff-host uninstall` on a fresh Firefox ESR profile puts it back as it was. A new profile (a
-// user's, listed in profiles.ini) runs once on its own: that is "before". Then everything micoff can
-// install for Firefox goes in (the host manifest, micoff's copy of the packaged add-on and the prefs
-// that let Firefox take it up, signature checking off among them, and Firefox's own release pref),
-// Firefox starts and takes it up (the add-on active, micoff's values copied into prefs.js), and ONE
-// `micoff-host uninstall` runs. After Firefox's next start (it drops an add-on whose copy is gone):
-// user.js is byte for byte the user's, prefs.js holds for each pref micoff set exactly what it held
-// before (signature checking on again), the files and folders micoff wrote are gone (the manifest
-// folder, extensions/, micoff's record in ~/.local/state), and Firefox's add-on database has no
-// micoff. docs/design/uninstall.md.
+// One `micoff-host uninstall` on a fresh Firefox ESR profile puts it back as it was: everything micoff
+// installs for Firefox goes in, Firefox takes it up, one uninstall runs, and after Firefox's next start
+// user.js, prefs.js, the files and the add-on database are the user's again.
+// Steps: docs/design/uninstall.md#firefox-fresh-uninstall-spec.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';

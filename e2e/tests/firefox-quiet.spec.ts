@@ -1,30 +1,9 @@
-// micoff's part of a muted call in Debian's Firefox ESR, both servers (page/firefox-quiet.ts): once
-// Firefox's own release (its pref, set as `micoff-host install --firefox-release` sets it) has closed the
-// muted microphone and the hold has passed, micoff takes the call's senders off the wire, invisibly to
-// the page, and puts them back at the unmute. docs/design/firefox-install.md, "micoff's part".
-//
-// - CPU (own rig of the project's server, no tone, no reader: everything the server does is for
-//   Firefox): three Firefoxes, each call opened afresh per configuration, the order alternating round by
-//   round, ratio of medians of browser tree + audio server:
-//     released: muted with Firefox's release and micoff <= 0.50 of muted as Firefox comes (no pref)
-//     control:  micoff <= 0.75 of muted with Firefox's release alone (no micoff), same run: the saving
-//               asserted is micoff's part, not Firefox's release
-//     the socket process (it sends the RTP) with micoff at most 0.25 of itself with Firefox's release
-//     alone; no Firefox capture at the server after either released window (Firefox's release holds
-//     the device's side)
-//   Not the issue's 0.35 / 0.80. 0.35 is Firefox's floor itself: every part a page can stop stopped
-//   (e2e/tools/firefox-floor.ts) measures 0.35-0.40 of muted, micoff 0.35-0.37 here, the rest being
-//   Firefox's audio graph and its playback stream, which every transceiver's receiver keeps running. And
-//   Firefox's release alone ÷ muted measures 0.56-0.86 (the issue's own figure is 0.74-0.75), so a
-//   control of >= 0.80 on it fails in most runs. docs/design/firefox-install.md, "Firefox's floor".
-//   Raw samples: e2e/artifacts/firefox-quiet-cpu-<server>.json.
-// - Invisible, and heard again at once (the fixture's rig: tone and reader): while quiet the page's
-//   track stays `live` and disabled, `sender.track` is the page's track, `getSettings()` and
-//   `getParameters()` read as before, `pc.getStats(track)` answers, no event reaches the page; the popup
-//   says which part is Firefox's and which is micoff's; after each unmute the far end's energy rises
-//   within 500 ms (median of the cycles) and its jitter buffer's target delay 2-4 s after it stays under
-//   500 ms in every cycle (40-120 ms measured, once 300 on PipeWire; a pause the far end takes for
-//   network delay puts it at about the pause, 1 s and more).
+// micoff's part of a muted call in Debian's Firefox ESR, both servers (page/firefox-quiet.ts): after
+// Firefox's own release, micoff takes the call's senders off the wire invisibly to the page and puts
+// them back at the unmute. CPU bars (three Firefoxes, alternated) and the page's, the popup's and the
+// far end's view after each unmute.
+// Method, bar values and their measurements: docs/design/firefox-install.md#firefox-quiet-bars.
+// Raw samples: e2e/artifacts/firefox-quiet-cpu-<server>.json.
 import type { Page } from 'puppeteer-core';
 import { QUIET_HOLD_MS } from '../../extension/src/shared/firefox-release.ts';
 import { type AudioRig, startAudioRig } from '../rig/audio-rig.ts';
@@ -52,18 +31,19 @@ const DELAY_MS = 300;
 const ROUNDS = Number(process.env.MICOFF_CPU_ROUNDS ?? 3);
 const WINDOW_S = Number(process.env.MICOFF_CPU_WINDOW_S ?? 4);
 const CYCLES = 3;
-/** The far end's jitter-buffer target 2-4 s after an unmute, ms: far under a pause taken for delay. */
+/** The far end's jitter-buffer target 2-4 s after an unmute, ms: far under a pause taken for delay
+ * (docs/design/firefox-install.md#firefox-quiet-bars). */
 const TARGET_BAR_MS = 500;
 /** From micoff's quiet to the unmute in the invisibility test. */
 const PAUSE_MS = 3000;
-/** The CPU bars (see the top of this file for why not 0.35 / 0.80). */
+/** Muted with Firefox's release and micoff ÷ muted as Firefox comes, at most
+ * (docs/design/firefox-install.md#firefox-quiet-bar-values, also for why not 0.35 / 0.80). */
 const RELEASED_BAR = 0.5;
-/** micoff ÷ Firefox's release alone (0.52-0.64 measured). */
+/** micoff ÷ Firefox's release alone, at most (docs/design/firefox-install.md#firefox-quiet-bar-values). */
 const MICOFF_PART_BAR = 0.75;
-/** The socket process while micoff holds the senders empty, against the same process with Firefox's
- * release alone in the same run, at most: measured 0.05-0.26 % against 1.0-2.3 % (ratios 0.03-0.13).
- * A ratio, as every CPU bar: the absolute figure follows the machine (0.25 % of a core, the bar until
- * 2026-11-26, failed at 0.26 in a fresh-clone run where every figure read about 1.5 times the usual). */
+/** The socket process while micoff holds the senders empty ÷ the same process with Firefox's release
+ * alone in the same run, at most: a ratio, as every CPU bar, since the absolute figure follows the
+ * machine (docs/design/firefox-install.md#firefox-quiet-bar-values). */
 const SOCKET_QUIET_OVER_PREF = 0.25;
 /** When the released configurations are measured, from the mute. */
 const SETTLED_MS = Math.max(QUIET_HOLD_MS + 500, 7500);
@@ -202,8 +182,8 @@ test('Firefox ESR: muted with Firefox’s release and micoff costs at most 0.50 
     expect(result.micoff_over_pref, 'control: micoff against Firefox’s release alone').toBeLessThanOrEqual(
       MICOFF_PART_BAR,
     );
-    // The part of the floor that does not move with the load: the socket process, which sends the RTP
-    // (1.0-1.6 % with Firefox's release alone), is idle once micoff took the senders off the wire.
+    // The part of the floor that does not move with the load: the socket process, which sends the RTP,
+    // is idle once micoff took the senders off the wire (docs/design/firefox-install.md#firefox-quiet-bar-values).
     expect(
       result.socket_process_pct.micoff / result.socket_process_pct.pref,
       'the socket process while quiet, against Firefox’s release alone',

@@ -1,17 +1,8 @@
-// `micoff-host install --firefox-xpi --firefox-release` on Debian's Firefox ESR, as a user does it:
-// a fresh profile listed in the (private) HOME's profiles.ini; the installer, with no --target-dir,
-// writes the host manifest into ~/.mozilla/native-messaging-hosts, micoff's copy of the PACKAGED xpi
-// (`npm run package`'s) into the profile's extensions/ and its block of prefs into user.js after the
-// user's own lines. Firefox started as a user starts it (no temporary add-on, nothing loaded by the
-// test) has micoff installed with its background talking to micoff-host, and still has after a
-// restart, when Firefox's own release (the pref micoff wrote) frees the microphone at the server
-// after a mute. `--uninstall` takes it all out: after the next start neither the add-on nor the pref
-// is left in Firefox's own records (extensions.json, prefs.js), and the user's lines are as they were.
-//
-// Firefox is started without puppeteer's launcher (it rewrites user.js from its own prefs at every
-// start, which would hide what the installer wrote; rig/firefox.ts startFirefoxOnProfile). The prefs
-// the WebDriver BiDi connection needs are written first (by @puppeteer/browsers' createProfile) and
-// play the user's own lines, with the rig's audio settings and the add-on's pinned moz-extension UUID.
+// `micoff-host install --firefox-xpi --firefox-release` on Debian's Firefox ESR as a user does it: a
+// fresh profile gets the manifest, the add-on copy and the user.js block; Firefox started as a user
+// starts it runs micoff and releases the mic; `--uninstall` leaves the profile as it was.
+// Steps, and why Firefox is not started by puppeteer's launcher:
+// docs/design/firefox-install.md#firefox-release-install-spec.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

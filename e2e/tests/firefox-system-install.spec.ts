@@ -1,17 +1,8 @@
 // `micoff-host install --system --browser firefox --firefox-xpi X --firefox-release` on Debian's Firefox
-// ESR, for real, without changing the machine: the installer and Firefox run inside one private mount
-// namespace (rig/private-mounts.ts) in which Firefox's policy folder /etc/firefox/policies (the one
-// Debian's ESR reads), micoff's system folder /usr/local/share/micoff, Firefox's system native messaging
-// folder and the policy folder micoff once wrote by mistake are folders of this test. The installer
-// writes policies.json (ExtensionSettings: micoff force-installed from its file:// copy of the PACKAGED
-// xpi; Preferences: the signature switch and Firefox's own release), micoff's copy and the host
-// manifest; Firefox, started on a fresh profile in a private HOME with nothing loaded by the test, must
-// have micoff installed by the policy and reaching micoff-host, and must release the microphone at the
-// server after a mute (the pref the policy set). `--system --uninstall`: micoff's add-on entry blocks
-// micoff (Firefox keeps an add-on whose entry is simply removed), so after the next start neither the
-// add-on nor the pref is left; the second `--uninstall` takes the block out, and the administrator's own
-// policies.json, planted before the install, is back byte for byte. An administrator's own entry for
-// micoff's id makes install refuse, with nothing written anywhere.
+// ESR, for real, in a private mount namespace (rig/private-mounts.ts): the policy installs micoff and
+// Firefox releases the mic; `--system --uninstall` (twice) leaves the administrator's policies.json as
+// it was; an administrator's own entry for micoff makes install refuse.
+// Steps: docs/design/firefox-install.md#firefox-system-install-spec.
 import {
   cpSync,
   existsSync,

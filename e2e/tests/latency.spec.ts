@@ -1,13 +1,6 @@
-// Capture latency, host side: `micoff-host latency set|status|reset` against real servers and a real Chromium
-// capture (projects `pulseaudio` and `pipewire`). The rig runs without its 10 ms `parec` reader (it
-// would hold a PulseAudio source at 10 ms) and the page plays nothing (playback stays off the mic's source).
-//   PulseAudio: `latency set` writes a desktop entry copy whose Exec runs Chromium with
-//   PULSE_LATENCY_MSEC, and a wrapper of the `chromium` command in ~/.local/bin (a private HOME here);
-//   Chromium launched with that environment gets >= 35 ms, `latency status` and `pactl list
-//   source-outputs` agree; launched through the wrapper, the same; a `parec --latency-msec=10` on the same source holds it to ~10 ms
-//   and is named; after `latency reset` and the browser restart it names, 10 ms again.
-//   pipewire-pulse: `latency set` writes the pulse.rules drop-in; after the pipewire-pulse restart it
-//   names, Chromium's record fragment is >= 35 ms; after `latency reset` and that restart, 10 ms.
+// Capture latency, host side: `micoff-host latency set|status|reset` against real servers and a real
+// Chromium capture (projects `pulseaudio` and `pipewire`), without the rig's 10 ms reader.
+// What each server case checks: docs/design/capture-latency.md#host-latency-spec.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

@@ -1,24 +1,8 @@
-// Unmute from a hidden page: the user unmutes with a hotkey or a headset button while the call's tab is
-// in the background, or while another window has the focus. The page flips `enabled` from its own code
-// (as a hotkey handler would), nothing brings it forward. Bars (medians over CYCLES, each case against
-// the foreground in the same run, interleaved): the record stream back and the fresh capture's packets
-// at the far end within 500 ms of the unmute; the page's visibility and focus unchanged; no page error.
-// When the far end plays those packets is up to its jitter buffer (logged: decoded_ms, target_delay_ms;
-// not asserted); micoff restarts the senders at the reacquire so that a release does not raise its
-// target delay, hidden page or not (docs/design/release-on-mute.md, "The far end's jitter buffer after a
-// release"; e2e/tests/release-gap.spec.ts asserts it).
-// Headful Chromium on a private Xvfb, started by the rig and attached over CDP without Playwright's
-// per-page overrides (e2e/rig/chromium.ts realFocus): a headless page, or one Playwright opened with its
-// focus emulation, is always visible, which would make this test pass without testing anything. Here a
-// tab opened in front makes the call's page really hidden (`document.visibilityState` "hidden",
-// asserted) and a popup window takes the focus (asserted; without a window manager the call's window
-// stays visible). The foreground is the control in the same run.
-// Each unmute is also traced from inside the page (back-to-back getStats on both ends of the loopback,
-// page clock): when the fresh track's audio reaches the sender, when packets go out and come in, when the
-// far end's energy rises; so a slow sample shows where its time went.
-// Chromium does not gate getUserMedia on visibility or focus (measured here), so micoff releases and
-// reacquires hidden pages like any other; docs/design/release-on-mute.md ("Hidden pages and unfocused
-// windows"). Under CI the spec fails without Xvfb (npm test installs it) rather than skipping.
+// Unmute from a hidden page (another tab in front, or another window focused): the record stream and
+// the fresh capture's packets back at the far end within 500 ms, visibility and focus unchanged, each
+// case against the foreground in the same run. Headful Chromium on a private Xvfb, attached over CDP
+// without Playwright's focus emulation (which would make every page visible).
+// Method and why: docs/design/release-on-mute.md#hidden-page-unmute-spec.
 // Raw samples: e2e/artifacts/release-background.json.
 import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';

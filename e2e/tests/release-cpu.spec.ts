@@ -1,29 +1,7 @@
-// Release-on-mute's CPU bars (what releasing the microphone is for), side by side in one run on a rig of
-// their own (no tone, no reader: everything the audio server does is for Chromium's capture), two browsers
-// on it, one with the extension and one without, alternated round by round:
-//   - released: muted with micoff costs what the same call costs whose page stopped its track without
-//     micoff (the floor): both calls up at once on the rig, both browser trees sampled over the same
-//     windows: the median of the per-window differences <= RELEASED_ABOVE_FLOOR of the unmuted call with
-//     micoff (8 %; the floor's windows at PAIRED_WINDOW_S, FLOOR_WINDOWS of them). Until 2026-11-26 the bar was
-//     released <= 15 % of unmuted, which measures the floor as much as micoff: the floor itself read
-//     0.22-0.27 of the unmuted call that day (docs/design/release-on-mute.md "The released bar").
-//   - control: muted without micoff >= 80 % of unmuted without micoff (the test measures something)
-//   - overhead, unmuted, paired windows (below): micoff's own threads (isMicoffsOwn: micoff-host, the
-//     extension's renderer, the browser process, the page's main thread) with minus without <= 3 % of the
-//     call without micoff; the whole browser tree with / without <= OVERHEAD_TREE (1.05), in balanced
-//     halves: half the windows with micoff's audio service the newer, half with the other's
-//     (balancedPairedWindows), since the browser whose audio service started later pays 1-2.5 % of a call
-//     more in its AudioProcessing thread, with or without micoff (docs/design/release-on-mute.md
-//     "Unmuted cost: the newer audio service"). Read plainly after this spec's rounds (which leave
-//     micoff's side with the newer one), the tree looked 5-9 % dearer with micoff on 2026-11-26.
-// CPU = browser process tree + audio server, from `micoff-host sample --browser-pid --audio-server`.
-// The released/control ratios are large effects: sequential configurations, alternated per round,
-// ratio of medians. The overhead bar is a small effect on a shared 2-core machine whose load swings
-// single 5 s windows by +-25 %: there both calls run AT ONCE and each window samples both browser trees
-// over the same interval (the load hits both alike), the side that starts first alternating per
-// window; the bar is the geometric mean of the two halves' medians of the per-window ratios of on-CPU
-// time (schedstat). The audio server serves both streams there,
-// so it is left out of that ratio (same stream parameters asserted instead).
+// Release-on-mute's CPU bars, with and without micoff on one rig of their own: released against the
+// floor (the page's own stopped track), the control (muted without micoff still costs), and micoff's
+// unmuted overhead in paired windows (both calls at once, the load hits both alike).
+// Method, bar values and their measurements: docs/design/release-on-mute.md#release-cpu-bars.
 // Raw samples: e2e/artifacts/release-cpu.json.
 import { startAudioRig } from '../rig/audio-rig.ts';
 import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '../rig/chromium.ts';

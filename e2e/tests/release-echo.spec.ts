@@ -1,28 +1,9 @@
-// Echo after an unmute, on the echo rig (echo-util.ts, its direct path: the browser's default sink is
-// heard by the microphone; echo.html plays a far end's speech-like signal, 400 ms bursts, and sends the
-// mic through a loopback call, so what the page SENDS is the far end's echo and what the browser's echo
-// canceller leaves of it).
-// Two browsers, one after the other and alternated over rounds: `micoff` (the extension releases the
-// device while muted, delay 0, and reacquires it: a fresh capture, a fresh echo canceller) and `plain`
-// (no extension: the same `enabled` flip, the device and its canceller stay open). In each call:
-// converge with the far end playing, one click unmute to teach the page's unmute button (page/intent.ts),
-// then per unmute: mute, hold it past the release, unmute, and read the sent echo second by second for
-// AFTER_S seconds. Two kinds of unmute, UNMUTES of each per call:
-//   `intent`: the pointer rests on the unmute button INTENT_LEAD_MS before the click (the user came
-//     back to the call, then clicked): micoff reopens on the pointer, so its canceller has that long
-//     with the far end before the unmute, and its echo guard (page/echo-guard.ts) holds the audio back
-//     while the far end talks for the rest of the first 2.5 s of the fresh capture;
-//   `sudden`: the page's code unmutes with no warning (a headset button, a global key): the guard alone.
-// Curves: per-second medians over the unmutes of each browser and kind. Bars (docs/design/
-// release-on-mute.md "Echo after an unmute"): micoff's worst 3-s window of the 15 s after the unmute at
-// most 6 dB above plain's for `intent`, at most 15 dB for `sudden`; and once a fresh canceller has had
-// its time (SETTLED_FROM_S on), micoff's median second at most 3 dB above plain's (the reacquired
-// capture cancels echo as well as the kept one). Never an absolute level: the canceller's figures swing
-// with the machine's load.
-// Raw curves: e2e/artifacts/release-echo-<server>.json. PulseAudio project only in the suite (time).
-// MICOFF_ECHO_ROUNDS (default 1) and MICOFF_ECHO_UNMUTES (per kind and call, default 3: 6 unmutes per browser) make it a sweep
-// (scripts/bench-echo.sh); MICOFF_ECHO_FINE_MS=100 runs the second test: the first 3 s after each
-// unmute at that resolution.
+// Echo after an unmute, on the echo rig (echo-util.ts): micoff (released while muted, reacquired: a
+// fresh echo canceller) against the plain flip, alternated; after each unmute (`intent` and `sudden`)
+// the sent echo is read second by second and compared, never as an absolute level.
+// Method and bars: docs/design/release-on-mute.md#echo-after-an-unmute-spec.
+// MICOFF_ECHO_ROUNDS / MICOFF_ECHO_UNMUTES make it a sweep (scripts/bench-echo.sh); MICOFF_ECHO_FINE_MS=100
+// runs the fine-grained second test. Raw curves: e2e/artifacts/release-echo-<server>.json.
 import { extensionServiceWorker } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { extensionId } from '../rig/host.ts';

@@ -1,29 +1,8 @@
-// First words (docs/design/release-on-mute.md "First words"): after micoff's unmute the far end hears the
-// user as soon as after the plain flip. Two browsers on one private audio server, each the ONLY
-// recorder of its own source (no rig reader: a second recorder hides what a reopen costs): micoff
-// (released while muted, delay 0) and the plain flip (no extension: the device stays open), taking
-// turns unmute by unmute (micoff, flip, micoff, ...). Timed in the page from the unmute (the page's handler calling
-// `track.enabled = true`). The signal never pauses (the rig's speech-like signal; a sine source's tone),
-// so the first words are the first samples after the unmute. Two times per unmute: when the first words
-// leave the sender (the first encoded frame big enough to carry the signal, seen through encoded
-// insertable streams on the sending side: loopback.js encoded=1), the bar, since the reopen is micoff's
-// and the far end's jitter buffer is not; and when the far end plays them (the first received packet
-// whose RFC 6464 audio level says it carries the signal, `getSynchronizationSources()`), reported: a
-// continuously running call's jitter buffer grows on this loaded machine, while micoff's reopen
-// restarts the stream and its buffer, so the far end's figure favours micoff for reasons of its own.
-//
-// Sources: `monitor`, a remap of a null sink's monitor (the shape of noise-suppression virtual mics;
-// on PulseAudio an idle null sink renders 2 s ahead, which micoff-host's sink waker undoes), and
-// `clock`, a source whose data comes at a pace of its own as a sound card's does (module-pipe-source fed
-// in real time: e2e/rig/audio-rig.ts addClockedSource says why not module-sine-source).
-// Unmutes as a person makes them, each preceded by what micoff learns to read as the intent
-// (page/intent.ts; one of each is made first, so the control and the key are known): `hotkey` (the
-// page's Ctrl+D keydown handler, Ctrl pressed 100 ms before D), `click` (the pointer rests on the
-// unmute button 400 ms, then a 100 ms press), `visible` (the call's tab comes back to the front, and
-// the page's own code unmutes 400 ms later). Bar: per kind, micoff's median minus the flip's median
-// <= 10 ms, medians of CYCLES unmutes each. MICOFF_FIRST_WORDS_CODE=1 adds `code`, an unmute with no
-// warning at all (a headset button, a global key): reported, not a bar (a reopen takes what it takes).
-// Headful on a private Xvfb (the visible case needs a tab that really hides).
+// First words: after micoff's unmute the far end hears the user as soon as after the plain flip
+// (no extension, device kept open). Two browsers take turns unmute by unmute, each the only recorder
+// of its own source; timed in the page from the unmute to the first words leaving the sender (the bar)
+// and to the far end playing them (reported). Headful on a private Xvfb.
+// Sources, unmute kinds and the bar: docs/design/release-on-mute.md#first-words-spec.
 // Raw samples: e2e/artifacts/release-first-words-<project>-<source>.json.
 import type { Page } from '@playwright/test';
 import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
@@ -42,6 +21,7 @@ const CYCLES = Number(process.env.MICOFF_FIRST_WORDS_CYCLES ?? 7);
  * the first one or two silent frames are big too, which is why every frame of the 100 ms before the
  * unmute (if any: a released device sends none) must be a small one for a sample to count. */
 const SPEECH_BYTES = 50;
+/** Per unmute kind, micoff's median minus the flip's, at most (docs/design/release-on-mute.md#first-words-spec). */
 const BAR_MS = 10;
 const KINDS = [
   'hotkey',

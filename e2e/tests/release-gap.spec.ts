@@ -1,26 +1,7 @@
-// What a release costs the far end's jitter buffer. While released the sender gets no audio frames, so
-// its RTP stream pauses; WebRTC's RTP clock counts frames, so without micoff's restart of the sender
-// (patch/rtc.ts `restart`) the first packet after the unmute carries the next timestamp after the
-// pause and reaches the far end late by the whole pause. The far end's NetEq takes that for network
-// delay and raises its target delay to about the pause (pauses under its 2 s histogram), for tens of
-// seconds. docs/design/release-on-mute.md, "The far end's jitter buffer after a release".
-//
-// One call per configuration: warm up, mute, a gap of GAP_MS (from the release; without micoff from the
-// mute: the device stays open and the disabled track keeps sending silence), unmute, then the receiving
-// end's jitter buffer in 2 s windows (mean target delay and mean delay of the samples emitted in each
-// window, from inbound-rtp jitterBufferTargetDelay / jitterBufferDelay / jitterBufferEmittedCount). Also
-// recorded: the sender's packetsSent over the gap, the pause as the test timed it (release to unmute) and,
-// at the far end, the step in RTP timestamp and in delivery time (when the receiver last delivered a
-// frame of the source to its track: RTCRtpReceiver.getSynchronizationSources() `timestamp`) from the
-// last packet before the unmute to the first after it.
-//
-// - The bar (npm test, ~40 s): one 1 s gap with micoff and the plain mute in the same run: micoff's RTP
-//   timestamp steps over the pause (at least the pause less 100 ms; the reacquire adds ~100 ms to it) and
-//   the far end's target delay
-//   2-6 s after the unmute stays under 250 ms (or within 150 ms of the plain mute's, on a loaded machine).
-// - The bench (MICOFF_BENCH_GAP=1, ~2 min per gap; MICOFF_GAP_MS=500,1000,... picks the gaps): 40 s after
-//   the unmute per gap and configuration; figures in e2e/artifacts/release-gap.json. MICOFF_GAP_PAGE=
-//   insertable.html runs it on the insertable-streams page (the sender carries the page's generator).
+// What a release costs the far end's jitter buffer: without micoff's restart of the sender the first
+// packet after the unmute arrives late by the whole pause and the far end's target delay rises.
+// The bar (npm test): one 1 s gap, micoff against the plain mute; the bench (MICOFF_BENCH_GAP=1) sweeps
+// gaps (MICOFF_GAP_MS, MICOFF_GAP_PAGE). Method: docs/design/release-on-mute.md#jitter-buffer-gap-spec.
 import type { AudioRig } from '../rig/audio-rig.ts';
 import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';

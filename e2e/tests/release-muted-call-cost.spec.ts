@@ -1,16 +1,7 @@
-// What releasing costs in a realistic muted stretch of a meeting (docs/design/release-on-mute.md,
-// "What priming costs"): a benchmark outside npm test (it runs ~13 minutes):
-//   npm run build && cargo build --release -p micoff-host
-//   npm run bench:muted-call      # MICOFF_BENCH_MUTED_CALL=1 playwright test ... release-muted-call-cost
-// One headful Chromium with micoff (default settings) on a private Xvfb and PulseAudio rig (no tone, no
-// reader: everything the audio server does is for Chromium's capture). The user unmutes once with the
-// page's button (micoff learns the control), talks for UNMUTED_S, mutes, then for MUTED_MIN minutes does
-// what people do in a muted meeting: a click in the page every 30 s (the chat, the text: never the unmute
-// button) and, every 2 minutes, another tab in front for 10 s and back (each return is a sign of intent:
-// micoff reopens the device for a few seconds ahead of an unmute that does not come).
-// CPU = browser process tree + audio server, `micoff-host sample` in back-to-back 30 s windows, the same
-// run for both states. Bar: muted ÷ unmuted (means over the windows) <= 0.25. Also counted: how often
-// and how long micoff's record stream was at the server while muted (a poll every 250 ms).
+// What releasing costs in a realistic muted stretch of a meeting: a benchmark outside npm test
+// (`npm run bench:muted-call`, ~13 minutes): clicks and tab switches while muted, CPU of the muted
+// stretch against the unmuted one, and how often micoff's brief reopens held the device.
+// Method and bar: docs/design/release-on-mute.md#muted-call-cost-bench.
 // Raw samples: e2e/artifacts/release-muted-call-cost.json.
 import type { Page } from '@playwright/test';
 import { startAudioRig } from '../rig/audio-rig.ts';
@@ -28,7 +19,8 @@ const WINDOW_S = 30;
 const CLICK_EVERY_MS = 30_000;
 const SWITCH_EVERY_MS = 120_000;
 const AWAY_MS = 10_000;
-/** The issue's bar: a muted call with micoff costs at most this share of the unmuted one. */
+/** The issue's bar: a muted call with micoff costs at most this share of the unmuted one
+ * (docs/design/release-on-mute.md#muted-call-cost-bench). */
 const BAR = 0.25;
 
 test.skip(process.env.MICOFF_BENCH_MUTED_CALL !== '1', 'a benchmark: MICOFF_BENCH_MUTED_CALL=1');

@@ -1,17 +1,7 @@
-// One-time grants hold (docs/design/release-on-mute.md "One-time grants"): a benchmark outside npm test
-// (each run waits MICOFF_ONE_TIME_MINUTES, default 12, in the background):
-//   npm run build && cargo build --release -p micoff-host
-//   npm run bench:one-time-grant          # MICOFF_BENCH_ONE_TIME_GRANT=1 playwright test ... release-one-time-grant
-// Chromium's real permission prompt, answered "Allow this time" by a click (xdotool) on a private Xvfb,
-// in two browsers side by side on one PulseAudio rig: micoff (released while muted, the default delay)
-// and the control without micoff (the plain flip). Both mute, put another site's tab in front (the
-// one-time grant's timer runs only while every tab of the site is in the background), wait, then unmute
-// from the background (page code, as a hotkey or a headset button would), come back to the tab.
-// Bars for each browser: the microphone permission still "granted" before the unmute, the record stream
-// back and the fresh capture's packets at the far end within 500 ms of the unmute, still "granted" after
-// coming back, and no new capture request of micoff's while the permission was not granted (the page
-// never prompted again). Also measured: micoff's brief reopens while muted in the background (each a
-// capture of its own: its record stream at the server), their count per hour and their length.
+// One-time grants hold: a benchmark outside npm test (`npm run bench:one-time-grant`, about 12 muted
+// minutes in the background): a real "Allow this time", micoff against the plain flip, unmuted from the
+// background; the permission stays granted and the far end hears the unmute within 500 ms.
+// Method and bars: docs/design/release-on-mute.md#one-time-grant-bench.
 // Raw samples and screenshots: e2e/artifacts/release-one-time-grant*.
 import { execFileSync } from 'node:child_process';
 import type { Page } from '@playwright/test';

@@ -1,36 +1,8 @@
-// CPU bars for the pipeline and sender mutes, as release-cpu.spec.ts does for the disabled
-// track: two rigs of their own (no tone, no reader), one browser on each (with and without the
-// extension), both calls up at once and both sampled over the same 5 s windows, unmuted then muted,
-// round by round; ratio of medians (browser tree + its audio server). Until 2026-11-26 the two browsers
-// shared one rig and took turns, twice the time (7.2 min in CI) for the same windows.
-// Bars per kind (measured, see docs/design/release-on-mute.md):
-// "Released" below is the floor bar of release-cpu.spec.ts: muted with micoff costs what the same page costs
-// with its track stopped without micoff (the page's own stopTrack, after its mute), both sides sampled over
-// the same windows in each round, the median of the per-round differences <= RELEASED_ABOVE_FLOOR of the
-// unmuted call with micoff (until
-// 2026-11-26: released <= 0.15 x unmuted, which measured the machine's floor as much as micoff; the floor
-// itself read 0.22-0.27 of the unmuted call that day). One 5 s window more per round for those kinds.
-//   - sender_inactive: released (the floor bar). Its control is no control: without
-//     micoff an inactive transceiver already stops the encoder (muted/unmuted 0.47), so only "muted with
-//     micoff below muted without" is asserted for it.
-//   - webaudio_pipeline: control >= 0.80 (the page's graph keeps its cost without micoff); released
-//     misses 0.15 because the page's AudioContext keeps rendering (its thread and its playback stream)
-//     whatever micoff does: asserted is that releasing saves what the capture costs, muted with micoff
-//     against muted without <= 0.85 in paired windows (both calls muted at once, both browser trees
-//     sampled over the same 3 s windows, 20 of them, median of the per-window ratios). Five runs on
-//     2026-11-26 (load average 0.2-8.6): run medians 0.676-0.751, windows 0.608-0.824 (median of all
-//     100 windows 0.735, p10-p90 0.658-0.771); with micoff keeping the device (followPaths off) the
-//     same measure reads 1.026 (windows 0.905-1.120). The capture is the audio service's 2.6-3.3 % of
-//     a core, which falls to 0.6-0.8 %; the renderer's graph stays. The sequential ratio (below) read
-//     0.731-0.837 in the same runs, on a quiet machine: the former 0.75 bar on it sat inside its spread.
-//   - insertable_pipeline (processor -> worker transform -> generator -> sender, the generator's track
-//     disabled): released (the floor bar) and control >= 0.80.
-// And what the insertable pipeline's stand-in (patch/insertable.ts) costs while unmuted: both browsers'
-// insertable pages in a call AT ONCE, each window samples both browser trees over the same interval
-// (as release-cpu.spec.ts's overhead bar), the median of the per-window ratios with / without micoff.
-// MICOFF_CPU_KINDS=a,b runs only those kinds (the stand-in's cost is measured whenever
-// insertable_pipeline runs, the paired muted windows whenever webaudio_pipeline runs). Raw samples,
-// paired windows with their per-process figures too: e2e/artifacts/release-paths-cpu.json.
+// CPU bars for the pipeline and sender mutes (sender_inactive, webaudio_pipeline, insertable_pipeline),
+// as release-cpu.spec.ts does for the disabled track: two rigs, with and without micoff, both calls
+// sampled over the same windows; plus what the insertable stand-in costs while unmuted.
+// Method, bar values and their measurements: docs/design/release-on-mute.md#release-paths-cpu-bars.
+// MICOFF_CPU_KINDS=a,b runs only those kinds. Raw samples: e2e/artifacts/release-paths-cpu.json.
 import { type AudioRig, startAudioRig } from '../rig/audio-rig.ts';
 import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';
@@ -54,13 +26,11 @@ import {
 
 const ROUNDS = Number(process.env.MICOFF_CPU_ROUNDS ?? 3);
 const WINDOW_S = Number(process.env.MICOFF_CPU_WINDOW_S ?? 5);
-/** The stand-in's cost while unmuted (paired with / without), at most. */
-// 1.121-1.167 in quiet runs, 1.256 in a busy one on 2026-11-26 (the bar was 1.25 until then); balanced
-// halves (balancedPairedWindows) 1.185 the same evening (halves 1.146 and 1.225: docs/design/release-on-mute.md
-// "Unmuted cost: the newer audio service"); issue 21's 1.05 for the stand-in is not met.
+/** The stand-in's cost while unmuted (paired with / without), at most
+ * (docs/design/release-on-mute.md#release-paths-cpu-bar-values). */
 const STAND_IN_BAR = 1.3;
 /** The WebAudio pipeline muted, with / without micoff (paired windows, browser trees), at most: between
- * released (run medians 0.676-0.751) and not released (1.026); see the header. */
+ * released and not released (docs/design/release-on-mute.md#release-paths-cpu-bar-values). */
 const WEBAUDIO_SAVED_PAIRED = 0.85;
 
 type Config = 'with' | 'without';

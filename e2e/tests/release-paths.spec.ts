@@ -1,19 +1,7 @@
-// Release when nothing can hear the mic (extension/src/page/audibility.ts). On the loopback meetings
-// (playout on):
-//   - released while muted, medians over CYCLES of the record stream gone <= 250 ms after the release
-//     point (releaseDelayMs 0: the mute) and the peer's audio energy rising <= 500 ms after the unmute:
-//     sender-level mutes (transceiver inactive, encodings active:false, replaceTrack(null)), a WebAudio
-//     noise-suppression-style graph whose destination track is disabled, and an insertable-streams
-//     pipeline (processor in the page, transform in a worker or in the page, generator on the sender)
-//     whose generator track is disabled;
-//   - the page sees nothing else: no event on its tracks and streams, the mic track's getSettings() and
-//     the rest of what it reads unchanged, its senders, nodes, processor, readable, writable and
-//     generator the same objects (and the pipeline's frames flowing again after the unmute);
-//   - listeners while muted (an enabled clone, a polled AnalyserNode, an AudioWorklet with its port in
-//     use, a processor read by page code) keep the mic open, each with its reason in the tab view and in
-//     the popup;
-//   - the settings switch, and the per-site one, turn the pipeline/sender rules off (the disabled-track
-//     rule stays).
+// Release when nothing can hear the mic (extension/src/page/audibility.ts): sender-level mutes, a
+// WebAudio graph and an insertable-streams pipeline are released and reacquired while the page sees
+// nothing change; listeners while muted keep the mic open, each with its reason; the switches turn
+// the pipeline/sender rules off. Cases and bars: docs/design/release-on-mute.md#release-paths-bars.
 // Raw samples: e2e/artifacts/release-paths-<project>-<case>.json.
 
 import type { Page } from '@playwright/test';
@@ -42,6 +30,7 @@ import {
 } from './release-util.ts';
 
 const CYCLES = 3;
+/** Medians over CYCLES, from the release point and from the unmute (docs/design/release-on-mute.md#release-paths-bars). */
 const RELEASE_BAR_MS = 250;
 const AUDIO_BAR_MS = 500;
 const none = (n: number) => n === 0;

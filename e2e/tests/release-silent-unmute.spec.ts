@@ -1,17 +1,7 @@
-// Never a silent unmute (docs/design/release-on-mute.md "Never a silent unmute"): whatever stops a
-// reopen, the page must not be left with a live, enabled track that carries nothing. Each path that
-// stops one, from a background tab (the muted meeting behind another site's tab, the unmute from the
-// page's own code as a hotkey or a headset button does it): the permission taken back (as when a
-// one-time grant expires: the state goes back to "prompt", and a getUserMedia from a hidden tab would
-// wait for a prompt nobody sees), the permission denied (the user or a policy blocked the site), and the
-// device gone. Bar: the page's track has ended (`ended` fired, readyState "ended": the meeting's own
-// recovery asks again, as after an unplugged device) within 1 s of the unmute, and no prompt is left
-// pending: the number of getUserMedia calls micoff made while the permission was not granted is 0.
-// Chromium's real permission layer (no --use-fake-ui-for-media-stream, which bypasses it), and real
-// content settings (e2e/rig/site-settings.ts: a DevTools permission override makes Chromium answer a
-// request at once, so it cannot show the wait a hidden tab's request falls into when a grant has gone):
-// the test allows the microphone for the page's site, then sets it back to "ask" or to "block".
-// Headful on a private Xvfb so the call's tab is really hidden behind the other tab.
+// Never a silent unmute: when a reopen cannot happen (permission taken back or denied, device gone) the
+// page's track ends within 1 s of the unmute and micoff leaves no prompt pending. Chromium's real
+// permission layer and content settings (e2e/rig/site-settings.ts), headful on a private Xvfb.
+// Cases and why this rig: docs/design/release-on-mute.md#silent-unmute-spec.
 // Raw samples: e2e/artifacts/release-silent-unmute.json.
 import type { BrowserContext, Page } from '@playwright/test';
 import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '../rig/chromium.ts';

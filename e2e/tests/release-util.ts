@@ -87,11 +87,9 @@ export const PAIRED_WINDOW_S = 3;
 /** The release bar: what a call micoff released costs above the same call whose page stopped its track
  * (the floor, sampled over the same windows), as a share of the unmuted call, at most. What micoff adds
  * there: its host's history tick (every 5 s during a call) and the reports of the page's tracks. A share
- * of the unmuted call, not a ratio to the floor: the floor itself moves with the machine (0.06-0.27 of
- * the unmuted call on 2026-11-26), and micoff's few fixed tenths of a percent would be a large ratio to a
- * small floor. 8 %: what the former bar (released <= 0.15 of unmuted) left above a quiet machine's floor
- * (0.06-0.10 of the call); measured 0.003-0.042 in release-cpu, -0.006-0.016 in release-paths-cpu
- * (docs/design/release-on-mute.md "The released bar: against a stopped track"). */
+ * of the unmuted call, not a ratio to the floor: the floor itself moves with the machine, and micoff's
+ * few fixed tenths of a percent would be a large ratio to a small floor. The value and its figures:
+ * docs/design/release-on-mute.md#released-above-floor-bar-value. */
 export const RELEASED_ABOVE_FLOOR = 0.08;
 
 /** Where micoff's own code runs in a browser tree: micoff-host, the extension's service worker (its
@@ -112,9 +110,8 @@ export function isMicoffsOwn(key: string): boolean {
  * share of the call without micoff; the whole browser tree, with / without in balanced halves
  * (balancedPairedWindows), at most OVERHEAD_TREE. */
 export const OVERHEAD_OWN = 0.03;
-/** Balanced: 1.028, 1.020, 1.0205 and 1.0005 on 2026-11-26 (the last two fresh-clone runs; single halves
- * 0.985-1.062). The plain median of one pair read 1.049-1.091 that day: micoff's browser had the newer
- * audio service (docs/design/release-on-mute.md "Unmuted cost: the newer audio service"). */
+/** The whole tree's bar, in balanced halves: its figures, and why not read plainly
+ * (docs/design/release-on-mute.md#unmuted-overhead-bar-values). */
 export const OVERHEAD_TREE = 1.05;
 
 /** micoff's own threads' share of the call: the sum over isMicoffsOwn keys (processes, and the page's
@@ -179,8 +176,8 @@ export async function pairedWindows(
 
 /** Paired windows that cancel the audio service's own offset (docs/design/release-on-mute.md "Unmuted
  * cost: the newer audio service"): of two browsers capturing at once, the one whose audio service process
- * started later costs +0.08..+0.20 % of a core more in that service's AudioProcessing thread (about 1-2 %
- * of a call), with or without micoff on either side, and restarting the other's flips it. So half the
+ * started later costs more in that service's AudioProcessing thread (the figures are in that section),
+ * with or without micoff on either side, and restarting the other's flips it. So half the
  * windows are taken with micoff's audio service the newer and half with the other's, each half after
  * restarting that side's audio service with both calls down (`restartAudioService`), and the ratio is the
  * geometric mean of the halves' medians: an offset that follows the newer service cancels. The calls of

@@ -1,19 +1,8 @@
 // Where micoff's cost in an UNMUTED call goes, per process and per thread (a bench, outside npm test):
 //   MICOFF_BENCH_UNMUTED=micoff,none npx playwright test -c e2e unmuted-cost --project pulseaudio
-// Two Chromiums on one private PulseAudio rig (no tone, no reader), both in a loopback call at once, and
-// release-cpu.spec.ts's paired windows over both trees (release-util.ts pairedWindows: the same
-// interval, the side that starts first alternating); the first side is reported as `with`, the
-// second as `without`. A side is
-//   micoff           this build (dist/chrome, target/release/micoff-host)
-//   none             no extension
-//   background-only  this build without its content scripts (a copy of dist/chrome whose manifest lists
-//                    none): no page world, no content script, and so no tab that reports a capture
-//   <dir>            another unpacked build of the extension
-// so `micoff,background-only` isolates what the page world and the content script cost, and `none,none`
-// is the method's own spread (both sides alike). MICOFF_BENCH_PAGE picks the page (default
-// meeting.html; the insertable stand-in: `insertable.html?link=worker`); MICOFF_CPU_PAIRED (default 20)
-// windows of 3 s. Medians of the per-window differences in the log and
-// e2e/artifacts/unmuted-cost-<sides>.json (docs/design/release-on-mute.md "Unmuted cost").
+// Two sides (micoff, none, background-only, or another build's dir) in one call at once, sampled in
+// release-util.ts's paired windows. Sides and method: docs/design/release-on-mute.md#unmuted-cost-bench.
+// Raw figures: e2e/artifacts/unmuted-cost-<sides>.json.
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';

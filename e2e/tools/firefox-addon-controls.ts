@@ -1,10 +1,7 @@
-// What each of the lines `micoff-host install --firefox-xpi` writes into a profile's user.js does in
-// Debian's Firefox ESR: the installer runs on a fresh profile (as in e2e/tests/firefox-release-install
-// .spec.ts), then one line is taken out again (or the profile is set up otherwise) and Firefox is
-// started and closed; what Firefox made of micoff's copy is read from its own extensions.json. The
-// table in docs/design/firefox-install.md ("Measured") is this tool's output. Not part of the suite
-// (each case starts Firefox once or twice):
-//
+// What each line `micoff-host install --firefox-xpi` writes into a profile's user.js does in Debian's
+// Firefox ESR: one line taken out (or the profile set up otherwise) per case, Firefox started and
+// closed, its extensions.json read. The table in docs/design/firefox-install.md ("Measured") is this
+// tool's output. Not part of the suite:
 //   npm run build && cargo build --release -p micoff-host && npm run package
 //   node --import tsx e2e/tools/firefox-addon-controls.ts [case ...]      (default: every case)
 import { execFileSync } from 'node:child_process';

@@ -1,19 +1,10 @@
-// Firefox's floor for a muted call: what the same loopback call (e2e/pages/meeting.html) costs per
-// process and thread in Debian's Firefox ESR when the page itself takes its microphone out of the call
-// in each way it can, against the call muted as a meeting app mutes (`track.enabled = false`), with
-// and without Firefox's own release pref. The table in docs/design/firefox-install.md ("Firefox's
-// floor") is this tool's output. Not part of the suite (it runs for minutes):
-//
+// Firefox's floor for a muted call: the loopback call per way a page can take its microphone out,
+// against the plain mute, per process and thread (the table in docs/design/firefox-install.md
+// "Firefox's floor"). Not part of the suite (it runs for minutes):
 //   npm run build && cargo build --release -p micoff-host
 //   node --import tsx e2e/tools/firefox-floor.ts [--server pulseaudio|pipewire] [--rounds N] [--window S]
 //                                                [--config NAME ...]
-//
-// Three Firefoxes on one private audio server (no tone, no reader: everything the server does is for
-// Firefox), started once: one as Firefox comes (its release pref off), one on a profile where `micoff-host
-// install --firefox-release` switched the pref on, and that one with micoff (dist/firefox) loaded; the
-// first two without micoff. Each round opens a fresh call per configuration, in an
-// order that alternates round by round, lets it settle, samples it with `micoff-host sample`, hangs up.
-// Medians per configuration, per process and per thread; raw reports in e2e/artifacts/firefox-floor.json.
+// Method: docs/design/firefox-install.md#firefox-floor-tool. Raw: e2e/artifacts/firefox-floor.json.
 import { parseArgs } from 'node:util';
 import type { Page } from 'puppeteer-core';
 import { QUIET_HOLD_MS } from '../../extension/src/shared/firefox-release.ts';

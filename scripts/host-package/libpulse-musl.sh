@@ -1,23 +1,10 @@
 #!/usr/bin/env bash
 # libpulse-musl.sh WORK_DIR: PulseAudio's client library as static musl libraries, for the static
-# micoff-host (scripts/host-package/static.mjs; the why: docs/design/packaging.md "The static build").
-#
-# Writes WORK_DIR/prefix/lib/{libpulse.a,libpulsecommon-<v>.a,libsndfile.a} and
-# WORK_DIR/prefix/lib/pkgconfig/libpulse.pc (what libpulse-sys's pkg-config probe reads), plus
-# WORK_DIR/prefix/SOURCES (the source packages used, for the tarball's notice). Nothing else of the
-# machine changes: the sources come from Debian's archive through apt with a private source list and
-# private package lists under WORK_DIR (apt checks the archive's signature and each file's hash), the
-# build uses musl-gcc. A second run with the same recipe (this file) and sources does nothing.
-#
-# Built as Debian's packages configure them for a distribution, less what a client never runs:
-#   libsndfile: no external codecs (FLAC/Ogg/Opus/MPEG): libpulse links it only for the daemon's
-#               sample cache helpers, which a client does not call.
-#   libpulse:   -Ddaemon=false and every optional feature off (no D-Bus, GLib, X11, systemd, ...):
-#               the protocol, the threaded mainloop, introspection, streams, shm/memfd and
-#               srbchannel are all in the core library. prefix /usr, sysconfdir /etc, localstatedir
-#               /var, so the library reads /etc/pulse/client.conf and finds /usr/bin/pulseaudio for
-#               autospawn as the distribution's libpulse does.
+# micoff-host (scripts/host-package/static.mjs). Writes WORK_DIR/prefix/lib/{libpulse.a,
+# libpulsecommon-<v>.a,libsndfile.a}, lib/pkgconfig/libpulse.pc and prefix/SOURCES, from Debian's
+# sources fetched through apt with private lists; nothing else of the machine changes; idempotent.
 # Tools: musl-gcc (musl-tools), meson, ninja, cmake, m4, pkg-config, dpkg-source (dpkg-dev), apt.
+# How it is configured and why: docs/design/packaging.md#libpulse-musl-recipe.
 set -euo pipefail
 
 WORK=${1:?usage: libpulse-musl.sh WORK_DIR}

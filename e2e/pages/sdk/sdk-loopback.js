@@ -1,12 +1,9 @@
-// Real meeting-SDK code on a loopback call, for e2e/tests/release-sdk.spec.ts. Bundled by esbuild (with
-// mediasoup-client from npm) into bundle/sdk-loopback.js; simple-peer comes as its own standalone build
-// (bundle/simplepeer.min.js, global `SimplePeer`). The SDK code runs unmodified; everything here is
-// test glue. Window test API:
-//   sdk.ready        Promise: the call is up and audio reaches the far peer
-//   sdk.mute() / sdk.unmute()   the SDK's own mute (simple-peer: track.enabled; mediasoup: Producer.pause/resume)
-//   sdk.energy()     the far peer's received audio energy (inbound-rtp totalAudioEnergy)
-//   sdk.events       what the SDK reported since the call was up (errors, closes, state changes)
-//   sdk.state()      the local track and the SDK's own view (producer.paused, transport state)
+// Real meeting-SDK code on a loopback call, for e2e/tests/release-sdk.spec.ts, bundled by esbuild (with
+// mediasoup-client) into bundle/sdk-loopback.js; simple-peer is its standalone build (global
+// `SimplePeer`). The SDK code runs unmodified; everything here is test glue. Window test API:
+// sdk.ready (the call is up, audio reaches the far peer), sdk.mute() / sdk.unmute() (the SDK's own mute:
+// simple-peer track.enabled, mediasoup Producer.pause/resume), sdk.energy() (the far peer's received
+// energy), sdk.events (errors, closes, state changes), sdk.state() (the local track and the SDK's view).
 import { Device } from 'mediasoup-client';
 
 const params = new URLSearchParams(location.search);
