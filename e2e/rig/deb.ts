@@ -32,6 +32,22 @@ export function debToolsMissing(): string | null {
     : null;
 }
 
+/** The paths a .deb's data holds (`dpkg-deb -c`), absolute, without a trailing slash. */
+export function debPaths(deb: string): string[] {
+  return execFileSync('dpkg-deb', ['-c', deb], { encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => {
+      // "drwxr-xr-x root/root 0 <day> <time> ./usr/bin/" (a link: "./a -> b")
+      const name = line
+        .split(/\s+/)
+        .slice(5)
+        .join(' ')
+        .replace(/ -> .*$/, '');
+      return name.replace(/^\./, '').replace(/\/$/, '') || '/';
+    });
+}
+
 /** One field of a .deb's control file. */
 export function debField(deb: string, name: string): string {
   return execFileSync('dpkg-deb', ['-f', deb, name], { encoding: 'utf8' }).trim();

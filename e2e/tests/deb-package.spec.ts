@@ -25,6 +25,7 @@ import {
 } from '../rig/chromium.ts';
 import {
   debField,
+  debPaths,
   debToolsMissing,
   PACKAGED_HOST,
   PACKAGED_MANIFESTS,
@@ -71,20 +72,25 @@ const DROPPED = '/usr/share/man/man1/micoff-host-top.1.gz';
 /** dpkg wants the sbin folders in PATH (ldconfig, start-stop-daemon), as root's login shell has them. */
 const dpkgEnv = { ...process.env, PATH: '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin' };
 
-/** What dpkg and a trigger write for any package, each with why it is not a file of micoff's. */
-const NOT_MICOFFS: [string, string][] = [
-  ['/var/lib/dpkg/status-old', 'dpkg’s copy of its database before the last change'],
-  ['/var/lib/dpkg/lock', 'dpkg’s lock'],
-  ['/var/lib/dpkg/lock-frontend', 'dpkg’s lock'],
-  ['/var/lib/dpkg/triggers/Lock', 'dpkg’s trigger lock'],
-  ['/var/log/dpkg.log', 'dpkg’s log: a line per action'],
-  [
-    '/var/cache/man/',
-    'man-db’s index, updated by its trigger on /usr/share/man (mandb --no-purge: a removed page’s entry stays until man-db’s daily run)',
-  ],
-];
-const notMicoffs: Allowed = (path) =>
-  NOT_MICOFFS.find(([p]) => (p.endsWith('/') ? path.startsWith(p) : path === p))?.[1] ?? null;
+/** Where the package's maintainer script (the preinst) writes, beside the files it lists. */
+const PREINST_TARGETS = ['/etc/opt'];
+/** What dpkg keeps of the package itself (its file list, md5sums, scripts). */
+const DPKG_INFO = '/var/lib/dpkg/info/micoff-host.';
+
+/**
+ * What the test compares: only what the code under test can touch, the files the packages list (and
+ * their folders), the preinst's targets and dpkg's records of the package. Anything else (e.g. the
+ * fontconfig cache the browsers in the namespace write on a machine that had none) is the machine's.
+ */
+function packagesReach(debs: string[]): Allowed {
+  const reach = new Set([...PREINST_TARGETS, ...debs.flatMap(debPaths)]);
+  return (path) => {
+    if (reach.has(path) || path.startsWith(DPKG_INFO)) return null;
+    // dpkg's own files (its database, compared whole below; its log and locks), man-db's trigger
+    // cache, and the machine's caches.
+    return 'outside what the package lists or its maintainer script writes';
+  };
+}
 
 /** The host Chromium started for micoff: its `version` answer and the binary it runs. */
 async function chromiumsHost(browser: LaunchedChromium): Promise<{ version: Version; exe: string }> {
@@ -164,6 +170,7 @@ test('the .deb in a private namespace: Chromium and Firefox reach its host throu
       outDir: join(dir, 'newer'),
     });
     const newerVersion = debField(newer, 'Version');
+    const notMicoffs = packagesReach([deb, newer]);
     lap('packed');
 
     const namespace = await openMountNamespace([], dir, { overlays: OVERLAID });

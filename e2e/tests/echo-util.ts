@@ -175,7 +175,7 @@ export async function openEchoCall(
   const browser = await launchChromium({ env, withExtension: c.withExtension });
   const close = async () => {
     await browser.close();
-    await whenStreams(rig, 'no capture between configurations', (n) => n === 0, 5000).catch(() => {});
+    await whenStreams(rig, 'no capture between configurations', (n) => n === 0, 5000);
   };
   try {
     const q = new URLSearchParams({ constraints: JSON.stringify(c.constraints) });
@@ -184,7 +184,8 @@ export async function openEchoCall(
     await whenStreams(rig, 'Chromium capturing', (n) => n === 1);
     return { browser, call, close };
   } catch (e) {
-    await close();
+    // The setup's own error is the one to report; the capture may well still be up then.
+    await close().catch(() => {});
     throw e;
   }
 }

@@ -33,7 +33,7 @@ const WINDOW_S = Number(process.env.MICOFF_CPU_WINDOW_S ?? 4);
 const CYCLES = 3;
 /** The far end's jitter-buffer target 2-4 s after an unmute, ms: far under a pause taken for delay
  * (docs/design/firefox-install.md#firefox-quiet-bars). */
-const TARGET_BAR_MS = 500;
+const TARGET_BAR_MS = 250;
 /** From micoff's quiet to the unmute in the invisibility test. */
 const PAUSE_MS = 3000;
 /** Muted with Firefox's release and micoff ÷ muted as Firefox comes, at most

@@ -28,7 +28,7 @@ const ROUNDS = Number(process.env.MICOFF_CPU_ROUNDS ?? 3);
 const WINDOW_S = Number(process.env.MICOFF_CPU_WINDOW_S ?? 5);
 /** The stand-in's cost while unmuted (paired with / without), at most
  * (docs/design/release-on-mute.md#release-paths-cpu-bar-values). */
-const STAND_IN_BAR = 1.3;
+const STAND_IN_BAR = 1.25;
 /** The WebAudio pipeline muted, with / without micoff (paired windows, browser trees), at most: between
  * released and not released (docs/design/release-on-mute.md#release-paths-cpu-bar-values). */
 const WEBAUDIO_SAVED_PAIRED = 0.85;
@@ -190,14 +190,15 @@ test('CPU: pipeline and sender mutes released vs unmuted, control without micoff
         samples,
       };
       results[kind] = r;
+      // Each bar is written so that a figure that is not a number (a missing sample) fails it.
       console.log(`release-paths-cpu ${kind}: ${JSON.stringify({ ...r, samples: undefined })}`);
-      if (r.released_above_floor !== null && r.released_above_floor > RELEASED_ABOVE_FLOOR)
+      if (r.released_above_floor !== null && !(r.released_above_floor <= RELEASED_ABOVE_FLOOR))
         failures.push(
           `${kind}: released above the stopped track ${r.released_above_floor.toFixed(3)} of unmuted > ${RELEASED_ABOVE_FLOOR}`,
         );
-      if (control !== null && r.control_muted_over_unmuted < control)
+      if (control !== null && !(r.control_muted_over_unmuted >= control))
         failures.push(`${kind}: control ${r.control_muted_over_unmuted.toFixed(3)} < ${control}`);
-      if (saved !== null && r.muted_with_over_without > saved)
+      if (saved !== null && !(r.muted_with_over_without <= saved))
         failures.push(`${kind}: muted with/without ${r.muted_with_over_without.toFixed(3)} > ${saved}`);
     }
     for (const config of configs) expect(await chromiumStreams(rigs[config])).toEqual([]);
@@ -243,7 +244,7 @@ test('CPU: pipeline and sender mutes released vs unmuted, control without micoff
       };
       results[`${kind}_muted_paired`] = r;
       console.log(`release-paths-cpu ${kind} muted, paired: ${JSON.stringify({ ...r, paired: undefined })}`);
-      if (r.muted_with_over_without > savedPaired)
+      if (!(r.muted_with_over_without <= savedPaired))
         failures.push(
           `${kind}: muted with/without (paired) ${r.muted_with_over_without.toFixed(3)} > ${savedPaired}`,
         );
@@ -300,7 +301,7 @@ test('CPU: pipeline and sender mutes released vs unmuted, control without micoff
       console.log(
         `release-paths-cpu insertable stand-in, unmuted: ${JSON.stringify({ ...r, paired: undefined })}`,
       );
-      if (r.stand_in_with_over_without > STAND_IN_BAR)
+      if (!(r.stand_in_with_over_without <= STAND_IN_BAR))
         failures.push(
           `stand-in unmuted with/without ${r.stand_in_with_over_without.toFixed(3)} > ${STAND_IN_BAR}`,
         );

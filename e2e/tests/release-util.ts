@@ -96,13 +96,15 @@ export const RELEASED_ABOVE_FLOOR = 0.08;
  * renderer), the browser process (native messaging, extension messaging and storage), and the page's
  * main thread (page world and content script). Threads micoff never runs on (the audio service's
  * processing, WebRTC's, the network service) are left to the whole-tree overhead bar. */
+const MICOFFS_OWN: [string, (key: string) => boolean][] = [
+  ['the browser process', (k) => k.startsWith('browser:')],
+  ["the extension's renderer", (k) => k.startsWith('extension_renderer:')],
+  ['micoff-host', (k) => k === 'other:micoff-host'],
+  ["the page's main thread", (k) => k === 'renderer/chromium'],
+];
+
 export function isMicoffsOwn(key: string): boolean {
-  return (
-    key.startsWith('browser:') ||
-    key.startsWith('extension_renderer:') ||
-    key === 'other:micoff-host' ||
-    key === 'renderer/chromium'
-  );
+  return MICOFFS_OWN.some(([, is]) => is(key));
 }
 
 /** The unmuted overhead bars (docs/design/release-on-mute.md "Unmuted cost: the two bars"): micoff's own
@@ -120,10 +122,14 @@ export const OVERHEAD_TREE = 1.05;
  * windows (the test's own CDP traffic), more than micoff's whole share. */
 export function ownOverhead(paired: PairedWindow[]): number {
   const b = pairedBreakdown(paired, 0);
-  const rows = [
-    ...Object.entries(b.by_process).filter(([k]) => isMicoffsOwn(k)),
-    ...Object.entries(b.by_thread).filter(([k]) => isMicoffsOwn(k)),
-  ];
+  const all = [...Object.entries(b.by_process), ...Object.entries(b.by_thread)];
+  // A renamed process or thread would drop out of the sum and read as no overhead: each must be there.
+  const missing = MICOFFS_OWN.filter(([, is]) => !all.some(([k]) => is(k))).map(([what]) => what);
+  if (missing.length > 0)
+    throw new Error(
+      `micoff's own threads not found in the samples: ${missing.join(', ')} (keys: ${all.map(([k]) => k).join(', ')})`,
+    );
+  const rows = all.filter(([k]) => isMicoffsOwn(k));
   return rows.reduce((sum, [, r]) => sum + r.median_diff_pct, 0) / median(paired.map((p) => p.without_pct));
 }
 
@@ -248,7 +254,11 @@ export function pairedBreakdown(paired: PairedWindow[], minPct = 0.01) {
 
 const round3 = (x: number) => Math.round(x * 1000) / 1000;
 
+/** The median; throws on no samples or a sample that is not a number (a missing reading), so that a
+ * bar compared with it cannot pass on NaN. Infinity (e.g. "never came") is a sample. */
 export function median(xs: number[]): number {
+  if (xs.length === 0) throw new Error('median of no samples');
+  if (xs.some(Number.isNaN)) throw new Error(`median of samples that are not numbers: ${xs.join(', ')}`);
   const s = [...xs].sort((a, b) => a - b);
   const mid = s.length >> 1;
   return s.length % 2 ? (s[mid] as number) : ((s[mid - 1] as number) + (s[mid] as number)) / 2;
