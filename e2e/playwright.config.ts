@@ -1,17 +1,20 @@
-// e2e on the real-audio rig (e2e/rig/): one worker (the rig, Chromium and the CPU figures share two
-// cores), retries only on CI (a retried pass shows up as "flaky" in the JSON report; npm test counts
-// and names it as passed on retry), list + JSON reporters; e2e/artifacts/results.json is what
+// e2e on the real-audio rig (e2e/rig/): two lanes (e2e/lanes.ts): the functional specs with several
+// workers, then the quiet (CPU-measuring) specs alone with one. Retries only on CI (a retried pass is
+// "flaky" in the JSON report; npm test names it). List + JSON reporters: the JSON is what
 // scripts/test.sh counts (scripts/e2e-report.ts).
 import { defineConfig } from '@playwright/test';
+import { FUNCTIONAL_WORKERS, laneFilter, laneOf } from './lanes.ts';
 import type { WorkerFixtures } from './rig/fixtures.ts';
 import { onCi } from './rig/needs.ts';
 
 const CI = onCi();
+const lane = laneOf();
 
 export default defineConfig<unknown, WorkerFixtures>({
   testDir: './tests',
   outputDir: './artifacts/test-results',
-  workers: 1,
+  ...laneFilter(lane),
+  workers: lane === 'functional' ? FUNCTIONAL_WORKERS : 1,
   fullyParallel: false,
   retries: CI ? 1 : 0,
   forbidOnly: CI,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sampleReport } from './e2e-report.sample.ts';
-import { type E2eTally, tallyE2e, tallyLines } from './e2e-report.ts';
+import { type E2eTally, specDurations, tallyE2e, tallyLines } from './e2e-report.ts';
 
 test('a test that passed only on a retry counts as passed and is named as such', () => {
   const want: E2eTally = {
@@ -32,4 +32,14 @@ test('a skip reason on the last result counts too (Playwright puts runtime skips
   assert.ok(skippedTest);
   skippedTest.results[0]?.annotations.push({ type: 'skip', description: 'Xvfb is not installed' });
   assert.equal(tallyE2e(r).skippedWhy[1], 'firefox.spec.ts › no reason [pipewire]: Xvfb is not installed');
+});
+
+test('the time per spec file and project, retries counted, slowest first', () => {
+  assert.deepEqual(specDurations(sampleReport()), [
+    // flaky 1 + 2 s, and the describe's test failed twice: 1 + 2 s.
+    { spec: 'release-cpu.spec.ts [pulseaudio]', ms: 6000 },
+    { spec: 'firefox.spec.ts [pipewire]', ms: 1000 },
+    { spec: 'firefox.spec.ts [pulseaudio]', ms: 1000 },
+    { spec: 'release-cpu.spec.ts [pipewire]', ms: 1000 },
+  ]);
 });

@@ -1,7 +1,8 @@
 // Playwright's JSON report (e2e/artifacts/results.json) as npm test counts it: passed (on the first try
 // or only on a retry), failed, skipped, and by name which tests passed only on retry and which were
-// skipped, with the reason the test gave. Run as a script (scripts/test-tally.sh), it prints
-// `counts PASSED FAILED SKIPPED`, then one `retried NAME` or `skipped NAME: WHY` line per test.
+// skipped, with the reason the test gave, and how long each spec took. Run as a script (scripts/test-tally.sh),
+// it prints `counts PASSED FAILED SKIPPED`, one `retried NAME` or `skipped NAME: WHY` line per test,
+// then one `duration MS SPEC [PROJECT]` line per spec file and project, slowest first.
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,6 +60,25 @@ export function tallyE2e(report: JSONReport): E2eTally {
   return out;
 }
 
+/** The time each spec file took per project, every result counted (retries too), slowest first. */
+export function specDurations(report: JSONReport): { spec: string; ms: number }[] {
+  const ms = new Map<string, number>();
+  const walk = (suite: JSONReportSuite) => {
+    for (const spec of suite.specs) {
+      for (const test of spec.tests) {
+        const key = `${spec.file} [${test.projectName}]`;
+        const took = test.results.reduce((sum, r) => sum + (r.duration ?? 0), 0);
+        ms.set(key, (ms.get(key) ?? 0) + took);
+      }
+    }
+    for (const child of suite.suites ?? []) walk(child);
+  };
+  for (const suite of report.suites) walk(suite);
+  return [...ms]
+    .map(([spec, took]) => ({ spec, ms: took }))
+    .sort((a, b) => b.ms - a.ms || a.spec.localeCompare(b.spec));
+}
+
 /** The lines scripts/test-tally.sh reads (one per item, no line breaks inside one). */
 export function tallyLines(t: E2eTally): string[] {
   const oneLine = (s: string) => s.replace(/\s*\n\s*/g, ' ');
@@ -77,4 +97,5 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   }
   const report = JSON.parse(readFileSync(file, 'utf8')) as JSONReport;
   for (const line of tallyLines(tallyE2e(report))) console.log(line);
+  for (const d of specDurations(report)) console.log(`duration ${d.ms} ${d.spec}`);
 }

@@ -29,9 +29,9 @@ const WINDOW_MS = Number(process.env.MICOFF_PLAYBACK_WINDOW_MS ?? 6000);
 /** The audio path at 40 ms, at most this share of the default's (pipewire-pulse;
  * docs/design/capture-latency.md#capture-latency-playback-bars). */
 const CPU_RATIO_MAX = 0.8;
-/** What the capture may fall short of its window: the counters move a whole record fragment at a time
- * (40 ms), and one may be in flight at each end of the window; a stall is longer. */
-const SHORTFALL_MAX_S = 0.08;
+/** What the capture may fall short of its window, by the statistics' own timestamps; a stall is longer
+ * (docs/design/capture-latency.md, "Capture latency in a call that plays"). */
+const SHORTFALL_MAX_S = 0.05;
 
 const CONFIGS: EchoConfig[] = [
   { name: 'default', latencyMs: null, constraints: { audio: true }, withExtension: false },
