@@ -12,6 +12,14 @@ on_retry=0
 failures=()
 retried=()
 skips=()
+# "SECONDS NAME" per group of the run, and "MS SPEC [PROJECT]" per e2e spec file (both lanes).
+group_times=()
+spec_times=()
+
+# time_group NAME SECONDS: how long a group of the run took (wall clock), for the summary.
+time_group() {
+  group_times+=("$2 $1")
+}
 
 # summary_line PASSED FAILED [SKIPPED] [ON_RETRY]: the run's last line.
 summary_line() {
@@ -101,10 +109,38 @@ count_playwright_json() {
         on_retry=$((on_retry + 1))
         ;;
       skipped) skips+=("e2e: $rest") ;;
+      duration) spec_times+=("$rest") ;;
     esac
   done <<<"$out"
   skipped=$((skipped + s))
   count_from "e2e" "$p" "$f" "$rc"
+}
+
+# print_times [FILE]: the time per group and the ten slowest e2e specs (stderr); with FILE, every
+# group's and spec's time as `group|spec<TAB>seconds<TAB>name` lines there (an artifact).
+print_times() {
+  local file=${1:-} t name ms spec
+  if ((${#group_times[@]} > 0)); then
+    printf '\nTime per group:\n' >&2
+    for t in "${group_times[@]}"; do
+      printf '  %6.1f min  %s\n' "$(awk -v s="${t%% *}" 'BEGIN { print s / 60 }')" "${t#* }" >&2
+    done
+  fi
+  if ((${#spec_times[@]} > 0)); then
+    printf '\nSlowest e2e specs:\n' >&2
+    printf '%s\n' "${spec_times[@]}" | sort -rn | head -n 10 | while read -r ms spec; do
+      printf '  %6.1f min  %s\n' "$(awk -v m="$ms" 'BEGIN { print m / 60000 }')" "$spec" >&2
+    done
+  fi
+  if [ -n "$file" ]; then
+    : >"$file"
+    for t in "${group_times[@]}"; do printf 'group\t%s\t%s\n' "${t%% *}" "${t#* }" >>"$file"; done
+    for t in "${spec_times[@]}"; do
+      ms=${t%% *} spec=${t#* }
+      printf 'spec\t%s\t%s\n' "$(awk -v m="$ms" 'BEGIN { print m / 1000 }')" "$spec" >>"$file"
+    done
+  fi
+  return 0
 }
 
 # print_summary: the skipped and retried tests by name and the failures (stderr), then the last line

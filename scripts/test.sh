@@ -2,10 +2,9 @@
 # `npm test`: every check micoff has, in one run (deps, types and lints, unit tests, the bounded fuzz
 # run, the host's Debian package, the Playwright e2e suite), each counted by scripts/test-tally.sh; the
 # last line is `N passed (K on retry), N failed, N skipped` and the exit status is non-zero on any
-# failure. Under CI what a test needs from the machine must be there (missing = failure).
-# Options (environment):
-#   MICOFF_TEST_ONLY=static,rust,ts,fuzz,package,e2e   run only these groups (default: all)
-#   MICOFF_E2E_GREP=regex                              pass --grep to Playwright
+# failure. The functional e2e lane runs beside the builds and unit tests, the quiet (CPU) lane alone
+# last; the time per group and the slowest specs end the run (e2e/artifacts/durations.tsv).
+# Options: MICOFF_TEST_ONLY=static,rust,ts,fuzz,package,e2e; MICOFF_E2E_GREP=regex.
 # More: docs/test-rig.md#npm-test-script.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -40,6 +39,21 @@ check() {
   fi
 }
 
+# group NAME: start timing a group; the next `group` (or `group_done`) ends it.
+group_name=""
+group_t0=0
+group() {
+  group_done
+  group_name=$1
+  group_t0=$SECONDS
+}
+group_done() {
+  [ -n "$group_name" ] && time_group "$group_name" $((SECONDS - group_t0))
+  group_name=""
+}
+
+run_t0=$SECONDS
+group "dependencies"
 say "dependencies"
 deps_rc=0
 bash scripts/ensure-deps.sh --with-firefox --package || deps_rc=$?
@@ -56,35 +70,79 @@ fi
 [ -d "$HOME/.cargo/bin" ] && PATH="$HOME/.cargo/bin:$PATH"
 export PATH
 
+# e2e_lane LANE: one lane of the Playwright suite (e2e/lanes.ts), its JSON report counted.
+e2e_lane() {
+  local lane=$1 json="$ART/results-$1.json" rc grep_args=()
+  rm -f "$json"
+  [ -n "${MICOFF_E2E_GREP:-}" ] && grep_args=(--grep "$MICOFF_E2E_GREP")
+  MICOFF_E2E_LANE=$lane PLAYWRIGHT_JSON_OUTPUT_NAME="$json" \
+    npx playwright test -c e2e --reporter=list,json "${grep_args[@]}" >&2
+  rc=$?
+  count_playwright_json "$json" "$rc"
+}
+
 if want static; then
+  group "types, lints, build"
   check "tsc --noEmit" npx tsc --noEmit
   check "biome check" npx biome check .
   check "cargo fmt --check" cargo fmt --all --check
-  check "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
   check "npm run build" npm run build --silent
+fi
+
+# The host the e2e suite and the package use (micoff-dist: the man pages and completions).
+if want e2e || want package; then
+  group "cargo build --release"
+  check "cargo build --release (micoff-host, micoff-dist)" cargo build --release --locked -p micoff-host -p micoff-dist
+fi
+
+# The functional e2e lane in the background: its specs mostly wait on browsers and audio servers, so
+# the builds and unit tests below share the machine with it, at a lower priority.
+e2e_pid=""
+if want e2e; then
+  say "Playwright e2e, functional lane (in the background; its lines come as they pass)"
+  e2e_t0=$SECONDS
+  (
+    passed=0 failed=0 skipped=0 on_retry=0 failures=() retried=() skips=() spec_times=()
+    e2e_lane functional
+    printf '%s %s %s %s %s\n' "$passed" "$failed" "$skipped" "$on_retry" $((SECONDS - e2e_t0)) >"$LOG_DIR/e2e-functional.counts"
+    printf '%s\n' "${failures[@]}" >"$LOG_DIR/e2e-functional.failures"
+    printf '%s\n' "${retried[@]}" >"$LOG_DIR/e2e-functional.retried"
+    printf '%s\n' "${skips[@]}" >"$LOG_DIR/e2e-functional.skips"
+    printf '%s\n' "${spec_times[@]}" >"$LOG_DIR/e2e-functional.times"
+  ) &
+  e2e_pid=$!
+fi
+nice_=(nice -n 10)
+
+if want static; then
+  group "clippy, packaged extension lints"
+  check "cargo clippy -D warnings" "${nice_[@]}" cargo clippy --workspace --all-targets --locked -- -D warnings
   check "npm run package + web-ext lint (packaged xpi)" bash -c 'set -e; npm run package --silent -- --no-build; v=$(node -p "require(\"./package.json\").version"); d=$(mktemp -d); trap "rm -rf $d" EXIT; unzip -q "dist/micoff-$v.xpi" -d "$d"; test -s "dist/micoff-$v-chrome.zip"; out=$(npx web-ext lint --source-dir "$d" --output json --boring 2>/dev/null); echo "$out"; node -e "const r=JSON.parse(process.argv[1]); if (r.summary.errors>0) process.exit(1)" "$out"'
   check "web-ext lint (firefox)" bash -c 'out=$(npx web-ext lint --source-dir dist/firefox --output json --boring 2>/dev/null); echo "$out"; node -e "const r=JSON.parse(process.argv[1]); if (r.summary.errors>0) process.exit(1)" "$out"'
 fi
 
 if want rust; then
+  group "cargo test"
   say "cargo test (Rust unit and integration tests)"
   log="$LOG_DIR/cargo-test.log"
   # The ignored tests are those that need root: as root they run.
   as_root=()
   [ "$(id -u)" = 0 ] && as_root=(--include-ignored)
-  cargo test --workspace --locked --no-fail-fast -- "${as_root[@]}" 2>&1 | tee "$log" >&2
-  rc=${PIPESTATUS[0]}
+  "${nice_[@]}" cargo test --workspace --locked --no-fail-fast -- "${as_root[@]}" >"$log" 2>&1
+  rc=$?
+  grep -E '^(test result:|failures:|    [a-z_:]+$|test .* FAILED)' "$log" >&2
   count_cargo_log "$log" "$rc"
 fi
 
 if want ts; then
+  group "TypeScript unit tests"
   say "TypeScript unit tests (node --test)"
   mapfile -t ts_tests < <(find extension scripts e2e/rig -name '*.test.ts' -not -path '*/node_modules/*' 2>/dev/null | sort)
   log="$LOG_DIR/ts-unit.log"
   if ((${#ts_tests[@]} == 0)); then
     count_from "ts unit tests" 0 0 0
   else
-    node --import tsx --test --test-reporter=tap "${ts_tests[@]}" >"$log" 2>&1
+    "${nice_[@]}" node --import tsx --test --test-reporter=tap "${ts_tests[@]}" >"$log" 2>&1
     rc=$?
     grep -E '^(not ok|# (pass|fail|skip))' "$log" >&2
     count_tap_log "ts unit tests" "$log" "$rc"
@@ -93,31 +151,39 @@ fi
 
 if want fuzz; then
   if [ -x native-host/fuzz/run-bounded.sh ]; then
-    check "fuzz (bounded)" native-host/fuzz/run-bounded.sh
-    # Which runner ran and how many inputs each target got.
+    group "fuzz (bounded)"
+    check "fuzz (bounded)" "${nice_[@]}" native-host/fuzz/run-bounded.sh
+    # How many inputs each target got.
     grep -E '^(fuzz:|[a-z_]+: [0-9?]+ executions)' "$LOG_DIR/fuzz__bounded_.log" >&2 || true
   fi
 fi
 
 if want package; then
   # The .deb as `npm run package` builds it (the static tarball is left out: its first build takes
-  # minutes, docs/design/packaging.md), then what a user's dpkg would see (check-deb.mjs) and lintian
-  # (the package step fails on a lintian error; here lintian must be there).
-  check "cargo build --release (micoff-host, micoff-dist)" cargo build --release --locked -p micoff-host -p micoff-dist
-  check "npm run package --deb + check-deb + lintian" bash -c 'set -e; command -v lintian >/dev/null || { echo "lintian is not installed"; exit 1; }; npm run package --silent -- --no-build --no-xpi --deb; v=$(node -p "require(\"./package.json\").version"); node scripts/host-package/check-deb.mjs dist/micoff-host_"$v"-*_amd64.deb'
+  # minutes, docs/design/packaging.md), then what a user's dpkg would see (check-deb.mjs) and lintian.
+  group "Debian package"
+  check "npm run package --deb + check-deb + lintian" "${nice_[@]}" bash -c 'set -e; command -v lintian >/dev/null || { echo "lintian is not installed"; exit 1; }; npm run package --silent -- --no-build --no-xpi --deb; v=$(node -p "require(\"./package.json\").version"); node scripts/host-package/check-deb.mjs dist/micoff-host_"$v"-*_amd64.deb'
 fi
+group_done
 
-if want e2e; then
-  # micoff-dist too: deb-package.spec.ts packs the .deb (man pages and completions come from it).
-  check "cargo build --release" cargo build --release --locked -p micoff-host -p micoff-dist
-  say "Playwright e2e on the real-audio rig"
-  json="$ART/results.json"
-  rm -f "$json"
-  grep_args=()
-  [ -n "${MICOFF_E2E_GREP:-}" ] && grep_args=(--grep "$MICOFF_E2E_GREP")
-  PLAYWRIGHT_JSON_OUTPUT_NAME="$json" npx playwright test -c e2e --reporter=list,json "${grep_args[@]}" >&2
-  rc=$?
-  count_playwright_json "$json" "$rc"
+if [ -n "$e2e_pid" ]; then
+  wait "$e2e_pid"
+  if read -r p f s r took <"$LOG_DIR/e2e-functional.counts" 2>/dev/null; then
+    passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s)) on_retry=$((on_retry + r))
+    mapfile -t -O "${#failures[@]}" failures < <(grep -v '^$' "$LOG_DIR/e2e-functional.failures")
+    mapfile -t -O "${#retried[@]}" retried < <(grep -v '^$' "$LOG_DIR/e2e-functional.retried")
+    mapfile -t -O "${#skips[@]}" skips < <(grep -v '^$' "$LOG_DIR/e2e-functional.skips")
+    mapfile -t -O "${#spec_times[@]}" spec_times < <(grep -v '^$' "$LOG_DIR/e2e-functional.times")
+    time_group "e2e functional lane (beside the groups above)" "$took"
+  else
+    fail_one "e2e functional lane: it ended without its counts"
+  fi
+  say "Playwright e2e, quiet lane (CPU-measuring specs, alone)"
+  group "e2e quiet lane"
+  e2e_lane quiet
+  group_done
 fi
+time_group "npm test in all" $((SECONDS - run_t0))
 
+print_times "$ART/durations.tsv"
 print_summary
