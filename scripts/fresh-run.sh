@@ -32,7 +32,7 @@ env -i PATH="$dir/home/.cargo/bin:/usr/local/bin:/usr/bin:/bin:/usr/local/sbin:/
   unshare --mount --propagation private bash -euc '
     for d in /tmp /var/tmp /var/cache/fontconfig; do mount -t tmpfs -o mode=1777 tmpfs "$d"; done
     mount -t overlay overlay -o "lowerdir=$USER_RUSTUP,upperdir=$FRESH_DIR/rustup-upper,workdir=$FRESH_DIR/rustup-work" "$FRESH_DIR/home/.rustup"
-    mount --bind "$FRESH_DIR/home" /root
+    mount --rbind "$FRESH_DIR/home" /root
     cd "$FRESH_DIR/clone"
     exec bash .ci/run
   ' >"$dir/run.log" 2>&1 || rc=$?

@@ -90,15 +90,20 @@ if want static; then
 fi
 
 # The host the e2e suite and the package use (micoff-dist: the man pages and completions).
+host_built=0
 if want e2e || want package; then
   group "cargo build --release"
+  failed_before=$failed
   check "cargo build --release (micoff-host, micoff-dist)" cargo build --release --locked -p micoff-host -p micoff-dist
+  ((failed == failed_before)) && host_built=1
 fi
 
 # The functional e2e lane in the background: its specs mostly wait on browsers and audio servers, so
 # the builds and unit tests below share the machine with it, at a lower priority.
 e2e_pid=""
-if want e2e; then
+if want e2e && ((host_built == 0)); then
+  fail_one "e2e: not run, the host did not build (above)"
+elif want e2e; then
   say "Playwright e2e, functional lane (in the background; its lines come as they pass)"
   e2e_t0=$SECONDS
   (
@@ -158,7 +163,7 @@ if want fuzz; then
   fi
 fi
 
-if want package; then
+if want package && ((host_built == 1)); then
   # The .deb as `npm run package` builds it (the static tarball is left out: its first build takes
   # minutes, docs/design/packaging.md), then what a user's dpkg would see (check-deb.mjs) and lintian.
   group "Debian package"
