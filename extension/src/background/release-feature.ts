@@ -21,7 +21,7 @@ import {
   type ReleasePolicyAnswer,
 } from '../shared/messages/content-background.ts';
 import type { Processes } from '../shared/protocol.ts';
-import { KEPT, releaseConfig, releaseDecision } from '../shared/release-decision.ts';
+import { KEPT, releaseConfig, releaseDecision, UNANSWERED } from '../shared/release-decision.ts';
 import type { BackgroundContext } from './context.ts';
 import { createNativeReleaseWatch, type NativeReleaseWatch } from './native-release.ts';
 import { type RateLimit, RateLimiter } from './rate-limit.ts';
@@ -106,11 +106,19 @@ export function createReleaseTracker(d: ReleaseTrackerDeps) {
     deferred.set(key, entry);
   }
 
+  /** The answer to a frame's release question; a lookup that fails answers UNANSWERED. */
   async function query(
     f: FrameRef,
     m: Extract<ContentToBackground, { type: 'release_policy' }>,
   ): Promise<ReleasePolicyAnswer> {
     if (!queries.take(keyOf(f))) return RATE_LIMITED;
+    return lookUp(f, m).catch(() => UNANSWERED);
+  }
+
+  async function lookUp(
+    f: FrameRef,
+    m: Extract<ContentToBackground, { type: 'release_policy' }>,
+  ): Promise<ReleasePolicyAnswer> {
     const label = m.label;
     if (m.mic !== 'granted' || !frames.hasLive(f.tabId, f.frameId, label)) {
       // The site setting alone: nothing about devices or other tabs.
@@ -189,7 +197,7 @@ export function startRelease(ctx: BackgroundContext): void {
       );
       return true; // async reply
     }
-    void tracker.query(frame, msg).then(reply, () => reply({ allow: true, reason: null }));
+    void tracker.query(frame, msg).then(reply);
     return true; // async reply
   });
 

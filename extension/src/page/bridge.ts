@@ -3,15 +3,15 @@
 // read.
 // Until the content script hands over the site's config (it fetches it from the background once the
 // frame captures), the defaults apply (the default delay, release on): a release always asks the
-// background first, and a question left unanswered before any config arrived keeps the device open, so
-// the defaults never release what the settings keep open.
+// background first, and a question left unanswered keeps the device open (UNANSWERED), so neither the
+// defaults nor a stale config release what the settings keep open.
 import { awaitChannel, captureNatives } from '../shared/messages/page-channel.ts';
 import {
   type GroupReport,
   type PageToContent,
   parseContentMessage,
 } from '../shared/messages/page-content.ts';
-import { KEPT, type ReleaseConfig } from '../shared/release-decision.ts';
+import { type ReleaseConfig, UNANSWERED } from '../shared/release-decision.ts';
 import { DEFAULT_SETTINGS, RELEASE_DELAY_MAX_MS, RELEASE_DELAY_MIN_MS } from '../shared/settings.ts';
 
 export type { ReleaseConfig };
@@ -30,10 +30,8 @@ export interface Bridge {
   askPolicy(label: string): Promise<PolicyAnswer>;
 }
 
-/** How long a release waits for the background's answer before going ahead with the page's config
- * (the site's settings as the background last handed them over; none yet: kept open).
- * The answer normally takes a few ms; a service worker woken from idle can take several hundred, and
- * giving up early would release a Bluetooth headset the policy keeps open. */
+/** How long a release waits for the background's answer before the device is kept open (UNANSWERED).
+ * The answer normally takes a few ms; a service worker woken from idle can take several hundred. */
 const POLICY_TIMEOUT_MS = 2000;
 
 export function createBridge(w: Window & typeof globalThis): Bridge {
@@ -44,8 +42,6 @@ export function createBridge(w: Window & typeof globalThis): Bridge {
   const setTimer = w.setTimeout.bind(w);
 
   let config: ReleaseConfig = { delay_ms: DEFAULT_SETTINGS.releaseDelayMs, release: true, reason: null };
-  // Whether `config` is the site's, handed over by the content script, or still the defaults.
-  let configKnown = false;
   const configListeners: (() => void)[] = [];
   const realms = new Map<number, GroupReport[]>();
   const pending = new Map<number, (a: PolicyAnswer) => void>();
@@ -61,7 +57,6 @@ export function createBridge(w: Window & typeof globalThis): Bridge {
       const delay = Math.round(msg.delay_ms) || 0;
       const delay_ms = Math.min(RELEASE_DELAY_MAX_MS, Math.max(RELEASE_DELAY_MIN_MS, delay));
       config = { delay_ms, release: msg.release, reason: msg.reason, paths: msg.paths ?? true };
-      configKnown = true;
       for (const l of configListeners) l();
     } else {
       const resolve = pending.get(msg.query);
@@ -89,9 +84,7 @@ export function createBridge(w: Window & typeof globalThis): Bridge {
       return new Promise((resolve) => {
         pending.set(query, resolve);
         setTimer(() => {
-          if (!pending.delete(query)) return;
-          if (!configKnown) resolve({ allow: false, reason: KEPT.unanswered });
-          else resolve({ allow: config.release, reason: config.reason });
+          if (pending.delete(query)) resolve(UNANSWERED);
         }, POLICY_TIMEOUT_MS);
         send({ type: 'policy_query', query, label });
       });

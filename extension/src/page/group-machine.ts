@@ -6,7 +6,7 @@
 // Pure: the page supplies the clock, timers, the background's answer and what happens to the real
 // tracks (effects), so the transitions run under `node --test`.
 import type { GroupState } from '../shared/messages/page-content.ts';
-import { ENDED, KEPT } from '../shared/release-decision.ts';
+import { ENDED, KEPT, standingDecision } from '../shared/release-decision.ts';
 import type { Audibility } from './audibility.ts';
 import type { PolicyAnswer, ReleaseConfig } from './bridge.ts';
 import { decideGroup, type MemberView } from './release-policy.ts';
@@ -118,9 +118,10 @@ export function createGroupMachine<G extends MachineGroup>(fx: GroupEffects<G>):
       if (action.kind === 'on' && g.state === 'off') void acquire(g);
     } else if (g.state === 'on') {
       g.listening = null;
-      if (!cfg.release) {
+      const standing = standingDecision(cfg);
+      if (!standing.allow) {
         cancelTimer(g);
-        g.kept = cfg.reason ?? KEPT.site;
+        g.kept = standing.reason;
       } else if (g.timer === null && g.kept === null) {
         const seq = ++g.seq;
         const waitMs = g.hold ? Math.max(0, g.hold.untilMs - fx.now()) : action.waitMs;

@@ -26,7 +26,7 @@ export const KEPT = {
     "the page processes the microphone's audio in its own code (e.g. noise suppression micoff cannot follow), so it stays open to be safe",
   /** The background said no without saying why (or the page's config did). */
   policy: 'kept open by policy',
-  /** Neither the site's settings nor an answer reached the page in time (page/bridge.ts). */
+  /** No answer to the release question reached the page in time (UNANSWERED). */
   unanswered: "micoff's background did not answer (kept open to be safe)",
   /** Reopened ahead of an unmute (page/intent.ts): the user came back to the call. */
   primed:
@@ -47,6 +47,8 @@ export const ENDED = {
 
 export type ReleaseDecision = { allow: true; reason: null } | { allow: false; reason: string };
 
+const ALLOWED: ReleaseDecision = Object.freeze({ allow: true, reason: null });
+
 export interface ReleaseFacts {
   settings: Settings;
   /** The frame's page (its origin picks the per-site switch). */
@@ -56,12 +58,26 @@ export interface ReleaseFacts {
   bluetooth?: boolean;
 }
 
+/** The site switch (the site's override, else the global switch). Decided here only: the background's
+ * answer to each question and the standing answer the page world runs with (releaseConfig) both come
+ * from it, and the page world reads that answer back with `standingDecision`, never the settings. */
+export function siteDecision(settings: Settings, url: string): ReleaseDecision {
+  return releaseEnabledFor(settings, url) ? ALLOWED : { allow: false, reason: KEPT.site };
+}
+
+/** A release question nobody answered (the background gone or asleep past page/bridge.ts's timeout, or
+ * failing to look the answer up): the device stays open. Decided here only; the page world's bridge,
+ * the content script and the background all answer with it. A muted device kept open is invisible to
+ * the user; one released against the settings (a Bluetooth headset's profile switch) is not. */
+export const UNANSWERED: ReleaseDecision = Object.freeze({ allow: false, reason: KEPT.unanswered });
+
 export function releaseDecision(f: ReleaseFacts): ReleaseDecision {
-  if (!releaseEnabledFor(f.settings, f.url)) return { allow: false, reason: KEPT.site };
+  const site = siteDecision(f.settings, f.url);
+  if (!site.allow) return site;
   if (f.bluetooth !== undefined && !releaseAllowedForSource(f.settings, f.bluetooth)) {
     return { allow: false, reason: KEPT.bluetooth };
   }
-  return { allow: true, reason: null };
+  return ALLOWED;
 }
 
 /** What the page world runs with for this site: the delay and the site's standing answer. */
@@ -76,11 +92,16 @@ export interface ReleaseConfig {
 }
 
 export function releaseConfig(settings: Settings, url: string): ReleaseConfig {
-  const d = releaseDecision({ settings, url });
+  const d = siteDecision(settings, url);
   return {
     delay_ms: settings.releaseDelayMs,
     release: d.allow,
     reason: d.reason,
     paths: followPathsFor(settings, url),
   };
+}
+
+/** The site's standing answer as the page world holds it (the config the background handed over). */
+export function standingDecision(c: ReleaseConfig): ReleaseDecision {
+  return c.release ? ALLOWED : { allow: false, reason: c.reason ?? KEPT.site };
 }
