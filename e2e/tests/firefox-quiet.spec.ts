@@ -1,4 +1,4 @@
-// micoff's part of a muted call in Debian's Firefox ESR, both servers (page/firefox-quiet.ts): once
+// micoff's part of a muted call in Debian's Firefox ESR, both servers (page/firefox/quiet.ts): once
 // Firefox's own release (its pref, set as `micoff-host install --firefox-release` sets it) has closed the
 // muted microphone and the hold has passed, micoff takes the call's senders off the wire, invisibly to
 // the page, and puts them back at the unmute. docs/design/firefox-install.md, "micoff's part".

@@ -5,12 +5,12 @@
 // Two browsers, one after the other and alternated over rounds: `micoff` (the extension releases the
 // device while muted, delay 0, and reacquires it: a fresh capture, a fresh echo canceller) and `plain`
 // (no extension: the same `enabled` flip, the device and its canceller stay open). In each call:
-// converge with the far end playing, one click unmute to teach the page's unmute button (page/intent.ts),
+// converge with the far end playing, one click unmute to teach the page's unmute button (page/chromium/guards/intent.ts),
 // then per unmute: mute, hold it past the release, unmute, and read the sent echo second by second for
 // AFTER_S seconds. Two kinds of unmute, UNMUTES of each per call:
 //   `intent`: the pointer rests on the unmute button INTENT_LEAD_MS before the click (the user came
 //     back to the call, then clicked): micoff reopens on the pointer, so its canceller has that long
-//     with the far end before the unmute, and its echo guard (page/echo-guard.ts) holds the audio back
+//     with the far end before the unmute, and its echo guard (page/chromium/guards/echo-guard.ts) holds the audio back
 //     while the far end talks for the rest of the first 2.5 s of the fresh capture;
 //   `sudden`: the page's code unmutes with no warning (a headset button, a global key): the guard alone.
 // Curves: per-second medians over the unmutes of each browser and kind. Bars (docs/design/

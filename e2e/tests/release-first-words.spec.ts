@@ -17,7 +17,7 @@
 // `clock`, a source whose data comes at a pace of its own as a sound card's does (module-pipe-source fed
 // in real time: e2e/rig/audio-rig.ts addClockedSource says why not module-sine-source).
 // Unmutes as a person makes them, each preceded by what micoff learns to read as the intent
-// (page/intent.ts; one of each is made first, so the control and the key are known): `hotkey` (the
+// (page/chromium/guards/intent.ts; one of each is made first, so the control and the key are known): `hotkey` (the
 // page's Ctrl+D keydown handler, Ctrl pressed 100 ms before D), `click` (the pointer rests on the
 // unmute button 400 ms, then a 100 ms press), `visible` (the call's tab comes back to the front, and
 // the page's own code unmutes 400 ms later). Bar: per kind, micoff's median minus the flip's median

@@ -25,7 +25,7 @@
 //     0.731-0.837 in the same runs, on a quiet machine: the former 0.75 bar on it sat inside its spread.
 //   - insertable_pipeline (processor -> worker transform -> generator -> sender, the generator's track
 //     disabled): released (the floor bar) and control >= 0.80.
-// And what the insertable pipeline's stand-in (patch/insertable.ts) costs while unmuted: both browsers'
+// And what the insertable pipeline's stand-in (patch/insertable/index.ts) costs while unmuted: both browsers'
 // insertable pages in a call AT ONCE, each window samples both browser trees over the same interval
 // (as release-cpu.spec.ts's overhead bar), the median of the per-window ratios with / without micoff.
 // MICOFF_CPU_KINDS=a,b runs only those kinds (the stand-in's cost is measured whenever

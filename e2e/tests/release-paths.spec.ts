@@ -1,4 +1,4 @@
-// Release when nothing can hear the mic (extension/src/page/audibility.ts). On the loopback meetings
+// Release when nothing can hear the mic (extension/src/page/chromium/graph/audibility.ts). On the loopback meetings
 // (playout on):
 //   - released while muted, medians over CYCLES of the record stream gone <= 250 ms after the release
 //     point (releaseDelayMs 0: the mute) and the peer's audio energy rising <= 500 ms after the unmute:

@@ -1,7 +1,7 @@
 // Firefox build: is Firefox's own release of a muted microphone (the pref
 // media.getusermedia.microphone.off_while_disabled.enabled) in effect? micoff does not release on
 // Firefox; it checks, per tab, at the audio server: the page world says when every microphone track of
-// the tab was disabled (page/mute-observer.ts, `muted_since_ms`), the host's audio view says when the
+// the tab was disabled (page/firefox/mute-observer.ts, `muted_since_ms`), the host's audio view says when the
 // tab's record stream left. The rule (docs/design/firefox-install.md, "Is it in effect?"):
 //  - in effect: the tab's record stream left the server after the mute (on time when within micoff's
 //    release delay + NATIVE_RELEASE_MARGIN_MS; later means Firefox's own delay is longer);

@@ -12,7 +12,7 @@ export const KEPT = {
   recording: 'a MediaRecorder is recording this microphone',
   /** The frame asked more often than the background answers (release-feature.ts QUERY_LIMIT). */
   throttled: 'too many release questions from this page',
-  // The page listens while muted (page/audibility.ts): one reason per kind of listener.
+  // The page listens while muted (page/chromium/graph/audibility.ts): one reason per kind of listener.
   clone:
     'the page listens while muted (another enabled copy of the microphone, e.g. a "you are talking" detector)',
   analyser: 'the page reads the microphone level while muted (a level meter or "you are talking" detector)',
@@ -28,10 +28,10 @@ export const KEPT = {
   policy: 'kept open by policy',
   /** No answer to the release question reached the page in time (UNANSWERED). */
   unanswered: "micoff's background did not answer (kept open to be safe)",
-  /** Reopened ahead of an unmute (page/intent.ts): the user came back to the call. */
+  /** Reopened ahead of an unmute (page/chromium/guards/intent.ts): the user came back to the call. */
   primed:
     'reopened a moment ago because you came back to the call, so that you are heard at once when you unmute',
-  /** Reopened for a moment so that a one-time permission does not expire (page/grant-keeper.ts). */
+  /** Reopened for a moment so that a one-time permission does not expire (page/chromium/guards/grant-keeper.ts). */
   keepalive:
     "reopened for a moment so that the site's permission to use the microphone does not expire while the tab is in the background",
 } as const;
@@ -65,7 +65,7 @@ export function siteDecision(settings: Settings, url: string): ReleaseDecision {
   return releaseEnabledFor(settings, url) ? ALLOWED : { allow: false, reason: KEPT.site };
 }
 
-/** A release question nobody answered (the background gone or asleep past page/bridge.ts's timeout, or
+/** A release question nobody answered (the background gone or asleep past page/common/bridge.ts's timeout, or
  * failing to look the answer up): the device stays open. Decided here only; the page world's bridge,
  * the content script and the background all answer with it. A muted device kept open is invisible to
  * the user; one released against the settings (a Bluetooth headset's profile switch) is not. */
@@ -86,7 +86,7 @@ export interface ReleaseConfig {
   release: boolean;
   /** Why release is off, when it is. */
   reason: string | null;
-  /** Follow pipelines and senders (page/audibility.ts); false: only the disabled-track rule. Absent
+  /** Follow pipelines and senders (page/chromium/graph/audibility.ts); false: only the disabled-track rule. Absent
    * (an older sender) means true. */
   paths?: boolean;
 }
