@@ -13,7 +13,7 @@ import { createGrantKeeper, KEEPALIVE_HOLD_MS } from './guards/grant-keeper.ts';
 import { createIntent, PRIME_HOLD_MS } from './guards/intent.ts';
 import { listenForIntent } from './guards/intent-listeners.ts';
 import { createPermissionWatch } from './guards/permission-watch.ts';
-import { createGroupMachine } from './machine/group-machine.ts';
+import { createGroupMachine, machineRelay } from './machine/group-machine.ts';
 import { patchFrames } from './patch/frames.ts';
 import { patchGetUserMedia } from './patch/get-user-media.ts';
 import { patchInsertable } from './patch/insertable/index.ts';
@@ -47,32 +47,25 @@ export function install(w: Realm, opts: InstallOptions): boolean {
   if (!o) return true;
   const { bridge, realm } = opts;
 
-  const permission = createPermissionWatch(o);
-  const reg = createTrackRegistry(
-    o,
-    realm,
-    {
-      evaluate: (g) => machine.evaluate(g),
-      unhold: (g, reason) => machine.unhold(g, reason),
-    },
-    createOpen(o, permission.state),
-  );
   const timers = {
     now: o.now,
     setTimer: (cb: () => void, ms: number) => o.setTimeout(cb, ms),
     clearTimer: (handle: unknown) => o.clearTimeout(handle as number),
   };
+  // The registry and the grant keeper hand decisions to the group machine, which acts through them:
+  // they are built first against this relay, and the machine is connected to it once built.
+  const toMachine = machineRelay<Group>();
+  const permission = createPermissionWatch(o);
+  const reg = createTrackRegistry(o, realm, toMachine, createOpen(o, permission.state));
   const released = () => [...reg.groups.values()].filter((g) => g.state === 'off' && g.silenced);
-  // What a user does before unmuting reopens a released device ahead of the unmute (intent.ts).
-  const intent = o.page ? createIntent({ now: o.now, interactive: o.page.interactive }) : null;
-  // One-time grants stay alive while the page is hidden and released (grant-keeper.ts).
   const page = o.page;
+  // One-time grants stay alive while the page is hidden and released (grant-keeper.ts).
   const keeper = createGrantKeeper<Group>({
     ...timers,
     hidden: () => (page ? !page.visible() : false),
     released,
     capturing: () => [...reg.groups.values()].some((g) => g.state !== 'off'),
-    keepalive: (g) => machine.prime(g, KEEPALIVE_HOLD_MS, KEPT.keepalive),
+    keepalive: (g) => toMachine.prime(g, KEEPALIVE_HOLD_MS, KEPT.keepalive),
   });
   reg.onRequest(() => permission.start(keeper.requested));
   // A fresh capture's echo canceller converges before the far end hears it (echo-guard.ts).
@@ -89,6 +82,9 @@ export function install(w: Realm, opts: InstallOptions): boolean {
     echo.opened(swapped);
   });
   reg.onEnded((m) => echo.drop(m));
+  // What a user does before unmuting reopens a released device ahead of the unmute (intent.ts).
+  const intent = page ? createIntent({ now: o.now, interactive: page.interactive }) : null;
+
   const machine = createGroupMachine<Group>({
     ...timers,
     config: () => bridge.config(),
@@ -113,6 +109,7 @@ export function install(w: Realm, opts: InstallOptions): boolean {
     audibility: (g) => reg.audibility(g, bridge.config().paths ?? true),
     heard: () => intent?.noteUnmute(),
   });
+  toMachine.connect(machine);
   if (page && intent) {
     listenForIntent(o, page, intent, () => {
       for (const g of released()) machine.prime(g, PRIME_HOLD_MS, KEPT.primed);

@@ -4,7 +4,14 @@ import { FakeTimers, tick } from '../../../background/fakes.test-util.ts';
 import { ENDED, KEPT } from '../../../shared/release-decision.ts';
 import type { PolicyAnswer, ReleaseConfig } from '../../common/bridge.ts';
 import type { Audibility } from '../graph/audibility.ts';
-import { createGroupMachine, groupState, type MachineGroup, type Reopened } from './group-machine.ts';
+import {
+  createGroupMachine,
+  type GroupMachine,
+  groupState,
+  type MachineGroup,
+  machineRelay,
+  type Reopened,
+} from './group-machine.ts';
 
 interface M {
   enabled: boolean;
@@ -417,4 +424,24 @@ test('audibility: the listener going away lets the muted device go', async () =>
   await answer({ allow: true, reason: null });
   assert.equal(groupState(g), 'released');
   assert.equal(g.listening, null);
+});
+
+test('the relay drops calls until the machine is connected, then forwards each', () => {
+  const relay = machineRelay<G>();
+  const g = { label: 'Mic' } as G;
+  const calls: string[] = [];
+  relay.evaluate(g);
+  assert.equal(relay.prime(g, 10, KEPT.primed), false);
+  const machine: GroupMachine<G> = {
+    evaluate: () => calls.push('evaluate'),
+    reconsider: () => calls.push('reconsider'),
+    unhold: (_g, why) => calls.push(`unhold ${why}`),
+    prime: (_g, ms, why) => calls.push(`prime ${ms} ${why}`) > 0,
+  };
+  relay.connect(machine);
+  relay.evaluate(g);
+  relay.reconsider(g);
+  relay.unhold(g, RECORDING);
+  assert.equal(relay.prime(g, 10, KEPT.primed), true);
+  assert.deepEqual(calls, ['evaluate', 'reconsider', `unhold ${RECORDING}`, `prime 10 ${KEPT.primed}`]);
 });

@@ -91,6 +91,26 @@ export interface GroupMachine<G extends MachineGroup> {
   prime(g: G, holdMs: number, why: string): boolean;
 }
 
+/** The group machine as the parts built before it see it (the registry, the grant keeper: the machine
+ * acts through them, so they come first). Calls before `connect` do nothing: nothing is patched yet,
+ * so nothing can ask. */
+export interface MachineRelay<G extends MachineGroup> extends GroupMachine<G> {
+  connect(machine: GroupMachine<G>): void;
+}
+
+export function machineRelay<G extends MachineGroup>(): MachineRelay<G> {
+  let m: GroupMachine<G> | null = null;
+  return {
+    connect(machine) {
+      m = machine;
+    },
+    evaluate: (g) => m?.evaluate(g),
+    reconsider: (g) => m?.reconsider(g),
+    unhold: (g, reason) => m?.unhold(g, reason),
+    prime: (g, holdMs, why) => m?.prime(g, holdMs, why) ?? false,
+  };
+}
+
 export function createGroupMachine<G extends MachineGroup>(fx: GroupEffects<G>): GroupMachine<G> {
   function cancelTimer(g: G): void {
     if (g.timer !== null) fx.clearTimer(g.timer);
