@@ -1,20 +1,10 @@
 // Release-on-mute, background side: takes the frames' reports (content.js) into per-tab state, keeps the
-// badge and the popup's tab view current, and makes the release decision (shared/release-decision.ts)
-// from the settings (per-site switch) and the host's view of the audio server (Bluetooth sources are
-// kept open unless the user chose otherwise): both the site's standing config the page world runs with
-// and the answer to each "may this device be released now?". The page world never drives anything here
-// beyond its own tab's state.
-//
-// Trust (docs/design/security.md): page scripts can forge what the page world
-// tells the content script, and the host's view of the audio server covers every tab and profile. So
-//  - a frame's report counts only while its microphone permission, as the content script's own
-//    navigator.permissions reads it, is 'granted' (a page without permission has no device of its own);
-//  - a question about a device is answered from the host's view only for a device the frame reported
-//    live while it held the permission, and only from the record streams on THAT device's source (no
-//    fallback to other tabs' streams); any other question gets the site-setting answer, the same
-//    whatever other tabs do;
-//  - reports and questions are rate-limited per frame (reports over the limit are coalesced: the
-//    latest is applied once the bucket allows; questions over it keep the device open).
+// badge and the popup's tab view current, and answers the page world from the one release decision
+// (shared/release-decision.ts): the site's standing config and each "may this device be released now?".
+// Trust (docs/design/security.md): a frame's report counts only while its microphone permission is
+// 'granted'; a device question is answered from the host's view only for a device the frame reported
+// live, from that device's source alone (else the site answer); reports and questions are rate-limited
+// per frame (reports coalesced, questions over the limit keep the device open).
 import {
   type ContentToBackground,
   parseContentToBackground,

@@ -1,15 +1,7 @@
-// The page world's registry for one realm: the one object the patched surfaces (patch/*.ts) and the
-// group machine (interpose.ts) share. It composes its parts, each in registry/:
-//   members.ts          page-visible track <-> real track, groups by device, roots to reopen
-//   shadows.ts          private streams behind media elements and recorders; `inactive` hidden
-//   graph.ts            the audio graph the patches record, as audibility.ts reads it
-//   hooks.ts            what the patches hang on it: prune, swapped, ended, holds
-//   release.ts          the release (stop the real tracks) and the end (end the page's tracks)
-//   reacquire.ts        reopen the device and swap the fresh tracks in (swap.ts), in steps
-//   sender-restarts.ts  the starved senders' RTP restart while the device reopens
-//   report.ts           the groups as the bridge reports them
-//   reopen.ts           how a device is reopened: while the permission holds, within a deadline
-//   connections.ts      the page's peer connections: what the far end plays (echo-guard.ts)
+// The page world's registry for one realm: the one object the patched surfaces (patch/) and the group
+// machine (interpose.ts) share. It composes its parts in registry/: members (page-visible <-> real
+// tracks, groups, roots), shadows, the audio graph, the patches' hooks, release, reacquire and swap,
+// sender restarts, reopen, the page's peer connections and the report.
 import { ENDED } from '../../shared/release-decision.ts';
 import type { Originals, Track } from '../common/originals.ts';
 import type { Reopened } from './machine/group-machine.ts';

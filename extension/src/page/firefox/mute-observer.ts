@@ -1,21 +1,10 @@
-// The Firefox build's page world: micoff does not release the microphone on Firefox (Firefox's own
-// pref media.getusermedia.microphone.off_while_disabled does), it only watches the mute so the
-// background can check at the audio server that Firefox's release is in effect
-// (background/native-release.ts). What it knows: the frame's live microphone tracks (getUserMedia's
-// audio tracks and their clones, the tracks Firefox counts when it decides to turn the device off),
-// per device, which of them are enabled, and since when all of them are disabled (mute-book.ts). It
-// reports that over the frame's secret channel (bridge.ts), like the Chromium interposition.
-//
-// What the page can see of it: getUserMedia, the legacy navigator.mozGetUserMedia, MediaStreamTrack's
-// `enabled` setter, `stop` and `clone`, and MediaStream's `clone` are replaced by functions that call
-// the browser's own first and only then take note; each keeps the original's name, length and
-// "[native code]" source (originals.ts). Nothing they return or throw changes, no getter is replaced, no
-// event is added or hidden, no mark is left on the window. Hostile territory: every built-in used
-// after install is captured first (originals.ts, Reflect.apply), and a failure in the bookkeeping is
-// swallowed, never the page's call.
-//
-// `follow` adds micoff's own part on top (page/firefox/quiet.ts: the muted device's senders taken off
-// the wire); it runs after every change of the book, before the report goes out.
+// The Firefox build's page world: Firefox's own pref releases the microphone; micoff watches the mute
+// so the background can check that the release is in effect (background/native-release.ts). It keeps
+// the frame's live microphone tracks per device, which are enabled and since when all are disabled
+// (mute-book.ts), and reports that through the bridge. getUserMedia, mozGetUserMedia, a track's
+// `enabled` setter, `stop` and `clone`, and MediaStream's `clone` call the browser's own first, then
+// take note, and look like the originals (originals.ts). `follow` adds micoff's own part on top
+// (firefox/quiet.ts). Hostile territory: built-ins captured first, bookkeeping failures swallowed.
 import type { Bridge } from '../common/bridge.ts';
 import { groupKey } from '../common/device-groups.ts';
 import {

@@ -1,21 +1,9 @@
-// Firefox build: micoff's part of a muted call. Firefox's own release
-// (media.getusermedia.microphone.off_while_disabled, which micoff's installer switches on) closes the
-// muted microphone, but the call goes on encoding the disabled track's silence and sending it, 50
-// packets a second (its WebRTC call thread, encoder and socket process: 0.4-0.5 of what a muted call
-// costs, e2e/tools/firefox-floor.ts). micoff takes the muted device's senders off the wire: once Firefox's
-// release has turned the device off (its rule: `max(0, delay - time the device has been on)` after the
-// mute, with micoff's delay, the one the installer gave Firefox) and QUIET_HOLD_MS more, every sender
-// carrying one of the device's tracks gets no track (firefox/senders.ts); the first enable puts each
-// back, in the page's own `enabled = true`, while Firefox reopens the device.
-//
-// The device itself stays Firefox's to release: micoff neither stops nor opens it. Without the pref the
-// device stays open, and micoff still stops the sending of its silence.
-//
-// What stays: Firefox's audio graph and its playback stream at the audio server run for as long as the
-// call has a transceiver (every RTCRtpReceiver's track lives in the window's graph from the start, and
-// the graph plays to the server while any audio track is in it: `MediaTrackGraphImpl::AudioTrackPresent`);
-// the page cannot end those without ending tracks it holds. docs/design/firefox-install.md,
-// "micoff's part".
+// Firefox build: micoff's part of a muted call (docs/design/firefox-install.md "micoff's part").
+// Firefox's own release (media.getusermedia.microphone.off_while_disabled) closes the muted microphone,
+// but the call goes on encoding and sending the disabled track's silence. Once Firefox's release has
+// turned the device off (its rule, with micoff's delay) and QUIET_HOLD_MS more, every sender carrying
+// one of the device's tracks gets no track (firefox/senders.ts); the page's first `enabled = true` puts
+// each back while Firefox reopens the device. The device itself stays Firefox's to release.
 import { QUIET_HOLD_MS } from '../../shared/firefox-release.ts';
 import type { Bridge } from '../common/bridge.ts';
 import type { Realm } from '../common/originals.ts';

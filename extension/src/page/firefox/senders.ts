@@ -1,20 +1,9 @@
 // Firefox build: the page's RTCRtpSenders, followed so that micoff can take one off the wire while its
-// microphone is muted (page/firefox/quiet.ts) and put it back at the unmute, without the page seeing it.
-//
-// Why the track and not the encodings: Firefox (ESR 153, `RTCRtpSender::GetNewAudioConfig`) applies an
-// audio encoding's `maxBitrate` and `codec` but not its `active`, so `setParameters` with every encoding
-// inactive leaves an audio sender sending (measured: 49-50 packets/s, as before; e2e/tools/firefox-
-// floor.ts); a sender with no track (`replaceTrack(null)`) sends nothing (0 packets/s), and its
-// encoder, the call thread's work and the socket process's sending stop with it. A disabled track that
-// Firefox's own release closed is still encoded and sent as silence: what micoff stops.
-//
-// What the page sees: `sender.track` reads the page's track while micoff holds the sender empty (until
-// Firefox has put the track back after the unmute); `pc.getStats(track)` answers for such a track with
-// its sender's statistics (Firefox looks senders up by their current track and would reject it). A
-// sender whose `dtmf` the page has read is left alone (Firefox's `canInsertDTMF` and `insertDTMF`
-// need the sender's track: a softphone keying digits into a muted call), and one micoff holds is put
-// back at that read. A `replaceTrack` or `removeTrack` of the page's on such a sender is the
-// page's: micoff lets go of the sender first. Every built-in used after install is captured first
+// microphone is muted (firefox/quiet.ts) and put it back at the unmute, without the page seeing it.
+// Off the wire means no track (`replaceTrack(null)`): Firefox ignores an audio encoding's `active`.
+// The page still reads its own track from `sender.track` and gets its sender's statistics from
+// `pc.getStats(track)`; a sender whose `dtmf` the page read, or that the page replaces or removes, is
+// let go first (docs/design/firefox-install.md "micoff's part"). Built-ins are captured first
 // (originals.ts); a failure in the bookkeeping is swallowed, never the page's call.
 import {
   followMethod,

@@ -1,19 +1,10 @@
-// Can anything hear a device? The page world records where the device's tracks go (senders, WebAudio
-// nodes, media elements, recorders, clones, derived tracks such as a MediaStreamAudioDestinationNode's)
-// and hands the graph to `assess` as vertices; this file decides, with no DOM, so the rule runs under
-// `node --test`. The rule (docs/design/release-on-mute.md):
-//   - a path is SILENT when it ends in a disabled track, a sender that sends nothing (transceiver not
-//     sending, every encoding `active: false`, the track taken off it), or a track that was handed to
-//     consumers micoff saw and now has none;
-//   - a path HEARS when it reaches a consumer that reads audio (a sender that sends, an AnalyserNode,
-//     an AudioWorklet whose port the page uses, a ScriptProcessor, a media element, the speakers, a
-//     recorder) or something micoff cannot follow (an enabled track it never saw used, an insertable-
-//     streams processor whose frames it cannot follow to a generator, a connection into an AudioParam);
-//   - an insertable-streams processor passes the path on to the generators its frames were followed to
-//     (patch/insertable/index.ts), as a WebAudio node passes it on along its connections;
-//   - a WebAudio node with no outputs ends its path in nothing (neither).
-// The device may be released only when nothing hears and something is silenced (a mute happened);
-// when something hears while something else is silenced, the page listens while muted.
+// Can anything hear a device? The patches record where the device's tracks go (senders, WebAudio nodes,
+// media elements, recorders, clones, derived tracks) and hand the graph to `assess` as vertices; this
+// file decides with no DOM, so the rule (docs/design/release-on-mute.md "The rule") runs under
+// `node --test`. A path is SILENT when it ends in a disabled track or a sender that sends nothing; it
+// HEARS when it reaches a consumer that reads audio or something micoff cannot follow. The device may be
+// released only when nothing hears and something is silenced; when something hears while something else
+// is silenced, the page listens while muted.
 
 /** One point of the graph. `key` identifies it for the cycle guard (WebAudio graphs may loop). */
 export type Vertex =

@@ -1,17 +1,8 @@
-// A sender's RTP parameters as the page sees them, while micoff reads them (the audio graph asks whether
-// a sender sends) and restarts the sender's RTP stream after a release. No DOM: patch/rtc.ts passes the
-// original getParameters / setParameters, so the rules run under `node --test`.
-//
-// Restart (docs/design/release-on-mute.md, "The far end's jitter buffer after a release"): every encoding
-// inactive, then back as the page set them. WebRTC's RTP clock counts audio frames, so the pause in frames
-// a release causes does not advance it, and the far end's jitter buffer takes the late packets for
-// network delay; a stream that starts again advances the clock by the capture-time gap on its first
-// frame. While it runs the page reads (and the graph sees) `active` as the page set it.
-//
-// Transactions (measured on Chromium 156): setParameters must carry the transactionId of the sender's
-// LAST getParameters, so a read of micoff's between the page's get and its set would make the page's set
-// fail. A sender read since the page's get is `stale`; the page's set then gets a fresh transactionId.
-// A page that calls getParameters twice and sets the first result fails as it would without micoff.
+// A sender's RTP parameters as the page sees them, while micoff reads them (does the sender send?) and
+// restarts the sender's RTP stream after a release: every encoding inactive, then back as the page set
+// them (docs/design/release-on-mute.md "The far end's jitter buffer after a release"). setParameters
+// must carry the transactionId of the LAST getParameters, so a sender micoff read since the page's get
+// is `stale` and the page's set gets a fresh one. No DOM: patch/rtc.ts passes the originals in.
 
 /** The parts of RTCRtpSendParameters used here. */
 export interface Params {

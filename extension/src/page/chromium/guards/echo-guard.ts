@@ -1,18 +1,8 @@
-// Echo as if never released (docs/design/release-on-mute.md "Echo after an unmute"). A reopened capture
-// starts a fresh echo canceller: it has no estimate of the echo path and lets the far end's voice,
-// played by the speakers and heard again by the microphone, through for about a second, partly for
-// about three (measured), where the plain flip's canceller stayed converged. While a fresh capture is
-// young (GUARD_MS since it opened) and the page has it unmuted, the outgoing audio is held back (the
-// real track disabled: the call sends silence, the canceller keeps adapting on the microphone and the
-// far end's playout) whenever the far end is audible, and let through at once when it is quiet. The
-// user's first words are dropped only when the far end talks at that very moment; an unmute that
-// follows a reopen ahead of it (page/chromium/guards/intent.ts) by GUARD_MS or more is not touched at all.
-//
-// The far end's level is the audio level of the page's received RTP sources
-// (`RTCRtpReceiver.getSynchronizationSources()`, the level of the last packet played out, 0..1): read
-// every POLL_MS during the guard only, nothing otherwise. The echo follows what plays by the playout
-// and capture latencies, so the hold lasts HANGOVER_MS past the last audible packet.
-// Pure apart from its deps, so the rule runs under `node --test`.
+// Echo as if never released (docs/design/release-on-mute.md "Echo after an unmute"): a reopened capture
+// starts a fresh echo canceller, which lets the far end's voice back through for a second or so. While
+// a fresh capture is young (GUARD_MS) and unmuted, its audio is held back (the real track disabled)
+// whenever the far end is audible, read from the received RTP sources every POLL_MS, and for
+// HANGOVER_MS past the last audible packet. Pure apart from its deps, so it runs under `node --test`.
 
 export const GUARD_MS = 2500;
 export const POLL_MS = 20;

@@ -1,21 +1,8 @@
 // One-time permissions ("Allow this time") survive releases (docs/design/release-on-mute.md "One-time
-// grants"). Chromium takes a one-time grant back once every tab of the site has been in the background
-// for 5 minutes while the site captured nothing (chrome/browser/permissions/
-// one_time_permissions_tracker.cc: the timer starts when the site's capture count drops to zero with all
-// its tabs in the background; kOneTimePermissionTimeout). A release brings that count to zero, so a
-// muted meeting in a background tab lost its microphone after 5 minutes; any capture, even a brief one,
-// starts the timer again (measured: a 300 ms capture at 4:01 moved the expiry to 9:01).
-//
-// So while this page is hidden and a device is released, micoff reopens one for KEEPALIVE_HOLD_MS every
-// KEEPALIVE_EVERY_MS after the last capture. The interval leaves a minute and more for Chromium's
-// throttling of timers in pages hidden for minutes (aligned to the minute at most). Only where the grant
-// may be a one-time one: the site had no grant when the page first asked for the microphone in this
-// document (the browser prompted; what the user answered cannot be read: `permissions.query` and the
-// extensions' `contentSettings` both say "granted"/"allow" for either answer, measured). A site that
-// was already granted when the page loaded is taken as granted for good; if it was a one-time grant
-// after all, the reopen at the unmute finds the permission gone and ends the track
-// (registry/reopen.ts), so the meeting asks again.
-//
+// grants"): Chromium takes a one-time grant back once the site captured nothing for 5 minutes with all
+// its tabs in the background, and a release counts as capturing nothing. So while the page is hidden
+// and a device released, micoff reopens one for KEEPALIVE_HOLD_MS every KEEPALIVE_EVERY_MS after the
+// last capture, only where the grant may be a one-time one (the browser prompted in this document).
 // Pure apart from its deps, so the schedule runs under `node --test`.
 
 export const KEEPALIVE_EVERY_MS = 180_000;

@@ -1,15 +1,8 @@
-// What a user does just before unmuting, so that a released device can be reopened ahead of the unmute
-// ("priming", docs/design/release-on-mute.md "First words"): the tab turning visible, the pointer
-// reaching or pressing the control that unmuted last time, a key (or the first modifier of a key
-// combination) that unmuted last time. A reopen takes a few tens of ms (the audio server's stream, the
-// first fragment, the sender's first packet); a user's hand gives more lead than that: the pointer rests
-// on a button for hundreds of ms before its `pointerdown`, a click's `pointerdown` precedes its `click`
-// by ~100 ms, a modifier goes down before the key it modifies.
-//
-// What counts is learned, not guessed: an unmute that happens within LEARN_WINDOW_MS of a pointer press
-// or a key press teaches that control or key combination, so clicks elsewhere (the chat, the page's other
-// buttons) never reopen the microphone. The first unmute on a control is not primed; every later one is.
-// Pure apart from what `IntentSource` gives it, so the rules run under `node --test`.
+// What a user does just before unmuting, so a released device reopens ahead of the unmute ("priming",
+// docs/design/release-on-mute.md "First words"): the tab turning visible, the pointer reaching or
+// pressing the control that unmuted last time, a key that unmuted last time. What counts is learned:
+// an unmute within LEARN_WINDOW_MS of a press teaches that control or key, so clicks elsewhere never
+// reopen the microphone. Pure apart from `IntentSource`, so the rules run under `node --test`.
 
 /** Why a reopen ahead of an unmute is worth it now. */
 export type IntentKind = 'visible' | 'pointer' | 'key';

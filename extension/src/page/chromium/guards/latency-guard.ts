@@ -1,30 +1,11 @@
-// The latency-constraint trap, page world. Chromium scores its audio processing choices per
-// getUserMedia call; the processed path (echo cancellation, noise suppression, gain control) always
-// captures in 10 ms buffers, while the unprocessed path offers the device's buffer (1024 frames on
-// Linux: 23.2 ms at the rig's PulseAudio 44.1 kHz, 21.3 ms at 48 kHz). A page that asks an ideal
-// `latency` above 10 ms and leaves `echoCancellation` unconstrained can make the unprocessed path score
-// higher (always when the ideal is at least the device buffer; measured on pipewire-pulse from 15 ms):
-// echo cancellation, noise suppression and gain control go off without the page asking
-// (media_stream_constraints_util_audio.cc). The guard pins `echoCancellation: true` (ideal) on such a
-// request, which keeps the processed path winning.
-// An `advanced` constraint set is applied only when some processing choice meets all of it, else
-// skipped; a set whose `latency` range excludes 10 ms (e.g. `{min: 0.02}`) is met by the unprocessed
-// path alone and so turns echo cancellation off. The guard adds `echoCancellation: true` to such a set: it
-// then applies only where echo cancellation stays on, and Chromium skips it otherwise, as it skips any
-// set it cannot meet (measured: `{advanced: [{latency: {min: 0.02}}]}` EC off without micoff, on with it).
-// The page's own constraints stay what getConstraints() reports (unguardedConstraints masks the added
-// keys).
-// Never touched, each measured in Chromium 156 (docs/design/capture-latency.md):
-//   - a page that asks about echo cancellation anywhere (`echoCancellation: false` is how music and DAW
-//     pages ask for unprocessed audio, and they get exactly that);
-//   - a REQUIRED latency in the basic set that excludes 10 ms: `exact` other than 10 ms gets an
-//     OverconstrainedError with or without micoff (no processing choice offers it; EC is not at stake),
-//     and `min`/`max` excluding 10 ms can only be met by the unprocessed path: an ideal pin does not
-//     move it (EC stays off), an exact pin turns the call into an OverconstrainedError, so keeping echo
-//     cancellation on would mean breaking the page's own requirement. The page gets Chromium's answer,
-//     and the popup shows echo cancellation off.
-// micoff itself never adds a `latency` constraint anywhere.
-// Pure and allocation-light: it runs on every getUserMedia call, before the browser's.
+// The latency-constraint trap, page world (docs/design/capture-latency.md "The latency-constraint
+// trap"): a page's ideal `latency` above Chromium's processed 10 ms, with `echoCancellation` left
+// unconstrained, can make Chromium pick the unprocessed path and turn echo cancellation, noise
+// suppression and gain control off unasked. The guard pins `echoCancellation: true` (ideal) on such a
+// request, and adds it to an `advanced` set only the unprocessed path meets; getConstraints() still
+// reports the page's own constraints. A page that asks about echo cancellation, or requires a latency
+// that excludes 10 ms, is left alone. micoff never adds a `latency` constraint. Runs on every
+// getUserMedia call: pure and allocation-light.
 
 /** The latency of Chromium's processed capture (kFallbackAudioLatencyMs on desktop), seconds. */
 export const PROCESSED_LATENCY_S = 0.01;

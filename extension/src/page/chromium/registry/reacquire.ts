@@ -1,12 +1,7 @@
 // The way back from a release: reopen every root's device (exact deviceId, the page's constraints) and
-// swap the fresh tracks in behind the page's objects. In steps, each its own function:
-//   reopenRoots   the roots of the group's live members (one getUserMedia each)
-//   openRoots     open them one after another; a refusal stops what was already opened
-//   swapFresh     each root's fresh track into the members still holding a dead real track (the
-//                 first gets it, the others a clone)
-// The outcome says what happened (swapped, refused with the browser's error, lost between open and
-// swap), so what a failed reacquire shows the page can be decided from it; the group machine reads
-// only whether it worked (track-registry.ts). How a root is opened is passed in (`open`).
+// swap the fresh tracks in behind the page's objects, in steps (reopenRoots, openRoots, swapFresh). The
+// outcome says what happened (swapped, refused with the browser's error, lost between open and swap);
+// the group machine reads only whether it worked. How a root is opened is passed in (`open`).
 import type { Originals, Track } from '../../common/originals.ts';
 import type { Group, Member, Root } from './members.ts';
 

@@ -1,14 +1,8 @@
-// How a released device is opened again (the registry's default `open`): the original getUserMedia
-// with the page's own constraints, but only while the page still holds the microphone permission, and
-// not for ever. A reopen that cannot succeed must never leave the page an enabled, live track with no
-// capture behind it (docs/design/release-on-mute.md "Never a silent unmute"):
-//   - permission no longer granted (a one-time grant expired anyway, the user or a policy took it
-//     back): refused at once, without calling getUserMedia (in a hidden tab it would wait for a prompt
-//     nobody sees; in a visible one it would prompt for something the page did not ask);
-//   - getUserMedia refused (device gone, policy, busy): refused with the browser's error;
-//   - getUserMedia still pending after REOPEN_DEADLINE_MS: refused; a stream that comes later is stopped.
-// The group machine then ends the page's tracks, as on an unplugged device, so the meeting's own
-// recovery runs and asks for the microphone again where the user can see it.
+// How a released device is opened again (the registry's default `open`): the original getUserMedia with
+// the page's own constraints, only while the page holds the microphone permission, and within
+// REOPEN_DEADLINE_MS. A reopen that cannot succeed is refused (no permission: without asking the
+// browser), so the group machine ends the page's tracks as on an unplugged device and the meeting asks
+// again where the user sees it: never a silent unmute (docs/design/release-on-mute.md).
 import { ENDED } from '../../../shared/release-decision.ts';
 import type { Originals } from '../../common/originals.ts';
 import type { Root } from './members.ts';

@@ -1,17 +1,9 @@
-// Insertable streams: MediaStreamTrackProcessor -> transform (page code, often in a worker) ->
-// MediaStreamTrackGenerator. Two things:
-//   - The page's processor on a managed track is built on a micoff-owned stand-in (insertable/
-//     stand-ins.ts): a release ends only micoff's pipe into it, the page's processor and whatever reads
-//     it never see the device go. This costs one extra hop per 10 ms frame while the processor exists
-//     (docs/design/release-on-mute.md, "Insertable-streams pipelines"), so it is only built where the
-//     page builds a processor itself.
-//   - Where the processor's frames go (insertable/frame-paths.ts): pipeThrough / pipeTo chains in the
-//     page and a postMessage transferring readables and writables together to a worker lead from the
-//     processor's readable to generators' writables. The processor passes the path on to those
-//     generators' tracks (audibility.ts): disabled, or on senders sending nothing, the path is silenced.
-//     A processor whose frames go anywhere else (page code reading them) hears: the device is kept
-//     open, with a reason.
-// patchInsertable wires the steps below, one per surface the page uses.
+// Insertable streams (MediaStreamTrackProcessor -> page code -> MediaStreamTrackGenerator): the page's
+// processor on a managed track is built on a micoff-owned stand-in (stand-ins.ts), so a release never
+// reaches it; and its frames are followed (frame-paths.ts) through pipeThrough / pipeTo and postMessage
+// to generators, which carry the path on (audibility.ts). A processor whose frames go anywhere else
+// hears: the device is kept open, with a reason (docs/design/release-on-mute.md "Insertable-streams
+// pipelines"). patchInsertable wires the steps below, one per surface the page uses.
 import {
   type Originals,
   type Realm,
