@@ -6,11 +6,8 @@
 // background first, and a question left unanswered keeps the device open (UNANSWERED), so neither the
 // defaults nor a stale config release what the settings keep open.
 import { awaitChannel, captureNatives } from '../../shared/messages/page-channel.ts';
-import {
-  type GroupReport,
-  type PageToContent,
-  parseContentMessage,
-} from '../../shared/messages/page-content.ts';
+import type { GroupReport, PageToContent } from '../../shared/messages/page-content.ts';
+import { parseContentMessage } from '../../shared/messages/page-content.ts';
 import { type ReleaseConfig, UNANSWERED } from '../../shared/release-decision.ts';
 import { DEFAULT_SETTINGS, RELEASE_DELAY_MAX_MS, RELEASE_DELAY_MIN_MS } from '../../shared/settings.ts';
 

@@ -21,15 +21,11 @@ test('quietAt: Firefox’s release moment (the device on for the delay, counted 
   assert.equal(quietAt({ mutedSince: 10_000, onSince: 10_000 }, 0, 0), 10_000);
 });
 
-/** A Firefox page world (mute observer + quiet senders) on a fake realm, its clock mocked. */
-function firefoxWorld(t: { after(fn: () => void): void }) {
-  mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
-  t.after(() => mock.timers.reset());
-  const r = fakeRealm();
+/** The sender and connection built-ins the Firefox page world replaces, as they are now. */
+function senderBuiltIns(r: Pick<ReturnType<typeof fakeRealm>, 'FakeSender' | 'FakePeerConnection'>) {
   const S = r.FakeSender.prototype;
   const P = r.FakePeerConnection.prototype;
-  /** The built-ins micoff replaces, as the browser had them. */
-  const originals = {
+  return {
     replaceTrack: S.replaceTrack,
     trackGetter: Object.getOwnPropertyDescriptor(S, 'track')?.get,
     dtmfGetter: Object.getOwnPropertyDescriptor(S, 'dtmf')?.get,
@@ -38,6 +34,15 @@ function firefoxWorld(t: { after(fn: () => void): void }) {
     removeTrack: P.removeTrack,
     getStats: P.getStats,
   };
+}
+
+/** A Firefox page world (mute observer + quiet senders) on a fake realm, its clock mocked. */
+function firefoxWorld(t: { after(fn: () => void): void }) {
+  mock.timers.enable({ apis: ['Date'], now: 1_000_000 });
+  t.after(() => mock.timers.reset());
+  const r = fakeRealm();
+  /** The built-ins micoff replaces, as the browser had them. */
+  const originals = senderBuiltIns(r);
   let config: ReleaseConfig = { delay_ms: DELAY_MS, release: true, reason: null };
   const configListeners: (() => void)[] = [];
   const reports: GroupReport[][] = [];
@@ -275,18 +280,8 @@ test('a closed connection: the page keeps reading its track, nothing is retried'
 
 test('the replaced sender and connection methods look like the browser’s own', async (t) => {
   const w = firefoxWorld(t);
-  const S = w.FakeSender.prototype;
-  const P = w.FakePeerConnection.prototype;
   const src = (f: unknown) => Function.prototype.toString.call(f);
-  const now = {
-    replaceTrack: S.replaceTrack,
-    trackGetter: Object.getOwnPropertyDescriptor(S, 'track')?.get,
-    dtmfGetter: Object.getOwnPropertyDescriptor(S, 'dtmf')?.get,
-    addTrack: P.addTrack,
-    addTransceiver: P.addTransceiver,
-    removeTrack: P.removeTrack,
-    getStats: P.getStats,
-  };
+  const now = senderBuiltIns(w);
   for (const key of Object.keys(now) as (keyof typeof now)[]) {
     const [fn, was] = [now[key], w.originals[key]] as [
       (...a: never[]) => unknown,

@@ -5,14 +5,8 @@
 // `pc.getStats(track)`; a sender whose `dtmf` the page read, or that the page replaces or removes, is
 // let go first (docs/design/firefox-install.md "micoff's part"). Built-ins are captured first
 // (originals.ts); a failure in the bookkeeping is swallowed, never the page's call.
-import {
-  followMethod,
-  type Originals,
-  type Realm,
-  replaceAccessor,
-  replaceMethod,
-  type Track,
-} from '../common/originals.ts';
+import type { Originals, Realm, Track } from '../common/originals.ts';
+import { followMethod, replaceAccessor, replaceMethod } from '../common/originals.ts';
 
 export interface Senders {
   /** The senders whose real track is `track` (micoff's quiet ones excluded). */

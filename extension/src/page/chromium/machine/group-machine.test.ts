@@ -4,14 +4,8 @@ import { FakeTimers, tick } from '../../../background/fakes.test-util.ts';
 import { ENDED, KEPT } from '../../../shared/release-decision.ts';
 import type { PolicyAnswer, ReleaseConfig } from '../../common/bridge.ts';
 import type { Audibility } from '../graph/audibility.ts';
-import {
-  createGroupMachine,
-  type GroupMachine,
-  groupState,
-  type MachineGroup,
-  machineRelay,
-  type Reopened,
-} from './group-machine.ts';
+import type { GroupMachine, MachineGroup, Reopened } from './group-machine.ts';
+import { createGroupMachine, freshMachineState, groupState, machineRelay } from './group-machine.ts';
 
 interface M {
   enabled: boolean;
@@ -30,15 +24,7 @@ function setup(opts: { lastOnAgo?: number; heard?: () => Audibility; onHeard?: (
   const g: G = {
     label: 'Mic',
     members: new Set([track]),
-    state: 'on',
-    lastOnMs: timers.now - (opts.lastOnAgo ?? 0),
-    timer: null,
-    kept: null,
-    listening: null,
-    seq: 0,
-    silenced: false,
-    hold: null,
-    endedWhy: null,
+    ...freshMachineState(timers.now - (opts.lastOnAgo ?? 0)),
   };
   const world = {
     config: { delay_ms: 3000, release: true, reason: null } as ReleaseConfig,

@@ -65,6 +65,21 @@ export interface GroupEffects<G extends MachineGroup> {
   heard?(g: G): void;
 }
 
+/** The machine's part of a new group: on since `nowMs`, nothing pending, nothing kept. */
+export function freshMachineState(nowMs: number) {
+  return {
+    state: 'on' as Phase,
+    lastOnMs: nowMs,
+    timer: null as unknown,
+    kept: null as string | null,
+    listening: null as string | null,
+    seq: 0,
+    silenced: false,
+    hold: null as MachineGroup['hold'],
+    endedWhy: null as string | null,
+  };
+}
+
 /** The state reported for a group (content script, badge, popup). */
 export function groupState(g: MachineGroup): GroupState {
   let live = false;

@@ -2,15 +2,8 @@
 // the latency guard, the legacy callback forms, and that the page's call answers as without micoff.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  asTrack,
-  DEFAULT,
-  type FakeStream,
-  HEADSET,
-  MIC,
-  pageWorld,
-  settle,
-} from '../../fake-realm/realm.test-util.ts';
+import type { FakeStream } from '../../fake-realm/realm.test-util.ts';
+import { asTrack, DEFAULT, HEADSET, MIC, pageWorld, settle } from '../../fake-realm/realm.test-util.ts';
 import { guardReason } from '../guards/latency-guard.ts';
 import type { TrackRegistry } from '../track-registry.ts';
 import { patchGetUserMedia } from './get-user-media.ts';

@@ -4,15 +4,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { KEPT } from '../../../shared/release-decision.ts';
-import {
-  asTrack,
-  type FakeStream,
-  type FakeTrack,
-  MIC,
-  openMic,
-  pageWorld,
-  settle,
-} from '../../fake-realm/realm.test-util.ts';
+import type { FakeStream, FakeTrack } from '../../fake-realm/realm.test-util.ts';
+import { asTrack, MIC, openMic, pageWorld, settle } from '../../fake-realm/realm.test-util.ts';
 import { patchGetUserMedia } from './get-user-media.ts';
 import { patchRecorder } from './recorder.ts';
 

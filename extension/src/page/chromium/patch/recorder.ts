@@ -4,14 +4,8 @@
 // device once it is back: the only case in which micoff touches audio frames, and it ends with the
 // recording.
 import { KEPT } from '../../../shared/release-decision.ts';
-import {
-  type Originals,
-  type Realm,
-  replaceAccessor,
-  replaceConstructor,
-  replaceMethod,
-  type Track,
-} from '../../common/originals.ts';
+import type { Originals, Realm, Track } from '../../common/originals.ts';
+import { replaceAccessor, replaceConstructor, replaceMethod } from '../../common/originals.ts';
 import type { Member, TrackRegistry } from '../track-registry.ts';
 
 const RECORDING = KEPT.recording;

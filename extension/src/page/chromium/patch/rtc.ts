@@ -6,14 +6,8 @@
 // A sender left without frames by a release has its RTP stream restarted at the reacquire (`restart`),
 // so the far end's jitter buffer does not take the pause for network delay.
 import { KEPT } from '../../../shared/release-decision.ts';
-import {
-  followMethod,
-  type Originals,
-  type Realm,
-  replaceAccessor,
-  replaceMethod,
-  type Track,
-} from '../../common/originals.ts';
+import type { Originals, Realm, Track } from '../../common/originals.ts';
+import { followMethod, replaceAccessor, replaceMethod } from '../../common/originals.ts';
 import type { Vertex } from '../graph/audibility.ts';
 import { createSenderParams } from '../graph/sender-params.ts';
 import type { TrackRegistry } from '../track-registry.ts';

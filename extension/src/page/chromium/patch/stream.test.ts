@@ -2,14 +2,8 @@
 // device is released; clones of it join the group.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  asTrack,
-  type FakeStream,
-  type FakeTrack,
-  MIC,
-  openMic,
-  pageWorld,
-} from '../../fake-realm/realm.test-util.ts';
+import type { FakeStream, FakeTrack } from '../../fake-realm/realm.test-util.ts';
+import { asTrack, MIC, openMic, pageWorld } from '../../fake-realm/realm.test-util.ts';
 import { patchGetUserMedia } from './get-user-media.ts';
 import { patchStream } from './stream.ts';
 import { patchTrack } from './track.ts';

@@ -1,14 +1,7 @@
 // MediaStream: a stream holding a managed track stays `active` (and fires no `inactive`) while the
 // device is released; clones go through the patched track clone so they join the group.
-import {
-  followMethod,
-  type Originals,
-  type Realm,
-  replaceAccessor,
-  replaceConstructor,
-  replaceMethod,
-  type Track,
-} from '../../common/originals.ts';
+import type { Originals, Realm, Track } from '../../common/originals.ts';
+import { followMethod, replaceAccessor, replaceConstructor, replaceMethod } from '../../common/originals.ts';
 import type { TrackRegistry } from '../track-registry.ts';
 
 export function patchStream(w: Realm, o: Originals, reg: TrackRegistry): void {

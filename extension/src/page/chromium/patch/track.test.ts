@@ -2,14 +2,8 @@
 // device is on, released or back; enabling, stopping and cloning feed the group machine.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import {
-  asTrack,
-  type FakeTrack,
-  HEADSET,
-  MIC,
-  openMic,
-  pageWorld,
-} from '../../fake-realm/realm.test-util.ts';
+import type { FakeTrack } from '../../fake-realm/realm.test-util.ts';
+import { asTrack, HEADSET, MIC, openMic, pageWorld } from '../../fake-realm/realm.test-util.ts';
 import { patchGetUserMedia } from './get-user-media.ts';
 import { patchTrack } from './track.ts';
 

@@ -3,13 +3,8 @@
 // and cloning it feed the group machine. Other tracks (derived ones: a WebAudio destination's, a
 // generator's) feed the audio graph (audibility.ts): enabling one decides again, and a clone of one is
 // one more consumer of it.
-import {
-  type Originals,
-  type Realm,
-  replaceAccessor,
-  replaceMethod,
-  type Track,
-} from '../../common/originals.ts';
+import type { Originals, Realm, Track } from '../../common/originals.ts';
+import { replaceAccessor, replaceMethod } from '../../common/originals.ts';
 import { applyEnabled } from '../registry/members.ts';
 import type { Member, TrackRegistry } from '../track-registry.ts';
 

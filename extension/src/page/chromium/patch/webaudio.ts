@@ -7,14 +7,8 @@
 // speakers hear; a MediaStreamAudioDestinationNode leads on to its own track; an AudioParam is a path
 // micoff does not follow (it hears).
 import { KEPT } from '../../../shared/release-decision.ts';
-import {
-  followMethod,
-  type Originals,
-  type Realm,
-  replaceAccessor,
-  replaceConstructor,
-  replaceMethod,
-} from '../../common/originals.ts';
+import type { Originals, Realm } from '../../common/originals.ts';
+import { followMethod, replaceAccessor, replaceConstructor, replaceMethod } from '../../common/originals.ts';
 import type { Vertex } from '../graph/audibility.ts';
 import { disconnects } from '../graph/audio-connections.ts';
 import type { Member, TrackRegistry } from '../track-registry.ts';

@@ -6,7 +6,7 @@
 import type { GroupReport } from '../../../shared/messages/page-content.ts';
 import { concreteDeviceId, isVirtualDeviceId } from '../../common/device-groups.ts';
 import type { Originals, Track } from '../../common/originals.ts';
-import type { MachineGroup } from '../machine/group-machine.ts';
+import { freshMachineState, type MachineGroup } from '../machine/group-machine.ts';
 
 export interface Root {
   /** Audio constraints for reacquiring: the page's own, deviceId made exact. */
@@ -113,15 +113,7 @@ export function createMembers(o: Originals, realm: number, deps: MembersDeps) {
         deviceId,
         label,
         members: new Set(),
-        state: 'on',
-        lastOnMs: o.now(),
-        timer: null,
-        kept: null,
-        listening: null,
-        seq: 0,
-        silenced: false,
-        hold: null,
-        endedWhy: null,
+        ...freshMachineState(o.now()),
         reported: null,
         since: o.dateNow(),
       };

@@ -4,14 +4,8 @@
 // to generators, which carry the path on (audibility.ts). A processor whose frames go anywhere else
 // hears: the device is kept open, with a reason (docs/design/release-on-mute.md "Insertable-streams
 // pipelines"). patchInsertable wires the steps below, one per surface the page uses.
-import {
-  type Originals,
-  type Realm,
-  replaceAccessor,
-  replaceConstructor,
-  replaceMethod,
-  type Track,
-} from '../../../common/originals.ts';
+import type { Originals, Realm, Track } from '../../../common/originals.ts';
+import { replaceAccessor, replaceConstructor, replaceMethod } from '../../../common/originals.ts';
 import type { TrackRegistry } from '../../track-registry.ts';
 import { createFramePaths, type FramePaths } from './frame-paths.ts';
 import { createStandIns, type StandIns } from './stand-ins.ts';
