@@ -53,8 +53,8 @@ export interface ReleaseFacts {
   settings: Settings;
   /** The frame's page (its origin picks the per-site switch). */
   url: string;
-  /** Is the capture source Bluetooth (release-bluetooth.ts classifySource)? Omitted for the site's
-   * standing answer, which the page world gets ahead of any release as its config. */
+  /** Is the capture source Bluetooth (release-bluetooth.ts classifySource)? Omitted for a device the
+   * frame did not report live: the site's answer alone. */
   bluetooth?: boolean;
 }
 
@@ -65,9 +65,9 @@ export function siteDecision(settings: Settings, url: string): ReleaseDecision {
   return releaseEnabledFor(settings, url) ? ALLOWED : { allow: false, reason: KEPT.site };
 }
 
-/** A release question nobody answered (the background gone or asleep past page/common/bridge.ts's timeout, or
- * failing to look the answer up): the device stays open. Decided here only; the page world's bridge,
- * the content script and the background all answer with it. A muted device kept open is invisible to
+/** A release question nobody answered (the background gone, asleep past the page world's timeout in
+ * page/common/bridge.ts, or failing to look the answer up): the device stays open. Decided here only;
+ * the page world's bridge, the content script and the background all answer with it. A muted device kept open is invisible to
  * the user; one released against the settings (a Bluetooth headset's profile switch) is not. */
 export const UNANSWERED: ReleaseDecision = Object.freeze({ allow: false, reason: KEPT.unanswered });
 
