@@ -369,7 +369,7 @@ async function firefoxRun(ctx: Ctx): Promise<void> {
   // The pref switched on the way a user does it: `micoff-host install --firefox-release` into the
   // profile's user.js, read by Firefox at its start (so a second launch, with new processes), and micoff
   // loaded: muted with Firefox's release alone (micoff's release setting off), then with micoff's part
-  // too (the muted call's senders off the wire, page/firefox-quiet.ts).
+  // too (the muted call's senders off the wire, page/firefox/quiet.ts).
   let releasedAfterMs: number | null = null;
   let quietAfterMs: number | null = null;
   let playbackWhileReleased: PlaybackStream[] = [];
@@ -442,7 +442,7 @@ async function firefoxRun(ctx: Ctx): Promise<void> {
       ? []
       : [
           `Muted with the pref: a second Firefox, started on a fresh profile after \`${install}\` wrote ${FIREFOX_RELEASE_PREF}.enabled = true and .delay_ms = ${FIREFOX_DELAY_MS} into its user.js, with micoff (dist/firefox) loaded; unmuted for a window, then muted with micoff's release setting off (Firefox's release alone): record stream ${releasedAfterMs === null ? 'STILL OPEN (the pref did not release)' : `closed ${releasedAfterMs} ms after the mute (Firefox keeps the device until it has been on for the delay)`}; Firefox's playback streams at the server after that window (the page plays nothing): ${playbackWhileReleased.map((p) => `"${p.properties['media.name'] ?? '?'}" (${p.bufferLatencyUs === null ? '?' : `${Math.round(p.bufferLatencyUs / 1000)} ms`})`).join(', ') || 'none'}.`,
-          `Muted with the pref and micoff's part (its release setting on): unmuted again, the same mute; micoff took the call's sender off the wire ${quietAfterMs === null ? 'NOT AT ALL (packets kept flowing)' : `${quietAfterMs} ms after the mute`} (Firefox's release, then ${QUIET_HOLD_MS} ms; page/firefox-quiet.ts).`,
+          `Muted with the pref and micoff's part (its release setting on): unmuted again, the same mute; micoff took the call's sender off the wire ${quietAfterMs === null ? 'NOT AT ALL (packets kept flowing)' : `${quietAfterMs} ms after the mute`} (Firefox's release, then ${QUIET_HOLD_MS} ms; page/firefox/quiet.ts).`,
         ]),
     rigNote(),
   ];

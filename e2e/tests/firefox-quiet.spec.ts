@@ -1,4 +1,4 @@
-// micoff's part of a muted call in Debian's Firefox ESR, both servers (page/firefox-quiet.ts): after
+// micoff's part of a muted call in Debian's Firefox ESR, both servers (page/firefox/quiet.ts): after
 // Firefox's own release, micoff takes the call's senders off the wire invisibly to the page and puts
 // them back at the unmute. CPU bars (three Firefoxes, alternated) and the page's, the popup's and the
 // far end's view after each unmute.

@@ -61,7 +61,7 @@ test('a muted call with clicks and tab switches costs at most a quarter of the u
     const other = await browser.context.newPage();
     await other.goto(pages.url('index.html').replace('127.0.0.1', 'localhost'));
     await meeting.page.bringToFront();
-    // The user unmutes with the page's button once: micoff learns it (page/intent.ts).
+    // The user unmutes with the page's button once: micoff learns it (page/chromium/guards/intent.ts).
     await clickOn(meeting.page, '#mute');
     await pause(1500);
     await clickOn(meeting.page, '#unmute');

@@ -1,4 +1,4 @@
-// Release when nothing can hear the mic (extension/src/page/audibility.ts): sender-level mutes, a
+// Release when nothing can hear the mic (extension/src/page/chromium/graph/audibility.ts): sender-level mutes, a
 // WebAudio graph and an insertable-streams pipeline are released and reacquired while the page sees
 // nothing change; listeners while muted keep the mic open, each with its reason; the switches turn
 // the pipeline/sender rules off. Cases and bars: docs/design/release-on-mute.md#release-paths-bars.

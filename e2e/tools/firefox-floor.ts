@@ -21,7 +21,7 @@ const CONFIGS = {
   unmuted: { pref: false, script: 'undefined' },
   muted: { pref: false, script: 'window.mute()' },
   muted_pref: { pref: true, script: 'window.mute()' },
-  /** Muted with Firefox's release and micoff (page/firefox-quiet.ts), once micoff took the senders off. */
+  /** Muted with Firefox's release and micoff (page/firefox/quiet.ts), once micoff took the senders off. */
   micoff: { pref: true, micoff: true, script: 'window.mute()' },
   stopped: { pref: true, script: 'window.stopTrack()' },
   /** The sender's encoding inactive (setParameters), the track muted. */

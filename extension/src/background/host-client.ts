@@ -1,12 +1,8 @@
-// The one persistent native messaging connection to micoff-host.
-//
-// - one port (`connectNative`); request ids from a counter; a pending map with per-request timeouts
-// - status: connecting -> connected (after the `version` handshake answers) | not_installed | error
-// - when the port closes (host crashed, not installed, not allowed) every pending request fails with the
-//   browser's reason, the reason becomes the status, and the client reconnects with exponential backoff
-// - subscriptions survive reconnects: they are re-sent on every new connection and events are routed
-//   by the host's subscription number to the caller's handler
-// Everything browser-specific comes in through `HostClientDeps`, so tests drive it with a fake port.
+// The one persistent native messaging connection to micoff-host: one port, request ids from a counter,
+// per-request timeouts. Status: connecting -> connected (after the `version` handshake) | not_installed
+// | error. A closed port fails every pending request with the browser's reason and reconnects with
+// backoff; subscriptions are re-sent on every new connection and their events routed by subscription
+// number. Everything browser-specific comes in through `HostClientDeps` (tests use a fake port).
 
 import { type HostStatus, INSTALL_COMMAND } from '../shared/host-status.ts';
 import {

@@ -1,16 +1,9 @@
-// Firefox build: is Firefox's own release of a muted microphone (the pref
-// media.getusermedia.microphone.off_while_disabled.enabled) in effect? micoff does not release on
-// Firefox; it checks, per tab, at the audio server: the page world says when every microphone track of
-// the tab was disabled (page/mute-observer.ts, `muted_since_ms`), the host's audio view says when the
-// tab's record stream left. The rule (docs/design/firefox-install.md, "Is it in effect?"):
-//  - in effect: the tab's record stream left the server after the mute (on time when within micoff's
-//    release delay + NATIVE_RELEASE_MARGIN_MS; later means Firefox's own delay is longer);
-//  - not in effect: it is still open past the delay + margin;
-//  - unknown: no host or audio server, no record stream of the tab seen, or another tab of this browser
-//    holds the same microphone unmuted (its stream would stay whatever the pref).
-// `nativeReleaseVerdict` is the rule (pure, table-tested); `createNativeReleaseWatch` keeps what it
-// needs per tab from the tab views and the audio snapshots (free of chrome.*; release-feature.ts wires
-// it into the tab views the popup shows).
+// Firefox build: is Firefox's own release of a muted microphone in effect? micoff checks per tab at the
+// audio server (docs/design/firefox-install.md "Is it in effect?"): the page world says when every
+// microphone track of the tab was disabled (`muted_since_ms`), the host's audio view when the tab's
+// record stream left: in effect, not in effect (still open past the delay + NATIVE_RELEASE_MARGIN_MS),
+// or unknown. `nativeReleaseVerdict` is the rule (pure, table-tested); `createNativeReleaseWatch` keeps
+// its inputs per tab (free of chrome.*; release-feature.ts wires it).
 import { isBrowserStream, sourceDescriptionOf } from '../shared/browser-streams.ts';
 import { firefoxReleaseCommand, NATIVE_RELEASE_MARGIN_MS } from '../shared/firefox-release.ts';
 import type {

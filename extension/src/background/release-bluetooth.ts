@@ -1,12 +1,9 @@
 // Device-aware release: which audio-server source does Chromium's capture use, and is it Bluetooth?
-// Releasing a Bluetooth headset's mic switches it between its call profile (HFP/HSP) and its music
-// profile (A2DP): an audible glitch and 1-2 s of silence on unmute, so by default it is kept open.
-// The host reports record streams with their source's properties (device.bus). A web track's deviceId
-// is a per-origin hash, so the source is matched by the track's label: Chromium on PulseAudio/PipeWire
-// labels a device with its source's description, and the default device "Default" (the server's default
-// source). A label that names no source Chromium records from gets no Bluetooth verdict: there is no
-// fallback to "any Chromium record stream", which would answer about other tabs' (and other profiles')
-// microphones, not the asking frame's.
+// Releasing a Bluetooth headset's mic switches its profile (HFP/HSP <-> A2DP): a glitch and seconds of
+// silence on unmute, so by default it is kept open. A web track's deviceId is a per-origin hash, so the
+// source is matched by the track's label (the source's description; "Default": the server's default
+// source). A label that names no source Chromium records from gets no verdict: no fallback to other
+// tabs' streams.
 import { isBrowserStream } from '../shared/browser-streams.ts';
 import type { AudioStream } from '../shared/protocol.ts';
 

@@ -4,6 +4,7 @@ import type { MicPermission, ReleasePolicyAnswer } from '../shared/messages/cont
 import type { GroupReport } from '../shared/messages/page-content.ts';
 import type { AudioSnapshot } from '../shared/messages/popup-background.ts';
 import type { AudioServerInfo, AudioStream } from '../shared/protocol.ts';
+import { UNANSWERED } from '../shared/release-decision.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../shared/settings.ts';
 import { FakeTimers, recordStream } from './fakes.test-util.ts';
 import { createReleaseTracker, QUERY_LIMIT, RATE_LIMITED, REPORT_LIMIT } from './release-feature.ts';
@@ -164,4 +165,19 @@ test('cross-tab probing: reports are rate-limited per frame; the latest over the
   assert.equal(timers.pending(), 1);
   tracker.removeTab(4);
   assert.equal(timers.pending(), 0);
+});
+
+test('a question the background fails to look up is answered UNANSWERED (kept open), never allowed', async () => {
+  const { tracker } = setup(NOBODY_CAPTURING);
+  const broken = createReleaseTracker({
+    settings: { get: () => Promise.reject(new Error('storage gone')) },
+    audio: { snapshot: () => NOBODY_CAPTURING },
+    now: () => 0,
+    setTimeout: () => 0,
+    clearTimeout: () => {},
+    onTab: () => {},
+  });
+  const q = { type: 'release_policy', url: URL_A, mic: 'granted', label: 'Default' } as const;
+  assert.equal(await broken.query(ATTACKER, q), UNANSWERED);
+  assert.deepEqual(await tracker.query(ATTACKER, q), { allow: true, reason: null });
 });

@@ -1,27 +1,17 @@
 // Release-on-mute, background side: takes the frames' reports (content.js) into per-tab state, keeps the
-// badge and the popup's tab view current, and makes the release decision (shared/release-decision.ts)
-// from the settings (per-site switch) and the host's view of the audio server (Bluetooth sources are
-// kept open unless the user chose otherwise): both the site's standing config the page world runs with
-// and the answer to each "may this device be released now?". The page world never drives anything here
-// beyond its own tab's state.
-//
-// Trust (docs/design/security.md): page scripts can forge what the page world
-// tells the content script, and the host's view of the audio server covers every tab and profile. So
-//  - a frame's report counts only while its microphone permission, as the content script's own
-//    navigator.permissions reads it, is 'granted' (a page without permission has no device of its own);
-//  - a question about a device is answered from the host's view only for a device the frame reported
-//    live while it held the permission, and only from the record streams on THAT device's source (no
-//    fallback to other tabs' streams); any other question gets the site-setting answer, the same
-//    whatever other tabs do;
-//  - reports and questions are rate-limited per frame (reports over the limit are coalesced: the
-//    latest is applied once the bucket allows; questions over it keep the device open).
+// badge and the popup's tab view current, and answers the page world from the one release decision
+// (shared/release-decision.ts): the site's standing config and each "may this device be released now?".
+// Trust (docs/design/security.md): a frame's report counts only while its microphone permission is
+// 'granted'; a device question is answered from the host's view only for a device the frame reported
+// live, from that device's source alone (else the site answer); reports and questions are rate-limited
+// per frame (reports coalesced, questions over the limit keep the device open).
 import {
   type ContentToBackground,
   parseContentToBackground,
   type ReleasePolicyAnswer,
 } from '../shared/messages/content-background.ts';
 import type { Processes } from '../shared/protocol.ts';
-import { KEPT, releaseConfig, releaseDecision } from '../shared/release-decision.ts';
+import { KEPT, releaseConfig, releaseDecision, UNANSWERED } from '../shared/release-decision.ts';
 import type { BackgroundContext } from './context.ts';
 import { createNativeReleaseWatch, type NativeReleaseWatch } from './native-release.ts';
 import { type RateLimit, RateLimiter } from './rate-limit.ts';
@@ -106,11 +96,19 @@ export function createReleaseTracker(d: ReleaseTrackerDeps) {
     deferred.set(key, entry);
   }
 
+  /** The answer to a frame's release question; a lookup that fails answers UNANSWERED. */
   async function query(
     f: FrameRef,
     m: Extract<ContentToBackground, { type: 'release_policy' }>,
   ): Promise<ReleasePolicyAnswer> {
     if (!queries.take(keyOf(f))) return RATE_LIMITED;
+    return lookUp(f, m).catch(() => UNANSWERED);
+  }
+
+  async function lookUp(
+    f: FrameRef,
+    m: Extract<ContentToBackground, { type: 'release_policy' }>,
+  ): Promise<ReleasePolicyAnswer> {
     const label = m.label;
     if (m.mic !== 'granted' || !frames.hasLive(f.tabId, f.frameId, label)) {
       // The site setting alone: nothing about devices or other tabs.
@@ -189,7 +187,7 @@ export function startRelease(ctx: BackgroundContext): void {
       );
       return true; // async reply
     }
-    void tracker.query(frame, msg).then(reply, () => reply({ allow: true, reason: null }));
+    void tracker.query(frame, msg).then(reply);
     return true; // async reply
   });
 

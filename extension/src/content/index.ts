@@ -15,6 +15,7 @@ import {
 } from '../shared/messages/content-background.ts';
 import { type ChannelEnd, captureNatives, newSecret, offerChannel } from '../shared/messages/page-channel.ts';
 import { type ContentToPage, parsePageMessage } from '../shared/messages/page-content.ts';
+import { UNANSWERED } from '../shared/release-decision.ts';
 import { browserSettingsStore } from '../shared/settings.ts';
 
 /** The site this frame belongs to: about:blank / srcdoc frames inherit their creator's origin. */
@@ -90,8 +91,8 @@ function main(): void {
         void micPermission()
           .then((mic) => toBackground({ type: 'release_policy', url: siteUrl(), mic, label: msg.label }))
           .then((raw) => {
-            // No answer (background gone, extension reloading): the page world's default, allow.
-            const a = parsePolicyAnswer(raw) ?? { allow: true, reason: null };
+            // No answer (background gone, extension reloading): kept open, as decided in one place.
+            const a = parsePolicyAnswer(raw) ?? UNANSWERED;
             toPage({ type: 'policy', query: msg.query, ...a });
           });
         break;

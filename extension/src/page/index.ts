@@ -3,11 +3,12 @@
 // child frames a script reaches through iframe.contentWindow/contentDocument before their own page.js
 // ran are patched from here and report through this frame's bridge. Firefox: watches the mute
 // (mute-observer.ts); Firefox's own pref releases the device, micoff checks that it does, and takes the
-// muted call's senders off the wire (firefox-quiet.ts). Hostile territory: keep it small.
-import { createBridge } from './bridge.ts';
-import { quietSenders } from './firefox-quiet.ts';
-import { install } from './interpose.ts';
-import { observeMutes } from './mute-observer.ts';
+// muted call's senders off the wire (firefox/quiet.ts). Hostile territory: keep it small.
+
+import { install } from './chromium/interpose.ts';
+import { createBridge } from './common/bridge.ts';
+import { observeMutes } from './firefox/mute-observer.ts';
+import { quietSenders } from './firefox/quiet.ts';
 
 type Realm = Window & typeof globalThis;
 

@@ -1,4 +1,4 @@
-// The popup's line on micoff's own part of a muted call in Firefox (page/firefox-quiet.ts), next to the
+// The popup's line on micoff's own part of a muted call in Firefox (page/firefox/quiet.ts), next to the
 // line on Firefox's part (native-release-line.ts): Firefox's release closes the microphone; micoff stops
 // the call from encoding and sending the muted microphone's silence, QUIET_HOLD_MS after that release,
 // until the unmute.

@@ -22,7 +22,7 @@ export function serverLine(audio: AudioSnapshot | null, browser: BuildBrowser): 
   return `Audio server: ${rec.length} record stream${rec.length > 1 ? 's' : ''} open: ${parts.join(', ')}.`;
 }
 
-/** Said when the site's permission may be a one-time one (page/grant-keeper.ts). */
+/** Said when the site's permission may be a one-time one (page/chromium/guards/grant-keeper.ts). */
 export const ONE_TIME_GRANT_NOTE =
   'This site may be allowed to use your microphone for this visit only ("Allow this time"). So that ' +
   'the permission does not run out while the muted call is in a background tab, micoff turns the ' +

@@ -17,7 +17,7 @@ export function firefoxReleaseCommand(releaseDelayMs: number): string {
 }
 
 /** How long after Firefox's own release micoff takes a muted device's senders off the wire (Firefox
- * build, page/firefox-quiet.ts). Firefox gives a page no way to restart a sender's RTP stream (an audio
+ * build, page/firefox/quiet.ts). Firefox gives a page no way to restart a sender's RTP stream (an audio
  * encoding's `active` is ignored, measured), so its RTP clock stands still while the sender has no
  * track, and an unmute less than 2 s into that pause makes the far end's jitter buffer take the pause for
  * network delay for ~17 s (docs/design/firefox-install.md, "micoff's part"). The hold keeps that window

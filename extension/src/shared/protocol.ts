@@ -1,21 +1,9 @@
 // The native messaging protocol between the extension and `micoff-host`, mirrored from
-// native-host/PROTOCOL.md (the contract) and native-host/crates/micoff-core/src/protocol/. Both sides test against
-// fixtures/protocol/*.json; change all of them together.
-//
-// Types say who sends them: `ExtensionToHost` (requests) and `HostToExtension` (results, errors,
-// events). Everything the host sends is `unknown` until a check of protocol/check-*.ts has passed it.
-//
-// This file is the protocol's front door: the extension and the e2e import from here; each fact lives
-// in one file of protocol/:
-//   constants.ts       the host's name, the protocol version, the limits, the error codes
-//   requests.ts        extension -> host: the requests
-//   processes.ts       payloads: processes and roles     cpu-report.ts     a CPU report
-//   audio.ts           the audio server and its streams  doctor-report.ts  micoff-doctor's report
-//   latency.ts         capture latency                   history.ts        the phase and the CPU history
-//   replies.ts         each request's result, the events, errors, the envelope
-//   check-request.ts   a request checked as the host's decoder does
-//   check-payloads.ts  the payloads checked; check-replies.ts the envelope, events and results checked
-//   (both on guard-kit.ts, which is not re-exported)
+// native-host/PROTOCOL.md (the contract); both sides test against fixtures/protocol/*.json, so change
+// them together. Types say who sends them (`ExtensionToHost`, `HostToExtension`); everything the host
+// sends is `unknown` until a check of protocol/check-*.ts passed it. This file is the front door the
+// extension and the e2e import from; each fact lives in one file of protocol/ (constants, requests,
+// payloads by subject, replies, and the checks on guard-kit.ts, which is not re-exported).
 export * from './protocol/audio.ts';
 export * from './protocol/check-payloads.ts';
 export * from './protocol/check-replies.ts';

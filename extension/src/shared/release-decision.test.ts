@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { KEPT, releaseConfig, releaseDecision } from './release-decision.ts';
+import {
+  KEPT,
+  releaseConfig,
+  releaseDecision,
+  siteDecision,
+  standingDecision,
+  UNANSWERED,
+} from './release-decision.ts';
 import { DEFAULT_SETTINGS, type Settings } from './settings.ts';
 
 const SITE = 'https://meet.example.com/room?x=1';
@@ -60,4 +67,31 @@ test('releaseConfig carries the delay and the site answer', () => {
   );
   const off = { ...DEFAULT_SETTINGS, followPathsSites: { 'https://meet.example.com': false } };
   assert.equal(releaseConfig(off, SITE).paths, false);
+});
+
+test('the unanswered release is decided here: kept open, with its reason', () => {
+  assert.deepEqual(UNANSWERED, { allow: false, reason: KEPT.unanswered });
+  assert.ok(Object.isFrozen(UNANSWERED));
+});
+
+test('the site switch is decided here: siteDecision, which releaseDecision and releaseConfig follow', () => {
+  const off = { ...DEFAULT_SETTINGS, siteOverrides: { 'https://meet.example.com': { release: false } } };
+  const globalOff = { ...DEFAULT_SETTINGS, releaseOnMute: false };
+  for (const [name, s] of [
+    ['on', DEFAULT_SETTINGS],
+    ['site off', off],
+    ['global off', globalOff],
+  ] as const) {
+    const site = siteDecision(s, SITE);
+    const config = releaseConfig(s, SITE);
+    // The background's answer, the standing answer the page world gets, and the page world's reading of it.
+    assert.deepEqual(releaseDecision({ settings: s, url: SITE, bluetooth: false }), site, name);
+    assert.deepEqual({ allow: config.release, reason: config.reason }, site, name);
+    assert.deepEqual(standingDecision(config), site, name);
+  }
+  // A config without a reason (an older sender) still reads as the site switch.
+  assert.deepEqual(standingDecision({ delay_ms: 0, release: false, reason: null }), {
+    allow: false,
+    reason: KEPT.site,
+  });
 });

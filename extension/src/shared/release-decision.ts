@@ -12,7 +12,7 @@ export const KEPT = {
   recording: 'a MediaRecorder is recording this microphone',
   /** The frame asked more often than the background answers (release-feature.ts QUERY_LIMIT). */
   throttled: 'too many release questions from this page',
-  // The page listens while muted (page/audibility.ts): one reason per kind of listener.
+  // The page listens while muted (page/chromium/graph/audibility.ts): one reason per kind of listener.
   clone:
     'the page listens while muted (another enabled copy of the microphone, e.g. a "you are talking" detector)',
   analyser: 'the page reads the microphone level while muted (a level meter or "you are talking" detector)',
@@ -26,12 +26,12 @@ export const KEPT = {
     "the page processes the microphone's audio in its own code (e.g. noise suppression micoff cannot follow), so it stays open to be safe",
   /** The background said no without saying why (or the page's config did). */
   policy: 'kept open by policy',
-  /** Neither the site's settings nor an answer reached the page in time (page/bridge.ts). */
+  /** No answer to the release question reached the page in time (UNANSWERED). */
   unanswered: "micoff's background did not answer (kept open to be safe)",
-  /** Reopened ahead of an unmute (page/intent.ts): the user came back to the call. */
+  /** Reopened ahead of an unmute (page/chromium/guards/intent.ts): the user came back to the call. */
   primed:
     'reopened a moment ago because you came back to the call, so that you are heard at once when you unmute',
-  /** Reopened for a moment so that a one-time permission does not expire (page/grant-keeper.ts). */
+  /** Reopened for a moment so that a one-time permission does not expire (page/chromium/guards/grant-keeper.ts). */
   keepalive:
     "reopened for a moment so that the site's permission to use the microphone does not expire while the tab is in the background",
 } as const;
@@ -47,21 +47,37 @@ export const ENDED = {
 
 export type ReleaseDecision = { allow: true; reason: null } | { allow: false; reason: string };
 
+const ALLOWED: ReleaseDecision = Object.freeze({ allow: true, reason: null });
+
 export interface ReleaseFacts {
   settings: Settings;
   /** The frame's page (its origin picks the per-site switch). */
   url: string;
-  /** Is the capture source Bluetooth (release-bluetooth.ts classifySource)? Omitted for the site's
-   * standing answer, which the page world gets ahead of any release as its config. */
+  /** Is the capture source Bluetooth (release-bluetooth.ts classifySource)? Omitted for a device the
+   * frame did not report live: the site's answer alone. */
   bluetooth?: boolean;
 }
 
+/** The site switch (the site's override, else the global switch). Decided here only: the background's
+ * answer to each question and the standing answer the page world runs with (releaseConfig) both come
+ * from it, and the page world reads that answer back with `standingDecision`, never the settings. */
+export function siteDecision(settings: Settings, url: string): ReleaseDecision {
+  return releaseEnabledFor(settings, url) ? ALLOWED : { allow: false, reason: KEPT.site };
+}
+
+/** A release question nobody answered (the background gone, asleep past the page world's timeout in
+ * page/common/bridge.ts, or failing to look the answer up): the device stays open. Decided here only;
+ * the page world's bridge, the content script and the background all answer with it. A muted device kept open is invisible to
+ * the user; one released against the settings (a Bluetooth headset's profile switch) is not. */
+export const UNANSWERED: ReleaseDecision = Object.freeze({ allow: false, reason: KEPT.unanswered });
+
 export function releaseDecision(f: ReleaseFacts): ReleaseDecision {
-  if (!releaseEnabledFor(f.settings, f.url)) return { allow: false, reason: KEPT.site };
+  const site = siteDecision(f.settings, f.url);
+  if (!site.allow) return site;
   if (f.bluetooth !== undefined && !releaseAllowedForSource(f.settings, f.bluetooth)) {
     return { allow: false, reason: KEPT.bluetooth };
   }
-  return { allow: true, reason: null };
+  return ALLOWED;
 }
 
 /** What the page world runs with for this site: the delay and the site's standing answer. */
@@ -70,17 +86,22 @@ export interface ReleaseConfig {
   release: boolean;
   /** Why release is off, when it is. */
   reason: string | null;
-  /** Follow pipelines and senders (page/audibility.ts); false: only the disabled-track rule. Absent
+  /** Follow pipelines and senders (page/chromium/graph/audibility.ts); false: only the disabled-track rule. Absent
    * (an older sender) means true. */
   paths?: boolean;
 }
 
 export function releaseConfig(settings: Settings, url: string): ReleaseConfig {
-  const d = releaseDecision({ settings, url });
+  const d = siteDecision(settings, url);
   return {
     delay_ms: settings.releaseDelayMs,
     release: d.allow,
     reason: d.reason,
     paths: followPathsFor(settings, url),
   };
+}
+
+/** The site's standing answer as the page world holds it (the config the background handed over). */
+export function standingDecision(c: ReleaseConfig): ReleaseDecision {
+  return c.release ? ALLOWED : { allow: false, reason: c.reason ?? KEPT.site };
 }

@@ -21,7 +21,7 @@ export interface Settings {
   bluetoothPolicy: BluetoothPolicy;
   /** Keyed by origin (`https://meet.example.com`), see `normalizeOrigin`. */
   siteOverrides: Record<string, SiteOverride>;
-  /** Follow the audio past the track (page/audibility.ts): release a mic whose pipelines or senders
+  /** Follow the audio past the track (page/chromium/graph/audibility.ts): release a mic whose pipelines or senders
    * are muted although its track is enabled. Off: only the plain disabled-track rule. */
   followPaths: boolean;
   /** Per-site exceptions to `followPaths`, keyed by origin. */

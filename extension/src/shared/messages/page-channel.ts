@@ -1,19 +1,9 @@
-// The channel between the page world (page.js, MAIN world) and the content script (content.js, isolated
-// world) of one frame, made so that the page's own scripts can neither forge nor read it . Both worlds share only the DOM, so messages are strings in CustomEvents on the window; what
-// keeps page scripts out is the event NAME: it carries a per-frame secret that is handed over before any
-// page script runs.
-//
-// The handover (measured on Chromium, docs/design/security.md): the manifest declares page.js
-// before content.js, both at document_start, and Chromium runs them in that order in every frame (top,
-// same- and cross-origin iframes, about:blank, srcdoc, window.open), before the page's first script.
-// page.js listens for HANDSHAKE_EVENT; content.js draws the secret from its own (isolated) crypto and
-// dispatches it, cancelable; page.js takes the first offer and cancels the event, so content.js learns
-// synchronously from dispatchEvent's result that the page world has it. Then:
-//  - page.js stops listening for offers: a page script's later offer finds nobody;
-//  - content.js never listens for offers or questions at all: if nobody took its offer there is no page
-//    world in the frame, and it listens to nothing from the page.
-// Everything page.js uses here is captured before page scripts run (ChannelNatives), so a page script
-// patching EventTarget.prototype, CustomEvent or its `detail` getter later sees nothing either.
+// The channel between the page world (page.js) and the content script (content.js) of one frame, which
+// the page's own scripts can neither forge nor read: strings in CustomEvents on the window, under an
+// event NAME carrying a per-frame secret handed over before any page script runs
+// (docs/design/security.md). content.js offers the secret, cancelable; page.js takes the first offer and
+// cancels it, so content.js knows at once that a page world has it, and page.js stops listening. What
+// page.js uses here is captured before page scripts run (ChannelNatives).
 
 export const HANDSHAKE_EVENT = 'micoff:handshake';
 

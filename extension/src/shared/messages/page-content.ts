@@ -28,15 +28,15 @@ export interface GroupReport {
   /** Set when micoff kept echo cancellation on against a `latency` request (the popup says why). */
   latency_guard?: string | null;
   /** Date.now() when every live track on the device was disabled; null while one is enabled. Sent by
-   * the Firefox build's page world (page/mute-observer.ts), where the browser's own release follows
+   * the Firefox build's page world (page/firefox/mute-observer.ts), where the browser's own release follows
    * the mute and the background checks it against the audio server (background/native-release.ts). */
   muted_since_ms?: number | null;
-  /** Firefox build: since when micoff keeps the muted device's senders from sending (page/firefox-quiet.ts:
+  /** Firefox build: since when micoff keeps the muted device's senders from sending (page/firefox/quiet.ts:
    * Firefox's own release closes the device but keeps encoding and sending the disabled track's
    * silence); null while it does not. */
   quiet_since_ms?: number | null;
   /** The site's microphone permission may be a one-time one ("Allow this time"): micoff keeps it alive
-   * while the tab is in the background and released (page/grant-keeper.ts); the popup says so. */
+   * while the tab is in the background and released (page/chromium/guards/grant-keeper.ts); the popup says so. */
   grant_may_expire?: boolean;
 }
 

@@ -29,11 +29,11 @@ export interface TabReleaseView {
   muted?: boolean;
   /** Since when it is muted, where the page world says (the Firefox build); else null. */
   muted_since_ms?: number | null;
-  /** Firefox build: since when micoff keeps the muted tab's senders from sending (page/firefox-quiet.ts);
+  /** Firefox build: since when micoff keeps the muted tab's senders from sending (page/firefox/quiet.ts);
    * null while it does not. */
   quiet_since_ms?: number | null;
   /** The site's microphone permission may be a one-time one: micoff keeps it alive while the tab is
-   * muted in the background (page/grant-keeper.ts), which the popup explains. */
+   * muted in the background (page/chromium/guards/grant-keeper.ts), which the popup explains. */
   grant_may_expire?: boolean;
   /** Firefox: is Firefox's own release of the muted microphone in effect? (background/native-release.ts) */
   native_release?: NativeReleaseView | null;

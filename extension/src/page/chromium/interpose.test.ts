@@ -1,0 +1,64 @@
+// The whole interposition in one fake realm: the group machine, the registry and every patch wired by
+// install(), driven as a page drives a call: mute, wait out the delay, unmute; and a device that cannot
+// be reopened.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { type FakeTrack, fakeBridge, fakeRealm, settle } from '../fake-realm/realm.test-util.ts';
+import { install } from './interpose.ts';
+
+async function call() {
+  const realm = fakeRealm();
+  const { bridge, reports } = fakeBridge();
+  assert.equal(install(realm.w, { bridge, realm: 0 }), true);
+  assert.equal(install(realm.w, { bridge, realm: 0 }), false, 'once per realm');
+  const gum = realm.FakeMediaDevices.prototype.getUserMedia as (
+    c: unknown,
+  ) => Promise<InstanceType<typeof realm.FakeStream>>;
+  const stream = await gum.call(realm.devices, { audio: true });
+  const t = stream.getAudioTracks()[0] as FakeTrack;
+  const pc = new (realm.get<typeof realm.FakePeerConnection>('RTCPeerConnection'))();
+  const sender = pc.addTrack(t);
+  const state = () => reports.at(-1)?.map((g) => g.state);
+  return { ...realm, t, stream, sender, state };
+}
+
+test('mute, delay, release; unmute, reacquire: the page sees one live track throughout', async () => {
+  const c = await call();
+  assert.deepEqual(c.state(), ['capturing']);
+  c.t.enabled = false;
+  c.timers.advance(2999);
+  await settle();
+  assert.equal(c.t._state, 'live', 'not before the delay');
+  c.timers.advance(1);
+  await settle();
+  assert.deepEqual(c.state(), ['released']);
+  assert.equal(c.t._state, 'ended', 'the device is released');
+  assert.deepEqual(
+    [c.t.readyState, c.t.enabled, c.stream.active],
+    ['live', false, true],
+    'the page sees no change',
+  );
+  c.t.enabled = true;
+  await settle();
+  assert.deepEqual(c.state(), ['capturing']);
+  const fresh = c.devices._opened[1];
+  assert.ok(fresh && fresh._state === 'live');
+  assert.equal(c.sender._track, fresh, 'the fresh track is on the wire');
+  assert.equal(c.sender.track, c.t, 'the page reads its own');
+  assert.deepEqual(c.sender._sets, [[false], [true]], 'the RTP stream restarted');
+});
+
+test('a device that cannot be reopened: the page’s track ends as on unplug', async () => {
+  const c = await call();
+  c.t.enabled = false;
+  c.timers.advance(3000);
+  await settle();
+  assert.deepEqual(c.state(), ['released']);
+  let ended = 0;
+  c.t.addEventListener('ended', () => ended++);
+  c.devices._plan = [new Error('NotFoundError')];
+  c.t.enabled = true;
+  await settle();
+  assert.deepEqual([c.t.readyState, ended], ['ended', 1]);
+  assert.deepEqual(c.state(), ['ended']);
+});

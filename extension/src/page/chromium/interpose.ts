@@ -1,0 +1,134 @@
+// The getUserMedia interposition ("facade swap", docs/design/release-on-mute.md): when nothing hears a
+// device, its real tracks stop (released) while the page's objects read as before; when something does,
+// the original getUserMedia reopens it and the fresh tracks go in behind the page's senders, elements,
+// WebAudio nodes and clones. Nothing runs per audio frame. This file only wires one realm: originals
+// (common/), the registry, the group machine (machine/), the guards (guards/) and the patches (patch/).
+// Hostile territory: a failure in our bookkeeping never breaks the page's own call.
+
+import { KEPT } from '../../shared/release-decision.ts';
+import type { Bridge } from '../common/bridge.ts';
+import { captureOriginals, maskToString, type Realm } from '../common/originals.ts';
+import { createEchoGuard } from './guards/echo-guard.ts';
+import { createGrantKeeper, KEEPALIVE_HOLD_MS } from './guards/grant-keeper.ts';
+import { createIntent, PRIME_HOLD_MS } from './guards/intent.ts';
+import { listenForIntent } from './guards/intent-listeners.ts';
+import { createPermissionWatch } from './guards/permission-watch.ts';
+import { createGroupMachine, machineRelay } from './machine/group-machine.ts';
+import { patchFrames } from './patch/frames.ts';
+import { patchGetUserMedia } from './patch/get-user-media.ts';
+import { patchInsertable } from './patch/insertable/index.ts';
+import { patchMediaElement } from './patch/media-element.ts';
+import { patchRecorder } from './patch/recorder.ts';
+import { patchRtc } from './patch/rtc.ts';
+import { patchStream } from './patch/stream.ts';
+import { patchTrack } from './patch/track.ts';
+import { patchWebAudio } from './patch/webaudio.ts';
+import { applyEnabled } from './registry/members.ts';
+import { createOpen } from './registry/reopen.ts';
+import { createTrackRegistry, type Group, type Member } from './track-registry.ts';
+
+const MARK = Symbol.for('micoff.page');
+
+export interface InstallOptions {
+  bridge: Bridge;
+  realm: number;
+  /** Called for same-origin child frames reached through this realm (iframe.contentWindow). */
+  onChildRealm?: (child: Realm) => void;
+}
+
+/** Patch one realm (a window). Returns false when it already was. */
+export function install(w: Realm, opts: InstallOptions): boolean {
+  const marked = w as unknown as Record<symbol, unknown>;
+  if (marked[MARK]) return false;
+  Object.defineProperty(w, MARK, { value: true });
+  maskToString(w.Function.prototype);
+
+  const o = captureOriginals(w);
+  if (!o) return true;
+  const { bridge, realm } = opts;
+
+  const timers = {
+    now: o.now,
+    setTimer: (cb: () => void, ms: number) => o.setTimeout(cb, ms),
+    clearTimer: (handle: unknown) => o.clearTimeout(handle as number),
+  };
+  // The registry and the grant keeper hand decisions to the group machine, which acts through them:
+  // they are built first against this relay, and the machine is connected to it once built.
+  const toMachine = machineRelay<Group>();
+  const permission = createPermissionWatch(o);
+  const reg = createTrackRegistry(o, realm, toMachine, createOpen(o, permission.state));
+  const released = () => [...reg.groups.values()].filter((g) => g.state === 'off' && g.silenced);
+  const page = o.page;
+  // One-time grants stay alive while the page is hidden and released (grant-keeper.ts).
+  const keeper = createGrantKeeper<Group>({
+    ...timers,
+    hidden: () => (page ? !page.visible() : false),
+    released,
+    capturing: () => [...reg.groups.values()].some((g) => g.state !== 'off'),
+    keepalive: (g) => toMachine.prime(g, KEEPALIVE_HOLD_MS, KEPT.keepalive),
+  });
+  reg.onRequest(() => permission.start(keeper.requested));
+  // A fresh capture's echo canceller converges before the far end hears it (echo-guard.ts).
+  const echo = createEchoGuard({
+    ...timers,
+    farEndLevel: reg.farEndLevel,
+    hold: (m: Member, on: boolean) => {
+      m.heldBack = on;
+      applyEnabled(o, m);
+    },
+  });
+  reg.onSwapped((swapped) => {
+    void reg.refreshOwnStreams();
+    echo.opened(swapped);
+  });
+  reg.onEnded((m) => echo.drop(m));
+  // What a user does before unmuting reopens a released device ahead of the unmute (intent.ts).
+  const intent = page ? createIntent({ now: o.now, interactive: page.interactive }) : null;
+
+  const machine = createGroupMachine<Group>({
+    ...timers,
+    config: () => bridge.config(),
+    holdReason: reg.holdReason,
+    askPolicy: async (g) => {
+      const [answer] = await Promise.all([
+        bridge.askPolicy(g.label),
+        ...[...g.members].map((m) => m.root.pinned),
+      ]);
+      return answer;
+    },
+    stopTracks: (g) => {
+      for (const m of g.members) echo.drop(m);
+      reg.stopTracks(g);
+    },
+    reacquire: reg.reacquire,
+    endTracks: reg.endTracks,
+    changed: () => {
+      keeper.changed();
+      bridge.report(realm, reg.report(keeper.mayExpire()));
+    },
+    audibility: (g) => reg.audibility(g, bridge.config().paths ?? true),
+    heard: () => intent?.noteUnmute(),
+  });
+  toMachine.connect(machine);
+  if (page && intent) {
+    listenForIntent(o, page, intent, () => {
+      for (const g of released()) machine.prime(g, PRIME_HOLD_MS, KEPT.primed);
+    });
+    o.addEventListener.call(page.document, 'visibilitychange', () => keeper.changed());
+  }
+
+  if (!patchGetUserMedia(w, o, reg)) return true;
+  patchTrack(w, o, reg);
+  patchStream(w, o, reg);
+  patchRtc(w, o, reg);
+  patchMediaElement(w, o, reg);
+  patchWebAudio(w, o, reg);
+  patchRecorder(w, o, reg);
+  patchInsertable(w, o, reg);
+  patchFrames(w, opts.onChildRealm);
+
+  bridge.onConfig(() => {
+    for (const g of reg.groups.values()) machine.reconsider(g);
+  });
+  return true;
+}
