@@ -286,7 +286,10 @@ impl Session {
                 cmd.env("PULSE_SERVER", "unix:/nonexistent/micoff-bench/native");
             }
         };
-        cmd.env("RUST_LOG", "micoff_host=warn,micoff_core=warn");
+        cmd.env(
+            "RUST_LOG",
+            "micoff_host=warn,micoff_native=warn,micoff_backend=warn",
+        );
         Ok(Self(HostClient::spawn(cmd)?))
     }
 

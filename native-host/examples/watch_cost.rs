@@ -166,7 +166,7 @@ fn measure(watcher: &str, host: &Path, pid: u32, seconds: u64) -> Result<(f64, f
             let mut c = Command::new(host);
             c.arg(format!(
                 "chrome-extension://{}/",
-                micoff_core::CHROME_EXTENSION_ID
+                micoff_native::CHROME_EXTENSION_ID
             ));
             c
         }

@@ -5,7 +5,7 @@
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use micoff_core::install::{run, Browser, InstallArgs, InstallEnv};
+use micoff_install::{run, Browser, InstallArgs, InstallEnv};
 
 mod support;
 
@@ -529,9 +529,9 @@ fn install_prints_the_extension_steps_it_cannot_do() {
 
 use support::crx;
 
-use micoff_core::install::chromium::crx::inspect;
-use micoff_core::install::chromium::external::CRX_NAME;
-use micoff_core::CHROME_EXTENSION_ID;
+use micoff_install::chromium::crx::inspect;
+use micoff_install::chromium::external::CRX_NAME;
+use micoff_native::CHROME_EXTENSION_ID;
 
 #[test]
 fn crx_id_and_version_are_read_from_the_header_and_the_zip() {
@@ -566,7 +566,7 @@ fn crx_env(tmp: &Path) -> (InstallEnv, PathBuf) {
 /// The exit code, and what it wrote to stdout then to stderr (its error lines).
 fn install_all(a: &InstallArgs, env: &InstallEnv) -> (i32, String) {
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = micoff_core::install::run(a, env, &mut out, &mut err);
+    let code = micoff_install::run(a, env, &mut out, &mut err);
     out.extend(err);
     (code, String::from_utf8(out).unwrap())
 }

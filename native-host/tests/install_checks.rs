@@ -12,8 +12,8 @@ use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use micoff_core::install::{run, Browser, InstallArgs, InstallEnv};
-use micoff_core::FIREFOX_EXTENSION_ID;
+use micoff_install::{run, Browser, InstallArgs, InstallEnv};
+use micoff_native::FIREFOX_EXTENSION_ID;
 
 const MANIFEST: &str = "org.micoff.host.json";
 
@@ -345,10 +345,7 @@ fn system_manifests_micoff_hosts_package_owns_are_never_written_over_or_removed(
     std::fs::create_dir_all(share.parent().unwrap()).unwrap();
     std::fs::write(
         &share,
-        micoff_core::install::manifest::content::manifest_json(
-            false,
-            Path::new("/usr/bin/micoff-host"),
-        ),
+        micoff_install::manifest::content::manifest_json(false, Path::new("/usr/bin/micoff-host")),
     )
     .unwrap();
     let chromium = root
@@ -360,10 +357,8 @@ fn system_manifests_micoff_hosts_package_owns_are_never_written_over_or_removed(
         .join("usr/lib/mozilla/native-messaging-hosts")
         .join(MANIFEST);
     std::fs::create_dir_all(firefox.parent().unwrap()).unwrap();
-    let ff_text = micoff_core::install::manifest::content::manifest_json(
-        true,
-        Path::new("/usr/bin/micoff-host"),
-    );
+    let ff_text =
+        micoff_install::manifest::content::manifest_json(true, Path::new("/usr/bin/micoff-host"));
     std::fs::write(&firefox, &ff_text).unwrap();
     std::fs::create_dir_all(root.join("var/lib/dpkg/info")).unwrap();
     std::fs::write(

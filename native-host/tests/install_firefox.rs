@@ -10,10 +10,10 @@ mod support;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use micoff_core::install::firefox::build::{builds_of, Build};
-use micoff_core::install::zip;
-use micoff_core::install::{Browser, InstallArgs, InstallEnv};
-use micoff_core::FIREFOX_EXTENSION_ID;
+use micoff_install::firefox::build::{builds_of, Build};
+use micoff_install::zip;
+use micoff_install::{Browser, InstallArgs, InstallEnv};
+use micoff_native::FIREFOX_EXTENSION_ID;
 use serde_json::{json, Value};
 
 const USER_JS: &str = "user_pref(\"browser.startup.page\", 3);\n// my own comment\n";
@@ -146,7 +146,7 @@ fn uninstall(mut a: InstallArgs) -> InstallArgs {
 /// The exit code, and what it wrote to stdout then to stderr (its error lines).
 fn run(a: &InstallArgs, env: &InstallEnv) -> (i32, String) {
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = micoff_core::install::run(a, env, &mut out, &mut err);
+    let code = micoff_install::run(a, env, &mut out, &mut err);
     out.extend(err);
     (code, String::from_utf8(out).unwrap())
 }

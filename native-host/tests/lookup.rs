@@ -8,10 +8,10 @@ mod support;
 
 use std::path::{Path, PathBuf};
 
-use micoff_core::install::lookup::{finding, lookup};
-use micoff_core::install::manifest::content::manifest_json;
-use micoff_core::install::{Browser, InstallEnv};
 use micoff_doctor::Status;
+use micoff_install::lookup::{finding, lookup};
+use micoff_install::manifest::content::manifest_json;
+use micoff_install::{Browser, InstallEnv};
 
 const FILE: &str = "org.micoff.host.json";
 
@@ -152,11 +152,11 @@ fn a_snap_chromium_cannot_and_a_snap_firefox_is_told_about_the_portal() {
         .contains("widget.use-xdg-desktop-portal.native-messaging"));
     // The installer says the same where it cannot do more.
     let mut out = Vec::new();
-    let a = micoff_core::install::InstallArgs {
+    let a = micoff_install::InstallArgs {
         dry_run: true,
         ..support::install_args()
     };
-    micoff_core::install::run(&a, &env, &mut out, &mut Vec::new());
+    micoff_install::run(&a, &env, &mut out, &mut Vec::new());
     let out = String::from_utf8(out).unwrap();
     assert!(
         out.contains(

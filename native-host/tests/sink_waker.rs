@@ -100,7 +100,7 @@ fn a_browsers_new_capture_gets_data_promptly_and_other_recorders_are_left_alone(
     let log_path = rig.path().join("host.log");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_micoff-host"));
     cmd.arg(chrome_origin())
-        .env("RUST_LOG", "micoff_core=debug")
+        .env("RUST_LOG", "micoff_native=debug,micoff_backend=debug")
         .env("NO_COLOR", "1")
         .stderr(File::create(&log_path).unwrap());
     rig.env(&mut cmd);

@@ -11,10 +11,10 @@ mod support;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use micoff_core::install::{Browser, InstallArgs, InstallEnv};
-use micoff_core::uninstall::UninstallArgs;
-use micoff_core::FIREFOX_EXTENSION_ID;
 use micoff_doctor::fix::System;
+use micoff_install::uninstall::UninstallArgs;
+use micoff_install::{Browser, InstallArgs, InstallEnv};
+use micoff_native::FIREFOX_EXTENSION_ID;
 
 /// The fixers' outside world: this process's euid, no terminal, nothing run.
 struct Quiet;
@@ -159,7 +159,7 @@ fn machine() -> Machine {
 /// The exit code, and what it wrote to stdout then to stderr (its error lines).
 fn install(a: &InstallArgs, env: &InstallEnv) -> (i32, String) {
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = micoff_core::install::run(a, env, &mut out, &mut err);
+    let code = micoff_install::run(a, env, &mut out, &mut err);
     out.extend(err);
     (code, String::from_utf8(out).unwrap())
 }
@@ -167,7 +167,7 @@ fn install(a: &InstallArgs, env: &InstallEnv) -> (i32, String) {
 /// The exit code, and what it wrote to stdout then to stderr (its error lines).
 fn uninstall(system: bool, dry_run: bool, env: &InstallEnv) -> (i32, String) {
     let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = micoff_core::uninstall::run(
+    let code = micoff_install::uninstall::run(
         &UninstallArgs { system, dry_run },
         env,
         &mut Quiet,
@@ -193,24 +193,24 @@ fn everything(m: &Machine) -> InstallArgs {
 /// Capture latency set for Chromium on PulseAudio, with the same folders.
 fn latency_set(m: &Machine) {
     let paths = latency_paths(m);
-    let req = micoff_core::latency::SetRequest {
+    let req = micoff_native::latency::SetRequest {
         capture_ms: Some(40),
-        browsers: vec![micoff_core::protocol::Browser::Chromium],
-        mechanism: Some(micoff_core::protocol::Mechanism::LaunchEnvironment),
+        browsers: vec![micoff_native::protocol::Browser::Chromium],
+        mechanism: Some(micoff_native::protocol::Mechanism::LaunchEnvironment),
         dry_run: false,
     };
-    let r = micoff_core::latency::set_for_server(
+    let r = micoff_native::latency::set_for_server(
         &paths,
         &req,
-        &micoff_core::latency::server_of(None),
+        &micoff_native::latency::server_of(None),
         0,
     )
     .unwrap();
     assert!(!r.changed_files.is_empty(), "{r:?}");
 }
 
-fn latency_paths(m: &Machine) -> micoff_core::latency::Paths {
-    micoff_core::latency::Paths::from_env(&HashMap::from([
+fn latency_paths(m: &Machine) -> micoff_native::latency::Paths {
+    micoff_native::latency::Paths::from_env(&HashMap::from([
         ("HOME".to_owned(), m.env.home.display().to_string()),
         (
             "XDG_DATA_DIRS".to_owned(),

@@ -1,5 +1,5 @@
 // The native messaging protocol between the extension and `micoff-host`, mirrored from
-// native-host/PROTOCOL.md (the contract) and native-host/crates/micoff-core/src/protocol/. Both sides test against
+// native-host/PROTOCOL.md (the contract) and native-host/crates/micoff-native/src/protocol/. Both sides test against
 // fixtures/protocol/*.json; change all of them together.
 //
 // Types say who sends them: `ExtensionToHost` (requests) and `HostToExtension` (results, errors,

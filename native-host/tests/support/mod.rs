@@ -6,7 +6,7 @@
 use std::io::Write as _;
 use std::path::PathBuf;
 
-use micoff_core::install::InstallArgs;
+use micoff_install::InstallArgs;
 
 /// The micoff-host binary these tests are built with: a real host for `--host-path`, which the
 /// installer checks.

@@ -15,11 +15,11 @@ use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use micoff_core::deps::{
+use micoff_native::deps::{
     AudioServer, BoxFuture, CpuTicker, Deps, HostError, Launch, Limits, Sampler, TickOutcome,
 };
-use micoff_core::framing::{FrameCodec, FrameReader};
-use micoff_core::protocol::{
+use micoff_native::framing::{FrameCodec, FrameReader};
+use micoff_native::protocol::{
     AudioServerInfo, AudioStream, BrowserFamily, CpuReport, ErrorCode, HostEvent, ProcessInfo,
     Processes,
 };
@@ -175,7 +175,7 @@ pub fn framing(data: &[u8]) -> u64 {
     let (sizes, stream) = rest.split_at(n);
     let (frames, clean) = decode_all(stream);
     for body in &frames {
-        if let Err(e) = micoff_core::protocol::decode_request(body) {
+        if let Err(e) = micoff_native::protocol::decode_request(body) {
             assert!(ErrorCode::from_code(e.code.code()).is_some());
         }
     }
@@ -207,11 +207,11 @@ pub fn framing(data: &[u8]) -> u64 {
             doctor: None,
             // A home that does not exist: a fuzzed `latency_set` reset finds nothing of the
             // user's to remove (a set is refused: the fake audio server is unreachable).
-            latency_paths: micoff_core::latency::Paths::from_env(&HashMap::from([(
+            latency_paths: micoff_native::latency::Paths::from_env(&HashMap::from([(
                 "HOME".to_owned(),
                 "/nonexistent/micoff-fuzz-home".to_owned(),
             )])),
-            power_roots: micoff_core::power::Roots::system(),
+            power_roots: micoff_native::power::Roots::system(),
             launch: Launch::default(),
             limits: Limits {
                 codec: codec(),
@@ -224,12 +224,12 @@ pub fn framing(data: &[u8]) -> u64 {
             let _ = client_in.read_to_end(&mut out).await;
             out
         });
-        let served = micoff_core::server::run(chunked(), server_out, deps).await;
+        let served = micoff_native::server::run(chunked(), server_out, deps).await;
         assert_eq!(served.is_ok(), clean);
         let mut out = collect.await.expect("the collector");
         let (mut results, mut errors) = (0usize, 0usize);
         let out_codec = FrameCodec {
-            max_incoming_bytes: micoff_core::framing::MAX_OUTGOING_BYTES,
+            max_incoming_bytes: micoff_native::framing::MAX_OUTGOING_BYTES,
             ..FrameCodec::default()
         };
         while let Some(body) = out_codec

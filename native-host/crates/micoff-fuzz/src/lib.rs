@@ -13,10 +13,10 @@ pub mod bounded;
 pub mod framing;
 pub mod mutate;
 
-use micoff_core::install::firefox::policies::{self, FileRecord, Wanted};
-use micoff_core::install::json_text;
-use micoff_core::protocol::{decode_request, ErrorCode};
 use micoff_doctor::parse as doctor;
+use micoff_install::firefox::policies::{self, FileRecord, Wanted};
+use micoff_install::json_text;
+use micoff_native::protocol::{decode_request, ErrorCode};
 use micoff_proc::parse as procfs;
 
 /// A target: panics on a bug, else returns a behaviour signature.

@@ -5,7 +5,7 @@
 //!   same devices as the e2e rig (`e2e/rig/audio-rig.ts`): [`SIGNAL_SINK`], [`OUTPUT_SINK`],
 //!   [`MIC`]; stopped by PID on drop.
 //! - [`host`]: [`HostClient`], a synchronous native messaging client for the real `micoff-host`
-//!   binary, framed by the host's own [`micoff_core::framing::FrameCodec`].
+//!   binary, framed by the host's own [`micoff_native::framing::FrameCodec`].
 //! - [`wait_for`], [`next_event`], [`require`], [`Proc`]: waiting on conditions (never fixed
 //!   sleeps) and processes we started.
 //! - [`bench_summary`]: a row of the bench's `--json` report.
