@@ -471,7 +471,7 @@ async fn a_browser_family_that_exits_ends_it() {
     );
 }
 
-/// `true` for `2026-11-26T08:15:42.120+01:00` (RFC 3339, milliseconds, an offset).
+/// `true` for `YYYY-MM-DDThh:mm:ss.mmm+01:00` (RFC 3339, milliseconds, an offset).
 fn is_rfc3339(t: &str) -> bool {
     let b = t.as_bytes();
     t.len() == 29

@@ -1,5 +1,5 @@
 //! The wall-clock time a report was taken, as `top` and `sample` stamp it: local time with its
-//! offset from UTC, in RFC 3339 (`2026-11-26T08:15:42.120+01:00`), the one form both the text
+//! offset from UTC, in RFC 3339 (`YYYY-MM-DDThh:mm:ss.mmm+01:00`), the one form both the text
 //! header and the JSON `time` field use (a person reads local time; a script gets the offset).
 
 use std::time::{SystemTime, UNIX_EPOCH};
@@ -34,7 +34,7 @@ pub fn rfc3339_local(at: SystemTime) -> String {
     )
 }
 
-/// The text header's form: seconds, no milliseconds (`2026-11-26T08:15:42+01:00`).
+/// The text header's form: seconds, no milliseconds (`YYYY-MM-DDThh:mm:ss+01:00`).
 pub fn header_time(rfc3339: &str) -> String {
     match (rfc3339.find('.'), rfc3339.rfind(['+', '-'])) {
         (Some(dot), Some(sign)) if sign > dot => format!("{}{}", &rfc3339[..dot], &rfc3339[sign..]),
@@ -72,7 +72,7 @@ mod tests {
     fn local_time_in_rfc3339_with_its_offset() {
         let at = UNIX_EPOCH + Duration::from_millis(1_795_000_000_123);
         let t = rfc3339_local(at);
-        // 2026-11-18T..., whatever the zone: date, time, millis, offset.
+        // YYYY-MM-DDT..., whatever the zone: date, time, millis, offset.
         let bytes = t.as_bytes();
         assert_eq!(t.len(), 29, "{t}");
         assert_eq!(
