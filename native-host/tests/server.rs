@@ -242,6 +242,26 @@ fn latency_paths() -> Result<micoff_native::latency::Paths, String> {
     )]))
 }
 
+/// The server's dependencies, all fakes: `sampler`, and an audio server that sends `events`.
+fn fake_deps(
+    sampler: FakeSampler,
+    events: Option<mpsc::Receiver<HostEvent>>,
+    launch: Launch,
+    limits: Limits,
+) -> Deps {
+    Deps {
+        sampler: Arc::new(sampler),
+        audio: Arc::new(FakeAudio {
+            events: Mutex::new(events),
+        }),
+        doctor: None,
+        latency_paths: latency_paths(),
+        power_roots: micoff_native::power::Roots::system(),
+        launch,
+        limits,
+    }
+}
+
 fn start_with(
     sampler: FakeSampler,
     events: Option<mpsc::Receiver<HostEvent>>,
@@ -250,20 +270,13 @@ fn start_with(
     let (client, server) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server);
     let (client_read, client_write) = tokio::io::split(client);
-    let deps = Deps {
-        sampler: Arc::new(sampler),
-        audio: Arc::new(FakeAudio {
-            events: Mutex::new(events),
-        }),
-        doctor: None,
-        latency_paths: latency_paths(),
-        power_roots: micoff_native::power::Roots::system(),
-        launch: Launch::from_args(&[
-            "chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/".to_owned()
-        ])
-        .unwrap(),
+    let deps = fake_deps(
+        sampler,
+        events,
+        Launch::from_args(&["chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/".to_owned()])
+            .unwrap(),
         limits,
-    };
+    );
     let server = tokio::spawn(micoff_native::server::run(server_read, server_write, deps));
     Client {
         // The browser's side reads host frames (up to 1 MiB).
@@ -548,17 +561,7 @@ async fn output_nobody_reads_does_not_hold_the_host() {
         let (client, server) = tokio::io::duplex(1024);
         let (server_read, server_write) = tokio::io::split(server);
         let (_client_read, client_write) = tokio::io::split(client);
-        let deps = Deps {
-            sampler: Arc::new(FakeSampler::default()),
-            audio: Arc::new(FakeAudio {
-                events: Mutex::new(None),
-            }),
-            doctor: None,
-            latency_paths: latency_paths(),
-            power_roots: micoff_native::power::Roots::system(),
-            launch: Launch::default(),
-            limits,
-        };
+        let deps = fake_deps(FakeSampler::default(), None, Launch::default(), limits);
         let server = tokio::spawn(micoff_native::server::run(server_read, server_write, deps));
         let mut writer = FrameWriter::new(client_write, FrameCodec::default());
         // Far more than the pipe holds: 7000-process replies.
@@ -589,17 +592,12 @@ async fn a_bad_length_ends_the_server_with_an_error() {
     let (client, server) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server);
     let (_client_read, mut client_write) = tokio::io::split(client);
-    let deps = Deps {
-        sampler: Arc::new(FakeSampler::default()),
-        audio: Arc::new(FakeAudio {
-            events: Mutex::new(None),
-        }),
-        doctor: None,
-        latency_paths: latency_paths(),
-        power_roots: micoff_native::power::Roots::system(),
-        launch: Launch::default(),
-        limits: Limits::default(),
-    };
+    let deps = fake_deps(
+        FakeSampler::default(),
+        None,
+        Launch::default(),
+        Limits::default(),
+    );
     let server = tokio::spawn(micoff_native::server::run(server_read, server_write, deps));
     use tokio::io::AsyncWriteExt;
     client_write

@@ -60,17 +60,11 @@ pub fn refuse_before_writing(
     let text = match read_policy_text(&path) {
         Ok(t) => t?,
         Err(e) => {
-            let _ = writeln!(out, "Firefox: {} left alone: {e}", shown(&path));
-            micoff_exit::report(
-                err,
-                crate::args::CMD,
-                "nothing installed (no host manifest, no policy entry, no copy of the add-on)",
-                &format!(
-                    "make {} readable policy JSON (UTF-8) first, then run this again",
-                    shown(&path)
-                ),
+            let todo = format!(
+                "make {} readable policy JSON (UTF-8) first, then run this again",
+                shown(&path)
             );
-            return Some(EXIT_PARTIAL);
+            return Some(refused(out, err, &path, &e, &todo));
         }
     };
     let (_, wanted) = system_wanted(req, root);
@@ -83,17 +77,29 @@ pub fn refuse_before_writing(
         .cloned()
         .unwrap_or_default();
     let e = policies::install(Some(&text), &wanted, &file_record).err()?;
-    let _ = writeln!(out, "Firefox: {} left alone: {e}", shown(&path));
+    let todo = format!(
+        "settle that entry in {} first, then run this again",
+        shown(&path)
+    );
+    Some(refused(out, err, &path, &e, &todo))
+}
+
+/// The policy file at `path` left alone for `why`, and nothing installed: `todo` says what to do.
+fn refused(
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+    path: &Path,
+    why: &dyn std::fmt::Display,
+    todo: &str,
+) -> i32 {
+    let _ = writeln!(out, "Firefox: {} left alone: {why}", shown(path));
     micoff_exit::report(
         err,
         crate::args::CMD,
         "nothing installed (no host manifest, no policy entry, no copy of the add-on)",
-        &format!(
-            "settle that entry in {} first, then run this again",
-            shown(&path)
-        ),
+        todo,
     );
-    Some(EXIT_PARTIAL)
+    EXIT_PARTIAL
 }
 
 /// `--system`: the policy files, micoff's record of its entries, micoff's copy of the xpi, through

@@ -7,6 +7,8 @@
 
 mod support;
 
+use support::{executable, install as run};
+
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
@@ -34,12 +36,6 @@ fn xpi(id: &str, version: &str) -> Vec<u8> {
         ],
         true,
     )
-}
-
-fn executable(path: &Path) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, "").unwrap();
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
 /// A Firefox installation under `root`: `dir` (e.g. `usr/lib/firefox-esr`) with its executable,
@@ -141,14 +137,6 @@ fn uninstall(mut a: InstallArgs) -> InstallArgs {
     a.uninstall = true;
     a.firefox_xpi = a.firefox_xpi.map(|_| None);
     a
-}
-
-/// The exit code, and what it wrote to stdout then to stderr (its error lines).
-fn run(a: &InstallArgs, env: &InstallEnv) -> (i32, String) {
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = micoff_install::run(a, env, &mut out, &mut err);
-    out.extend(err);
-    (code, String::from_utf8(out).unwrap())
 }
 
 fn read(path: &Path) -> String {

@@ -8,36 +8,16 @@
 
 mod support;
 
+use support::{env, install};
+
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use micoff_install::{run, Browser, InstallArgs, InstallEnv};
+use micoff_install::{Browser, InstallArgs};
 use micoff_native::FIREFOX_EXTENSION_ID;
 
 const MANIFEST: &str = "org.micoff.host.json";
-
-fn env(tmp: &Path) -> InstallEnv {
-    let bin = tmp.join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    InstallEnv {
-        home: tmp.join("home"),
-        config_home: None,
-        root: tmp.join("root"),
-        path_dirs: vec![bin],
-        flatpak_apps: vec![],
-        data_home: None,
-        state_home: None,
-    }
-}
-
-/// The exit code, and what it wrote to stdout then to stderr (its error lines).
-fn install(args: &InstallArgs, env: &InstallEnv) -> (i32, String) {
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = run(args, env, &mut out, &mut err);
-    out.extend(err);
-    (code, String::from_utf8(out).unwrap())
-}
 
 fn chromium_and_firefox() -> InstallArgs {
     InstallArgs {
@@ -89,11 +69,11 @@ fn a_host_path_that_is_not_an_executable_micoff_host_is_refused_and_nothing_is_w
     symlink("/bin/true", &other).unwrap();
     // The real host, renamed.
     let renamed = d.join("mh");
-    symlink(support::HOST, &renamed).unwrap();
+    symlink(support::host(), &renamed).unwrap();
     // The real host's content, not executable.
     let plain = d.join("plain/micoff-host");
     std::fs::create_dir_all(plain.parent().unwrap()).unwrap();
-    std::fs::copy(support::HOST, &plain).unwrap();
+    std::fs::copy(support::host(), &plain).unwrap();
     std::fs::set_permissions(&plain, std::fs::Permissions::from_mode(0o644)).unwrap();
     // A folder, and a FIFO, named micoff-host.
     let folder = d.join("folder/micoff-host");
@@ -227,13 +207,7 @@ fn whatever_sits_at_a_manifests_name_is_read_only_when_it_is_a_regular_file() {
 fn a_user_js_that_is_not_a_regular_file_fails_that_profile_without_hanging() {
     let tmp = tempfile::tempdir().unwrap();
     let env = env(tmp.path());
-    let profile = env.home.join(".mozilla/firefox/p.default");
-    std::fs::create_dir_all(&profile).unwrap();
-    std::fs::write(
-        env.home.join(".mozilla/firefox/profiles.ini"),
-        "[Profile0]\nIsRelative=1\nPath=p.default\n",
-    )
-    .unwrap();
+    let profile = support::firefox_profile(&env.home);
     std::fs::write(profile.join("prefs.js"), "").unwrap();
     let user_js = profile.join("user.js");
     fifo(&user_js);
@@ -252,26 +226,13 @@ fn a_user_js_that_is_not_a_regular_file_fails_that_profile_without_hanging() {
 fn a_dry_run_shows_the_json_and_user_js_it_would_write_and_warns() {
     let tmp = tempfile::tempdir().unwrap();
     let env = env(tmp.path());
-    let profile = env.home.join(".mozilla/firefox/p.default");
-    std::fs::create_dir_all(&profile).unwrap();
-    std::fs::write(
-        env.home.join(".mozilla/firefox/profiles.ini"),
-        "[Profile0]\nIsRelative=1\nPath=p.default\n",
-    )
-    .unwrap();
+    let profile = support::firefox_profile(&env.home);
     std::fs::write(profile.join("user.js"), "user_pref(\"mine\", 1);\n").unwrap();
     let xpi = tmp.path().join("micoff.xpi");
-    let manifest = format!(
-        r#"{{"manifest_version": 3, "name": "micoff", "version": "0.1.0", "browser_specific_settings": {{"gecko": {{"id": "{FIREFOX_EXTENSION_ID}"}}}}}}"#
-    );
-    std::fs::write(
-        &xpi,
-        support::zip(&[("manifest.json", manifest.as_bytes())], true),
-    )
-    .unwrap();
+    support::write_micoff_xpi(&xpi);
     // The host in a temporary folder: a link named micoff-host under the test's /tmp folder.
     let host = tmp.path().join("micoff-host");
-    symlink(support::HOST, &host).unwrap();
+    symlink(support::host(), &host).unwrap();
     let mut a = support::install_args();
     a.browsers = vec![Browser::Firefox];
     a.host_path = Some(host.clone());
@@ -405,15 +366,6 @@ fn a_packager_names_where_the_package_puts_the_host_in_a_staging_folder_only() {
     a.packaged_host_path = Some(PathBuf::from("/usr/bin/mh"));
     let (code, out) = install(&a, &env);
     assert_eq!(code, 2, "{out}");
-    // Only into a staging folder: the command line requires --target-dir.
-    let status = std::process::Command::new(support::HOST)
-        .args(["install", "--packaged-host-path", "/usr/bin/micoff-host"])
-        .env("HOME", tmp.path())
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .status()
-        .unwrap();
-    assert_eq!(status.code(), Some(2));
 }
 
 #[test]

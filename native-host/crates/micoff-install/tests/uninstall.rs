@@ -8,6 +8,8 @@
 
 mod support;
 
+use support::install;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
@@ -40,7 +42,7 @@ impl System for Quiet {
         false
     }
     fn self_command(&self) -> (String, Vec<String>) {
-        (support::HOST.into(), Vec::new())
+        (support::host().into(), Vec::new())
     }
     fn can_reload(&self, _: &micoff_doctor::Root) -> bool {
         false
@@ -120,14 +122,7 @@ fn machine() -> Machine {
     let dist = tmp.path().join("dist");
     std::fs::create_dir_all(&dist).unwrap();
     let xpi = dist.join("micoff-0.1.0.xpi");
-    let manifest = format!(
-        r#"{{"manifest_version": 3, "name": "micoff", "version": "0.1.0", "browser_specific_settings": {{"gecko": {{"id": "{FIREFOX_EXTENSION_ID}"}}}}}}"#
-    );
-    std::fs::write(
-        &xpi,
-        support::zip(&[("manifest.json", manifest.as_bytes())], true),
-    )
-    .unwrap();
+    support::write_micoff_xpi(&xpi);
     let crx = dist.join("micoff-0.1.0.crx");
     std::fs::write(&crx, support::crx_of_micoff("0.1.0")).unwrap();
     // The system's desktop entry latency set copies.
@@ -154,14 +149,6 @@ fn machine() -> Machine {
         xpi,
         crx,
     }
-}
-
-/// The exit code, and what it wrote to stdout then to stderr (its error lines).
-fn install(a: &InstallArgs, env: &InstallEnv) -> (i32, String) {
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = micoff_install::run(a, env, &mut out, &mut err);
-    out.extend(err);
-    (code, String::from_utf8(out).unwrap())
 }
 
 /// The exit code, and what it wrote to stdout then to stderr (its error lines).

@@ -2,55 +2,23 @@
 
 #![allow(clippy::unwrap_used)] // tests may unwrap (house style)
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 
-use micoff_install::{run, Browser, InstallArgs, InstallEnv};
+use micoff_install::{Browser, InstallArgs, InstallEnv};
 
 mod support;
 
+use support::{env, executable, install, touch};
+
 fn args() -> InstallArgs {
     support::install_args()
-}
-
-fn env(tmp: &Path) -> InstallEnv {
-    let bin = tmp.join("bin");
-    std::fs::create_dir_all(&bin).unwrap();
-    InstallEnv {
-        home: tmp.join("home"),
-        config_home: None,
-        root: tmp.join("root"),
-        path_dirs: vec![bin],
-        flatpak_apps: vec![],
-        data_home: None,
-        state_home: None,
-    }
-}
-
-fn touch(path: &Path) {
-    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-    std::fs::write(path, "").unwrap();
-}
-
-/// An executable file (what detection looks for).
-fn executable(path: &Path) {
-    touch(path);
-    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
-}
-
-/// The exit code, and what it wrote to stdout then to stderr (its error lines).
-fn install(args: &InstallArgs, env: &InstallEnv) -> (i32, String) {
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = run(args, env, &mut out, &mut err);
-    out.extend(err);
-    (code, String::from_utf8(out).unwrap())
 }
 
 /// A micoff-host at another path (`<tmp>/opt/micoff-host`, a link to the one these tests run).
 fn host_elsewhere(tmp: &Path) -> PathBuf {
     let host = tmp.join("opt/micoff-host");
     std::fs::create_dir_all(host.parent().unwrap()).unwrap();
-    std::os::unix::fs::symlink(support::HOST, &host).unwrap();
+    std::os::unix::fs::symlink(support::host(), &host).unwrap();
     host
 }
 
@@ -88,7 +56,7 @@ fn installs_for_detected_browsers_only_and_is_idempotent() {
         serde_json::from_str(&std::fs::read_to_string(&chromium).unwrap()).unwrap();
     assert_eq!(m["name"], "org.micoff.host");
     assert_eq!(m["type"], "stdio");
-    assert_eq!(m["path"], support::HOST);
+    assert_eq!(m["path"], support::host());
     assert_eq!(
         m["allowed_origins"],
         serde_json::json!(["chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/"])
@@ -415,30 +383,6 @@ fn a_symlink_planted_at_a_temporary_name_is_not_followed() {
         .contains("micoff-host"));
 }
 
-/// Manifests are 0644 (browsers run as the user; system folders are read by
-/// everyone) whatever the umask of the shell that ran `install`.
-#[test]
-fn manifests_are_0644_under_umask_077() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("hosts");
-    let status = std::process::Command::new("sh")
-        .arg("-c")
-        .arg("umask 077 && exec \"$0\" install --target-dir \"$1\"")
-        .arg(env!("CARGO_BIN_EXE_micoff-host"))
-        .arg(&dir)
-        // micoff's record of what it wrote: in the test's folder, not the real ~/.local/state.
-        .env("XDG_STATE_HOME", tmp.path().join("state"))
-        .stdout(std::process::Stdio::null())
-        .status()
-        .unwrap();
-    assert!(status.success());
-    let mode = std::fs::metadata(dir.join(MANIFEST))
-        .unwrap()
-        .permissions()
-        .mode();
-    assert_eq!(mode & 0o777, 0o644);
-}
-
 /// A manifest that is a symlink (dotfiles) is written through the link: the
 /// link stays a link pointing where it pointed.
 #[test]
@@ -463,7 +407,7 @@ fn a_symlinked_manifest_is_written_through_the_link() {
     );
     assert!(std::fs::read_to_string(&real)
         .unwrap()
-        .contains(support::HOST));
+        .contains(support::host()));
 }
 
 /// `--uninstall` leaves alone a manifest of ours the user edited since (here:

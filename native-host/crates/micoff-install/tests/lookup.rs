@@ -37,7 +37,7 @@ fn put(path: &Path, text: &str) -> PathBuf {
 fn chromium_uses_the_users_manifest_unless_a_policy_says_no() {
     let tmp = tempfile::tempdir().unwrap();
     let env = env(tmp.path());
-    let host = Path::new(support::HOST);
+    let host = Path::new(support::host());
     let user = put(
         &env.home
             .join(".config/chromium/NativeMessagingHosts")
@@ -82,7 +82,7 @@ fn chromium_uses_the_users_manifest_unless_a_policy_says_no() {
 fn chromium_takes_the_first_file_even_broken_firefox_the_first_valid() {
     let tmp = tempfile::tempdir().unwrap();
     let env = env(tmp.path());
-    let host = Path::new(support::HOST);
+    let host = Path::new(support::host());
     // A user's manifest naming a host that is gone, before a good system one.
     let gone = Path::new("/nonexistent/micoff-host");
     put(
@@ -134,7 +134,7 @@ fn a_snap_chromium_cannot_and_a_snap_firefox_is_told_about_the_portal() {
     std::os::unix::fs::symlink("/usr/bin/snap", bin.join("firefox")).unwrap();
     put(
         &env.home.join(".mozilla/native-messaging-hosts").join(FILE),
-        &manifest_json(true, Path::new(support::HOST)),
+        &manifest_json(true, Path::new(support::host())),
     );
     let l = lookup(&env, Browser::Chromium).unwrap();
     assert!(l.snap && !l.works());

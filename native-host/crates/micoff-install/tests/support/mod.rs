@@ -4,16 +4,63 @@
 #![allow(dead_code)] // each test binary uses its part
 
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::os::unix::fs::PermissionsExt;
+use std::path::{Path, PathBuf};
 
-use micoff_install::InstallArgs;
+use micoff_install::{InstallArgs, InstallEnv};
 
-/// The micoff-host binary these tests are built with: a real host for `--host-path`, which the
-/// installer checks.
-pub const HOST: &str = env!("CARGO_BIN_EXE_micoff-host");
+/// A stand-in micoff-host for `--host-path`, which the installer checks without running it: an
+/// executable file named `micoff-host`, an ELF header and micoff's ident (one per test process).
+pub fn host() -> &'static str {
+    static HOST: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    HOST.get_or_init(|| {
+        let dir = std::path::Path::new(env!("CARGO_TARGET_TMPDIR"))
+            .join(format!("micoff-install-host-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("micoff-host");
+        let content = [b"\x7fELF".as_slice(), micoff_native::HOST_IDENT.as_bytes()].concat();
+        std::fs::write(&path, content).unwrap();
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+        path.to_str().unwrap().to_owned()
+    })
+}
 
-/// `micoff-host install` with no option, the host this package built: tests change what they
-/// exercise.
+/// The installer's view of a machine in `tmp`: home, root and one `PATH` folder (`<tmp>/bin`).
+pub fn env(tmp: &Path) -> InstallEnv {
+    let bin = tmp.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    InstallEnv {
+        home: tmp.join("home"),
+        config_home: None,
+        root: tmp.join("root"),
+        path_dirs: vec![bin],
+        flatpak_apps: vec![],
+        data_home: None,
+        state_home: None,
+    }
+}
+
+/// `install`'s exit code, and what it wrote to stdout then to stderr (its error lines).
+pub fn install(args: &InstallArgs, env: &InstallEnv) -> (i32, String) {
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let code = micoff_install::run(args, env, &mut out, &mut err);
+    out.extend(err);
+    (code, String::from_utf8(out).unwrap())
+}
+
+/// An empty file at `path`, its folders made.
+pub fn touch(path: &Path) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, "").unwrap();
+}
+
+/// An executable file (what detection looks for).
+pub fn executable(path: &Path) {
+    touch(path);
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// `micoff-host install` with no option, the stand-in host: tests change what they exercise.
 pub fn install_args() -> InstallArgs {
     InstallArgs {
         browsers: vec![],
@@ -22,7 +69,7 @@ pub fn install_args() -> InstallArgs {
         target_dir: None,
         uninstall: false,
         dry_run: false,
-        host_path: Some(PathBuf::from(HOST)),
+        host_path: Some(PathBuf::from(host())),
         packaged_host_path: None,
         firefox_release: false,
         release_delay_ms: 3000,
@@ -31,6 +78,27 @@ pub fn install_args() -> InstallArgs {
         chromium_crx: None,
         allow_other_key: false,
     }
+}
+
+/// A Firefox profile `p.default` in `home`, listed in its `profiles.ini`: its folder.
+pub fn firefox_profile(home: &Path) -> PathBuf {
+    let profile = home.join(".mozilla/firefox/p.default");
+    std::fs::create_dir_all(&profile).unwrap();
+    std::fs::write(
+        home.join(".mozilla/firefox/profiles.ini"),
+        "[Profile0]\nIsRelative=1\nPath=p.default\n",
+    )
+    .unwrap();
+    profile
+}
+
+/// micoff's add-on (its gecko id), version 0.1.0, as an xpi written at `path`.
+pub fn write_micoff_xpi(path: &Path) {
+    let id = micoff_native::FIREFOX_EXTENSION_ID;
+    let manifest = format!(
+        r#"{{"manifest_version": 3, "name": "micoff", "version": "0.1.0", "browser_specific_settings": {{"gecko": {{"id": "{id}"}}}}}}"#
+    );
+    std::fs::write(path, zip(&[("manifest.json", manifest.as_bytes())], true)).unwrap();
 }
 
 /// A zip of `files`, each deflated or stored.
@@ -118,7 +186,10 @@ pub mod crx {
 
     /// The public key in manifests/chrome.json: a crx carrying it has micoff's id.
     pub fn micoff_public_key() -> Vec<u8> {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../manifests/chrome.json");
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../manifests/chrome.json"
+        );
         let manifest: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
         base64(manifest["key"].as_str().unwrap())
