@@ -1,14 +1,7 @@
-//! Derives the extension ids this host is built for from the extension manifests, so the host and
-//! the TS build (scripts/build.mjs) can never disagree:
-//! - Chrome: sha256 of the DER public key in `manifests/chrome.json` `key`, first 32 hex digits
-//!   mapped 0-f -> a-p.
-//! - Firefox: `manifests/firefox.json` `browser_specific_settings.gecko.id`.
-//!
-//! - The version: `package.json` `version`, the one source for the extension manifests
-//!   (scripts/build.mjs) and `micoff-host --version`.
-//! - For `micoff-host --version --verbose`: the commit the host is built from (git, when the
-//!   sources are a git checkout and git is there; else `unknown`) and the target triple.
-//!
+//! Derives from the sources what the host must agree on with the TS build (scripts/build.mjs): the
+//! Chrome extension id (sha256 of the DER key in `manifests/chrome.json` `key`, first 32 hex digits
+//! mapped 0-f -> a-p), the Firefox one (`manifests/firefox.json` gecko id), the version
+//! (`package.json`), and for `--version --verbose` the commit (git, else `unknown`) and target.
 //! Exported as `MICOFF_CHROME_EXTENSION_ID` / `MICOFF_FIREFOX_EXTENSION_ID` / `MICOFF_VERSION` /
 //! `MICOFF_COMMIT` / `MICOFF_TARGET` for `env!()`.
 

@@ -1,12 +1,10 @@
 //! The command line: native messaging mode is chosen by the browser's arguments (see `main.rs`);
 //! everything else is a subcommand. Output goes through an explicit writer (stdout is the protocol
-//! in native messaging mode, so nothing here prints on its own); errors are one line each on the
-//! error writer, in micoff-exit's one style (`micoff-host <cmd>: <what>, <what to do>`).
+//! in native messaging mode); errors are one line each, in micoff-exit's one style.
 //!
-//! Module map: [`sample`], [`top`] (with [`report`], their text tables and idle threads hidden,
-//! and [`clock`], the time each report is stamped with), [`latency`]: the
-//! subcommands this crate runs itself (install, doctor, fix and bench come from their crates);
-//! [`usage`]: clap's usage errors in the same style; [`version`]: `--version [--verbose]`.
+//! Module map: [`sample`], [`top`] (with [`report`], their tables, and [`clock`], their time
+//! stamp), [`latency`]: the subcommands run here (install, doctor, fix and bench come from their
+//! crates); [`usage`]: clap's usage errors in the same style; [`version`]: `--version [--verbose]`.
 
 pub mod clock;
 pub mod latency;

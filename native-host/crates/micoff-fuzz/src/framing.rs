@@ -1,10 +1,7 @@
 //! Arbitrary byte streams as the browser's side of the pipe, through every layer that reads them:
-//! - the pure frame decoder (`FrameCodec`);
-//! - the async `FrameReader`, fed in chunks of fuzzed sizes (headers and bodies split anywhere),
-//!   which must yield exactly what the codec yields;
-//! - the whole server (`server::run`: framing, request decoding, dispatch, replies) with fake
-//!   dependencies: every frame it writes is a JSON reply or event, and when the input ends
-//!   cleanly every request frame got exactly one reply (result or error).
+//! the pure frame decoder (`FrameCodec`); the async `FrameReader` fed in fuzzed chunk sizes (it
+//! must yield what the codec yields); the whole server (`server::run`) with fake dependencies,
+//! where every frame written is a JSON reply or event and every request gets exactly one reply.
 //!
 //! Input layout: byte 0 = how many chunk-size bytes follow (0..=15); those bytes are the chunk
 //! sizes the reader hands out in turn (0 counts as 1); the rest is the stream.

@@ -1,12 +1,8 @@
 //! Edits of a JSON document's text that leave every other byte as it was: an administrator's
-//! `policies.json` keeps its own indentation, key order and spacing when micoff adds its entries,
-//! and is back byte for byte once they are taken out again (an entry micoff added is the text it
-//! inserted, so removing it removes exactly that text).
-//!
-//! Only objects along a path of keys are looked into; the caller checks the result against the
-//! document it meant (`firefox::policies` compares the parsed text with its own JSON edit) and falls
-//! back to a fresh rendering when they differ, so a document this scanner reads wrongly is never
-//! written wrong.
+//! `policies.json` keeps its indentation, key order and spacing when micoff adds its entries, and
+//! is back byte for byte once they are taken out. Only objects along a path of keys are looked
+//! into; the caller checks the result against the document it meant (`firefox::policies`) and
+//! falls back to a fresh rendering when they differ, so a misread document is never written wrong.
 
 use std::ops::Range;
 

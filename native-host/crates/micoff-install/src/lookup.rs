@@ -1,19 +1,10 @@
-//! Which native messaging manifest each browser will use when there are several (a user's from
-//! `install`, the system's from `install --system` or micoff-host's package), by each browser's own
-//! lookup (docs/design/sandboxed-browsers.md, "Which manifest a browser uses", with the sources):
-//!
-//! - Chromium and Google Chrome (and the other Chromium browsers): the user's folder first, unless
-//!   the `NativeMessagingUserLevelHosts` policy is false, then the system folder; the first FILE
-//!   that exists wins, valid or not (`NativeProcessLauncher::FindManifest`).
-//! - Firefox: the user's folder, then the system folders; the first manifest that is VALID for the
-//!   add-on wins (`NativeManifests.lookupManifest` tries the next one when a manifest does not
-//!   parse or does not allow the add-on).
-//! - Snap Firefox: through the desktop portal, whose search path is the user's folders
-//!   (`~/.mozilla/native-messaging-hosts`, `$XDG_CONFIG_HOME/mozilla/native-messaging-hosts`), then
-//!   the system's; the first that is valid for the add-on wins.
-//! - Snap Chromium: none (no native messaging).
-//!
-//! [`finding`] puts it into one doctor finding.
+//! Which native messaging manifest each browser will use when there are several (the user's, the
+//! system's, micoff-host's package's), by each browser's own lookup
+//! (docs/design/sandboxed-browsers.md, "Which manifest a browser uses"). Chromium browsers: the
+//! user's folder first unless the `NativeMessagingUserLevelHosts` policy is false, then the
+//! system's; the first FILE that exists wins, valid or not. Firefox: the user's folder, then the
+//! system's; the first manifest VALID for the add-on wins. Snap Firefox: the portal's search path,
+//! the same rule. Snap Chromium: none. [`finding`] puts it into one doctor finding.
 
 use std::path::{Path, PathBuf};
 

@@ -1,13 +1,8 @@
-//! What micoff-host's own Debian package owns (scripts/host-package/deb.mjs): the system-wide
-//! manifests it installs (`/etc/chromium/native-messaging-hosts/` and
-//! `/etc/opt/chrome/native-messaging-hosts/`: links to its copies in `/usr/share/micoff-host/`;
-//! `/usr/lib/mozilla/native-messaging-hosts/`: a file). `install --system` and `uninstall --system`
-//! never write over or remove a file the package owns: dpkg put it there and takes it away; a
-//! per-user install next to it keeps working (the browsers read the user's first; `doctor` says
-//! which one each uses).
-//!
-//! Owned means: a link into the package's folder, or a path in dpkg's list of the package's files
-//! (`/var/lib/dpkg/info/micoff-host.list`, what `dpkg -S` reads), both under the root.
+//! What micoff-host's own Debian package owns (scripts/host-package/deb.mjs): its system-wide
+//! manifests (links under `/etc/chromium/` and `/etc/opt/chrome/native-messaging-hosts/` to its
+//! copies in `/usr/share/micoff-host/`, a file in `/usr/lib/mozilla/native-messaging-hosts/`).
+//! `install --system` and `uninstall --system` never write over or remove them: dpkg does. Owned
+//! means: a link into the package's folder, or a path in `/var/lib/dpkg/info/micoff-host.list`.
 
 use std::path::{Path, PathBuf};
 

@@ -1,15 +1,10 @@
-//! Browsers in a sandbox (snap, Flatpak) and native messaging: what each needs, where the
-//! installer can do it and what it must say where it cannot (docs/design/sandboxed-browsers.md,
-//! with the sources).
-//!
-//! - Snap Firefox (Ubuntu's default): it cannot start a host itself; it asks the desktop portal
-//!   (xdg-desktop-portal's WebExtensions portal: Ubuntu 22.04 on, upstream since 1.20), which reads
-//!   the regular manifest folders from outside the sandbox (`~/.mozilla/native-messaging-hosts`,
-//!   then the system's) and starts the host after the user allows it once. So the regular manifest
-//!   is the one that counts. Its profiles live in `~/snap/firefox/common/.mozilla/firefox`.
-//! - Snap Chromium: no native messaging at all (it does not use the portal): nothing to write.
-//! - Flatpak browsers: Firefox uses the same portal; Chromium-family Flatpaks read their own
-//!   folder and run the host inside their sandbox.
+//! Browsers in a sandbox (snap, Flatpak) and native messaging: what each needs, where the installer
+//! can do it and what it must say where it cannot (docs/design/sandboxed-browsers.md, the sources).
+//! Snap Firefox asks the desktop portal, which reads the regular manifest folders from outside the
+//! sandbox and starts the host once the user allows it, so the regular manifest counts (profiles in
+//! `~/snap/firefox/common/.mozilla/firefox`). Snap Chromium has no native messaging at all. Flatpak
+//! Firefox uses the same portal; Chromium-family Flatpaks read their own folder and run the host
+//! inside their sandbox.
 
 use std::path::Path;
 

@@ -1,12 +1,8 @@
 //! What the machine says it draws, for the popup's energy estimate (docs/design/popup-savings.md):
-//! the RAPL package energy counters (`/sys/class/powercap/intel-rapl:N/energy_uj`, read twice a
-//! window apart) or, failing that, a discharging battery's rate
-//! (`/sys/class/power_supply/*/power_now`, or `current_now` × `voltage_now`), together with how
-//! many cores were busy over the same window (`/proc/stat`). Either may be missing or unreadable
-//! (RAPL is root-only since Linux 5.10; a desktop has no battery; a battery on AC reports the
-//! charger's rate): the reading then says why, source by source, and carries no figure.
-//!
-//! Everything reads below two roots ([`Roots`]) so the tests run against fixture trees. The reading
+//! RAPL package energy counters read a window apart or, failing that, a discharging battery's rate,
+//! with how many cores were busy over the window (`/proc/stat`). Either may be missing (RAPL is
+//! root-only since Linux 5.10; a battery on AC reports the charger): the reading then says why,
+//! source by source. Everything reads below two [`Roots`] so tests use fixture trees; the reading
 //! is the protocol's `power` result ([`PowerReading`]).
 
 use std::io;

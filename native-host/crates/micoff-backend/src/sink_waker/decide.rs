@@ -1,12 +1,10 @@
 //! Whether a new record stream should wake the null sink behind it: a pure function over the
 //! server's listing ([`decide`]), so every case is a unit test with a literal sample.
 //!
-//! Why a sink needs waking: PulseAudio's `module-null-sink` renders up to `BLOCK_USEC` (2 s)
-//! ahead when no stream asks for less (`process_render` fills `while (u->timestamp < now +
-//! u->block_usec)`, then the thread sleeps until `u->timestamp`). A new low-latency recorder on
-//! its monitor lowers the requested latency (`update_requested_latency`), but the thread keeps
-//! sleeping until the old timestamp, so the recorder's first data comes 0-2 s late. A suspend
-//! and resume restarts the timeline at now (`sink_set_state_in_io_thread_cb`).
+//! Why: PulseAudio's `module-null-sink` renders up to `BLOCK_USEC` (2 s) ahead when no stream asks
+//! for less, and sleeps until that timestamp even after a new low-latency recorder on its monitor
+//! lowers the requested latency, so the recorder's first data comes 0-2 s late. A suspend and
+//! resume restarts the timeline at now (`sink_set_state_in_io_thread_cb`).
 
 use micoff_pulse::{Device, Snapshot, Stream, StreamKind};
 

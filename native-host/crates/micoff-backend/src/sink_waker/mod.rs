@@ -1,16 +1,10 @@
-//! The sink waker: first words on a virtual microphone built over an idle null sink's monitor.
-//!
-//! PulseAudio's null sink renders up to 2 s ahead while no stream asks for less, and a recorder
-//! that appears on its monitor (directly, or through a remap or filter source) waits until the
-//! sink's thread next wakes: 0-2 s of the user's first words after an unmute are lost. While the
-//! host runs in native messaging mode, this task watches the audio server's events and, when a
-//! browser's capture stream appears on such a chain and the sink is far ahead, suspends and
-//! resumes the sink at once, which restarts its timeline at now
-//! (docs/design/release-on-mute.md, "First words: the idle null sink").
-//!
-//! Module map: [`decide`] (the pure rule over a listing: which streams, which chains, which
-//! sinks); `task` (the event loop on the shared micoff-pulse client: events in, a listing and a
-//! suspend/resume pair out, failures logged); this file: [`SinkWaker`], the handle that starts it.
+//! The sink waker: first words on a virtual microphone built over an idle null sink's monitor. The
+//! null sink renders up to 2 s ahead, and a new recorder on its monitor waits until the sink next
+//! wakes: 0-2 s of first words lost. In native messaging mode this task watches the server's events
+//! and, when a browser's capture stream appears on such a chain and the sink is far ahead, suspends
+//! and resumes the sink (docs/design/release-on-mute.md, "First words: the idle null sink"). Module
+//! map: [`decide`] (the pure rule over a listing); `task` (the event loop on the shared
+//! micoff-pulse client); this file: [`SinkWaker`], the handle that starts it.
 
 pub mod decide;
 mod task;

@@ -1,16 +1,8 @@
 //! The host executable the manifests name: `--host-path`, else this binary; checked to be a
-//! micoff-host before any manifest points a browser at it.
-//!
-//! How a micoff-host is told from any other file WITHOUT running it: a regular, executable file
-//! named `micoff-host`, an ELF binary, carrying micoff's ident ([`micoff_native::HOST_IDENT`]: every
-//! micoff-host build has it, the binary keeps it). Running the file with `--version` would tell the
-//! same, but `install --system` runs as root and would execute whatever path it was handed as root,
-//! a host of another architecture (the static build for another machine) could not answer, and a
-//! file that hangs would hang the installer; reading it has none of these.
-//!
-//! The name matters too: the manifest of an older micoff is recognised as micoff's by the binary it
-//! names (`micoff-host`), and a host renamed since would leave a manifest no uninstall of that
-//! kind could take back.
+//! micoff-host WITHOUT running it (as root, `install --system` would run whatever it was handed; a
+//! host for another architecture could not answer; a hanging file would hang the installer): a
+//! regular, executable file named `micoff-host` (an older micoff's manifest is known by that name),
+//! an ELF binary, carrying micoff's ident ([`micoff_native::HOST_IDENT`], kept by every build).
 
 use std::io::Read;
 use std::os::unix::fs::PermissionsExt;

@@ -1,28 +1,11 @@
-//! `micoff-host install --chromium-crx <CRX>`: installs micoff into Chromium from the packed,
-//! signed crx through the external extensions Chromium reads on Linux
-//! (docs/design/packaging.md, "Chromium without --load-extension"):
-//!
-//! - per user (default): `<user data dir>/External Extensions/<id>.json`, the user data dir being
-//!   `~/.config/chromium` (`$XDG_CONFIG_HOME/chromium`). Chromium-branded builds read that folder
-//!   (`chrome::DIR_USER_EXTERNAL_EXTENSIONS`); Google Chrome has no such folder. The crx is copied
-//!   to `<data home>/micoff/micoff.crx` (`~/.local/share/micoff`).
-//! - system-wide (`--system`): `<Chromium's binary folder>/extensions/<id>.json`
-//!   (`chrome::DIR_EXTERNAL_EXTENSIONS`, `/usr/lib/chromium/extensions` on Debian), the crx at
-//!   `/usr/local/share/micoff/micoff.crx`. Not `/usr/share/chromium/extensions`: Chromium reads it
-//!   too, but Debian's `/usr/bin/chromium` passes every entry there to `--load-extension`, and a
-//!   json file there is an error at every start.
-//!
-//! Chromium installs the crx at its next start, enabled and without a prompt on Linux (the prompt
-//! for external extensions is Windows/macOS only), and uninstalls it at the first start after the
-//! json is gone. Only a crx with micoff's id (the key of `manifests/chrome.json`, the id this host
-//! answers) is installed (checked with everything else before anything is written:
-//! `install::check`). Writes go through `micoff-files` and are noted in micoff's record;
-//! `--uninstall` removes the json only while it is exactly what micoff writes and the crx only
-//! while it carries micoff's id.
-//!
-//! - [`crx`]: what a crx says about itself (id, version);
-//! - [`external`]: the places, the entry micoff writes, what blocks it;
-//! - here, [`run`]: the install or uninstall, one line per file.
+//! `install --chromium-crx <CRX>`: micoff into Chromium from its signed crx through the external
+//! extensions Chromium reads on Linux (docs/design/packaging.md, "Chromium without
+//! --load-extension"): per user `<user data dir>/External Extensions/<id>.json` (Chromium-branded
+//! builds only), the crx in `~/.local/share/micoff`; with `--system` `<Chromium's binary
+//! folder>/extensions/<id>.json`, the crx in `/usr/local/share/micoff` (not
+//! `/usr/share/chromium/extensions`, which Debian passes to `--load-extension`). Only a crx with
+//! micoff's id goes in; `--uninstall` removes only what is still micoff's. Module map: [`crx`] (id,
+//! version), [`external`] (the places, the entry), here [`run`].
 
 pub mod crx;
 pub mod external;

@@ -1,16 +1,9 @@
 //! Facts about a Firefox installation that decide how micoff's add-on can go into a profile
-//! (docs/design/firefox-install.md):
-//!
-//! - which Firefox last ran a profile: the profile's `compatibility.ini` (`LastPlatformDir`,
-//!   `LastAppDir`, `LastVersion`), else the Firefox builds found on the machine;
-//! - whether that build requires add-ons signed by addons.mozilla.org: `MOZ_REQUIRE_SIGNING` in
-//!   its `omni.ja` (`modules/AppConstants.sys.mjs`; release and beta builds set it, ESR, Developer
-//!   Edition, Nightly and unbranded builds do not), else its update channel
-//!   (`defaults/pref/channel-prefs.js`);
-//! - its default prefs (`pref(...)` lines of `defaults/preferences/*.js` in the browser's
-//!   `omni.ja` and on disk, `defaults/pref/*.js`, Debian's `defaults/syspref/*.js`), so micoff
-//!   changes only the bit of `extensions.autoDisableScopes` it needs (Debian's ESR ships 3, Mozilla
-//!   15).
+//! (docs/design/firefox-install.md): which Firefox last ran a profile (its `compatibility.ini`,
+//! else the builds found); whether that build requires add-ons signed by addons.mozilla.org
+//! (`MOZ_REQUIRE_SIGNING` in its `omni.ja`, else its update channel); its default prefs (the
+//! `pref(...)` lines in `omni.ja` and on disk), so micoff changes only the bit of
+//! `extensions.autoDisableScopes` it needs (Debian's ESR ships 3, Mozilla 15).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -1,30 +1,10 @@
-//! `micoff-host install`'s Firefox part (docs/design/firefox-install.md):
-//!
-//! - `--firefox-release`: Firefox's own release of the microphone while a track is disabled
-//!   (`media.getusermedia.microphone.off_while_disabled.enabled`, off by default since Firefox
-//!   84), with micoff's release delay;
-//! - `--firefox-xpi X`: micoff's add-on, for good, from the packaged (unsigned) xpi: Firefox ESR,
-//!   Developer Edition and Nightly only (release and beta Firefox accept only add-ons signed by
-//!   addons.mozilla.org; the installer tells, per profile, from the build that last ran it).
-//!
-//! Per user (default) both go into each profile (micoff's block in `user.js`, micoff's copy of the
-//! add-on in `extensions/`); with `--system` into `policies.json`, the add-on force-installed from
-//! micoff's copy in `/usr/local/share/micoff`. `--uninstall` takes out what micoff added, nothing
-//! else.
-//!
-//! Module map, from the top down:
-//! - here, [`run`]: the request run per profile or `--system`, its summary and exit code;
-//! - [`request`]: what is asked ([`request::Request`]);
-//! - [`profile`]: one profile; [`profiles`]: which folders count as profiles (`profiles.ini`,
-//!   the snap's, `--firefox-profile`), contained;
-//! - [`recorded`]: what micoff's record says of a profile's block and a policy file's entries;
-//! - [`system`]: `--system` (policies.json, micoff's record of its entries, the xpi copy);
-//! - [`user_js`]: micoff's block in `user.js`, the `prefs.js` clean-up, the profile lock;
-//! - [`policies`]: micoff's entries merged into and out of a `policies.json` text (pure);
-//! - [`build`]: which Firefox ran a profile, whether it requires signed add-ons, its defaults;
-//! - [`xpi`]: what an xpi says about itself, micoff's copies of it;
-//! - [`report`], [`write`]: the report lines and tally; writes honouring dry-run;
-//! - [`prefs`]: the pref names, micoff's delay range, the pref-line parser.
+//! `install`'s Firefox part (docs/design/firefox-install.md): `--firefox-release` (Firefox's own
+//! microphone release, with micoff's delay) and `--firefox-xpi X` (micoff's unsigned add-on: ESR,
+//! Developer Edition, Nightly), per profile (`user.js`, `extensions/`) or with `--system` in
+//! `policies.json`; `--uninstall` takes out only what micoff added. Module map, top down: here
+//! [`run`]; [`request`]; [`profile`], [`profiles`]; [`recorded`]; [`system`]; [`user_js`];
+//! [`policies`] (pure); [`build`] (which Firefox, signing, defaults); [`xpi`]; [`report`],
+//! [`write`]; [`prefs`] (names, the delay range, the pref-line parser).
 
 pub mod build;
 pub mod policies;

@@ -1,21 +1,10 @@
-//! `micoff-host install --system` for Firefox: entries in `policies.json` (`/etc/firefox/policies`,
-//! the folder every Firefox build on Linux reads, Debian's ESR included), merged into what is
-//! there, and only ever micoff's own:
-//!
-//! - what micoff wrote into each file is recorded in micoff's own folder
-//!   (`/usr/local/share/micoff/firefox-policies.json`, keyed by the policy file's path under the
-//!   root); an entry is micoff's while it still holds exactly the recorded value;
-//! - install writes an entry that is absent or micoff's; one that someone else wrote and that
-//!   already holds the value micoff wants is left as it is (and not claimed); one that holds
-//!   anything else makes install refuse the whole file, naming the entry, and change nothing in it;
-//! - uninstall removes micoff's entries only; a recorded entry changed since is left alone (and
-//!   no longer recorded). The add-on entry is micoff's also when its `install_url` is micoff's own
-//!   copy of the xpi (installs from before the record). Firefox keeps an add-on installed after its
-//!   force-install entry is gone, so uninstall first turns micoff's add-on entry into `blocked`
-//!   (Firefox then removes micoff from each profile at its next start) and takes that out at the
-//!   next uninstall;
-//! - the file's text is edited in place (`json_text`): the administrator's formatting stays, and
-//!   once micoff's entries are out the file is what it was, byte for byte.
+//! `install --system` for Firefox: micoff's entries in `policies.json` (`/etc/firefox/policies`,
+//! read by every Linux build), merged in and only ever micoff's own. What micoff wrote is recorded
+//! in `/usr/local/share/micoff/firefox-policies.json`; an entry is micoff's while it holds exactly
+//! that. Install writes an absent or micoff's entry, leaves one someone else wrote with the wanted
+//! value, and refuses the file when one holds anything else. Uninstall removes micoff's entries
+//! only, first turning the add-on entry into `blocked` (Firefox keeps a force-installed add-on
+//! otherwise). The text is edited in place (`json_text`): the administrator's formatting stays.
 
 use std::path::Path;
 

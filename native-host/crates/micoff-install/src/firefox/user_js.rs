@@ -1,24 +1,11 @@
-//! One Firefox profile as `micoff-host install` changes it (docs/design/firefox-install.md):
-//!
-//! - `user.js`: micoff's lines go in one block between two marker comments, after the user's own
-//!   lines (Firefox reads `user.js` at every start, a later `user_pref` wins). The block holds the
-//!   release prefs, and for the add-on the sha256 of micoff's copy of the xpi (the proof that the
-//!   copy is micoff's) and the prefs that let Firefox take it up. A pref goes in only when it
-//!   changes something: when the value it would have without micoff (the user's own `user.js`
-//!   lines, else `prefs.js`, else the build's default) already is micoff's, no line is written, so
-//!   uninstall never takes a value the user had set.
-//! - `extensions/<id>.xpi`: micoff's copy of the add-on. Firefox takes up a new, changed or removed
-//!   file there when it scans the profile folder: at every start once the browser window is up
-//!   (its check for sideloaded add-ons), and with the profile bit in `extensions.startupScanScopes`
-//!   already before the add-ons start. A new one comes enabled only when the profile bit is not in
-//!   `extensions.autoDisableScopes` (else disabled until the user confirms it), and unsigned only
-//!   where `xpinstall.signatures.required` is honoured and false (else Firefox deletes it).
-//! - `prefs.js`: Firefox copies every pref `user.js` set into `prefs.js` at exit, so removing a
-//!   `user.js` line alone does not reset it. Uninstall also removes from `prefs.js` the lines that
-//!   hold exactly the values micoff's block set. That needs Firefox closed: a running one writes
-//!   `prefs.js` back at exit, so uninstall leaves a profile in use alone and says so. Firefox drops
-//!   the add-on whose copy is gone at its next start (the browser's check for sideloaded add-ons
-//!   scans the profile folder at every start).
+//! One Firefox profile as `install` changes it (docs/design/firefox-install.md). `user.js`:
+//! micoff's lines in one marked block after the user's own (the release prefs; for the add-on the
+//! sha256 of micoff's xpi copy and the prefs that let Firefox take it up), a pref only where it
+//! changes the value it would have without micoff. `extensions/<id>.xpi`: micoff's copy, taken up
+//! when Firefox scans the profile folder, enabled only outside `extensions.autoDisableScopes`,
+//! unsigned only where signatures are not required. `prefs.js`: Firefox copies `user.js` prefs into
+//! it at exit, so uninstall also removes the lines holding exactly micoff's values; that needs
+//! Firefox closed, so a profile in use is left alone and named.
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -1,17 +1,9 @@
 //! The native messaging host manifest `org.micoff.host.json`, written (or removed) where each
-//! browser looks for it (docs/test-rig.md, "Native messaging host manifests"). `install` is the one
-//! writer of that manifest: the build and the e2e rig run it too.
-//!
-//! - [`plan`]: which files (the folders of the browsers asked for or detected);
-//! - [`content`]: what micoff writes, and whether a file found there is still that;
-//! - [`apply`]: one file written or removed;
-//! - here, [`run`]: the whole step, reported line by line.
-//!
-//! Writes go through `micoff-files` (an exclusively created, randomly named temporary file +
-//! rename, mode 0644 whatever the umask, through a symlink when the manifest is one), are noted in
-//! micoff's record, and are idempotent. `--uninstall` removes only a manifest that is still what
-//! micoff writes; one the user edited is left alone, and so is one micoff-host's Debian package
-//! owns (`install::package`). `--dry-run` shows each manifest it would write as a diff.
+//! browser looks for it (docs/test-rig.md); `install` is its one writer (the build and e2e rig run
+//! it). Module map: [`plan`] (which files), [`content`] (what micoff writes, and whether a file is
+//! still that), [`apply`] (one file written or removed); here, [`run`]: the step, line by line.
+//! Writes go through `micoff-files`, are recorded, idempotent; `--uninstall` removes only a
+//! manifest still as micoff wrote it and not one the Debian package owns; `--dry-run` shows diffs.
 
 pub mod apply;
 pub mod content;

@@ -1,21 +1,11 @@
 //! `micoff-host uninstall [--system] [--dry-run]`: undoes everything micoff wrote, from micoff's
-//! record (micoff-files' `record`: the user's in `$XDG_STATE_HOME/micoff/`, the system's in
-//! `/var/lib/micoff/` with `--system`), not from guesses about file names (docs/design/uninstall.md).
-//!
-//! In order:
-//! 1. the parts writers undo by their own rules ([`parts`]): each Firefox profile's block in
-//!    user.js (the prefs micoff set, the value prefs.js had put back, the add-on copy), each
-//!    policy file's entries, each fixer (its own `--revert`);
-//! 2. every file micoff recorded, removed while it is exactly what micoff wrote (its sha256); one
-//!    changed since is the user's now: left and named (and stays recorded);
-//! 3. the folders micoff made, removed when empty, deepest first;
-//! 4. what an older micoff wrote before it kept a record ([`legacy`]): found the way each command's
-//!    `--uninstall` / `--revert` / `latency reset` finds it, and said so.
-//!
-//! It says what it removed or restored, and exits 3 (partial) when it had to leave something. A
-//! file micoff-host's Debian package owns is never touched (`install::package`). Module map:
-//! [`args`] (the command line), [`tally`] (the report and its exit code), [`parts`], [`legacy`],
-//! here [`run`].
+//! record (micoff-files' `record`), not from guesses (docs/design/uninstall.md). In order: the
+//! parts writers undo by their own rules ([`parts`]: Firefox profiles' user.js blocks, policy
+//! entries, each fixer's `--revert`); every recorded file still exactly as written (one changed
+//! since is the user's: left and named); the folders micoff made, when empty; what an older micoff
+//! wrote without a record ([`legacy`]). Exits 3 when it had to leave something; never touches what
+//! the Debian package owns. Module map: [`args`], [`tally`] (the report, its exit code), here
+//! [`run`].
 
 pub mod args;
 pub mod legacy;

@@ -1,13 +1,10 @@
-//! The audio path's CPU history, kept by the host so that the browser is not woken during a call to
-//! draw the popup's chart (docs/design/popup-savings.md): 5 minutes of samples, the mute / release /
-//! unmute marks, the released intervals and the CPU-seconds they saved. The extension tells the host
-//! the phase on every change (a `phase` request: events, not ticks); the popup asks for the history
-//! when it opens and subscribes to its samples while it is open.
+//! The audio path's CPU history, kept by the host so the browser is not woken during a call to draw
+//! the popup's chart (docs/design/popup-savings.md): 5 minutes of samples, the mute / release /
+//! unmute marks and the CPU-seconds releases saved. The extension sends each phase change.
 //!
-//! Module map: [`audio_path`] (which of a CPU report's processes and threads are the audio path:
-//! pure); [`book`] (the history and the saving's definition over samples and phase changes: pure,
-//! unit-tested and held to the extension's former figures by `native-host/tests/history.rs`);
-//! [`watch`] (the per-connection task that samples while a call is on or a popup watches).
+//! Module map: [`audio_path`] (which processes and threads are the audio path: pure); [`book`] (the
+//! history and the saving's definition: pure, held to the extension's former figures by
+//! `native-host/tests/history.rs`); [`watch`] (the per-connection sampling task).
 
 pub mod audio_path;
 pub mod book;

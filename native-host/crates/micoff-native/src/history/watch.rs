@@ -1,17 +1,9 @@
-//! The history's sampler, one per native messaging connection: a CPU ticker on the default
-//! processes (the browser that launched the host, the audio server), ticking
-//! - every [`UNWATCHED_INTERVAL`] while the extension's phase is not `idle` (a call is on) and no
-//!   popup watches: the samples go into the history and NOTHING is sent;
-//! - every subscriber's `interval_ms` (the shortest) while a `history` subscription is open (a popup
-//!   watches): each sample also goes to the subscribers;
-//! - not at all otherwise (no ticker, no kept-open files).
-//!
-//! The ticker lives on across interval changes (a popup opening does not cost a baseline tick) and
-//! is dropped when sampling stops (the next start takes a fresh baseline). It looks for the browser's
-//! processes and the audio server again every [`RESOLVE_EVERY`] and at the tick after each phase
-//! change (a capture that starts may come with a new renderer or audio service process): that walk
-//! over every process of the machine is most of a tick's cost, and at 5 s a ticker's own default
-//! would take it at every tick.
+//! The history's sampler, one per connection: a CPU ticker on the browser and the audio server,
+//! every [`UNWATCHED_INTERVAL`] while a call is on and no popup watches (samples kept, NOTHING
+//! sent), at the shortest subscriber's `interval_ms` while a popup watches, else not at all. The
+//! ticker lives across interval changes and is dropped when sampling stops. It finds the processes
+//! again every [`RESOLVE_EVERY`] and after each phase change: that walk over every process is most
+//! of a tick's cost.
 
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;

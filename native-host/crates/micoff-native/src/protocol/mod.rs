@@ -1,25 +1,10 @@
-//! The typed protocol (native-host/PROTOCOL.md): requests from the extension, results, errors and
-//! events from the host. Serde enums tagged by `type`; field names snake_case with units in names.
-//! Nothing here does I/O; every name below is re-exported here (`protocol::X`).
-//!
-//! Module map, one module per request family:
-//! - `request`: the request envelope and body (`Request`, `RequestBody` and its `type` names).
-//! - `decode`: `decode_request`, which reads the tag first and then the variant's own fields, so
-//!   every rejection gets its stable error code and, when readable, the request id.
-//! - `errors`: the stable error codes, `RequestError`, the bound on what a message quotes.
-//! - `events`: what the host sends (`result` / `error` / `event`) and the subscription events.
-//! - `version`: the `version` result.
-//! - `processes`: the `processes` result and the pid rule.
-//! - `cpu`: `cpu_sample` and the `cpu` subscription: bounds and the CPU report (micoff-proc's).
-//! - `subscription`: `subscribe` topics and the `subscribe` / `unsubscribe` result.
-//! - `audio`: `audio_server_info`, `audio_streams` (micoff-pulse's types).
-//! - `doctor`: the check of a `doctor` result.
-//! - `latency`: `latency_status`, `latency_set`: the browsers, the `capture_ms` range, the results.
-//! - `power`: the `power` reading.
-//! - `history`: `phase`, `history` and the `history` topic: the audio path's CPU history.
-//! - `typed`: `typed_result`, a result checked against the request type it answers.
-//!
-//! Fitting a reply into one frame is [`crate::fit_to_frame`]'s.
+//! The typed protocol (native-host/PROTOCOL.md): requests, results, errors and events, serde enums
+//! tagged by `type`, snake_case with units in names; no I/O; every name re-exported here. Module
+//! map, one per request family: `request`, `decode` (the tag first, then the variant, so every
+//! rejection has its stable code and, when readable, the id), `errors`, `events`, `version`,
+//! `processes`, `cpu`, `subscription`, `audio`, `doctor`, `latency`, `power`, `history`, `typed`
+//! (`typed_result`: a result checked against its request type). Fitting a reply into one frame is
+//! [`crate::fit_to_frame`]'s.
 
 mod audio;
 mod cpu;
