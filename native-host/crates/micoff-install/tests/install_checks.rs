@@ -8,7 +8,7 @@
 
 mod support;
 
-use support::{env, install};
+use support::{env, install, tree};
 
 use std::os::unix::fs::{symlink, PermissionsExt};
 use std::path::{Path, PathBuf};
@@ -24,23 +24,6 @@ fn chromium_and_firefox() -> InstallArgs {
         browsers: vec![Browser::Chromium, Browser::Firefox],
         ..support::install_args()
     }
-}
-
-/// Every path under `dir` (files, folders and links), sorted: "nothing written" is this unchanged.
-fn tree(dir: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if e.file_type().unwrap().is_dir() {
-                stack.push(p.clone());
-            }
-            out.push(p);
-        }
-    }
-    out.sort();
-    out
 }
 
 /// A FIFO at `path`.

@@ -213,21 +213,17 @@ fn latency_paths(m: &Machine) -> micoff_native::latency::Paths {
 
 /// Every path under `dir` with its content (folders as such): "back as before" is this equal.
 fn snapshot(dir: &Path) -> Vec<(PathBuf, Option<Vec<u8>>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![dir.to_path_buf()];
-    while let Some(d) = stack.pop() {
-        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-            let p = e.path();
-            if e.file_type().unwrap().is_dir() {
-                stack.push(p.clone());
-                out.push((p, None));
+    support::tree(dir)
+        .into_iter()
+        .map(|p| {
+            if std::fs::symlink_metadata(&p).unwrap().is_dir() {
+                (p, None)
             } else {
-                out.push((p.clone(), Some(std::fs::read(&p).unwrap_or_default())));
+                let content = std::fs::read(&p).unwrap_or_default();
+                (p, Some(content))
             }
-        }
-    }
-    out.sort();
-    out
+        })
+        .collect()
 }
 
 #[test]

@@ -101,6 +101,23 @@ pub fn write_micoff_xpi(path: &Path) {
     std::fs::write(path, zip(&[("manifest.json", manifest.as_bytes())], true)).unwrap();
 }
 
+/// Every path under `dir` (files, folders and links), sorted: "nothing written" is this unchanged.
+pub fn tree(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if e.file_type().unwrap().is_dir() {
+                stack.push(p.clone());
+            }
+            out.push(p);
+        }
+    }
+    out.sort();
+    out
+}
+
 /// A zip of `files`, each deflated or stored.
 pub fn zip(files: &[(&str, &[u8])], deflate: bool) -> Vec<u8> {
     let mut out = Vec::new();
