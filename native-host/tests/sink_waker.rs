@@ -16,7 +16,7 @@ use micoff_testkit::host::chrome_origin;
 use micoff_testkit::{require, AudioRig, HostClient, Proc, PulseRig, MIC, SIGNAL_SINK};
 use serde_json::json;
 
-/// Chromium's capture client name (micoff-core's browser table).
+/// Chromium's capture client name (micoff-browsers' table).
 const CHROMIUM: &str = "Chromium input";
 const NOT_A_BROWSER: &str = "micoff-test-parec";
 const TRIES: usize = 3;
