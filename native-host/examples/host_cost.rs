@@ -1,32 +1,11 @@
-//! What the native host costs: the real `micoff-host` binary in native messaging mode, measured from
-//! outside, in one or more modes (`--modes`, alternated run by run, each with a fresh host):
-//! - `subscription`: a `cpu` subscription (`--interval-ms`, default pids): what the popup's live
-//!   CPU cost, and (at 5000 ms) what the extension's watcher cost during every call before the host
-//!   kept the history;
-//! - `history`: `phase capturing` and nothing else: the host samples the audio path into its history
-//!   every 5 s and sends nothing (docs/design/popup-savings.md);
-//! - `idle`: connected, no request (the audio connection and the sink waker only).
-//!
-//! ```text
-//! cargo build --release -p micoff-host
-//! cargo run --release -p micoff-host --example host_cost -- [--threads 300] [--active 0] \
-//!     [--seconds 60] [--runs 3] [--interval-ms 1000] [--modes subscription,history,idle] \
-//!     [--no-pulse] [--host PATH]
-//! ```
-//!
-//! Each run: a stand-in browser (this program again, its main thread named `chromium`, with
-//! `--threads` idle threads, `--active` of them waking every 10 ms like audio threads and named so) launches
-//! `micoff-host chrome-extension://<id>/` as its child, the way Chromium does, so the host finds
-//! it as "the browser that launched me" and walks its tree. A private PulseAudio (micoff-testkit's rig,
-//! when `pulseaudio` is installed and `--no-pulse` is not given) is the audio server the host finds
-//! by its socket. This program talks to the host over the stand-in's stdin/stdout: `version` (the
-//! host's pid), then `subscribe {topic: "cpu", interval_ms}` without pids (the host's real path:
-//! re-finding the browser tree and the socket owner every 5 s, sampling, serialising, framing).
-//! In `history` mode the host's history is asked for after the window (its sample count is printed)
-//! and any frame sent meanwhile is an error.
-//! After the first event (the first history tick, a second in `idle`) it measures for `--seconds`: the host's CPU from `/proc/<pid>/stat`
-//! (utime + stime, all threads, also exited ones) and the sum of its threads' `schedstat` run
-//! time, and its peak RSS (`VmHWM`). The median of the runs is printed last.
+//! What the native host costs: the real `micoff-host` in native messaging mode, measured from
+//! outside in `--modes` alternated run by run: `subscription` (a `cpu` subscription at
+//! `--interval-ms`), `history` (`phase capturing` only: samples kept, nothing sent), `idle`. A
+//! stand-in browser (this program again, `--threads` idle, `--active` waking every 10 ms) launches
+//! the host as Chromium does, against a private PulseAudio unless `--no-pulse`. After the first
+//! event it measures for `--seconds` the host's CPU (`/proc/<pid>/stat`, `schedstat`) and peak RSS;
+//! the runs' median comes last. `cargo run --release -p micoff-host --example host_cost -- [--runs
+//! 3] [--host PATH] ...`; figures: docs/design/host-cost.md.
 #![allow(clippy::print_stderr)]
 
 use std::io::Write;
@@ -286,7 +265,10 @@ impl Session {
                 cmd.env("PULSE_SERVER", "unix:/nonexistent/micoff-bench/native");
             }
         };
-        cmd.env("RUST_LOG", "micoff_host=warn,micoff_core=warn");
+        cmd.env(
+            "RUST_LOG",
+            "micoff_host=warn,micoff_native=warn,micoff_backend=warn",
+        );
         Ok(Self(HostClient::spawn(cmd)?))
     }
 

@@ -1,22 +1,11 @@
-//! What watching one process costs, three ways side by side: `micoff-host top --pid P --interval 1
-//! --json`, a native-messaging `cpu` subscription on `pids: [P]` (1 s), and `pidstat -t -p P 1`.
-//!
-//! ```text
-//! cargo build --release -p micoff-host --examples
-//! target/release/examples/watch_cost [--threads 300] [--busy 0] [--seconds 30] [--rounds 3] [--host PATH]
-//!     [--compare PATH] [--watchers top,subscription,pidstat]
-//! ```
-//!
-//! The watched process is this program again (`--as-target`) with `--threads` threads sleeping in
-//! `park` (never waking) and `--busy` of them waking every 10 ms (like audio threads). Each round
-//! runs the three watchers one after the other, in an order rotated every round (so a drift of the
-//! machine's load does not favour one), each freshly started: 3 s to settle, then its CPU over
-//! `--seconds` from its own `/proc/<pid>/stat` (utime + stime of all its threads, exited ones
-//! included, 10 ms ticks) and the bytes it wrote per second. The medians of the rounds come last.
-//! `--compare PATH` adds a fourth watcher, the subscription on another host binary (e.g. one built
-//! from an earlier commit), in the same rotation; `--watchers` picks which of them run (names as
-//! printed: `top`, `subscription`, `pidstat`, `compare`).
-//! Nothing here runs in `npm test`; `docs/design/host-cost.md` has the figures.
+//! What watching one process costs, side by side: `micoff-host top --pid P --interval 1 --json`, a
+//! native messaging `cpu` subscription on `pids: [P]` (1 s), `pidstat -t -p P 1`, and with
+//! `--compare PATH` the subscription on another host binary (`--watchers` picks which run). The
+//! watched process is this program again (`--as-target`: `--threads` parked threads, `--busy`
+//! waking every 10 ms). Each of `--rounds` runs the watchers fresh in a rotated order: 3 s to
+//! settle, then each one's CPU over `--seconds` from its `/proc/<pid>/stat` and its bytes written
+//! per second; the medians come last. `cargo build --release -p micoff-host --examples`; not run by
+//! `npm test`; figures: docs/design/host-cost.md.
 #![allow(clippy::print_stderr)]
 
 use std::io::{BufRead, BufReader, Read, Write};
@@ -166,7 +155,7 @@ fn measure(watcher: &str, host: &Path, pid: u32, seconds: u64) -> Result<(f64, f
             let mut c = Command::new(host);
             c.arg(format!(
                 "chrome-extension://{}/",
-                micoff_core::CHROME_EXTENSION_ID
+                micoff_native::CHROME_EXTENSION_ID
             ));
             c
         }

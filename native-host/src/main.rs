@@ -7,12 +7,12 @@ use std::process::ExitCode;
 
 use clap::error::ErrorKind;
 use clap::{CommandFactory, Parser};
-use micoff_core::cli::{self, Cli, EXIT_ERROR, EXIT_OK};
-use micoff_core::deps::Launch;
+use micoff_cli::{self as cli, Cli, EXIT_ERROR, EXIT_OK};
+use micoff_native::deps::Launch;
 
 fn main() -> ExitCode {
     // micoff's ident stays in the binary: `install --host-path` recognises a micoff-host by it.
-    std::hint::black_box(micoff_core::HOST_IDENT);
+    std::hint::black_box(micoff_native::HOST_IDENT);
     let args: Vec<String> = std::env::args().skip(1).collect();
     let native = Launch::from_args(&args);
     init_tracing(native.is_some());
@@ -47,7 +47,7 @@ fn main() -> ExitCode {
 fn init_tracing(native: bool) {
     // Subcommands say what went wrong in their own error lines: logs only on request (RUST_LOG).
     let default = if native {
-        "micoff_host=info,micoff_core=info"
+        "micoff_host=info,micoff_native=info,micoff_backend=info"
     } else {
         "off"
     };
@@ -81,9 +81,9 @@ fn native_messaging(launch: Launch) -> i32 {
     };
     if let Err(why) = launch.check_caller() {
         tracing::error!("refusing the caller: {why}");
-        let refused = runtime.block_on(micoff_core::server::refuse(
+        let refused = runtime.block_on(micoff_native::server::refuse(
             tokio::io::stdout(),
-            micoff_core::framing::FrameCodec::default(),
+            micoff_native::framing::FrameCodec::default(),
             &why,
         ));
         if let Err(e) = refused {
@@ -94,8 +94,8 @@ fn native_messaging(launch: Launch) -> i32 {
     }
     let result = runtime.block_on(async {
         // The sink waker lives as long as the connection to the extension.
-        let (deps, _waker) = micoff_core::backend::native(launch);
-        micoff_core::server::run(tokio::io::stdin(), tokio::io::stdout(), deps).await
+        let (deps, _waker) = micoff_backend::native(launch);
+        micoff_native::server::run(tokio::io::stdin(), tokio::io::stdout(), deps).await
     });
     // Blocking stdin reads would otherwise keep the runtime alive at shutdown.
     runtime.shutdown_timeout(std::time::Duration::from_millis(100));

@@ -199,7 +199,7 @@ fn version_verbose_names_commit_libpulse_and_target() {
     );
     assert_eq!(
         lines[3],
-        format!("target: {}", micoff_core::TARGET),
+        format!("target: {}", micoff_native::TARGET),
         "{text}"
     );
 }
@@ -269,7 +269,7 @@ fn host_command() -> Command {
 /// refused from its header with a `too_large` error at once (no stall, nothing buffered).
 #[test]
 fn the_largest_allowed_request_stays_small_and_a_larger_one_is_refused_at_once() {
-    use micoff_core::framing::MAX_INCOMING_BYTES;
+    use micoff_native::framing::MAX_INCOMING_BYTES;
     let mut client = HostClient::spawn(host_command()).unwrap();
     let pid = client.pid();
     let started = std::time::Instant::now();

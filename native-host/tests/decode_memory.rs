@@ -10,8 +10,8 @@
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use micoff_core::framing::MAX_INCOMING_BYTES;
-use micoff_core::protocol::decode_request;
+use micoff_native::framing::MAX_INCOMING_BYTES;
+use micoff_native::protocol::decode_request;
 
 struct Counting;
 

@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-use micoff_core::protocol::{decode_request, typed_result, HostToExtension};
+use micoff_native::protocol::{decode_request, typed_result, HostToExtension};
 use serde_json::Value;
 
 fn fixture_dir() -> PathBuf {

@@ -4,8 +4,8 @@
 
 #![allow(clippy::unwrap_used)] // tests may unwrap (house style)
 
-use micoff_core::framing::FrameCodec;
-use micoff_core::protocol::decode_request;
+use micoff_native::framing::FrameCodec;
+use micoff_native::protocol::decode_request;
 
 /// xorshift64*: reproducible without a dependency.
 struct Rng(u64);

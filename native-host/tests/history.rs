@@ -9,8 +9,8 @@
 
 use std::path::{Path, PathBuf};
 
-use micoff_core::history::{CpuHistory, AUDIO_THREAD_WORDS};
-use micoff_core::protocol::{HistorySnapshot, Phase, Role};
+use micoff_native::history::{CpuHistory, AUDIO_THREAD_WORDS};
+use micoff_native::protocol::{HistorySnapshot, Phase, Role};
 use serde_json::Value;
 
 enum Input {

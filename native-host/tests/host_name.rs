@@ -1,11 +1,11 @@
-//! The native messaging host name has one source on each side: `micoff_core::HOST_NAME` (the
+//! The native messaging host name has one source on each side: `micoff_native::HOST_NAME` (the
 //! installer writes it into the manifest) and `HOST_NAME` in `extension/src/shared/protocol/constants.ts`
 //! (the extension's `connectNative`, the e2e rig). They must be the same string. The same holds for
 //! the stable error codes: `protocol::ErrorCode` here, `ErrorCode` in the same file there.
 
 #![allow(clippy::unwrap_used)] // tests may unwrap (house style)
 
-use micoff_core::protocol::ErrorCode;
+use micoff_native::protocol::ErrorCode;
 use std::path::{Path, PathBuf};
 
 fn protocol_ts() -> (PathBuf, String) {
@@ -25,10 +25,10 @@ fn rust_and_typescript_spell_the_host_name_alike() {
         .collect();
     assert_eq!(
         declared,
-        vec![micoff_core::HOST_NAME],
+        vec![micoff_native::HOST_NAME],
         "{} must declare `export const HOST_NAME = '{}';` exactly once",
         ts.display(),
-        micoff_core::HOST_NAME
+        micoff_native::HOST_NAME
     );
 }
 

@@ -7,9 +7,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use micoff_core::backend::ProcSampler;
-use micoff_core::deps::{cpu_reports, CpuTick, HostError, Sampler};
-use micoff_core::protocol::{BrowserFamily, BrowserSource, Role};
+use micoff_backend::ProcSampler;
+use micoff_native::deps::{cpu_reports, CpuTick, HostError, Sampler};
+use micoff_native::protocol::{BrowserFamily, BrowserSource, Role};
 
 /// A thread named `burner` that spins until the flag drops.
 fn burner(stop: Arc<AtomicBool>) -> std::thread::JoinHandle<()> {

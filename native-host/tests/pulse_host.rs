@@ -12,7 +12,10 @@ use serde_json::{json, Value};
 
 fn rig_env(rig: &PulseRig, cmd: &mut Command) {
     rig.env(cmd);
-    cmd.env("RUST_LOG", "micoff_core=debug,micoff_pulse=debug");
+    cmd.env(
+        "RUST_LOG",
+        "micoff_native=debug,micoff_backend=debug,micoff_pulse=debug",
+    );
 }
 
 /// The host in native messaging mode, launched the way Chromium launches it, in the rig's

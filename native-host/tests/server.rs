@@ -7,11 +7,11 @@ use std::time::Duration;
 
 use std::collections::VecDeque;
 
-use micoff_core::deps::{
+use micoff_native::deps::{
     AudioServer, BoxFuture, CpuTicker, Deps, HostError, Launch, Limits, Sampler, TickOutcome,
 };
-use micoff_core::framing::{FrameCodec, FrameReader, FrameWriter};
-use micoff_core::protocol::*;
+use micoff_native::framing::{FrameCodec, FrameReader, FrameWriter};
+use micoff_native::protocol::*;
 use serde_json::{json, Value};
 use tokio::io::{DuplexStream, ReadHalf, WriteHalf};
 use tokio::sync::{mpsc, Mutex, Notify};
@@ -210,7 +210,7 @@ impl AudioServer for FakeAudio {
 struct Client {
     reader: FrameReader<ReadHalf<DuplexStream>>,
     writer: FrameWriter<WriteHalf<DuplexStream>>,
-    server: tokio::task::JoinHandle<Result<(), micoff_core::server::ServerError>>,
+    server: tokio::task::JoinHandle<Result<(), micoff_native::server::ServerError>>,
 }
 
 impl Client {
@@ -235,11 +235,31 @@ impl Client {
 
 /// Capture latency's folders for these tests: under a home that does not exist, so a status finds
 /// no file of micoff's and nothing here reads or changes the user's own.
-fn latency_paths() -> Result<micoff_core::latency::Paths, String> {
-    micoff_core::latency::Paths::from_env(&std::collections::HashMap::from([(
+fn latency_paths() -> Result<micoff_native::latency::Paths, String> {
+    micoff_native::latency::Paths::from_env(&std::collections::HashMap::from([(
         "HOME".to_owned(),
         "/nonexistent/micoff-test-home".to_owned(),
     )]))
+}
+
+/// The server's dependencies, all fakes: `sampler`, and an audio server that sends `events`.
+fn fake_deps(
+    sampler: FakeSampler,
+    events: Option<mpsc::Receiver<HostEvent>>,
+    launch: Launch,
+    limits: Limits,
+) -> Deps {
+    Deps {
+        sampler: Arc::new(sampler),
+        audio: Arc::new(FakeAudio {
+            events: Mutex::new(events),
+        }),
+        doctor: None,
+        latency_paths: latency_paths(),
+        power_roots: micoff_native::power::Roots::system(),
+        launch,
+        limits,
+    }
 }
 
 fn start_with(
@@ -250,27 +270,20 @@ fn start_with(
     let (client, server) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server);
     let (client_read, client_write) = tokio::io::split(client);
-    let deps = Deps {
-        sampler: Arc::new(sampler),
-        audio: Arc::new(FakeAudio {
-            events: Mutex::new(events),
-        }),
-        doctor: None,
-        latency_paths: latency_paths(),
-        power_roots: micoff_core::power::Roots::system(),
-        launch: Launch::from_args(&[
-            "chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/".to_owned()
-        ])
-        .unwrap(),
+    let deps = fake_deps(
+        sampler,
+        events,
+        Launch::from_args(&["chrome-extension://ipgdconbmedmelnlpalblnicflhpfkim/".to_owned()])
+            .unwrap(),
         limits,
-    };
-    let server = tokio::spawn(micoff_core::server::run(server_read, server_write, deps));
+    );
+    let server = tokio::spawn(micoff_native::server::run(server_read, server_write, deps));
     Client {
         // The browser's side reads host frames (up to 1 MiB).
         reader: FrameReader::new(
             client_read,
             FrameCodec {
-                max_incoming_bytes: micoff_core::framing::MAX_OUTGOING_BYTES,
+                max_incoming_bytes: micoff_native::framing::MAX_OUTGOING_BYTES,
                 ..FrameCodec::default()
             },
         ),
@@ -548,18 +561,8 @@ async fn output_nobody_reads_does_not_hold_the_host() {
         let (client, server) = tokio::io::duplex(1024);
         let (server_read, server_write) = tokio::io::split(server);
         let (_client_read, client_write) = tokio::io::split(client);
-        let deps = Deps {
-            sampler: Arc::new(FakeSampler::default()),
-            audio: Arc::new(FakeAudio {
-                events: Mutex::new(None),
-            }),
-            doctor: None,
-            latency_paths: latency_paths(),
-            power_roots: micoff_core::power::Roots::system(),
-            launch: Launch::default(),
-            limits,
-        };
-        let server = tokio::spawn(micoff_core::server::run(server_read, server_write, deps));
+        let deps = fake_deps(FakeSampler::default(), None, Launch::default(), limits);
+        let server = tokio::spawn(micoff_native::server::run(server_read, server_write, deps));
         let mut writer = FrameWriter::new(client_write, FrameCodec::default());
         // Far more than the pipe holds: 7000-process replies.
         for id in 0..3 {
@@ -577,7 +580,7 @@ async fn output_nobody_reads_does_not_hold_the_host() {
             .unwrap_or_else(|_| panic!("still running 5 s on (input closed: {close_input})"));
         let e = ended.unwrap().unwrap_err();
         assert!(
-            matches!(e, micoff_core::server::ServerError::Write(_)),
+            matches!(e, micoff_native::server::ServerError::Write(_)),
             "{e}"
         );
         drop(writer);
@@ -589,18 +592,13 @@ async fn a_bad_length_ends_the_server_with_an_error() {
     let (client, server) = tokio::io::duplex(1 << 16);
     let (server_read, server_write) = tokio::io::split(server);
     let (_client_read, mut client_write) = tokio::io::split(client);
-    let deps = Deps {
-        sampler: Arc::new(FakeSampler::default()),
-        audio: Arc::new(FakeAudio {
-            events: Mutex::new(None),
-        }),
-        doctor: None,
-        latency_paths: latency_paths(),
-        power_roots: micoff_core::power::Roots::system(),
-        launch: Launch::default(),
-        limits: Limits::default(),
-    };
-    let server = tokio::spawn(micoff_core::server::run(server_read, server_write, deps));
+    let deps = fake_deps(
+        FakeSampler::default(),
+        None,
+        Launch::default(),
+        Limits::default(),
+    );
+    let server = tokio::spawn(micoff_native::server::run(server_read, server_write, deps));
     use tokio::io::AsyncWriteExt;
     client_write
         .write_all(&u32::MAX.to_ne_bytes())
@@ -800,7 +798,7 @@ async fn a_processes_reply_is_trimmed_to_one_frame_and_counts_what_it_left_out()
     assert_eq!(kept.len() as u64 + omitted, 7000);
     // The tree's start (root first) is what stays.
     assert_eq!(kept[0]["pid"], 10_000);
-    assert!(r.to_string().len() <= micoff_core::framing::MAX_OUTGOING_BYTES);
+    assert!(r.to_string().len() <= micoff_native::framing::MAX_OUTGOING_BYTES);
 }
 
 #[tokio::test]
@@ -851,7 +849,7 @@ async fn a_cpu_event_of_3000_threads_is_held_to_64_kib_with_the_busiest_threads(
     assert_eq!(e["event"]["type"], "cpu", "{e}");
     let bytes = e.to_string().len();
     assert!(
-        bytes <= micoff_core::server::MAX_CPU_EVENT_BYTES,
+        bytes <= micoff_native::server::MAX_CPU_EVENT_BYTES,
         "{bytes} bytes"
     );
     let report = &e["event"]["report"];
@@ -870,7 +868,7 @@ async fn power_answers_a_reading_or_why_not() {
     c.send(json!({"id": 1, "type": "power"})).await;
     let r = c.recv().await;
     assert_eq!(r["type"], "result", "{r}");
-    let typed = micoff_core::protocol::typed_result("power", &r["result"]).unwrap();
+    let typed = micoff_native::protocol::typed_result("power", &r["result"]).unwrap();
     assert_eq!(typed, r["result"]);
     // Measured over one second; a figure, or a reason for each source that gave none.
     assert!(r["result"]["window_ms"].as_f64().unwrap() >= 1000.0, "{r}");
@@ -894,7 +892,7 @@ async fn latency_requests_without_a_server() {
     assert_eq!(r["type"], "result", "{r}");
     assert_eq!(r["result"]["server"]["kind"], "unknown");
     assert_eq!(r["result"]["streams"], json!([]));
-    let typed = micoff_core::protocol::typed_result("latency_status", &r["result"]).unwrap();
+    let typed = micoff_native::protocol::typed_result("latency_status", &r["result"]).unwrap();
     assert_eq!(typed, r["result"]);
     // Setting needs the server (the mechanism depends on it): nothing is written.
     c.send(json!({"id": 2, "type": "latency_set", "capture_ms": 40}))

@@ -1,13 +1,8 @@
-//! The sink waker of the real host binary against a private PulseAudio (micoff-testkit's rig,
-//! without the e2e rig's low-latency reader, a playback stream in `spk` at its default latency as
-//! the lead's measurement had): how long a new 10 ms recorder on `mic` waits for its first data,
-//! without the host and with it, named as Chromium's capture client and as something else.
-//! Fails (never skips) when pulseaudio, pactl, parec or pacat are missing.
-//!
-//! Before each try the null sink is suspended and resumed by `pactl`, so that it starts the try
-//! rendering its full 2 s ahead: without the waker the recorder then waits about that long (the
-//! worst case; in real use the wait is anywhere in 0-2 s), which keeps the comparison clear on a
-//! loaded machine.
+//! The real host's sink waker against a private PulseAudio (micoff-testkit's rig): how long a new
+//! 10 ms recorder on `mic` waits for its first data, without the host and with it, named as
+//! Chromium's capture client and as something else. Fails (never skips) without pulseaudio, pactl,
+//! parec or pacat. Before each try `pactl` suspends and resumes the null sink, so it starts
+//! rendering its full 2 s ahead: the worst case, which keeps the comparison clear when loaded.
 
 #![allow(clippy::unwrap_used)] // tests may unwrap (house style)
 
@@ -21,7 +16,7 @@ use micoff_testkit::host::chrome_origin;
 use micoff_testkit::{require, AudioRig, HostClient, Proc, PulseRig, MIC, SIGNAL_SINK};
 use serde_json::json;
 
-/// Chromium's capture client name (micoff-core's browser table).
+/// Chromium's capture client name (micoff-browsers' table).
 const CHROMIUM: &str = "Chromium input";
 const NOT_A_BROWSER: &str = "micoff-test-parec";
 const TRIES: usize = 3;
@@ -100,7 +95,7 @@ fn a_browsers_new_capture_gets_data_promptly_and_other_recorders_are_left_alone(
     let log_path = rig.path().join("host.log");
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_micoff-host"));
     cmd.arg(chrome_origin())
-        .env("RUST_LOG", "micoff_core=debug")
+        .env("RUST_LOG", "micoff_native=debug,micoff_backend=debug")
         .env("NO_COLOR", "1")
         .stderr(File::create(&log_path).unwrap());
     rig.env(&mut cmd);

@@ -8,11 +8,11 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use micoff_core::cli::top::{run, TopArgs, TopOutput};
-use micoff_core::deps::{
+use micoff_cli::top::{run, TopArgs, TopOutput};
+use micoff_native::deps::{
     AudioServer, BoxFuture, CpuTicker, Deps, HostError, Launch, Limits, Sampler, TickOutcome,
 };
-use micoff_core::protocol::*;
+use micoff_native::protocol::*;
 use tokio::sync::mpsc;
 
 fn info(pid: u32, ppid: u32, comm: &str, role: Role) -> ProcessInfo {
@@ -255,7 +255,7 @@ fn deps(m: &Arc<Machine>) -> Deps {
         audio: Arc::new(NoAudio),
         doctor: None,
         latency_paths: Err("`top` reads no latency files".into()),
-        power_roots: micoff_core::power::Roots::system(),
+        power_roots: micoff_native::power::Roots::system(),
         launch: Launch::default(),
         limits: Limits::default(),
     }
@@ -460,7 +460,7 @@ async fn a_browser_family_that_exits_ends_it() {
             .retain(|p| p.comm != "chromium" && p.comm != "firefox-esr");
     });
     let mut args = top_args(&[], 10, true);
-    args.browser = Some(micoff_core::cli::top::BrowserArg::Chromium);
+    args.browser = Some(micoff_cli::top::BrowserArg::Chromium);
     let o = top(&m, args).await;
     assert_eq!(o.code, 4, "{}", o.err);
     assert!(
@@ -471,7 +471,7 @@ async fn a_browser_family_that_exits_ends_it() {
     );
 }
 
-/// `true` for `2026-11-26T08:15:42.120+01:00` (RFC 3339, milliseconds, an offset).
+/// `true` for `YYYY-MM-DDThh:mm:ss.mmm+01:00` (RFC 3339, milliseconds, an offset).
 fn is_rfc3339(t: &str) -> bool {
     let b = t.as_bytes();
     t.len() == 29
@@ -545,7 +545,7 @@ async fn each_refresh_is_stamped_and_idle_threads_are_hidden_unless_all() {
     let sample = |json: bool, all: bool| {
         let m = Arc::clone(&m);
         async move {
-            let args = micoff_core::cli::sample::SampleArgs {
+            let args = micoff_cli::sample::SampleArgs {
                 pids: vec![101],
                 browser_pid: None,
                 audio_server: false,
@@ -554,7 +554,7 @@ async fn each_refresh_is_stamped_and_idle_threads_are_hidden_unless_all() {
                 all,
             };
             let (mut out, mut err) = (Vec::new(), Vec::new());
-            let code = micoff_core::cli::sample::run(&args, &deps(&m), &mut out, &mut err).await;
+            let code = micoff_cli::sample::run(&args, &deps(&m), &mut out, &mut err).await;
             assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
             String::from_utf8(out).unwrap()
         }

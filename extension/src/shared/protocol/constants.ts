@@ -2,7 +2,7 @@
 // the limits the host enforces, the stable error codes (native-host/PROTOCOL.md).
 // native-host/tests/host_name.rs reads HOST_NAME and ErrorCode from this file.
 
-/** The native messaging host name; the Rust side's is `HOST_NAME` in native-host/crates/micoff-core/src/lib.rs
+/** The native messaging host name; the Rust side's is `HOST_NAME` in native-host/crates/micoff-native/src/lib.rs
  * (native-host/tests/host_name.rs checks they agree). */
 export const HOST_NAME = 'org.micoff.host';
 export const PROTOCOL_VERSION = 1;

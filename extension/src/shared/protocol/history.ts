@@ -1,4 +1,4 @@
-// The audio path's CPU history (PROTOCOL.md "History"; the host keeps it: native-host/crates/micoff-core/
+// The audio path's CPU history (PROTOCOL.md "History"; the host keeps it: native-host/crates/micoff-native/
 // src/history/; docs/design/popup-savings.md).
 
 /** What the microphones of all tabs are doing, folded into one (highest first): a tab capturing

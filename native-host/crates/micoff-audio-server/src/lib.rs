@@ -1,20 +1,10 @@
-//! micoff-audio-server: one answer to "where is the audio server, and which one is it".
-//!
-//! Everything here is pure: the environment comes in as values ([`ServerEnv`]), ordered candidates
-//! come out. The host's libpulse client (micoff-pulse), its process finder (micoff-proc, which
-//! names the process holding the socket as the audio server), the bench and the doctor all resolve
-//! through these functions, so they cannot disagree about which server they mean.
-//!
-//! libpulse's order (what `pa_context_connect` with no server tries):
-//! 1. `$PULSE_SERVER` when set, else client.conf's `default-server` when set (see
-//!    [`client_conf_server`]): a space-separated list tried in order, and nothing else after it.
-//!    Entries are `unix:/path`, a bare `/path`, `tcp:host[:port]`, `tcp6:...`, or a host name, each
-//!    optionally prefixed by `{machine-id}`.
-//! 2. The user's runtime socket: `$PULSE_RUNTIME_PATH/native`, else `$XDG_RUNTIME_DIR/pulse/native`.
-//! 3. The system-wide socket [`SYSTEM_SOCKET`].
-//!
-//! The one place that reads files is client.conf's, and it takes them through closures ([`disk`]
-//! has the real ones), so the rules are tested without a file system.
+//! micoff-audio-server: one answer to "where is the audio server, and which one is it", pure (the
+//! environment comes in as [`ServerEnv`], ordered candidates come out), so micoff-pulse,
+//! micoff-proc, the bench and the doctor cannot disagree. libpulse's order: `$PULSE_SERVER`, else
+//! client.conf's `default-server` ([`client_conf_server`]), a list tried in order and nothing after
+//! it; else the user's runtime socket (`$PULSE_RUNTIME_PATH/native`, else
+//! `$XDG_RUNTIME_DIR/pulse/native`); else [`SYSTEM_SOCKET`]. client.conf is read through closures
+//! ([`disk`] has the real ones), so the rules are tested without a file system.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

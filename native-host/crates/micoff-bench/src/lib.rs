@@ -1,33 +1,11 @@
 //! `micoff-host bench record|playback`: what the audio path costs a low-latency client and the
-//! audio server, per thread, with and without PulseAudio's srbchannel, and against the requested
-//! latency (the two measurements micoff started from, see `docs/design/srbchannel-bench.md`).
-//!
-//! Module map, top down: a module imports only modules listed below it; this root sits above
-//! them all (the entry points, and the names other crates use).
-//! - [`run`]: the parent: finds the server, measures the idle baseline, runs every window as
-//!   [`plan`] lays them out, and makes it all a [`report::BenchResult`].
-//! - `window`: one measured window: start the client, wait for steady flow, sample the client's
-//!   and the server's threads, stop the client.
-//! - `our_client`: our client started as a child process, its messages, the wait for `ready`;
-//!   [`reference`]: parec / pacat, the outside reference at the same latency.
-//! - `started`: a started client process, its timeouts and how it is stopped; `ctx`: what every
-//!   window shares, and how to start the child ([`ChildCommand`]).
-//! - [`conf`]: client.conf emulation: the bench's own client.conf, found and included the way
-//!   libpulse reads the user's, with shared memory set around it.
-//! - `progress`: the `[step/total]` lines on stderr; [`notes`]: the warnings and notes beside the
-//!   figures.
-//! - [`plan`]: the modes and every window of a run, in order, known before the first one.
-//! - [`chart`]: the SVG sweep chart; [`report`]: columns, medians, savings, the result and its
-//!   text tables.
-//! - [`sample`]: per-thread rates of client and server over the window (micoff-proc snapshots);
-//!   [`server`]: socket path, server pid, srbchannel seen from the client's eventfds.
-//! - [`client`]: the measured libpulse client (asynchronous API, own mainloop). It runs as a child
-//!   process: this same binary re-executed with the hidden `--child` flag.
-//! - [`error`]: [`error::BenchError`], which every step of the run returns; `args`: the command
-//!   line ([`BenchArgs`], [`Direction`]).
-//!
-//! Wiring (host): a `Bench(micoff_bench::BenchArgs)` subcommand named `bench` that calls
-//! [`run`]; the child is then started as `<current_exe> bench <direction> --child ...`.
+//! server, per thread, with and without srbchannel, against the requested latency
+//! (docs/design/srbchannel-bench.md). The host wires a `bench` subcommand to [`run`]; the child is
+//! `<current_exe> bench <direction> --child ...`. Module map, top down: [`run`] (the parent) over
+//! `window`, `our_client`, [`reference`] (parec / pacat), `started`, `ctx` ([`ChildCommand`]),
+//! [`conf`] (client.conf emulation), `progress`, [`notes`], [`plan`], [`chart`], [`report`],
+//! [`sample`], [`server`], [`client`] (the measured libpulse client), [`error`]
+//! ([`error::BenchError`]), `args` ([`BenchArgs`], [`Direction`]).
 
 mod args;
 pub mod chart;

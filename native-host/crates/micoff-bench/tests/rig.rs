@@ -1,17 +1,9 @@
-//! The bench against real audio servers started privately in a temp dir (micoff-testkit's rigs,
-//! docs/test-rig.md):
-//! - PulseAudio with a debug log: `--srbchannel both --compare parec` must show in the server's
-//!   own log that the `on` client got srbchannel and the `off` one did not, report a granted
-//!   10 ms fragment for all three rows (parec's too), and say what it did on stderr.
-//! - A playback sweep mixing on and off, with another client recording meanwhile: the server log
-//!   per client again, and the other client named in a warning.
-//! - A server without srbchannel (module-native-protocol-unix srbchannel=false): the `on` client
-//!   does not get it, and the report says the saving means nothing.
-//! - pipewire-pulse: the bench reports srbchannel "not_applicable" and still measures, with the
-//!   right window count.
-//!
-//! Each test fails with an install hint when its server binaries are not installed;
-//! scripts/ensure-deps.sh installs them. Servers are stopped by the PIDs these tests started.
+//! The bench against real audio servers started privately (micoff-testkit's rigs,
+//! docs/test-rig.md): PulseAudio's own debug log shows the `on` client got srbchannel and the `off`
+//! one did not (a recording compare and a playback sweep with another client recording); a server
+//! without srbchannel gives it to nobody and the report says the saving means nothing;
+//! pipewire-pulse reports srbchannel "not_applicable" and still measures. A test fails with an
+//! install hint when its server binaries are missing (scripts/ensure-deps.sh installs them).
 
 #![allow(clippy::unwrap_used)]
 

@@ -1,18 +1,10 @@
-//! micoff-browsers: the one table of the browsers micoff knows, and what each is to micoff. Every
-//! name, folder and executable of a browser is written once, in [`table`]; the installer, capture
-//! latency and the /proc reader take the views they need from it (methods of [`Browser`]).
+//! micoff-browsers: the one table of the browsers micoff knows ([`table`], a row per [`Browser`]);
+//! the installer, capture latency and the /proc reader take their views from it. Facts only:
+//! finding a browser is the installer's, reading processes micoff-proc's; the protocol's own
+//! `Browser` (its three capture-latency browsers) maps onto this one.
 //!
-//! Module map:
-//! - [`family`]: [`BrowserFamily`] (Chromium or Firefox: one process model, one manifest format),
-//!   with what every browser of a family shares (the manifest folder's name, the file a profile
-//!   holds once the browser has run).
-//! - [`facts`]: the shape of a row ([`BrowserFacts`], [`Executable`], [`InstallPath`]).
-//! - [`table`]: the rows, one per [`Browser`].
-//! - here: [`Browser`], its row, and the views derived from it.
-//!
-//! Facts only: finding a browser on a machine is the installer's, reading processes is
-//! micoff-proc's. The protocol's own `Browser` (the three browsers whose capture latency micoff
-//! sets, with their wire names) maps onto this one.
+//! Module map: [`family`] ([`BrowserFamily`], what a family shares); [`facts`] (a row's shape:
+//! [`BrowserFacts`], [`Executable`], [`InstallPath`]); [`table`]; here, [`Browser`] and its views.
 
 pub mod facts;
 pub mod family;

@@ -1,5 +1,5 @@
 //! micoff-dist: the files a package of micoff-host ships beside the binary, generated from the
-//! command line the binary really parses (`micoff_core::cli::Cli`), so they cannot drift from it.
+//! command line the binary really parses (`micoff_cli::Cli`), so they cannot drift from it.
 //! Used by `npm run package` (scripts/host-package/), never shipped itself.
 //!
 //! Module map:
@@ -23,7 +23,7 @@ pub struct WriteError {
 
 /// The command line as the binary parses it, named as it is installed.
 pub fn command() -> clap::Command {
-    <micoff_core::cli::Cli as clap::CommandFactory>::command()
+    <micoff_cli::Cli as clap::CommandFactory>::command()
 }
 
 /// Writes `out/man1/*.1` and `out/completions/*`; returns the files written, sorted.

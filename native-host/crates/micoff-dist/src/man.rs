@@ -19,7 +19,7 @@ pub fn pages(cmd: &clap::Command) -> Vec<(String, Vec<u8>)> {
 fn collect(cmd: &clap::Command, out: &mut Vec<(String, Vec<u8>)>) {
     let man = clap_mangen::Man::new(cmd.clone())
         // The version of the package, on every page (subcommands carry none of their own).
-        .source(format!("micoff-host {}", micoff_core::VERSION))
+        .source(format!("micoff-host {}", micoff_native::VERSION))
         .manual("micoff manual");
     let mut page = Vec::new();
     // Rendering into memory cannot fail.
@@ -92,7 +92,7 @@ mod tests {
             let text = String::from_utf8(page).unwrap();
             assert!(text.starts_with(".ie \\n(.g .ds Aq"), "{name}: roff");
             assert!(text.contains(".SH NAME"), "{name}: NAME section");
-            assert!(text.contains(micoff_core::VERSION), "{name}: version");
+            assert!(text.contains(micoff_native::VERSION), "{name}: version");
         }
         let (_, root) = pages(&cmd)
             .into_iter()

@@ -136,23 +136,9 @@ pub const UDELAY_INTRODUCED: KernelVersion = KernelVersion::new(4, 12, 0);
 pub const UDELAY_REMOVED_UPSTREAM: KernelVersion = KernelVersion::new(5, 16, 0);
 
 /// First stable release of each series that carries the backport ("ALSA: hda: Reduce udelay() at
-/// SKL+ position reporting", with "ALSA: hda: Use position buffer for SKL+ again" in 5.10 .. 5.15).
-///
-/// Read in the stable review mails (lore / vger archives of stable@vger.kernel.org):
-/// - 5.15.3: from the `queue/5.15` pushes of 2021-11-15/17 and the 5.15.3 release of 2021-11-18
-///   (the earlier table's reading; no 5.15 patch mail was found to confirm the number);
-/// - 5.14.19: "[PATCH 5.14 583/849] ALSA: hda: Use position buffer for SKL+ again" replies to
-///   "[PATCH 5.14 000/849] 5.14.19-rc1 review" (2021-11-15), and sashal's `pending-5.14` push of
-///   2021-11-14 carries both commits. (An earlier version of this table said 5.14.20.)
-/// - 5.10.80: both commits in the shortlog of "[PATCH 5.10 000/569] 5.10.80-rc4 review";
-/// - 5.4.160: in sashal's `pending-5.4` push of 2021-11-14, the day before the 5.4.160-rc1
-///   review (2021-11-15) was cut from it;
-/// - 4.19.218: "[PATCH 4.19 184/323] ALSA: hda: Reduce udelay() at SKL+ position reporting" in
-///   the 4.19.218-rc1 review (2021-11-24);
-/// - 4.14.256: in the shortlog of the 4.14.256-rc2 review (248 patches, 2021-11-25).
-///
-/// Series not listed (4.15-4.18, 4.20, 5.0-5.3, 5.5-5.9, 5.11-5.13) were end-of-life and never
-/// got it.
+/// SKL+ position reporting", with "ALSA: hda: Use position buffer for SKL+ again" in 5.10 .. 5.15);
+/// the series not listed were end-of-life and never got it. Where each number was read:
+/// docs/design/security.md, "Which stable kernels carry the Skylake+ capture udelay's removal".
 pub const UDELAY_FIXED_IN_STABLE: &[KernelVersion] = &[
     KernelVersion::new(5, 15, 3),
     KernelVersion::new(5, 14, 19),

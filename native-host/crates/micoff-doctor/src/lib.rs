@@ -1,22 +1,11 @@
-//! micoff-doctor: `micoff-host doctor` (what this machine does below the browser and why it
-//! matters for audio CPU and latency) and `micoff-host fix hda|client-shm|governor`.
+//! micoff-doctor: `micoff-host doctor` (what this machine does below the browser and why it matters
+//! for audio CPU and latency) and `micoff-host fix hda|client-shm|governor`.
 //!
 //! Modules, top down: [`cli`] over [`report`] (which runs [`findings`]) and [`fix`]; findings and
-//! fixers read [`facts`], and neither imports the other; the rest lies below all of them.
-//! - [`root`]: every read and write goes through an injectable root (`/` or a fixture tree).
-//! - [`parse`]: parsers of /proc/asound, /proc/interrupts, limits.conf, client.conf, ... (no I/O).
-//! - [`kernel`]: kernel version parsing and the Skylake+ capture-udelay version table.
-//! - [`hda`]: the Intel Skylake+ HD-audio PCI id table and `position_fix` values.
-//! - [`ours`]: whose a file is (micoff-files' one ownership scheme) and where `fix hda` writes its
-//!   own (facts, findings and fixers all need them); [`commands`]: the shell commands the doctor offers;
-//!   [`uid`]: this process's user ids.
-//! - [`facts`]: reads a root into [`facts::Facts`]; knows nothing of the fixers.
-//! - [`audio`]: [`AudioServerFacts`] from micoff-pulse (preferred) or `pactl` output.
-//! - [`findings`]: facts -> [`findings::Finding`]s (ok / worth_changing / not_applicable).
-//! - [`report`]: the JSON document and the human listing.
-//! - [`fix`]: the fixers (their files written, sealed and put back through micoff-files' `ours`),
-//!   escalation through pkexec/sudo.
-//! - [`cli`]: clap types and the entry points [`run_doctor`] and [`run_fix`].
+//! fixers read [`facts`] and neither imports the other. Below all: [`root`] (the injectable root),
+//! [`parse`] (no I/O), [`kernel`] (versions, the udelay table), [`hda`] (Skylake+ ids), [`ours`]
+//! (whose a file is), [`commands`], [`uid`], [`audio`] ([`AudioServerFacts`] from micoff-pulse or
+//! `pactl`).
 
 pub mod audio;
 pub mod cli;

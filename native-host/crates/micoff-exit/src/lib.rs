@@ -1,14 +1,10 @@
 //! How every micoff-host subcommand ends and speaks to its caller: its exit code, its error line,
-//! the bounds of a message, its options' ranges. The subcommands run by crates below the host
-//! (`bench`, `doctor`, `fix`) use them too, so they live here, below all of them, and every user
-//! imports them.
+//! the bounds of a message, its options' ranges; here, below `bench`, `doctor` and `fix` too.
 //!
-//! Module map:
-//! - here: the exit codes; README and `--help` ([`EXIT_CODES_HELP`]) document the same list;
-//! - [`error_line`]: the one error style, `micoff-host <cmd>: <what>, <what to do>`;
-//! - [`message`]: a message's bounds (256 characters, 64 of any one value of the caller's), which
-//!   the native messaging errors keep too;
-//! - [`range`]: a numeric option's range and unit, read by its check and its `--help` alike.
+//! Module map: here, the exit codes (README and `--help`, [`EXIT_CODES_HELP`], list the same);
+//! [`error_line`]: the one error style, `micoff-host <cmd>: <what>, <what to do>`; [`message`]: a
+//! message's bounds (256 characters, 64 of any one value), kept by native messaging errors too;
+//! [`range`]: a numeric option's range and unit, read by its check and its `--help` alike.
 
 pub mod error_line;
 pub mod message;

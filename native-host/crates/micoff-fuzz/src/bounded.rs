@@ -1,12 +1,9 @@
 //! The stable runner's bounded loop: every seed through the target, then mutations of corpus
 //! entries ([`crate::mutate`]) until the time budget is spent, keeping the inputs that show a new
 //! behaviour signature and stopping at the first panic (a crash) with the input that caused it.
-//!
-//! The loop runs on a worker thread and is watched from the caller's: one input running longer
-//! than the per-input limit is a hang, reported with that input (libFuzzer's `-timeout`), where a
-//! loop on the caller's thread would never come back to look at the clock. A thread stuck in a
-//! target cannot be stopped from outside: it is left behind, and the caller (the `micoff-fuzz`
-//! binary) exits.
+//! The loop runs on a worker thread watched from the caller's: an input running over the
+//! per-input limit is a hang (libFuzzer's `-timeout`); the stuck thread is left behind and the
+//! `micoff-fuzz` binary exits.
 
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};

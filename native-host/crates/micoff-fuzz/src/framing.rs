@@ -1,10 +1,7 @@
 //! Arbitrary byte streams as the browser's side of the pipe, through every layer that reads them:
-//! - the pure frame decoder (`FrameCodec`);
-//! - the async `FrameReader`, fed in chunks of fuzzed sizes (headers and bodies split anywhere),
-//!   which must yield exactly what the codec yields;
-//! - the whole server (`server::run`: framing, request decoding, dispatch, replies) with fake
-//!   dependencies: every frame it writes is a JSON reply or event, and when the input ends
-//!   cleanly every request frame got exactly one reply (result or error).
+//! the pure frame decoder (`FrameCodec`); the async `FrameReader` fed in fuzzed chunk sizes (it
+//! must yield what the codec yields); the whole server (`server::run`) with fake dependencies,
+//! where every frame written is a JSON reply or event and every request gets exactly one reply.
 //!
 //! Input layout: byte 0 = how many chunk-size bytes follow (0..=15); those bytes are the chunk
 //! sizes the reader hands out in turn (0 counts as 1); the rest is the stream.
@@ -15,11 +12,11 @@ use std::sync::{Arc, OnceLock};
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-use micoff_core::deps::{
+use micoff_native::deps::{
     AudioServer, BoxFuture, CpuTicker, Deps, HostError, Launch, Limits, Sampler, TickOutcome,
 };
-use micoff_core::framing::{FrameCodec, FrameReader};
-use micoff_core::protocol::{
+use micoff_native::framing::{FrameCodec, FrameReader};
+use micoff_native::protocol::{
     AudioServerInfo, AudioStream, BrowserFamily, CpuReport, ErrorCode, HostEvent, ProcessInfo,
     Processes,
 };
@@ -172,7 +169,7 @@ pub fn framing(data: &[u8]) -> u64 {
 }
 
 /// [`framing`] with the given sampler behind the server (a test plants a panicking one). A handler
-/// panicked when the server's own count says so ([`micoff_core::server::handler_panics`]), never
+/// panicked when the server's own count says so ([`micoff_native::server::handler_panics`]), never
 /// by a reply's text: an error message echoes the request, which the input chooses.
 pub fn framing_with(data: &[u8], sampler: Arc<dyn Sampler>) -> u64 {
     let Some((&n, rest)) = data.split_first() else {
@@ -182,7 +179,7 @@ pub fn framing_with(data: &[u8], sampler: Arc<dyn Sampler>) -> u64 {
     let (sizes, stream) = rest.split_at(n);
     let (frames, clean) = decode_all(stream);
     for body in &frames {
-        if let Err(e) = micoff_core::protocol::decode_request(body) {
+        if let Err(e) = micoff_native::protocol::decode_request(body) {
             assert!(ErrorCode::from_code(e.code.code()).is_some());
         }
     }
@@ -214,11 +211,11 @@ pub fn framing_with(data: &[u8], sampler: Arc<dyn Sampler>) -> u64 {
             doctor: None,
             // A home that does not exist: a fuzzed `latency_set` reset finds nothing of the
             // user's to remove (a set is refused: the fake audio server is unreachable).
-            latency_paths: micoff_core::latency::Paths::from_env(&HashMap::from([(
+            latency_paths: micoff_native::latency::Paths::from_env(&HashMap::from([(
                 "HOME".to_owned(),
                 "/nonexistent/micoff-fuzz-home".to_owned(),
             )])),
-            power_roots: micoff_core::power::Roots::system(),
+            power_roots: micoff_native::power::Roots::system(),
             launch: Launch::default(),
             limits: Limits {
                 codec: codec(),
@@ -231,15 +228,15 @@ pub fn framing_with(data: &[u8], sampler: Arc<dyn Sampler>) -> u64 {
             let _ = client_in.read_to_end(&mut out).await;
             out
         });
-        let panics_before = micoff_core::server::handler_panics();
-        let served = micoff_core::server::run(chunked(), server_out, deps).await;
-        let panicked = micoff_core::server::handler_panics() - panics_before;
+        let panics_before = micoff_native::server::handler_panics();
+        let served = micoff_native::server::run(chunked(), server_out, deps).await;
+        let panicked = micoff_native::server::handler_panics() - panics_before;
         assert_eq!(panicked, 0, "a request handler panicked ({panicked} times)");
         assert_eq!(served.is_ok(), clean);
         let mut out = collect.await.expect("the collector");
         let (mut results, mut errors) = (0usize, 0usize);
         let out_codec = FrameCodec {
-            max_incoming_bytes: micoff_core::framing::MAX_OUTGOING_BYTES,
+            max_incoming_bytes: micoff_native::framing::MAX_OUTGOING_BYTES,
             ..FrameCodec::default()
         };
         while let Some(body) = out_codec

@@ -1,22 +1,18 @@
-//! micoff's fuzz targets, one home for both runners:
-//! - `native-host/fuzz` (cargo-fuzz, nightly): each `fuzz_targets/<name>.rs` calls [`run`];
-//! - `micoff-fuzz` (this crate's binary, stable): a bounded mutation loop over the committed seed
-//!   corpus (`native-host/fuzz/seeds/<name>/`) and dictionaries (`native-host/fuzz/dicts/`), what
-//!   `npm test` runs when there is no nightly toolchain with cargo-fuzz.
-//!
-//! A target panics on a bug (a crash, or an invariant it checks failing) and otherwise returns a
-//! small "behaviour signature" (which parsers accepted the input, which error code the decoder
-//! gave...): the stable runner keeps a mutated input that shows a signature not seen before, a
-//! crude stand-in for libFuzzer's coverage feedback.
+//! micoff's fuzz targets, one home for both runners: `native-host/fuzz` (cargo-fuzz, nightly; each
+//! `fuzz_targets/<name>.rs` calls [`run`]) and `micoff-fuzz` (this crate's binary, stable: a
+//! bounded mutation loop over `native-host/fuzz/seeds/` and `dicts/`, what `npm test` runs without
+//! nightly). A target panics on a bug and otherwise returns a small "behaviour signature" (which
+//! parsers accepted the input, which error code...): the stable runner keeps a mutated input whose
+//! signature is new, a crude stand-in for libFuzzer's coverage feedback.
 
 pub mod bounded;
 pub mod framing;
 pub mod mutate;
 
-use micoff_core::install::firefox::policies::{self, FileRecord, Wanted};
-use micoff_core::install::json_text;
-use micoff_core::protocol::{decode_request, ErrorCode};
 use micoff_doctor::parse as doctor;
+use micoff_install::firefox::policies::{self, FileRecord, Wanted};
+use micoff_install::json_text;
+use micoff_native::protocol::{decode_request, ErrorCode};
 use micoff_proc::parse as procfs;
 
 /// A target: panics on a bug, else returns a behaviour signature.
@@ -150,11 +146,11 @@ pub fn request(data: &[u8]) -> u64 {
 
 /// An administrator's `policies.json` (any text) through `install --system`'s merge and its two
 /// uninstall steps, and the text editor under them. Checks: no panic; a refusal says why (the
-/// installer then writes nothing: `tests/install_firefox.rs`); an accepted install holds micoff's
-/// entries and keeps every other entry's meaning; installing again over it, with its record,
-/// changes nothing; installing over micoff's block puts micoff's entry back; its uninstall
-/// (blocking the add-on, then taking the block out) brings back the administrator's text byte for
-/// byte.
+/// installer then writes nothing: micoff-install's `tests/install_firefox.rs`); an accepted
+/// install holds micoff's entries and keeps every other entry's meaning; installing again over it,
+/// with its record, changes nothing; installing over micoff's block puts micoff's entry back; its
+/// uninstall (blocking the add-on, then taking the block out) brings back the administrator's text
+/// byte for byte.
 pub fn policies_json(data: &[u8]) -> u64 {
     let Ok(text) = std::str::from_utf8(data) else {
         return 0;

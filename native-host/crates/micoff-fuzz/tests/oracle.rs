@@ -6,9 +6,12 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use micoff_core::deps::{BoxFuture, CpuTicker, HostError, Sampler};
-use micoff_core::protocol::{BrowserFamily, CpuReport, ProcessInfo, Processes};
 use micoff_fuzz::framing::{framing, framing_with};
+use micoff_native::deps::{BoxFuture, CpuTicker, HostError, Sampler};
+use micoff_native::protocol::{BrowserFamily, CpuReport, ProcessInfo, Processes};
+
+/// The handler panic count is the process's: one test at a time in this binary.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 /// A framing input: no chunk sizes (byte 0 = 0), then each body as one native messaging frame.
 fn input(bodies: &[&str]) -> Vec<u8> {
@@ -44,6 +47,7 @@ impl Sampler for PanickingSampler {
 
 #[test]
 fn a_planted_handler_panic_fails_the_oracle() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let data = input(&[r#"{"id":1,"type":"processes"}"#]);
     let quiet = std::panic::take_hook();
     std::panic::set_hook(Box::new(|_| {}));
@@ -60,6 +64,7 @@ fn a_planted_handler_panic_fails_the_oracle() {
 
 #[test]
 fn a_request_type_that_reads_like_a_panic_passes() {
+    let _one = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     // The unknown-type error echoes the type: its message then contains "handler failed".
     let data = input(&[
         r#"{"id":1,"type":"subfirefohandler failed"}"#,

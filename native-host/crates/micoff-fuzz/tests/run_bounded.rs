@@ -1,13 +1,8 @@
-//! `native-host/fuzz/explore.sh` (`npm run bench:fuzz`, libFuzzer exploration) when the nightly side
-//! misbehaves: a sanitizer build that hangs or fails, a toolchain that is missing, a libFuzzer run
-//! that dies without a crash, crashes found by either runner, and hangs under either runner (an
-//! input over its time, a run that never ends): a hang fails the run, it is not fallen back from.
-//!
-//! The nightly toolchain is played by a `cargo` placed first in `PATH`: it answers `cargo
-//! +nightly ...` as each case needs (hang, fail, report a crash or a timeout, fuzz). Everything else
-//! the script asks of cargo (`build` / `run -p micoff-fuzz`) goes to the real stable runner, this
-//! crate's own `micoff-fuzz` binary, for half a second per target, unless `$FAKE_STABLE` says
-//! otherwise.
+//! `native-host/fuzz/explore.sh` (`npm run bench:fuzz`) when the nightly side misbehaves: a sanitizer build that hangs
+//! or fails, a missing toolchain, a libFuzzer run that dies without a crash, crashes and hangs
+//! under either runner (a hang fails the run, it is not fallen back from). The nightly toolchain is
+//! played by a `cargo` first in `PATH`, answering `cargo +nightly ...` as each case needs; the rest
+//! goes to the real stable runner for half a second per target, unless `$FAKE_STABLE` says not.
 
 #![allow(clippy::unwrap_used)] // tests may unwrap (house style)
 

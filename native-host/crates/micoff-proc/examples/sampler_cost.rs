@@ -1,18 +1,9 @@
-//! What sampling costs: spawns a child with N idle threads (default 300), samples it once per
-//! second for S seconds (snapshot + rates + JSON, as the host does) and reports this process's own
-//! CPU (getrusage) and peak RSS (VmHWM).
-//!
-//! ```text
-//! cargo run --release -p micoff-proc --example sampler_cost -- [--threads 300] [--active 0] [--seconds 30] [--pid P...] [--host-mode]
-//! ```
-//! `--active K`: K of the child's threads wake every 10 ms (they must be re-read each tick).
-//! `--host-mode`: the sampler set up as the native host sets it up (idle processes skipped, cold
-//! threads read at their turn: `ColdThreads::DEFAULT`); it then also prints how many threads it
-//! read per tick and how often a process's cold threads were all read at once.
-//! With `--pid` the given real processes (and their threads) are sampled instead of the child.
-//! This is the sampler alone, in-process; what the host really costs (tree walks, socket search,
-//! serialising, framing, the runtime) is `cargo run --release -p micoff-host --example host_cost`
-//! (docs/design/host-cost.md).
+//! What sampling costs: N idle threads in a child (default 300), sampled once a second for S
+//! seconds (snapshot + rates + JSON); reports this process's CPU and peak RSS. `cargo run --release
+//! -p micoff-proc --example sampler_cost -- [--threads N] [--active K] [--seconds S] [--pid P...]
+//! [--host-mode]`: K threads wake every 10 ms; `--host-mode` sets the sampler up as the host does
+//! (prints threads read per tick); `--pid` samples real processes. The sampler alone: the host's
+//! whole cost is the `host_cost` example of micoff-host (docs/design/host-cost.md).
 #![allow(clippy::print_stderr)]
 
 use std::io::{Read, Write};

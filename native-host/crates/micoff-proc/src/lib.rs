@@ -1,37 +1,11 @@
-//! micoff-proc: per-thread CPU of the browser and the audio server, read from `/proc`.
-//!
-//! Module map:
-//! - [`fs`]: [`ProcFs`], the injectable proc root (`ProcFs::system()` = `/proc`, `ProcFs::new(dir)`
-//!   for fake trees), cheap reads (one `read` per file into reused buffers), [`Error`].
-//! - [`parse`]: parsers of `stat`, `schedstat`, `status`, `io`, `cmdline`, `net/unix`, fd links.
-//!   Take text, do no I/O.
-//! - [`role`]: [`Role`] (stable snake_case string, e.g. `audio_service`), named from comm +
-//!   command line, and [`BrowserFamily`] (micoff-browsers' table), named from the main executable.
-//! - [`sample`]: [`Snapshot`] = raw counters of processes and their threads at one instant
-//!   ([`ProcFs::snapshot`]); vanished processes/threads are skipped silently.
-//! - [`sampler`]: [`Sampler`], the periodic sampler: same snapshots as [`ProcFs::snapshot`], but it
-//!   keeps each thread's `schedstat` open and re-reads `stat`/`status`/`io` only for threads that ran
-//!   since the last tick (a thread that did not run cannot have changed any counter); optionally
-//!   skips processes whose CPU time did not move and reads threads idle for a while ("cold") only
-//!   every few ticks, each thread's figures then covering the span since its own last read.
-//! - [`rates`]: [`rates()`] = the PURE function of two snapshots giving a [`CpuReport`] (per thread,
-//!   per process, per role).
-//! - [`tree`]: [`ProcessInfo`], [`ProcFs::process_tree`], [`ProcFs::find_browser_ancestor`].
-//! - [`audio`]: the PulseAudio socket from the environment ([`pulse_socket_candidates`]), its owner
-//!   ([`ProcFs::socket_owner`]) and [`ProcFs::audio_server_processes`] (+ PipeWire companions).
-//! - [`Targets`]: what to watch, from one process listing: [`ProcFs::default_targets`] (the browser
-//!   above the host) or [`ProcFs::browser_targets`] (a named browser), with the audio server.
-//!
-//! Everything is synchronous std code; the async host calls it from `spawn_blocking`.
-//!
-//! ```no_run
-//! use micoff_proc::{ProcFs, env_map};
-//! use std::time::Duration;
-//! let fs = ProcFs::system();
-//! let host_parent = std::os::unix::process::parent_id();
-//! let targets = fs.default_targets(host_parent, &env_map());
-//! let report = fs.sample_over(&targets.pids(), Duration::from_secs(1));
-//! ```
+//! micoff-proc: per-thread CPU of the browser and the audio server, read from `/proc`; synchronous
+//! std code (the host calls it from `spawn_blocking`). Module map: [`fs`] ([`ProcFs`], an
+//! injectable proc root, cheap reads, [`Error`]); [`parse`] (text in, no I/O); [`role`] ([`Role`],
+//! [`BrowserFamily`]); [`sample`] ([`Snapshot`], [`ProcFs::snapshot`]); [`sampler`] ([`Sampler`],
+//! the periodic cheap one); [`rates`] ([`rates()`], two snapshots to a [`CpuReport`]: pure);
+//! [`tree`] ([`ProcessInfo`], the browser above the host); [`audio`] (the PulseAudio socket and its
+//! owner); [`Targets`] (what to watch: [`ProcFs::default_targets`], [`ProcFs::browser_targets`]).
+//! Use: `ProcFs::system().default_targets(parent, &env_map())`, then `sample_over(pids, window)`.
 
 pub mod audio;
 pub mod fs;

@@ -1,22 +1,11 @@
-//! [`Sampler`]: periodic snapshots at a fraction of [`ProcFs::snapshot`]'s cost.
-//!
-//! Why it is cheaper: opening a `/proc/<pid>/task/<tid>/*` file costs more than reading it, and
-//! `status` is the most expensive file to generate. A thread's `schedstat` run time
-//! (`sum_exec_runtime`) grows whenever the thread runs at all, and none of the counters we read
-//! (utime/stime, context switches, syscr/syscw) can change without the thread running. So each tick
-//! reads one `schedstat` per thread through an fd kept open (`pread` at 0), and reads `stat`,
-//! `status` and `io` only for threads whose run time moved; a thread that ran in two ticks in a row
-//! (an audio thread runs in every one) keeps those three open too. The task directory is listed
-//! only when the process's thread count changed or a thread vanished. The snapshots are identical
-//! in content to [`ProcFs::snapshot`]'s.
-//!
-//! With [`Sampler::skip_idle_processes`] and [`Sampler::cold_threads`] the cost follows the
-//! threads that ran rather than all threads: a process whose own CPU time did not move is not
-//! descended into, and in one that is, a thread that has not run for a while ("cold") is read only
-//! at its turn, every few ticks, or at once when the process's CPU time moved by more than the
-//! threads read account for. A thread not read in a tick is carried with the time of its last
-//! read (`ThreadSample::read_at_ns`), so what it did is reported over its own span when it is
-//! read, never lumped into one window and never lost.
+//! [`Sampler`]: periodic snapshots identical in content to [`ProcFs::snapshot`]'s, at a fraction of
+//! its cost. Opening a `/proc` file costs more than reading it, and no counter we read can change
+//! unless the thread ran, which its `schedstat` run time shows: each tick reads one `schedstat` per
+//! thread through a kept fd, and `stat`, `status` and `io` only for threads that ran. With
+//! [`Sampler::skip_idle_processes`] and [`Sampler::cold_threads`] an idle process is not descended
+//! into and a "cold" thread is read only at its turn (or at once when its process's CPU time moved
+//! more than the threads read account for), its figures then covering its own span
+//! (`ThreadSample::read_at_ns`): never lumped into one window, never lost.
 
 use std::collections::HashMap;
 use std::fs::File;

@@ -1042,6 +1042,15 @@ impl Busy {
             .skip_idle_processes(true)
             .cold_threads(Some(cold))
     }
+
+    /// `n` ticks of `s` in which the process's own thread runs 10 ms (100 wakeups), the rest sleep.
+    fn idle_ticks(&mut self, s: &mut Sampler, n: usize) {
+        for _ in 0..n {
+            self.run(self.pid, 10 * MS, 100);
+            self.write();
+            s.tick();
+        }
+    }
 }
 
 /// The thread's sample in a snapshot.
@@ -1144,11 +1153,7 @@ fn a_cold_thread_that_burns_cpu_is_read_at_once() {
     let cold = ColdThreads { after: 1, every: 8 };
     let mut b = Busy::new(200, 200..=215);
     let mut s = b.sampler(cold);
-    for _ in 0..4 {
-        b.run(200, 10 * MS, 100);
-        b.write();
-        s.tick();
-    }
+    b.idle_ticks(&mut s, 4);
     let reads = s.last_thread_reads();
     assert!(reads <= 4, "{reads}");
     // 207 runs 30 ms: the process's CPU time moves by 3 ticks more than 200 accounts for, which
@@ -1167,11 +1172,7 @@ fn a_cold_thread_that_burns_cpu_is_read_at_once() {
         Some((snap.processes[0].at_ns - since) as f64 / 1e6)
     );
     // A cold thread running less than that waits for its turn.
-    for _ in 0..3 {
-        b.run(200, 10 * MS, 100);
-        b.write();
-        s.tick();
-    }
+    b.idle_ticks(&mut s, 3);
     b.run(200, 10 * MS, 100);
     b.run(211, 4 * MS, 3);
     b.write();
@@ -1248,11 +1249,7 @@ fn a_thread_that_vanishes_while_cold_is_dropped_with_its_fds() {
     let cold = ColdThreads { after: 1, every: 6 };
     let mut b = Busy::new(400, 400..=409);
     let mut s = b.sampler(cold);
-    for _ in 0..4 {
-        b.run(400, 10 * MS, 100);
-        b.write();
-        s.tick();
-    }
+    b.idle_ticks(&mut s, 4);
     // A schedstat fd per thread, and 400 (running every tick) keeps its other files open too.
     let fds = s.open_fds();
     assert!(fds > 10, "{fds}");
@@ -1295,11 +1292,7 @@ fn a_reused_tid_is_a_new_thread_with_no_figures_from_the_old_one() {
     b.run(505, 500 * MS, 5000);
     b.write();
     let mut s = b.sampler(cold);
-    for _ in 0..4 {
-        b.run(500, 10 * MS, 100);
-        b.write();
-        s.tick();
-    }
+    b.idle_ticks(&mut s, 4);
     let fds = s.open_fds();
     // 505 (cold) exits and a new thread gets tid 505, having run 7 ms: same thread count.
     b.exit(505);
@@ -1345,11 +1338,7 @@ fn a_cold_thread_running_a_little_each_tick_is_found_once_its_time_adds_up() {
     };
     let mut b = Busy::new(600, 600..=619);
     let mut s = b.sampler(cold);
-    for _ in 0..4 {
-        b.run(600, 10 * MS, 100);
-        b.write();
-        s.tick();
-    }
+    b.idle_ticks(&mut s, 4);
     assert!(s.last_thread_reads() < 5, "{}", s.last_thread_reads());
     let since = read_at(s.last_snapshot().unwrap(), 613);
     // 613 runs 8 ms a tick: under the 2 ticks of truncation in any one tick, 20 ms by the third.
@@ -1394,11 +1383,7 @@ fn a_thread_gone_between_listing_and_reading_is_skipped_and_the_rest_is_reported
     let cold = ColdThreads { after: 1, every: 3 };
     let mut b = Busy::new(700, 700..=705);
     let mut s = b.sampler(cold);
-    for _ in 0..4 {
-        b.run(700, 10 * MS, 100);
-        b.write();
-        s.tick();
-    }
+    b.idle_ticks(&mut s, 4);
     // The count says 7 threads; the task dir lists 706 but its files are already gone (it exited
     // between the listing and the reads): no error, no row, the others as usual.
     let ghost = b.p.pdir(700).join("task/706");

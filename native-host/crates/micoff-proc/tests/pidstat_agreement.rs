@@ -1,22 +1,11 @@
-//! Per-thread CPU from micoff-proc agrees with `pidstat -t` over the same window.
-//!
-//! The test binary re-executes itself as a child (env `MICOFF_BURN_CHILD=1`) whose threads `burn30`
-//! and `burn60` burn ~30 % and ~60 % of one core (busy/sleep in 10 ms periods). `pidstat -t -p <child>
-//! <window> 1` runs while the sampler takes one snapshot right after pidstat starts and one right
-//! after it exits, so both cover the same window. pidstat is a declared dependency (sysstat, installed
-//! by scripts/ensure-deps.sh): when it is missing this test FAILS.
-//!
-//! The native host's own sampler is held to the same bar: a [`Sampler`] set up as the host sets it
-//! up (idle processes skipped, cold threads read at their turn) ticks every 100 ms through the same
-//! window, and the burners' figures between its first and last snapshot must agree with pidstat's
-//! too. The child also parks [`IDLE_THREADS`] threads that never run, so most of its threads are
-//! cold and are not read every tick (checked).
-//!
-//! Both reports are also held to the burners' own CPU clocks: asked on its stdin, the child answers
-//! with each burner's thread CPU time (`pthread_getcpuclockid`, no /proc in between), once before
-//! and once after each end's snapshots, so the window's CPU time of each burner lies between what
-//! those clocks bracket. That holds however little CPU a loaded machine gives the burners; what the
-//! machine gave them is not asserted.
+//! Per-thread CPU from micoff-proc agrees with `pidstat -t` over the same window. The test binary
+//! re-executes itself as a child (`MICOFF_BURN_CHILD=1`) whose threads `burn30` and `burn60` burn
+//! ~30 % and ~60 % of a core; snapshots right after pidstat starts and exits cover its window.
+//! pidstat (sysstat, scripts/ensure-deps.sh) missing FAILS the test. The host's own [`Sampler`]
+//! (idle processes skipped, cold threads read at their turn, [`IDLE_THREADS`] parked threads)
+//! ticking every 100 ms must agree too. Both are held to the burners' own CPU clocks
+//! (`pthread_getcpuclockid`), read before and after each end's snapshots, which bracket the
+//! window's CPU time however little a loaded machine gives the burners.
 #![allow(clippy::print_stderr)]
 
 use std::io::{BufRead, BufReader, Write};

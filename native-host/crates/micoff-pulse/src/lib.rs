@@ -1,20 +1,11 @@
-//! micoff-pulse: the audio server as the native host sees it.
+//! micoff-pulse: the audio server as the native host sees it. libpulse objects live on ONE thread
+//! (a standard `Mainloop`); the rest of the host talks to it through channels and gets owned,
+//! serde-serializable data back. Use [`PulseClient::spawn`] in the host, [`query_once`] in tools.
 //!
-//! libpulse objects live on ONE dedicated thread (a standard `Mainloop` driven by
-//! prepare/poll/dispatch); the rest of the host talks to it through channels and gets owned,
-//! serde-serializable data back.
-//!
-//! Modules:
-//! - [`types`]: owned views (`ServerInfo`, `Stream`, `Device`, `Snapshot`) and [`PulseEvent`].
-//! - [`error`]: [`PulseError`] (NotRunning, Timeout, Disconnected, Protocol, ...).
-//! - [`backoff`]: the reconnect schedule (100 ms doubling to 5 s).
-//! - [`convert`]: libpulse info structs -> owned data, and the pure parsing behind it.
-//! - `cache`: clients, devices and streams by index, and the events each listing or
-//!   subscription event means (pure, unit-tested).
-//! - `worker`: the thread: connection, listings, subscription events, reconnects; it keeps a
-//!   `cache` and sends the events it returns.
-//!
-//! Use [`PulseClient::spawn`] in the long-running host and [`query_once`] in CLI tools.
+//! Modules: [`types`] (owned views, [`PulseEvent`]); [`error`] ([`PulseError`]); [`backoff`] (the
+//! reconnect schedule, 100 ms doubling to 5 s); [`convert`] (libpulse structs to owned data);
+//! `cache` (clients, devices and streams by index, and the events a listing means: pure); `worker`
+//! (the thread: connection, listings, events, reconnects).
 
 pub mod backoff;
 mod cache;

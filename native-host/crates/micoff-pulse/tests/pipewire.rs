@@ -4,7 +4,9 @@
 use std::time::Duration;
 
 use micoff_pulse::{query_once, PulseClient, PulseConfig, PulseEvent, StreamKind};
-use micoff_testkit::{next_event, AudioRig, PipeWireRig, MIC};
+use micoff_testkit::{
+    listed_record_stream, next_event, record_stream_added, AudioRig, PipeWireRig, MIC,
+};
 
 const LIMIT: Duration = Duration::from_secs(15);
 
@@ -34,14 +36,7 @@ async fn pipewire_pulse_server_info_and_record_streams() {
 
     let parec = rig.parec(MIC, 10);
     let pid = parec.pid();
-    let ev = next_event(&mut events, LIMIT, "parec's record stream", |e| {
-        matches!(e, PulseEvent::StreamAdded { kind: StreamKind::Record, stream }
-            if stream.application_process_id == Some(pid))
-    })
-    .await;
-    let PulseEvent::StreamAdded { stream, .. } = ev else {
-        unreachable!()
-    };
+    let stream = record_stream_added(&mut events, LIMIT, pid).await;
     let index = stream.index;
 
     // pipewire-pulse announces a new stream corked and unlinked (no source, no fragsize yet)
@@ -59,12 +54,7 @@ async fn pipewire_pulse_server_info_and_record_streams() {
             ..
         }
     ));
-    let streams = client.streams().await.unwrap();
-    let s = streams
-        .record
-        .iter()
-        .find(|s| s.index == index)
-        .expect("listed");
+    let s = listed_record_stream(&client, index).await;
     assert_eq!(s.device_name.as_deref(), Some(MIC));
     assert_eq!(s.application_process_id, Some(pid));
     assert_eq!(s.application_name.as_deref(), Some("micoff-test-parec"));

@@ -4,7 +4,10 @@
 use std::time::Duration;
 
 use micoff_pulse::{query_once, PulseClient, PulseConfig, PulseError, PulseEvent, StreamKind};
-use micoff_testkit::{next_event, AudioRig, PulseRig, MIC, OUTPUT_SINK, SIGNAL_SINK};
+use micoff_testkit::{
+    listed_record_stream, next_event, record_stream_added, AudioRig, PulseRig, MIC, OUTPUT_SINK,
+    SIGNAL_SINK,
+};
 use tokio::sync::broadcast;
 
 const LIMIT: Duration = Duration::from_secs(10);
@@ -20,6 +23,15 @@ fn client(rig: &PulseRig) -> PulseClient {
 /// A client whose event receiver exists before its thread starts: no race with `Connected`.
 fn subscribed(rig: &PulseRig) -> (PulseClient, broadcast::Receiver<PulseEvent>) {
     PulseClient::spawn_subscribed(config(rig)).unwrap()
+}
+
+/// Whether `client`'s listing has a record stream of process `pid`.
+async fn lists_record_stream_of(client: &PulseClient, pid: u32) -> bool {
+    let streams = client.streams().await.unwrap();
+    streams
+        .record
+        .iter()
+        .any(|s| s.application_process_id == Some(pid))
 }
 
 #[tokio::test]
@@ -62,14 +74,7 @@ async fn record_stream_appears_with_latency_and_pid_then_goes_away() {
 
     let parec = rig.parec(MIC, 10);
     let pid = parec.pid();
-    let ev = next_event(&mut events, LIMIT, "parec's record stream", |e| {
-        matches!(e, PulseEvent::StreamAdded { kind: StreamKind::Record, stream }
-            if stream.application_process_id == Some(pid))
-    })
-    .await;
-    let PulseEvent::StreamAdded { stream, .. } = ev else {
-        unreachable!()
-    };
+    let stream = record_stream_added(&mut events, LIMIT, pid).await;
     assert_eq!(stream.device_name.as_deref(), Some(MIC));
     // parec is a link to pacat.
     let binary = stream
@@ -86,12 +91,7 @@ async fn record_stream_appears_with_latency_and_pid_then_goes_away() {
     let index = stream.index;
     let mut configured = None;
     for _ in 0..100 {
-        let streams = client.streams().await.unwrap();
-        let s = streams
-            .record
-            .iter()
-            .find(|s| s.index == index)
-            .expect("listed");
+        let s = listed_record_stream(&client, index).await;
         assert_eq!(s.application_process_id, Some(pid));
         if let Some(c) = s.device_configured_latency_us.filter(|&c| c > 0) {
             configured = Some((c, s.clone()));
@@ -194,11 +194,7 @@ async fn server_restart_disconnects_then_reconnects() {
         matches!(e, PulseEvent::StreamAdded { stream, .. } if stream.application_process_id == Some(pid))
     })
     .await;
-    let streams = client.streams().await.unwrap();
-    assert!(streams
-        .record
-        .iter()
-        .any(|s| s.application_process_id == Some(pid)));
+    assert!(lists_record_stream_of(&client, pid).await);
 }
 
 #[tokio::test]
@@ -217,11 +213,7 @@ async fn existing_streams_are_announced_after_connected() {
         matches!(e, PulseEvent::StreamAdded { stream, .. } if stream.application_process_id == Some(pid))
     })
     .await;
-    let streams = client.streams().await.unwrap();
-    assert!(streams
-        .record
-        .iter()
-        .any(|s| s.application_process_id == Some(pid)));
+    assert!(lists_record_stream_of(&client, pid).await);
     drop(parec);
     next_event(&mut events, LIMIT, "removed", |e| {
         matches!(e, PulseEvent::StreamRemoved { .. })

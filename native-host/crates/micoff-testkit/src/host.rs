@@ -6,14 +6,14 @@ use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::time::{Duration, Instant};
 
-use micoff_core::framing::{FrameCodec, MAX_OUTGOING_BYTES};
+use micoff_native::framing::{FrameCodec, MAX_OUTGOING_BYTES};
 use serde_json::{json, Value};
 
 use crate::kill_child;
 
 /// The origin Chromium passes to the host it launches for our extension.
 pub fn chrome_origin() -> String {
-    format!("chrome-extension://{}/", micoff_core::CHROME_EXTENSION_ID)
+    format!("chrome-extension://{}/", micoff_native::CHROME_EXTENSION_ID)
 }
 
 /// One frame carrying `body`, as the browser writes it.

@@ -1,17 +1,10 @@
-//! Test support for micoff's Rust tests and examples (never shipped: `publish = false`, used only
-//! as a dev-dependency). What the rig relies on is written down in `docs/test-rig.md`.
-//!
-//! - [`rig`]: private audio servers ([`PulseRig`], [`PipeWireRig`]) on their own sockets, with the
-//!   same devices as the e2e rig (`e2e/rig/audio-rig.ts`): [`SIGNAL_SINK`], [`OUTPUT_SINK`],
-//!   [`MIC`]; stopped by PID on drop.
-//! - [`host`]: [`HostClient`], a synchronous native messaging client for the real `micoff-host`
-//!   binary, framed by the host's own [`micoff_core::framing::FrameCodec`].
-//! - [`wait_for`], [`next_event`], [`require`], [`Proc`]: waiting on conditions (never fixed
-//!   sleeps) and processes we started.
-//! - [`bench_summary`]: a row of the bench's `--json` report.
-//! - [`host_beside_example`]: the `micoff-host` an example measures by default.
-//!
-//! Panics are how a test support crate reports failure, so `unwrap` is allowed here.
+//! Test support for micoff's Rust tests and examples (never shipped; docs/test-rig.md). [`rig`]:
+//! private audio servers ([`PulseRig`], [`PipeWireRig`]) with the e2e rig's devices
+//! ([`SIGNAL_SINK`], [`OUTPUT_SINK`], [`MIC`]), stopped by PID on drop; [`host`]: [`HostClient`], a
+//! native messaging client for the real `micoff-host`, on the host's own
+//! [`micoff_native::framing::FrameCodec`]; [`wait_for`], [`next_event`], [`require`], [`Proc`]:
+//! waiting without fixed sleeps; [`bench_summary`]; [`host_beside_example`]. Panics are how it
+//! reports failure (`unwrap` allowed).
 #![allow(clippy::unwrap_used)]
 
 pub mod host;
@@ -94,6 +87,36 @@ pub async fn next_event(
             Ok(Ok(_)) => {}
         }
     }
+}
+
+/// Waits for process `pid`'s record stream to be announced, and returns it.
+pub async fn record_stream_added(
+    rx: &mut broadcast::Receiver<PulseEvent>,
+    limit: Duration,
+    pid: u32,
+) -> micoff_pulse::Stream {
+    let ev = next_event(rx, limit, "the process's record stream", |e| {
+        matches!(e, PulseEvent::StreamAdded { kind: micoff_pulse::StreamKind::Record, stream }
+            if stream.application_process_id == Some(pid))
+    })
+    .await;
+    match ev {
+        PulseEvent::StreamAdded { stream, .. } => stream,
+        _ => unreachable!("next_event returned an event its predicate refused"),
+    }
+}
+
+/// Record stream `index` as `client` lists it now; panics when it is not listed.
+pub async fn listed_record_stream(
+    client: &micoff_pulse::PulseClient,
+    index: u32,
+) -> micoff_pulse::Stream {
+    let streams = client.streams().await.unwrap();
+    streams
+        .record
+        .into_iter()
+        .find(|s| s.index == index)
+        .expect("listed")
 }
 
 /// The summary row of `mode` (as spelled in the JSON, e.g. `srbchannel_on`) in the bench's

@@ -1,18 +1,10 @@
-//! The measured client: a minimal libpulse client (asynchronous API, its own standard mainloop on
-//! the main thread) that records from a source or plays a tone to a sink at the requested latency.
-//!
-//! It runs as a CHILD process of the bench (re-executed with the hidden `--child` flag) so that
-//! 1. its threads are measured apart from the bench's own sampling, and
-//! 2. `PULSE_CLIENTCONFIG` can switch shared memory (and with it srbchannel) off for it alone.
-//!
-//! It talks to the parent with JSON lines on stdout ([`ChildMessage`]): `ready` once the stream is
-//! running and data flows, `done` after the parent closes our stdin (or writes `stop`).
-//! The stdin watch is an io event on the same mainloop, so it adds no thread and no wakeups.
-//!
-//! Module map: `stream_format` (the sample format, byte/time conversions); `messages` (the JSON
-//! lines and what they carry); `steady_flow` (when data flows steadily); `mainloop` (connect,
-//! iterate, libpulse errors); `server_look` (server name, other clients and streams; the
-//! parent's probe); `stream_callbacks` (the data callbacks, the tone). This file: the run itself.
+//! The measured client: a minimal libpulse client that records from a source or plays a tone at the
+//! requested latency, run as a CHILD of the bench (`--child`) so its threads are measured apart and
+//! `PULSE_CLIENTCONFIG` can turn shared memory off for it alone. JSON lines on stdout
+//! ([`ChildMessage`]): `ready` once data flows, `done` after stdin closes (or `stop`); the stdin
+//! watch is an io event on the same mainloop. Module map: `stream_format`, `messages`,
+//! `steady_flow`, `mainloop`, `server_look` (the parent's probe), `stream_callbacks`; here, the
+//! run.
 
 use std::cell::{Cell, RefCell};
 use std::io::Write;

@@ -1,13 +1,10 @@
 //! Reads everything the doctor looks at from a [`Root`] into plain data ([`Facts`], [`gather`]).
-//! Missing files are normal (no sound card, a VM without cpufreq, a module not loaded) and become
-//! `None` / empty. Facts know nothing of the fixers: what they share (the marker line, our
-//! file's path) lives below both, in [`crate::ours`].
+//! Missing files are normal (no sound card, a VM without cpufreq) and become `None` / empty.
+//! Facts know nothing of the fixers: what they share lives below both, in [`crate::ours`].
 //!
-//! Module map: `user` (who is looked at, groups); `cards` (sound cards, their devices and PCMs);
-//! `hda_params` (snd_hda_intel's live and configured parameters); `irqs` (the interrupt lines
-//! that matter for audio); `limits` (rtprio, memlock); `pulse_conf` (client.conf / daemon.conf
-//! shared memory); `kernel_config` (the kernel build options); [`cpufreq`] (the governors, and
-//! which a core's driver offers). This file: [`Facts`] and [`gather`].
+//! Module map: `user` (who, groups); `cards` (sound cards, devices, PCMs); `hda_params`
+//! (snd_hda_intel's parameters); `irqs`; `limits` (rtprio, memlock); `pulse_conf` (shared memory);
+//! `kernel_config`; [`cpufreq`] (the governors a core's driver offers).
 
 use std::collections::BTreeMap;
 

@@ -1,13 +1,8 @@
-//! `micoff-host fix client-shm`: turns PulseAudio client shared memory back on
-//! (`enable-shm = yes`) in the user's `~/.config/pulse/client.conf`, only where it was turned
-//! off. `enable-memfd = no` is left alone: it only makes PulseAudio use POSIX shared memory
-//! instead of memfd, and srbchannel works with either.
-//!
-//! PulseAudio reads only the FIRST client.conf it finds (`$PULSE_CLIENTCONFIG`, the user's, then
-//! /etc/pulse/client.conf) plus that file's `.d` directory. So when the user has no file of
-//! their own, ours starts as a copy of the system settings, or creating it would drop them. After
-//! writing, the effective setting is read again: a `.d` file of the user's or
-//! `$PULSE_CLIENTCONFIG` can still keep it off, and then the run says so and exits 3.
+//! `micoff-host fix client-shm`: turns PulseAudio client shared memory back on (`enable-shm = yes`)
+//! in the user's `~/.config/pulse/client.conf`, only where it was turned off (`enable-memfd = no`
+//! is left alone: srbchannel works with either). PulseAudio reads only the FIRST client.conf it
+//! finds, so a new user file starts as a copy of the system settings. After writing, the effective
+//! setting is read again: a `.d` file or `$PULSE_CLIENTCONFIG` can still keep it off (exit 3).
 
 use std::io::{self, Write};
 use std::path::PathBuf;

@@ -1,14 +1,11 @@
 //! The fixers: `fix hda`, `fix client-shm`, `fix governor`. Each writes only files of its own,
-//! marked and sealed the one way micoff marks its files (micoff-files' `ours`: the marker line, a
-//! backup line naming any foreign file it replaced, the sha256 seal of what it wrote), through
-//! `micoff-files` (exclusive random temporary file + rename, through a symlink when the target is
-//! one), keeps a backup of any foreign file it replaces (never overwriting an earlier backup), and
-//! reverts exactly what it wrote: a file changed since keeps the user's changes (only micoff's
-//! lines go, where the fixer knows them) or is left alone with a message. Each fix applied is a
-//! part of micoff's record ([`recorded`]), so `micoff-host uninstall` runs its `--revert`.
-//! Everything the outside
-//! world does (euid, prompting, running commands) goes through [`System`], so tests drive them
-//! against a temporary root.
+//! marked and sealed the one way micoff marks its files (micoff-files' `ours`), through
+//! `micoff-files` (atomic, through a symlink when the target is one), keeps a backup of any foreign
+//! file it replaces, and reverts exactly what it wrote: a file changed since keeps the user's
+//! changes or is left alone with a message. Each fix applied is part of micoff's record
+//! ([`recorded`]), so `micoff-host uninstall` runs its `--revert`. The outside world (euid,
+//! prompting, commands) goes through [`System`], so tests drive the fixers against a temporary
+//! root.
 
 pub mod client_shm;
 pub mod governor;

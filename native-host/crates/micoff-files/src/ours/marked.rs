@@ -1,15 +1,9 @@
-//! The mark on a text file micoff writes, and reading it back:
-//!
-//! ```text
-//! #!/bin/sh                                     a script's first line, when it is one
-//! # Written by micoff-host fix hda (micoff) …   the marker line: MARKER, then the writer's words
-//! # micoff: the file this replaced is kept as … header lines, each beginning `# micoff`: what the
-//! # micoff-latency: capture_ms=40 browser=…     file configures, the backup it replaced
-//! # micoff: sha256 <hex> (<note>)               the seal: sha256 of the file without this line
-//! …                                             the file's own lines
-//! ```
-//!
-//! Pure: text in, text or a verdict out.
+//! The mark on a text file micoff writes, and reading it back. Pure: text in, text or a verdict
+//! out. In order: a script's `#!` line when it is one; the marker line (MARKER, then the writer's
+//! words: `# Written by micoff-host fix hda (micoff) …`); header lines each beginning `# micoff`
+//! (what the file configures, the backup it replaced: `# micoff-latency: capture_ms=40 …`); the
+//! seal, `# micoff: sha256 <hex> (<note>)`, the sha256 of the file without that line; then the
+//! file's own lines.
 
 use super::old_forms;
 use super::{sha256_hex, Ownership};

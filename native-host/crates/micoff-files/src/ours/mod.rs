@@ -1,20 +1,10 @@
-//! How micoff knows a file as its own: the one scheme every writer (the fixers, capture latency,
-//! the installer) marks its files with, and the one verdict ([`Ownership`]) every remover asks for.
-//!
-//! - A text file micoff writes carries its mark ([`marked`]): the marker line at its top (after a
-//!   script's `#!`), micoff's header lines, and the seal, the sha256 of the file without the seal
-//!   line. Reading it back gives [`Ownership::NotOurs`] (no marker), [`Ownership::Edited`] (the
-//!   seal does not match, or there is none) or [`Ownership::AsWritten`].
-//! - Files an older micoff wrote without a seal are still micoff's, and removable by the rules of
-//!   whoever wrote them ([`old_forms`]: which ones, and what can be said of them).
-//! - A file that cannot carry a comment (the JSON manifest a browser validates) has its record in
-//!   micoff instead: what micoff writes there is recomputed and compared; [`judge`] gives the same
-//!   verdict from the writer's two checks.
-//! - [`backup`]: a marked file written over a foreign one keeps a backup of it, named in the
-//!   header, and putting micoff's file away puts the backup back.
-//!
-//! What a remover does with each verdict is its own rule (a fixer's `--revert` keeps an edited
-//! file, `latency reset` removes any file of its own); the verdict is the same for all.
+//! How micoff knows a file as its own: one scheme every writer marks its files with, one verdict
+//! ([`Ownership`]: not ours, edited, as written) every remover asks for. A text file carries its
+//! mark ([`marked`]: marker line, header lines, the sha256 seal); files an older micoff wrote
+//! without a seal are still micoff's ([`old_forms`]); a file that cannot carry a comment (a JSON
+//! manifest) is recomputed and compared ([`judge`]); [`backup`]: a foreign file written over is
+//! kept and put back. What a remover does with each verdict is its own rule (a fixer's `--revert`
+//! keeps an edited file, `latency reset` removes any of its own).
 
 pub mod backup;
 pub mod marked;

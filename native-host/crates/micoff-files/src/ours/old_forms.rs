@@ -1,17 +1,9 @@
-//! Files micoff wrote before every file of its own carried a seal. They are marked, so they stay
-//! micoff's and removable by the rules of whoever wrote them, but hold no record of what was
-//! written, so they are never taken as unedited. The forms found in users' files:
-//!
-//! - capture latency's files (the pipewire-pulse drop-in, desktop entry copies, `#!/bin/sh` PATH
-//!   wrappers) up to this version: the marker line alone, then a `# micoff-latency: …` header line.
-//!   `latency reset` removes them, `latency set` rewrites them sealed (its rule for any file of its
-//!   own, edited or not).
-//! - the fixers' files from before the sha256 record: `# Written by micoff-host fix <name> …`, maybe
-//!   the backup line. `fix … --revert` takes them as changed, as it always did: client-shm takes out
-//!   only its own lines, hda leaves the file alone.
-//!
-//! A marked file whose seal line was deleted by hand reads the same way. The tests hold literal
-//! samples of each form.
+//! Files micoff wrote before every file of its own carried a seal: marked, so they stay micoff's
+//! and removable by their writer's rules, but never taken as unedited. Capture latency's files (the
+//! marker line, then `# micoff-latency: …`): `latency reset` removes them, `latency set` rewrites
+//! them sealed. The fixers' older files (`# Written by micoff-host fix <name> …`, maybe a backup
+//! line): `fix … --revert` takes them as changed (client-shm takes out only its own lines, hda
+//! leaves the file alone). A marked file whose seal was deleted by hand reads the same way.
 
 use super::Ownership;
 

@@ -1,13 +1,9 @@
 //! `micoff-fuzz [--seconds S] [--runs N] [--timeout T] [--fuzz-dir DIR] [--seed N] [TARGET...]`:
-//! the stable bounded fuzz run. For each target (default: all): every committed seed
-//! (`DIR/seeds/<target>/`, regression inputs included), then mutations with
-//! `DIR/dicts/<target>.dict` for S seconds (default 20) or N mutations, whichever ends first (with
-//! `--seed`, N mutations are the same run every time). Prints one line per target with the number of executions; on a crash
-//! writes the input to `DIR/artifacts/<target>/crash-<hash>`, on an input running over T seconds
-//! (default 10: a hang, as libFuzzer's `-timeout`) to `.../timeout-<hash>`, and exits 1.
-//!
-//! `--replay FILE...` runs the given inputs once per target named with `--target` (reproducing a
-//! crash).
+//! the stable bounded fuzz run. For each target (default: all): every committed seed, then mutations
+//! with `DIR/dicts/<target>.dict` for S seconds (default 20) or N mutations, whichever ends first
+//! (with `--seed`, N mutations are the same run every time). A crash is written to
+//! `DIR/artifacts/<target>/crash-<hash>`, an input over T seconds (default 10) to `.../timeout-<hash>`,
+//! and the run exits 1. `--replay FILE...` runs the given inputs once per `--target`.
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -55,11 +55,16 @@ fn is_unsealed_verdict(o: &Ownership) -> bool {
     matches!(o, Ownership::Edited(why) if why.contains("no sha256 record"))
 }
 
+/// `text` read as micoff's, unsealed (never as written): its mark.
+fn unsealed(text: &str) -> Marked<'_> {
+    let o = ownership_of(text);
+    assert!(is_unsealed_verdict(&o), "{o:?}");
+    Marked::read(text).unwrap()
+}
+
 #[test]
 fn an_old_latency_wrapper_is_ours_and_its_meta_line_reads() {
-    let o = ownership_of(OLD_LATENCY_WRAPPER);
-    assert!(is_unsealed_verdict(&o), "{o:?}");
-    let marked = Marked::read(OLD_LATENCY_WRAPPER).unwrap();
+    let marked = unsealed(OLD_LATENCY_WRAPPER);
     assert_eq!(
         marked.header().collect::<Vec<_>>(),
         ["# micoff-latency: capture_ms=40 browser=firefox command=firefox"]
@@ -71,9 +76,7 @@ fn an_old_latency_wrapper_is_ours_and_its_meta_line_reads() {
 
 #[test]
 fn an_old_unsealed_fixer_file_is_ours_but_never_as_written() {
-    let o = ownership_of(OLD_FIX_HDA_UNSEALED);
-    assert!(is_unsealed_verdict(&o), "{o:?}");
-    let marked = Marked::read(OLD_FIX_HDA_UNSEALED).unwrap();
+    let marked = unsealed(OLD_FIX_HDA_UNSEALED);
     assert_eq!(
         marked.header().collect::<Vec<_>>(),
         ["# micoff: the file this replaced is kept as micoff-hda.conf.micoff-backup"]

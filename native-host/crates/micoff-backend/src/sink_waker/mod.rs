@@ -1,0 +1,57 @@
+//! The sink waker: first words on a virtual microphone built over an idle null sink's monitor. The
+//! null sink renders up to 2 s ahead, and a new recorder on its monitor waits until the sink next
+//! wakes: 0-2 s of first words lost. In native messaging mode this task watches the server's events
+//! and, when a browser's capture stream appears on such a chain and the sink is far ahead, suspends
+//! and resumes the sink (docs/design/release-on-mute.md, "First words: the idle null sink"). Module
+//! map: [`decide`] (the pure rule over a listing); `task` (the event loop on the shared
+//! micoff-pulse client); this file: [`SinkWaker`], the handle that starts it.
+
+pub mod decide;
+mod task;
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests;
+
+use std::sync::Arc;
+
+use micoff_pulse::{PulseClient, PulseError, Snapshot};
+
+use micoff_native::deps::BoxFuture;
+
+pub use self::decide::{decide, Leave, Verdict, Wake};
+
+/// The running waker; dropping it stops the task.
+pub struct SinkWaker {
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl SinkWaker {
+    /// Starts the waker on `client` (events only: it does nothing until the server reports a
+    /// new record stream). Must be called within a tokio runtime.
+    pub fn start(client: Arc<PulseClient>) -> Self {
+        let events = client.subscribe();
+        let task = tokio::spawn(task::run(Live(client), events));
+        Self { task }
+    }
+}
+
+impl Drop for SinkWaker {
+    fn drop(&mut self) {
+        self.task.abort();
+    }
+}
+
+/// The shared client as the task's [`task::SinkControl`].
+struct Live(Arc<PulseClient>);
+
+impl task::SinkControl for Live {
+    fn snapshot(&self) -> BoxFuture<Result<Snapshot, PulseError>> {
+        let client = Arc::clone(&self.0);
+        Box::pin(async move { client.snapshot().await })
+    }
+
+    fn suspend_sink(&self, index: u32, suspend: bool) -> BoxFuture<Result<(), PulseError>> {
+        let client = Arc::clone(&self.0);
+        Box::pin(async move { client.suspend_sink(index, suspend).await })
+    }
+}

@@ -1,0 +1,130 @@
+//! The waker's task: micoff-pulse events in, at most a listing and a suspend/resume pair out per
+//! new browser capture stream. It only ever awaits the event channel: no timer, no polling.
+
+use std::time::Instant;
+
+use micoff_pulse::{PulseError, PulseEvent, Snapshot, StreamKind};
+use tokio::sync::broadcast;
+
+use super::decide::{browser_of, decide, Verdict, Wake};
+use micoff_native::deps::BoxFuture;
+
+/// What the waker needs from the audio client: the real `PulseClient`, a fake in tests.
+pub(super) trait SinkControl: Send + Sync + 'static {
+    fn snapshot(&self) -> BoxFuture<Result<Snapshot, PulseError>>;
+    fn suspend_sink(&self, index: u32, suspend: bool) -> BoxFuture<Result<(), PulseError>>;
+}
+
+/// A sink whose resume did not go through: resumed (by name: indices do not survive a server
+/// restart) when the connection is back, if it is still suspended.
+type Unresumed = Option<String>;
+
+/// Runs until the event channel closes (the client is gone).
+pub(super) async fn run<C: SinkControl>(client: C, mut events: broadcast::Receiver<PulseEvent>) {
+    let mut unresumed: Unresumed = None;
+    loop {
+        match events.recv().await {
+            Ok(PulseEvent::StreamAdded {
+                kind: StreamKind::Record,
+                stream,
+            }) if browser_of(&stream).is_some() => {
+                if let Some(sink) = on_browser_stream(&client, stream.index).await {
+                    unresumed = Some(sink);
+                }
+            }
+            Ok(PulseEvent::Connected { .. }) => {
+                if let Some(sink) = unresumed.take() {
+                    resume_left_over(&client, &sink).await;
+                }
+            }
+            Ok(_) => {}
+            Err(broadcast::error::RecvError::Lagged(n)) => {
+                // Streams added meanwhile are missed: their first words come late, nothing worse.
+                tracing::debug!(missed = n, "sink waker: audio events lagged");
+            }
+            Err(broadcast::error::RecvError::Closed) => return,
+        }
+    }
+}
+
+/// Lists the server, decides, and wakes the null sink if that is the verdict. Returns the sink's
+/// name if it was suspended and could not be resumed.
+async fn on_browser_stream<C: SinkControl>(client: &C, stream: u32) -> Option<String> {
+    let seen = Instant::now();
+    let snapshot = match client.snapshot().await {
+        Ok(s) => s,
+        Err(e) => {
+            tracing::info!(stream, "sink waker: cannot list the audio server: {e}");
+            return None;
+        }
+    };
+    match decide(&snapshot, stream) {
+        Verdict::Leave(why) => {
+            tracing::debug!(stream, ?why, "sink waker: nothing to wake");
+            None
+        }
+        Verdict::Wake(wake) => suspend_and_resume(client, &wake, seen).await,
+    }
+}
+
+async fn suspend_and_resume<C: SinkControl>(client: &C, w: &Wake, seen: Instant) -> Option<String> {
+    let started = Instant::now();
+    // Both requests leave together: the server runs them in order, so the sink is suspended for
+    // as short a time as possible and never left suspended by a gap between two round trips.
+    let (suspended, resumed) = tokio::join!(
+        client.suspend_sink(w.sink_index, true),
+        client.suspend_sink(w.sink_index, false),
+    );
+    let took_ms = started.elapsed().as_secs_f64() * 1e3;
+    let after_stream_ms = seen.elapsed().as_secs_f64() * 1e3;
+    let (sink, stream, browser) = (&w.sink_name, w.stream_index, w.browser.name());
+    let chain = w.chain.join(" <- ");
+    let (ahead_ms, asked_ms) = (w.ahead_us / 1000, w.asked_us / 1000);
+    match (suspended, resumed) {
+        (Ok(()), Ok(())) => {
+            tracing::info!(
+                "sink waker: woke null sink `{sink}` for {browser}'s new capture stream {stream} \
+                 on {chain}: it was {ahead_ms} ms ahead, the source asks {asked_ms} ms; \
+                 suspend+resume took {took_ms:.1} ms, {after_stream_ms:.1} ms after the stream \
+                 was seen"
+            );
+            None
+        }
+        (Err(e), Ok(())) | (Err(e @ PulseError::Protocol { .. }), Err(_)) => {
+            // Gone meanwhile or refused: the sink was not suspended by us (a resume of a running
+            // sink changes nothing).
+            tracing::info!("sink waker: could not suspend `{sink}` for stream {stream}: {e}");
+            None
+        }
+        (_, Err(e)) => {
+            // The suspend may have reached the server (the connection dropped, a timeout).
+            tracing::warn!(
+                "sink waker: `{sink}` may be left suspended, its resume failed ({e}); resuming \
+                 it when the connection is back"
+            );
+            Some(sink.clone())
+        }
+    }
+}
+
+/// Resumes `sink` after a reconnect if it is still suspended (a server that restarted has a
+/// fresh, running sink and nothing is done).
+async fn resume_left_over<C: SinkControl>(client: &C, sink: &str) {
+    let suspended = match client.snapshot().await {
+        Ok(s) => s
+            .sinks
+            .into_iter()
+            .find(|d| d.name == sink && d.state == "suspended"),
+        Err(e) => {
+            tracing::warn!("sink waker: cannot list the server to resume `{sink}`: {e}");
+            return;
+        }
+    };
+    let Some(device) = suspended else {
+        return;
+    };
+    match client.suspend_sink(device.index, false).await {
+        Ok(()) => tracing::info!("sink waker: resumed `{sink}` after the reconnect"),
+        Err(e) => tracing::warn!("sink waker: could not resume `{sink}`: {e}"),
+    }
+}

@@ -1,0 +1,187 @@
+//! The task against a fake client: what it asks the server for each event, and that no failure
+//! stops it.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
+
+use micoff_pulse::{PulseError, PulseEvent, Snapshot, Stream, StreamKind};
+use tokio::sync::broadcast;
+
+use super::*;
+use crate::sink_waker::task::{run, SinkControl};
+use micoff_native::deps::BoxFuture;
+
+/// What the fake answers, in order, and what it was asked.
+#[derive(Default)]
+struct Script {
+    snapshots: VecDeque<Result<Snapshot, PulseError>>,
+    suspends: VecDeque<Result<(), PulseError>>,
+    /// `(sink, suspend)` per suspend request.
+    asked: Vec<(u32, bool)>,
+    listings: usize,
+}
+
+#[derive(Clone, Default)]
+struct Fake(Arc<Mutex<Script>>);
+
+impl Fake {
+    fn new(
+        snapshots: Vec<Result<Snapshot, PulseError>>,
+        suspends: Vec<Result<(), PulseError>>,
+    ) -> Self {
+        Self(Arc::new(Mutex::new(Script {
+            snapshots: snapshots.into(),
+            suspends: suspends.into(),
+            ..Script::default()
+        })))
+    }
+
+    fn asked(&self) -> Vec<(u32, bool)> {
+        self.0.lock().unwrap().asked.clone()
+    }
+
+    fn listings(&self) -> usize {
+        self.0.lock().unwrap().listings
+    }
+}
+
+impl SinkControl for Fake {
+    fn snapshot(&self) -> BoxFuture<Result<Snapshot, PulseError>> {
+        let mut s = self.0.lock().unwrap();
+        s.listings += 1;
+        let answer = s.snapshots.pop_front().unwrap_or_else(|| Err(gone()));
+        Box::pin(async move { answer })
+    }
+
+    fn suspend_sink(&self, index: u32, suspend: bool) -> BoxFuture<Result<(), PulseError>> {
+        let mut s = self.0.lock().unwrap();
+        s.asked.push((index, suspend));
+        let answer = s.suspends.pop_front().unwrap_or(Ok(()));
+        Box::pin(async move { answer })
+    }
+}
+
+fn gone() -> PulseError {
+    PulseError::Disconnected {
+        reason: "connection lost".into(),
+    }
+}
+
+fn refused() -> PulseError {
+    PulseError::Protocol {
+        op: "suspend_sink",
+        message: "suspending sink 0 failed".into(),
+    }
+}
+
+fn added(stream: Stream) -> PulseEvent {
+    PulseEvent::StreamAdded {
+        kind: StreamKind::Record,
+        stream,
+    }
+}
+
+fn connected() -> PulseEvent {
+    PulseEvent::Connected {
+        info: server(false),
+    }
+}
+
+/// Runs the task over `events` to the end of the channel.
+async fn run_over(fake: &Fake, events: Vec<PulseEvent>) {
+    let (tx, rx) = broadcast::channel(16);
+    for e in events {
+        tx.send(e).unwrap();
+    }
+    drop(tx);
+    run(fake.clone(), rx).await;
+}
+
+#[tokio::test]
+async fn a_browser_stream_on_an_idle_null_sink_suspends_then_resumes_it() {
+    let fake = Fake::new(vec![Ok(rig(IDLE_AHEAD_US, vec![chromium(14, 2)]))], vec![]);
+    run_over(&fake, vec![added(chromium(14, 2))]).await;
+    assert_eq!(fake.asked(), [(0, true), (0, false)]);
+}
+
+#[tokio::test]
+async fn other_streams_do_not_even_list_the_server() {
+    let fake = Fake::default();
+    let parec = record(14, 2, "micoff-test-parec", "parec");
+    let playback = PulseEvent::StreamAdded {
+        kind: StreamKind::Playback,
+        stream: Stream {
+            kind: StreamKind::Playback,
+            ..chromium(3, 0)
+        },
+    };
+    let changed = PulseEvent::StreamChanged {
+        kind: StreamKind::Record,
+        stream: chromium(14, 2),
+    };
+    run_over(&fake, vec![added(parec), playback, changed]).await;
+    assert_eq!(fake.listings(), 0);
+    assert!(fake.asked().is_empty());
+}
+
+#[tokio::test]
+async fn a_sink_at_low_latency_is_listed_but_not_touched() {
+    let fake = Fake::new(vec![Ok(rig(8_595, vec![chromium(14, 2)]))], vec![]);
+    run_over(&fake, vec![added(chromium(14, 2))]).await;
+    assert_eq!(fake.listings(), 1);
+    assert!(fake.asked().is_empty());
+}
+
+#[tokio::test]
+async fn failures_are_logged_and_the_next_stream_is_handled() {
+    let snap = |i| Ok(rig(IDLE_AHEAD_US, vec![chromium(i, 2)]));
+    let fake = Fake::new(
+        vec![
+            Err(gone()),                    // stream 14: the listing fails
+            snap(15), // stream 15: the suspend is refused (the sink went away)
+            Ok(rig(IDLE_AHEAD_US, vec![])), // stream 16: gone by the listing
+            snap(17),
+        ],
+        vec![Err(refused()), Err(refused())],
+    );
+    let events = (14..=17).map(|i| added(chromium(i, 2))).collect();
+    run_over(&fake, events).await;
+    // 15's pair (both refused), then 17's.
+    assert_eq!(fake.asked(), [(0, true), (0, false), (0, true), (0, false)]);
+    // Nothing was left suspended: a reconnect resumes nothing.
+    let fake2 = Fake::new(vec![snap(15)], vec![Err(refused()), Err(refused())]);
+    run_over(&fake2, vec![added(chromium(15, 2)), connected()]).await;
+    assert_eq!(fake2.listings(), 1);
+}
+
+#[tokio::test]
+async fn a_resume_that_failed_is_retried_after_the_reconnect() {
+    let mut suspended = rig(0, vec![]);
+    suspended.sinks[0].state = "suspended".into();
+    let fake = Fake::new(
+        vec![Ok(rig(IDLE_AHEAD_US, vec![chromium(14, 2)])), Ok(suspended)],
+        // The suspend went through, then the connection dropped.
+        vec![Ok(()), Err(gone())],
+    );
+    run_over(&fake, vec![added(chromium(14, 2)), connected()]).await;
+    assert_eq!(fake.asked(), [(0, true), (0, false), (0, false)]);
+}
+
+#[tokio::test]
+async fn after_a_server_restart_a_running_sink_is_left_alone() {
+    let fake = Fake::new(
+        vec![
+            Ok(rig(IDLE_AHEAD_US, vec![chromium(14, 2)])),
+            Ok(rig(IDLE_AHEAD_US, vec![])),
+        ],
+        vec![Ok(()), Err(gone())],
+    );
+    // Twice connected: the left-over resume is tried once only.
+    run_over(
+        &fake,
+        vec![added(chromium(14, 2)), connected(), connected()],
+    )
+    .await;
+    assert_eq!(fake.asked(), [(0, true), (0, false)]);
+    assert_eq!(fake.listings(), 2);
+}
