@@ -70,30 +70,26 @@ export function zip(files) {
     const stored = deflated.length >= data.length;
     const body = stored ? data : deflated;
     const crc = crc32(data);
+    // What a local header (from byte 4) and its central directory entry (from byte 6) both say.
+    const shared = (header, at) => {
+      header.writeUInt16LE(20, at); // version needed
+      header.writeUInt16LE(0x0800, at + 2); // UTF-8 names
+      header.writeUInt16LE(stored ? 0 : 8, at + 4);
+      header.writeUInt16LE(0, at + 6);
+      header.writeUInt16LE(DOS_DATE, at + 8);
+      header.writeUInt32LE(crc, at + 10);
+      header.writeUInt32LE(body.length, at + 14);
+      header.writeUInt32LE(data.length, at + 18);
+      header.writeUInt16LE(nameBytes.length, at + 22);
+      header.writeUInt16LE(0, at + 24); // extra field length
+    };
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4); // version needed
-    local.writeUInt16LE(0x0800, 6); // UTF-8 names
-    local.writeUInt16LE(stored ? 0 : 8, 8);
-    local.writeUInt16LE(0, 10);
-    local.writeUInt16LE(DOS_DATE, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(body.length, 18);
-    local.writeUInt32LE(data.length, 22);
-    local.writeUInt16LE(nameBytes.length, 26);
-    local.writeUInt16LE(0, 28);
+    shared(local, 4);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
     central.writeUInt16LE((3 << 8) | 20, 4); // made by: Unix
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(stored ? 0 : 8, 10);
-    central.writeUInt16LE(0, 12);
-    central.writeUInt16LE(DOS_DATE, 14);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(body.length, 20);
-    central.writeUInt32LE(data.length, 24);
-    central.writeUInt16LE(nameBytes.length, 28);
+    shared(central, 6);
     central.writeUInt32LE(((0o100644 << 16) >>> 0) >>> 0, 38); // -rw-r--r--
     central.writeUInt32LE(offset, 42);
     locals.push(local, nameBytes, body);

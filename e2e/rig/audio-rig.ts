@@ -22,7 +22,7 @@ import {
   waitFor,
   which,
 } from './proc.ts';
-import { speechSignal } from './signals.ts';
+import { SIGNAL_RATE, speechSignal, testSignalSecond } from './signals.ts';
 
 // The rig's devices. micoff-testkit's Rust rig (native-host/crates/micoff-testkit/src/rig.rs) uses
 // the same names; a test there checks these three lines.
@@ -103,38 +103,8 @@ export interface AudioRig {
   logs(): string;
 }
 
-const SINE_RATE = 48_000;
-
-/**
- * One second of test signal, s16le mono: two tone bursts (440 Hz and 660 Hz, 250 ms each, 5 ms fades)
- * separated by silence. Bursts, not a steady sine: Chromium's default noise suppression learns a
- * steady tone as noise and fades it to near silence within seconds; the gaps keep its noise estimate low.
- */
-function testSignalSecond(): Buffer {
-  const buf = Buffer.alloc(SINE_RATE * 2);
-  const bursts = [
-    { start: 0, hz: 440 },
-    { start: 0.5, hz: 660 },
-  ];
-  const len = 0.25;
-  const fade = 0.005;
-  for (let i = 0; i < SINE_RATE; i++) {
-    const t = i / SINE_RATE;
-    let v = 0;
-    for (const b of bursts) {
-      const u = t - b.start;
-      if (u < 0 || u >= len) continue;
-      const env = Math.min(1, u / fade, (len - u) / fade);
-      v = env * Math.sin(2 * Math.PI * b.hz * u);
-    }
-    buf.writeInt16LE(Math.round(0.3 * 32767 * v), i * 2);
-  }
-  return buf;
-}
-
 /** Feeds the tone to a pacat's stdin forever; the pipe's back-pressure paces it at playback speed. */
-function feedTone(stdin: Writable, chunk = testSignalSecond()): void {
-  const second = chunk;
+function feedTone(stdin: Writable, second: Buffer): void {
   let stopped = false;
   stdin.on('error', () => {
     stopped = true; // EPIPE when pacat goes away (server restart/stop)
@@ -252,25 +222,13 @@ abstract class BaseRig implements AudioRig {
   }
 
   async playInto(sink: string, signal: 'tone' | 'speech'): Promise<void> {
-    const player = startChild(
+    const player = this.startPlayer(
       `${signal} into ${sink} (pacat)`,
-      'pacat',
-      [
-        '--playback',
-        '-d',
-        sink,
-        '--raw',
-        '--format=s16le',
-        `--rate=${SINE_RATE}`,
-        '--channels=1',
-        `--client-name=micoff-rig-${signal}-${sink}`,
-      ],
-      this.path(`play-${sink}.log`),
-      { env: this.clientEnv, stdin: 'pipe' },
+      sink,
+      `micoff-rig-${signal}-${sink}`,
+      `play-${sink}.log`,
+      signal === 'speech' ? speechSignal() : testSignalSecond(),
     );
-    this.clients.push(player);
-    if (player.proc.stdin)
-      feedTone(player.proc.stdin, signal === 'speech' ? speechSignal() : testSignalSecond());
     await waitFor(
       `${signal} playing into ${sink}`,
       async () =>
@@ -283,6 +241,29 @@ abstract class BaseRig implements AudioRig {
     );
   }
 
+  /** A `pacat` client `clientName` playing `chunk` into `sink` forever, logging to `log`. */
+  private startPlayer(name: string, sink: string, clientName: string, log: string, chunk: Buffer): Child {
+    const player = startChild(
+      name,
+      'pacat',
+      [
+        '--playback',
+        '-d',
+        sink,
+        '--raw',
+        '--format=s16le',
+        `--rate=${SIGNAL_RATE}`,
+        '--channels=1',
+        `--client-name=${clientName}`,
+      ],
+      this.path(log),
+      { env: this.clientEnv, stdin: 'pipe' },
+    );
+    this.clients.push(player);
+    if (player.proc.stdin) feedTone(player.proc.stdin, chunk);
+    return player;
+  }
+
   async addClockedSource(name: string): Promise<void> {
     const fifo = this.path(`${name}.fifo`);
     await this.pactl([
@@ -291,7 +272,7 @@ abstract class BaseRig implements AudioRig {
       `source_name=${name}`,
       `file=${fifo}`,
       'format=s16le',
-      `rate=${SINE_RATE}`,
+      `rate=${SIGNAL_RATE}`,
       'channels=1',
     ]);
     await this.sourceListed(name);
@@ -315,26 +296,8 @@ abstract class BaseRig implements AudioRig {
 
   protected async startClients(): Promise<void> {
     const env = this.clientEnv;
-    if (this.opts.tone) {
-      const tone = startChild(
-        'tone (pacat)',
-        'pacat',
-        [
-          '--playback',
-          '-d',
-          SIGNAL_SINK,
-          '--raw',
-          '--format=s16le',
-          `--rate=${SINE_RATE}`,
-          '--channels=1',
-          '--client-name=micoff-rig-tone',
-        ],
-        this.path('tone.log'),
-        { env, stdin: 'pipe' },
-      );
-      this.clients.push(tone);
-      if (tone.proc.stdin) feedTone(tone.proc.stdin);
-    }
+    if (this.opts.tone)
+      this.startPlayer('tone (pacat)', SIGNAL_SINK, 'micoff-rig-tone', 'tone.log', testSignalSecond());
     if (this.opts.reader) {
       this.clients.push(
         startChild(

@@ -79,6 +79,8 @@ type Folders = typeof SYSTEM;
 /** Firefox and the installer in one private mount namespace, for one test: its folders, a user's
  * fresh profile in a private HOME, the packaged xpi. */
 interface SystemFirefox {
+  /** micoff's add-on id. */
+  id: string;
   local: Folders;
   policiesJson: string;
   profile: string;
@@ -92,7 +94,10 @@ interface SystemFirefox {
   close(): Promise<void>;
 }
 
+/** Skips (or fails under CI) the test where Firefox ESR or private mounts are missing. */
 async function systemFirefox(rig: AudioRig, prefix: string): Promise<SystemFirefox> {
+  needSystemFirefox();
+  const id = firefoxExtensionId();
   const dir = mkdtempSync(join(tmpdir(), prefix));
   const home = join(dir, 'home');
   mkdirSync(home);
@@ -131,6 +136,7 @@ async function systemFirefox(rig: AudioRig, prefix: string): Promise<SystemFiref
     const stops: number[] = [];
     const installArgs = ['install', '--system', '--browser', 'firefox', '--firefox-release', '--firefox-xpi'];
     return {
+      id,
       local,
       policiesJson: join(local.policies, 'policies.json'),
       profile,
@@ -167,11 +173,9 @@ test('install --system: Firefox ESR in a private mount namespace has micoff forc
   rig,
   pages,
 }) => {
-  needSystemFirefox();
   test.setTimeout(180_000);
-  const id = firefoxExtensionId();
   const sys = await systemFirefox(rig, 'micoff-ffsystem-');
-  const { local, policiesJson, profile, xpi, install, start, stop, starts, stops } = sys;
+  const { id, local, policiesJson, profile, xpi, install, start, stop, starts, stops } = sys;
   try {
     const withXpi = [xpi, '--release-delay-ms', String(DELAY_MS)];
 
@@ -280,11 +284,9 @@ test('Firefox ESR reads /etc/firefox/policies, not /etc/firefox-esr/policies, an
   rig,
   pages,
 }) => {
-  needSystemFirefox();
   test.setTimeout(180_000);
-  const id = firefoxExtensionId();
   const sys = await systemFirefox(rig, 'micoff-ffpolicy-');
-  const { local, policiesJson, profile, xpi, install, start, stop } = sys;
+  const { id, local, policiesJson, profile, xpi, install, start, stop } = sys;
   try {
     const installed = await install(xpi, '--release-delay-ms', String(DELAY_MS));
     expect(installed.code, installed.stdout + installed.stderr).toBe(0);

@@ -5,6 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LatencySetResult, LatencyStatus } from '../../extension/src/shared/protocol.ts';
+import type { AudioRig } from '../rig/audio-rig.ts';
 import { execEnv, latencyHost as hostFor, serverGrantUs } from '../rig/capture-latency.ts';
 import { type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';
@@ -24,10 +25,29 @@ async function startCall(
   executablePath?: string,
 ): Promise<LaunchedChromium> {
   const chromium = await launchChromium({ env, withExtension: false, executablePath });
+  await openCall(chromium, pagesUrl);
+  return chromium;
+}
+
+/** Opens the meeting page in `chromium` and waits until its audio flows. */
+async function openCall(chromium: LaunchedChromium, pagesUrl: string): Promise<MeetingPage> {
   const meeting = await MeetingPage.open(chromium.context, pagesUrl);
   await meeting.ready();
   await meeting.waitForAudioFlowing(20_000);
-  return chromium;
+  return meeting;
+}
+
+/** The host for a pipewire-pulse case: a private HOME and data dirs under `dir`, the rig's config home
+ * (where pipewire-pulse reads its drop-ins). */
+function pipewireHost(rig: AudioRig): { dir: string; host: ReturnType<typeof hostFor> } {
+  const dir = mkdtempSync(join(tmpdir(), 'micoff-latency-'));
+  const host = hostFor(rig, {
+    HOME: join(dir, 'home'),
+    XDG_CONFIG_HOME: rig.configHome,
+    XDG_DATA_HOME: join(dir, 'data'),
+    XDG_DATA_DIRS: join(dir, 'system'),
+  });
+  return { dir, host };
 }
 
 /** Polls `latency status` until Chromium's capture stream matches `ok`. */
@@ -179,15 +199,9 @@ test('pipewire-pulse: the pulse.rules drop-in gives Chromium >= 35 ms fragments 
 }) => {
   test.skip(audioServer !== 'pipewire', 'pipewire-pulse only');
   test.setTimeout(150_000);
-  const dir = mkdtempSync(join(tmpdir(), 'micoff-latency-'));
   // pipewire-pulse reads its drop-ins from $XDG_CONFIG_HOME: the rig's private one (e2e/rig/audio-rig.ts).
   const configHome = rig.configHome;
-  const host = hostFor(rig, {
-    HOME: join(dir, 'home'),
-    XDG_CONFIG_HOME: configHome,
-    XDG_DATA_HOME: join(dir, 'data'),
-    XDG_DATA_DIRS: join(dir, 'system'),
-  });
+  const { dir, host } = pipewireHost(rig);
   const status = () => host<LatencyStatus>(['status']);
   let chromium: LaunchedChromium | null = null;
   try {
@@ -340,19 +354,11 @@ test('pipewire-pulse: a running Chromium picks up the rule after the pipewire-pu
 }) => {
   test.skip(audioServer !== 'pipewire', 'pipewire-pulse only');
   test.setTimeout(150_000);
-  const dir = mkdtempSync(join(tmpdir(), 'micoff-latency-'));
-  const host = hostFor(rig, {
-    HOME: join(dir, 'home'),
-    XDG_CONFIG_HOME: rig.configHome,
-    XDG_DATA_HOME: join(dir, 'data'),
-    XDG_DATA_DIRS: join(dir, 'system'),
-  });
+  const { dir, host } = pipewireHost(rig);
   const status = () => host<LatencyStatus>(['status']);
   const chromium = await launchChromium({ env: rig.clientEnv, withExtension: false });
   try {
-    let meeting = await MeetingPage.open(chromium.context, pages.url('meeting.html'));
-    await meeting.ready();
-    await meeting.waitForAudioFlowing(20_000);
+    let meeting = await openCall(chromium, pages.url('meeting.html'));
     const before = await chromiumStream(status, 'Chromium at 10 ms', (x) => x.capture_latency_us > 0);
     expect(before.s.capture_latency_us).toBeLessThanOrEqual(15 * MS);
     await meeting.close();
@@ -370,9 +376,7 @@ test('pipewire-pulse: a running Chromium picks up the rule after the pipewire-pu
     ]);
     expect(r.ended.map((e) => e.pid)).toEqual([before.s.application_process_id]);
 
-    meeting = await MeetingPage.open(chromium.context, pages.url('meeting.html'));
-    await meeting.ready();
-    await meeting.waitForAudioFlowing(20_000);
+    meeting = await openCall(chromium, pages.url('meeting.html'));
     const after = await chromiumStream(status, 'Chromium at 40 ms', (x) => x.capture_latency_us >= 35 * MS);
     expect(after.s.application_process_id).not.toBe(before.s.application_process_id);
     expect(after.st.configured?.in_effect).toBe(true);

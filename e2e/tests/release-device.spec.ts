@@ -1,11 +1,12 @@
 // Release-on-mute at the device: reacquire failure ends the track (the spec's MUST), and the
 // device-aware Bluetooth policy.
-import { expect, test } from '../rig/fixtures.ts';
+
 import { MeetingPage } from '../rig/meeting-page.ts';
 import { waitFor } from '../rig/proc.ts';
+import { expect, test } from './release-fixtures.ts';
 import {
+  BLUETOOTH_RIG_ONLY,
   holdsFor,
-  openMeetingReleasingAtOnce,
   saveArtifact,
   setReleaseSettings,
   tabIdOf,
@@ -16,10 +17,8 @@ import {
 
 test('reacquire failure: the source is gone at the server while released -> `ended` within 1 s', async ({
   rig,
-  openMeeting,
-  serviceWorker,
+  releasing: meeting,
 }) => {
-  const meeting = await openMeetingReleasingAtOnce(serviceWorker, openMeeting);
   const page = meeting.page;
   await meeting.mute();
   await whenStreams(rig, 'released', (n) => n === 0, 2000);
@@ -65,10 +64,7 @@ test('Bluetooth policy: a source with device.bus=bluetooth is not released by de
   pages,
   audioServer,
 }) => {
-  test.skip(
-    audioServer !== 'pulseaudio',
-    'own PulseAudio rig with source properties: PulseAudio project only',
-  );
+  test.skip(audioServer !== 'pulseaudio', BLUETOOTH_RIG_ONLY);
   test.setTimeout(90_000);
   // The Bluetooth policy stays at its default (a fresh profile): that default is what is tested.
   await withBluetoothRig(async ({ bt, browser, sw, ext }) => {

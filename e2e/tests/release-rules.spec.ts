@@ -2,16 +2,9 @@
 // per-site switch, the legacy prefixed getUserMedia, about:blank and srcdoc frames, the badge and the
 // popup.
 
-import { expect, test } from '../rig/fixtures.ts';
 import { waitFor } from '../rig/proc.ts';
-import {
-  holdsFor,
-  openMeetingReleasingAtOnce,
-  setReleaseSettings,
-  tabIdOf,
-  tabView,
-  whenStreams,
-} from './release-util.ts';
+import { expect, test } from './release-fixtures.ts';
+import { holdsFor, setReleaseSettings, tabIdOf, tabView, whenStreams } from './release-util.ts';
 
 const none = (n: number) => n === 0;
 const some = (n: number) => n >= 1;
@@ -52,10 +45,8 @@ test('delay rule: max(0, delay - time since on); re-enable cancels a pending rel
 
 test('an enabled clone keeps the device on; stop() releases for good', async ({
   rig,
-  openMeeting,
-  serviceWorker,
+  releasing: meeting,
 }) => {
-  const meeting = await openMeetingReleasingAtOnce(serviceWorker, openMeeting);
   const page = meeting.page;
   await page.evaluate('window.__clone = call.track.clone()');
   await meeting.mute();
@@ -78,12 +69,11 @@ test('an enabled clone keeps the device on; stop() releases for good', async ({
 
 test('per-site switch keeps the mic open, with the reason in the tab view; badge and popup', async ({
   rig,
-  openMeeting,
   serviceWorker,
   context,
   extensionId,
+  releasing: meeting,
 }) => {
-  const meeting = await openMeetingReleasingAtOnce(serviceWorker, openMeeting);
   const origin = new URL(meeting.url).origin;
   const tabId = await tabIdOf(serviceWorker, meeting.page.url());
   await waitFor(
@@ -165,10 +155,8 @@ test('legacy webkitGetUserMedia, about:blank and srcdoc frames are covered', asy
 
 test('a sender the page emptied (removeTrack) stays empty across a reacquire', async ({
   rig,
-  openMeeting,
-  serviceWorker,
+  releasing: meeting,
 }) => {
-  const meeting = await openMeetingReleasingAtOnce(serviceWorker, openMeeting);
   const page = meeting.page;
   // A second sender for the same track on another connection, emptied by the page while released.
   await page.evaluate(

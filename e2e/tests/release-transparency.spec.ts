@@ -4,18 +4,11 @@
 // MediaRecorder) works after the resume, and every property reads as before.
 import type { Page } from '@playwright/test';
 import { type AudioRig, OUTPUT_SINK } from '../rig/audio-rig.ts';
-import { expect, test } from '../rig/fixtures.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
 import { waitFor } from '../rig/proc.ts';
 import { recordLevel, type SourceLevel } from '../rig/source-level.ts';
-import {
-  holdsFor,
-  openMeetingReleasingAtOnce,
-  sameAsBefore,
-  saveArtifact,
-  setReleaseSettings,
-  whenStreams,
-} from './release-util.ts';
+import { expect, test } from './release-fixtures.ts';
+import { holdsFor, sameAsBefore, saveArtifact, setReleaseSettings, whenStreams } from './release-util.ts';
 
 type Snap = Record<string, unknown> & { settings: MediaTrackSettings; cloneState: Record<string, unknown> };
 type Levels = { node1: number; node2: number; clone: number };
@@ -224,10 +217,8 @@ for (const pageName of ['meeting.html', 'webaudio.html']) {
 
 test('a MediaRecorder started while released starts, and records the mic once unmuted', async ({
   rig,
-  openMeeting,
-  serviceWorker,
+  releasing: meeting,
 }) => {
-  const meeting = await openMeetingReleasingAtOnce(serviceWorker, openMeeting);
   const page = meeting.page;
   await page.evaluate(`window.__rec = { ev: [], blobs: [] };
     __rec.r = new MediaRecorder(call.stream);

@@ -344,6 +344,9 @@ export interface BluetoothCall {
   ext: ExtensionWorker;
 }
 
+/** Why a test on `withBluetoothRig` is skipped outside the PulseAudio project. */
+export const BLUETOOTH_RIG_ONLY = 'own PulseAudio rig with source properties: PulseAudio project only';
+
 /** A PulseAudio rig of its own whose `mic` says device.bus=bluetooth, and a Chromium with the extension
  * on it (a fresh profile: the Bluetooth policy at its default), the host connected, release on mute at
  * once; both are stopped after `body`, whatever it does. */

@@ -4,12 +4,13 @@
 // compromised or confused content script) opening the popup's port. Design and results:
 // docs/design/security.md.
 import type { Frame, Page } from '@playwright/test';
+import { spyOnEventBuiltins } from '../../extension/src/shared/messages/page-script-spy.ts';
 import { POPUP_PORT } from '../../extension/src/shared/messages/popup-background.ts';
-import { expect, test } from '../rig/fixtures.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
 import { waitFor } from '../rig/proc.ts';
+import { expect, test } from './release-fixtures.ts';
 import {
-  openMeetingReleasingAtOnce,
+  BLUETOOTH_RIG_ONLY,
   releaseFrames,
   saveArtifact,
   tabIdOf,
@@ -87,10 +88,7 @@ test('cross-tab probing: a page without microphone permission learns nothing abo
   pages,
   audioServer,
 }) => {
-  test.skip(
-    audioServer !== 'pulseaudio',
-    'own PulseAudio rig with source properties: PulseAudio project only',
-  );
+  test.skip(audioServer !== 'pulseaudio', BLUETOOTH_RIG_ONLY);
   test.setTimeout(120_000);
   await withBluetoothRig(async ({ bt, browser, sw, ext }) => {
     const sources = JSON.parse(await bt.pactl(['-f', 'json', 'list', 'sources'])) as {
@@ -179,9 +177,8 @@ function forge(page: Page, direction: 'to-content' | 'to-page', message: unknown
 test('page channel, page -> content: a page script cannot fake its tab`s state (badge) by forging reports', async ({
   rig,
   serviceWorker,
-  openMeeting,
+  releasing: meeting,
 }) => {
-  const meeting = await openMeetingReleasingAtOnce(serviceWorker, openMeeting);
   const tabId = await tabIdOf(serviceWorker, meeting.page.url());
   await meeting.mute();
   await whenStreams(rig, 'released', (n) => n === 0, 2000);
@@ -210,10 +207,8 @@ test('page channel, page -> content: a page script cannot fake its tab`s state (
 
 test('page channel, content -> page: a page script cannot turn release off by forging the content script`s config', async ({
   rig,
-  serviceWorker,
-  openMeeting,
+  releasing: meeting,
 }) => {
-  const meeting = await openMeetingReleasingAtOnce(serviceWorker, openMeeting);
   await meeting.waitForAudioFlowing();
   await forge(meeting.page, 'to-page', {
     type: 'config',
@@ -228,10 +223,8 @@ test('page channel, content -> page: a page script cannot turn release off by fo
 
 test('page channel: a page script listening and hooking the DOM reads none of the channel`s traffic', async ({
   rig,
-  serviceWorker,
-  openMeeting,
+  releasing: meeting,
 }) => {
-  const meeting = await openMeetingReleasingAtOnce(serviceWorker, openMeeting);
   await meeting.waitForAudioFlowing();
   // What a page script can do once it runs: listen on every name it can know, and wrap the DOM's event
   // built-ins to see whatever goes through them from now on.
@@ -241,32 +234,13 @@ test('page channel: a page script listening and hooking the DOM reads none of th
     for (const type of ['micoff:page', 'micoff:content', 'micoff:handshake']) {
       window.addEventListener(type, (e) => seen.push(`${type}: ${String((e as CustomEvent).detail)}`), true);
     }
-    const { dispatchEvent, addEventListener } = EventTarget.prototype;
-    EventTarget.prototype.dispatchEvent = function (e: Event) {
-      seen.push(`dispatch ${e.type}`);
-      return dispatchEvent.call(this, e);
-    };
-    EventTarget.prototype.addEventListener = function (
-      this: EventTarget,
-      ...a: Parameters<EventTarget['addEventListener']>
-    ) {
-      seen.push(`listen ${a[0]}`);
-      return addEventListener.apply(this, a);
-    };
-    const detail = Object.getOwnPropertyDescriptor(CustomEvent.prototype, 'detail');
-    Object.defineProperty(CustomEvent.prototype, 'detail', {
-      configurable: true,
-      get() {
-        seen.push(`detail of ${(this as Event).type}`);
-        return detail?.get?.call(this);
-      },
-    });
     const parse = JSON.parse;
     JSON.parse = (text: string, ...rest: unknown[]) => {
       seen.push(`parse ${text.slice(0, 80)}`);
       return parse(text, ...(rest as []));
     };
   });
+  await meeting.page.evaluate(`(${spyOnEventBuiltins})(window.__seen)`);
   // Traffic on the channel: state reports, a release question and its answer, a reacquire.
   await meeting.mute();
   await whenStreams(rig, 'released', (n) => n === 0, 2000);

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { CpuReport, ProcessRates, ThreadRates } from '../../e2e/rig/host.ts';
+import { processRates, threadRates } from '../../extension/src/shared/cpu-rates-fixture.ts';
 import {
   buildRows,
   compareRuns,
@@ -11,38 +12,12 @@ import {
   type Run,
 } from './report.ts';
 
-const thread = (tid: number, comm: string, cpu: number, wakeups = 0): ThreadRates => ({
-  tid,
-  comm,
-  cpu_pct: cpu,
-  user_pct: cpu,
-  system_pct: 0,
-  run_time_ns: null,
-  run_time_pct: null,
-  wakeups_per_s: wakeups,
-  voluntary_ctxt_per_s: wakeups,
-  involuntary_ctxt_per_s: 0,
-  read_syscalls_per_s: null,
-  write_syscalls_per_s: null,
-});
-const proc = (pid: number, role: string, threads: ThreadRates[], comm?: string): ProcessRates => ({
-  pid,
-  ppid: 1,
-  comm: comm ?? (role === 'audio_server' ? 'pulseaudio' : 'chromium'),
-  role,
-  cpu_pct: threads.reduce((a, t) => a + t.cpu_pct, 0),
-  user_pct: 0,
-  system_pct: 0,
-  run_time_ns: null,
-  run_time_pct: null,
-  wakeups_per_s: threads.reduce((a, t) => a + (t.wakeups_per_s ?? 0), 0),
-  voluntary_ctxt_per_s: null,
-  involuntary_ctxt_per_s: null,
-  read_syscalls_per_s: null,
-  write_syscalls_per_s: null,
-  thread_count: threads.length,
-  threads,
-});
+const thread = threadRates;
+const proc = (pid: number, role: string, threads: ThreadRates[], comm?: string): ProcessRates =>
+  processRates(pid, role, threads, {
+    comm: comm ?? (role === 'audio_server' ? 'pulseaudio' : 'chromium'),
+    wakeups_per_s: threads.reduce((a, t) => a + (t.wakeups_per_s ?? 0), 0),
+  });
 const report = (processes: ProcessRates[]): CpuReport => ({
   window_ms: 1000,
   total_cpu_pct: 0,

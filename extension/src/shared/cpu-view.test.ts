@@ -1,40 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { processRates, threadRates } from './cpu-rates-fixture.ts';
 import { cpuView } from './cpu-view.ts';
 import type { CpuReport, ProcessRates, ThreadRates } from './protocol.ts';
 
-const thread = (tid: number, comm: string, cpu_pct: number): ThreadRates => ({
-  tid,
-  comm,
-  cpu_pct,
-  user_pct: cpu_pct,
-  system_pct: 0,
-  run_time_ns: null,
-  run_time_pct: null,
-  wakeups_per_s: tid,
-  voluntary_ctxt_per_s: tid,
-  involuntary_ctxt_per_s: 0,
-  read_syscalls_per_s: null,
-  write_syscalls_per_s: null,
-});
-const proc = (pid: number, role: string, threads: ThreadRates[]): ProcessRates => ({
-  pid,
-  ppid: 1,
-  comm: 'x',
-  role,
-  cpu_pct: threads.reduce((a, t) => a + t.cpu_pct, 0),
-  user_pct: 0,
-  system_pct: 0,
-  run_time_ns: null,
-  run_time_pct: null,
-  wakeups_per_s: null,
-  voluntary_ctxt_per_s: null,
-  involuntary_ctxt_per_s: null,
-  read_syscalls_per_s: null,
-  write_syscalls_per_s: null,
-  thread_count: threads.length,
-  threads,
-});
+const thread = (tid: number, comm: string, cpu_pct: number): ThreadRates =>
+  threadRates(tid, comm, cpu_pct, tid);
+const proc = (pid: number, role: string, threads: ThreadRates[]): ProcessRates =>
+  processRates(pid, role, threads);
 
 test('cpuView: totals and audio threads, busiest first', () => {
   const report: CpuReport = {

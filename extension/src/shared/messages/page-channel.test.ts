@@ -9,6 +9,7 @@ import {
   newSecret,
   offerChannel,
 } from './page-channel.ts';
+import { spyOnEventBuiltins } from './page-script-spy.ts';
 
 /** One frame's window: both worlds dispatch on it (Node's EventTarget stands in for the DOM's). */
 const frameWindow = () => Object.assign(new EventTarget(), { CustomEvent });
@@ -73,28 +74,8 @@ test('page scripts patching the DOM after document_start see none of the traffic
   const content = offerChannel(captureNatives(w), newSecret(webcrypto));
   assert.ok(content);
   const seen: string[] = [];
-  const proto = CustomEvent.prototype;
-  const detail = Object.getOwnPropertyDescriptor(proto, 'detail');
-  const { dispatchEvent, addEventListener } = EventTarget.prototype;
+  const undo = spyOnEventBuiltins(seen);
   try {
-    Object.defineProperty(proto, 'detail', {
-      configurable: true,
-      get() {
-        seen.push(`detail of ${(this as Event).type}`);
-        return detail?.get?.call(this);
-      },
-    });
-    EventTarget.prototype.dispatchEvent = function (e: Event) {
-      seen.push(`dispatch ${e.type}`);
-      return dispatchEvent.call(this, e);
-    };
-    EventTarget.prototype.addEventListener = function (
-      this: EventTarget,
-      ...a: Parameters<EventTarget['addEventListener']>
-    ) {
-      seen.push(`listen ${a[0]}`);
-      return addEventListener.apply(this, a);
-    };
     const got: string[] = [];
     page.onMessage((t) => got.push(t));
     content.onMessage((t) => got.push(t));
@@ -103,9 +84,7 @@ test('page scripts patching the DOM after document_start see none of the traffic
     assert.deepEqual(got, ['a', 'b']);
     assert.deepEqual(seen, []);
   } finally {
-    if (detail) Object.defineProperty(proto, 'detail', detail);
-    EventTarget.prototype.dispatchEvent = dispatchEvent;
-    EventTarget.prototype.addEventListener = addEventListener;
+    undo();
   }
 });
 
