@@ -2,12 +2,16 @@
 // one worker, after everything else; the rest are functional and share the machine with several
 // workers. `MICOFF_E2E_LANE` (functional | quiet) picks one; unset, a run takes every spec.
 
-/** The specs that must have the machine to themselves: they measure CPU, or time audio to a few ms. */
+/** The specs that must have the machine to themselves: they measure CPU, or compare micoff with the
+ * plain flip to a few ms or dB, which the functional lane's load swamps (docs/test-rig.md#two-lanes). */
 export const QUIET_SPECS = [
   'capture-latency-cpu.spec.ts',
   'firefox-quiet.spec.ts',
   'release-cpu.spec.ts',
   'release-paths-cpu.spec.ts',
+  'release-echo.spec.ts',
+  'release-first-words.spec.ts',
+  'release-timing.spec.ts',
 ] as const;
 
 export type Lane = 'functional' | 'quiet';

@@ -7,6 +7,7 @@
 // ~50 ms instead of ~2 s). Everything is a child in its own process group, stopped by PID.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import * as q from './pactl.ts';
@@ -511,7 +512,9 @@ export class PipeWireRig extends BaseRig {
     const pw = startChild('pipewire', 'pipewire', [], this.path('pipewire.log'), { env });
     this.servers.push(pw);
     const pwSock = this.path('run', 'pipewire-0');
-    await this.waitPart('pipewire', pw, `its socket ${pwSock}`, () => existsSync(pwSock), opts);
+    // Accepting, not only there: on a busy machine WirePlumber started on a socket that pipewire had
+    // bound but not yet served, and exited ("Failed to connect to PipeWire").
+    await this.waitPart('pipewire', pw, `its socket ${pwSock} to accept`, () => accepts(pwSock), opts);
 
     const wp = startChild('wireplumber', 'wireplumber', [], this.path('wireplumber.log'), { env });
     this.servers.push(wp);
@@ -556,7 +559,7 @@ export class PipeWireRig extends BaseRig {
     part: string,
     child: Child,
     what: string,
-    cond: () => boolean,
+    cond: () => boolean | Promise<boolean>,
     opts: { timeoutMs: number; intervalMs: number; check: () => void },
   ): Promise<void> {
     try {
@@ -572,4 +575,17 @@ export class PipeWireRig extends BaseRig {
 export function startAudioRig(kind: AudioServerKind, options: AudioRigOptions = {}): Promise<AudioRig> {
   const rig = kind === 'pipewire' ? new PipeWireRig(options) : new PulseAudioRig(options);
   return rig.start();
+}
+
+/** Whether a unix socket accepts a connection now (closed again at once). */
+function accepts(path: string): Promise<boolean> {
+  if (!existsSync(path)) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const c = createConnection(path);
+    c.once('connect', () => {
+      c.destroy();
+      resolve(true);
+    });
+    c.once('error', () => resolve(false));
+  });
 }
