@@ -19,6 +19,14 @@ fn bench(rig: &impl AudioRig, args: &[&str]) -> Output {
     bench_at(rig, &rig.server(), args)
 }
 
+/// A short sweep's windows: one second each after a 200 ms warmup, half a second of baseline,
+/// both srbchannel modes.
+fn short_sweep() -> Vec<&'static str> {
+    "--duration 1 --warmup-ms 200 --baseline 0.5 --srbchannel both"
+        .split(' ')
+        .collect()
+}
+
 /// Runs the bench against `server` in the rig's environment; panics with its stderr on failure.
 fn bench_at(rig: &impl AudioRig, server: &str, args: &[&str]) -> Output {
     let out = rig
@@ -197,24 +205,12 @@ fn pulseaudio_playback_sweep_mixing_on_and_off() {
     let other = rig.parec(MIC, 50);
     rig.wait_for_client_record_streams("the other client's stream", 1);
     let chart = rig.path().join("chart.svg");
-    let out = bench(
-        &rig,
-        &[
-            "playback",
-            "--latency-ms",
-            "10,50",
-            "--duration",
-            "1",
-            "--warmup-ms",
-            "200",
-            "--baseline",
-            "0.5",
-            "--srbchannel",
-            "both",
-            "--chart",
-            chart.to_str().unwrap(),
-        ],
-    );
+    let args = [
+        &["playback", "--latency-ms", "10,50"][..],
+        &short_sweep(),
+        &["--chart", chart.to_str().unwrap()],
+    ];
+    let out = bench(&rig, &args.concat());
     drop(other);
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(
@@ -315,25 +311,18 @@ fn pipewire_pulse_reports_not_applicable() {
     let rig = PipeWireRig::start();
     // A sweep writes a chart: into the rig's folder, not the working directory.
     let chart = rig.path().join("chart.svg");
-    let out = bench(
-        &rig,
+    let args = [
         &[
             "record",
             "--chart",
             chart.to_str().unwrap(),
             "--latency-ms",
             "10,20",
-            "--duration",
-            "1",
-            "--warmup-ms",
-            "200",
-            "--baseline",
-            "0.5",
-            "--srbchannel",
-            "both",
-            "--json",
-        ],
-    );
+        ][..],
+        &short_sweep(),
+        &["--json"],
+    ];
+    let out = bench(&rig, &args.concat());
     let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(report["server"]["pipewire"], true);
     assert_eq!(report["server"]["srbchannel"], "not_applicable");

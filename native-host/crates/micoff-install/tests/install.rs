@@ -8,10 +8,15 @@ use micoff_install::{Browser, InstallArgs, InstallEnv};
 
 mod support;
 
-use support::{env, executable, install, touch};
+use support::{env, executable, install, temp_env, touch};
 
 fn args() -> InstallArgs {
     support::install_args()
+}
+
+/// Whether the host manifest stands in `dir` below `tmp`.
+fn manifest_in(tmp: &tempfile::TempDir, dir: &str) -> bool {
+    tmp.path().join(dir).join(MANIFEST).is_file()
 }
 
 /// A micoff-host at another path (`<tmp>/opt/micoff-host`, a link to the one these tests run).
@@ -28,12 +33,19 @@ fn uninstall_all() -> InstallArgs {
     a
 }
 
+/// Uninstall for Chromium with `--chromium-crx` and no crx named.
+fn uninstall_chromium_crx() -> InstallArgs {
+    let mut u = uninstall_all();
+    u.browsers = vec![Browser::Chromium];
+    u.chromium_crx = Some(None);
+    u
+}
+
 const MANIFEST: &str = "org.micoff.host.json";
 
 #[test]
 fn installs_for_detected_browsers_only_and_is_idempotent() {
-    let tmp = tempfile::tempdir().unwrap();
-    let env = env(tmp.path());
+    let (tmp, env) = temp_env();
     executable(&tmp.path().join("bin/chromium"));
     // Firefox has run for this user: its profiles.ini exists.
     touch(&tmp.path().join("home/.mozilla/firefox/profiles.ini"));
@@ -88,8 +100,7 @@ fn installs_for_detected_browsers_only_and_is_idempotent() {
 
 #[test]
 fn folders_we_created_do_not_make_a_browser_detected() {
-    let tmp = tempfile::tempdir().unwrap();
-    let env = env(tmp.path());
+    let (tmp, env) = temp_env();
     executable(&tmp.path().join("bin/chromium"));
     let mut edge = args();
     edge.browsers = vec![Browser::Edge];
@@ -112,8 +123,7 @@ fn folders_we_created_do_not_make_a_browser_detected() {
 
 #[test]
 fn detects_browsers_at_their_usual_install_locations() {
-    let tmp = tempfile::tempdir().unwrap();
-    let env = env(tmp.path());
+    let (tmp, env) = temp_env();
     let root = tmp.path().join("root");
     executable(&root.join("opt/google/chrome/chrome"));
     executable(&root.join("opt/microsoft/msedge/msedge"));
@@ -150,16 +160,11 @@ fn honours_xdg_config_home_and_explicit_browsers() {
     a.browsers = vec![Browser::Brave, Browser::Edge];
     let (code, out) = install(&a, &env);
     assert_eq!(code, 0, "{out}");
-    assert!(tmp
-        .path()
-        .join("xdg/BraveSoftware/Brave-Browser/NativeMessagingHosts")
-        .join(MANIFEST)
-        .is_file());
-    assert!(tmp
-        .path()
-        .join("xdg/microsoft-edge/NativeMessagingHosts")
-        .join(MANIFEST)
-        .is_file());
+    assert!(manifest_in(
+        &tmp,
+        "xdg/BraveSoftware/Brave-Browser/NativeMessagingHosts"
+    ));
+    assert!(manifest_in(&tmp, "xdg/microsoft-edge/NativeMessagingHosts"));
 }
 
 #[test]
@@ -172,8 +177,7 @@ fn nothing_detected_is_exit_4() {
 
 #[test]
 fn dry_run_changes_nothing_and_uninstall_removes_exactly_the_files() {
-    let tmp = tempfile::tempdir().unwrap();
-    let env = env(tmp.path());
+    let (tmp, env) = temp_env();
     let mut a = args();
     a.browsers = vec![Browser::Chrome, Browser::Firefox];
     a.dry_run = true;
@@ -210,8 +214,7 @@ fn dry_run_changes_nothing_and_uninstall_removes_exactly_the_files() {
 
 #[test]
 fn uninstall_sweeps_every_known_folder_and_removes_only_ours() {
-    let tmp = tempfile::tempdir().unwrap();
-    let env = env(tmp.path());
+    let (tmp, env) = temp_env();
     // Nothing installed, nothing detected: nothing to do is not an error.
     let (code, out) = install(&uninstall_all(), &env);
     assert_eq!(code, 0, "{out}");
@@ -263,24 +266,21 @@ fn uninstall_sweeps_every_known_folder_and_removes_only_ours() {
 
 #[test]
 fn system_and_target_dir() {
-    let tmp = tempfile::tempdir().unwrap();
-    let env = env(tmp.path());
+    let (tmp, env) = temp_env();
     let mut a = args();
     a.browsers = vec![Browser::Chromium, Browser::Firefox, Browser::Vivaldi];
     a.system = true;
     let (code, out) = install(&a, &env);
     // Two written, Vivaldi cannot be: partial.
     assert_eq!(code, 3, "{out}");
-    assert!(tmp
-        .path()
-        .join("root/etc/chromium/native-messaging-hosts")
-        .join(MANIFEST)
-        .is_file());
-    assert!(tmp
-        .path()
-        .join("root/usr/lib/mozilla/native-messaging-hosts")
-        .join(MANIFEST)
-        .is_file());
+    assert!(manifest_in(
+        &tmp,
+        "root/etc/chromium/native-messaging-hosts"
+    ));
+    assert!(manifest_in(
+        &tmp,
+        "root/usr/lib/mozilla/native-messaging-hosts"
+    ));
     assert!(
         out.contains("Vivaldi: has no system-wide manifest folder; install it per user"),
         "{out}"
@@ -361,8 +361,7 @@ fn explains_flatpak_browsers() {
 /// (`.<name>.tmp-<pid>`) is never followed: its target is left alone.
 #[test]
 fn a_symlink_planted_at_a_temporary_name_is_not_followed() {
-    let tmp = tempfile::tempdir().unwrap();
-    let env = env(tmp.path());
+    let (tmp, env) = temp_env();
     let dir = tmp.path().join("hosts");
     std::fs::create_dir_all(&dir).unwrap();
     let victim = tmp.path().join("victim");
@@ -387,8 +386,7 @@ fn a_symlink_planted_at_a_temporary_name_is_not_followed() {
 /// link stays a link pointing where it pointed.
 #[test]
 fn a_symlinked_manifest_is_written_through_the_link() {
-    let tmp = tempfile::tempdir().unwrap();
-    let env = env(tmp.path());
+    let (tmp, env) = temp_env();
     let dir = tmp.path().join("hosts");
     let dotfiles = tmp.path().join("dotfiles");
     std::fs::create_dir_all(&dir).unwrap();
@@ -414,8 +412,7 @@ fn a_symlinked_manifest_is_written_through_the_link() {
 /// a second allowed origin), says so, and exits 3.
 #[test]
 fn uninstall_leaves_a_manifest_the_user_edited() {
-    let tmp = tempfile::tempdir().unwrap();
-    let env = env(tmp.path());
+    let (tmp, env) = temp_env();
     let dir = tmp.path().join("hosts");
     let mut a = args();
     a.target_dir = Some(dir.clone());
@@ -451,8 +448,7 @@ fn uninstall_leaves_a_manifest_the_user_edited() {
 
 #[test]
 fn install_prints_the_extension_steps_it_cannot_do() {
-    let tmp = tempfile::tempdir().unwrap();
-    let env = env(tmp.path());
+    let (_tmp, env) = temp_env();
     let mut a = args();
     a.browsers = vec![Browser::Chromium];
     let (code, out) = install(&a, &env);
@@ -554,10 +550,7 @@ fn chromium_crx_per_user_install_is_idempotent_and_uninstall_removes_only_ours()
     assert_eq!(out.matches("unchanged").count(), 3, "{out}");
 
     // Uninstall without naming a crx: both go, and only those.
-    let mut u = args();
-    u.browsers = vec![Browser::Chromium];
-    u.uninstall = true;
-    u.chromium_crx = Some(None);
+    let u = uninstall_chromium_crx();
     let (code, out) = install_all(&u, &env);
     assert_eq!(code, 0, "{out}");
     assert!(!json.exists() && !copy.exists(), "{out}");
@@ -607,11 +600,7 @@ fn chromium_crx_of_another_key_is_refused_unless_allowed() {
     assert!(out.contains("warning: --allow-other-key"), "{out}");
     assert!(ext.join(format!("{other_id}.json")).is_file());
 
-    let mut u = args();
-    u.browsers = vec![Browser::Chromium];
-    u.uninstall = true;
-    u.chromium_crx = Some(None);
-    let (code, out) = install_all(&u, &env);
+    let (code, out) = install_all(&uninstall_chromium_crx(), &env);
     assert_eq!(code, 0, "{out}");
     assert!(!ext.join(format!("{other_id}.json")).exists(), "{out}");
 }

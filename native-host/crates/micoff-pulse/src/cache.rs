@@ -254,21 +254,11 @@ mod tests {
             kind,
             index,
             name: name.into(),
-            description: None,
-            driver: None,
             state: "running".into(),
             sample_format: "s16le".into(),
             sample_rate_hz: 48_000,
             channels: 2,
-            latency_us: 0,
-            configured_latency_us: 0,
-            bus: None,
-            class: None,
-            monitor_index: None,
-            muted: false,
-            card_index: None,
-            owner_module: None,
-            props: Default::default(),
+            ..Default::default()
         }
     }
 

@@ -53,18 +53,20 @@ pub struct ServerInfo {
     pub is_local: Option<bool>,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum StreamKind {
     /// A source output: something records from a source (a microphone).
+    #[default]
     Record,
     /// A sink input: something plays into a sink.
     Playback,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
 #[serde(rename_all = "snake_case")]
 pub enum DeviceKind {
+    #[default]
     Source,
     Sink,
 }
@@ -72,8 +74,8 @@ pub enum DeviceKind {
 /// PA_INVALID_INDEX: "no such object" in libpulse's index fields.
 pub const INVALID_INDEX: u32 = u32::MAX;
 
-/// A source or a sink.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A source or a sink. `Default` (a source with no name, nothing set) is for test fixtures.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Device {
     pub kind: DeviceKind,
     pub index: u32,
@@ -102,8 +104,9 @@ pub struct Device {
     pub props: Props,
 }
 
-/// A record stream (source output) or playback stream (sink input).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// A record stream (source output) or playback stream (sink input). `Default` (a record stream
+/// with nothing set) is for building test fixtures.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, Default)]
 pub struct Stream {
     pub kind: StreamKind,
     pub index: u32,

@@ -40,6 +40,13 @@ pub fn env(tmp: &Path) -> InstallEnv {
     }
 }
 
+/// A fresh temp dir and [`env`] in it (the dir lives as long as the returned guard).
+pub fn temp_env() -> (tempfile::TempDir, InstallEnv) {
+    let tmp = tempfile::tempdir().unwrap();
+    let env = env(tmp.path());
+    (tmp, env)
+}
+
 /// `install`'s exit code, and what it wrote to stdout then to stderr (its error lines).
 pub fn install(args: &InstallArgs, env: &InstallEnv) -> (i32, String) {
     let (mut out, mut err) = (Vec::new(), Vec::new());

@@ -43,21 +43,13 @@ fn device(kind: DeviceKind, index: u32, name: &str, driver: &str) -> Device {
         kind,
         index,
         name: name.into(),
-        description: None,
         driver: Some(driver.into()),
         state: "idle".into(),
         sample_format: "s16le".into(),
         sample_rate_hz: 44_100,
         channels: 2,
-        latency_us: 0,
         configured_latency_us: 2_000_000,
-        bus: None,
-        class: None,
-        monitor_index: None,
-        muted: false,
-        card_index: None,
-        owner_module: None,
-        props: Default::default(),
+        ..Default::default()
     }
 }
 
@@ -107,27 +99,12 @@ fn record(index: u32, source: u32, client: &str, binary: &str) -> Stream {
         application_process_id: Some(4242),
         application_process_binary: Some(binary.into()),
         device_index: source,
-        device_name: None,
-        device_description: None,
-        device_bus: None,
-        device_class: None,
-        device_props: Default::default(),
         device_configured_latency_us: Some(ASKED_US),
-        media_role: None,
         sample_format: "float32le".into(),
         sample_rate_hz: 48_000,
         channels: 1,
-        buffer_latency_us: 0,
-        device_latency_us: 0,
-        fragment_size_bytes: None,
-        fragment_latency_us: None,
-        requested_latency_us: None,
-        corked: false,
-        muted: false,
         driver: Some("protocol-native.c".into()),
-        resample_method: None,
-        owner_module: None,
-        props: Default::default(),
+        ..Default::default()
     }
 }
 

@@ -6,42 +6,43 @@ use crate::ours::marked::{ownership_of, Marked};
 use crate::ours::Ownership;
 
 /// `latency set --capture-ms 40` on PulseAudio: a PATH wrapper, up to this version (capture
-/// latency's tests hold its other files).
-const OLD_LATENCY_WRAPPER: &str = r#"#!/bin/sh
-# Written by micoff-host
-# micoff-latency: capture_ms=40 browser=firefox command=firefox
-# `firefox` with PULSE_LATENCY_MSEC=40 in its environment: libpulse then asks
-# 40 ms for every stream of the browser (capture AND playback). It runs the browser's own
-# command, /usr/bin/firefox, found in PATH after this folder.
-# Remove with `micoff-host latency reset` (this file is micoff's; it rewrites or deletes it).
-exec env PULSE_LATENCY_MSEC=40 '/usr/bin/firefox' "$@"
-"#;
+/// latency's tests hold its other files, and read this one from here too).
+const OLD_LATENCY_WRAPPER: &str = include_str!("samples/old-latency-wrapper.txt");
+
+/// The explanation `fix hda` wrote in both forms below (a macro, so that `concat!` takes it).
+macro_rules! hda_explanation {
+    () => {
+        r#"# Intel Skylake+ HD-audio: read the stream position from LPIB (position_fix=1) instead
+# of azx_get_pos_skl(), which spins udelay(20) on every capture position query on
+# kernels before 5.16 and before the November 2021 stable updates.
+# One value per controller in snd_hda_intel's probe order (not the ALSA card number),
+# -1 = driver default. The order can change when devices are added; run
+# `micoff-host doctor` after hardware changes.
+"#
+    };
+}
 
 /// `fix hda` before the sha256 record (no seal line), over a file it kept as a backup.
-const OLD_FIX_HDA_UNSEALED: &str = r#"# Written by micoff-host fix hda (micoff). Undo with: micoff-host fix hda --revert
+const OLD_FIX_HDA_UNSEALED: &str = concat!(
+    r#"# Written by micoff-host fix hda (micoff). Undo with: micoff-host fix hda --revert
 # micoff: the file this replaced is kept as micoff-hda.conf.micoff-backup
-# Intel Skylake+ HD-audio: read the stream position from LPIB (position_fix=1) instead
-# of azx_get_pos_skl(), which spins udelay(20) on every capture position query on
-# kernels before 5.16 and before the November 2021 stable updates.
-# One value per controller in snd_hda_intel's probe order (not the ALSA card number),
-# -1 = driver default. The order can change when devices are added; run
-# `micoff-host doctor` after hardware changes.
-# entry 0: card0 PCH: 8086:9d71 Sunrise Point-LP
+"#,
+    hda_explanation!(),
+    r#"# entry 0: card0 PCH: 8086:9d71 Sunrise Point-LP
 options snd_hda_intel position_fix=1
-"#;
+"#
+);
 
 /// `fix hda` with its sha256 record, as the fixers wrote it before the scheme moved to micoff-files.
-const FIX_HDA_SEALED: &str = r#"# Written by micoff-host fix hda (micoff). Undo with: micoff-host fix hda --revert
+const FIX_HDA_SEALED: &str = concat!(
+    r#"# Written by micoff-host fix hda (micoff). Undo with: micoff-host fix hda --revert
 # micoff: the file this replaced is kept as micoff-hda.conf.micoff-backup
 # micoff: sha256 5d30b77561f543e936f34799287d19741978bd4fc9348e793ff9adeb8ecb326a (of this file without this line; --revert keeps your edits when it no longer matches)
-# Intel Skylake+ HD-audio: read the stream position from LPIB (position_fix=1) instead
-# of azx_get_pos_skl(), which spins udelay(20) on every capture position query on
-# kernels before 5.16 and before the November 2021 stable updates.
-# One value per controller in snd_hda_intel's probe order (not the ALSA card number),
-# -1 = driver default. The order can change when devices are added; run
-# `micoff-host doctor` after hardware changes.
-options snd_hda_intel position_fix=-1
-"#;
+"#,
+    hda_explanation!(),
+    r#"options snd_hda_intel position_fix=-1
+"#
+);
 
 /// `fix client-shm` with its sha256 record, likewise.
 const FIX_CLIENT_SHM_SEALED: &str = r#"# Written by micoff-host fix client-shm (micoff). Undo with: micoff-host fix client-shm --revert

@@ -42,16 +42,9 @@ Name=Chromium
 Exec=env PULSE_LATENCY_MSEC=40 /usr/bin/chromium %U
 "#;
 
-/// The same set: a PATH wrapper, likewise.
-const OLD_WRAPPER: &str = r#"#!/bin/sh
-# Written by micoff-host
-# micoff-latency: capture_ms=40 browser=firefox command=firefox
-# `firefox` with PULSE_LATENCY_MSEC=40 in its environment: libpulse then asks
-# 40 ms for every stream of the browser (capture AND playback). It runs the browser's own
-# command, /usr/bin/firefox, found in PATH after this folder.
-# Remove with `micoff-host latency reset` (this file is micoff's; it rewrites or deletes it).
-exec env PULSE_LATENCY_MSEC=40 '/usr/bin/firefox' "$@"
-"#;
+/// The same set: a PATH wrapper, likewise (micoff-files' tests of the old forms hold it).
+const OLD_WRAPPER: &str =
+    include_str!("../../../../micoff-files/src/ours/tests/samples/old-latency-wrapper.txt");
 
 /// The three old files at their places.
 fn old_files(paths: &Paths) -> [PathBuf; 3] {
