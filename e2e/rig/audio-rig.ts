@@ -6,8 +6,8 @@
 // `parec --latency-msec=10 -d mic` reader that keeps the source running (a new capture gets data in
 // ~50 ms instead of ~2 s). Everything is a child in its own process group, stopped by PID.
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Writable } from 'node:stream';
 import * as q from './pactl.ts';

@@ -11,6 +11,7 @@ import { MeetingPage } from '../rig/meeting-page.ts';
 import {
   balancedPairedWindows,
   byProcess,
+  CONTROL_MUTED_OVER_UNMUTED,
   chromiumStreams,
   median,
   OVERHEAD_OWN,
@@ -193,7 +194,7 @@ test('CPU: released vs unmuted, control without micoff, overhead unmuted', async
       .toBeLessThanOrEqual(RELEASED_ABOVE_FLOOR);
     expect
       .soft(result.control_muted_over_unmuted, 'control: muted / unmuted without')
-      .toBeGreaterThanOrEqual(0.8);
+      .toBeGreaterThanOrEqual(CONTROL_MUTED_OVER_UNMUTED);
     expect
       .soft(result.overhead_own_threads, "overhead unmuted, micoff's own threads (paired)")
       .toBeLessThanOrEqual(OVERHEAD_OWN);

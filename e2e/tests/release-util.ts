@@ -92,6 +92,16 @@ export const PAIRED_WINDOW_S = 3;
  * docs/design/release-on-mute.md#released-above-floor-bar-value. */
 export const RELEASED_ABOVE_FLOOR = 0.08;
 
+/** The release's timing bars, medians over cycles (docs/design/release-on-mute.md, "Measured"):
+ * the record stream gone after the release point, back after the unmute, at most (ms). */
+export const RELEASE_MS = 250;
+export const RESUME_MS = 250;
+/** The far end's audio energy rising again after the unmute, at most (ms). */
+export const AUDIO_BACK_MS = 500;
+/** A CPU spec's control: muted without micoff costs at least this share of unmuted without it, so
+ * the call measured is one whose mute costs what it costs today. */
+export const CONTROL_MUTED_OVER_UNMUTED = 0.8;
+
 /** Where micoff's own code runs in a browser tree: micoff-host, the extension's service worker (its
  * renderer), the browser process (native messaging, extension messaging and storage), and the page's
  * main thread (page world and content script). Threads micoff never runs on (the audio service's
