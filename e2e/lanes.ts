@@ -11,6 +11,7 @@ export const QUIET_SPECS = [
   'release-paths-cpu.spec.ts',
   'release-echo.spec.ts',
   'release-first-words.spec.ts',
+  'release-gap.spec.ts',
   'release-timing.spec.ts',
 ] as const;
 
