@@ -1,21 +1,27 @@
-// The e2e suite's two lanes (docs/test-rig.md#two-lanes): the quiet specs measure CPU and run alone,
-// one worker, after everything else; the rest are functional and share the machine with several
-// workers. `MICOFF_E2E_LANE` (functional | quiet) picks one; unset, a run takes every spec.
+// The e2e suite's lanes (docs/test-rig.md#lanes): the functional specs share the machine with several
+// workers (beside the builds and unit tests); then the CPU specs, one at a time, beside the timing
+// specs, one at a time: each of those compares micoff with a control in the same run, and one light
+// call beside it loads both sides alike, where the functional lane's load swamped them. `MICOFF_E2E_LANE`
+// picks a lane; unset, a run takes every spec with one worker.
 
-/** The specs that must have the machine to themselves: they measure CPU, or compare micoff with the
- * plain flip to a few ms or dB, which the functional lane's load swamps (docs/test-rig.md#two-lanes). */
-export const QUIET_SPECS = [
+/** The specs that measure CPU. */
+export const CPU_SPECS = [
   'capture-latency-cpu.spec.ts',
   'firefox-quiet.spec.ts',
   'release-cpu.spec.ts',
   'release-paths-cpu.spec.ts',
+] as const;
+
+/** The specs that compare micoff with the plain flip to a few milliseconds or decibels. */
+export const TIMING_SPECS = [
   'release-echo.spec.ts',
   'release-first-words.spec.ts',
   'release-gap.spec.ts',
   'release-timing.spec.ts',
 ] as const;
 
-export type Lane = 'functional' | 'quiet';
+export const LANES = ['functional', 'cpu', 'timing'] as const;
+export type Lane = (typeof LANES)[number];
 
 /** Workers for the functional lane: its specs mostly wait on browsers and audio servers. */
 export const FUNCTIONAL_WORKERS = 3;
@@ -23,14 +29,15 @@ export const FUNCTIONAL_WORKERS = 3;
 export function laneOf(env: NodeJS.ProcessEnv = process.env): Lane | null {
   const lane = env.MICOFF_E2E_LANE;
   if (lane === undefined || lane === '') return null;
-  if (lane === 'functional' || lane === 'quiet') return lane;
-  throw new Error(`MICOFF_E2E_LANE=${lane}: expected functional or quiet`);
+  if ((LANES as readonly string[]).includes(lane)) return lane as Lane;
+  throw new Error(`MICOFF_E2E_LANE=${lane}: expected one of ${LANES.join(', ')}`);
 }
 
 /** Playwright's testMatch / testIgnore for a lane (file names under e2e/tests/). */
 export function laneFilter(lane: Lane | null): { testMatch?: string[]; testIgnore?: string[] } {
-  const quiet = QUIET_SPECS.map((f) => `**/${f}`);
-  if (lane === 'quiet') return { testMatch: quiet };
-  if (lane === 'functional') return { testIgnore: quiet };
+  const glob = (files: readonly string[]) => files.map((f) => `**/${f}`);
+  if (lane === 'cpu') return { testMatch: glob(CPU_SPECS) };
+  if (lane === 'timing') return { testMatch: glob(TIMING_SPECS) };
+  if (lane === 'functional') return { testIgnore: glob([...CPU_SPECS, ...TIMING_SPECS]) };
   return {};
 }

@@ -1,5 +1,5 @@
-// e2e on the real-audio rig (e2e/rig/): two lanes (e2e/lanes.ts): the functional specs with several
-// workers, then the quiet (CPU-measuring) specs alone with one. Retries only on CI (a retried pass is
+// e2e on the real-audio rig (e2e/rig/), in lanes (e2e/lanes.ts): the functional specs with several
+// workers; the CPU specs and the timing specs with one each. Retries only on CI (a retried pass is
 // "flaky" in the JSON report; npm test names it). List + JSON reporters: the JSON is what
 // scripts/test.sh counts (scripts/e2e-report.ts).
 import { defineConfig } from '@playwright/test';
@@ -12,7 +12,8 @@ const lane = laneOf();
 
 export default defineConfig<unknown, WorkerFixtures>({
   testDir: './tests',
-  outputDir: './artifacts/test-results',
+  // One per lane: lanes run at the same time, and Playwright empties its output folder when it starts.
+  outputDir: lane ? `./artifacts/test-results-${lane}` : './artifacts/test-results',
   ...laneFilter(lane),
   workers: lane === 'functional' ? FUNCTIONAL_WORKERS : 1,
   fullyParallel: false,

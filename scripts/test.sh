@@ -2,8 +2,8 @@
 # `npm test`: every check micoff has, in one run (deps, types and lints, unit tests, the bounded fuzz
 # run, the host's Debian package, the Playwright e2e suite), each counted by scripts/test-tally.sh; the
 # last line is `N passed (K on retry), N failed, N skipped` and the exit status is non-zero on any
-# failure. The functional e2e lane runs beside the builds and unit tests, the quiet (CPU) lane alone
-# last; the time per group and the slowest specs end the run (e2e/artifacts/durations.tsv).
+# failure. The functional e2e lane runs beside the builds and unit tests, then the CPU lane beside the
+# timing lane (e2e/lanes.ts); the time per group and the slowest specs end the run (e2e/artifacts/).
 # Options: MICOFF_TEST_ONLY=static,rust,ts,fuzz,package,e2e; MICOFF_E2E_GREP=regex.
 # More: docs/test-rig.md#npm-test-script.
 set -uo pipefail
@@ -74,10 +74,15 @@ export PATH
 e2e_lane() {
   local lane=$1 json="$ART/results-$1.json" rc grep_args=()
   rm -f "$json"
-  [ -n "${MICOFF_E2E_GREP:-}" ] && grep_args=(--grep "$MICOFF_E2E_GREP")
+  [ -n "${MICOFF_E2E_GREP:-}" ] && grep_args=(--grep "$MICOFF_E2E_GREP" --pass-with-no-tests)
   MICOFF_E2E_LANE=$lane PLAYWRIGHT_JSON_OUTPUT_NAME="$json" \
     npx playwright test -c e2e --reporter=list,json "${grep_args[@]}" >&2
   rc=$?
+  # A grep that picks no spec of this lane: nothing to count (without a grep, no test is a failure).
+  if ((${#grep_args[@]} > 0)) && [ -f "$json" ] &&
+    node -e 'const s=JSON.parse(require("fs").readFileSync(process.argv[1])).stats; process.exit(s.expected+s.unexpected+s.flaky+s.skipped>0?1:0)' "$json"; then
+    return
+  fi
   count_playwright_json "$json" "$rc"
 }
 
@@ -98,24 +103,48 @@ if want e2e || want package; then
   ((failed == failed_before)) && host_built=1
 fi
 
+# e2e_lane_bg LANE: e2e_lane in the background, its counts kept for e2e_lane_join.
+e2e_lane_bg() {
+  local lane=$1
+  (
+    local t0=$SECONDS
+    passed=0 failed=0 skipped=0 on_retry=0 failures=() retried=() skips=() spec_times=()
+    e2e_lane "$lane"
+    printf '%s %s %s %s %s\n' "$passed" "$failed" "$skipped" "$on_retry" $((SECONDS - t0)) >"$LOG_DIR/e2e-$lane.counts"
+    printf '%s\n' "${failures[@]}" >"$LOG_DIR/e2e-$lane.failures"
+    printf '%s\n' "${retried[@]}" >"$LOG_DIR/e2e-$lane.retried"
+    printf '%s\n' "${skips[@]}" >"$LOG_DIR/e2e-$lane.skips"
+    printf '%s\n' "${spec_times[@]}" >"$LOG_DIR/e2e-$lane.times"
+  ) &
+  e2e_pids[$lane]=$!
+}
+
+# e2e_lane_join LANE WHAT: waits for a background lane and adds its counts (WHAT names its time).
+e2e_lane_join() {
+  local lane=$1 what=$2 p f s r took
+  wait "${e2e_pids[$lane]}"
+  if read -r p f s r took <"$LOG_DIR/e2e-$lane.counts" 2>/dev/null; then
+    passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s)) on_retry=$((on_retry + r))
+    mapfile -t -O "${#failures[@]}" failures < <(grep -v '^$' "$LOG_DIR/e2e-$lane.failures")
+    mapfile -t -O "${#retried[@]}" retried < <(grep -v '^$' "$LOG_DIR/e2e-$lane.retried")
+    mapfile -t -O "${#skips[@]}" skips < <(grep -v '^$' "$LOG_DIR/e2e-$lane.skips")
+    mapfile -t -O "${#spec_times[@]}" spec_times < <(grep -v '^$' "$LOG_DIR/e2e-$lane.times")
+    time_group "$what" "$took"
+  else
+    fail_one "e2e $lane lane: it ended without its counts"
+  fi
+}
+
 # The functional e2e lane in the background: its specs mostly wait on browsers and audio servers, so
 # the builds and unit tests below share the machine with it, at a lower priority.
-e2e_pid=""
+declare -A e2e_pids=()
+run_e2e=0
 if want e2e && ((host_built == 0)); then
   fail_one "e2e: not run, the host did not build (above)"
 elif want e2e; then
+  run_e2e=1
   say "Playwright e2e, functional lane (in the background; its lines come as they pass)"
-  e2e_t0=$SECONDS
-  (
-    passed=0 failed=0 skipped=0 on_retry=0 failures=() retried=() skips=() spec_times=()
-    e2e_lane functional
-    printf '%s %s %s %s %s\n' "$passed" "$failed" "$skipped" "$on_retry" $((SECONDS - e2e_t0)) >"$LOG_DIR/e2e-functional.counts"
-    printf '%s\n' "${failures[@]}" >"$LOG_DIR/e2e-functional.failures"
-    printf '%s\n' "${retried[@]}" >"$LOG_DIR/e2e-functional.retried"
-    printf '%s\n' "${skips[@]}" >"$LOG_DIR/e2e-functional.skips"
-    printf '%s\n' "${spec_times[@]}" >"$LOG_DIR/e2e-functional.times"
-  ) &
-  e2e_pid=$!
+  e2e_lane_bg functional
 fi
 nice_=(nice -n 10)
 
@@ -142,7 +171,7 @@ fi
 if want ts; then
   group "TypeScript unit tests"
   say "TypeScript unit tests (node --test)"
-  mapfile -t ts_tests < <(find extension scripts e2e/rig -name '*.test.ts' -not -path '*/node_modules/*' 2>/dev/null | sort)
+  mapfile -t ts_tests < <(find extension scripts e2e -name '*.test.ts' -not -path '*/node_modules/*' 2>/dev/null | sort)
   log="$LOG_DIR/ts-unit.log"
   if ((${#ts_tests[@]} == 0)); then
     count_from "ts unit tests" 0 0 0
@@ -171,22 +200,15 @@ if want package && ((host_built == 1)); then
 fi
 group_done
 
-if [ -n "$e2e_pid" ]; then
-  wait "$e2e_pid"
-  if read -r p f s r took <"$LOG_DIR/e2e-functional.counts" 2>/dev/null; then
-    passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s)) on_retry=$((on_retry + r))
-    mapfile -t -O "${#failures[@]}" failures < <(grep -v '^$' "$LOG_DIR/e2e-functional.failures")
-    mapfile -t -O "${#retried[@]}" retried < <(grep -v '^$' "$LOG_DIR/e2e-functional.retried")
-    mapfile -t -O "${#skips[@]}" skips < <(grep -v '^$' "$LOG_DIR/e2e-functional.skips")
-    mapfile -t -O "${#spec_times[@]}" spec_times < <(grep -v '^$' "$LOG_DIR/e2e-functional.times")
-    time_group "e2e functional lane (beside the groups above)" "$took"
-  else
-    fail_one "e2e functional lane: it ended without its counts"
-  fi
-  say "Playwright e2e, quiet lane (CPU-measuring specs, alone)"
-  group "e2e quiet lane"
-  e2e_lane quiet
+if ((run_e2e == 1)); then
+  e2e_lane_join functional "e2e functional lane (beside the groups above)"
+  # The CPU specs one at a time, beside the timing specs one at a time, and nothing else.
+  say "Playwright e2e, CPU lane beside the timing lane (one spec each at a time)"
+  e2e_lane_bg timing
+  group "e2e CPU lane"
+  e2e_lane cpu
   group_done
+  e2e_lane_join timing "e2e timing lane (beside the CPU lane)"
 fi
 time_group "npm test in all" $((SECONDS - run_t0))
 
