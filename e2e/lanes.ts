@@ -17,6 +17,7 @@ export const TIMING_SPECS = [
   'release-echo.spec.ts',
   'release-first-words.spec.ts',
   'release-gap.spec.ts',
+  'release-rules.spec.ts',
   'release-timing.spec.ts',
 ] as const;
 
@@ -24,7 +25,7 @@ export const LANES = ['functional', 'cpu', 'timing'] as const;
 export type Lane = (typeof LANES)[number];
 
 /** Workers for the functional lane: its specs mostly wait on browsers and audio servers. */
-export const FUNCTIONAL_WORKERS = 3;
+export const FUNCTIONAL_WORKERS = 2;
 
 export function laneOf(env: NodeJS.ProcessEnv = process.env): Lane | null {
   const lane = env.MICOFF_E2E_LANE;

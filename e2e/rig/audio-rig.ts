@@ -533,10 +533,15 @@ export class PipeWireRig extends BaseRig {
         `master=${SIGNAL_SINK}.monitor`,
         ...(this.sourcePropsArg() ? [this.sourcePropsArg().trim()] : []),
       ]);
-      // WirePlumber creates the nodes asynchronously: wait until `mic` exists before making it default.
+      // WirePlumber creates the nodes asynchronously: wait until `mic` and the default sink (its
+      // monitor) exist before making them default ("Not supported" otherwise, on a busy machine).
+      const wanted = [MIC, `${this.defaultSink}.monitor`];
       await waitFor(
-        'the `mic` source',
-        async () => (await q.sources(this.pactl)).some((s) => s.name === MIC),
+        `the nodes ${wanted.join(', ')}`,
+        async () => {
+          const names = new Set((await q.sources(this.pactl)).map((s) => s.name));
+          return wanted.every((n) => names.has(n));
+        },
         opts,
       );
       if (this.opts.echoPath === 'loopback') {

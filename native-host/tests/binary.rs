@@ -352,13 +352,15 @@ impl Drop for Sleepers {
 #[test]
 fn eight_cpu_subscriptions_under_ulimit_256_all_keep_reporting() {
     let _sleepers = Sleepers::start(300);
+    // The host's log, said when it does not end cleanly.
+    let log = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("eight-subscriptions.log");
     let me = std::process::id();
     let mut cmd = Command::new("sh");
     cmd.arg("-c")
         .arg(r#"ulimit -n 256 && exec "$0" "$1""#)
         .arg(env!("CARGO_BIN_EXE_micoff-host"))
         .arg(chrome_origin())
-        .stderr(Stdio::null());
+        .stderr(Stdio::from(std::fs::File::create(&log).unwrap()));
     let mut client = HostClient::spawn(cmd).unwrap();
     for _ in 1..=8 {
         client.send(serde_json::json!(
@@ -382,7 +384,12 @@ fn eight_cpu_subscriptions_under_ulimit_256_all_keep_reporting() {
             .or_default() += 1;
     }
     let status = client.close_and_wait(std::time::Duration::from_secs(20));
-    assert_eq!(status.and_then(|s| s.code()), Some(0));
+    assert_eq!(
+        status.and_then(|s| s.code()),
+        Some(0),
+        "the host's stderr:\n{}",
+        std::fs::read_to_string(&log).unwrap_or_default()
+    );
 }
 
 /// `cmd` started under the open-file limits `soft`/`hard`, with `taken` more fds open (copies of
