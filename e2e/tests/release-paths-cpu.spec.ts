@@ -28,7 +28,7 @@ const ROUNDS = Number(process.env.MICOFF_CPU_ROUNDS ?? 3);
 const WINDOW_S = Number(process.env.MICOFF_CPU_WINDOW_S ?? 5);
 /** The stand-in's cost while unmuted (paired with / without), at most
  * (docs/design/release-on-mute.md#release-paths-cpu-bar-values). */
-const STAND_IN_BAR = 1.25;
+const STAND_IN_BAR = 1.3;
 /** The WebAudio pipeline muted, with / without micoff (paired windows, browser trees), at most: between
  * released and not released (docs/design/release-on-mute.md#release-paths-cpu-bar-values). */
 const WEBAUDIO_SAVED_PAIRED = 0.85;
