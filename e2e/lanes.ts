@@ -1,19 +1,16 @@
 // The e2e suite's lanes (docs/test-rig.md#lanes): the functional specs share the machine with several
 // workers (beside the builds and unit tests); then the CPU specs, one at a time, beside the timing
 // specs, one at a time (each compares micoff with a control in the same run: one light call beside it
-// loads both sides alike); last the solo spec alone. `MICOFF_E2E_LANE` picks a lane; unset, a run
-// takes every spec with one worker.
+// loads both sides alike). `MICOFF_E2E_LANE` picks a lane; unset, a run takes every spec with one
+// worker.
 
 /** The specs that measure CPU. */
 export const CPU_SPECS = [
   'capture-latency-cpu.spec.ts',
   'firefox-quiet.spec.ts',
   'release-cpu.spec.ts',
+  'release-paths-cpu.spec.ts',
 ] as const;
-
-/** The CPU spec whose bar has the least margin (the insertable stand-in's cost, docs/test-rig.md#lanes):
- * alone on the machine, after the other lanes. */
-export const SOLO_SPECS = ['release-paths-cpu.spec.ts'] as const;
 
 /** The specs that compare micoff with the plain flip to a few milliseconds or decibels. */
 export const TIMING_SPECS = [
@@ -24,7 +21,7 @@ export const TIMING_SPECS = [
   'release-timing.spec.ts',
 ] as const;
 
-export const LANES = ['functional', 'cpu', 'timing', 'solo'] as const;
+export const LANES = ['functional', 'cpu', 'timing'] as const;
 export type Lane = (typeof LANES)[number];
 
 /** Workers for the functional lane: its specs mostly wait on browsers and audio servers. */
@@ -42,7 +39,6 @@ export function laneFilter(lane: Lane | null): { testMatch?: string[]; testIgnor
   const glob = (files: readonly string[]) => files.map((f) => `**/${f}`);
   if (lane === 'cpu') return { testMatch: glob(CPU_SPECS) };
   if (lane === 'timing') return { testMatch: glob(TIMING_SPECS) };
-  if (lane === 'solo') return { testMatch: glob(SOLO_SPECS) };
-  if (lane === 'functional') return { testIgnore: glob([...CPU_SPECS, ...TIMING_SPECS, ...SOLO_SPECS]) };
+  if (lane === 'functional') return { testIgnore: glob([...CPU_SPECS, ...TIMING_SPECS]) };
   return {};
 }

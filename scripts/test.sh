@@ -209,10 +209,6 @@ if ((run_e2e == 1)); then
   e2e_lane cpu
   group_done
   e2e_lane_join timing "e2e timing lane (beside the CPU lane)"
-  say "Playwright e2e, solo lane (alone)"
-  group "e2e solo lane"
-  e2e_lane solo
-  group_done
 fi
 time_group "npm test in all" $((SECONDS - run_t0))
 

@@ -15,7 +15,7 @@ import { startXvfb, type Xvfb, xvfbMissing } from '../rig/xvfb.ts';
 import { INSTRUMENT, recordStreamsOn } from './first-words-util.ts';
 import { median, saveArtifact, setReleaseSettings } from './release-util.ts';
 
-const CYCLES = Number(process.env.MICOFF_FIRST_WORDS_CYCLES ?? 7);
+const CYCLES = Number(process.env.MICOFF_FIRST_WORDS_CYCLES ?? 11);
 /** An encoded frame at least this big carries the signal: Opus encodes silence to 32-35 bytes here,
  * the signal to 80-100 (measured); right after an RTP restart (micoff's reopen restarts the senders)
  * the first one or two silent frames are big too, which is why every frame of the 100 ms before the
@@ -83,7 +83,7 @@ for (const sourceKind of ['monitor', 'clock'] as const) {
     audioServer,
     pages,
   }) => {
-    test.setTimeout(300_000);
+    test.setTimeout(480_000);
     need(xvfbMissing());
     const { startAudioRig } = await import('../rig/audio-rig.ts');
     const rig = await startAudioRig(audioServer, { reader: false, tone: false });
