@@ -38,14 +38,16 @@ function lockHolder(n: number): number | null {
  * Starts Xvfb on the first display that is free and that it gets: from :90, ten apart per Playwright
  * worker (TEST_PARALLEL_INDEX), and on to the next one when another server took it first (its lock
  * file names another process, or ours exits). Two workers that pick the same number at once each end
- * up with their own display, never with the other's.
+ * up with their own display, never with the other's. `MICOFF_XVFB_FIRST` moves the start (a second
+ * run on the same machine whose /tmp is private still shares the abstract X socket names).
  */
 export async function startXvfb(): Promise<Xvfb> {
   const missing = xvfbMissing();
   if (missing || !XVFB) throw new Error(missing ?? 'Xvfb is not installed');
   const taken = (n: number) => existsSync(`/tmp/.X${n}-lock`) || existsSync(`/tmp/.X11-unix/X${n}`);
   const dir = mkdtempSync(join(tmpdir(), 'micoff-xvfb-'));
-  const first = 90 + 10 * Number(process.env.TEST_PARALLEL_INDEX ?? 0);
+  const first =
+    Number(process.env.MICOFF_XVFB_FIRST ?? 90) + 10 * Number(process.env.TEST_PARALLEL_INDEX ?? 0);
   for (let n = first; n < first + 50; n++) {
     if (taken(n)) continue;
     const child: Child = startChild(
