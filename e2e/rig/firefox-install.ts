@@ -1,7 +1,7 @@
 // What the installer specs share (per profile, firefox-release-install; system-wide by policy,
 // firefox-system-install): the packaged xpi, a user's fresh profile, Firefox's own records of the
 // add-on, micoff's background reaching the host, and Firefox's own release timed at the server.
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser as BrowserKind, createProfile } from '@puppeteer/browsers';
 import { FIREFOX_RELEASE_PREF } from '../../extension/src/shared/firefox-release.ts';
@@ -15,7 +15,7 @@ import {
   pageWaitFor,
 } from './firefox.ts';
 import type { PageServer } from './page-server.ts';
-import { FIREFOX_EXTENSION_DIR, ROOT } from './paths.ts';
+import { FIREFOX, FIREFOX_EXTENSION_DIR, ROOT } from './paths.ts';
 import { run, waitFor } from './proc.ts';
 
 /** The xpi `npm run package` writes (scripts/package.mjs, from the built dist/firefox), into `outDir`. */
@@ -42,32 +42,23 @@ export interface UserProfile {
   usersOwn: string;
 }
 
-/**
- * A fresh profile, never started, listed in `<home>/.mozilla/firefox/profiles.ini` as a user's. Its
- * user.js holds what the rig needs (the prefs of the WebDriver BiDi connection, written by
- * @puppeteer/browsers' createProfile, the rig's audio settings, the add-on's pinned moz-extension
- * UUID): the user's own lines.
- */
-export async function createUserProfile(home: string): Promise<UserProfile> {
-  const profile = join(home, '.mozilla', 'firefox', 'test.default-esr');
-  await createProfile(BrowserKind.FIREFOX, {
-    path: profile,
-    preferences: {
-      'media.navigator.permission.disabled': true,
-      'media.navigator.streams.fake': false,
-      'media.cubeb.backend': 'pulse',
-      'media.autoplay.default': 0,
-      'fission.webContentIsolationStrategy': 0,
-      'extensions.webextensions.uuids': JSON.stringify({ [firefoxExtensionId()]: FIREFOX_EXTENSION_UUID }),
-      // Firefox's remote agent (there for the test to look in) would otherwise set its
-      // "recommended" automation prefs, add-on scopes among them, and leave them in prefs.js.
-      'remote.prefs.recommended': false,
-    },
-  });
-  writeFileSync(
-    join(home, '.mozilla', 'firefox', 'profiles.ini'),
-    '[Profile0]\nName=test\nIsRelative=1\nPath=test.default-esr\nDefault=1\n\n[General]\nStartWithLastProfile=1\nVersion=2\n',
-  );
+/** The rig's prefs, a profile's user.js lines as the user's own: the WebDriver BiDi connection's (written
+ * by @puppeteer/browsers' createProfile), the audio settings, the add-on's pinned moz-extension UUID. */
+const RIG_PREFS: Record<string, unknown> = {
+  'media.navigator.permission.disabled': true,
+  'media.navigator.streams.fake': false,
+  'media.cubeb.backend': 'pulse',
+  'media.autoplay.default': 0,
+  'fission.webContentIsolationStrategy': 0,
+  'extensions.webextensions.uuids': JSON.stringify({ [firefoxExtensionId()]: FIREFOX_EXTENSION_UUID }),
+  // Firefox's remote agent (there for the test to look in) would otherwise set its
+  // "recommended" automation prefs, add-on scopes among them, and leave them in prefs.js.
+  'remote.prefs.recommended': false,
+};
+
+/** Writes the rig's prefs as `profile`'s user.js (the user's own lines). */
+async function rigUserJs(profile: string): Promise<Omit<UserProfile, 'profile'>> {
+  await createProfile(BrowserKind.FIREFOX, { path: profile, preferences: RIG_PREFS });
   const userJs = join(profile, 'user.js');
   // createProfile's automation prefs also switch off the auto-disabling of dropped-in add-ons
   // (extensions.autoDisableScopes 0, enabledScopes 5); a user's profile has neither, and taking
@@ -79,7 +70,68 @@ export async function createUserProfile(home: string): Promise<UserProfile> {
   writeFileSync(userJs, usersOwn);
   if (usersOwn.includes(FIREFOX_RELEASE_PREF))
     throw new Error('the fresh profile already has the release pref');
-  return { profile, userJs, usersOwn };
+  return { userJs, usersOwn };
+}
+
+/**
+ * A fresh profile, never started, listed in `<home>/.mozilla/firefox/profiles.ini` as a user's (the
+ * legacy layout, laid out by the test). Its user.js holds the rig's prefs, the user's own lines.
+ */
+export async function createUserProfile(home: string): Promise<UserProfile> {
+  const profile = join(home, '.mozilla', 'firefox', 'test.default-esr');
+  mkdirSync(profile, { recursive: true });
+  writeFileSync(
+    join(home, '.mozilla', 'firefox', 'profiles.ini'),
+    '[Profile0]\nName=test\nIsRelative=1\nPath=test.default-esr\nDefault=1\n\n[General]\nStartWithLastProfile=1\nVersion=2\n',
+  );
+  return { profile, ...(await rigUserJs(profile)) };
+}
+
+/** `base` as a new user's environment on `home`: no XDG base folders of the test runner's (Firefox and
+ * micoff-host then use the home's defaults, as for a user who set none). */
+export function freshUserEnv(base: NodeJS.ProcessEnv, home: string): NodeJS.ProcessEnv {
+  const env = Object.fromEntries(
+    Object.entries(base).filter(([k]) => !/^XDG_(CONFIG|DATA|STATE|CACHE)_HOME$/.test(k)),
+  );
+  return { ...env, HOME: home };
+}
+
+export interface MadeProfile extends UserProfile {
+  /** The folder of the profiles.ini Firefox wrote (its profile root). */
+  root: string;
+  /** Every profile that profiles.ini lists (Firefox ESR makes two, `default` and `default-esr`). */
+  all: string[];
+}
+
+/**
+ * The profile Firefox makes for a new user: Firefox ESR run once, headless, on `env` (its HOME fresh),
+ * left to exit. Returns the profile this Firefox starts by default (installs.ini's `Default=`), found
+ * where Firefox put it (`${XDG_CONFIG_HOME:-~/.config}/mozilla/firefox` for Firefox 147+ on a fresh
+ * HOME, `~/.mozilla/firefox` before), with the rig's prefs as its user.js.
+ */
+export async function firefoxMadeProfile(env: NodeJS.ProcessEnv): Promise<MadeProfile> {
+  const home = env.HOME;
+  if (!home) throw new Error('firefoxMadeProfile: no HOME');
+  const shot = join(home, '.first-run.png');
+  const first = await run(FIREFOX, ['--headless', '--screenshot', shot, 'about:blank'], {
+    env,
+    timeoutMs: 60_000,
+  });
+  rmSync(shot, { force: true });
+  if (first.code !== 0) throw new Error(`Firefox's first run failed:\n${first.stdout}${first.stderr}`);
+  const roots = [
+    join(env.XDG_CONFIG_HOME || join(home, '.config'), 'mozilla', 'firefox'),
+    join(home, '.mozilla', 'firefox'),
+  ];
+  const root = roots.find((r) => existsSync(join(r, 'installs.ini')));
+  if (!root) throw new Error(`Firefox's first run wrote no installs.ini in ${roots.join(' or ')}`);
+  const defaults = /^Default=(.+)$/m.exec(readFileSync(join(root, 'installs.ini'), 'utf8'));
+  if (!defaults?.[1]) throw new Error(`${root}/installs.ini names no default profile`);
+  const profile = join(root, defaults[1].trim());
+  const all = [...readFileSync(join(root, 'profiles.ini'), 'utf8').matchAll(/^Path=(.+)$/gm)].map((m) =>
+    join(root, (m[1] ?? '').trim()),
+  );
+  return { root, all, profile, ...(await rigUserJs(profile)) };
 }
 
 /** micoff's entry in Firefox's add-on database (`extensions.json`, written by Firefox), if any. */
@@ -122,6 +174,48 @@ export async function firefoxRecordStreams(rig: AudioRig) {
   return (await rig.recordStreams()).filter((s) =>
     /firefox/i.test(`${s.applicationName ?? ''} ${s.processBinary ?? ''}`),
   );
+}
+
+/**
+ * A call on the meeting page, muted once Firefox has had the device `delayMs`, then unmuted once its
+ * record stream has left the server. Returns how long after the mute the stream left, and how long
+ * after the unmute one was back; throws when either is not seen within `withinMs`.
+ */
+export async function muteReleasesUnmuteReacquires(
+  ff: FirefoxOnProfile,
+  rig: AudioRig,
+  pages: PageServer,
+  delayMs: number,
+  withinMs: number,
+): Promise<{ releasedMs: number; reacquiredMs: number }> {
+  const meeting = await ff.browser.newPage();
+  try {
+    await meeting.goto(pages.url('meeting.html'));
+    await pageWaitFor(meeting, 'the meeting page', () => window.ready !== undefined);
+    await meeting.evaluate(() => window.ready);
+    await waitFor('Firefox’s record stream running', async () =>
+      (await firefoxRecordStreams(rig)).some((s) => !s.corked) ? true : null,
+    );
+    await new Promise((r) => setTimeout(r, delayMs + 200));
+    const mutedAt = Date.now();
+    await meeting.evaluate(() => window.mute());
+    await waitFor(
+      'Firefox’s record stream gone after the mute',
+      async () => ((await firefoxRecordStreams(rig)).length === 0 ? true : null),
+      { timeoutMs: withinMs, intervalMs: 20 },
+    );
+    const releasedMs = Date.now() - mutedAt;
+    const unmutedAt = Date.now();
+    await meeting.evaluate(() => window.unmute());
+    await waitFor(
+      'Firefox’s record stream back after the unmute',
+      async () => ((await firefoxRecordStreams(rig)).some((s) => !s.corked) ? true : null),
+      { timeoutMs: withinMs, intervalMs: 20 },
+    );
+    return { releasedMs, reacquiredMs: Date.now() - unmutedAt };
+  } finally {
+    await meeting.close().catch(() => {});
+  }
 }
 
 /**

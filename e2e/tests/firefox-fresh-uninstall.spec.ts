@@ -1,4 +1,4 @@
-// One `micoff-host uninstall` on a fresh Firefox ESR profile puts it back as it was: everything micoff
+// One `micoff-host uninstall` on the profile Firefox ESR made on a fresh HOME puts it back as it was: everything micoff
 // installs for Firefox goes in, Firefox takes it up, one uninstall runs, and after Firefox's next start
 // user.js, prefs.js, the files and the add-on database are the user's again.
 // Steps: docs/design/uninstall.md#firefox-fresh-uninstall-spec.
@@ -12,7 +12,7 @@ import {
   firefoxMissing,
   startFirefoxOnProfile,
 } from '../rig/firefox.ts';
-import { addonRecord, createUserProfile, packagedXpi } from '../rig/firefox-install.ts';
+import { addonRecord, firefoxMadeProfile, packagedXpi } from '../rig/firefox-install.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { requireHost } from '../rig/host.ts';
 import { need } from '../rig/needs.ts';
@@ -40,10 +40,11 @@ function micoffPrefLines(profile: string): Record<string, string | undefined> {
 }
 
 /** The folders under `dir` (relative), sorted: Firefox's own data stores aside, whose content is
- * Firefox's to keep (caches, telemetry, session and storage folders it fills as it runs), and
- * libpulse's `~/.config/pulse` (its runtime link, made by the audio library of whatever connects to
- * the audio server: Firefox, or micoff-host once Firefox started it for the add-on). */
-function folders(dir: string): string[] {
+ * Firefox's to keep (caches, telemetry, crash reports, session and storage folders it fills as it
+ * runs, in its profiles under `root` and beside them), and libpulse's `~/.config/pulse` (its runtime
+ * link, made by the audio library of whatever connects to the audio server: Firefox, or micoff-host
+ * once Firefox started it for the add-on). */
+function folders(dir: string, root: string): string[] {
   const firefoxOwn =
     /^(cache2|startupCache|datareporting|saved-telemetry-pings|crashes|minidumps|sessionstore-backups|security_state|shader-cache|storage|browser-extension-data|gmp-[^/]*|settings|thumbnails|weave)(\/|$)/;
   const out: string[] = [];
@@ -52,9 +53,11 @@ function folders(dir: string): string[] {
       const p = join(d, name);
       if (!statSync(p, { throwIfNoEntry: false })?.isDirectory()) continue;
       const rel = relative(dir, p);
-      if (rel === '.config/pulse') continue;
-      const inProfile = rel.split('/').slice(3).join('/'); // below .mozilla/firefox/<profile>/
-      if (rel.startsWith('.mozilla/firefox/') && inProfile && firefoxOwn.test(inProfile)) continue;
+      if (rel === '.config/pulse' || rel === '.cache' || /(^|\/)(Crash Reports|Pending Pings)$/.test(rel))
+        continue;
+      const inRoot = relative(root, p).split('/');
+      const inProfile = inRoot.slice(1).join('/'); // below <root>/<profile>/
+      if (inRoot[0] !== '..' && inProfile && firefoxOwn.test(inProfile)) continue;
       out.push(rel);
       walk(p);
     }
@@ -79,7 +82,7 @@ test('a fresh Firefox profile: everything micoff installs for Firefox, taken up,
     XDG_STATE_HOME: join(home, '.local', 'state'),
   };
   const firefoxEnv: NodeJS.ProcessEnv = { ...process.env, ...userEnv };
-  const profile = join(home, '.mozilla', 'firefox', 'test.default-esr');
+  let profile = '';
   const id = firefoxExtensionId();
   const host = requireHost(HOST_BINARY);
   let ff: FirefoxOnProfile | undefined;
@@ -91,13 +94,16 @@ test('a fresh Firefox profile: everything micoff installs for Firefox, taken up,
   };
   try {
     const xpi = await packagedXpi(join(home, 'package'));
-    const { userJs } = await createUserProfile(home);
+    // The profile Firefox ESR makes on its first run on the fresh HOME (under $XDG_CONFIG_HOME).
+    const made = await firefoxMadeProfile(firefoxEnv);
+    profile = made.profile;
+    const { userJs } = made;
     // "Before": the fresh profile after its first run of its own.
     await runFirefox();
     const userJsBefore = readFileSync(userJs);
     const prefsBefore = micoffPrefLines(profile);
     // The package folder is the test's, not the user's: out of the comparison.
-    const foldersBefore = folders(home).filter((f) => !f.startsWith('package'));
+    const foldersBefore = folders(home, made.root).filter((f) => !f.startsWith('package'));
     expect(prefsBefore['xpinstall.signatures.required']).toBeUndefined();
 
     const installed = await run(
@@ -142,7 +148,7 @@ test('a fresh Firefox profile: everything micoff installs for Firefox, taken up,
     expect(micoffPrefLines(profile)).toEqual(prefsBefore);
     expect(existsSync(manifest) || existsSync(copy)).toBe(false);
     expect(existsSync(join(home, '.local'))).toBe(false);
-    expect(folders(home).filter((f) => !f.startsWith('package'))).toEqual(foldersBefore);
+    expect(folders(home, made.root).filter((f) => !f.startsWith('package'))).toEqual(foldersBefore);
   } finally {
     await ff?.stop().catch(() => {});
     rmSync(home, { recursive: true, force: true });

@@ -1,5 +1,5 @@
-// `micoff-host install --firefox-xpi --firefox-release` on Debian's Firefox ESR as a user does it: a
-// fresh profile gets the manifest, the add-on copy and the user.js block; Firefox started as a user
+// `micoff-host install --firefox-xpi --firefox-release` on Debian's Firefox ESR as a user does it: the
+// profile Firefox made on a fresh HOME gets the manifest, the add-on copy and the user.js block; Firefox started as a user
 // starts it runs micoff and releases the mic; `--uninstall` leaves the profile as it was.
 // Steps, and why Firefox is not started by puppeteer's launcher:
 // docs/design/firefox-install.md#firefox-release-install-spec.
@@ -15,8 +15,9 @@ import {
 } from '../rig/firefox.ts';
 import {
   addonRecord,
-  createUserProfile,
   expectReachingTheHost,
+  firefoxMadeProfile,
+  freshUserEnv,
   lines,
   muteAndWatchRelease,
   packagedXpi,
@@ -40,9 +41,9 @@ test('install --firefox-xpi --firefox-release: Firefox ESR started normally has 
   need(firefoxMissing());
   test.setTimeout(180_000);
   const home = mkdtempSync(join(tmpdir(), 'micoff-ffinstall-'));
-  const userEnv = { ...process.env, HOME: home };
-  const firefoxEnv = { ...rig.clientEnv, HOME: home };
-  const profile = join(home, '.mozilla', 'firefox', 'test.default-esr');
+  const userEnv = freshUserEnv(process.env, home);
+  const firefoxEnv = freshUserEnv(rig.clientEnv, home);
+  let profile = '';
   const id = firefoxExtensionId();
   const host = requireHost(HOST_BINARY);
   const starts: number[] = [];
@@ -59,10 +60,12 @@ test('install --firefox-xpi --firefox-release: Firefox ESR started normally has 
     if (running) stops.push(await running.stop());
   };
   try {
-    // The packaged xpi, as `npm run package` writes it (here into a folder of the test's own), and a
-    // fresh profile, never started, listed where Firefox lists a user's profiles.
+    // The packaged xpi, as `npm run package` writes it (here into a folder of the test's own), and the
+    // profile Firefox ESR makes on its first run on the fresh HOME (under ~/.config/mozilla/firefox).
     const xpi = await packagedXpi(join(home, 'package'));
-    const { userJs, usersOwn } = await createUserProfile(home);
+    const made = await firefoxMadeProfile(firefoxEnv);
+    profile = made.profile;
+    const { userJs, usersOwn } = made;
     expect(usersOwn).not.toMatch(ADDON_PREFS);
 
     const installArgs = ['install', '--browser', 'firefox', '--firefox-release', '--firefox-xpi'];

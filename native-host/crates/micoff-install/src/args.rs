@@ -58,7 +58,8 @@ pub struct InstallArgs {
               (micoff's release delay), in milliseconds."))]
     pub release_delay_ms: u32,
     /// Firefox profile folders for --firefox-release and --firefox-xpi (repeatable; default:
-    /// every profile listed in ~/.mozilla/firefox/profiles.ini).
+    /// every profile listed in the profiles.ini of ~/.mozilla/firefox and of
+    /// ${XDG_CONFIG_HOME:-~/.config}/mozilla/firefox).
     #[arg(long = "firefox-profile", value_name = "DIR")]
     pub firefox_profiles: Vec<PathBuf>,
     /// Install micoff's add-on for good in Firefox ESR / Developer Edition / Nightly from this

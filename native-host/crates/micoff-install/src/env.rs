@@ -137,11 +137,18 @@ impl InstallEnv {
         if let (Some(name), Some(link)) = (facts.snap, self.snap(browser)) {
             return Some(format!("snap {name} ({})", link.display()));
         }
-        let marker = self.user_base(browser).join(browser.profile_marker());
-        if marker.is_file() {
-            return Some(format!("profile {}", marker.display()));
-        }
-        None
+        let markers = if browser.is_firefox() {
+            crate::firefox::profiles::profile_roots(self)
+                .into_iter()
+                .map(|r| r.join("profiles.ini"))
+                .collect()
+        } else {
+            vec![self.user_base(browser).join(browser.profile_marker())]
+        };
+        markers
+            .into_iter()
+            .find(|m| m.is_file())
+            .map(|m| format!("profile {}", m.display()))
     }
 
     /// Every Firefox executable found (PATH, the usual install locations), links not resolved.

@@ -31,7 +31,7 @@ use micoff_files::shown;
 
 use args::CMD;
 use firefox::request::{Addon, Request as FirefoxRequest};
-use micoff_exit::{EXIT_OK, EXIT_PARTIAL, EXIT_USAGE};
+use micoff_exit::{EXIT_ERROR, EXIT_OK, EXIT_PARTIAL, EXIT_USAGE};
 use micoff_native::FIREFOX_EXTENSION_ID;
 
 /// The command micoff's record names for what `install` wrote.
@@ -149,9 +149,21 @@ fn firefox_request<'a>(
     let profiles = if args.system {
         Vec::new()
     } else if args.firefox_profiles.is_empty() {
-        let (found, notes) = firefox::profiles::profiles(&env.home);
+        let (found, notes) = firefox::profiles::profiles(env);
         for n in notes {
             let _ = writeln!(out, "Firefox: note: {n}");
+        }
+        if found.is_empty() && !args.uninstall {
+            micoff_exit::report(
+                err,
+                CMD,
+                format!(
+                    "no Firefox profile found (looked in {}); nothing written",
+                    firefox::profiles::profiles_ini_shown(env)
+                ),
+                "start Firefox once (it makes its profile), or name one with --firefox-profile",
+            );
+            return Err(EXIT_ERROR);
         }
         found
     } else {

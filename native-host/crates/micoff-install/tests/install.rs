@@ -44,6 +44,34 @@ fn uninstall_chromium_crx() -> InstallArgs {
 const MANIFEST: &str = "org.micoff.host.json";
 
 #[test]
+fn a_firefox_that_made_its_profile_under_the_config_home_is_detected_and_gets_the_manifest_it_reads(
+) {
+    for config_home in [None, Some("cfg")] {
+        let (tmp, mut env) = temp_env();
+        env.config_home = config_home.map(|c| tmp.path().join(c));
+        let profiles_ini = env.config_home().join("mozilla/firefox/profiles.ini");
+        touch(&profiles_ini);
+        let (code, out) = install(&args(), &env);
+        assert_eq!(code, 0, "{out}");
+        assert!(
+            out.contains(&format!(
+                "found Firefox: profile {}",
+                profiles_ini.display()
+            )),
+            "{out}"
+        );
+        // The manifest in ~/.mozilla, the one per-user folder Firefox reads, XDG or not; no
+        // legacy profile root made.
+        assert!(tmp
+            .path()
+            .join("home/.mozilla/native-messaging-hosts")
+            .join(MANIFEST)
+            .is_file());
+        assert!(!tmp.path().join("home/.mozilla/firefox").exists());
+    }
+}
+
+#[test]
 fn installs_for_detected_browsers_only_and_is_idempotent() {
     let (tmp, env) = temp_env();
     executable(&tmp.path().join("bin/chromium"));

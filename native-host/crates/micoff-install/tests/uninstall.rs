@@ -518,3 +518,89 @@ fn a_manifest_written_through_a_dotfiles_link_goes_as_the_link_the_file_stays() 
         written
     );
 }
+
+/// The machine's Firefox as Firefox 147+ makes it for a new user: its profile root under
+/// `config` (`$XDG_CONFIG_HOME`, or `~/.config` when `None`), no `~/.mozilla` at all.
+fn profiles_in_config_home(m: &mut Machine, config: Option<&Path>) {
+    let base = config.map_or_else(|| m.env.home.join(".config"), Path::to_path_buf);
+    std::fs::create_dir_all(&base).unwrap();
+    std::fs::rename(m.env.home.join(".mozilla"), base.join("mozilla")).unwrap();
+    m.profile = base.join("mozilla/firefox/abc.default-esr");
+    m.env.config_home = config.map(Path::to_path_buf);
+}
+
+fn firefox_only(m: &Machine) -> InstallArgs {
+    InstallArgs {
+        browsers: vec![Browser::Firefox],
+        firefox_xpi: Some(Some(m.xpi.clone())),
+        firefox_release: true,
+        ..support::install_args()
+    }
+}
+
+#[test]
+fn a_profile_under_the_config_home_gets_micoff_and_one_uninstall_puts_the_home_back() {
+    for config in [None, Some("cfg")] {
+        let mut m = machine();
+        let config = config.map(|c| m.tmp.path().join(c));
+        profiles_in_config_home(&mut m, config.as_deref());
+        let before = snapshot(m.tmp.path());
+        let (code, out) = install(&firefox_only(&m), &m.env);
+        assert_eq!(code, 0, "{out}");
+        let copy = m
+            .profile
+            .join("extensions")
+            .join(format!("{FIREFOX_EXTENSION_ID}.xpi"));
+        assert!(copy.is_file(), "{out}");
+        let user_js = std::fs::read_to_string(m.profile.join("user.js")).unwrap();
+        assert!(
+            user_js.contains("off_while_disabled.enabled\", true"),
+            "{user_js}"
+        );
+        // The manifest where Firefox reads a user's: ~/.mozilla/native-messaging-hosts, whatever
+        // the profile root; no legacy profile root made.
+        assert!(m
+            .env
+            .home
+            .join(".mozilla/native-messaging-hosts/org.micoff.host.json")
+            .is_file());
+        assert!(!m.env.home.join(".mozilla/firefox").exists());
+        let (code, out) = uninstall(false, false, &m.env);
+        assert_eq!(code, 0, "{out}");
+        assert_eq!(snapshot(m.tmp.path()), before, "{out}");
+    }
+}
+
+#[test]
+fn no_firefox_profile_anywhere_is_an_error_that_writes_nothing() {
+    let mut m = machine();
+    std::fs::remove_dir_all(m.env.home.join(".mozilla")).unwrap();
+    // Firefox's XDG root with no profiles.ini in it (a Firefox that never finished its first
+    // start) lists no profile either.
+    std::fs::create_dir_all(m.env.home.join(".config/mozilla/firefox")).unwrap();
+    let before = snapshot(m.tmp.path());
+    for dry_run in [false, true] {
+        let (code, out) = install(
+            &InstallArgs {
+                dry_run,
+                ..firefox_only(&m)
+            },
+            &m.env,
+        );
+        assert_eq!(code, 1, "{out}");
+        assert!(
+            out.contains("no Firefox profile found")
+                && out.contains("~/.mozilla/firefox/profiles.ini")
+                && out.contains("~/.config/mozilla/firefox/profiles.ini")
+                && out.contains("nothing written"),
+            "{out}"
+        );
+        assert_eq!(snapshot(m.tmp.path()), before, "{out}");
+    }
+    // The same with $XDG_CONFIG_HOME: that is where it looked.
+    m.env.config_home = Some(m.tmp.path().join("cfg"));
+    let (code, out) = install(&firefox_only(&m), &m.env);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("cfg/mozilla/firefox/profiles.ini"), "{out}");
+    assert_eq!(snapshot(m.tmp.path()), before, "{out}");
+}

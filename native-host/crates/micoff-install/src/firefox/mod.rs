@@ -48,7 +48,8 @@ pub fn run_into(req: &Request<'_>, journal: &mut Journal, report: &mut Report<'_
         } else if req.system_root.is_some() {
             "no Firefox found here (an executable in PATH or the usual install folders, or /etc/firefox)"
         } else {
-            "no Firefox profile found (~/.mozilla/firefox/profiles.ini; name one with --firefox-profile)"
+            "no Firefox profile found (the profiles.ini of ~/.mozilla/firefox, the config home's \
+             mozilla/firefox, the snap's; name one with --firefox-profile)"
         };
         report.note(what);
         return if req.uninstall { EXIT_OK } else { EXIT_ERROR };

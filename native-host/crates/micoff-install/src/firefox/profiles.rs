@@ -1,30 +1,70 @@
-//! Which folders are Firefox profiles micoff may change: those a user's `profiles.ini` lists (the
-//! regular one, `~/.mozilla/firefox`, and the snap Firefox's, `~/snap/firefox/common/.mozilla/
-//! firefox`: the snap runs with `HOME=$SNAP_USER_COMMON`), and folders named with
-//! `--firefox-profile`. Contained: a relative `Path=` must stay inside the folder of its
-//! `profiles.ini` (`Path=../../../x` is refused), and any profile must be a folder of the user
-//! running micoff that looks like a Firefox profile (or is still empty: a new one), so neither a
-//! forged `profiles.ini` nor a mistyped `--firefox-profile ~` has micoff write a `user.js` and an
-//! `extensions/` folder somewhere else.
+//! Which folders are Firefox profiles micoff may change: those a user's `profiles.ini` files list
+//! (in each of [`profile_roots`]: where Firefox keeps them, docs/design/firefox-install.md#where-
+//! firefox-keeps-profiles-and-manifests), and folders named with `--firefox-profile`. Contained: a
+//! relative `Path=` must stay inside the folder of its `profiles.ini` (`Path=../../../x` is
+//! refused), and any profile must be a folder of the user running micoff that looks like a Firefox
+//! profile (or is still empty: a new one), so neither a forged `profiles.ini` nor a mistyped
+//! `--firefox-profile ~` has micoff write a `user.js` and an `extensions/` folder somewhere else.
 
 use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
 use micoff_files::{read_regular_text, shown, MAX_TEXT_BYTES};
 
-/// Where a user's Firefox lists its profiles, relative to the home: the regular Firefox's and the
-/// snap's (docs/design/sandboxed-browsers.md).
-pub const PROFILE_FOLDERS: [&str; 2] = [".mozilla/firefox", "snap/firefox/common/.mozilla/firefox"];
+use crate::env::InstallEnv;
+
+/// The legacy profile root, relative to the home: Firefox before 147 always, and any later one
+/// while this folder exists.
+pub const LEGACY_ROOT: &str = ".mozilla/firefox";
+/// The XDG profile root, relative to the config home (`$XDG_CONFIG_HOME`, else `~/.config`):
+/// Firefox 147 and later when [`LEGACY_ROOT`] does not exist (a new user's).
+pub const XDG_ROOT: &str = "mozilla/firefox";
+/// The snap Firefox's profile root, relative to the home (it runs with `HOME=$SNAP_USER_COMMON`,
+/// docs/design/sandboxed-browsers.md).
+pub const SNAP_ROOT: &str = "snap/firefox/common/.mozilla/firefox";
+
+/// Every folder a user's Firefox keeps its `profiles.ini` in, in Firefox's order: the legacy root
+/// (the one Firefox uses while it exists), the XDG one, the snap's. Duplicates (an
+/// `$XDG_CONFIG_HOME` that makes both the same) once.
+pub fn profile_roots(env: &InstallEnv) -> Vec<PathBuf> {
+    let mut roots = Vec::new();
+    for root in [
+        env.home.join(LEGACY_ROOT),
+        env.config_home().join(XDG_ROOT),
+        env.home.join(SNAP_ROOT),
+    ] {
+        if !roots.contains(&root) {
+            roots.push(root);
+        }
+    }
+    roots
+}
+
+/// The `profiles.ini` of each of [`profile_roots`] (`~/` for the home): what the installer says
+/// it looked in.
+pub fn profiles_ini_shown(env: &InstallEnv) -> String {
+    profile_roots(env)
+        .iter()
+        .map(|r| {
+            let ini = r.join("profiles.ini");
+            match ini.strip_prefix(&env.home) {
+                Ok(rel) => format!("~/{}", shown(rel)),
+                Err(_) => shown(&ini),
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
 
 /// Files only a Firefox profile has (one is enough).
 const PROFILE_FILES: [&str; 4] = ["prefs.js", "user.js", "times.json", "compatibility.ini"];
 
 /// The profiles the user's `profiles.ini` files list (existing folders), and a note for each entry
 /// refused (out of its folder, not a profile).
-pub fn profiles(home: &Path) -> (Vec<PathBuf>, Vec<String>) {
+pub fn profiles(env: &InstallEnv) -> (Vec<PathBuf>, Vec<String>) {
     let mut found = Vec::new();
     let mut notes = Vec::new();
-    for base in PROFILE_FOLDERS.map(|f| home.join(f)) {
+    for base in profile_roots(env) {
         let ini = base.join("profiles.ini");
         let text = match read_regular_text(&ini, MAX_TEXT_BYTES) {
             Ok(Some(t)) => t,
@@ -138,6 +178,90 @@ pub fn check_profile(dir: &Path) -> Result<(), String> {
 mod tests {
     use super::*;
 
+    /// The installer's view of a user whose home is `home` (`$XDG_CONFIG_HOME` unset).
+    fn user(home: &Path) -> InstallEnv {
+        InstallEnv {
+            home: home.to_path_buf(),
+            config_home: None,
+            root: home.join("root"),
+            path_dirs: vec![],
+            flatpak_apps: vec![],
+            data_home: None,
+            state_home: None,
+        }
+    }
+
+    /// A profile folder Firefox made (`times.json` in it) at `root/name`, listed in `root`'s
+    /// `profiles.ini`.
+    fn made(root: &Path, name: &str) -> PathBuf {
+        let dir = root.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("times.json"), "{}").unwrap();
+        let ini = root.join("profiles.ini");
+        let before = std::fs::read_to_string(&ini).unwrap_or_default();
+        let n = before.matches("[Profile").count();
+        std::fs::write(
+            ini,
+            format!("{before}[Profile{n}]\nName={name}\nIsRelative=1\nPath={name}\n\n"),
+        )
+        .unwrap();
+        dir
+    }
+
+    #[test]
+    fn a_new_users_profile_under_the_config_home_is_found() {
+        // Firefox 147+ on a fresh home: ~/.config/mozilla/firefox, no ~/.mozilla/firefox.
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path();
+        let p = made(&home.join(".config/mozilla/firefox"), "x.default-esr");
+        let (found, notes) = profiles(&user(home));
+        assert_eq!(found, vec![p]);
+        assert!(notes.is_empty(), "{notes:?}");
+    }
+
+    #[test]
+    fn a_legacy_profile_is_found() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path();
+        let p = made(&home.join(".mozilla/firefox"), "y.default-esr");
+        assert_eq!(profiles(&user(home)).0, vec![p]);
+    }
+
+    #[test]
+    fn with_both_roots_the_legacy_ones_come_first_and_all_count() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path();
+        let xdg = made(&home.join(".config/mozilla/firefox"), "x.default-esr");
+        let legacy = made(&home.join(".mozilla/firefox"), "y.default-esr");
+        assert_eq!(profiles(&user(home)).0, vec![legacy, xdg]);
+    }
+
+    #[test]
+    fn xdg_config_home_moves_the_xdg_root() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path();
+        // Under ~/.config, but XDG_CONFIG_HOME says elsewhere: Firefox does not look there.
+        made(&home.join(".config/mozilla/firefox"), "stale.default");
+        let p = made(&home.join("cfg/mozilla/firefox"), "x.default-esr");
+        let env = InstallEnv {
+            config_home: Some(home.join("cfg")),
+            ..user(home)
+        };
+        assert_eq!(profiles(&env).0, vec![p]);
+        assert_eq!(profile_roots(&env)[1], home.join("cfg/mozilla/firefox"));
+    }
+
+    #[test]
+    fn no_profiles_ini_anywhere_finds_none() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path();
+        // Folders alone (the installer's own manifest folder, an empty root) are not profiles.
+        std::fs::create_dir_all(home.join(".mozilla/native-messaging-hosts")).unwrap();
+        std::fs::create_dir_all(home.join(".config/mozilla/firefox")).unwrap();
+        let (found, notes) = profiles(&user(home));
+        assert!(found.is_empty() && notes.is_empty(), "{found:?} {notes:?}");
+    }
+
     fn ini(home: &Path, base: &str, sections: &[(&str, &str)]) {
         let dir = home.join(base);
         std::fs::create_dir_all(&dir).unwrap();
@@ -158,7 +282,7 @@ mod tests {
         std::fs::write(home.join("x/prefs.js"), "").unwrap();
         std::fs::create_dir_all(home.join(".mozilla/firefox/good")).unwrap();
         ini(home, ".mozilla/firefox", &[("1", "../../x"), ("1", "good")]);
-        let (found, notes) = profiles(home);
+        let (found, notes) = profiles(&user(home));
         assert_eq!(found, vec![home.join(".mozilla/firefox/good")]);
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(
@@ -168,7 +292,7 @@ mod tests {
         // A link inside the folder that leads out of it.
         std::os::unix::fs::symlink(home.join("x"), home.join(".mozilla/firefox/out")).unwrap();
         ini(home, ".mozilla/firefox", &[("1", "out")]);
-        let (found, notes) = profiles(home);
+        let (found, notes) = profiles(&user(home));
         assert!(found.is_empty());
         assert!(notes[0].contains("leads outside its folder"), "{notes:?}");
     }
@@ -198,7 +322,7 @@ mod tests {
             "snap/firefox/common/.mozilla/firefox",
             &[("1", "s.default")],
         );
-        let (found, notes) = profiles(home);
+        let (found, notes) = profiles(&user(home));
         assert_eq!(
             found,
             vec![

@@ -117,7 +117,7 @@ pub fn sweep(
     let profiles = if args.system {
         Vec::new()
     } else {
-        firefox::profiles::profiles(&env.home)
+        firefox::profiles::profiles(env)
             .0
             .into_iter()
             .filter(|p| !recorded.has_part(OWNER_PROFILE, &p.to_string_lossy()))
