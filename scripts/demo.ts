@@ -39,6 +39,7 @@ import {
   buildRows,
   compareRuns,
   formatComparison,
+  formatSummary,
   formatTable,
   type PhaseSpec,
   type Run,
@@ -523,7 +524,14 @@ async function main(): Promise<number> {
       throw new Error(failed.map((r) => `${browserTitle(r.scenario)}: ${r.error}`).join('; '));
     }
 
+    // The summary first (per run: each phase's browser + audio server and its saving), then the details.
+    const summaries = runs.map(formatSummary).filter((t) => t !== '');
     const texts: string[] = [];
+    if (summaries.length > 0) {
+      const summary = `summary\n\n${summaries.join('\n\n')}`;
+      console.log(`\n${summary}`);
+      texts.push(summary);
+    }
     for (const run of runs) {
       const title = `micoff demo: ${browserTitle(run.scenario)} on ${info.serverName} ${info.serverVersion}, ${windowS} s per phase (CPU in % of one core)`;
       const table = formatTable(run.phases, run.rows);
