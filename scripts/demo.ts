@@ -69,22 +69,28 @@ const USAGE = `usage: npm run demo -- [--browser chromium|firefox|both] [--windo
                  set with \`micoff-host latency set\` on the rig's server
   --out DIR      results folder (default results/demo-<timestamp>)`;
 
-const { values: args } = parseArgs({
-  options: {
-    browser: { type: 'string', default: 'chromium' },
-    window: { type: 'string', default: '10' },
-    server: { type: 'string', default: 'pulseaudio' },
-    reader: { type: 'boolean', default: false },
-    'no-micoff': { type: 'boolean', default: false },
-    'capture-ms': { type: 'string', default: '40' },
-    out: { type: 'string' },
-    help: { type: 'boolean', short: 'h', default: false },
-  },
-});
-if (args.help) {
-  console.log(USAGE);
-  process.exit(0);
+/** The options, or a usage error (exit 2) naming the one that is wrong. */
+function parseOptions() {
+  try {
+    return parseArgs({
+      options: {
+        browser: { type: 'string', default: 'chromium' },
+        window: { type: 'string', default: '10' },
+        server: { type: 'string', default: 'pulseaudio' },
+        reader: { type: 'boolean', default: false },
+        'no-micoff': { type: 'boolean', default: false },
+        'capture-ms': { type: 'string', default: '40' },
+        out: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }).values;
+  } catch (e) {
+    console.error(`demo: ${e instanceof Error ? e.message : String(e)}\n${USAGE}`);
+    process.exit(2);
+  }
 }
+const args = parseOptions();
+// Every value is checked before --help answers, so `<options> --help` tells whether the options are valid.
 const windowS = Number(args.window);
 if (!Number.isFinite(windowS) || windowS < 1 || windowS > 600) {
   console.error(`--window must be 1..600 seconds\n${USAGE}`);
@@ -105,6 +111,10 @@ const captureMs = Number(args['capture-ms']);
 if (!Number.isInteger(captureMs) || (captureMs !== 0 && (captureMs < 20 || captureMs > 200))) {
   console.error(`--capture-ms must be 0 (skip) or 20..200\n${USAGE}`);
   process.exit(2);
+}
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
 }
 const log = (m: string) => console.error(`demo: ${m}`);
 
