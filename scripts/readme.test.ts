@@ -53,16 +53,26 @@ test('README: the four marked install blocks are there, each in its section', ()
   assert.ok(at('uninstall') > section('Uninstall') && at('uninstall') < section('Troubleshooting'));
 });
 
-test('README: every relative link names a file that exists, and its #anchor a heading there', () => {
-  const links = [...text.matchAll(/\]\(([^)\s]+)\)/g)].map((m) => m[1] ?? '');
-  const relative = links.filter((l) => !/^[a-z]+:/.test(l));
-  assert.ok(relative.length >= 5, `only ${relative.length} relative links`);
-  for (const link of relative) {
-    const [path = '', anchor] = link.split('#');
-    const file = path === '' ? README : join(dirname(README), path);
-    assert.ok(existsSync(file), `${link}: ${file} does not exist`);
-    if (anchor)
-      assert.ok(headingSlugs(readFileSync(file, 'utf8')).includes(anchor), `${link}: no such heading`);
+/** The README and the pages it hands its details to: their links must resolve. */
+const LINKED_PAGES = [README, join(dirname(README), 'docs/usage.md'), join(dirname(README), 'docs/cli.md')];
+
+test('README, docs/usage.md, docs/cli.md: every relative link names a file that exists, and its #anchor a heading there', () => {
+  for (const page of LINKED_PAGES) {
+    const md = readFileSync(page, 'utf8');
+    const relative = [...md.matchAll(/\]\(([^)\s]+)\)/g)]
+      .map((m) => m[1] ?? '')
+      .filter((l) => !/^[a-z]+:/.test(l));
+    assert.ok(relative.length >= 2, `${page}: only ${relative.length} relative links`);
+    for (const link of relative) {
+      const [path = '', anchor] = link.split('#');
+      const file = path === '' ? page : join(dirname(page), path);
+      assert.ok(existsSync(file), `${page}: ${link}: ${file} does not exist`);
+      if (anchor)
+        assert.ok(
+          headingSlugs(readFileSync(file, 'utf8')).includes(anchor),
+          `${page}: ${link}: no such heading`,
+        );
+    }
   }
 });
 
