@@ -39,6 +39,7 @@ import {
   buildRows,
   compareRuns,
   formatComparison,
+  formatSummary,
   formatTable,
   type PhaseSpec,
   type Run,
@@ -68,22 +69,28 @@ const USAGE = `usage: npm run demo -- [--browser chromium|firefox|both] [--windo
                  set with \`micoff-host latency set\` on the rig's server
   --out DIR      results folder (default results/demo-<timestamp>)`;
 
-const { values: args } = parseArgs({
-  options: {
-    browser: { type: 'string', default: 'chromium' },
-    window: { type: 'string', default: '10' },
-    server: { type: 'string', default: 'pulseaudio' },
-    reader: { type: 'boolean', default: false },
-    'no-micoff': { type: 'boolean', default: false },
-    'capture-ms': { type: 'string', default: '40' },
-    out: { type: 'string' },
-    help: { type: 'boolean', short: 'h', default: false },
-  },
-});
-if (args.help) {
-  console.log(USAGE);
-  process.exit(0);
+/** The options, or a usage error (exit 2) naming the one that is wrong. */
+function parseOptions() {
+  try {
+    return parseArgs({
+      options: {
+        browser: { type: 'string', default: 'chromium' },
+        window: { type: 'string', default: '10' },
+        server: { type: 'string', default: 'pulseaudio' },
+        reader: { type: 'boolean', default: false },
+        'no-micoff': { type: 'boolean', default: false },
+        'capture-ms': { type: 'string', default: '40' },
+        out: { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }).values;
+  } catch (e) {
+    console.error(`demo: ${e instanceof Error ? e.message : String(e)}\n${USAGE}`);
+    process.exit(2);
+  }
 }
+const args = parseOptions();
+// Every value is checked before --help answers, so `<options> --help` tells whether the options are valid.
 const windowS = Number(args.window);
 if (!Number.isFinite(windowS) || windowS < 1 || windowS > 600) {
   console.error(`--window must be 1..600 seconds\n${USAGE}`);
@@ -104,6 +111,10 @@ const captureMs = Number(args['capture-ms']);
 if (!Number.isInteger(captureMs) || (captureMs !== 0 && (captureMs < 20 || captureMs > 200))) {
   console.error(`--capture-ms must be 0 (skip) or 20..200\n${USAGE}`);
   process.exit(2);
+}
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
 }
 const log = (m: string) => console.error(`demo: ${m}`);
 
@@ -523,7 +534,14 @@ async function main(): Promise<number> {
       throw new Error(failed.map((r) => `${browserTitle(r.scenario)}: ${r.error}`).join('; '));
     }
 
+    // The summary first (per run: each phase's browser + audio server and its saving), then the details.
+    const summaries = runs.map(formatSummary).filter((t) => t !== '');
     const texts: string[] = [];
+    if (summaries.length > 0) {
+      const summary = `summary\n\n${summaries.join('\n\n')}`;
+      console.log(`\n${summary}`);
+      texts.push(summary);
+    }
     for (const run of runs) {
       const title = `micoff demo: ${browserTitle(run.scenario)} on ${info.serverName} ${info.serverVersion}, ${windowS} s per phase (CPU in % of one core)`;
       const table = formatTable(run.phases, run.rows);

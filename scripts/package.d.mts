@@ -1,6 +1,7 @@
 // Types for scripts/package.mjs (imported by scripts/package.test.ts).
 import type { KeyObject } from 'node:crypto';
 export const CRX_KEY_ENV: string;
+export function extensionFiles(version: string): { zip: string; xpi: string; crx: string };
 export function zip(files: [string, Buffer][]): Buffer;
 export function zipDir(dir: string): Buffer;
 export function crx3(zipBytes: Buffer, privateKey: KeyObject): Buffer;

@@ -40,6 +40,15 @@ import { packageHost } from './host-package/host.mjs';
 const ROOT = resolve(fileURLToPath(import.meta.url), '../..');
 const DIST = join(ROOT, 'dist');
 export const CRX_KEY_ENV = 'MICOFF_CRX_KEY';
+
+/** The extension's files in dist/ for `version`: the Chrome zip, the Firefox xpi, the signed crx. */
+export function extensionFiles(version) {
+  return {
+    zip: `micoff-${version}-chrome.zip`,
+    xpi: `micoff-${version}.xpi`,
+    crx: `micoff-${version}.crx`,
+  };
+}
 /** Build outputs that are not part of the extension. */
 const NOT_PACKAGED = new Set(['extension-id.txt']);
 
@@ -261,12 +270,13 @@ function main() {
   } else {
     zipBytes = zipDir(join(DIST, 'chrome'));
   }
-  const zipPath = join(out, `micoff-${version}-chrome.zip`);
+  const names = extensionFiles(version);
+  const zipPath = join(out, names.zip);
   writeFileSync(zipPath, zipBytes);
   console.log(`${shown(zipPath)} (${zipBytes.length} bytes, extension id ${id})`);
 
   if (opts.xpi) {
-    const xpiName = `micoff-${version}.xpi`;
+    const xpiName = names.xpi;
     rmSync(join(out, xpiName), { force: true });
     execFileSync(
       join(ROOT, 'node_modules/.bin/web-ext'),
@@ -279,7 +289,7 @@ function main() {
     );
   }
 
-  const crxPath = join(out, `micoff-${version}.crx`);
+  const crxPath = join(out, names.crx);
   rmSync(crxPath, { force: true });
   if (!key) {
     console.log(

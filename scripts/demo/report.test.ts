@@ -6,6 +6,7 @@ import {
   buildRows,
   compareRuns,
   formatComparison,
+  formatSummary,
   formatTable,
   type PhaseResult,
   type PhaseState,
@@ -170,4 +171,31 @@ test('compareRuns: the phases with a state, per run in state order, with the bro
   // One run left (the other failed): nothing to set side by side.
   assert.deepEqual(compareRuns([chromium, failed]), []);
   assert.deepEqual(compareRuns([chromium]), []);
+});
+
+test('formatSummary: per phase the browser + audio server and the saving against the muted phase', () => {
+  const chromium = runOf('chromium', '156.0.1.2', [
+    phase('unmuted', tree(13.5, 2.5, 2400), 'unmuted'),
+    { ...phase('muted', tree(16, 2.7, 1900), 'muted'), label: 'muted, without micoff' },
+    { ...phase('muted_micoff', tree(2.7, 0.2, 190), 'released'), label: 'muted, with micoff' },
+    phase('unmuted_40ms', tree(9, 1, 800)), // no state: not in the summary
+  ]);
+  assert.deepEqual(formatSummary(chromium).split('\n'), [
+    'Chromium 156.0.1.2 on pulseaudio 16.1: the browser + the audio server, % of one core',
+    '  phase                  cpu%  saving against "muted, without micoff"',
+    '  unmuted                16.0  2.7 (14 %)',
+    '  muted, without micoff  18.7  reference',
+    '  muted, with micoff      2.9  15.8 (84 %)',
+  ]);
+});
+
+test('formatSummary: a phase that costs more saves a negative figure; no muted phase, no saving', () => {
+  const costlier = runOf('firefox', '128.5.0esr', [
+    phase('unmuted', tree(5, 1, 650), 'unmuted'),
+    phase('muted', tree(3, 1, 700), 'muted'),
+  ]);
+  assert.match(formatSummary(costlier).split('\n')[2] ?? '', /^ {2}unmuted\s+6\.0 {2}-2\.0 \(-50 %\)$/);
+  const noMuted = runOf('chromium', '', [phase('unmuted', tree(5, 1, 650), 'unmuted')]);
+  assert.deepEqual(formatSummary(noMuted).split('\n').slice(1), ['  phase    cpu%', '  unmuted   6.0']);
+  assert.equal(formatSummary(runOf('chromium', '', [phase('x', tree(1, 1, 1))])), '');
 });

@@ -229,6 +229,28 @@ export interface ComparisonRow {
   total: Figures;
 }
 
+/** A run's phases with a `state`, in state order, each with the run's total rows (`buildRows`). */
+export function stateRows(run: Run): ComparisonRow[] {
+  const zero: Figures = { cpu_pct: 0, wakeups_per_s: 0 };
+  const total = (role: string, phase: string) =>
+    run.rows.find((r) => r.kind === 'total' && r.role === role)?.values[phase] ?? zero;
+  const out: ComparisonRow[] = [];
+  for (const state of PHASE_STATES) {
+    const p = run.phases.find((x) => x.state === state);
+    if (!p) continue;
+    out.push({
+      browser: browserTitle(run.scenario),
+      state,
+      phase: p.id,
+      label: p.label,
+      browser_total: total('browser_tree', p.id),
+      audio_server_total: total('audio_server', p.id),
+      total: total('all', p.id),
+    });
+  }
+  return out;
+}
+
 /**
  * The phases with a `state`, of every run that has one, in state order per run, with the run's total
  * rows (`buildRows`): Chromium + micoff and Firefox with its pref and micoff's part side by side.
@@ -236,26 +258,36 @@ export interface ComparisonRow {
  */
 export function compareRuns(runs: Run[]): ComparisonRow[] {
   if (runs.filter((r) => r.phases.some((p) => p.state)).length < 2) return [];
-  const out: ComparisonRow[] = [];
-  const zero: Figures = { cpu_pct: 0, wakeups_per_s: 0 };
-  for (const run of runs) {
-    const total = (role: string, phase: string) =>
-      run.rows.find((r) => r.kind === 'total' && r.role === role)?.values[phase] ?? zero;
-    for (const state of PHASE_STATES) {
-      const p = run.phases.find((x) => x.state === state);
-      if (!p) continue;
-      out.push({
-        browser: browserTitle(run.scenario),
-        state,
-        phase: p.id,
-        label: p.label,
-        browser_total: total('browser_tree', p.id),
-        audio_server_total: total('audio_server', p.id),
-        total: total('all', p.id),
-      });
-    }
-  }
-  return out;
+  return runs.flatMap(stateRows);
+}
+
+/**
+ * A run's summary, the first thing the demo prints: per phase with a `state` (unmuted, muted, muted and
+ * released), the browser and the audio server together in % of one core, and what each phase saves
+ * against the muted phase (the browser left alone; negative: it costs more). Empty when the run has no
+ * such phase.
+ */
+export function formatSummary(run: Run): string {
+  const rows = stateRows(run);
+  if (rows.length === 0) return '';
+  const muted = rows.find((r) => r.state === 'muted');
+  const saving = (r: ComparisonRow): string => {
+    if (!muted) return '';
+    if (r === muted) return 'reference';
+    const saved = muted.total.cpu_pct - r.total.cpu_pct;
+    const share = muted.total.cpu_pct > 0 ? ` (${((100 * saved) / muted.total.cpu_pct).toFixed(0)} %)` : '';
+    return `${saved.toFixed(1)}${share}`;
+  };
+  const head = ['phase', 'cpu%', muted ? `saving against "${muted.label}"` : ''];
+  const body = rows.map((r) => [r.label, f1(r.total.cpu_pct), saving(r)]);
+  const w = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] ?? '').length)));
+  const line = (c: string[]) =>
+    `  ${(c[0] ?? '').padEnd(w[0] ?? 0)}  ${(c[1] ?? '').padStart(w[1] ?? 0)}  ${c[2] ?? ''}`.trimEnd();
+  return [
+    `${browserTitle(run.scenario)} on ${run.scenario.server.name} ${run.scenario.server.version}: the browser + the audio server, % of one core`,
+    line(head),
+    ...body.map(line),
+  ].join('\n');
 }
 
 /** The comparison as text: one line per run and phase, the browser named on its first line. */

@@ -8,7 +8,7 @@ use micoff_proc::browser_family_of_name;
 
 use micoff_native::protocol::{AudioStream, BrowserFamily, CpuReport, Rates, Role, StreamKind};
 
-/// What the columns count, for `top`'s and `sample`'s `--help` (and README's table).
+/// What the columns count, for `top`'s and `sample`'s `--help` (and docs/cli.md's table).
 pub const COLUMNS_HELP: &str = "Columns, named as pidstat names them: %usr, %system, %CPU: % of \
     one core, in user space, in the kernel, both; run_ms: milliseconds on a core in the window; \
     cswch/s: voluntary context switches per second (the thread slept and was woken: a wakeup); \

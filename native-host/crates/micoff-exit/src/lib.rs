@@ -1,7 +1,7 @@
 //! How every micoff-host subcommand ends and speaks to its caller: its exit code, its error line,
 //! the bounds of a message, its options' ranges; here, below `bench`, `doctor` and `fix` too.
 //!
-//! Module map: here, the exit codes (README and `--help`, [`EXIT_CODES_HELP`], list the same);
+//! Module map: here, the exit codes (docs/cli.md and `--help`, [`EXIT_CODES_HELP`], list the same);
 //! [`error_line`]: the one error style, `micoff-host <cmd>: <what>, <what to do>`; [`message`]: a
 //! message's bounds (256 characters, 64 of any one value), kept by native messaging errors too;
 //! [`range`]: a numeric option's range and unit, read by its check and its `--help` alike.
