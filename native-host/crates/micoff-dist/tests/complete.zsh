@@ -1,10 +1,13 @@
-# zsh -f complete.zsh DIR LINE: the matches zsh's completion system offers for LINE (the cursor at
-# its end) with the completion functions in DIR first on fpath, one a line. An interactive `zsh -f`
-# on a pseudo-terminal (zsh/zpty) types LINE and TAB; compadd is wrapped to print what it adds.
+# zsh -f complete.zsh DIR LINE, run in a scratch folder: the matches zsh's completion system offers
+# for LINE (the cursor at its end) with the completion functions in DIR first on fpath, one a line.
+# An interactive `zsh -f` on a pseudo-terminal (zsh/zpty) types LINE and TAB; compadd is wrapped to
+# print what it adds.
 zmodload zsh/zpty || exit 2
 dir=$1 line=$2
 zpty z zsh -f -i
-zpty -w z "PROMPT= RPROMPT=; fpath=(${(q)dir} \$fpath); autoload -Uz compinit; compinit -u -D -d /dev/null"
+# compinit: its dump file in the current folder and never written (-D after -d: a later -d turns
+# dumping back on, and compdump replaces its file with `mv`).
+zpty -w z "PROMPT= RPROMPT=; fpath=(${(q)dir} \$fpath); autoload -Uz compinit; compinit -u -d ${(q)PWD}/.zcompdump -D"
 zpty -w z 'compadd() { if [[ ${@[1,(i)(-|--)]} == *-(O|A|D)\ * ]]; then builtin compadd "$@"; return; fi; local -a h; builtin compadd -A h "$@"; builtin compadd "$@"; local m; for m in $h; do print -r -- "${:-MA}TCH:$m"; done }'
 zpty -w z 'tab() { zle complete-word; print -r -- "${:-TAB}DONE"; }; zle -N tab; bindkey "^I" tab'
 zpty -w -n z "$line"$'\t'
