@@ -11,8 +11,10 @@ import { extensionIds } from '../build.mjs';
 import {
   COMPLETION_PATHS,
   DEB_PACKAGE,
+  DOC_DIR,
   INSTALLED_HOST,
   PREINST,
+  PROTOCOL_DOC,
   SYSTEM_MANIFESTS,
   UNLISTED_DIRS,
 } from './deb.mjs';
@@ -27,6 +29,13 @@ export function listing(deb) {
       const [path, link] = rest.join(' ').split(' -> ');
       return { mode, owner, path: (path ?? '').replace(/^\.\//, '/'), link };
     });
+}
+
+/** The paths under the package's doc folder a man page's roff cites (its `\-` read as `-`). */
+export function citedDocs(roff) {
+  const text = roff.replaceAll('\\-', '-');
+  const prefix = DOC_DIR.replaceAll(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  return [...new Set([...text.matchAll(new RegExp(`${prefix}/[\\w.-]*\\w`, 'g'))].map((m) => m[0]))];
 }
 
 /** What is wrong with `deb` for `version` (none: an empty list). */
@@ -104,6 +113,9 @@ export function checkDeb(deb, version) {
     for (const page of pages) {
       const roff = gunzipSync(readFileSync(join(manDir, page))).toString('utf8');
       if (!roff.includes('.TH ')) problems.push(`${page} is not a man page`);
+      // Every file of the doc folder a page cites (the protocol's description) is in the package.
+      for (const cited of citedDocs(roff))
+        if (!existsSync(inRoot(cited.slice(1)))) problems.push(`${page} cites ${cited}, which is missing`);
       for (const m of roff.matchAll(/(micoff\\-host(?:\\-[a-z]+)*)\(1\)/g)) {
         const ref = `${(m[1] ?? '').replaceAll('\\-', '-')}.1.gz`;
         if (!pages.has(ref)) problems.push(`${page} refers to ${ref}, which is missing`);
@@ -115,6 +127,7 @@ export function checkDeb(deb, version) {
     const doc = inRoot(`usr/share/doc/${DEB_PACKAGE}`);
     for (const name of ['copyright', 'changelog.gz', 'changelog.Debian.gz'])
       if (!existsSync(join(doc, name))) problems.push(`no /usr/share/doc/${DEB_PACKAGE}/${name}`);
+    if (!existsSync(inRoot(PROTOCOL_DOC))) problems.push(`no /${PROTOCOL_DOC}`);
     if (
       existsSync(join(doc, 'copyright')) &&
       !readFileSync(join(doc, 'copyright'), 'utf8').startsWith('Format: ')
