@@ -46,7 +46,7 @@ after(() => rmSync(tmp, { recursive: true, force: true }));
  */
 function fakeHostFiles(
   dir: string,
-  { allowExtra = false, dropDoctorPage = false, cite = 'PROTOCOL.md' } = {},
+  { allowExtra = false, dropDoctorPage = false, cite = 'PROTOCOL.md', brokenCompletion = false } = {},
 ): HostFiles {
   mkdirSync(join(dir, 'man1'), { recursive: true });
   mkdirSync(join(dir, 'completions'), { recursive: true });
@@ -58,8 +58,14 @@ function fakeHostFiles(
   // The root page cites a file of the doc folder, as micoff-host.1 cites the protocol's description.
   const man = [page('micoff-host.1', `micoff\\-host\\-doctor(1); /usr/share/doc/micoff\\-host/${cite}.`)];
   if (!dropDoctorPage) man.push(page('micoff-host-doctor.1', 'doctor'));
+  // Each offers --browser after `micoff-host install` (as check-deb asks the shells; zsh's is not run).
+  const scripts: Record<string, string> = {
+    'micoff-host.bash': `_f() { COMPREPLY=(${brokenCompletion ? '--help' : '--browser'}); }\ncomplete -F _f micoff-host\n`,
+    '_micoff-host': '#compdef micoff-host\n',
+    'micoff-host.fish': "complete -c micoff-host -n '__fish_seen_subcommand_from install' -l browser\n",
+  };
   const completion = (name: string) => {
-    writeFileSync(join(dir, 'completions', name), `# ${name}\n`);
+    writeFileSync(join(dir, 'completions', name), scripts[name] ?? '');
     return join(dir, 'completions', name);
   };
   const { chromeId, firefoxId } = extensionIds();
@@ -168,6 +174,12 @@ test('a page that cites a doc file the package lacks is reported; the protocol i
   assert.equal(entry?.mode, '-rw-r--r--');
   assert.deepEqual(citedDocs('see /usr/share/doc/micoff\\-host/PROTOCOL.md; and native\\-host/PROTOCOL.md'), [
     '/usr/share/doc/micoff-host/PROTOCOL.md',
+  ]);
+});
+
+test('a shipped bash completion that does not offer --browser after install is reported', () => {
+  assert.deepEqual(checkDeb(buildFake('broken-completion', { brokenCompletion: true }), VERSION), [
+    'bash completes `micoff-host install --b<TAB>` to ["--help"], not --browser',
   ]);
 });
 
