@@ -27,7 +27,7 @@ for a in "$@"; do
     --firefox) OPTIONAL_APT_PACKAGES+=(firefox-esr) ;;
     --package)
       PACKAGE_TOOLS=1
-      APT_PACKAGES+=(dpkg-dev lintian man-db musl-tools meson ninja-build cmake m4)
+      APT_PACKAGES+=(dpkg-dev lintian man-db musl-tools meson ninja-build cmake m4 zsh fish)
       ;;
     --fuzz-tools) FUZZ_TOOLS=1 ;;
     *)

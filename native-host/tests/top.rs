@@ -267,7 +267,9 @@ fn top_args(pids: &[u32], count: u64, json: bool) -> TopArgs {
         browser: None,
         interval: 0.25,
         count: Some(count),
-        threads: 8,
+        threads: None,
+        full: false,
+        lines: micoff_cli::top::LINES_DEFAULT,
         json,
         all: false,
     }
@@ -575,4 +577,65 @@ async fn each_refresh_is_stamped_and_idle_threads_are_hidden_unless_all() {
         is_rfc3339(&format!("{}.000{}", &text[..19], &text[19..25])),
         "{text}"
     );
+}
+
+/// `--pid P` watches P and its descendants: one browser's tree from its main process.
+#[tokio::test(start_paused = true)]
+async fn a_pid_is_watched_with_its_descendants() {
+    let m = Arc::new(chromium_and_server());
+    let o = top(&m, top_args(&[100], 1, false)).await;
+    assert_eq!(o.code, 0, "{}", o.err);
+    assert_eq!(m.sampled.lock().unwrap()[0], vec![100, 101, 102, 200]);
+    assert!(
+        o.out
+            .contains("watching chromium (pid 100, 3 processes), the audio server pulseaudio"),
+        "{}",
+        o.out
+    );
+    assert!(!o.out.contains("firefox"), "{}", o.out);
+}
+
+/// By default a refresh fits in `--lines` lines however many processes run; `--full` shows each.
+#[tokio::test(start_paused = true)]
+async fn the_default_view_fits_its_lines_and_full_shows_every_process() {
+    let m = Arc::new(chromium_and_server());
+    m.procs
+        .lock()
+        .unwrap()
+        .extend((400..440).map(|pid| info(pid, 100, "chromium", Role::Renderer)));
+    for lines in [micoff_cli::top::LINES_DEFAULT, 30] {
+        let o = top(
+            &m,
+            TopArgs {
+                lines,
+                ..top_args(&[], 1, false)
+            },
+        )
+        .await;
+        assert_eq!(o.code, 0, "{}", o.err);
+        // Without a terminal, each refresh starts with a blank line instead of clearing.
+        let shown = o.out.trim_start_matches('\n').lines().count();
+        assert!(
+            shown <= lines && shown >= lines - 2,
+            "{shown} lines:\n{}",
+            o.out
+        );
+        assert!(o.out.contains("more processes"), "{}", o.out);
+    }
+    let o = top(
+        &m,
+        TopArgs {
+            full: true,
+            ..top_args(&[], 1, false)
+        },
+    )
+    .await;
+    assert!(o.out.lines().count() > 100, "{}", o.out);
+    for pid in 400..440 {
+        assert!(
+            o.out.contains(&format!("\n    {pid}  ")),
+            "{pid}: {}",
+            o.out
+        );
+    }
 }

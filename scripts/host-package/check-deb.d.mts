@@ -3,3 +3,4 @@ export function listing(
   deb: string,
 ): { mode: string; owner: string; path: string; link: string | undefined }[];
 export function checkDeb(deb: string, version: string): string[];
+export function citedDocs(roff: string): string[];

@@ -11,8 +11,10 @@ import { extensionIds } from '../build.mjs';
 import {
   COMPLETION_PATHS,
   DEB_PACKAGE,
+  DOC_DIR,
   INSTALLED_HOST,
   PREINST,
+  PROTOCOL_DOC,
   SYSTEM_MANIFESTS,
   UNLISTED_DIRS,
 } from './deb.mjs';
@@ -27,6 +29,65 @@ export function listing(deb) {
       const [path, link] = rest.join(' ').split(' -> ');
       return { mode, owner, path: (path ?? '').replace(/^\.\//, '/'), link };
     });
+}
+
+/** The paths under the package's doc folder a man page's roff cites (its `\-` read as `-`). */
+export function citedDocs(roff) {
+  const text = roff.replaceAll('\\-', '-');
+  const prefix = DOC_DIR.replaceAll(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+  return [...new Set([...text.matchAll(new RegExp(`${prefix}/[\\w.-]*\\w`, 'g'))].map((m) => m[0]))];
+}
+
+/** The words typed before TAB, and the word the completion must offer. */
+const TYPED = ['micoff-host', 'install', '--b'];
+const OFFERED = '--browser';
+
+/**
+ * Problems of the shipped completion `file` for `shell` (bash, fish): it must offer `--browser` for
+ * `micoff-host install --b<TAB>`, as the shell itself computes it. zsh's is the same generator's,
+ * run in zsh by micoff-dist's tests (tests/shells.rs). The shells run with `home` as HOME (fish
+ * keeps its state there).
+ */
+function completes(shell, file, home) {
+  const line = TYPED.join(' ');
+  const [program, args] =
+    shell === 'bash'
+      ? [
+          'bash',
+          [
+            '--norc',
+            '--noprofile',
+            '-c',
+            `source "$1"; fn=$(complete -p micoff-host | sed -n 's/.*-F \\([^ ]*\\) .*/\\1/p');
+COMP_WORDS=(${line}); COMP_CWORD=${TYPED.length - 1}; COMP_LINE="${line}"; COMP_POINT=\${#COMP_LINE};
+"$fn" micoff-host "${TYPED.at(-1)}" "${TYPED.at(-2)}"; printf '%s\\n' "\${COMPREPLY[@]}"`,
+            'bash',
+            file,
+          ],
+        ]
+      : ['fish', ['--no-config', '-c', `source $argv[1]; complete -C '${line}'`, file]];
+  let out;
+  try {
+    const env = {
+      ...process.env,
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, '.config'),
+      XDG_DATA_HOME: join(home, '.local/share'),
+    };
+    out = execFileSync(program, args, {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 30_000,
+      env,
+    });
+  } catch (e) {
+    if (e.code === 'ENOENT') return [`${shell} is not installed (bash scripts/ensure-deps.sh --package)`];
+    return [`${shell} completion failed: ${`${e.stderr ?? e.message}`.trim()}`];
+  }
+  const words = out.split('\n').map((l) => l.split('\t')[0]);
+  return words.includes(OFFERED)
+    ? []
+    : [`${shell} completes \`${line}<TAB>\` to ${JSON.stringify(words.filter(Boolean))}, not ${OFFERED}`];
 }
 
 /** What is wrong with `deb` for `version` (none: an empty list). */
@@ -104,6 +165,9 @@ export function checkDeb(deb, version) {
     for (const page of pages) {
       const roff = gunzipSync(readFileSync(join(manDir, page))).toString('utf8');
       if (!roff.includes('.TH ')) problems.push(`${page} is not a man page`);
+      // Every file of the doc folder a page cites (the protocol's description) is in the package.
+      for (const cited of citedDocs(roff))
+        if (!existsSync(inRoot(cited.slice(1)))) problems.push(`${page} cites ${cited}, which is missing`);
       for (const m of roff.matchAll(/(micoff\\-host(?:\\-[a-z]+)*)\(1\)/g)) {
         const ref = `${(m[1] ?? '').replaceAll('\\-', '-')}.1.gz`;
         if (!pages.has(ref)) problems.push(`${page} refers to ${ref}, which is missing`);
@@ -112,9 +176,11 @@ export function checkDeb(deb, version) {
     for (const [shell, path] of Object.entries(COMPLETION_PATHS))
       if (!existsSync(inRoot(path)) || statSync(inRoot(path)).size === 0)
         problems.push(`no ${shell} completion at /${path}`);
+      else if (shell !== 'zsh') problems.push(...completes(shell, inRoot(path), root));
     const doc = inRoot(`usr/share/doc/${DEB_PACKAGE}`);
     for (const name of ['copyright', 'changelog.gz', 'changelog.Debian.gz'])
       if (!existsSync(join(doc, name))) problems.push(`no /usr/share/doc/${DEB_PACKAGE}/${name}`);
+    if (!existsSync(inRoot(PROTOCOL_DOC))) problems.push(`no /${PROTOCOL_DOC}`);
     if (
       existsSync(join(doc, 'copyright')) &&
       !readFileSync(join(doc, 'copyright'), 'utf8').startsWith('Format: ')

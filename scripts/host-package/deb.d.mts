@@ -13,6 +13,8 @@ export const SYSTEM_MANIFESTS: {
   link: boolean;
 }[];
 export const COMPLETION_PATHS: Record<'bash' | 'zsh' | 'fish', string>;
+export const DOC_DIR: string;
+export const PROTOCOL_DOC: string;
 export const LINTIAN_OVERRIDES: string;
 export const UNLISTED_DIRS: string[];
 export const PREINST: string;
@@ -37,6 +39,7 @@ export function stageTree(
     files: HostFiles;
     licenseText: string;
     changelogMd: string;
+    protocolMd: string;
     version: string;
     date: string;
   },

@@ -52,6 +52,11 @@ export const COMPLETION_PATHS = {
 };
 
 const DOC = `usr/share/doc/${DEB_PACKAGE}`;
+/** The package's doc folder, as an absolute path (check-deb.mjs: what the man pages may cite). */
+export const DOC_DIR = `/${DOC}`;
+/** The protocol's description in the doc folder; the host's `--help` and man pages cite it
+ * (micoff-native `PROTOCOL_DOC`), check-deb.mjs checks every cited doc file is in the package. */
+export const PROTOCOL_DOC = `${DOC}/PROTOCOL.md`;
 
 /**
  * The lintian tags that do not apply to this package, each with its reason (lintian shows it).
@@ -182,7 +187,7 @@ function mkdirs(stage, rel) {
  * and their links, docs, man pages, completions, the lintian overrides. `files` is host-files.mjs's
  * `hostFiles` (made with pathInManifest = INSTALLED_HOST).
  */
-export function stageTree(stage, { hostBin, files, licenseText, changelogMd, version, date }) {
+export function stageTree(stage, { hostBin, files, licenseText, changelogMd, protocolMd, version, date }) {
   rmSync(stage, { recursive: true, force: true });
   mkdirSync(stage, { recursive: true });
   chmodSync(stage, 0o755);
@@ -217,6 +222,7 @@ export function stageTree(stage, { hostBin, files, licenseText, changelogMd, ver
   put(stage, `${DOC}/copyright`, copyrightText(licenseText), 0o644);
   put(stage, `${DOC}/changelog.gz`, gzip9n(Buffer.from(changelogMd)), 0o644);
   put(stage, `${DOC}/changelog.Debian.gz`, gzip9n(Buffer.from(changelogDebianText(version, date))), 0o644);
+  put(stage, PROTOCOL_DOC, protocolMd, 0o644);
   put(stage, `usr/share/lintian/overrides/${DEB_PACKAGE}`, LINTIAN_OVERRIDES, 0o644);
 }
 

@@ -15,7 +15,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { PACKAGED_HOST, PACKAGED_MANIFESTS } from '../../e2e/rig/deb.ts';
 import { extensionIds } from '../build.mjs';
-import { checkDeb, listing } from './check-deb.mjs';
+import { checkDeb, citedDocs, listing } from './check-deb.mjs';
 import {
   arArchive,
   changelogDebianText,
@@ -23,6 +23,7 @@ import {
   copyrightText,
   debFileName,
   INSTALLED_HOST,
+  PROTOCOL_DOC,
   packDeb,
   rfc5322,
   SYSTEM_MANIFESTS,
@@ -43,7 +44,10 @@ after(() => rmSync(tmp, { recursive: true, force: true }));
  * other), the three completions and the two manifests as the installer writes them. `allowExtra`
  * adds a foreign id to the Chromium manifest.
  */
-function fakeHostFiles(dir: string, { allowExtra = false, dropDoctorPage = false } = {}): HostFiles {
+function fakeHostFiles(
+  dir: string,
+  { allowExtra = false, dropDoctorPage = false, cite = 'PROTOCOL.md', brokenCompletion = false } = {},
+): HostFiles {
   mkdirSync(join(dir, 'man1'), { recursive: true });
   mkdirSync(join(dir, 'completions'), { recursive: true });
   mkdirSync(join(dir, 'manifests'), { recursive: true });
@@ -51,10 +55,17 @@ function fakeHostFiles(dir: string, { allowExtra = false, dropDoctorPage = false
     writeFileSync(join(dir, 'man1', name), `.TH ${name} 1\n.SH NAME\n${body}\n`);
     return join(dir, 'man1', name);
   };
-  const man = [page('micoff-host.1', 'micoff\\-host\\-doctor(1)')];
+  // The root page cites a file of the doc folder, as micoff-host.1 cites the protocol's description.
+  const man = [page('micoff-host.1', `micoff\\-host\\-doctor(1); /usr/share/doc/micoff\\-host/${cite}.`)];
   if (!dropDoctorPage) man.push(page('micoff-host-doctor.1', 'doctor'));
+  // Each offers --browser after `micoff-host install` (as check-deb asks the shells; zsh's is not run).
+  const scripts: Record<string, string> = {
+    'micoff-host.bash': `_f() { COMPREPLY=(${brokenCompletion ? '--help' : '--browser'}); }\ncomplete -F _f micoff-host\n`,
+    '_micoff-host': '#compdef micoff-host\n',
+    'micoff-host.fish': "complete -c micoff-host -n '__fish_seen_subcommand_from install' -l browser\n",
+  };
   const completion = (name: string) => {
-    writeFileSync(join(dir, 'completions', name), `# ${name}\n`);
+    writeFileSync(join(dir, 'completions', name), scripts[name] ?? '');
     return join(dir, 'completions', name);
   };
   const { chromeId, firefoxId } = extensionIds();
@@ -93,6 +104,7 @@ function buildFake(name: string, opts: Parameters<typeof fakeHostFiles>[1] = {})
     files,
     licenseText: LICENSE,
     changelogMd,
+    protocolMd: '# Protocol\n',
     version: VERSION,
     date: DATE,
   });
@@ -152,6 +164,23 @@ test('a manifest that allows another extension is reported', () => {
 test('a page that refers to a missing page is reported', () => {
   const problems = checkDeb(buildFake('no-doctor-page', { dropDoctorPage: true }), VERSION);
   assert.deepEqual(problems, ['micoff-host.1.gz refers to micoff-host-doctor.1.gz, which is missing']);
+});
+
+test('a page that cites a doc file the package lacks is reported; the protocol is shipped', () => {
+  assert.deepEqual(checkDeb(buildFake('cites-missing', { cite: 'NOTES.md' }), VERSION), [
+    'micoff-host.1.gz cites /usr/share/doc/micoff-host/NOTES.md, which is missing',
+  ]);
+  const entry = listing(buildFake('cites-protocol')).find((e) => e.path === `/${PROTOCOL_DOC}`);
+  assert.equal(entry?.mode, '-rw-r--r--');
+  assert.deepEqual(citedDocs('see /usr/share/doc/micoff\\-host/PROTOCOL.md; and native\\-host/PROTOCOL.md'), [
+    '/usr/share/doc/micoff-host/PROTOCOL.md',
+  ]);
+});
+
+test('a shipped bash completion that does not offer --browser after install is reported', () => {
+  assert.deepEqual(checkDeb(buildFake('broken-completion', { brokenCompletion: true }), VERSION), [
+    'bash completes `micoff-host install --b<TAB>` to ["--help"], not --browser',
+  ]);
 });
 
 test('a package of another version is reported', () => {

@@ -18,6 +18,7 @@ export function packageHost({ root, outDir, build, deb, tarball }) {
   const changelogMd = readFileSync(join(root, 'CHANGELOG.md'), 'utf8');
   const { date } = releaseEntry(changelogMd, version);
   const licenseText = readFileSync(join(root, 'LICENSE'), 'utf8');
+  const protocolMd = readFileSync(join(root, 'native-host/PROTOCOL.md'), 'utf8');
   const targetDir = process.env.CARGO_TARGET_DIR ?? join(root, 'target');
   const work = join(targetDir, 'host-package');
 
@@ -37,7 +38,7 @@ export function packageHost({ root, outDir, build, deb, tarball }) {
   if (deb) {
     checkAgainstInstaller(hostBin);
     const stage = join(work, 'deb-root');
-    stageTree(stage, { hostBin, files, licenseText, changelogMd, version, date });
+    stageTree(stage, { hostBin, files, licenseText, changelogMd, protocolMd, version, date });
     const path = packDeb(stage, { version, date, outDir });
     const lint = lintian(path);
     const verdict = lint
@@ -63,6 +64,7 @@ export function packageHost({ root, outDir, build, deb, tarball }) {
       files,
       licenseText,
       changelogMd,
+      protocolMd,
       prefix,
     });
     console.log(`${shown(out.tarball)} (${statSync(out.tarball).size} bytes, static, libpulse linked in)`);

@@ -19,5 +19,6 @@ export function writeTarball(o: {
   files: Omit<HostFiles, 'manifests'> & Partial<Pick<HostFiles, 'manifests'>>;
   licenseText: string;
   changelogMd: string;
+  protocolMd: string;
   prefix: string;
 }): { tarball: string; sumFile: string };

@@ -183,6 +183,7 @@ export function writeTarball({
   files,
   licenseText,
   changelogMd,
+  protocolMd,
   prefix,
 }) {
   const base = tarballBase(version);
@@ -199,6 +200,7 @@ export function writeTarball({
   into('README', readmeText(version, sources));
   into('LICENSE', licenseText);
   into('CHANGELOG.md', changelogMd);
+  into('PROTOCOL.md', protocolMd);
   into('THIRD-PARTY', thirdPartyText(sources));
   for (const lic of ['pulseaudio-LICENSE', 'pulseaudio-LGPL', 'libsndfile-COPYING'])
     into(`licenses/${lic}`, readFileSync(join(prefix, lic)));

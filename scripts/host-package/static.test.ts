@@ -52,6 +52,7 @@ test('the tarball: one folder with the binary, docs and notices; its .sha256 mat
     },
     licenseText: 'MIT\n',
     changelogMd: '# Changelog\n',
+    protocolMd: '# Protocol\n',
     prefix,
   });
   assert.equal(tarball, join(outDir, `${tarballBase('9.8.7')}.tar.gz`));
@@ -65,6 +66,7 @@ test('the tarball: one folder with the binary, docs and notices; its .sha256 mat
     'README',
     'LICENSE',
     'CHANGELOG.md',
+    'PROTOCOL.md',
     'THIRD-PARTY',
     'licenses/pulseaudio-LGPL',
     'licenses/musl-copyright',

@@ -12,6 +12,14 @@ use micoff_native::protocol::{
     Browser, LatencySetResult, LatencyStatus, Mechanism, ServerKind, CAPTURE_MS,
 };
 
+/// `--json`'s help: `what` as the protocol's `result` JSON.
+fn json_help(what: &str, result: &str) -> String {
+    format!(
+        "{what} as JSON (the protocol's `{result}` result: {})",
+        micoff_native::protocol_doc()
+    )
+}
+
 #[derive(Debug, clap::Args)]
 pub struct LatencyArgs {
     #[command(subcommand)]
@@ -23,8 +31,7 @@ pub enum LatencyCommand {
     /// Per running browser, its capture streams at the server: asked, granted, what holds them
     /// down; what micoff has configured, whether it is in effect, what needs a restart.
     Status {
-        /// The status as JSON (PROTOCOL.md, `latency_status`).
-        #[arg(long)]
+        #[arg(long, help = json_help("The status", "latency_status"))]
         json: bool,
     },
     /// Set the browsers' capture latency: a pipewire-pulse rule (capture clients, Chromium's
@@ -44,8 +51,7 @@ pub enum LatencyCommand {
         /// Show what would change; write nothing.
         #[arg(long)]
         dry_run: bool,
-        /// The result as JSON (PROTOCOL.md, `latency_set`).
-        #[arg(long)]
+        #[arg(long, help = json_help("The result", "latency_set"))]
         json: bool,
     },
     /// End the Chromium-family audio service processes that have no stream open (the browser

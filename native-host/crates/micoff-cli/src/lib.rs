@@ -30,10 +30,7 @@ pub use micoff_exit::{
     version = micoff_native::VERSION,
     about = "micoff native messaging host and tools: per-thread CPU of the browser's audio path and \
              the audio server.",
-    long_about = "micoff native messaging host and tools.\n\nStarted by a browser (first argument \
-                  `chrome-extension://<id>/`, or a Firefox manifest path and extension id) it speaks \
-                  native messaging on stdin/stdout (native-host/PROTOCOL.md). Otherwise it runs one of \
-                  the subcommands below.",
+    long_about = long_about(),
     after_help = EXIT_CODES_HELP,
     disable_version_flag = true,
     arg_required_else_help = true,
@@ -79,6 +76,17 @@ pub enum Command {
     /// `reset`).
     #[command(after_help = EXIT_CODES_HELP)]
     Latency(latency::LatencyArgs),
+}
+
+/// `micoff-host --help`'s (and its man page's) description.
+fn long_about() -> String {
+    format!(
+        "micoff native messaging host and tools.\n\nStarted by a browser (first argument \
+         `chrome-extension://<id>/`, or a Firefox manifest path and extension id) it speaks native \
+         messaging on stdin/stdout (the protocol: {}). Otherwise it runs one of the subcommands \
+         below.",
+        micoff_native::protocol_doc()
+    )
 }
 
 /// Runs a parsed command line; returns the exit code.
@@ -196,6 +204,39 @@ mod tests {
     use clap::CommandFactory;
 
     use super::Cli;
+
+    /// Every help text that cites the protocol's description names where the package installs it
+    /// (the package ships it there: scripts/host-package/check-deb.mjs), and the top one does.
+    #[test]
+    fn every_protocol_citation_names_the_installed_file() {
+        fn visit(cmd: &clap::Command, cites: &mut Vec<String>) {
+            let mut texts: Vec<String> = [cmd.get_about(), cmd.get_long_about()]
+                .into_iter()
+                .flatten()
+                .map(ToString::to_string)
+                .collect();
+            for arg in cmd.get_arguments() {
+                texts.extend(
+                    [arg.get_help(), arg.get_long_help()]
+                        .into_iter()
+                        .flatten()
+                        .map(ToString::to_string),
+                );
+            }
+            cites.extend(texts.into_iter().filter(|t| t.contains("PROTOCOL.md")));
+            for sub in cmd.get_subcommands() {
+                visit(sub, cites);
+            }
+        }
+        let mut cites = Vec::new();
+        visit(&Cli::command(), &mut cites);
+        assert!(cites.len() >= 3, "{cites:#?}");
+        for c in &cites {
+            assert!(c.contains(micoff_native::PROTOCOL_DOC), "{c}");
+        }
+        let help = Cli::command().render_long_help().to_string();
+        assert!(help.contains(micoff_native::PROTOCOL_DOC), "{help}");
+    }
 
     /// Every numeric option of every subcommand says its range and unit in `--help` (from its
     /// `micoff_exit::Range`, the value its check reads).

@@ -6,7 +6,9 @@ use std::io::{self, Write};
 
 use micoff_proc::browser_family_of_name;
 
-use micoff_native::protocol::{AudioStream, BrowserFamily, CpuReport, Rates, Role, StreamKind};
+use micoff_native::protocol::{
+    AudioStream, BrowserFamily, CpuReport, ProcessRates, Rates, Role, StreamKind, ThreadRates,
+};
 
 /// What the columns count, for `top`'s and `sample`'s `--help` (and docs/cli.md's table).
 pub const COLUMNS_HELP: &str = "Columns, named as pidstat names them: %usr, %system, %CPU: % of \
@@ -205,11 +207,18 @@ pub fn write_streams(out: &mut dyn Write, streams: &[AudioStream]) -> io::Result
         writeln!(out, "  (none)")?;
     }
     for s in streams {
-        let kind = match s.kind {
-            StreamKind::Record => "record",
-            StreamKind::Playback => "playback",
-        };
-        writeln!(
+        write_stream(out, s)?;
+    }
+    Ok(())
+}
+
+/// One stream's line.
+fn write_stream(out: &mut dyn Write, s: &AudioStream) -> io::Result<()> {
+    let kind = match s.kind {
+        StreamKind::Record => "record",
+        StreamKind::Playback => "playback",
+    };
+    writeln!(
             out,
             "  {kind:<8} #{:<4} {:<20} pid {:<7} {} Hz x{} {}  on {} ({})  buffer {:.1} ms  device {:.1} ms{}{}",
             s.index,
@@ -225,7 +234,256 @@ pub fn write_streams(out: &mut dyn Write, streams: &[AudioStream]) -> io::Result
             s.device_latency_us as f64 / 1000.0,
             if s.corked { "  corked" } else { "" },
             if s.muted { "  muted" } else { "" },
+        )
+}
+
+/// `top`'s compact view: at most `lines` lines (when `lines` leaves room for one process and one
+/// thread row): the header, the role totals, the busiest processes (one row each), the busiest
+/// threads of them all (one table), what was left out, the audio server's streams. [`write_report`]
+/// is the full view (every process with its threads).
+pub fn write_compact(
+    out: &mut dyn Write,
+    report: &CpuReport,
+    shown: &Shown,
+    streams: &[AudioStream],
+    lines: usize,
+) -> io::Result<()> {
+    let mut threads: Vec<(&ProcessRates, &ThreadRates)> = report
+        .processes
+        .iter()
+        .flat_map(|p| p.threads.iter().map(move |t| (p, t)))
+        .collect();
+    threads.sort_by(|a, b| b.1.rates.cpu_pct.total_cmp(&a.1.rates.cpu_pct));
+    // Fixed lines: the header, the role totals, the two notes at most, the streams.
+    let notes = usize::from(shown.idle_threads_hidden > 0) + 1;
+    let stream_lines = if streams.is_empty() {
+        1
+    } else {
+        1 + streams.len()
+    };
+    let fixed = 1 + report.roles.len() + notes + stream_lines;
+    // Each table: a blank line and its column header, then its rows.
+    let room = lines.saturating_sub(fixed + 4);
+    // A third of the rows for processes (at most COMPACT_PROCESSES), the rest for threads; rows
+    // the threads leave go back to processes.
+    let fit = |n: usize, most: usize| n.min(most).max(1);
+    let process_rows = fit(report.processes.len().min(COMPACT_PROCESSES), room / 3);
+    let thread_rows = fit(threads.len(), room.saturating_sub(process_rows));
+    let process_rows = fit(
+        report.processes.len().min(COMPACT_PROCESSES),
+        room.saturating_sub(thread_rows),
+    );
+    writeln!(
+        out,
+        "{}  window {:.0} ms, total {:.1} % of one core{}",
+        crate::clock::header_time(&shown.time),
+        report.window_ms,
+        report.total_cpu_pct,
+        if report.gone_pids.is_empty() {
+            String::new()
+        } else {
+            format!(", gone: {:?}", report.gone_pids)
+        }
+    )?;
+    for r in &report.roles {
+        writeln!(
+            out,
+            "  {:<30} {:>3} proc {:>4} thr  %CPU {:>6.1}  wakeups/s {:>7}",
+            role_label(report, r.role, &r.label),
+            r.process_count,
+            r.thread_count,
+            r.cpu_pct,
+            opt(r.wakeups_per_s)
         )?;
     }
+    writeln!(
+        out,
+        "\n{:>7}  {:<16} {:<16} {:>6} {:>9} {:>7}",
+        "PID", "Role", "Command", "%CPU", "wakeups/s", "threads"
+    )?;
+    for p in report.processes.iter().take(process_rows) {
+        writeln!(
+            out,
+            "{:>7}  {:<16} {:<16} {:>6.1} {:>9} {:>7}",
+            p.pid,
+            role_name(p.role, &p.comm),
+            p.comm,
+            p.rates.cpu_pct,
+            opt(p.rates.wakeups_per_s),
+            p.thread_count
+        )?;
+    }
+    writeln!(
+        out,
+        "\n{:>7}  {:>7}  {:<16} {:>6} {:>7} {:>6} {:>7} {:>7} {:>9} {:>9} {:>9}",
+        "TID",
+        "PID",
+        "Command",
+        "%usr",
+        "%system",
+        "%CPU",
+        "run_ms",
+        "cswch/s",
+        "nvcswch/s",
+        "rdcalls/s",
+        "wrcalls/s"
+    )?;
+    if threads.is_empty() {
+        writeln!(out, "{:>7}  (no thread to show)", "")?;
+    }
+    for (p, t) in threads.iter().take(thread_rows) {
+        writeln!(
+            out,
+            "{:>7}  {:>7}  {:<16} {:>6.1} {:>7.1} {:>6.1} {:>7} {:>7} {:>9} {:>9} {:>9}",
+            t.tid,
+            p.pid,
+            t.comm,
+            t.rates.user_pct,
+            t.rates.system_pct,
+            t.rates.cpu_pct,
+            opt_ms(t.rates.run_time_ns),
+            opt(t.rates.voluntary_ctxt_per_s),
+            opt(t.rates.involuntary_ctxt_per_s),
+            opt(t.rates.read_syscalls_per_s),
+            opt(t.rates.write_syscalls_per_s)
+        )?;
+    }
+    let more_processes = report.processes.len().saturating_sub(process_rows);
+    let more_threads = threads.len().saturating_sub(thread_rows) as u64 + report.threads_omitted;
+    writeln!(
+        out,
+        "({more_processes} more processes, {more_threads} more threads; --full shows every process and its threads)"
+    )?;
+    if shown.idle_threads_hidden > 0 {
+        writeln!(
+            out,
+            "({} idle threads not shown; --all shows them)",
+            shown.idle_threads_hidden
+        )?;
+    }
+    if streams.is_empty() {
+        return writeln!(out, "audio server streams: none");
+    }
+    writeln!(out, "audio server streams:")?;
+    for s in streams {
+        write_stream(out, s)?;
+    }
     Ok(())
+}
+
+/// Process rows in `top`'s compact view, at most.
+pub const COMPACT_PROCESSES: usize = 5;
+
+#[cfg(test)]
+#[allow(clippy::unwrap_used)]
+mod tests {
+    use micoff_native::protocol::RoleTotals;
+
+    use super::*;
+
+    /// `processes` processes of `threads` threads each, thread `t` of process `p` at `p + t` %
+    /// (the busiest thread: the last process's last one), `roles` role totals.
+    fn report(processes: u32, threads: u32, roles: usize) -> CpuReport {
+        let rates = |cpu_pct: f64| Rates {
+            cpu_pct,
+            wakeups_per_s: Some(10.0),
+            ..Rates::default()
+        };
+        let mut processes: Vec<ProcessRates> = (1..=processes)
+            .map(|p| ProcessRates {
+                rates: rates(f64::from(p * threads)),
+                thread_count: threads as usize,
+                threads: (1..=threads)
+                    .rev()
+                    .map(|t| ThreadRates {
+                        rates: rates(f64::from(p + t)),
+                        ..ThreadRates::idle(p * 1000 + t, format!("thread-{p}-{t}"))
+                    })
+                    .collect(),
+                ..ProcessRates::idle(p, 1, "chromium", Role::Renderer)
+            })
+            .collect();
+        processes.reverse();
+        CpuReport {
+            window_ms: 1000.0,
+            total_cpu_pct: 1.0,
+            processes,
+            roles: (0..roles)
+                .map(|i| RoleTotals {
+                    role: Role::Renderer,
+                    label: format!("role {i}"),
+                    process_count: 1,
+                    thread_count: 1,
+                    cpu_pct: 1.0,
+                    user_pct: 1.0,
+                    system_pct: 0.0,
+                    wakeups_per_s: None,
+                    read_syscalls_per_s: None,
+                    write_syscalls_per_s: None,
+                })
+                .collect(),
+            gone_pids: vec![],
+            threads_omitted: 0,
+        }
+    }
+
+    fn shown(idle: usize) -> Shown {
+        Shown {
+            time: "2026-11-28T20:00:00.000+00:00".into(),
+            idle_threads_hidden: idle,
+        }
+    }
+
+    fn compact(report: &CpuReport, idle: usize, lines: usize) -> String {
+        let mut out = Vec::new();
+        write_compact(&mut out, report, &shown(idle), &[], lines).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    #[test]
+    fn the_compact_view_fits_its_lines_and_shows_the_busiest_first() {
+        let big = report(30, 12, 8);
+        for lines in [12, 23, 40, 100] {
+            let text = compact(&big, 5, lines);
+            let n = text.lines().count();
+            assert!(n <= lines.max(19), "{lines}: {n} lines\n{text}");
+        }
+        // The full view of the same report: a table per process.
+        let mut full = Vec::new();
+        write_report(&mut full, &big, &shown(5), Some(8)).unwrap();
+        assert!(String::from_utf8(full).unwrap().lines().count() > 300);
+
+        let text = compact(&big, 0, 23);
+        let rows: Vec<&str> = text.lines().collect();
+        // The busiest thread (42 %: process 30's thread 12) heads the thread table, under its
+        // process; the busiest process heads the process table.
+        let head = rows
+            .iter()
+            .position(|l| l.trim_start().starts_with("TID"))
+            .unwrap();
+        assert!(
+            rows[head + 1].contains("30012") && rows[head + 1].contains("42.0"),
+            "{text}"
+        );
+        let procs = rows
+            .iter()
+            .position(|l| l.trim_start().starts_with("PID"))
+            .unwrap();
+        assert!(rows[procs + 1].trim_start().starts_with("30 "), "{text}");
+        // What was left out is counted: 23 lines, 8 roles: 2 process rows, 6 thread rows.
+        assert!(
+            text.contains("(28 more processes, 354 more threads; --full"),
+            "{text}"
+        );
+        assert_eq!(text.lines().count(), 23, "{text}");
+    }
+
+    #[test]
+    fn a_small_report_is_shown_whole() {
+        let text = compact(&report(2, 2, 1), 0, 24);
+        assert!(text.contains("(0 more processes, 0 more threads"), "{text}");
+        assert!(text.contains("audio server streams: none"), "{text}");
+        let text = compact(&report(0, 0, 0), 0, 24);
+        assert!(text.contains("(no thread to show)"), "{text}");
+    }
 }

@@ -1,9 +1,13 @@
 //! `micoff-host top`: a live, pidstat-like table of the audio path's threads, with the audio
 //! server's streams under it. `--json` prints one JSON line per interval.
 //!
-//! What it watches: `--pid P…` (those processes), `--browser F` (every running browser of that
-//! family, whole trees), or by default every running Chromium-family and Firefox browser's tree;
-//! the audio server is always added. Every round takes one interval, also when there is nothing
+//! What it watches: `--pid P…` (each process and its descendants: one browser's tree from its
+//! main process), `--browser F` (every running browser of that family, whole trees), or by default
+//! every running Chromium-family and Firefox browser's tree; the audio server is always added.
+//!
+//! How: compact by default (at most `--lines` lines a refresh: role totals, the busiest processes,
+//! the busiest threads of them all, [`report::write_compact`]); `--full` (or `--threads N`) every
+//! process with its busiest threads ([`report::write_report`]). Every round takes one interval, also when there is nothing
 //! to sample: named processes that are all gone end it (exit 4); the default mode waits for a
 //! browser or the server to (re)appear.
 
@@ -37,16 +41,25 @@ impl BrowserArg {
 pub const INTERVAL_S: Range<f64> = Range::new(0.25, 600.0, "s");
 /// `--count`: refreshes before it stops.
 pub const COUNT: Range<u64> = Range::new(1, 1_000_000, "refreshes");
-/// `--threads`: thread rows per process.
+/// `--threads`: thread rows per process (`--full`).
 pub const THREADS: Range<usize> = Range::new(0, 100_000, "rows");
+/// `--threads`' default.
+pub const THREADS_DEFAULT: usize = 8;
+/// `--lines`: lines per refresh of the compact view (a terminal's height).
+pub const LINES: Range<usize> = Range::new(12, 100_000, "lines");
+/// `--lines`' default: a classic terminal's height.
+pub const LINES_DEFAULT: usize = 24;
 
 /// `top --help`'s closing text: what it watches, what the columns count, the exit codes.
 pub fn after_help() -> String {
     format!(
         "Without --pid or --browser it watches every running Chromium-family and Firefox browser \
-         (found in /proc) and the audio server, and waits for them when none runs. With --pid or \
-         --browser it ends (exit 4) once nothing named is left. Each refresh starts with the \
-         local time it was taken.\n\n{}\n\n{}",
+         (found in /proc) and the audio server, and waits for them when none runs. --pid P \
+         watches P and its descendants (a browser's main process: that browser alone). With --pid \
+         or --browser it ends (exit 4) once nothing named is left. Each refresh starts with the \
+         local time it was taken, then fits in --lines lines: the role totals, the busiest \
+         processes, the busiest threads of them all; --full shows every process with its \
+         threads.\n\n{}\n\n{}",
         report::COLUMNS_HELP,
         crate::EXIT_CODES_HELP
     )
@@ -56,8 +69,8 @@ pub fn after_help() -> String {
 pub struct TopArgs {
     #[arg(long = "pid", value_name = "P", conflicts_with = "browser",
           value_parser = |s: &str| PID.parse(s),
-          help = PID.help("Process to watch (repeatable), a process id; the audio server is always \
-              added."))]
+          help = PID.help("Process to watch with its descendants (repeatable), a process id; the \
+              audio server is always added."))]
     pub pids: Vec<u32>,
     /// Watch every running browser of this family (its whole process tree) instead of all.
     #[arg(long, value_enum)]
@@ -69,9 +82,19 @@ pub struct TopArgs {
     #[arg(long, value_name = "N", value_parser = |s: &str| COUNT.parse(s),
           help = COUNT.help("Stop after this many refreshes (default: until Ctrl-C)."))]
     pub count: Option<u64>,
-    #[arg(long, value_name = "N", default_value_t = 8, value_parser = |s: &str| THREADS.parse(s),
-          help = THREADS.help("Thread rows per process (busiest first)."))]
-    pub threads: usize,
+    #[arg(long, value_name = "N", value_parser = |s: &str| THREADS.parse(s),
+          help = THREADS.help("Thread rows per process (busiest first) in the full view; gives \
+              the full view. Default 8."))]
+    pub threads: Option<usize>,
+    /// Every process with its busiest threads (--threads per process), instead of the compact
+    /// view.
+    #[arg(long)]
+    pub full: bool,
+    #[arg(long, value_name = "N", default_value_t = LINES_DEFAULT,
+          value_parser = |s: &str| LINES.parse(s),
+          help = LINES.help("Lines per refresh in the compact view, the first (`watching …`) \
+              included."))]
+    pub lines: usize,
     /// One JSON line per interval: {"time": RFC 3339 local time, "idle_threads_hidden": N,
     /// "report": CpuReport, "streams": [AudioStream]}. Notes (what is watched, what vanished) go
     /// to stderr.
@@ -266,8 +289,13 @@ pub async fn run(args: &TopArgs, deps: &Deps, io: TopOutput<'_>) -> i32 {
         } else {
             screen(out, clear).and_then(|()| {
                 writeln!(out, "watching {picked}")?;
-                report::write_report(out, &report, &stamp, Some(args.threads))?;
-                report::write_streams(out, &streams)
+                if args.full || args.threads.is_some() {
+                    let threads = args.threads.unwrap_or(THREADS_DEFAULT);
+                    report::write_report(out, &report, &stamp, Some(threads))?;
+                    report::write_streams(out, &streams)
+                } else {
+                    report::write_compact(out, &report, &stamp, &streams, args.lines - 1)
+                }
             })
         };
         if let Err(e) = written.and_then(|()| out.flush()) {
@@ -374,8 +402,19 @@ async fn resolve(
                 return Ok(Targets::Nothing("every named process is gone".into()));
             }
             for (pid, name) in named {
+                // The process and its descendants (one gone since is looked for again next round).
+                let tree = match deps.sampler.processes(Some(*pid)).await {
+                    Ok(tree) => tree,
+                    Err(HostError::NotFound(_)) => continue,
+                    Err(e) => return Err(e),
+                };
                 pids.insert(*pid);
-                parts.push(format!("{name} (pid {pid})"));
+                pids.extend(tree.processes.iter().map(|p| p.pid));
+                server.get_or_insert(tree.audio_server);
+                parts.push(match tree.processes.len() {
+                    0 | 1 => format!("{name} (pid {pid})"),
+                    n => format!("{name} (pid {pid}, {n} processes)"),
+                });
             }
         }
         Watch::Family(_) | Watch::Everything => {

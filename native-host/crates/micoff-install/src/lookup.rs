@@ -32,6 +32,9 @@ pub struct Candidate {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Lookup {
     pub browser: Browser,
+    /// Why we think it is installed ([`InstallEnv::detect`]); `None`: only a manifest for it is
+    /// here (the package's for Google Chrome, say), which then works for nothing.
+    pub installed: Option<String>,
     /// `snap`, when it is the snap.
     pub snap: bool,
     /// The manifests it may read, in its order, those that exist.
@@ -165,13 +168,15 @@ pub fn lookup(env: &InstallEnv, browser: Browser) -> Option<Lookup> {
             path,
         })
         .collect();
-    if env.detect(browser).is_none() && found.is_empty() {
+    let installed = env.detect(browser);
+    if installed.is_none() && found.is_empty() {
         return None;
     }
     if snap && !browser.is_firefox() {
         notes.extend(snap_note(browser));
         return Some(Lookup {
             browser,
+            installed,
             snap,
             found,
             used: None,
@@ -187,6 +192,7 @@ pub fn lookup(env: &InstallEnv, browser: Browser) -> Option<Lookup> {
     };
     Some(Lookup {
         browser,
+        installed,
         snap,
         found,
         used,
@@ -195,11 +201,14 @@ pub fn lookup(env: &InstallEnv, browser: Browser) -> Option<Lookup> {
 }
 
 impl Lookup {
-    /// Whether micoff's extension reaches micoff-host in this browser by its manifest.
+    /// Whether micoff's extension reaches micoff-host in this browser by its manifest: the browser
+    /// is installed and the manifest it uses is valid.
     pub fn works(&self) -> bool {
-        self.used
-            .and_then(|i| self.found.get(i))
-            .is_some_and(|c| c.problem.is_none())
+        self.installed.is_some()
+            && self
+                .used
+                .and_then(|i| self.found.get(i))
+                .is_some_and(|c| c.problem.is_none())
     }
 
     /// One line for a person.
@@ -209,6 +218,9 @@ impl Lookup {
             self.browser.name(),
             if self.snap { " (snap)" } else { "" }
         );
+        if self.installed.is_none() {
+            return self.line_not_installed(&name);
+        }
         let mut s = match self.used.and_then(|i| self.found.get(i)) {
             Some(c) => {
                 let how = match &c.problem {
@@ -240,15 +252,40 @@ impl Lookup {
         }
         s
     }
+
+    /// The line of a browser that is not installed: the manifests waiting for it, none "works".
+    fn line_not_installed(&self, name: &str) -> String {
+        let manifests: Vec<String> = self
+            .found
+            .iter()
+            .map(|c| {
+                format!(
+                    "{} ({}{})",
+                    shown(&c.path),
+                    c.whose,
+                    c.problem
+                        .as_ref()
+                        .map(|p| format!(", would not work: {p}"))
+                        .unwrap_or_default()
+                )
+            })
+            .collect();
+        format!(
+            "{name}: not installed (a manifest for it is ready: {})",
+            manifests.join("; ")
+        )
+    }
 }
 
 /// The doctor's finding: which manifest each browser on this machine uses, whether it works.
 pub fn finding(env: &InstallEnv) -> Finding {
-    let lookups: Vec<Lookup> = Browser::ALL
+    let all: Vec<Lookup> = Browser::ALL
         .iter()
         .filter_map(|b| lookup(env, *b))
         .collect();
-    let broken: Vec<&Lookup> = lookups.iter().filter(|l| !l.works()).collect();
+    // A browser that is not installed neither works nor is broken: its line says so.
+    let lookups: Vec<&Lookup> = all.iter().filter(|l| l.installed.is_some()).collect();
+    let broken: Vec<&&Lookup> = lookups.iter().filter(|l| !l.works()).collect();
     let status = if lookups.is_empty() {
         Status::NotApplicable
     } else if broken.is_empty() {
@@ -302,6 +339,6 @@ pub fn finding(env: &InstallEnv) -> Finding {
             .to_owned(),
         fix: None,
         hint,
-        details: lookups.iter().map(Lookup::line).collect(),
+        details: all.iter().map(Lookup::line).collect(),
     }
 }

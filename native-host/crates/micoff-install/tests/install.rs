@@ -660,3 +660,64 @@ fn chromium_crx_system_wide_goes_next_to_chromiums_binary() {
         .is_file());
     assert!(out.contains("for every user"), "{out}");
 }
+
+/// With micoff-host's Debian package installed, a per-user install says first which browsers the
+/// package's system manifests already serve, and what a per-user one is still for.
+#[test]
+fn a_per_user_install_says_what_the_package_already_covers() {
+    use micoff_install::manifest::content::manifest_json;
+    let (tmp, env) = temp_env();
+    let host = Path::new(support::host());
+    for b in [Browser::Chromium, Browser::Firefox, Browser::Brave] {
+        executable(&env.root.join(b.install_paths().next().unwrap()));
+    }
+    // The package's files: a link into /usr/share/micoff-host for Chromium, a file dpkg lists
+    // for Firefox.
+    let share = env
+        .root
+        .join("usr/share/micoff-host/native-messaging-hosts/chromium")
+        .join(MANIFEST);
+    std::fs::create_dir_all(share.parent().unwrap()).unwrap();
+    std::fs::write(&share, manifest_json(false, host)).unwrap();
+    let chromium = env.root.join("etc/chromium/native-messaging-hosts");
+    std::fs::create_dir_all(&chromium).unwrap();
+    std::os::unix::fs::symlink(&share, chromium.join(MANIFEST)).unwrap();
+    let firefox = env.root.join("usr/lib/mozilla/native-messaging-hosts");
+    std::fs::create_dir_all(&firefox).unwrap();
+    std::fs::write(firefox.join(MANIFEST), manifest_json(true, host)).unwrap();
+    let dpkg = env.root.join("var/lib/dpkg/info");
+    std::fs::create_dir_all(&dpkg).unwrap();
+    std::fs::write(
+        dpkg.join("micoff-host.list"),
+        format!("/usr/lib/mozilla/native-messaging-hosts/{MANIFEST}\n"),
+    )
+    .unwrap();
+    let dry = InstallArgs {
+        dry_run: true,
+        ..args()
+    };
+    let (code, out) = install(&dry, &env);
+    assert_eq!(code, 0, "{out}");
+    let first = out.lines().next().unwrap();
+    assert_eq!(
+        first,
+        format!(
+            "note: the micoff-host package already gives Chromium, Firefox the host through {}, {}; \
+             a per-user install is only needed for Brave (the package has no manifest for it that \
+             works), or a micoff-host other than the package's (a user's manifest comes first for \
+             the browser, so it replaces the package's for this user)",
+            chromium.join(MANIFEST).display(),
+            firefox.join(MANIFEST).display()
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("would be written") && !manifest_in(&tmp, "home/.config/chromium"),
+        "{out}"
+    );
+    // Without the package, nothing is said about it.
+    std::fs::remove_file(chromium.join(MANIFEST)).unwrap();
+    std::fs::remove_file(firefox.join(MANIFEST)).unwrap();
+    let (_, out) = install(&dry, &env);
+    assert!(!out.contains("package"), "{out}");
+}

@@ -27,6 +27,12 @@ fn env(tmp: &Path) -> InstallEnv {
     }
 }
 
+/// `browser` installed: its program at its first usual path under the fake root.
+fn installed(env: &InstallEnv, browser: Browser) {
+    let at = browser.install_paths().next().unwrap();
+    support::executable(&env.root.join(at));
+}
+
 fn put(path: &Path, text: &str) -> PathBuf {
     std::fs::create_dir_all(path.parent().unwrap()).unwrap();
     std::fs::write(path, text).unwrap();
@@ -37,6 +43,7 @@ fn put(path: &Path, text: &str) -> PathBuf {
 fn chromium_uses_the_users_manifest_unless_a_policy_says_no() {
     let tmp = tempfile::tempdir().unwrap();
     let env = env(tmp.path());
+    installed(&env, Browser::Chromium);
     let host = Path::new(support::host());
     let user = put(
         &env.home
@@ -82,6 +89,8 @@ fn chromium_uses_the_users_manifest_unless_a_policy_says_no() {
 fn chromium_takes_the_first_file_even_broken_firefox_the_first_valid() {
     let tmp = tempfile::tempdir().unwrap();
     let env = env(tmp.path());
+    installed(&env, Browser::Chromium);
+    installed(&env, Browser::Firefox);
     let host = Path::new(support::host());
     // A user's manifest naming a host that is gone, before a good system one.
     let gone = Path::new("/nonexistent/micoff-host");
@@ -169,5 +178,50 @@ fn a_snap_chromium_cannot_and_a_snap_firefox_is_told_about_the_portal() {
             "note: snap Chromium found: a snap Chromium cannot start native messaging hosts"
         ),
         "{out}"
+    );
+}
+
+/// The package's manifests cover Chromium, Google Chrome and Firefox; only the installed browsers
+/// "work", a manifest for one that is not installed is said to be waiting for it.
+#[test]
+fn a_manifest_for_a_browser_that_is_not_installed_does_not_work() {
+    let tmp = tempfile::tempdir().unwrap();
+    let env = env(tmp.path());
+    let host = Path::new(support::host());
+    installed(&env, Browser::Chromium);
+    for dir in [
+        "etc/chromium/native-messaging-hosts",
+        "etc/opt/chrome/native-messaging-hosts",
+    ] {
+        put(&env.root.join(dir).join(FILE), &manifest_json(false, host));
+    }
+    let chrome = lookup(&env, Browser::Chrome).unwrap();
+    assert!(chrome.installed.is_none());
+    assert!(!chrome.works());
+    let line = chrome.line();
+    assert!(
+        line.starts_with("Chrome: not installed (a manifest for it is ready: ")
+            && !line.contains("works"),
+        "{line}"
+    );
+    assert!(lookup(&env, Browser::Chromium).unwrap().works());
+    let f = finding(&env);
+    assert_eq!(f.status, Status::Ok, "{f:?}");
+    assert_eq!(
+        f.current, "every browser found reaches micoff-host: Chromium",
+        "{f:?}"
+    );
+    assert!(f.details.iter().any(|d| d == &line), "{f:?}");
+    // With no browser installed at all, nothing works and nothing is broken.
+    std::fs::remove_file(
+        env.root
+            .join(Browser::Chromium.install_paths().next().unwrap()),
+    )
+    .unwrap();
+    let f = finding(&env);
+    assert_eq!(f.status, Status::NotApplicable, "{f:?}");
+    assert!(
+        f.details.iter().all(|d| d.contains("not installed")),
+        "{f:?}"
     );
 }

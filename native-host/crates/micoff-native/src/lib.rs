@@ -35,6 +35,20 @@ pub const HOST_IDENT: &str = concat!("\0micoff-host-ident ", env!("MICOFF_VERSIO
 /// `HOST_NAME` in `extension/src/shared/protocol/constants.ts`; `tests/host_name.rs` checks they agree.
 pub const HOST_NAME: &str = "org.micoff.host";
 
+/// Where the Debian package installs the protocol's description (scripts/host-package/deb.mjs
+/// stages it there; check-deb.mjs fails a package whose man pages cite a doc file it lacks).
+pub const PROTOCOL_DOC: &str = "/usr/share/doc/micoff-host/PROTOCOL.md";
+/// The same file in a checkout.
+pub const PROTOCOL_DOC_SOURCE: &str = "native-host/PROTOCOL.md";
+
+/// The protocol's description as `--help` and the man pages cite it: where each way of installing
+/// micoff-host has it (the static tarball: beside the binary).
+pub fn protocol_doc() -> String {
+    format!(
+        "{PROTOCOL_DOC}; PROTOCOL.md in the static tarball, {PROTOCOL_DOC_SOURCE} in the source"
+    )
+}
+
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {

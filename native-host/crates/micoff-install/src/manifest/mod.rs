@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 
 use crate::args::{InstallArgs, CMD};
 use crate::env::InstallEnv;
+use crate::lookup::lookup;
+use crate::package::PACKAGE;
 use apply::{apply, Change, Outcome};
 use content::manifest_json;
 use micoff_browsers::Browser;
@@ -51,6 +53,50 @@ fn extension_steps(plan: &Plan, args: &InstallArgs) -> Vec<String> {
     steps
 }
 
+/// What the micoff-host Debian package's system manifests already give the browsers a per-user
+/// install is planned for (`None`: none of them): which browsers, through which files, and what
+/// the per-user manifests are still for. Said first, before the files it would write.
+pub fn package_covers(env: &InstallEnv, plan: &Plan) -> Option<String> {
+    let mut covered: Vec<(Browser, PathBuf)> = Vec::new();
+    let mut not_covered: Vec<Browser> = Vec::new();
+    for browser in plan.targets.iter().filter_map(|t| t.browser) {
+        let package = lookup(env, browser).and_then(|l| {
+            l.found
+                .into_iter()
+                .find(|c| c.whose == "package" && c.problem.is_none())
+        });
+        match package {
+            Some(c) => covered.push((browser, c.path)),
+            None => not_covered.push(browser),
+        }
+    }
+    if covered.is_empty() {
+        return None;
+    }
+    let names = |list: &mut dyn Iterator<Item = Browser>| {
+        list.map(Browser::name).collect::<Vec<_>>().join(", ")
+    };
+    let only_for = if not_covered.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "{} (the package has no manifest for it that works), or ",
+            names(&mut not_covered.iter().copied())
+        )
+    };
+    Some(format!(
+        "the {PACKAGE} package already gives {} the host through {}; a per-user install is only \
+         needed for {only_for}a micoff-host other than the package's (a user's manifest comes \
+         first for the browser, so it replaces the package's for this user)",
+        names(&mut covered.iter().map(|(b, _)| *b)),
+        covered
+            .iter()
+            .map(|(_, p)| shown(p))
+            .collect::<Vec<_>>()
+            .join(", "),
+    ))
+}
+
 /// Writes (or removes) the host manifests for `args` against `env` naming `host` (checked by
 /// `install::check`; `None` on uninstall), through `journal`, reporting to `out`, except the files
 /// in `recorded` (`micoff-host uninstall`'s sweep for what an older micoff wrote: micoff's record
@@ -72,6 +118,11 @@ pub fn run(
         }
     };
     plan.targets.retain(|t| !recorded.contains(&t.path));
+    if !args.uninstall && !args.system {
+        if let Some(line) = package_covers(env, &plan) {
+            let _ = writeln!(out, "note: {line}");
+        }
+    }
     for note in &plan.notes {
         let _ = writeln!(out, "note: {note}");
     }

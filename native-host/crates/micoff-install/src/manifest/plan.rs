@@ -14,6 +14,8 @@ use micoff_native::HOST_NAME;
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Target {
     pub label: String,
+    /// The browser it is for (`None`: `--target-dir`, a folder the user named).
+    pub browser: Option<Browser>,
     pub firefox: bool,
     pub path: PathBuf,
 }
@@ -55,6 +57,7 @@ pub fn plan(args: &InstallArgs, env: &InstallEnv) -> Result<Plan, String> {
         };
         plan.targets.push(Target {
             label: format!("{label} ({})", dir.display()),
+            browser: None,
             firefox,
             path: dir.join(file),
         });
@@ -80,6 +83,7 @@ pub fn plan(args: &InstallArgs, env: &InstallEnv) -> Result<Plan, String> {
             }
             plan.targets.extend(dirs.into_iter().map(|dir| Target {
                 label: browser.name().to_owned(),
+                browser: Some(browser),
                 firefox: browser.is_firefox(),
                 path: dir.join(&file),
             }));
@@ -102,6 +106,7 @@ pub fn plan(args: &InstallArgs, env: &InstallEnv) -> Result<Plan, String> {
                 }
                 plan.targets.push(Target {
                     label: browser.name().to_owned(),
+                    browser: Some(browser),
                     firefox: browser.is_firefox(),
                     path: dir.join(&file),
                 });
