@@ -51,19 +51,27 @@ fn extension_steps(plan: &Plan, args: &InstallArgs) -> Vec<String> {
     steps
 }
 
-/// Writes (or removes) the host manifests for `args` against `env` naming `host` (checked by
-/// `install::check`; `None` on uninstall), through `journal`, reporting to `out`, except the files
+/// What the manifests name: the host (checked by `install::check`; `None` on uninstall) and the
+/// local extension ids a Chromium manifest allows beside micoff's ([`content::manifest_json`]).
+pub struct Names<'a> {
+    pub host: Option<&'a Path>,
+    pub local_ids: &'a [String],
+}
+
+/// Writes (or removes) the host manifests for `args` against `env` with `names`, through
+/// `journal`, reporting to `out`, except the files
 /// in `recorded` (`micoff-host uninstall`'s sweep for what an older micoff wrote: micoff's record
 /// holds those, and its own steps have them; none for `install`). Returns the exit code.
 pub fn run(
     args: &InstallArgs,
     env: &InstallEnv,
-    host: Option<&Path>,
+    names: &Names<'_>,
     recorded: &BTreeSet<PathBuf>,
     journal: &mut Journal,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
+    let (host, local_ids) = (names.host, names.local_ids);
     let mut plan = match plan(args, env) {
         Ok(plan) => plan,
         Err(e) => {
@@ -114,6 +122,7 @@ pub fn run(
         uninstall: args.uninstall,
         dry_run: args.dry_run,
         root: &env.root,
+        local_ids,
     };
     for target in &plan.targets {
         let (outcome, before) = apply(target, &change, journal);
@@ -149,7 +158,7 @@ pub fn run(
                     unified(
                         &shown(&target.path),
                         before.as_deref(),
-                        &manifest_json(target.firefox, host)
+                        &manifest_json(target.firefox, host, local_ids)
                     )
                 );
             }
