@@ -26,8 +26,9 @@ import { execFileSync } from 'node:child_process';
 //
 // --own-key (with a key): the packages take the KEY's public half as their manifest `key` instead,
 // so the unpacked copy (<out>/chrome), the zip and the crx share that key's id: a fork's own key,
-// or a throwaway key in the e2e. Deliberately a different extension; a micoff-host answers it only
-// when built from that key (its id comes from manifests/chrome.json at build time).
+// or a throwaway key. Deliberately a different extension; a micoff-host answers it when built from
+// that key (its id comes from manifests/chrome.json at build time), or once `micoff-host install
+// --chromium-crx` installed its crx.
 // --out-dir=DIR writes there instead of dist/ (the unpacked copy only with --own-key); --no-xpi
 // skips the Firefox package, --no-crx the crx.
 //

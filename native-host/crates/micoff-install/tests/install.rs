@@ -631,6 +631,26 @@ fn chromium_crx_of_another_key_is_installed_when_it_is_micoffs_and_its_id_allowe
     assert_eq!(code, 0, "{out}");
     assert_eq!(origins(), both, "{out}");
 
+    // A crx of yet another key (a new local key) replaces the copy: the old entry goes, the
+    // manifest allows the new id instead.
+    let newer = tmp.path().join("newer.crx");
+    let third = b"a new local key".to_vec();
+    std::fs::write(&newer, crx::crx(&third, &third, "2.1", true)).unwrap();
+    let third_id = inspect(&std::fs::read(&newer).unwrap()).unwrap().id;
+    a.chromium_crx = Some(Some(newer));
+    let (code, out) = install_all(&a, &env);
+    assert_eq!(code, 0, "{out}");
+    assert!(!ext.join(format!("{other_id}.json")).exists(), "{out}");
+    assert!(ext.join(format!("{third_id}.json")).is_file(), "{out}");
+    assert_eq!(
+        origins(),
+        serde_json::json!([
+            format!("chrome-extension://{CHROME_EXTENSION_ID}/"),
+            format!("chrome-extension://{third_id}/")
+        ])
+    );
+    let other_id = third_id;
+
     // Uninstall: the entry, the copy and the manifest (the local id with it) go.
     let (code, out) = install_all(&uninstall_chromium_crx(), &env);
     assert_eq!(code, 0, "{out}");

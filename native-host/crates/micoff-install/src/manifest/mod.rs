@@ -32,7 +32,7 @@ fn extension_steps(plan: &Plan, args: &InstallArgs) -> Vec<String> {
     if plan.targets.iter().any(|t| !t.firefox) && args.chromium_crx.is_none() {
         steps.push(
             "extension (Chrome/Chromium family): Chromium: run this again with --chromium-crx \
-             <micoff-<version>.crx> (the release crx) to install micoff for good. Google Chrome \
+             <micoff-<version>.crx> (`npm run package` writes it in dist/) to install micoff for good. Google Chrome \
              and the other Chromium browsers take extensions from the Chrome Web Store only, or \
              unpacked in developer mode: open chrome://extensions, switch on Developer mode, Load \
              unpacked, pick dist/chrome."
