@@ -345,7 +345,7 @@ function main() {
   }
 
   const crxPath = join(out, `micoff-${version}.crx`);
-  rmSync(crxPath, { force: true });
+  if (opts.crx) rmSync(crxPath, { force: true }); // --no-crx leaves one made before as it is
   if (opts.crx && key) {
     const crx = crx3(zipBytes, key);
     writeFileSync(crxPath, crx);
