@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs what micoff's build, tests and demo need (apt, npm, cargo), and nothing when it is all
-# there. Used by `npm test` (scripts/test.sh) and `npm run demo`. Options: --with-firefox, --firefox,
-# --package, --fuzz-tools (nightly + cargo-fuzz for npm run bench:fuzz). As root or through `sudo -n`,
+# there. Used by `npm test` (scripts/test.sh), `npm run demo` and `npm run package`. Options:
+# --with-firefox, --firefox, --package, --package-only (what `npm run package` needs and nothing for
+# the tests: the build's and the package tools), --fuzz-tools (nightly + cargo-fuzz for npm run
+# bench:fuzz). As root or through `sudo -n`,
 # else prints the command and exits 1; what it could not install is named at the end, and under CI a
 # missing one a test needs exits 3.
 # Environment: MICOFF_SKIP_APT=1; MICOFF_FIREFOX / MICOFF_XVFB (e2e/rig/paths.ts, xvfb.ts).
@@ -29,9 +31,13 @@ for a in "$@"; do
       PACKAGE_TOOLS=1
       APT_PACKAGES+=(dpkg-dev lintian man-db musl-tools meson ninja-build cmake m4 zsh fish)
       ;;
+    --package-only)
+      PACKAGE_TOOLS=1
+      APT_PACKAGES=(libpulse-dev pkg-config dpkg-dev lintian man-db musl-tools meson ninja-build cmake m4)
+      ;;
     --fuzz-tools) FUZZ_TOOLS=1 ;;
     *)
-      say "unknown option: $a (--with-firefox, --firefox, --package, --fuzz-tools)"
+      say "unknown option: $a (--with-firefox, --firefox, --package, --package-only, --fuzz-tools)"
       exit 2
       ;;
   esac

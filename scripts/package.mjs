@@ -5,7 +5,8 @@ import { execFileSync } from 'node:child_process';
 //
 //   dist/micoff-<version>-chrome.zip   dist/chrome as the Chrome Web Store upload takes it
 //   dist/micoff-<version>.xpi          dist/firefox, built by `web-ext build`
-//   dist/micoff-<version>.crx          CRX3 signed with the release key, only when the key is given
+//   dist/micoff-<version>.crx          CRX3 signed with the release key when it is given, else with this
+//                                      machine's local key (below)
 //   dist/micoff-host_<version>-<rev>_amd64.deb          the host for Debian/Ubuntu, lintian-checked
 //   dist/micoff-host-<version>-x86_64-linux-musl.tar.gz  the static host for other distributions,
 //                                                      and its .sha256
@@ -15,23 +16,40 @@ import { execFileSync } from 'node:child_process';
 // The release key (docs/design/packaging.md) is never in the repository. It is read from the PEM file
 // named by $MICOFF_CRX_KEY (or --crx-key=PATH). Its public half must be the `key` in
 // manifests/chrome.json: a crx signed with any other key would get another extension id, so a
-// mismatch is an error, never a silent new id. Without a key the crx step says so and is skipped.
+// mismatch is an error, never a silent new id.
+//
+// Without the release key the crx is signed with a local key: made once, at
+// ${XDG_CONFIG_HOME:-~/.config}/micoff/local-crx-key.pem (0600, never overwritten, reused by every later
+// run), its public half the `key` of the crx's manifest, so the crx has that key's id, not micoff's.
+// `micoff-host install --chromium-crx` accepts such a crx when it is micoff's and allows its id
+// (docs/design/packaging.md, "A crx without the release key").
 //
 // --own-key (with a key): the packages take the KEY's public half as their manifest `key` instead,
 // so the unpacked copy (<out>/chrome), the zip and the crx share that key's id: a fork's own key,
-// or a throwaway key in the e2e. Deliberately a different extension; a micoff-host answers it only
-// when built from that key (its id comes from manifests/chrome.json at build time).
+// or a throwaway key. Deliberately a different extension; a micoff-host answers it when built from
+// that key (its id comes from manifests/chrome.json at build time), or once `micoff-host install
+// --chromium-crx` installed its crx.
 // --out-dir=DIR writes there instead of dist/ (the unpacked copy only with --own-key); --no-xpi
-// skips the Firefox package.
+// skips the Firefox package, --no-crx the crx.
 //
 // --no-build packages what is built: the extension from dist/, and the host packages only when asked
 // for with --deb / --static (from target/release and target/x86_64-unknown-linux-musl/release).
 // Without it everything is built and packaged; --no-deb / --no-static leave a host package out. The
 // host packages are micoff's (its extension ids are compiled into the host): never with --own-key.
 // Their tools: bash scripts/ensure-deps.sh --package.
-import { createHash, createPrivateKey, createPublicKey, sign } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { createHash, createPrivateKey, createPublicKey, generateKeyPairSync, sign } from 'node:crypto';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { deflateRawSync } from 'node:zlib';
 import { buildManifest, chromeIdFromKey, crc32 } from './build.mjs';
@@ -181,6 +199,46 @@ export function loadReleaseKey(pemPath, manifestKeyBase64) {
   return key;
 }
 
+// ---- the local key (no release key) -----------------------------------------------------------------
+
+/** The local key's file name, in micoff's config folder. */
+export const LOCAL_KEY_FILE = 'local-crx-key.pem';
+
+/** Where the local key is kept: `$XDG_CONFIG_HOME/micoff/` (an absolute XDG_CONFIG_HOME only, as the
+ * XDG spec says), else `~/.config/micoff/`. */
+export function localKeyPath(env = process.env) {
+  const xdg = env.XDG_CONFIG_HOME;
+  const config = xdg && isAbsolute(xdg) ? xdg : join(env.HOME || homedir(), '.config');
+  return join(config, 'micoff', LOCAL_KEY_FILE);
+}
+
+/**
+ * The local key at `path`: the one there, else a new RSA key written there (folder 0700, file 0600,
+ * created exclusively: an existing file is never overwritten). `created` says which.
+ */
+export function localKey(path) {
+  if (!existsSync(path)) {
+    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+    const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' });
+    try {
+      writeFileSync(path, pem, { mode: 0o600, flag: 'wx' });
+      chmodSync(path, 0o600); // the umask cannot widen it
+      return { key: privateKey, created: true };
+    } catch (e) {
+      if (e?.code !== 'EEXIST') throw e; // another run made it just now: that one is used
+    }
+  }
+  try {
+    return { key: createPrivateKey(readFileSync(path)), created: false };
+  } catch (e) {
+    throw new Error(
+      `${path} is not a private key (${e?.message ?? e}): move it away and run again to make a new one ` +
+        '(a new key gives the crx a new extension id)',
+    );
+  }
+}
+
 // ---- main --------------------------------------------------------------------------------------------
 
 /** The base64 DER SubjectPublicKeyInfo of a private key: what a manifest `key` holds. */
@@ -202,7 +260,13 @@ export function filesWithKey(dir, keyBase64) {
 }
 
 function parseArgs(argv) {
-  const opts = { crxKey: process.env[CRX_KEY_ENV] || undefined, build: true, ownKey: false, xpi: true };
+  const opts = {
+    crxKey: process.env[CRX_KEY_ENV] || undefined,
+    build: true,
+    ownKey: false,
+    xpi: true,
+    crx: true,
+  };
   // Host packages: undefined = the default (built unless --no-build or --own-key).
   let deb;
   let tarball;
@@ -211,12 +275,13 @@ function parseArgs(argv) {
     else if (a === '--no-build') opts.build = false;
     else if (a === '--own-key') opts.ownKey = true;
     else if (a === '--no-xpi') opts.xpi = false;
+    else if (a === '--no-crx') opts.crx = false;
     else if (a.startsWith('--out-dir=')) opts.outDir = resolve(a.slice('--out-dir='.length));
     else if (a === '--deb' || a === '--no-deb') deb = a === '--deb';
     else if (a === '--static' || a === '--no-static') tarball = a === '--static';
     else
       throw new Error(
-        `unknown argument ${a} (use --crx-key=PATH, --own-key, --out-dir=DIR, --no-xpi, --no-build, --[no-]deb, --[no-]static)`,
+        `unknown argument ${a} (use --crx-key=PATH, --own-key, --out-dir=DIR, --no-xpi, --no-crx, --no-build, --[no-]deb, --[no-]static)`,
       );
   }
   if (opts.ownKey && !opts.crxKey)
@@ -290,16 +355,22 @@ function main() {
   }
 
   const crxPath = join(out, names.crx);
-  rmSync(crxPath, { force: true });
-  if (!key) {
-    console.log(
-      `crx: skipped, no release key (set ${CRX_KEY_ENV}=/path/to/micoff-release.pem or pass --crx-key=PATH; ` +
-        'docs/design/packaging.md). The zip and xpi above are complete.',
-    );
-  } else {
+  if (opts.crx) rmSync(crxPath, { force: true }); // --no-crx leaves one made before as it is
+  if (opts.crx && key) {
     const crx = crx3(zipBytes, key);
     writeFileSync(crxPath, crx);
     console.log(`${shown(crxPath)} (${crx.length} bytes, extension id ${id})`);
+  } else if (opts.crx) {
+    const keyPath = localKeyPath();
+    const local = localKey(keyPath);
+    const localPublic = publicKeyBase64(local.key);
+    const crx = crx3(zip(filesWithKey(join(DIST, 'chrome'), localPublic)), local.key);
+    writeFileSync(crxPath, crx);
+    console.log(
+      `${shown(crxPath)} (${crx.length} bytes): no release key (${CRX_KEY_ENV}), so signed with this ` +
+        `machine's local key ${keyPath} (${local.created ? 'made now' : 'kept from an earlier run'}): ` +
+        `extension id ${chromeIdFromKey(localPublic)}, which micoff-host install --chromium-crx allows`,
+    );
   }
 
   if (opts.deb || opts.tarball)

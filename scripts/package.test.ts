@@ -1,12 +1,21 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { createHash, createPublicKey, generateKeyPairSync, verify } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { chromeIdFromKey } from './build.mjs';
-import { crx3, filesWithKey, loadReleaseKey, publicKeyBase64, zip } from './package.mjs';
+import {
+  crx3,
+  filesWithKey,
+  LOCAL_KEY_FILE,
+  loadReleaseKey,
+  localKey,
+  localKeyPath,
+  publicKeyBase64,
+  zip,
+} from './package.mjs';
 
 // A key made here for the test only: it checks the CRX3 encoding, it never signs a release.
 const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
@@ -128,6 +137,63 @@ test('filesWithKey: --own-key puts the signing key in the manifest, so unpacked,
     const crxId = one(fields(one(fields(header), 10000)), 1).toString('hex');
     const asLetters = [...crxId].map((c) => String.fromCharCode(97 + Number.parseInt(c, 16))).join('');
     assert.equal(asLetters, chromeIdFromKey(written.key));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('localKeyPath: $XDG_CONFIG_HOME/micoff when it is absolute, else ~/.config/micoff', () => {
+  assert.equal(
+    localKeyPath({ XDG_CONFIG_HOME: '/x/conf', HOME: '/h' }),
+    join('/x/conf', 'micoff', LOCAL_KEY_FILE),
+  );
+  assert.equal(
+    localKeyPath({ XDG_CONFIG_HOME: 'rel', HOME: '/h' }),
+    join('/h/.config/micoff', LOCAL_KEY_FILE),
+  );
+  assert.equal(localKeyPath({ HOME: '/h' }), join('/h/.config/micoff', LOCAL_KEY_FILE));
+});
+
+test('localKey: made once (folder 0700, file 0600), then the same key on every later run, never overwritten', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'micoff-localkey-'));
+  try {
+    const path = localKeyPath({ XDG_CONFIG_HOME: dir });
+    const first = localKey(path);
+    assert.equal(first.created, true);
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+    assert.equal(statSync(dirname(path)).mode & 0o777, 0o700);
+    const bytes = readFileSync(path);
+    const again = localKey(path);
+    assert.equal(again.created, false);
+    assert.equal(publicKeyBase64(again.key), publicKeyBase64(first.key));
+    assert.deepEqual(readFileSync(path), bytes, 'the file is left as it was');
+    // A file there that is not a key is an error that says what to do, and stays as it is.
+    writeFileSync(path, 'not a key\n');
+    assert.throws(() => localKey(path), /is not a private key.*move it away/);
+    assert.equal(readFileSync(path, 'utf8'), 'not a key\n');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('the local crx: signed with the local key, its manifest `key` that key, so its id is the key’s (not micoff’s)', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'micoff-localcrx-'));
+  try {
+    const { key: releaseKey } = JSON.parse(
+      readFileSync(new URL('../manifests/chrome.json', import.meta.url), 'utf8'),
+    );
+    writeFileSync(
+      join(dir, 'manifest.json'),
+      JSON.stringify({ name: 'micoff', version: '1.0', key: releaseKey }),
+    );
+    const { key } = localKey(join(dir, 'conf', LOCAL_KEY_FILE));
+    const pub = publicKeyBase64(key);
+    const crx = crx3(zip(filesWithKey(dir, pub)), key);
+    const header = fields(crx.subarray(12, 12 + crx.readUInt32LE(8)));
+    const crxId = one(fields(one(header, 10000)), 1).toString('hex');
+    const asLetters = [...crxId].map((c) => String.fromCharCode(97 + Number.parseInt(c, 16))).join('');
+    assert.equal(asLetters, chromeIdFromKey(pub));
+    assert.notEqual(asLetters, chromeIdFromKey(releaseKey));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

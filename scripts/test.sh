@@ -196,7 +196,7 @@ if want package && ((host_built == 1)); then
   # The .deb as `npm run package` builds it (the static tarball is left out: its first build takes
   # minutes, docs/design/packaging.md), then what a user's dpkg would see (check-deb.mjs) and lintian.
   group "Debian package"
-  check "npm run package --deb + check-deb + lintian" "${nice_[@]}" bash -c 'set -e; command -v lintian >/dev/null || { echo "lintian is not installed"; exit 1; }; npm run package --silent -- --no-build --no-xpi --deb; v=$(node -p "require(\"./package.json\").version"); node scripts/host-package/check-deb.mjs dist/micoff-host_"$v"-*_amd64.deb'
+  check "npm run package --deb + check-deb + lintian" "${nice_[@]}" bash -c 'set -e; command -v lintian >/dev/null || { echo "lintian is not installed"; exit 1; }; npm run package --silent -- --no-build --no-xpi --no-crx --deb; v=$(node -p "require(\"./package.json\").version"); node scripts/host-package/check-deb.mjs dist/micoff-host_"$v"-*_amd64.deb'
 fi
 group_done
 

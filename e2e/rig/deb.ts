@@ -71,7 +71,7 @@ export async function packagedDeb(outDir: string): Promise<string> {
     if (!existsSync(HOST_DEB)) throw new Error(`MICOFF_DEB=${HOST_DEB}: no such file`);
     return HOST_DEB;
   }
-  const args = ['--no-build', '--no-xpi', '--deb', `--out-dir=${outDir}`];
+  const args = ['--no-build', '--no-xpi', '--no-crx', '--deb', `--out-dir=${outDir}`];
   const packed = await run(process.execPath, [join(ROOT, 'scripts', 'package.mjs'), ...args], {
     timeoutMs: 90_000,
   });

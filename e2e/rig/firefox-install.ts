@@ -22,7 +22,7 @@ import { run, waitFor } from './proc.ts';
 export async function packagedXpi(outDir: string): Promise<string> {
   const packed = await run(
     process.execPath,
-    [join(ROOT, 'scripts', 'package.mjs'), '--no-build', `--out-dir=${outDir}`],
+    [join(ROOT, 'scripts', 'package.mjs'), '--no-build', '--no-crx', `--out-dir=${outDir}`],
     { timeoutMs: 60_000 },
   );
   if (packed.code !== 0) throw new Error(`scripts/package.mjs failed:\n${packed.stdout}${packed.stderr}`);

@@ -79,7 +79,11 @@ fn native_messaging(launch: Launch) -> i32 {
             return EXIT_ERROR;
         }
     };
-    if let Err(why) = launch.check_caller() {
+    let local_ids = match launch.browser_family {
+        Some(micoff_native::protocol::BrowserFamily::Chromium) => cli::local_chrome_ids(),
+        _ => Vec::new(),
+    };
+    if let Err(why) = launch.check_caller(&local_ids) {
         tracing::error!("refusing the caller: {why}");
         let refused = runtime.block_on(micoff_native::server::refuse(
             tokio::io::stdout(),

@@ -152,6 +152,9 @@ pub fn run(cli: Cli, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
     }
 }
 
+/// The Chromium extension ids the host answers beside micoff's release id (its caller check).
+pub use micoff_install::chromium::external::local_ids_here as local_chrome_ids;
+
 /// What to do about a failure of the host's own sampling or audio server query, for an error line.
 pub fn todo_for(e: &HostError) -> &'static str {
     match e {

@@ -74,8 +74,9 @@ pub struct InstallArgs {
     #[allow(clippy::option_option)]
     // absent / given without an XPI (uninstall) / given with one
     pub firefox_xpi: Option<Option<PathBuf>>,
-    /// Install micoff into Chromium from this crx (`npm run package` with the release key ->
-    /// dist/micoff-<version>.crx) through Chromium's external extensions: per user in
+    /// Install micoff into Chromium from this crx (`npm run package` -> dist/micoff-<version>.crx,
+    /// signed with micoff's release key, or without it with this machine's local key, whose
+    /// extension id the host manifests then allow too) through Chromium's external extensions: per user in
     /// ~/.config/chromium/External Extensions (no root), with --system for every user. Chromium
     /// installs it at its next start, enabled. With --uninstall (no CRX needed): removes that
     /// entry and micoff's copy of the crx; Chromium removes micoff at its next start.
@@ -83,9 +84,4 @@ pub struct InstallArgs {
     #[allow(clippy::option_option)]
     // absent / given without a CRX (uninstall) / given with one
     pub chromium_crx: Option<Option<PathBuf>>,
-    /// With --chromium-crx: install a crx signed with another key than micoff's release key (a
-    /// fork's own key, or a test key). Chromium installs it under that key's id; this host answers
-    /// it only when built from that key (manifests/chrome.json `key`).
-    #[arg(long, requires = "chromium_crx")]
-    pub allow_other_key: bool,
 }

@@ -64,15 +64,12 @@ pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write, err: &mut 
         Journal::at(env.record(args.system), BY)
     };
     let none = BTreeSet::new();
-    let mut code = manifest::run(
-        args,
-        env,
-        checked.host.as_deref(),
-        &none,
-        &mut journal,
-        out,
-        err,
-    );
+    let local_ids = local_ids(args, env, checked.crx.as_ref().map(|(_, info)| info));
+    let names = manifest::Names {
+        host: checked.host.as_deref(),
+        local_ids: &local_ids,
+    };
+    let mut code = manifest::run(args, env, &names, &none, &mut journal, out, err);
     if args.chromium_crx.is_some() {
         let req = chromium::Request {
             crx: checked.crx.as_ref().map(|(b, i)| (b.as_slice(), i)),
@@ -87,6 +84,30 @@ pub fn run(args: &InstallArgs, env: &InstallEnv, out: &mut dyn Write, err: &mut 
         code = worst(code, firefox::run(&req, &mut journal, out));
     }
     commit(journal, CMD, err).map_or(code, |c| worst(code, c))
+}
+
+/// The extension ids the Chromium host manifests allow beside micoff's release id: none in a
+/// packager's `--target-dir`; the crx being installed when it is signed with another key (a local
+/// or a fork's key; the release crx replaces such a copy, so none then); else those of the crx
+/// copies already in place (`chromium::external::local_ids`: a later `install` keeps allowing the
+/// extension installed from them, an uninstall recognises the manifest written for them).
+fn local_ids(
+    args: &InstallArgs,
+    env: &InstallEnv,
+    crx: Option<&chromium::crx::CrxInfo>,
+) -> Vec<String> {
+    if args.target_dir.is_some() {
+        return Vec::new();
+    }
+    match crx {
+        Some(info) if info.id == micoff_native::CHROME_EXTENSION_ID => Vec::new(),
+        Some(info) => vec![info.id.clone()],
+        None if args.uninstall => chromium::external::local_ids(&env.data_home(), &env.root),
+        None => {
+            let copy = chromium::external::copy_path(&env.data_home(), &env.root, args.system);
+            chromium::external::local_id(&copy).into_iter().collect()
+        }
+    }
 }
 
 /// Puts what a command wrote into micoff's record; `Some(EXIT_PARTIAL)` (said on `err`, as `cmd`'s

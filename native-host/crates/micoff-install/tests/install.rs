@@ -601,36 +601,120 @@ fn chromium_crx_per_user_install_is_idempotent_and_uninstall_removes_only_ours()
 }
 
 #[test]
-fn chromium_crx_of_another_key_is_refused_unless_allowed() {
+fn chromium_crx_of_another_key_is_installed_when_it_is_micoffs_and_its_id_allowed_until_uninstall()
+{
     let tmp = tempfile::tempdir().unwrap();
     let (env, _) = crx_env(tmp.path());
-    let other = b"a fork's key".to_vec();
-    let source = tmp.path().join("fork.crx");
+    let ext = tmp.path().join("home/.config/chromium/External Extensions");
+    let manifest = tmp
+        .path()
+        .join("home/.config/chromium/NativeMessagingHosts/org.micoff.host.json");
+    let origins = || -> serde_json::Value {
+        serde_json::from_str::<serde_json::Value>(&std::fs::read_to_string(&manifest).unwrap())
+            .unwrap()["allowed_origins"]
+            .clone()
+    };
+    let other = b"this machine's local key".to_vec();
+    let mut a = args();
+    a.browsers = vec![Browser::Chromium];
+
+    // Not micoff's (another name, another key): one error line saying what to give, nothing written.
+    let foreign = tmp.path().join("other.crx");
+    std::fs::write(
+        &foreign,
+        crx::crx_named(&other, &other, "1.0", true, "other"),
+    )
+    .unwrap();
+    a.chromium_crx = Some(Some(foreign));
+    let (code, out) = install_all(&a, &env);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.contains("not micoff's extension"), "{out}");
+    assert!(out.contains("dist/micoff-<version>.crx"), "{out}");
+    assert!(!tmp.path().join("home/.config/chromium").exists(), "{out}");
+
+    // micoff signed with another key: installed under that key's id, which the manifest allows.
+    let source = tmp.path().join("local.crx");
     std::fs::write(&source, crx::crx(&other, &other, "2.0", false)).unwrap();
     let other_id = inspect(&std::fs::read(&source).unwrap()).unwrap().id;
+    assert_ne!(other_id, CHROME_EXTENSION_ID);
+    a.chromium_crx = Some(Some(source));
+    let (code, out) = install_all(&a, &env);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("note: ") && out.contains(&other_id), "{out}");
+    assert!(ext.join(format!("{other_id}.json")).is_file());
+    let both = serde_json::json!([
+        format!("chrome-extension://{CHROME_EXTENSION_ID}/"),
+        format!("chrome-extension://{other_id}/")
+    ]);
+    assert_eq!(origins(), both);
+    // The host answers what the crx copy says (the one home of the local id).
+    let data_home = tmp.path().join("home/.local/share");
+    assert_eq!(
+        micoff_install::chromium::external::local_ids(&data_home, &tmp.path().join("root")),
+        vec![other_id.clone()]
+    );
+    // A later install without the crx keeps the local id allowed.
+    a.chromium_crx = None;
+    let (code, out) = install_all(&a, &env);
+    assert_eq!(code, 0, "{out}");
+    assert_eq!(origins(), both, "{out}");
+
+    // A crx of yet another key (a new local key) replaces the copy: the old entry goes, the
+    // manifest allows the new id instead.
+    let newer = tmp.path().join("newer.crx");
+    let third = b"a new local key".to_vec();
+    std::fs::write(&newer, crx::crx(&third, &third, "2.1", true)).unwrap();
+    let third_id = inspect(&std::fs::read(&newer).unwrap()).unwrap().id;
+    a.chromium_crx = Some(Some(newer));
+    let (code, out) = install_all(&a, &env);
+    assert_eq!(code, 0, "{out}");
+    assert!(!ext.join(format!("{other_id}.json")).exists(), "{out}");
+    assert!(ext.join(format!("{third_id}.json")).is_file(), "{out}");
+    assert_eq!(
+        origins(),
+        serde_json::json!([
+            format!("chrome-extension://{CHROME_EXTENSION_ID}/"),
+            format!("chrome-extension://{third_id}/")
+        ])
+    );
+    let other_id = third_id;
+
+    // Uninstall: the entry, the copy and the manifest (the local id with it) go.
+    let (code, out) = install_all(&uninstall_chromium_crx(), &env);
+    assert_eq!(code, 0, "{out}");
+    assert!(!ext.join(format!("{other_id}.json")).exists(), "{out}");
+    assert!(!manifest.exists(), "{out}");
+    assert!(
+        micoff_install::chromium::external::local_ids(&data_home, &tmp.path().join("root"))
+            .is_empty()
+    );
+}
+
+#[test]
+fn an_id_the_user_added_to_the_manifest_keeps_it_from_install_uninstall() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (env, source) = crx_env(tmp.path());
+    let manifest = tmp
+        .path()
+        .join("home/.config/chromium/NativeMessagingHosts/org.micoff.host.json");
     let mut a = args();
     a.browsers = vec![Browser::Chromium];
     a.chromium_crx = Some(Some(source));
     let (code, out) = install_all(&a, &env);
-    assert_eq!(code, 2, "{out}");
-    assert!(
-        out.contains(&other_id) && out.contains(CHROME_EXTENSION_ID),
-        "{out}"
+    assert_eq!(code, 0, "{out}");
+    let text = std::fs::read_to_string(&manifest).unwrap();
+    let mine = text.replace(
+        &format!("\"chrome-extension://{CHROME_EXTENSION_ID}/\""),
+        &format!(
+            "\"chrome-extension://{CHROME_EXTENSION_ID}/\", \"chrome-extension://{}/\"",
+            "a".repeat(32)
+        ),
     );
-    let ext = tmp.path().join("home/.config/chromium/External Extensions");
-    assert!(!ext.exists());
-    // Refused before anything is written: the host manifest was once written first.
-    assert!(!tmp.path().join("home/.config/chromium").exists(), "{out}");
-
-    a.allow_other_key = true;
-    let (code, out) = install_all(&a, &env);
-    assert_eq!(code, 0, "{out}");
-    assert!(out.contains("warning: --allow-other-key"), "{out}");
-    assert!(ext.join(format!("{other_id}.json")).is_file());
-
-    let (code, out) = install_all(&uninstall_chromium_crx(), &env);
-    assert_eq!(code, 0, "{out}");
-    assert!(!ext.join(format!("{other_id}.json")).exists(), "{out}");
+    assert_ne!(mine, text);
+    std::fs::write(&manifest, &mine).unwrap();
+    let (_, out) = install_all(&uninstall_chromium_crx(), &env);
+    assert!(out.contains("left alone"), "{out}");
+    assert_eq!(std::fs::read_to_string(&manifest).unwrap(), mine);
 }
 
 #[test]

@@ -289,7 +289,11 @@ fn system_manifests_micoff_hosts_package_owns_are_never_written_over_or_removed(
     std::fs::create_dir_all(share.parent().unwrap()).unwrap();
     std::fs::write(
         &share,
-        micoff_install::manifest::content::manifest_json(false, Path::new("/usr/bin/micoff-host")),
+        micoff_install::manifest::content::manifest_json(
+            false,
+            Path::new("/usr/bin/micoff-host"),
+            &[],
+        ),
     )
     .unwrap();
     let chromium = root
@@ -301,8 +305,11 @@ fn system_manifests_micoff_hosts_package_owns_are_never_written_over_or_removed(
         .join("usr/lib/mozilla/native-messaging-hosts")
         .join(MANIFEST);
     std::fs::create_dir_all(firefox.parent().unwrap()).unwrap();
-    let ff_text =
-        micoff_install::manifest::content::manifest_json(true, Path::new("/usr/bin/micoff-host"));
+    let ff_text = micoff_install::manifest::content::manifest_json(
+        true,
+        Path::new("/usr/bin/micoff-host"),
+        &[],
+    );
     std::fs::write(&firefox, &ff_text).unwrap();
     std::fs::create_dir_all(root.join("var/lib/dpkg/info")).unwrap();
     std::fs::write(

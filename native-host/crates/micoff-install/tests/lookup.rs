@@ -49,14 +49,14 @@ fn chromium_uses_the_users_manifest_unless_a_policy_says_no() {
         &env.home
             .join(".config/chromium/NativeMessagingHosts")
             .join(FILE),
-        &manifest_json(false, host),
+        &manifest_json(false, host, &[]),
     );
     // The package's: a link into /usr/share/micoff-host.
     let share = put(
         &env.root
             .join("usr/share/micoff-host/native-messaging-hosts/chromium")
             .join(FILE),
-        &manifest_json(false, host),
+        &manifest_json(false, host, &[]),
     );
     let system = env
         .root
@@ -98,13 +98,13 @@ fn chromium_takes_the_first_file_even_broken_firefox_the_first_valid() {
         &env.home
             .join(".config/chromium/NativeMessagingHosts")
             .join(FILE),
-        &manifest_json(false, gone),
+        &manifest_json(false, gone, &[]),
     );
     put(
         &env.root
             .join("etc/chromium/native-messaging-hosts")
             .join(FILE),
-        &manifest_json(false, host),
+        &manifest_json(false, host, &[]),
     );
     let l = lookup(&env, Browser::Chromium).unwrap();
     assert_eq!(l.used, Some(0));
@@ -117,13 +117,13 @@ fn chromium_takes_the_first_file_even_broken_firefox_the_first_valid() {
     // Firefox passes over a manifest that does not allow micoff's add-on.
     put(
         &env.home.join(".mozilla/native-messaging-hosts").join(FILE),
-        &manifest_json(false, host),
+        &manifest_json(false, host, &[]),
     );
     let system = put(
         &env.root
             .join("usr/lib/mozilla/native-messaging-hosts")
             .join(FILE),
-        &manifest_json(true, host),
+        &manifest_json(true, host, &[]),
     );
     let l = lookup(&env, Browser::Firefox).unwrap();
     assert_eq!(l.found[l.used.unwrap()].path, system);
@@ -143,7 +143,7 @@ fn a_snap_chromium_cannot_and_a_snap_firefox_is_told_about_the_portal() {
     std::os::unix::fs::symlink("/usr/bin/snap", bin.join("firefox")).unwrap();
     put(
         &env.home.join(".mozilla/native-messaging-hosts").join(FILE),
-        &manifest_json(true, Path::new(support::host())),
+        &manifest_json(true, Path::new(support::host()), &[]),
     );
     let l = lookup(&env, Browser::Chromium).unwrap();
     assert!(l.snap && !l.works());

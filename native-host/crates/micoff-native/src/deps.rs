@@ -267,29 +267,42 @@ impl Launch {
     }
 
     /// Whether the caller is micoff itself: Chromium's origin must carry
-    /// [`crate::CHROME_EXTENSION_ID`] (derived from the manifest's key), Firefox's second argument
-    /// must be [`crate::FIREFOX_EXTENSION_ID`]. `Err` says who called and what was expected; the
-    /// host then answers one `forbidden` error and exits (PROTOCOL.md, "Who may call").
-    pub fn check_caller(&self) -> Result<(), String> {
-        let expected = match self.browser_family {
-            Some(BrowserFamily::Chromium) => crate::CHROME_EXTENSION_ID,
-            Some(BrowserFamily::Firefox) => crate::FIREFOX_EXTENSION_ID,
+    /// [`crate::CHROME_EXTENSION_ID`] (derived from the manifest's key) or one of `local_ids` (the
+    /// ids of micoff's crx copies signed with another key: micoff-install's
+    /// `chromium::external::local_ids`), Firefox's second argument must be
+    /// [`crate::FIREFOX_EXTENSION_ID`]. `Err` says who called and what was expected; the host then
+    /// answers one `forbidden` error and exits (PROTOCOL.md, "Who may call").
+    pub fn check_caller(&self, local_ids: &[String]) -> Result<(), String> {
+        let mut expected = match self.browser_family {
+            Some(BrowserFamily::Chromium) => vec![crate::CHROME_EXTENSION_ID],
+            Some(BrowserFamily::Firefox) => vec![crate::FIREFOX_EXTENSION_ID],
             None => return Err("the caller is not a browser extension".into()),
         };
-        let origin_ok = match self.browser_family {
-            // Chromium passes exactly `chrome-extension://<id>/`.
-            Some(BrowserFamily::Chromium) => {
-                self.origin.as_deref() == Some(&format!("chrome-extension://{expected}/"))
-            }
-            _ => true,
-        };
-        match self.extension_id.as_deref() {
-            Some(id) if id == expected && origin_ok => Ok(()),
-            other => {
+        if self.browser_family == Some(BrowserFamily::Chromium) {
+            expected.extend(local_ids.iter().map(String::as_str));
+        }
+        let accepted = self.extension_id.as_deref().filter(|id| {
+            expected.contains(id)
+                && match self.browser_family {
+                    // Chromium passes exactly `chrome-extension://<id>/`.
+                    Some(BrowserFamily::Chromium) => {
+                        self.origin.as_deref() == Some(&format!("chrome-extension://{id}/"))
+                    }
+                    _ => true,
+                }
+        });
+        match accepted {
+            Some(_) => Ok(()),
+            None => {
                 // The id is the caller's text: bounded and quoted in the message.
                 Err(format!(
-                    "caller {} is not micoff (this host answers only {expected:?})",
-                    micoff_exit::quote(other.unwrap_or(""))
+                    "caller {} is not micoff (this host answers only {})",
+                    micoff_exit::quote(self.extension_id.as_deref().unwrap_or("")),
+                    expected
+                        .iter()
+                        .map(|id| format!("{id:?}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
                 ))
             }
         }
@@ -481,12 +494,42 @@ mod tests {
     }
 
     #[test]
+    fn a_local_id_is_accepted_from_chromium_only_and_only_as_that_exact_origin() {
+        let local = "abcdefghijklmnopabcdefghijklmnop".to_owned();
+        let chrome = |origin: &str, ids: &[String]| {
+            Launch::from_args(&args(&[origin]))
+                .unwrap()
+                .check_caller(ids)
+        };
+        let origin = format!("chrome-extension://{local}/");
+        assert!(chrome(&origin, &[]).is_err(), "not without the local id");
+        assert_eq!(chrome(&origin, std::slice::from_ref(&local)), Ok(()));
+        let own = format!("chrome-extension://{}/", crate::CHROME_EXTENSION_ID);
+        assert_eq!(chrome(&own, std::slice::from_ref(&local)), Ok(()));
+        for foreign in [
+            "chrome-extension://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/".to_owned(),
+            format!("chrome-extension://{local}x/"),
+            format!("chrome-extension://{local}/x/"),
+        ] {
+            let e = chrome(&foreign, std::slice::from_ref(&local)).unwrap_err();
+            assert!(e.contains(&local), "{e}");
+        }
+        // Firefox's caller is micoff's add-on id only.
+        let firefox = Launch::from_args(&args(&["/x/org.micoff.host.json", &local])).unwrap();
+        assert!(firefox.check_caller(std::slice::from_ref(&local)).is_err());
+    }
+
+    #[test]
     fn only_micoffs_own_ids_are_accepted_callers() {
-        let chrome = |origin: &str| Launch::from_args(&args(&[origin])).unwrap().check_caller();
+        let chrome = |origin: &str| {
+            Launch::from_args(&args(&[origin]))
+                .unwrap()
+                .check_caller(&[])
+        };
         let firefox = |id: &str| {
             Launch::from_args(&args(&["/x/org.micoff.host.json", id]))
                 .unwrap()
-                .check_caller()
+                .check_caller(&[])
         };
         let own = format!("chrome-extension://{}/", crate::CHROME_EXTENSION_ID);
         assert_eq!(chrome(&own), Ok(()));
@@ -508,6 +551,6 @@ mod tests {
         .is_err());
         assert!(firefox(crate::CHROME_EXTENSION_ID).is_err());
         assert!(firefox("evil@example.org").is_err());
-        assert!(Launch::default().check_caller().is_err());
+        assert!(Launch::default().check_caller(&[]).is_err());
     }
 }

@@ -20,8 +20,7 @@ use micoff_exit::{EXIT_ERROR, EXIT_USAGE};
 use micoff_files::shown;
 
 /// What to do about a crx that cannot be installed.
-const CRX_TODO: &str = "give the crx `npm run package` signs with the release key \
-                        (dist/micoff-<version>.crx), or --allow-other-key for a fork's own key";
+const CRX_TODO: &str = "give the crx `npm run package` writes (dist/micoff-<version>.crx)";
 
 /// What passed the checks, for the parts to write.
 pub struct Checked {
@@ -93,10 +92,10 @@ pub fn check(args: &InstallArgs, out: &mut dyn Write, err: &mut dyn Write) -> Re
         );
     }
     let crx = match &args.chromium_crx {
-        Some(Some(path)) => match packages::read_crx(path, args.allow_other_key) {
-            Ok((bytes, info, warning)) => {
-                if let Some(w) = warning {
-                    let _ = writeln!(out, "warning: {w}");
+        Some(Some(path)) => match packages::read_crx(path) {
+            Ok((bytes, info, note)) => {
+                if let Some(n) = note {
+                    let _ = writeln!(out, "note: {n}");
                 }
                 Some((bytes, info))
             }

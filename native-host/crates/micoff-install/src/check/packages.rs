@@ -5,7 +5,7 @@ use std::path::Path;
 
 use micoff_files::{read_regular, shown, MAX_FILE_BYTES};
 
-use crate::chromium::crx::{inspect as inspect_crx, CrxInfo};
+use crate::chromium::crx::{inspect as inspect_crx, CrxInfo, MICOFF_NAME};
 use crate::firefox::xpi::{inspect as inspect_xpi, XpiInfo};
 use micoff_native::{CHROME_EXTENSION_ID, FIREFOX_EXTENSION_ID};
 
@@ -18,32 +18,31 @@ fn read(path: &Path) -> Result<Vec<u8>, String> {
     }
 }
 
-/// A crx that is micoff's: CRX3 with micoff's id, or with `allow_other_key` another key's id
-/// (`Ok` then carries the warning to print).
-pub fn read_crx(
-    path: &Path,
-    allow_other_key: bool,
-) -> Result<(Vec<u8>, CrxInfo, Option<String>), String> {
+/// A crx that is micoff's: CRX3 signed with micoff's release key (micoff's id), or with another key
+/// (this machine's local key, which `npm run package` signs with when the release key is absent, or
+/// a fork's) whose manifest is micoff's (its `name`). `Ok` carries the note for another key's crx:
+/// its id is not micoff's release id, and the host manifests allow it beside that one.
+pub fn read_crx(path: &Path) -> Result<(Vec<u8>, CrxInfo, Option<String>), String> {
     let p = shown(path);
     let bytes = read(path).map_err(|e| format!("--chromium-crx {p}: {e}"))?;
     let info = inspect_crx(&bytes).map_err(|e| format!("--chromium-crx {p}: {e}"))?;
     if info.id == CHROME_EXTENSION_ID {
         return Ok((bytes, info, None));
     }
-    let why = format!(
-        "{p}: extension id {}, but this micoff-host answers only {CHROME_EXTENSION_ID} (the key in \
-         manifests/chrome.json it was built from): the crx was signed with another key than \
-         micoff's release key, so Chromium installs it as another extension, which this host \
-         refuses",
-        info.id
-    );
-    if !allow_other_key {
+    if info.name != MICOFF_NAME {
         return Err(format!(
-            "--chromium-crx {why}. Use the crx `npm run package` signs with the release key (or \
-             --allow-other-key for a fork's own key, with a host built from it)."
+            "--chromium-crx {p}: not micoff's extension (its manifest.json names {}, not \
+             {MICOFF_NAME:?}, and it is not signed with micoff's release key)",
+            micoff_exit::quote(&info.name)
         ));
     }
-    Ok((bytes, info, Some(format!("--allow-other-key: {why}"))))
+    let note = format!(
+        "{p} is signed with another key than micoff's release key (this machine's local key from \
+         `npm run package`, or a fork's): Chromium installs it as extension {}, which the host \
+         manifests allow beside micoff's {CHROME_EXTENSION_ID}",
+        info.id
+    );
+    Ok((bytes, info, Some(note)))
 }
 
 /// An xpi that is micoff's add-on (the id this host answers).

@@ -10,7 +10,13 @@ pub struct CrxInfo {
     pub id: String,
     /// `manifest.json` `version`.
     pub version: String,
+    /// `manifest.json` `name` (micoff's: [`MICOFF_NAME`]).
+    pub name: String,
 }
+
+/// The `name` in micoff's extension manifest (manifests/base.json): what a crx signed with another
+/// key than micoff's release key must carry to be installed as micoff.
+pub const MICOFF_NAME: &str = "micoff";
 
 /// Chrome's id form of hex digits: `0-f` -> `a-p`.
 fn id_from_hex(hex: &str) -> String {
@@ -66,9 +72,9 @@ fn le32(b: &[u8], at: usize) -> Result<usize, String> {
         .ok_or_else(|| "truncated".to_owned())
 }
 
-/// Reads a CRX3's id and version. The id is the header's signed `crx_id`, which must be the hash
-/// of one of the header's RSA keys (Chromium checks the signatures themselves when installing).
-pub fn inspect(bytes: &[u8]) -> Result<CrxInfo, String> {
+/// A CRX3's extension id and where its zip starts: the header's signed `crx_id`, which must be the
+/// hash of one of the header's RSA keys (Chromium checks the signatures themselves when installing).
+pub fn crx_id(bytes: &[u8]) -> Result<(String, usize), String> {
     if !bytes.starts_with(b"Cr24") {
         return Err("not a crx (no Cr24 magic)".into());
     }
@@ -79,7 +85,6 @@ pub fn inspect(bytes: &[u8]) -> Result<CrxInfo, String> {
     let header = bytes
         .get(12..12 + header_len)
         .ok_or("truncated crx header")?;
-    let zip_bytes = &bytes[12 + header_len..];
     let fields = proto_fields(header)?;
     let signed = fields
         .iter()
@@ -104,7 +109,13 @@ pub fn inspect(bytes: &[u8]) -> Result<CrxInfo, String> {
     if !key_matches {
         return Err("no RSA key in the crx header has its id".into());
     }
-    let manifest = zip::entry(zip_bytes, "manifest.json", zip::MAX_MANIFEST)?
+    Ok((id_from_hex(&want), 12 + header_len))
+}
+
+/// Reads a CRX3's id ([`crx_id`]), and its manifest's version and name.
+pub fn inspect(bytes: &[u8]) -> Result<CrxInfo, String> {
+    let (id, zip_at) = crx_id(bytes)?;
+    let manifest = zip::entry(&bytes[zip_at..], "manifest.json", zip::MAX_MANIFEST)?
         .ok_or("no manifest.json in the crx")?;
     let manifest: serde_json::Value =
         serde_json::from_slice(&manifest).map_err(|e| format!("manifest.json is not JSON: {e}"))?;
@@ -113,8 +124,10 @@ pub fn inspect(bytes: &[u8]) -> Result<CrxInfo, String> {
         .and_then(|v| v.as_str())
         .ok_or("manifest.json has no `version`")?
         .to_owned();
-    Ok(CrxInfo {
-        id: id_from_hex(&want),
-        version,
-    })
+    let name = manifest
+        .get("name")
+        .and_then(|v| v.as_str())
+        .unwrap_or_default()
+        .to_owned();
+    Ok(CrxInfo { id, version, name })
 }

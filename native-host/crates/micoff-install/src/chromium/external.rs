@@ -47,12 +47,64 @@ pub fn paths(env: &InstallEnv, system: bool, id: &str) -> Paths {
             .unwrap_or_else(|| env.root.join(STANDALONE_DIR));
         return Paths {
             json: folder.join(file),
-            crx: env.root.join(SYSTEM_DATA_DIR).join(CRX_NAME),
+            crx: copy_path(&env.data_home(), &env.root, true),
         };
     }
     Paths {
         json: user_data_dir(env).join("External Extensions").join(file),
-        crx: env.data_home().join("micoff").join(CRX_NAME),
+        crx: copy_path(&env.data_home(), &env.root, false),
+    }
+}
+
+/// micoff's copy of the crx (per user under `data_home`, or the system's under `root`).
+pub fn copy_path(data_home: &Path, root: &Path, system: bool) -> PathBuf {
+    if system {
+        root.join(SYSTEM_DATA_DIR).join(CRX_NAME)
+    } else {
+        data_home.join("micoff").join(CRX_NAME)
+    }
+}
+
+/// The id of micoff's crx copy there, when it is not micoff's release id: a crx signed with another
+/// key (this machine's local key, a fork's) that `install --chromium-crx` checked and put in place.
+pub fn local_id(copy: &Path) -> Option<String> {
+    let bytes = micoff_files::read_regular(copy, micoff_files::MAX_FILE_BYTES).ok()??;
+    let (id, _) = crate::chromium::crx::crx_id(&bytes).ok()?;
+    (id != micoff_native::CHROME_EXTENSION_ID).then_some(id)
+}
+
+/// The Chromium extension ids micoff answers beside its release id: those of the crx copies
+/// `install --chromium-crx` put in place, the user's (under `data_home`) and the system's (under
+/// `root`). Their one home is those copies: `install` writes the host manifests' `allowed_origins`
+/// from them and the host's caller check reads them (docs/security.md).
+pub fn local_ids(data_home: &Path, root: &Path) -> Vec<String> {
+    let mut ids: Vec<String> = [false, true]
+        .into_iter()
+        .filter_map(|system| local_id(&copy_path(data_home, root, system)))
+        .collect();
+    ids.dedup();
+    ids
+}
+
+/// [`local_ids`] of this process's user (`$XDG_DATA_HOME`, else `~/.local/share`) and of the
+/// machine (`/`): what micoff-host answers from Chromium beside micoff's release id. No home in
+/// the environment: the system's copy only.
+pub fn local_ids_here() -> Vec<String> {
+    let root = Path::new("/");
+    match micoff_files::user_dirs::from_env(
+        &|name| std::env::var_os(name),
+        u32::MAX, // only read
+        "micoff-host",
+    ) {
+        Ok(dirs) => {
+            let data_home = dirs
+                .data_home
+                .unwrap_or_else(|| dirs.home.join(".local/share"));
+            local_ids(&data_home, root)
+        }
+        Err(_) => local_id(&copy_path(Path::new(""), root, true))
+            .into_iter()
+            .collect(),
     }
 }
 

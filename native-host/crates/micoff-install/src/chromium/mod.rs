@@ -3,9 +3,11 @@
 //! --load-extension"): per user `<user data dir>/External Extensions/<id>.json` (Chromium-branded
 //! builds only), the crx in `~/.local/share/micoff`; with `--system` `<Chromium's binary
 //! folder>/extensions/<id>.json`, the crx in `/usr/local/share/micoff` (not
-//! `/usr/share/chromium/extensions`, which Debian passes to `--load-extension`). Only a crx with
-//! micoff's id goes in; `--uninstall` removes only what is still micoff's. Module map: [`crx`] (id,
-//! version), [`external`] (the places, the entry), here [`run`].
+//! `/usr/share/chromium/extensions`, which Debian passes to `--load-extension`). Only a crx that is
+//! micoff's goes in (micoff's id, or another key's: `check::packages::read_crx`); a crx of another
+//! id replacing micoff's copy takes the entry of the one before away; `--uninstall` removes only what
+//! is still micoff's. Module map: [`crx`] (id, version), [`external`] (the places, the entry), here
+//! [`run`].
 
 pub mod crx;
 pub mod external;
@@ -63,12 +65,18 @@ pub fn run(
             err,
             CMD,
             "--chromium-crx needs the crx to install",
-            "give the crx `npm run package` signs with the release key \
-             (dist/micoff-<version>.crx)",
+            "give the crx `npm run package` writes (dist/micoff-<version>.crx)",
         );
         return EXIT_USAGE;
     };
     let places = paths(env, req.system, &info.id);
+    // The id of the crx installed before, when this one has another (another key's crx).
+    let previous = read_now(&places.crx)
+        .ok()
+        .flatten()
+        .and_then(|b| crx::crx_id(&b).ok())
+        .map(|(id, _)| id)
+        .filter(|id| *id != info.id);
     let would = if req.dry_run { "would be " } else { "" };
     let mut write = |path: &Path, content: &[u8], role: &str| -> Result<String, String> {
         let existing = read_now(path)?;
@@ -136,6 +144,30 @@ pub fn run(
     if json_result.is_err() {
         return EXIT_PARTIAL;
     }
+    if let Some(old) = previous {
+        // Its entry names micoff's copy, which is this crx now: Chromium would keep the old one.
+        let old_json = paths(env, req.system, &old).json;
+        if read_now(&old_json)
+            .ok()
+            .flatten()
+            .is_some_and(|t| is_ours(&t, &places.crx))
+        {
+            let done = if req.dry_run {
+                Ok(())
+            } else {
+                journal.remove(&old_json).map_err(|e| e.to_string())
+            };
+            let _ = match done {
+                Ok(()) => writeln!(
+                    out,
+                    "Chromium extension: {} {would}removed (the entry of the crx installed before, \
+                     id {old}: Chromium removes that extension at its next start)",
+                    shown(&old_json)
+                ),
+                Err(e) => writeln!(out, "Chromium extension: {} FAILED: {e}", shown(&old_json)),
+            };
+        }
+    }
     let whose = if req.system {
         "for every user (Chromium's external extensions folder; system-wide needs root)".to_owned()
     } else {
@@ -173,7 +205,7 @@ pub fn run(
 }
 
 /// Removes micoff's entry (micoff's id, and the id of micoff's crx copy when that differs: an
-/// --allow-other-key install) and the crx copy, except what `req.recorded` holds.
+/// crx signed with another key) and the crx copy, except what `req.recorded` holds.
 fn uninstall(
     req: &Request<'_>,
     env: &InstallEnv,

@@ -37,6 +37,8 @@ pub struct Change<'a> {
     pub dry_run: bool,
     /// The filesystem root, where micoff-host's package keeps its files.
     pub root: &'a Path,
+    /// The local extension ids a Chromium manifest allows beside micoff's ([`manifest_json`]).
+    pub local_ids: &'a [String],
 }
 
 /// Applies one target (write or remove), honouring `dry_run`; the text there before (a dry run
@@ -62,7 +64,7 @@ pub fn apply(
     let outcome = if change.uninstall {
         match &existing {
             None => Outcome::Absent,
-            Some(text) => match ownership_of(text) {
+            Some(text) => match ownership_of(text, change.local_ids) {
                 Ownership::NotOurs(why) => Outcome::NotOurs(why),
                 Ownership::Edited(why) => Outcome::Edited(why),
                 Ownership::AsWritten if change.dry_run => Outcome::Removed,
@@ -80,20 +82,26 @@ pub fn apply(
         let Some(host) = change.host else {
             return (Outcome::Failed("no host to name".to_owned()), existing);
         };
-        write(target, host, existing.as_deref(), change.dry_run, journal)
+        let content = manifest_json(target.firefox, host, change.local_ids);
+        write(
+            target,
+            &content,
+            existing.as_deref(),
+            change.dry_run,
+            journal,
+        )
     };
     (outcome, existing)
 }
 
-/// Writes the manifest naming `host` (unless it is there already, or a dry run).
+/// Writes the manifest `content` (unless it is there already, or a dry run).
 fn write(
     target: &Target,
-    host: &Path,
+    content: &str,
     existing: Option<&[u8]>,
     dry_run: bool,
     journal: &mut Journal,
 ) -> Outcome {
-    let content = manifest_json(target.firefox, host);
     let outcome = match existing {
         Some(old) if old == content.as_bytes() => {
             // Written by an older micoff before it kept a record: recorded now.

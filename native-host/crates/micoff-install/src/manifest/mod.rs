@@ -34,7 +34,7 @@ fn extension_steps(plan: &Plan, args: &InstallArgs) -> Vec<String> {
     if plan.targets.iter().any(|t| !t.firefox) && args.chromium_crx.is_none() {
         steps.push(
             "extension (Chrome/Chromium family): Chromium: run this again with --chromium-crx \
-             <micoff-<version>.crx> (the release crx) to install micoff for good. Google Chrome \
+             <micoff-<version>.crx> (`npm run package` writes it in dist/) to install micoff for good. Google Chrome \
              and the other Chromium browsers take extensions from the Chrome Web Store only, or \
              unpacked in developer mode: open chrome://extensions, switch on Developer mode, Load \
              unpacked, pick dist/chrome."
@@ -97,19 +97,27 @@ pub fn package_covers(env: &InstallEnv, plan: &Plan) -> Option<String> {
     ))
 }
 
-/// Writes (or removes) the host manifests for `args` against `env` naming `host` (checked by
-/// `install::check`; `None` on uninstall), through `journal`, reporting to `out`, except the files
+/// What the manifests name: the host (checked by `install::check`; `None` on uninstall) and the
+/// local extension ids a Chromium manifest allows beside micoff's ([`content::manifest_json`]).
+pub struct Names<'a> {
+    pub host: Option<&'a Path>,
+    pub local_ids: &'a [String],
+}
+
+/// Writes (or removes) the host manifests for `args` against `env` with `names`, through
+/// `journal`, reporting to `out`, except the files
 /// in `recorded` (`micoff-host uninstall`'s sweep for what an older micoff wrote: micoff's record
 /// holds those, and its own steps have them; none for `install`). Returns the exit code.
 pub fn run(
     args: &InstallArgs,
     env: &InstallEnv,
-    host: Option<&Path>,
+    names: &Names<'_>,
     recorded: &BTreeSet<PathBuf>,
     journal: &mut Journal,
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
+    let (host, local_ids) = (names.host, names.local_ids);
     let mut plan = match plan(args, env) {
         Ok(plan) => plan,
         Err(e) => {
@@ -165,6 +173,7 @@ pub fn run(
         uninstall: args.uninstall,
         dry_run: args.dry_run,
         root: &env.root,
+        local_ids,
     };
     for target in &plan.targets {
         let (outcome, before) = apply(target, &change, journal);
@@ -200,7 +209,7 @@ pub fn run(
                     unified(
                         &shown(&target.path),
                         before.as_deref(),
-                        &manifest_json(target.firefox, host)
+                        &manifest_json(target.firefox, host, local_ids)
                     )
                 );
             }

@@ -88,10 +88,15 @@ pub fn sweep(
     };
     // What each part says, its error lines after its report (as they were one stream before).
     let (mut buf, mut errs) = (Vec::new(), Vec::new());
+    let local_ids = crate::chromium::external::local_ids(&env.data_home(), &env.root);
+    let names = manifest::Names {
+        host: None,
+        local_ids: &local_ids,
+    };
     let code = manifest::run(
         &install,
         env,
-        None,
+        &names,
         &recorded.paths,
         journal,
         &mut buf,
@@ -278,7 +283,6 @@ impl InstallArgs {
             firefox_profiles: Vec::new(),
             firefox_xpi: None,
             chromium_crx: None,
-            allow_other_key: false,
         }
     }
 }

@@ -83,7 +83,6 @@ pub fn install_args() -> InstallArgs {
         firefox_profiles: vec![],
         firefox_xpi: None,
         chromium_crx: None,
-        allow_other_key: false,
     }
 }
 
@@ -222,13 +221,24 @@ pub mod crx {
     /// A CRX3 carrying `public_key`, whose signed crx_id is `id_of` hashed (its own key unless
     /// told otherwise). The signature is filler: micoff reads ids, Chromium checks signatures.
     pub fn crx(public_key: &[u8], id_of: &[u8], version: &str, deflate: bool) -> Vec<u8> {
+        crx_named(public_key, id_of, version, deflate, "micoff")
+    }
+
+    /// A crx as [`crx`], its manifest's `name` being `name`.
+    pub fn crx_named(
+        public_key: &[u8],
+        id_of: &[u8],
+        version: &str,
+        deflate: bool,
+        name: &str,
+    ) -> Vec<u8> {
         let hash = micoff_files::sha256_hex(id_of);
         let crx_id: Vec<u8> = (0..16)
             .map(|i| u8::from_str_radix(&hash[2 * i..2 * i + 2], 16).unwrap())
             .collect();
         let proof = [field(1, public_key), field(2, &[0u8; 256])].concat();
         let header = [field(2, &proof), field(10000, &field(1, &crx_id))].concat();
-        let manifest = format!("{{\"name\": \"micoff\", \"version\": \"{version}\"}}");
+        let manifest = format!("{{\"name\": \"{name}\", \"version\": \"{version}\"}}");
         let zip = super::zip(
             &[
                 ("background.js", b"// code".as_slice()),
