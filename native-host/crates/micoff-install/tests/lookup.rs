@@ -193,7 +193,10 @@ fn a_manifest_for_a_browser_that_is_not_installed_does_not_work() {
         "etc/chromium/native-messaging-hosts",
         "etc/opt/chrome/native-messaging-hosts",
     ] {
-        put(&env.root.join(dir).join(FILE), &manifest_json(false, host));
+        put(
+            &env.root.join(dir).join(FILE),
+            &manifest_json(false, host, &[]),
+        );
     }
     let chrome = lookup(&env, Browser::Chrome).unwrap();
     assert!(chrome.installed.is_none());
