@@ -12,8 +12,10 @@ export const CPU_SPECS = [
   'release-paths-cpu.spec.ts',
 ] as const;
 
-/** The specs that compare micoff with the plain flip to a few milliseconds or decibels. */
+/** The specs that compare micoff with the plain flip, or one capture latency with another, to a few
+ * milliseconds or decibels. */
 export const TIMING_SPECS = [
+  'capture-latency-aec.spec.ts',
   'release-echo.spec.ts',
   'release-first-words.spec.ts',
   'release-gap.spec.ts',

@@ -4,6 +4,7 @@
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Browser as BrowserKind, createProfile } from '@puppeteer/browsers';
+import type { Page } from 'puppeteer-core';
 import { FIREFOX_RELEASE_PREF } from '../../extension/src/shared/firefox-release.ts';
 import type { AudioRig } from './audio-rig.ts';
 import {
@@ -176,6 +177,23 @@ export async function firefoxRecordStreams(rig: AudioRig) {
   );
 }
 
+/** The meeting page's call on `meeting`, Firefox's record stream running, held `delayMs` (Firefox
+ * keeps the device at least that long after it came on) and a little more. */
+async function callCapturing(
+  meeting: Page,
+  rig: AudioRig,
+  pages: PageServer,
+  delayMs: number,
+): Promise<void> {
+  await meeting.goto(pages.url('meeting.html'));
+  await pageWaitFor(meeting, 'the meeting page', () => window.ready !== undefined);
+  await meeting.evaluate(() => window.ready);
+  await waitFor('Firefox’s record stream running', async () =>
+    (await firefoxRecordStreams(rig)).some((s) => !s.corked) ? true : null,
+  );
+  await new Promise((r) => setTimeout(r, delayMs + 200));
+}
+
 /**
  * A call on the meeting page, muted once Firefox has had the device `delayMs`, then unmuted once its
  * record stream has left the server. Returns how long after the mute the stream left, and how long
@@ -190,13 +208,7 @@ export async function muteReleasesUnmuteReacquires(
 ): Promise<{ releasedMs: number; reacquiredMs: number }> {
   const meeting = await ff.browser.newPage();
   try {
-    await meeting.goto(pages.url('meeting.html'));
-    await pageWaitFor(meeting, 'the meeting page', () => window.ready !== undefined);
-    await meeting.evaluate(() => window.ready);
-    await waitFor('Firefox’s record stream running', async () =>
-      (await firefoxRecordStreams(rig)).some((s) => !s.corked) ? true : null,
-    );
-    await new Promise((r) => setTimeout(r, delayMs + 200));
+    await callCapturing(meeting, rig, pages, delayMs);
     const mutedAt = Date.now();
     await meeting.evaluate(() => window.mute());
     await waitFor(
@@ -231,13 +243,7 @@ export async function muteAndWatchRelease(
   notBeforeMs: number,
 ): Promise<number | null> {
   const meeting = await ff.browser.newPage();
-  await meeting.goto(pages.url('meeting.html'));
-  await pageWaitFor(meeting, 'the meeting page', () => window.ready !== undefined);
-  await meeting.evaluate(() => window.ready);
-  await waitFor('Firefox’s record stream running', async () =>
-    (await firefoxRecordStreams(rig)).some((s) => !s.corked) ? true : null,
-  );
-  await new Promise((r) => setTimeout(r, delayMs + 200));
+  await callCapturing(meeting, rig, pages, delayMs);
   const mutedAt = Date.now();
   await meeting.evaluate(() => window.mute());
   try {

@@ -74,7 +74,7 @@ impl Browser {
 
     /// A file the browser itself writes once it has run for this user, relative to the same base
     /// as [`Browser::user_manifest_dir`]: `chromium/Local State`, `.mozilla/firefox/profiles.ini`
-    /// (Firefox's legacy root only: the installer's `firefox::profiles::profile_roots` has them all).
+    /// (Firefox's legacy root only: the installer's `InstallEnv::firefox_profile_roots` has them all).
     pub fn profile_marker(self) -> String {
         format!(
             "{}/{}",

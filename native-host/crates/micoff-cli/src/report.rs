@@ -98,6 +98,22 @@ fn opt_ms(v: Option<u64>) -> String {
     v.map_or_else(|| "-".to_owned(), |v| format!("{:.1}", v as f64 / 1e6))
 }
 
+/// A report's first line: the time it was taken, the window, the total, the pids gone in it.
+fn write_header(out: &mut dyn Write, report: &CpuReport, shown: &Shown) -> io::Result<()> {
+    let gone = if report.gone_pids.is_empty() {
+        String::new()
+    } else {
+        format!(", gone: {:?}", report.gone_pids)
+    };
+    writeln!(
+        out,
+        "{}  window {:.0} ms, total {:.1} % of one core{gone}",
+        crate::clock::header_time(&shown.time),
+        report.window_ms,
+        report.total_cpu_pct,
+    )
+}
+
 /// A header with the time and the window; per role: totals; per process: a header (pid, role,
 /// %CPU); per thread: TID, Command, %usr, %system, %CPU, run_ms, cswch/s, nvcswch/s, rdcalls/s,
 /// wrcalls/s ([`COLUMNS_HELP`]). `max_threads` limits the rows per process (`None`: all).
@@ -107,18 +123,7 @@ pub fn write_report(
     shown: &Shown,
     max_threads: Option<usize>,
 ) -> io::Result<()> {
-    writeln!(
-        out,
-        "{}  window {:.0} ms, total {:.1} % of one core{}",
-        crate::clock::header_time(&shown.time),
-        report.window_ms,
-        report.total_cpu_pct,
-        if report.gone_pids.is_empty() {
-            String::new()
-        } else {
-            format!(", gone: {:?}", report.gone_pids)
-        }
-    )?;
+    write_header(out, report, shown)?;
     for r in &report.roles {
         writeln!(
             out,
@@ -273,18 +278,7 @@ pub fn write_compact(
         report.processes.len().min(COMPACT_PROCESSES),
         room.saturating_sub(thread_rows),
     );
-    writeln!(
-        out,
-        "{}  window {:.0} ms, total {:.1} % of one core{}",
-        crate::clock::header_time(&shown.time),
-        report.window_ms,
-        report.total_cpu_pct,
-        if report.gone_pids.is_empty() {
-            String::new()
-        } else {
-            format!(", gone: {:?}", report.gone_pids)
-        }
-    )?;
+    write_header(out, report, shown)?;
     for r in &report.roles {
         writeln!(
             out,

@@ -11,6 +11,16 @@ use micoff_browsers::Browser;
 /// the browsers install from, and the record of what micoff wrote into Firefox's policies.
 pub const SYSTEM_DATA_DIR: &str = "usr/local/share/micoff";
 
+/// The legacy profile root, relative to the home: Firefox before 147 always, and any later one
+/// while this folder exists.
+pub const LEGACY_ROOT: &str = ".mozilla/firefox";
+/// The XDG profile root, relative to the config home (`$XDG_CONFIG_HOME`, else `~/.config`):
+/// Firefox 147 and later when [`LEGACY_ROOT`] does not exist (a new user's).
+pub const XDG_ROOT: &str = "mozilla/firefox";
+/// The snap Firefox's profile root, relative to the home (it runs with `HOME=$SNAP_USER_COMMON`,
+/// docs/design/sandboxed-browsers.md).
+pub const SNAP_ROOT: &str = "snap/firefox/common/.mozilla/firefox";
+
 /// The machine as the installer sees it.
 #[derive(Debug, Clone)]
 pub struct InstallEnv {
@@ -81,6 +91,23 @@ impl InstallEnv {
         }
     }
 
+    /// Every folder a user's Firefox keeps its `profiles.ini` in, in Firefox's order: the legacy root
+    /// (the one Firefox uses while it exists), the XDG one, the snap's. Duplicates (an
+    /// `$XDG_CONFIG_HOME` that makes both the same) once.
+    pub fn firefox_profile_roots(&self) -> Vec<PathBuf> {
+        let mut roots = Vec::new();
+        for root in [
+            self.home.join(LEGACY_ROOT),
+            self.config_home().join(XDG_ROOT),
+            self.home.join(SNAP_ROOT),
+        ] {
+            if !roots.contains(&root) {
+                roots.push(root);
+            }
+        }
+        roots
+    }
+
     /// `$XDG_CONFIG_HOME`, else `~/.config`.
     pub fn config_home(&self) -> PathBuf {
         self.config_home
@@ -138,7 +165,7 @@ impl InstallEnv {
             return Some(format!("snap {name} ({})", link.display()));
         }
         let markers = if browser.is_firefox() {
-            crate::firefox::profiles::profile_roots(self)
+            self.firefox_profile_roots()
                 .into_iter()
                 .map(|r| r.join("profiles.ini"))
                 .collect()

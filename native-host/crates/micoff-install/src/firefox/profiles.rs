@@ -1,5 +1,5 @@
 //! Which folders are Firefox profiles micoff may change: those a user's `profiles.ini` files list
-//! (in each of [`profile_roots`]: where Firefox keeps them, docs/design/firefox-install.md#where-
+//! (in each of [`InstallEnv::firefox_profile_roots`]: where Firefox keeps them, docs/design/firefox-install.md#where-
 //! firefox-keeps-profiles-and-manifests), and folders named with `--firefox-profile`. Contained: a
 //! relative `Path=` must stay inside the folder of its `profiles.ini` (`Path=../../../x` is
 //! refused), and any profile must be a folder of the user running micoff that looks like a Firefox
@@ -13,37 +13,10 @@ use micoff_files::{read_regular_text, shown, MAX_TEXT_BYTES};
 
 use crate::env::InstallEnv;
 
-/// The legacy profile root, relative to the home: Firefox before 147 always, and any later one
-/// while this folder exists.
-pub const LEGACY_ROOT: &str = ".mozilla/firefox";
-/// The XDG profile root, relative to the config home (`$XDG_CONFIG_HOME`, else `~/.config`):
-/// Firefox 147 and later when [`LEGACY_ROOT`] does not exist (a new user's).
-pub const XDG_ROOT: &str = "mozilla/firefox";
-/// The snap Firefox's profile root, relative to the home (it runs with `HOME=$SNAP_USER_COMMON`,
-/// docs/design/sandboxed-browsers.md).
-pub const SNAP_ROOT: &str = "snap/firefox/common/.mozilla/firefox";
-
-/// Every folder a user's Firefox keeps its `profiles.ini` in, in Firefox's order: the legacy root
-/// (the one Firefox uses while it exists), the XDG one, the snap's. Duplicates (an
-/// `$XDG_CONFIG_HOME` that makes both the same) once.
-pub fn profile_roots(env: &InstallEnv) -> Vec<PathBuf> {
-    let mut roots = Vec::new();
-    for root in [
-        env.home.join(LEGACY_ROOT),
-        env.config_home().join(XDG_ROOT),
-        env.home.join(SNAP_ROOT),
-    ] {
-        if !roots.contains(&root) {
-            roots.push(root);
-        }
-    }
-    roots
-}
-
-/// The `profiles.ini` of each of [`profile_roots`] (`~/` for the home): what the installer says
+/// The `profiles.ini` of each of [`InstallEnv::firefox_profile_roots`] (`~/` for the home): what the installer says
 /// it looked in.
 pub fn profiles_ini_shown(env: &InstallEnv) -> String {
-    profile_roots(env)
+    env.firefox_profile_roots()
         .iter()
         .map(|r| {
             let ini = r.join("profiles.ini");
@@ -64,7 +37,7 @@ const PROFILE_FILES: [&str; 4] = ["prefs.js", "user.js", "times.json", "compatib
 pub fn profiles(env: &InstallEnv) -> (Vec<PathBuf>, Vec<String>) {
     let mut found = Vec::new();
     let mut notes = Vec::new();
-    for base in profile_roots(env) {
+    for base in env.firefox_profile_roots() {
         let ini = base.join("profiles.ini");
         let text = match read_regular_text(&ini, MAX_TEXT_BYTES) {
             Ok(Some(t)) => t,
@@ -248,7 +221,10 @@ mod tests {
             ..user(home)
         };
         assert_eq!(profiles(&env).0, vec![p]);
-        assert_eq!(profile_roots(&env)[1], home.join("cfg/mozilla/firefox"));
+        assert_eq!(
+            env.firefox_profile_roots()[1],
+            home.join("cfg/mozilla/firefox")
+        );
     }
 
     #[test]
