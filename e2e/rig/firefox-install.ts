@@ -19,6 +19,15 @@ import type { PageServer } from './page-server.ts';
 import { FIREFOX, FIREFOX_EXTENSION_DIR, ROOT } from './paths.ts';
 import { run, waitFor } from './proc.ts';
 
+/** Every pref micoff's user.js block may set. */
+export const MICOFF_PREFS = [
+  'xpinstall.signatures.required',
+  'extensions.autoDisableScopes',
+  'extensions.startupScanScopes',
+  'media.getusermedia.microphone.off_while_disabled.enabled',
+  'media.getusermedia.microphone.off_while_disabled.delay_ms',
+];
+
 /** The xpi `npm run package` writes (scripts/package.mjs, from the built dist/firefox), into `outDir`. */
 export async function packagedXpi(outDir: string): Promise<string> {
   const packed = await run(

@@ -12,21 +12,12 @@ import {
   firefoxMissing,
   startFirefoxOnProfile,
 } from '../rig/firefox.ts';
-import { addonRecord, firefoxMadeProfile, packagedXpi } from '../rig/firefox-install.ts';
+import { addonRecord, firefoxMadeProfile, MICOFF_PREFS, packagedXpi } from '../rig/firefox-install.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { requireHost } from '../rig/host.ts';
 import { need } from '../rig/needs.ts';
 import { HOST_BINARY } from '../rig/paths.ts';
 import { run, waitFor } from '../rig/proc.ts';
-
-/** Every pref micoff's user.js block may set. */
-const MICOFF_PREFS = [
-  'xpinstall.signatures.required',
-  'extensions.autoDisableScopes',
-  'extensions.startupScanScopes',
-  'media.getusermedia.microphone.off_while_disabled.enabled',
-  'media.getusermedia.microphone.off_while_disabled.delay_ms',
-];
 
 /** The `user_pref` lines of prefs.js for micoff's prefs, by name (absent: no line). */
 function micoffPrefLines(profile: string): Record<string, string | undefined> {

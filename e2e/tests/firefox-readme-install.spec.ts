@@ -18,6 +18,7 @@ import {
   expectReachingTheHost,
   firefoxMadeProfile,
   freshUserEnv,
+  MICOFF_PREFS,
   muteReleasesUnmuteReacquires,
   packagedXpi,
 } from '../rig/firefox-install.ts';
@@ -30,14 +31,6 @@ import { readmeBlock } from '../rig/readme.ts';
 
 /** How long the release (after micoff's default delay) and the reacquire may take at the server. */
 const WITHIN_MS = 10_000;
-/** Every pref micoff's user.js block may set. */
-const MICOFF_PREFS = [
-  'xpinstall.signatures.required',
-  'extensions.autoDisableScopes',
-  'extensions.startupScanScopes',
-  'media.getusermedia.microphone.off_while_disabled.enabled',
-  'media.getusermedia.microphone.off_while_disabled.delay_ms',
-];
 
 /** The files under `dir` (relative, sorted), `dir` absent: none. */
 function filesUnder(dir: string): string[] {
