@@ -18,7 +18,9 @@ function setState(s) {
 // connected. With `playout=1` in the query the received track plays in an <audio> element. With
 // `encoded=1` the sender's encoded frames pass through the page (encoded insertable streams), which
 // calls `window.onEncodedFrame(bytes, performance.now())` for each, as it leaves for the wire: when the
-// first words leave the sender, independent of the far end's jitter buffer.
+// first words leave the sender, independent of the far end's jitter buffer. With `ptime=<ms>` the
+// answer asks the sender for Opus frames of that length (`a=ptime` and the fmtp `ptime`, which
+// libwebrtc's Opus encoder reads; default 20 ms).
 async function connectLoopback(track, stream) {
   const params = new URLSearchParams(location.search);
   const encoded = params.get('encoded') === '1';
@@ -47,7 +49,10 @@ async function connectLoopback(track, stream) {
   await a.setLocalDescription(await a.createOffer());
   await b.setRemoteDescription(a.localDescription);
   await b.setLocalDescription(await b.createAnswer());
-  await a.setRemoteDescription(b.localDescription);
+  const ptime = params.get('ptime');
+  await a.setRemoteDescription(
+    ptime ? { type: 'answer', sdp: withPtime(b.localDescription.sdp, ptime) } : b.localDescription,
+  );
   call.receiver = await received;
   if (params.get('playout') === '1') {
     // Chromium decodes received audio (and so fills inbound-rtp totalSamplesReceived) only while
@@ -72,6 +77,20 @@ async function connectLoopback(track, stream) {
     check();
   });
   setState('in call');
+}
+
+// The answer's audio section with `a=ptime:<ms>` and `ptime=<ms>` in the Opus format parameters.
+function withPtime(sdp, ms) {
+  const lines = sdp.split('\r\n');
+  const opus = lines.map((l) => /^a=rtpmap:(\d+) opus\//i.exec(l)).find(Boolean)?.[1];
+  if (!opus) throw new Error('no Opus in the answer');
+  const out = [];
+  for (const l of lines) {
+    if (l.startsWith('a=ptime:')) continue;
+    out.push(l.startsWith(`a=fmtp:${opus} `) ? `${l};ptime=${ms}` : l);
+    if (l.startsWith('m=audio')) out.push(`a=ptime:${ms}`);
+  }
+  return out.join('\r\n');
 }
 
 function trackState() {

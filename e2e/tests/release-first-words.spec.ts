@@ -16,11 +16,14 @@ import { INSTRUMENT, recordStreamsOn } from './first-words-util.ts';
 import { median, saveArtifact, setReleaseSettings } from './release-util.ts';
 
 const CYCLES = Number(process.env.MICOFF_FIRST_WORDS_CYCLES ?? 11);
-/** An encoded frame at least this big carries the signal: Opus encodes silence to 32-35 bytes here,
- * the signal to 80-100 (measured); right after an RTP restart (micoff's reopen restarts the senders)
- * the first one or two silent frames are big too, which is why every frame of the 100 ms before the
- * unmute (if any: a released device sends none) must be a small one for a sample to count. */
-const SPEECH_BYTES = 50;
+/** Opus frame length the page's answer asks for (loopback.js `ptime`): a send time includes the
+ * frame's phase, 0 to PTIME_MS after the unmute, on both sides alike; 10 ms frames halve that noise
+ * against the default 20 (docs/design/release-on-mute.md#first-words-spec). */
+const PTIME_MS = 10;
+/** A 10 ms encoded frame at least this big carries the signal, one below it is silence (sizes in
+ * docs/design/release-on-mute.md#first-words-spec); every frame of the 100 ms before the unmute (if any:
+ * a released device sends none) must be a small one for a sample to count. */
+const SPEECH_BYTES = 32;
 /** Per unmute kind, micoff's median minus the flip's, at most (docs/design/release-on-mute.md#first-words-spec). */
 const BAR_MS = 10;
 const KINDS = [
@@ -121,7 +124,7 @@ for (const sourceKind of ['monitor', 'clock'] as const) {
         }
         const meeting = await MeetingPage.open(
           browser.context,
-          pages.url('meeting.html?playout=1&encoded=1'),
+          pages.url(`meeting.html?playout=1&encoded=1&ptime=${PTIME_MS}`),
         );
         await meeting.ready();
         await meeting.waitForAudioFlowing();
