@@ -319,8 +319,18 @@ fn main() {
         "the sampler read every thread every tick: the cold path was not exercised"
     );
     let mut failures = Vec::new();
-    for (label, report) in [("snapshots", rates(&a, &b)), ("sampler", rates(&sa, &sb))] {
-        agree(label, pid, &theirs, &text, &report, &mut failures);
+    let snapshots = rates(&a, &b);
+    let pidstat_window_ms = snapshots.window_ms;
+    for (label, report) in [("snapshots", snapshots), ("sampler", rates(&sa, &sb))] {
+        agree(
+            label,
+            pid,
+            &theirs,
+            &text,
+            &report,
+            pidstat_window_ms,
+            &mut failures,
+        );
         agree_with_clocks(label, pid, &report, &brackets, &mut failures);
     }
     assert!(
@@ -337,13 +347,19 @@ fn main() {
     );
 }
 
-/// Compares `report`'s threads with pidstat's rows, adding what disagrees to `failures`.
+/// Compares `report`'s threads with pidstat's rows, adding what disagrees to `failures`. A thread's
+/// CPU time is held to pidstat's over the window pidstat ran in (`pidstat_window_ms`, the snapshots
+/// taken as it started and ended): the sampler's ticks come a moment after those snapshots, later
+/// still on a loaded machine, and a rate over that longer span would count the burner's share of a
+/// stretch pidstat never saw. The span itself is the sampler's own clock, held to the burners'
+/// clocks by `agree_with_clocks`.
 fn agree(
     label: &str,
     pid: Pid,
     theirs: &[(Pid, String, f64, f64, f64)],
     text: &str,
     report: &CpuReport,
+    pidstat_window_ms: f64,
     failures: &mut Vec<String>,
 ) {
     eprintln!("micoff-proc ({label}) window {:.1} ms", report.window_ms);
@@ -358,9 +374,11 @@ fn agree(
         let Some(t) = ours.threads.iter().find(|t| t.tid == *tid) else {
             continue;
         };
-        let diff = t.rates.cpu_pct - cpu;
+        let span_ms = t.window_ms.unwrap_or(report.window_ms);
+        let over_pidstat_window = t.rates.cpu_pct * span_ms / pidstat_window_ms;
+        let diff = over_pidstat_window - cpu;
         eprintln!(
-            "  {tid:>7} {comm:<16} pidstat %CPU {cpu:6.2} (usr {usr:.2} sys {sys:.2})   micoff {:6.2} (usr {:.2} sys {:.2}, run_time {:.2} %, wakeups {:.0}/s)   diff {diff:+.2} pp",
+            "  {tid:>7} {comm:<16} pidstat %CPU {cpu:6.2} (usr {usr:.2} sys {sys:.2})   micoff {:6.2} over {span_ms:.1} ms, {over_pidstat_window:.2} over pidstat's {pidstat_window_ms:.1} ms (usr {:.2} sys {:.2}, run_time {:.2} %, wakeups {:.0}/s)   diff {diff:+.2} pp",
             t.rates.cpu_pct,
             t.rates.user_pct,
             t.rates.system_pct,
@@ -371,7 +389,8 @@ fn agree(
             compared += 1;
             if diff.abs() > TOLERANCE_PP {
                 failures.push(format!(
-                    "{label}: {comm} ({tid}): pidstat {cpu:.2} vs micoff {:.2}",
+                    "{label}: {comm} ({tid}): pidstat {cpu:.2} vs micoff {over_pidstat_window:.2} \
+                     ({:.2} over its {span_ms:.1} ms)",
                     t.rates.cpu_pct
                 ));
             }
