@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { HistorySnapshot } from '../shared/protocol.ts';
-import { CHART, chartModel, savingsLines } from './chart.ts';
+import { CHART, chartModel, NO_POWER_READING, savingsLines } from './chart.ts';
 
 const history = (over: Partial<HistorySnapshot> = {}): HistorySnapshot => ({
   now_ms: 300_000,
@@ -52,7 +52,9 @@ test('savings say CPU-s, and joules only from a power reading, else why not', ()
       unavailable: ['no RAPL: x', 'no battery in y'],
     },
   });
-  assert.equal(none.energy, 'This machine reports no power reading: no RAPL: x; no battery in y.');
+  assert.equal(none.energy, NO_POWER_READING);
+  assert.doesNotMatch(none.energy, /RAPL/);
+  assert.equal(none.energy_detail, 'no RAPL: x; no battery in y', 'the host’s reasons, kept for the tooltip');
   const rapl = savingsLines(2, {
     ok: true,
     reading: {
@@ -65,5 +67,6 @@ test('savings say CPU-s, and joules only from a power reading, else why not', ()
     },
   });
   assert.match(rapl.energy, /^≈ 32 J \(0\.0089 Wh\) saved/);
+  assert.match(rapl.energy, /the CPU's power meter read/);
   assert.match(savingsLines(1, { ok: false, message: 'host gone' }).energy, /host gone/);
 });
