@@ -2,7 +2,7 @@
 // micoff-host and the rig's audio server, each sentence checked against what the audio server, the
 // badge and the permission show, and a screenshot per state (e2e/artifacts/popup-states/
 // chromium-<state>.png). One server: no sentence depends on which. Firefox's states:
-// popup-states-firefox.spec.ts; what each state shows: docs/usage.md#the-popup-state-by-state.
+// firefox-popup-states.spec.ts; what each state shows: docs/usage.md#the-popup-state-by-state.
 import type { BrowserContext, Page, Worker } from '@playwright/test';
 import { ONE_TIME_GRANT_NOTE } from '../../extension/src/popup/tab-section.ts';
 import { type Badge, MIC_BADGE } from '../../extension/src/shared/mic-state.ts';
