@@ -112,7 +112,7 @@ test('Firefox ESR: unmuted, Firefox’s release, micoff’s quiet part, muted be
     await shows(popup, '#tab-native-release', /^Firefox's part: .* at the next mute\.$/);
     await shows(popup, '#tab-micoff-part', /^micoff's part: while you are muted, /);
     await shows(popup, '#cpu-body', /^Whole browser /);
-    expect(await badgeOf(options, tabId)).toEqual(said(MIC_BADGE.on));
+    await expect.poll(() => badgeOf(options, tabId)).toEqual(said(MIC_BADGE.on));
     await shot(popup, 'unmuted');
 
     // Firefox's release: gone from the server; the first line, Firefox's part, the chart and the
@@ -140,7 +140,7 @@ test('Firefox ESR: unmuted, Firefox’s release, micoff’s quiet part, muted be
         ? true
         : null,
     );
-    expect(await badgeOf(options, tabId)).toEqual(said(MIC_BADGE.released_by_firefox));
+    await expect.poll(() => badgeOf(options, tabId)).toEqual(said(MIC_BADGE.released_by_firefox));
     await shot(popup, 'firefox-release');
 
     // micoff's quiet part: the call sends nothing, and the popup says since when.
@@ -167,7 +167,7 @@ test('Firefox ESR: unmuted, Firefox’s release, micoff’s quiet part, muted be
       /^Firefox's part: checking at the audio server whether .* At the last mute, Firefox released/,
     );
     await shows(popup, '#tab-server', /^Audio server: 1 record stream open: .+ \(live\)\.$/);
-    expect(await badgeOf(options, tabId)).toEqual(said(MIC_BADGE.muted_open));
+    await expect.poll(() => badgeOf(options, tabId)).toEqual(said(MIC_BADGE.muted_open));
     await shot(popup, 'muted-before-release');
     expect(await firefoxRecords(rig), 'still open after the screenshot').toBe(1);
   } finally {
@@ -196,7 +196,7 @@ test('Firefox ESR without micoff-host: the popup says what needs it, and still w
     await shows(popup, '#tab-native-release', /^Firefox's part: .*, which needs micoff-host\.$/);
     await shows(popup, '#tab-cpu', /^Audio path CPU: needs micoff-host \(see above\)\.$/);
     await shows(popup, '#chart', /^Needs micoff-host \(see above\)\.$/);
-    expect(await badgeOf(options, tabId)).toEqual(said(MIC_BADGE.on));
+    await expect.poll(() => badgeOf(options, tabId)).toEqual(said(MIC_BADGE.on));
     await shot(popup, 'no-host');
   } finally {
     await ff.close();

@@ -79,7 +79,7 @@ test('Chromium: unmuted, released, muted before the release, a one-time grant: e
   expect(await chromiumRecords(rig)).toBe(1);
   await expect(server).toHaveText(/^Audio server: 1 record stream open: .+ \(live\)\.$/);
   await expect(popup.locator('#tab-grant')).toHaveCount(0);
-  expect(await badgeOf(serviceWorker, tabId)).toEqual(said(MIC_BADGE.on));
+  await expect.poll(() => badgeOf(serviceWorker, tabId)).toEqual(said(MIC_BADGE.on));
   // The live figures, labelled for people: the whole browser's total beside its busiest audio threads.
   await expect(popup.locator('#cpu-body table')).toBeVisible({ timeout: 15_000 });
   await expect(popup.locator('#cpu-body .totals')).toContainText(
@@ -109,7 +109,7 @@ test('Chromium: unmuted, released, muted before the release, a one-time grant: e
     'Muted, microphone still open: micoff releases it once its release delay has passed.',
   );
   await expect(server).toHaveText(/^Audio server: 1 record stream open: .+ \(live\)\.$/);
-  expect(await badgeOf(serviceWorker, tabId)).toEqual(said(MIC_BADGE.muted_open));
+  await expect.poll(() => badgeOf(serviceWorker, tabId)).toEqual(said(MIC_BADGE.muted_open));
   await shot(popup, 'muted-before-release');
   expect(await chromiumRecords(rig), 'still open after the screenshot').toBe(1);
 
@@ -147,7 +147,7 @@ test('Chromium without micoff-host: the popup says what needs it, and still what
     await expect(popup.locator('#host .notice .command code')).toHaveText(/^micoff-host install/);
     // The tab's state is the extension's own: said as with the host.
     await expect(popup.locator('#tab-state > div').first()).toHaveText(/^Microphone on since \d/);
-    expect(await badgeOf(sw, tabId)).toEqual(said(MIC_BADGE.on));
+    await expect.poll(() => badgeOf(sw, tabId)).toEqual(said(MIC_BADGE.on));
     // What needs the host says so, not "waiting".
     await expect(popup.locator('#tab-cpu')).toHaveText('Audio path CPU: needs micoff-host (see above).');
     await expect(popup.locator('#cpu-body')).toHaveText('Needs micoff-host (see above).');
