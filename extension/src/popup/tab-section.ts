@@ -5,7 +5,7 @@
 // part), and what micoff does on top of it (micoff's part: the call's senders quiet while muted).
 
 import { KEEPALIVE_EVERY_MS } from '../page/chromium/guards/grant-keeper.ts';
-import { type BuildBrowser, isBrowserStream, sourceDescriptionOf } from '../shared/browser-streams.ts';
+import { type BuildBrowser, isBrowserStream, microphoneNameOf } from '../shared/browser-streams.ts';
 import { h } from '../shared/dom.ts';
 import type { AudioSnapshot, TabReleaseView } from '../shared/messages/popup-background.ts';
 import { nativeReleaseNodes } from './native-release-line.ts';
@@ -18,9 +18,7 @@ export function serverLine(audio: AudioSnapshot | null, browser: BuildBrowser): 
   if (!audio.connected) return `Audio server: ${audio.reason ?? 'not reachable'}.`;
   const rec = audio.streams.filter((s) => s.kind === 'record' && isBrowserStream(s, browser));
   if (rec.length === 0) return 'Audio server: no record stream from the browser (microphone closed).';
-  const parts = rec.map(
-    (s) => `${sourceDescriptionOf(s) ?? s.device_name ?? 'an unnamed microphone'} (${streamState(s)})`,
-  );
+  const parts = rec.map((s) => `${microphoneNameOf(s)} (${streamState(s)})`);
   return `Audio server: ${rec.length} record stream${rec.length > 1 ? 's' : ''} open: ${parts.join(', ')}.`;
 }
 

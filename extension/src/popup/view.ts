@@ -1,6 +1,6 @@
 // Popup rendering: data in, DOM out. Each function owns one section's body.
 
-import { sourceDescriptionOf } from '../shared/browser-streams.ts';
+import { microphoneNameOf, programNameOf } from '../shared/browser-streams.ts';
 import type { CpuView } from '../shared/cpu-view.ts';
 import type { DoctorStatus } from '../shared/doctor.ts';
 import { commandBox, fmtPct, h } from '../shared/dom.ts';
@@ -161,8 +161,8 @@ export function streamsTable(a: AudioSnapshot): Node[] {
     h(
       'tr',
       null,
-      h('td', null, s.application_name ?? s.application_process_binary ?? 'a program without a name'),
-      h('td', null, sourceDescriptionOf(s) ?? s.device_name ?? 'an unnamed microphone'),
+      h('td', null, programNameOf(s)),
+      h('td', null, microphoneNameOf(s)),
       h('td', null, streamState(s)),
     ),
   );
