@@ -17,16 +17,18 @@ export function popupShotPath(browser: 'chromium' | 'firefox', state: string): s
 }
 
 /** Names of the machinery, not of anything a user knows: the power meter's kernel name and folder, the
- * audio server's buffer, stream and source numbers, its word for paused. */
-export const INTERNAL_NAMES = /\bRAPL\b|powercap|buf ms|#\d|\bcorked\b|\bsource \d|\bstream \d|\bindex\b/i;
+ * audio server's buffer, its word for paused, a stream or source by its number (a cell that is only
+ * "#<n>"; a thread's own name such as "WebrtcWorker #1" is Linux's and stays). */
+export const INTERNAL_NAMES = /\bRAPL\b|powercap|buf ms|\bcorked\b|\bsource \d|\bstream \d|^#\d+$/i;
 
-/** The visible text's internal names (none expected); `text`: the page's `innerText` (what is rendered:
- * not a closed <details>, not a tooltip). */
+/** The visible text's internal names (none expected), cell by cell; `text`: the page's `innerText`
+ * (what is rendered: not a closed <details>, not a tooltip; a table's cells tab-separated). */
 export function internalNamesIn(text: string): string[] {
   return text
     .split('\n')
-    .filter((line) => INTERNAL_NAMES.test(line))
-    .map((line) => line.trim());
+    .flatMap((line) => line.split('\t'))
+    .map((cell) => cell.trim())
+    .filter((cell) => INTERNAL_NAMES.test(cell));
 }
 
 /** Why the "no host" state cannot be shown here: a system-wide manifest of the package would answer. */

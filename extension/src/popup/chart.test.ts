@@ -41,6 +41,8 @@ test('the chart model places samples, released bands and marks on the time axis'
 
 test('savings say CPU-s, and joules only from a power reading, else why not', () => {
   assert.match(savingsLines(2.54, null).cpu, /^≈ 2\.5 CPU-s saved/);
+  assert.match(savingsLines(-0.01, null).cpu, /^≈ 0\.0 CPU-s saved/, 'never "-0.0"');
+  assert.match(savingsLines(-0.1, null).cpu, /^Nothing saved yet/, 'never "≈ -0.1 CPU-s saved"');
   const none = savingsLines(2.5, {
     ok: true,
     reading: {

@@ -108,7 +108,11 @@ export function savingsLines(
   savedCpuS: number,
   power: PowerState,
 ): { cpu: string; energy: string; energy_detail: string | null } {
-  const cpu = `≈ ${savedCpuS.toFixed(savedCpuS < 10 ? 1 : 0)} CPU-s saved since the browser started`;
+  // Below zero (the released time has cost more than the call before the mute, so far): no "saved".
+  const cpu =
+    savedCpuS <= -0.05
+      ? 'Nothing saved yet since the browser started: the released time has cost no less than before the mute.'
+      : `≈ ${Math.max(0, savedCpuS).toFixed(savedCpuS < 10 ? 1 : 0)} CPU-s saved since the browser started`;
   if (power === null)
     return { cpu, energy: 'Energy: asking micoff-host for a power reading…', energy_detail: null };
   if (!power.ok) return { cpu, energy: `Energy: no power reading (${power.message}).`, energy_detail: null };
