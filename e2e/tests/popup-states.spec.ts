@@ -150,6 +150,7 @@ test('Chromium: a site that had to ask for the microphone: the one-time note, tr
     const popup = await popupFor(b.context, extensionId, tabId);
     await expect(popup.locator('#tab-state > div').first()).toHaveText(/^Microphone on since \d/);
     await expect(popup.locator('#tab-grant')).toHaveText(ONE_TIME_GRANT_NOTE);
+    await expect(popup.locator('#cpu-body table')).toBeVisible({ timeout: 15_000 }); // the whole popup, drawn
     await shot(popup, 'one-time-grant');
   } finally {
     await b.close();
