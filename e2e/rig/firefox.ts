@@ -3,7 +3,8 @@
 // rather than by puppeteer's launcher, which rewrites user.js at every start and would hide what
 // `micoff-host install` wrote into a profile.
 // - launchFirefox: a throwaway profile, dist/firefox as a temporary add-on, a HOME of its own with the
-//   host manifest written by the host's installer (optionally Firefox's release, `--firefox-release`).
+//   host manifest written by the host's installer (optionally Firefox's release, `--firefox-release`;
+//   or none: micoff without its host).
 // - startFirefoxOnProfile: Firefox on a given profile as a user starts it, for the installer's specs.
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -54,6 +55,8 @@ export interface FirefoxOptions {
   prefs?: Record<string, unknown>;
   /** Load micoff (dist/firefox) as a temporary add-on (default true; false: a control without it). */
   withExtension?: boolean;
+  /** Write the host manifest into the HOME (default true; false: micoff without micoff-host). */
+  withHost?: boolean;
 }
 
 export interface LaunchedFirefox {
@@ -97,12 +100,18 @@ export async function launchFirefox(o: FirefoxOptions): Promise<LaunchedFirefox>
     // The rig's prefs (and those BiDi needs) are the profile's own user.js lines; the installer's
     // block goes after them.
     await createProfile(BrowserKind.FIREFOX, { path: profile, preferences: prefs });
-    await installHostManifest(
-      join(home, '.mozilla', 'native-messaging-hosts'),
-      'firefox',
-      undefined,
-      release?.installer ? { firefoxProfile: profile, releaseDelayMs: release.delayMs } : undefined,
-    );
+    if (o.withHost === false && release?.installer) {
+      throw new Error(
+        'launchFirefox: the installer (nativeRelease.installer) is micoff-host: not withHost: false',
+      );
+    }
+    if (o.withHost !== false)
+      await installHostManifest(
+        join(home, '.mozilla', 'native-messaging-hosts'),
+        'firefox',
+        undefined,
+        release?.installer ? { firefoxProfile: profile, releaseDelayMs: release.delayMs } : undefined,
+      );
     if (release?.installer) {
       const userJs = readFileSync(join(profile, 'user.js'), 'utf8');
       const want = `user_pref("${FIREFOX_RELEASE_PREF}.enabled", true);`;

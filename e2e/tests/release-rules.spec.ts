@@ -2,6 +2,7 @@
 // per-site switch, the legacy prefixed getUserMedia, about:blank and srcdoc frames, the badge and the
 // popup.
 
+import { MIC_BADGE } from '../../extension/src/shared/mic-state.ts';
 import { waitFor } from '../rig/proc.ts';
 import { expect, test } from './release-fixtures.ts';
 import { holdsFor, setReleaseSettings, tabIdOf, tabView, whenStreams } from './release-util.ts';
@@ -110,7 +111,7 @@ test('per-site switch keeps the mic open, with the reason in the tab view; badge
   await whenStreams(rig, 'released after the popup switch flips', none, 2000);
   await waitFor('tab view released', async () => (await tabView(serviceWorker, tabId))?.state === 'released');
   const badge = await serviceWorker.evaluate((id) => chrome.action.getBadgeText({ tabId: id }), tabId);
-  expect(badge).toBe('OFF');
+  expect(badge).toBe(MIC_BADGE.released.text);
   await expect(popup.locator('#tab-state')).toContainText(/released since \d/i);
   await expect(popup.locator('#tab-server')).toContainText(/no record stream from the browser/);
   await popup.close();

@@ -183,7 +183,7 @@ test('page channel, page -> content: a page script cannot fake its tab`s state (
   await meeting.mute();
   await whenStreams(rig, 'released', (n) => n === 0, 2000);
   await waitFor('tab view released', async () => (await tabView(serviceWorker, tabId))?.state === 'released');
-  // The page claims its microphone is on (badge ON) while it is released.
+  // The page claims its microphone is on (badge MIC) while it is released.
   await forge(meeting.page, 'to-content', {
     type: 'state',
     groups: [

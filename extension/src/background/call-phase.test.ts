@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { TabReleaseView } from '../shared/messages/popup-background.ts';
+import type { NativeReleaseVerdict, TabReleaseView } from '../shared/messages/popup-background.ts';
 import { phaseOf, startCallPhase } from './call-phase.ts';
 import { fakeDeps, tick, VERSION } from './fakes.test-util.ts';
 import { createHostClient } from './host-client.ts';
@@ -20,6 +20,20 @@ test('the phase of all tabs: an unmuted capture wins, released only when every d
   assert.equal(phaseOf([view('released', true), view('capturing', true)]), 'muted');
   assert.equal(phaseOf([view('released', true), view('not_released', true)]), 'kept');
   assert.equal(phaseOf([view('released', true)]), 'released');
+});
+
+test('Firefox: a muted tab whose microphone Firefox released is released (the chart shades it)', () => {
+  const firefox = (now: NativeReleaseVerdict): TabReleaseView => ({
+    ...view('capturing', true),
+    native_release: { now, last: null, delay_ms: 3000, margin_ms: 2000, command: 'c' },
+  });
+  assert.equal(phaseOf([firefox({ state: 'in_effect', after_ms: 0, late: false })]), 'released');
+  assert.equal(phaseOf([firefox({ state: 'pending', deadline_ms: 1 })]), 'muted');
+  assert.equal(phaseOf([firefox({ state: 'not_in_effect', open_ms: 6000 })]), 'muted');
+  assert.equal(
+    phaseOf([firefox({ state: 'in_effect', after_ms: 0, late: false }), view('capturing')]),
+    'capturing',
+  );
 });
 
 /** A connected host client whose audio subscription is answered, and the call phase over it. */

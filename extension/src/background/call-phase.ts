@@ -3,6 +3,7 @@
 // only messages the history costs the background while no popup is open: events, not ticks; the host
 // samples the audio path itself. Each answer carries the CPU-seconds the host's releases saved so far.
 import type { TabReleaseView } from '../shared/messages/popup-background.ts';
+import { type MicState, micStateOf } from '../shared/mic-state.ts';
 import type { Phase } from '../shared/protocol.ts';
 import type { HostClient } from './host-client.ts';
 import type { TabViews } from './popup-tab-views.ts';
@@ -11,17 +12,19 @@ import type { SavedCpu } from './saved-cpu.ts';
 /** Highest first: an unmuted capture wins; released only when every muted device is. */
 const RANK: Phase[] = ['capturing', 'muted', 'kept', 'released', 'idle'];
 
+/** Each tab's microphone (shared/mic-state.ts) as a phase; Firefox's own release counts as released. */
+const PHASE_OF: Record<MicState, Phase> = {
+  on: 'capturing',
+  muted_open: 'muted',
+  kept: 'kept',
+  released: 'released',
+  released_by_firefox: 'released',
+};
+
 export function phaseOf(views: Iterable<TabReleaseView>): Phase {
   let phase: Phase = 'idle';
   for (const v of views) {
-    const p: Phase =
-      v.state === 'capturing'
-        ? v.muted
-          ? 'muted'
-          : 'capturing'
-        : v.state === 'released'
-          ? 'released'
-          : 'kept';
+    const p = PHASE_OF[micStateOf(v)];
     if (RANK.indexOf(p) < RANK.indexOf(phase)) phase = p;
   }
   return phase;

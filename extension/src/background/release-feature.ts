@@ -10,13 +10,14 @@ import {
   parseContentToBackground,
   type ReleasePolicyAnswer,
 } from '../shared/messages/content-background.ts';
+import { badgeOf } from '../shared/mic-state.ts';
 import type { Processes } from '../shared/protocol.ts';
 import { KEPT, releaseConfig, releaseDecision, UNANSWERED } from '../shared/release-decision.ts';
 import type { BackgroundContext } from './context.ts';
 import { createNativeReleaseWatch, type NativeReleaseWatch } from './native-release.ts';
 import { type RateLimit, RateLimiter } from './rate-limit.ts';
 import { classifySource } from './release-bluetooth.ts';
-import { badgeOf, type FrameReport, TabFrames, tabViewOf } from './tab-state.ts';
+import { type FrameReport, TabFrames, tabViewOf } from './tab-state.ts';
 
 /** Per frame. A page's interposition sends a report per state change and a question per release
  * attempt: a meeting muting and unmuting every second stays well inside these. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { GroupReport } from '../shared/messages/page-content.ts';
-import { badgeOf, TabFrames, tabViewOf } from './tab-state.ts';
+import { TabFrames, tabViewOf } from './tab-state.ts';
 
 const g = (state: GroupReport['state'], since_ms: number, reason: string | null = null): GroupReport => ({
   id: `${since_ms}`,
@@ -33,12 +33,6 @@ test('tabViewOf folds frames: capturing > kept open > released', () => {
     if (v) assert.equal(v.origin, 'https://meet.example.com');
     if (v?.state === 'not_released') assert.equal(v.reason, 'Bluetooth headset');
   }
-});
-
-test('badgeOf', () => {
-  assert.equal(badgeOf(null).text, '');
-  assert.equal(badgeOf({ origin: null, state: 'released', since_ms: 1, reason: null }).text, 'OFF');
-  assert.match(badgeOf({ origin: null, state: 'not_released', since_ms: 1, reason: 'why' }).title, /why/);
 });
 
 test('TabFrames drops a frame that reports nothing, and the tab with its last frame', () => {

@@ -1,5 +1,5 @@
 // Per-tab release state: every frame of a tab reports its capture devices (GroupReport); the tab's view
-// (what the badge and the popup show) folds them into one: capturing wins over "kept open", which wins
+// (what the badge and the popup show, shared/mic-state.ts) folds them into one: capturing wins over "kept open", which wins
 // over released. Pure functions plus a small store; the feature (release-feature.ts) feeds it.
 import type { GroupReport } from '../shared/messages/page-content.ts';
 import type { TabReleaseView } from '../shared/messages/popup-background.ts';
@@ -80,28 +80,6 @@ function releaseViewOf(frames: Iterable<FrameReport>, topUrl: string | null): Ta
   }
   // Every device released: since the last one went.
   return { origin, state: 'released', since_ms: Math.max(...live.map((g) => g.since_ms)), reason: null };
-}
-
-export interface Badge {
-  text: string;
-  color: string;
-  title: string;
-}
-
-export function badgeOf(view: TabReleaseView | null): Badge {
-  if (!view) return { text: '', color: '#475569', title: 'micoff' };
-  switch (view.state) {
-    case 'capturing':
-      return { text: 'ON', color: '#dc2626', title: 'micoff: microphone on' };
-    case 'released':
-      return { text: 'OFF', color: '#16a34a', title: 'micoff: muted, microphone released' };
-    case 'not_released':
-      return {
-        text: '!',
-        color: '#d97706',
-        title: `micoff: muted, microphone kept open${view.reason ? ` (${view.reason})` : ''}`,
-      };
-  }
 }
 
 /** Frames by tab: `${frameId}` -> latest report. */

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { HistorySnapshot } from '../shared/protocol.ts';
-import { CHART, chartModel, savingsLines } from './chart.ts';
+import { CHART, chartModel, NO_POWER_READING, savingsLines } from './chart.ts';
 
 const history = (over: Partial<HistorySnapshot> = {}): HistorySnapshot => ({
   now_ms: 300_000,
@@ -41,6 +41,8 @@ test('the chart model places samples, released bands and marks on the time axis'
 
 test('savings say CPU-s, and joules only from a power reading, else why not', () => {
   assert.match(savingsLines(2.54, null).cpu, /^≈ 2\.5 CPU-s saved/);
+  assert.match(savingsLines(-0.01, null).cpu, /^≈ 0\.0 CPU-s saved/, 'never "-0.0"');
+  assert.match(savingsLines(-0.1, null).cpu, /^Nothing saved yet/, 'never "≈ -0.1 CPU-s saved"');
   const none = savingsLines(2.5, {
     ok: true,
     reading: {
@@ -52,7 +54,9 @@ test('savings say CPU-s, and joules only from a power reading, else why not', ()
       unavailable: ['no RAPL: x', 'no battery in y'],
     },
   });
-  assert.equal(none.energy, 'This machine reports no power reading: no RAPL: x; no battery in y.');
+  assert.equal(none.energy, NO_POWER_READING);
+  assert.doesNotMatch(none.energy, /RAPL/);
+  assert.equal(none.energy_detail, 'no RAPL: x; no battery in y', 'the host’s reasons, kept for the tooltip');
   const rapl = savingsLines(2, {
     ok: true,
     reading: {
@@ -65,5 +69,6 @@ test('savings say CPU-s, and joules only from a power reading, else why not', ()
     },
   });
   assert.match(rapl.energy, /^≈ 32 J \(0\.0089 Wh\) saved/);
+  assert.match(rapl.energy, /the CPU's power meter read/);
   assert.match(savingsLines(1, { ok: false, message: 'host gone' }).energy, /host gone/);
 });

@@ -92,28 +92,47 @@ export function chartSvg(h: HistorySnapshot): SVGElement {
 
 export type PowerState = { ok: true; reading: PowerReading } | { ok: false; message: string } | null;
 
-/** "≈ N CPU-s saved" and the energy line (or why there is none). */
-export function savingsLines(savedCpuS: number, power: PowerState): { cpu: string; energy: string } {
-  const cpu = `≈ ${savedCpuS.toFixed(savedCpuS < 10 ? 1 : 0)} CPU-s saved since the browser started`;
-  if (power === null) return { cpu, energy: 'Energy: asking micoff-host for a power reading…' };
-  if (!power.ok) return { cpu, energy: `Energy: no power reading (${power.message}).` };
+/** Where a power reading came from, in words. */
+const POWER_SOURCE: Record<NonNullable<PowerReading['source']>, string> = {
+  rapl: "the CPU's power meter",
+  battery: 'the battery',
+};
+
+/** Said when the machine reports no power (the host's reasons go in `energy_detail`, a tooltip). */
+export const NO_POWER_READING =
+  'Energy: this machine does not report its power draw, so the saving is counted in CPU-seconds only.';
+
+/** "≈ N CPU-s saved" and the energy line (or why there is none); `energy_detail`: the host's own words
+ * for why, when there is no reading. */
+export function savingsLines(
+  savedCpuS: number,
+  power: PowerState,
+): { cpu: string; energy: string; energy_detail: string | null } {
+  // Below zero (the released time has cost more than the call before the mute, so far): no "saved".
+  const cpu =
+    savedCpuS <= -0.05
+      ? 'Nothing saved yet since the browser started: the released time has cost no less than before the mute.'
+      : `≈ ${Math.max(0, savedCpuS).toFixed(savedCpuS < 10 ? 1 : 0)} CPU-s saved since the browser started`;
+  if (power === null)
+    return { cpu, energy: 'Energy: asking micoff-host for a power reading…', energy_detail: null };
+  if (!power.ok) return { cpu, energy: `Energy: no power reading (${power.message}).`, energy_detail: null };
   const r = power.reading;
+  const from = r.source ? POWER_SOURCE[r.source] : 'the machine';
   if (r.watts === null)
-    return {
-      cpu,
-      energy: `This machine reports no power reading: ${r.unavailable.join('; ') || 'unknown reason'}.`,
-    };
+    return { cpu, energy: NO_POWER_READING, energy_detail: r.unavailable.join('; ') || null };
   if (r.watts_per_busy_core === null)
     return {
       cpu,
-      energy: `Energy: ${r.watts.toFixed(1)} W measured (${r.source}), too few busy cores to split it per core.`,
+      energy: `Energy: ${r.watts.toFixed(1)} W measured by ${from}, too few busy cores to split it per core.`,
+      energy_detail: null,
     };
   const joules = Math.max(0, savedCpuS) * r.watts_per_busy_core;
   return {
     cpu,
     energy:
       `≈ ${joules.toFixed(joules < 10 ? 1 : 0)} J (${(joules / 3600).toFixed(4)} Wh) saved: CPU-s × ` +
-      `${r.watts_per_busy_core.toFixed(1)} W per busy core (${r.source} ${r.watts.toFixed(1)} W over ` +
+      `${r.watts_per_busy_core.toFixed(1)} W per busy core (${from} read ${r.watts.toFixed(1)} W over ` +
       `${(r.busy_cores ?? 0).toFixed(2)} busy cores)`,
+    energy_detail: null,
   };
 }

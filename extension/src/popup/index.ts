@@ -18,7 +18,15 @@ import {
 import { chartSvg, type PowerState, savingsLines } from './chart.ts';
 import { audioPathLine, latencyLine, tabStreamIndices } from './latency-section.ts';
 import { createTabSection } from './tab-section.ts';
-import { cpuTable, doctorList, hostNotice, hostPill, streamsTable } from './view.ts';
+import {
+  cpuTable,
+  doctorList,
+  hostNotice,
+  hostPill,
+  needsHost,
+  needsHostLine,
+  streamsTable,
+} from './view.ts';
 
 const $ = (id: string) => document.getElementById(id) as HTMLElement;
 const settings = browserSettingsStore();
@@ -35,7 +43,9 @@ port.onMessage.addListener((raw: unknown) => {
       $('host-pill').className = pill.cls;
       $('host').replaceChildren(...hostNotice(msg.status, () => post({ type: 'host_reconnect' })));
       if (msg.status.state !== 'connected') {
-        $('cpu-body').replaceChildren('Waiting for micoff-host…');
+        $('cpu-body').replaceChildren(needsHostLine(msg.status));
+        $('tab-cpu').textContent = `Audio path CPU: ${needsHost(msg.status)}`;
+        if (!$('chart').querySelector('svg')) $('chart').replaceChildren(needsHostLine(msg.status));
       }
       break;
     }
@@ -87,6 +97,8 @@ function renderSavings(): void {
   const lines = savingsLines(saved, power);
   $('saved-cpu').textContent = lines.cpu;
   $('saved-energy').textContent = lines.energy;
+  if (lines.energy_detail) $('saved-energy').title = `micoff-host: ${lines.energy_detail}`;
+  else $('saved-energy').removeAttribute('title');
 }
 post({ type: 'get_power' }); // measured once per opening (the host reads for one second)
 

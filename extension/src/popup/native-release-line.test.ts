@@ -21,11 +21,18 @@ test('the command is micoff-host’s, with micoff’s delay', () => {
 test('nativeReleaseLine: what the popup says, and when it shows the command', () => {
   const cases: [string, NativeReleaseView, RegExp, string | null, string | null][] = [
     ['never muted', v({ state: 'idle' }), /checked at the audio server at the next mute/, null, null],
-    ['muted, waiting', v({ state: 'pending', deadline_ms: 9 }), /^Muted: checking/, null, null],
+    ['muted, waiting', v({ state: 'pending', deadline_ms: 9 }), /^checking at the audio server/, null, null],
     [
       'in effect',
       v({ state: 'in_effect', after_ms: 300, late: false }),
       /^Firefox released the microphone 0\.3 s after the mute: its own release is in effect\.$/,
+      null,
+      'in_effect',
+    ],
+    [
+      'in effect at the mute itself (the device was on for longer than Firefox’s delay)',
+      v({ state: 'in_effect', after_ms: 12, late: false }),
+      /^Firefox released the microphone as you muted: its own release is in effect\.$/,
       null,
       'in_effect',
     ],
@@ -60,11 +67,12 @@ test('nativeReleaseLine: what the popup says, and when it shows the command', ()
     [
       'muted again after a finding: checking, and the last finding',
       v({ state: 'pending', deadline_ms: 9 }, { state: 'in_effect', after_ms: 300, late: false, at_ms: 1 }),
-      /^Muted: checking.* At the last mute, Firefox released the microphone 0\.3 s/,
+      /^checking at the audio server.* At the last mute, Firefox released the microphone 0\.3 s/,
       null,
       'in_effect',
     ],
   ];
+  assert.match(nativeReleaseLine(v({ state: 'idle' }), false).text, /which needs micoff-host\.$/);
   for (const [name, view, text, command, finding] of cases) {
     const line = nativeReleaseLine(view);
     assert.match(line.text, text, name);

@@ -20,6 +20,9 @@ export interface NativeReleaseLine {
 }
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+/** When the release came: Firefox counts its delay from when the device was last turned on, so a
+ * microphone on for longer than that is released at the mute itself. */
+const afterMute = (ms: number) => (ms < 50 ? 'as you muted' : `${secs(ms)} after the mute`);
 
 function findingLine(f: NativeReleaseFinding, v: NativeReleaseView, earlier: boolean): NativeReleaseLine {
   const when = earlier ? 'At the last mute, ' : '';
@@ -27,7 +30,7 @@ function findingLine(f: NativeReleaseFinding, v: NativeReleaseView, earlier: boo
   if (f.state === 'in_effect' && !f.late) {
     return {
       tone: 'ok',
-      text: `${when}Firefox released the microphone ${secs(f.after_ms)} after the mute: its own release is in effect.`,
+      text: `${when}Firefox released the microphone ${afterMute(f.after_ms)}: its own release is in effect.`,
       command: null,
       finding: f.state,
     };
@@ -53,7 +56,7 @@ function currentLine(n: NativeReleaseVerdict): NativeReleaseLine | null {
     case 'pending':
       return {
         tone: '',
-        text: "Muted: checking whether Firefox's own release closes the microphone…",
+        text: "checking at the audio server whether Firefox's own release closes the microphone…",
         command: null,
         finding: null,
       };
@@ -69,8 +72,9 @@ function currentLine(n: NativeReleaseVerdict): NativeReleaseLine | null {
   }
 }
 
-/** What the popup says; the current mute's finding first, else the last one, else what is going on. */
-export function nativeReleaseLine(v: NativeReleaseView): NativeReleaseLine {
+/** What the popup says; the current mute's finding first, else the last one, else what is going on.
+ * `serverSeen`: micoff-host sees the audio server (the check needs it). */
+export function nativeReleaseLine(v: NativeReleaseView, serverSeen = true): NativeReleaseLine {
   const n = v.now;
   if (n.state === 'in_effect' || n.state === 'not_in_effect') return findingLine(n, v, false);
   const current = currentLine(n);
@@ -81,15 +85,17 @@ export function nativeReleaseLine(v: NativeReleaseView): NativeReleaseLine {
   return (
     current ?? {
       tone: '',
-      text: "Firefox's own release of a muted microphone is checked at the audio server at the next mute.",
+      text: serverSeen
+        ? "Firefox's own release of a muted microphone is checked at the audio server at the next mute."
+        : "Firefox's own release of a muted microphone is checked at the audio server, which needs micoff-host.",
       command: null,
       finding: null,
     }
   );
 }
 
-export function nativeReleaseNodes(v: NativeReleaseView): HTMLDivElement {
-  const line = nativeReleaseLine(v);
+export function nativeReleaseNodes(v: NativeReleaseView, serverSeen = true): HTMLDivElement {
+  const line = nativeReleaseLine(v, serverSeen);
   return h(
     'div',
     {

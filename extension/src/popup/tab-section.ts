@@ -3,12 +3,14 @@
 // server (the browser's record streams), so a user can check that "released" really means no capture.
 // On Firefox: whether Firefox's own release is in effect, with the command that switches it on (Firefox's
 // part), and what micoff does on top of it (micoff's part: the call's senders quiet while muted).
-import { type BuildBrowser, isBrowserStream } from '../shared/browser-streams.ts';
+
+import { KEEPALIVE_EVERY_MS } from '../page/chromium/guards/grant-keeper.ts';
+import { type BuildBrowser, isBrowserStream, microphoneNameOf } from '../shared/browser-streams.ts';
 import { h } from '../shared/dom.ts';
 import type { AudioSnapshot, TabReleaseView } from '../shared/messages/popup-background.ts';
 import { nativeReleaseNodes } from './native-release-line.ts';
 import { quietPartNodes } from './quiet-part-line.ts';
-import { tabState } from './view.ts';
+import { streamState, tabState } from './view.ts';
 
 /** One line about the browser's record streams at the audio server. */
 export function serverLine(audio: AudioSnapshot | null, browser: BuildBrowser): string {
@@ -16,19 +18,22 @@ export function serverLine(audio: AudioSnapshot | null, browser: BuildBrowser): 
   if (!audio.connected) return `Audio server: ${audio.reason ?? 'not reachable'}.`;
   const rec = audio.streams.filter((s) => s.kind === 'record' && isBrowserStream(s, browser));
   if (rec.length === 0) return 'Audio server: no record stream from the browser (microphone closed).';
-  const parts = rec.map(
-    (s) => `${s.device_name ?? `source ${s.device_index}`} (${s.corked ? 'corked' : 'live'})`,
-  );
+  const parts = rec.map((s) => `${microphoneNameOf(s)} (${streamState(s)})`);
   return `Audio server: ${rec.length} record stream${rec.length > 1 ? 's' : ''} open: ${parts.join(', ')}.`;
 }
 
-/** Said when the site's permission may be a one-time one (page/chromium/guards/grant-keeper.ts). */
+const KEEPALIVE_MINUTES = Math.round(KEEPALIVE_EVERY_MS / 60_000);
+
+/** Said when the site's permission may be a one-time one (page/chromium/guards/grant-keeper.ts): the page
+ * had to ask for it in this visit. Either answer to that prompt reads "granted" to micoff until a
+ * one-time grant runs out, so the note holds for both. */
 export const ONE_TIME_GRANT_NOTE =
-  'This site may be allowed to use your microphone for this visit only ("Allow this time"). So that ' +
-  'the permission does not run out while the muted call is in a background tab, micoff turns the ' +
-  'microphone on for a moment every 3 minutes there (the microphone indicator lights up briefly). To ' +
-  'avoid it, let the site use the microphone while you visit it: the icon left of the address, then ' +
-  '"Allow while visiting the site" or Site settings.';
+  'This site asked for your microphone during this visit. If you chose "Allow this time", Chromium takes ' +
+  'that permission back after a few minutes in the background with the microphone closed, so while the ' +
+  `muted call is in a background tab micoff turns the microphone on for a moment every ${KEEPALIVE_MINUTES} ` +
+  'minutes (the microphone indicator lights up briefly). micoff cannot tell that answer from "Allow ' +
+  'while visiting the site", which needs none of this; with that one, it stops at the site\'s next visit. ' +
+  'To switch to it now: the icon left of the address, then Site settings.';
 
 /** Echo cancellation on the tab's tracks as the browser granted it. */
 export function echoLine(view: TabReleaseView | null): string | null {
@@ -45,7 +50,7 @@ export function tabSectionNodes(
   return [
     h('div', null, tabState(view)),
     h('div', { class: 'muted', id: 'tab-server' }, serverLine(audio, browser)),
-    view?.native_release ? nativeReleaseNodes(view.native_release) : null,
+    view?.native_release ? nativeReleaseNodes(view.native_release, audio?.connected !== false) : null,
     view?.native_release ? quietPartNodes(view) : null,
     echo ? h('div', { id: 'tab-echo' }, echo) : null,
     view?.latency_guard ? h('div', { class: 'notice', id: 'tab-guard' }, view.latency_guard) : null,

@@ -1,10 +1,13 @@
 // Popup rendering: data in, DOM out. Each function owns one section's body.
 
+import { microphoneNameOf, programNameOf } from '../shared/browser-streams.ts';
 import type { CpuView } from '../shared/cpu-view.ts';
 import type { DoctorStatus } from '../shared/doctor.ts';
 import { commandBox, fmtPct, h } from '../shared/dom.ts';
 import type { HostStatus } from '../shared/host-status.ts';
 import type { AudioSnapshot, DoctorResult, TabReleaseView } from '../shared/messages/popup-background.ts';
+import { micStateOf } from '../shared/mic-state.ts';
+import { AUDIO_SERVER_ROLES } from '../shared/protocol.ts';
 
 /** A table with one header row over `rows`; a header given as `[label, 'num']` is right-aligned
  * like the numbers in its column. */
@@ -64,67 +67,126 @@ export function hostNotice(s: HostStatus, onRetry: () => void): Node[] {
   ];
 }
 
+const clock = (ms: number) => new Date(ms).toLocaleTimeString();
+
+/** The tab's first line: the microphone's state (shared/mic-state.ts), said where it is known. On
+ * Firefox, whether a muted microphone is still open is micoff's check at the audio server
+ * (native-release-line.ts says the details), never assumed from the page world's "capturing". */
 export function tabState(view: TabReleaseView | null): string {
   if (!view) return 'No microphone in use on this tab.';
-  const since = view.since_ms ? ` since ${new Date(view.since_ms).toLocaleTimeString()}` : '';
-  switch (view.state) {
-    case 'capturing':
-      if (view.muted) {
-        const at = view.muted_since_ms ? ` since ${new Date(view.muted_since_ms).toLocaleTimeString()}` : '';
-        return `Muted${at}, microphone still open.`;
-      }
+  const since = view.since_ms ? ` since ${clock(view.since_ms)}` : '';
+  const mutedAt = view.muted_since_ms ? ` since ${clock(view.muted_since_ms)}` : '';
+  switch (micStateOf(view)) {
+    case 'on':
       return `Microphone on${since}.`;
+    case 'muted_open': {
+      const firefox = view.native_release?.now.state;
+      if (firefox === undefined) {
+        return `Muted${mutedAt}, microphone still open: micoff releases it once its release delay has passed.`;
+      }
+      if (firefox === 'pending') {
+        return `Muted${mutedAt}, microphone still open: Firefox's own release closes it after its delay.`;
+      }
+      if (firefox === 'not_in_effect') return `Muted${mutedAt}, microphone still open.`;
+      return `Muted${mutedAt}.`; // idle (the check came in after the mute) or unknown: not seen either way
+    }
     case 'released':
       return `Muted: microphone released${since}.`;
-    case 'not_released':
+    case 'released_by_firefox':
+      return `Muted${mutedAt}: Firefox released the microphone.`;
+    case 'kept':
       return `Muted, microphone kept open${view.reason ? `: ${view.reason}` : ''}.`;
   }
 }
 
+/** What a figure that needs micoff-host says while it is not connected (after a label, lower case). */
+export function needsHost(s: HostStatus): string {
+  return s.state === 'connecting' ? 'waiting for micoff-host…' : 'needs micoff-host (see above).';
+}
+
+/** The same, on a line of its own. */
+export const needsHostLine = (s: HostStatus): string => {
+  const t = needsHost(s);
+  return t.charAt(0).toUpperCase() + t.slice(1);
+};
+
+/** The whole browser and the audio server, then the audio threads that used CPU in the window (the
+ * browser's total counts every thread, its page and compositor too: the rows need not add up to it). */
 export function cpuTable(v: CpuView): Node[] {
   const totals = h(
     'div',
     { class: 'totals' },
-    h('span', null, 'Browser ', h('b', null, `${fmtPct(v.browser_cpu_pct)} %`)),
+    h('span', null, 'Whole browser ', h('b', null, `${fmtPct(v.browser_cpu_pct)} %`)),
     h('span', null, 'Audio server ', h('b', null, `${fmtPct(v.audio_server_cpu_pct)} %`)),
   );
-  if (v.threads.length === 0) return [totals, h('div', { class: 'muted' }, 'No audio threads busy.')];
-  const rows = v.threads.map((t) =>
+  const busy = v.threads.filter((t) => fmtPct(t.cpu_pct) !== fmtPct(0));
+  if (busy.length === 0)
+    return [totals, h('div', { class: 'muted' }, 'No audio thread used CPU in the last second.')];
+  const rows = busy.map((t) =>
     h(
       'tr',
       null,
       h('td', null, t.thread),
-      h('td', { class: 'muted' }, `${t.role} ${t.pid}`),
+      h('td', { class: 'muted' }, roleWords(t.role)),
       h('td', { class: 'num' }, fmtPct(t.cpu_pct)),
       h('td', { class: 'num' }, Math.round(t.wakeups_per_s)),
     ),
   );
-  return [totals, table([['thread'], ['process'], ['CPU %', 'num'], ['wakeups/s', 'num']], rows)];
+  return [
+    totals,
+    h('div', { class: 'muted' }, 'Busiest audio threads:'),
+    table([['thread'], ['in'], ['CPU %', 'num'], ['wakeups/s', 'num']], rows),
+  ];
 }
 
+/** micoff-host's process role, readable (the audio server's processes by that name). */
+const roleWords = (role: string): string =>
+  AUDIO_SERVER_ROLES.has(role) ? 'audio server' : role.replaceAll('_', ' ');
+
+/** A record stream's state in words ("corked" is the audio server's word for paused). */
+export const streamState = (s: { corked: boolean; muted: boolean }): string =>
+  s.corked ? 'paused' : s.muted ? 'muted' : 'live';
+
+/** Who holds a microphone open, as the audio server lists it: the program, the microphone, its state. */
 export function streamsTable(a: AudioSnapshot): Node[] {
   if (!a.connected) return [h('div', { class: 'muted' }, a.reason ?? 'Audio server not reachable.')];
   const server = h(
     'div',
     { class: 'muted' },
-    `${a.server?.server_name ?? 'server'} ${a.server?.server_version ?? ''}`,
-    a.server?.default_source_name ? ` · default source ${a.server.default_source_name}` : '',
+    `${a.server?.server_name ?? 'Audio server'} ${a.server?.server_version ?? ''}`.trim(),
   );
   const rec = a.streams.filter((s) => s.kind === 'record');
-  if (rec.length === 0)
-    return [server, h('div', null, 'No record streams: nothing holds a microphone open.')];
+  if (rec.length === 0) return [server, h('div', null, 'No program has a microphone open.')];
   const rows = rec.map((s) =>
     h(
       'tr',
       null,
-      h('td', null, s.application_name ?? s.application_process_binary ?? `#${s.index}`),
-      h('td', { class: 'num' }, s.application_process_id ?? ''),
-      h('td', null, s.device_name ?? `source ${s.device_index}`),
-      h('td', { class: 'num' }, (s.buffer_latency_us / 1000).toFixed(0)),
-      h('td', null, s.corked ? 'corked' : s.muted ? 'muted' : 'live'),
+      h('td', null, programNameOf(s)),
+      h('td', null, microphoneNameOf(s)),
+      h('td', null, streamState(s)),
     ),
   );
-  return [server, table([['app'], ['pid', 'num'], ['source'], ['buf ms', 'num'], ['state']], rows)];
+  // The audio server's own names and numbers, for a bug report: folded away.
+  const raw = rec.map((s) =>
+    h(
+      'tr',
+      null,
+      h('td', { class: 'num' }, s.index),
+      h('td', { class: 'num' }, s.application_process_id ?? ''),
+      h('td', null, s.device_name ?? String(s.device_index)),
+      h('td', { class: 'num' }, (s.buffer_latency_us / 1000).toFixed(0)),
+    ),
+  );
+  return [
+    server,
+    table([['program'], ['microphone'], ['state']], rows),
+    h(
+      'details',
+      null,
+      h('summary', { class: 'muted' }, "The audio server's names (for a bug report)"),
+      table([['stream', 'num'], ['process id', 'num'], ['source name'], ['buffer, ms', 'num']], raw),
+    ),
+  ];
 }
 
 /** The doctor's findings, labelled "ok / worth changing / not applicable / failed" like the CLI. Only a finding's

@@ -22,3 +22,20 @@ export function sourceDescriptionOf(
 ): string | null {
   return s.device_description ?? s.device_props?.['device.description'] ?? null;
 }
+
+/** A stream's microphone as a person knows it: its description, else the server's name for it. */
+export function microphoneNameOf(
+  s: Pick<AudioStream, 'device_description' | 'device_props' | 'device_name'>,
+): string {
+  return sourceDescriptionOf(s) ?? s.device_name ?? 'an unnamed microphone';
+}
+
+/** A stream's program: the name it gave the server, else its binary. */
+export function programNameOf(
+  s: Pick<AudioStream, 'application_name' | 'application_process_binary'>,
+): string {
+  return s.application_name ?? s.application_process_binary ?? UNNAMED_PROGRAM;
+}
+
+/** Said for a client that gave the audio server no name. */
+export const UNNAMED_PROGRAM = 'a program without a name';

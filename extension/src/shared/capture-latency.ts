@@ -3,6 +3,7 @@
 // `latency_status`. What is configured lives at the host (the files it wrote); the extension keeps no
 // copy of it. micoff never passes a `latency` constraint to the browser: the setting takes effect at
 // the audio server or in the browser's launch environment (see docs/design/capture-latency.md).
+import { UNNAMED_PROGRAM } from './browser-streams.ts';
 import type { LatencyStatus, LatencyStream } from './protocol.ts';
 
 /** What the options page offers: null = the browser's default (10 ms fragments in Chromium). */
@@ -108,7 +109,7 @@ export function grantedView(s: LatencyStatus, indices: readonly number[] | null)
   const holders = new Set<string>();
   for (const x of streams) {
     for (const h of x.held_down_by) {
-      const who = h.client_name ?? `stream ${h.index}`;
+      const who = h.client_name ?? UNNAMED_PROGRAM;
       holders.add(
         `${who}${h.application_process_id ? ` (pid ${h.application_process_id})` : ''} at ${Math.round(h.latency_us / 1000)} ms`,
       );
