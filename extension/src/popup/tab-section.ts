@@ -5,6 +5,7 @@
 // part), and what micoff does on top of it (micoff's part: the call's senders quiet while muted).
 import { type BuildBrowser, isBrowserStream } from '../shared/browser-streams.ts';
 import { h } from '../shared/dom.ts';
+import { firstWordsNote } from '../shared/first-words.ts';
 import type { AudioSnapshot, TabReleaseView } from '../shared/messages/popup-background.ts';
 import { nativeReleaseNodes } from './native-release-line.ts';
 import { quietPartNodes } from './quiet-part-line.ts';
@@ -50,6 +51,9 @@ export function tabSectionNodes(
     echo ? h('div', { id: 'tab-echo' }, echo) : null,
     view?.latency_guard ? h('div', { class: 'notice', id: 'tab-guard' }, view.latency_guard) : null,
     view?.grant_may_expire ? h('div', { class: 'notice', id: 'tab-grant' }, ONE_TIME_GRANT_NOTE) : null,
+    view?.first_words_need_host_ms
+      ? h('div', { class: 'notice', id: 'tab-first-words' }, firstWordsNote(view.first_words_need_host_ms))
+      : null,
   ].filter((n): n is HTMLDivElement => n !== null);
 }
 

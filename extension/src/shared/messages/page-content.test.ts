@@ -102,3 +102,13 @@ test('state groups carry since when micoff keeps a muted device’s senders quie
   assert.equal(parse({ muted_since_ms: 1000, quiet_since_ms: 1500, enabled: 1 })?.quiet_since_ms, null);
   assert.equal(parse({ muted_since_ms: 1000, quiet_since_ms: 'later' }), undefined);
 });
+
+test('a group report carries its first-audio measurement only when it is a well-formed one', () => {
+  const first = (v: unknown) => {
+    const m = parsePageMessage(JSON.stringify({ type: 'state', groups: [{ ...group, first_audio: v }] }));
+    return m?.type === 'state' ? m.groups[0]?.first_audio : 'rejected';
+  };
+  assert.deepEqual(first({ ms: 950, at_ms: 1_700_000_000_000 }), { ms: 950, at_ms: 1_700_000_000_000 });
+  for (const bad of [undefined, null, 'slow', { ms: -1, at_ms: 1 }, { ms: 1e9, at_ms: 1 }, { ms: 5 }])
+    assert.equal(first(bad), null, JSON.stringify(bad));
+});
