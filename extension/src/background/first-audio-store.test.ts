@@ -21,12 +21,12 @@ test('learned per site and device, written through, and loaded by the next life'
   const { a } = area();
   const s = createFirstAudioStore(a);
   await s.ready;
-  s.learn(SITE, 'Noise-suppressed mic', { ms: 950, at_ms: 10 }, false);
-  s.learn(SITE, 'Noise-suppressed mic', { ms: 30, at_ms: 20 }, true);
-  s.learn('https://other.example', 'Noise-suppressed mic', { ms: 40, at_ms: 30 }, false);
+  s.learn(SITE, 'Noise-suppressed mic', { ms: 950, open_ms: 0, at_ms: 10 }, false);
+  s.learn(SITE, 'Noise-suppressed mic', { ms: 30, open_ms: 0, at_ms: 20 }, true);
+  s.learn('https://other.example', 'Noise-suppressed mic', { ms: 40, open_ms: 0, at_ms: 30 }, false);
   assert.deepEqual(s.get(SITE, 'Noise-suppressed mic'), {
-    no_host: { ms: 950, at_ms: 10 },
-    host: { ms: 30, at_ms: 20 },
+    no_host: { ms: 950, open_ms: 0, at_ms: 10 },
+    host: { ms: 30, open_ms: 0, at_ms: 20 },
   });
   assert.equal(s.get(SITE, 'Another mic'), null);
   await Promise.resolve();
@@ -38,14 +38,14 @@ test('learned per site and device, written through, and loaded by the next life'
 test('what is stored is checked: malformed entries are dropped, well-formed ones kept', async () => {
   const { a } = area({
     [FIRST_AUDIO_KEY]: {
-      [`${SITE}\nmic`]: { no_host: { ms: 900, at_ms: 1 }, host: 'x' },
-      [`${SITE}\nbad`]: { no_host: { ms: -5, at_ms: 1 } },
+      [`${SITE}\nmic`]: { no_host: { ms: 900, open_ms: 0, at_ms: 1 }, host: 'x' },
+      [`${SITE}\nbad`]: { no_host: { ms: -5, open_ms: 0, at_ms: 1 } },
       [`${SITE}\nworse`]: 7,
     },
   });
   const s = createFirstAudioStore(a);
   await s.ready;
-  assert.deepEqual(s.all(), { [`${SITE}\nmic`]: { no_host: { ms: 900, at_ms: 1 }, host: null } });
+  assert.deepEqual(s.all(), { [`${SITE}\nmic`]: { no_host: { ms: 900, open_ms: 0, at_ms: 1 }, host: null } });
   const { a: junk } = area({ [FIRST_AUDIO_KEY]: 'junk' });
   const t = createFirstAudioStore(junk);
   await t.ready;
@@ -55,9 +55,10 @@ test('what is stored is checked: malformed entries are dropped, well-formed ones
 test('at most MAX_ENTRIES: the least recently measured goes first', async () => {
   const s = createFirstAudioStore(undefined);
   await s.ready;
-  for (let i = 0; i <= MAX_ENTRIES; i++) s.learn(SITE, `mic ${i}`, { ms: 40, at_ms: i + 1 }, false);
-  s.learn(SITE, 'mic 1', { ms: 41, at_ms: 1000 }, false); // measured again: now the newest
-  s.learn(SITE, 'mic new', { ms: 42, at_ms: 1001 }, false);
+  for (let i = 0; i <= MAX_ENTRIES; i++)
+    s.learn(SITE, `mic ${i}`, { ms: 40, open_ms: 0, at_ms: i + 1 }, false);
+  s.learn(SITE, 'mic 1', { ms: 41, open_ms: 0, at_ms: 1000 }, false); // measured again: now the newest
+  s.learn(SITE, 'mic new', { ms: 42, open_ms: 0, at_ms: 1001 }, false);
   const keys = Object.keys(s.all());
   assert.equal(keys.length, MAX_ENTRIES);
   assert.ok(!keys.includes(`${SITE}\nmic 0`) && !keys.includes(`${SITE}\nmic 2`));

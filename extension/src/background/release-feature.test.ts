@@ -192,14 +192,18 @@ test('first words: a slow open reported without the host keeps that device on th
   const { tracker, world, firstAudio } = setup(NOBODY_CAPTURING);
   const SITE = 'https://meet.example/room';
   const frame = { tabId: 3, frameId: 0 };
-  const slow = { ...group('Virtual mic'), first_audio: { ms: 950, at_ms: 100 } };
+  const slow = { ...group('Virtual mic'), first_audio: { ms: 950, open_ms: 0, at_ms: 100 } };
   tracker.report(frame, {
     type: 'release_state',
     url: SITE,
     mic: 'granted',
     groups: [slow, group('USB mic')],
   });
-  assert.deepEqual(firstAudio.get('https://meet.example', 'Virtual mic')?.no_host, { ms: 950, at_ms: 100 });
+  assert.deepEqual(firstAudio.get('https://meet.example', 'Virtual mic')?.no_host, {
+    ms: 950,
+    open_ms: 0,
+    at_ms: 100,
+  });
   const ask = (label: string, url = SITE, f = frame) =>
     tracker.query(f, { type: 'release_policy', url, mic: 'granted', label });
   assert.deepEqual(await ask('Virtual mic'), { allow: false, reason: KEPT.firstWords });
@@ -216,19 +220,19 @@ test('first words: a slow open reported without the host keeps that device on th
   // The host connects: released as usual; what is measured now goes to the host's slot.
   world.host = true;
   assert.deepEqual(await ask('Virtual mic'), { allow: true, reason: null });
-  const withHost = { ...group('Virtual mic'), first_audio: { ms: 40, at_ms: 200 } };
+  const withHost = { ...group('Virtual mic'), first_audio: { ms: 40, open_ms: 0, at_ms: 200 } };
   tracker.report(frame, { type: 'release_state', url: SITE, mic: 'granted', groups: [withHost] });
   world.host = false;
   assert.deepEqual(await ask('Virtual mic'), { allow: false, reason: KEPT.firstWords });
   // A fast open without the host: released again.
-  const fast = { ...group('Virtual mic'), first_audio: { ms: 45, at_ms: 300 } };
+  const fast = { ...group('Virtual mic'), first_audio: { ms: 45, open_ms: 0, at_ms: 300 } };
   tracker.report(frame, { type: 'release_state', url: SITE, mic: 'granted', groups: [fast] });
   assert.deepEqual(await ask('Virtual mic'), { allow: true, reason: null });
 });
 
 test('first words: a frame without the microphone permission teaches nothing', () => {
   const { tracker, firstAudio } = setup(NOBODY_CAPTURING);
-  const slow = { ...group('Virtual mic'), first_audio: { ms: 950, at_ms: 100 } };
+  const slow = { ...group('Virtual mic'), first_audio: { ms: 950, open_ms: 0, at_ms: 100 } };
   tracker.report(ATTACKER, { type: 'release_state', url: URL_A, mic: 'prompt', groups: [slow] });
   assert.deepEqual(firstAudio.all(), {});
 });

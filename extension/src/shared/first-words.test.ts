@@ -8,7 +8,7 @@ import {
   learnFirstAudio,
 } from './first-words.ts';
 
-const at = (ms: number, at_ms: number) => ({ ms, at_ms });
+const at = (ms: number, at_ms: number, open_ms = 0) => ({ ms, open_ms, at_ms });
 
 test('learn: a measurement lands in the slot of the host status it was made under; older ones change nothing', () => {
   const a = learnFirstAudio(EMPTY_ENTRY, at(950, 10), false);
@@ -17,7 +17,7 @@ test('learn: a measurement lands in the slot of the host status it was made unde
   assert.deepEqual(b, { no_host: at(950, 10), host: at(40, 20) });
   assert.equal(learnFirstAudio(b, at(30, 10), false), b, 'the same report again');
   assert.equal(learnFirstAudio(b, at(30, 5), false), b, 'an older one');
-  assert.deepEqual(learnFirstAudio(b, at(45, 30), false), { no_host: at(45, 30), host: at(40, 20) });
+  assert.deepEqual(learnFirstAudio(b, at(45, 30, 35), false), { no_host: at(45, 30, 35), host: at(40, 20) });
 });
 
 test('the rule: kept only without the host, and only while the latest reopen without it was slow', () => {
@@ -31,6 +31,18 @@ test('the rule: kept only without the host, and only while the latest reopen wit
     ['slow, host connected: its waker wakes the sink', slow, true, null],
     ['at the mark is not slow', edge, false, null],
     ['fast, no host', fast, false, null],
+    [
+      'a slow getUserMedia, then audio at once: not what the host fixes',
+      { no_host: at(400, 1, 380), host: null },
+      false,
+      null,
+    ],
+    [
+      'a quick open, then a long wait: named by its whole time',
+      { no_host: at(900, 1, 40), host: null },
+      false,
+      900,
+    ],
   ];
   for (const [name, entry, host, want] of cases) assert.equal(firstWordsNeedHost(entry, host), want, name);
   // Slow, then a fast open without the host (e.g. the user moved to PipeWire): released again.

@@ -13,12 +13,18 @@ export const FIRST_AUDIO_SLOW_MS = 150;
  * past an idle PulseAudio null sink's 2 s block. */
 export const FIRST_AUDIO_WINDOW_MS = 2500;
 
-/** One measurement: ms from the open to the first audio (when none came, the wait until the window ran
- * out or the release cut it short: a lower bound), and when it was made (Date.now()). */
+/** One measurement: ms from the open's start to the first audio (when none came, the wait until the
+ * window ran out or the release cut it short: a lower bound), of which `open_ms` until the browser
+ * handed the track over (0 when timed from there: the page's own getUserMedia), and when it was made
+ * (Date.now()). */
 export interface FirstAudio {
   ms: number;
+  open_ms: number;
   at_ms: number;
 }
+
+/** What the host's sink waker could shorten: the wait for audio once the device is open. */
+export const waitAfterOpen = (s: FirstAudio): number => Math.max(0, s.ms - s.open_ms);
 
 /** What is known of one device on one site: the latest measurement made while micoff-host was not
  * connected (the case the rule is about) and the latest made while it was (reported, never a reason to
@@ -40,15 +46,17 @@ export function learnFirstAudio(
   const slot = hostConnected ? 'host' : 'no_host';
   const held = entry[slot];
   if (held && held.at_ms >= sample.at_ms) return entry;
-  return { ...entry, [slot]: { ms: sample.ms, at_ms: sample.at_ms } };
+  return { ...entry, [slot]: { ms: sample.ms, open_ms: sample.open_ms, at_ms: sample.at_ms } };
 }
 
-/** The rule: while micoff-host is not connected, a device whose latest reopen without it was slow is
- * not released; returns that reopen's figure (ms), else null (release as usual). With the host
- * connected the device is released (its waker wakes the sink) and measurements go on. */
+/** The rule: while micoff-host is not connected, a device whose latest open without it waited for its
+ * first audio longer than FIRST_AUDIO_SLOW_MS once open is not released; returns that open's figure
+ * (ms, from its start), else null (release as usual). The open itself (getUserMedia's own time) does
+ * not count: the host does not shorten it. With the host connected the device is released (its waker
+ * wakes the sink) and measurements go on. */
 export function firstWordsNeedHost(entry: FirstAudioEntry | null, hostConnected: boolean): number | null {
-  if (hostConnected || !entry?.no_host) return null;
-  return entry.no_host.ms > FIRST_AUDIO_SLOW_MS ? entry.no_host.ms : null;
+  const s = hostConnected ? null : entry?.no_host;
+  return s && waitAfterOpen(s) > FIRST_AUDIO_SLOW_MS ? s.ms : null;
 }
 
 /** What the popup says about such a device (its one wording). */
@@ -63,8 +71,9 @@ export function firstWordsNote(ms: number): string {
  * worst it can do is keep its own site's microphone open). */
 export function parseFirstAudio(v: unknown): FirstAudio | null {
   if (typeof v !== 'object' || v === null) return null;
-  const { ms, at_ms } = v as Record<string, unknown>;
-  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0 || ms > 60_000) return null;
-  if (typeof at_ms !== 'number' || !Number.isFinite(at_ms) || at_ms < 0) return null;
-  return { ms, at_ms };
+  const { ms, open_ms, at_ms } = v as Record<string, unknown>;
+  const time = (x: unknown, max: number): x is number =>
+    typeof x === 'number' && Number.isFinite(x) && x >= 0 && x <= max;
+  if (!time(ms, 60_000) || !time(open_ms, ms) || !time(at_ms, Number.MAX_SAFE_INTEGER)) return null;
+  return { ms, open_ms, at_ms };
 }

@@ -124,7 +124,7 @@ export function install(w: Realm, opts: InstallOptions): boolean {
       const start = o.now();
       const reopened = await reg.reacquire(g);
       const fresh = reopened.ok ? liveMembers(g)[0] : undefined;
-      if (fresh) firstAudio.watch(g, fresh.real, start);
+      if (fresh) firstAudio.watch(g, fresh.real, start, o.now());
       return reopened;
     },
     endTracks: (g) => {

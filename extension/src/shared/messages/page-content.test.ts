@@ -108,7 +108,17 @@ test('a group report carries its first-audio measurement only when it is a well-
     const m = parsePageMessage(JSON.stringify({ type: 'state', groups: [{ ...group, first_audio: v }] }));
     return m?.type === 'state' ? m.groups[0]?.first_audio : 'rejected';
   };
-  assert.deepEqual(first({ ms: 950, at_ms: 1_700_000_000_000 }), { ms: 950, at_ms: 1_700_000_000_000 });
-  for (const bad of [undefined, null, 'slow', { ms: -1, at_ms: 1 }, { ms: 1e9, at_ms: 1 }, { ms: 5 }])
-    assert.equal(first(bad), null, JSON.stringify(bad));
+  const ok = { ms: 950, open_ms: 40, at_ms: 1_700_000_000_000 };
+  assert.deepEqual(first(ok), ok);
+  const bads = [
+    undefined,
+    null,
+    'slow',
+    { ms: -1, open_ms: 0, at_ms: 1 },
+    { ms: 1e9, open_ms: 0, at_ms: 1 },
+    { ms: 5, open_ms: 0 },
+    { ms: 5, at_ms: 1 },
+    { ms: 5, open_ms: 6, at_ms: 1 },
+  ];
+  for (const bad of bads) assert.equal(first(bad), null, JSON.stringify(bad));
 });

@@ -28,7 +28,7 @@ function rig(withTap = true) {
   return { timers, world, fa };
 }
 
-test('a fast device: measured from the open to the first frame, the tap stopped, no timer left', () => {
+test('a fast device: measured from the open to the first frame, the open itself apart; the tap stopped, no timer left', () => {
   const { timers, world, fa } = rig();
   const start = timers.now;
   timers.advance(40); // getUserMedia took 40 ms
@@ -39,6 +39,7 @@ test('a fast device: measured from the open to the first frame, the tap stopped,
   assert.equal(world.samples.length, 1);
   const ms = world.samples[0]?.ms ?? -1;
   assert.ok(ms >= 65 && ms <= 65 + POLL_MS, `${ms}`);
+  assert.equal(world.samples[0]?.open_ms, 40);
   assert.equal(world.stopped, 1);
   assert.equal(timers.pending(), 0);
 });
@@ -64,6 +65,18 @@ test('a device that delivers nothing: the window is reported, then the tap ends'
   assert.equal(timers.pending(), 0);
 });
 
+test('the window counts from the track in hand: a slow open does not shorten the wait', () => {
+  const { timers, world, fa } = rig();
+  const start = timers.now;
+  timers.advance(1000);
+  fa.watch('mic', 'track', start, timers.now);
+  timers.advance(FIRST_AUDIO_WINDOW_MS - 2 * POLL_MS);
+  assert.equal(world.samples.length, 0);
+  timers.advance(3 * POLL_MS);
+  assert.equal(world.samples[0]?.open_ms, 1000);
+  assert.ok((world.samples[0]?.ms ?? 0) >= 1000 + FIRST_AUDIO_WINDOW_MS);
+});
+
 test('a release cuts the tap: a wait past the slow mark is reported as a lower bound, a short one is not', () => {
   const slow = rig();
   slow.fa.watch('mic', 'track', slow.timers.now);
@@ -77,7 +90,9 @@ test('a release cuts the tap: a wait past the slow mark is reported as a lower b
   assert.equal(slow.timers.pending(), 0);
 
   const short = rig();
-  short.fa.watch('mic', 'track', short.timers.now);
+  const start = short.timers.now;
+  short.timers.advance(FIRST_AUDIO_SLOW_MS); // a slow open, then a short wait: not the host's to fix
+  short.fa.watch('mic', 'track', start);
   short.timers.advance(60);
   short.fa.cut('mic');
   assert.equal(short.world.stopped, 1);

@@ -4,7 +4,12 @@
 // arrives or FIRST_AUDIO_WINDOW_MS pass, then stopped. Nothing runs otherwise. A release cuts a tap
 // short (the clone would hold the device open): a wait already past FIRST_AUDIO_SLOW_MS is reported as
 // the lower bound it is, a shorter one says nothing. Pure apart from `tap`, so it runs under `node --test`.
-import { FIRST_AUDIO_SLOW_MS, FIRST_AUDIO_WINDOW_MS, type FirstAudio } from '../../../shared/first-words.ts';
+import {
+  FIRST_AUDIO_SLOW_MS,
+  FIRST_AUDIO_WINDOW_MS,
+  type FirstAudio,
+  waitAfterOpen,
+} from '../../../shared/first-words.ts';
 
 /** How often a tap's frame count is read. */
 export const POLL_MS = 10;
@@ -27,8 +32,9 @@ export interface FirstAudioDeps<G, T> {
 }
 
 export interface FirstAudioWatch<G, T> {
-  /** `track` was opened on `g`'s device, the open having started at `startMs` (now()). */
-  watch(g: G, track: T, startMs: number): void;
+  /** `track` was opened on `g`'s device, the open having started at `startMs` (now()); the track has
+   * been in hand since `openedMs` (default: now). */
+  watch(g: G, track: T, startMs: number, openedMs?: number): void;
   /** The device is being released or ended: stop its tap. */
   cut(g: G): void;
 }
@@ -36,8 +42,9 @@ export interface FirstAudioWatch<G, T> {
 export function createFirstAudio<G, T>(d: FirstAudioDeps<G, T>): FirstAudioWatch<G, T> {
   const running = new Map<G, (report: 'always' | 'if_slow' | 'never') => void>();
 
-  function watch(g: G, track: T, startMs: number): void {
+  function watch(g: G, track: T, startMs: number, openedMs = d.now()): void {
     running.get(g)?.('never'); // a newer open supersedes
+    const openMs = Math.max(0, Math.round(openedMs - startMs));
     let tap: Tap | null = null;
     try {
       tap = d.tap(track);
@@ -52,9 +59,13 @@ export function createFirstAudio<G, T>(d: FirstAudioDeps<G, T>): FirstAudioWatch
       try {
         t.stop();
       } catch {}
-      const ms = Math.max(0, Math.round(d.now() - startMs));
-      if (report === 'always' || (report === 'if_slow' && ms > FIRST_AUDIO_SLOW_MS)) {
-        d.measured(g, { ms, at_ms: d.dateNow() });
+      const sample = {
+        ms: Math.max(openMs, Math.round(d.now() - startMs)),
+        open_ms: openMs,
+        at_ms: d.dateNow(),
+      };
+      if (report === 'always' || (report === 'if_slow' && waitAfterOpen(sample) > FIRST_AUDIO_SLOW_MS)) {
+        d.measured(g, sample);
       }
     };
     const tick = () => {
@@ -64,7 +75,7 @@ export function createFirstAudio<G, T>(d: FirstAudioDeps<G, T>): FirstAudioWatch
         frames = t.frames();
       } catch {}
       if (frames === null) finish('never');
-      else if (frames > 0 || d.now() - startMs >= FIRST_AUDIO_WINDOW_MS) finish('always');
+      else if (frames > 0 || d.now() - openedMs >= FIRST_AUDIO_WINDOW_MS) finish('always');
       else timer = d.setTimer(tick, POLL_MS);
     };
     running.set(g, finish);
