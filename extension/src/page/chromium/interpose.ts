@@ -165,15 +165,15 @@ export function install(w: Realm, opts: InstallOptions): boolean {
 /** A tap on a fresh real track (guards/first-audio.ts): an enabled clone of its own (a disabled track's
  * frames are not counted), never seen by the page; null where the browser keeps no frame count. */
 function tapFrames(o: Originals, track: Track): Tap | null {
-  const { trackStats, totalFrames } = o;
-  if (!trackStats || !totalFrames) return null;
+  const { trackStats, totalFramesDuration } = o;
+  if (!trackStats || !totalFramesDuration) return null;
   const clone = o.clone.call(track);
   o.setEnabled.call(clone, true);
   return {
-    frames: () => {
+    audioMs: () => {
       if (o.isEnded(clone)) return null;
       const stats = trackStats.call(clone);
-      return stats ? totalFrames.call(stats) : null;
+      return stats ? totalFramesDuration.call(stats) : null;
     },
     stop: () => o.stop.call(clone),
   };

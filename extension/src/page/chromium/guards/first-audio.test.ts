@@ -17,7 +17,7 @@ function rig(withTap = true) {
       if (!withTap) return null;
       world.taps++;
       return {
-        frames: () => world.frames,
+        audioMs: () => world.frames,
         stop: () => {
           world.stopped++;
         },
@@ -34,7 +34,7 @@ test('a fast device: measured from the open to the first frame, the open itself 
   timers.advance(40); // getUserMedia took 40 ms
   fa.watch('mic', 'track', start);
   timers.advance(25);
-  world.frames = 480;
+  world.frames = 5;
   timers.advance(POLL_MS);
   assert.equal(world.samples.length, 1);
   const ms = world.samples[0]?.ms ?? -1;
@@ -46,7 +46,7 @@ test('a fast device: measured from the open to the first frame, the open itself 
 
 test('a device with frames at once: measured at the first read, no timer', () => {
   const { timers, world, fa } = rig();
-  world.frames = 480;
+  world.frames = 5;
   fa.watch('mic', 'track', timers.now - 30);
   assert.deepEqual(
     world.samples.map((s) => s.ms),
@@ -128,4 +128,31 @@ test('no frame count in this browser, or a tap that stops telling: nothing measu
   assert.deepEqual(world.samples, []);
   assert.equal(world.stopped, 1);
   assert.equal(timers.pending(), 0);
+});
+
+test('a read that a busy page delays: the first frame is placed by the audio had by then, not by the read', () => {
+  let now = 0;
+  let pending: (() => void) | null = null;
+  const samples: FirstAudio[] = [];
+  const arrival = 30; // the device's first frame, 30 ms after the open
+  const fa = createFirstAudio<string, string>({
+    now: () => now,
+    dateNow: () => now,
+    setTimer: (cb) => {
+      pending = cb;
+      return 1;
+    },
+    clearTimer: () => {
+      pending = null;
+    },
+    tap: () => ({ audioMs: () => Math.max(0, now - arrival), stop: () => {} }),
+    measured: (_g, s) => samples.push(s),
+  });
+  fa.watch('mic', 'track', 0);
+  now = 400; // a long task held the page's thread
+  (pending as (() => void) | null)?.();
+  assert.deepEqual(
+    samples.map((s) => s.ms),
+    [arrival],
+  );
 });

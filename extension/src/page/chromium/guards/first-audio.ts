@@ -1,7 +1,9 @@
 // How long a freshly opened microphone takes to deliver its first audio (shared/first-words.ts): after
 // the page's own getUserMedia and after each reopen, a tap on the fresh track (an enabled clone, whose
-// frame count the browser keeps: MediaStreamTrack.stats) is read every POLL_MS until its first frame
-// arrives or FIRST_AUDIO_WINDOW_MS pass, then stopped. Nothing runs otherwise. A release cuts a tap
+// audio the browser counts: MediaStreamTrack.stats) is read every POLL_MS until its first frame arrives
+// or FIRST_AUDIO_WINDOW_MS pass, then stopped. The first frame is placed at the read's time less the
+// audio had by then (capture delivers in real time), so a read that a busy page delays does not make
+// the device look slow. Nothing runs otherwise. A release cuts a tap
 // short (the clone would hold the device open): a wait already past FIRST_AUDIO_SLOW_MS is reported as
 // the lower bound it is, a shorter one says nothing. Pure apart from `tap`, so it runs under `node --test`.
 import {
@@ -14,9 +16,10 @@ import {
 /** How often a tap's frame count is read. */
 export const POLL_MS = 10;
 
-/** A listener of one fresh track: its frames so far (null once it cannot tell), and its end. */
+/** A listener of one fresh track: how much audio (ms) it has had so far (null once it cannot tell),
+ * and its end. */
 export interface Tap {
-  frames(): number | null;
+  audioMs(): number | null;
   stop(): void;
 }
 
@@ -52,7 +55,8 @@ export function createFirstAudio<G, T>(d: FirstAudioDeps<G, T>): FirstAudioWatch
     if (!tap) return;
     const t = tap;
     let timer: unknown = null;
-    const finish = (report: 'always' | 'if_slow' | 'never') => {
+    /** `heardMs`: the audio had by now, so the first frame came that long ago. */
+    const finish = (report: 'always' | 'if_slow' | 'never', heardMs = 0) => {
       if (timer !== null) d.clearTimer(timer);
       timer = null;
       running.delete(g);
@@ -60,7 +64,7 @@ export function createFirstAudio<G, T>(d: FirstAudioDeps<G, T>): FirstAudioWatch
         t.stop();
       } catch {}
       const sample = {
-        ms: Math.max(openMs, Math.round(d.now() - startMs)),
+        ms: Math.max(openMs, Math.round(d.now() - heardMs - startMs)),
         open_ms: openMs,
         at_ms: d.dateNow(),
       };
@@ -70,12 +74,13 @@ export function createFirstAudio<G, T>(d: FirstAudioDeps<G, T>): FirstAudioWatch
     };
     const tick = () => {
       timer = null;
-      let frames: number | null = null;
+      let heard: number | null = null;
       try {
-        frames = t.frames();
+        heard = t.audioMs();
       } catch {}
-      if (frames === null) finish('never');
-      else if (frames > 0 || d.now() - openedMs >= FIRST_AUDIO_WINDOW_MS) finish('always');
+      if (heard === null || !Number.isFinite(heard)) finish('never');
+      else if (heard > 0) finish('always', Math.min(heard, d.now() - openedMs));
+      else if (d.now() - openedMs >= FIRST_AUDIO_WINDOW_MS) finish('always');
       else timer = d.setTimer(tick, POLL_MS);
     };
     running.set(g, finish);
