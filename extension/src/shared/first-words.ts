@@ -4,10 +4,10 @@
 // reopen there would lose the user's first words and only the host's sink waker could prevent it
 // (docs/design/release-on-mute.md "First words without the host").
 
-/** A reopen whose first audio came later than this is slow: the hand's lead before an unmute (the
- * hotkey's 100-200 ms, priming in page/chromium/guards/intent.ts) no longer covers it. Argued in
- * docs/design/release-on-mute.md#first-words-without-the-host. */
-export const FIRST_AUDIO_SLOW_MS = 150;
+/** An open that then waited longer than this for its first audio is slow: well above what a device
+ * that keeps up waits (PipeWire, PulseAudio with the host), well below an idle null sink's wait. Argued
+ * in docs/design/release-on-mute.md#first-words-without-the-host. */
+export const FIRST_AUDIO_SLOW_MS = 300;
 
 /** How long the page world waits for a fresh capture's first audio before it reports the wait itself:
  * past an idle PulseAudio null sink's 2 s block. */
