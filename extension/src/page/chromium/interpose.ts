@@ -101,6 +101,10 @@ export function install(w: Realm, opts: InstallOptions): boolean {
     },
   });
   reg.onOpened((g, track) => firstAudio.watch(g, track, o.now()));
+  // The page stopped the device's last track: the tap must not keep the device open.
+  reg.onEnded((m) => {
+    if (liveMembers(m.group).length === 0) firstAudio.cut(m.group);
+  });
   // What a user does before unmuting reopens a released device ahead of the unmute (intent.ts).
   const intent = page ? createIntent({ now: o.now, interactive: page.interactive }) : null;
 
