@@ -4,9 +4,10 @@ import type { MicPermission, ReleasePolicyAnswer } from '../shared/messages/cont
 import type { GroupReport } from '../shared/messages/page-content.ts';
 import type { AudioSnapshot } from '../shared/messages/popup-background.ts';
 import type { AudioServerInfo, AudioStream } from '../shared/protocol.ts';
-import { UNANSWERED } from '../shared/release-decision.ts';
+import { KEPT, UNANSWERED } from '../shared/release-decision.ts';
 import { DEFAULT_SETTINGS, type Settings } from '../shared/settings.ts';
 import { FakeTimers, recordStream } from './fakes.test-util.ts';
+import { createFirstAudioStore } from './first-audio-store.ts';
 import { createReleaseTracker, QUERY_LIMIT, RATE_LIMITED, REPORT_LIMIT } from './release-feature.ts';
 
 const stream = (index: number, source: string, description: string, bus: string): AudioStream =>
@@ -39,8 +40,11 @@ const group = (label: string, state: GroupReport['state'] = 'capturing'): GroupR
 function setup(audio: AudioSnapshot, settings: Settings = { ...DEFAULT_SETTINGS }) {
   const timers = new FakeTimers();
   const touched: number[] = [];
-  const world = { audio };
+  const world = { audio, host: false };
+  const firstAudio = createFirstAudioStore(undefined);
   const tracker = createReleaseTracker({
+    firstAudio,
+    hostConnected: () => world.host,
     settings: { get: async () => settings },
     audio: { snapshot: () => world.audio },
     now: () => timers.now,
@@ -48,7 +52,7 @@ function setup(audio: AudioSnapshot, settings: Settings = { ...DEFAULT_SETTINGS 
     clearTimeout: (h) => timers.clearTimeout(h),
     onTab: (t) => touched.push(t),
   });
-  return { tracker, timers, touched, world };
+  return { tracker, timers, touched, world, firstAudio };
 }
 
 const URL_A = 'https://attacker.example/';
@@ -170,6 +174,8 @@ test('cross-tab probing: reports are rate-limited per frame; the latest over the
 test('a question the background fails to look up is answered UNANSWERED (kept open), never allowed', async () => {
   const { tracker } = setup(NOBODY_CAPTURING);
   const broken = createReleaseTracker({
+    firstAudio: createFirstAudioStore(undefined),
+    hostConnected: () => false,
     settings: { get: () => Promise.reject(new Error('storage gone')) },
     audio: { snapshot: () => NOBODY_CAPTURING },
     now: () => 0,
@@ -180,4 +186,53 @@ test('a question the background fails to look up is answered UNANSWERED (kept op
   const q = { type: 'release_policy', url: URL_A, mic: 'granted', label: 'Default' } as const;
   assert.equal(await broken.query(ATTACKER, q), UNANSWERED);
   assert.deepEqual(await tracker.query(ATTACKER, q), { allow: true, reason: null });
+});
+
+test('first words: a slow open reported without the host keeps that device on that site open until the host connects', async () => {
+  const { tracker, world, firstAudio } = setup(NOBODY_CAPTURING);
+  const SITE = 'https://meet.example/room';
+  const frame = { tabId: 3, frameId: 0 };
+  const slow = { ...group('Virtual mic'), first_audio: { ms: 950, open_ms: 0, at_ms: 100 } };
+  tracker.report(frame, {
+    type: 'release_state',
+    url: SITE,
+    mic: 'granted',
+    groups: [slow, group('USB mic')],
+  });
+  assert.deepEqual(firstAudio.get('https://meet.example', 'Virtual mic')?.no_host, {
+    ms: 950,
+    open_ms: 0,
+    at_ms: 100,
+  });
+  const ask = (label: string, url = SITE, f = frame) =>
+    tracker.query(f, { type: 'release_policy', url, mic: 'granted', label });
+  assert.deepEqual(await ask('Virtual mic'), { allow: false, reason: KEPT.firstWords });
+  assert.deepEqual(await ask('USB mic'), { allow: true, reason: null }, 'another device');
+  // Another site's frame with the same device: its own measurements only.
+  const other = { tabId: 4, frameId: 0 };
+  tracker.report(other, {
+    type: 'release_state',
+    url: URL_A,
+    mic: 'granted',
+    groups: [group('Virtual mic')],
+  });
+  assert.deepEqual(await ask('Virtual mic', URL_A, other), { allow: true, reason: null });
+  // The host connects: released as usual; what is measured now goes to the host's slot.
+  world.host = true;
+  assert.deepEqual(await ask('Virtual mic'), { allow: true, reason: null });
+  const withHost = { ...group('Virtual mic'), first_audio: { ms: 40, open_ms: 0, at_ms: 200 } };
+  tracker.report(frame, { type: 'release_state', url: SITE, mic: 'granted', groups: [withHost] });
+  world.host = false;
+  assert.deepEqual(await ask('Virtual mic'), { allow: false, reason: KEPT.firstWords });
+  // A fast open without the host: released again.
+  const fast = { ...group('Virtual mic'), first_audio: { ms: 45, open_ms: 0, at_ms: 300 } };
+  tracker.report(frame, { type: 'release_state', url: SITE, mic: 'granted', groups: [fast] });
+  assert.deepEqual(await ask('Virtual mic'), { allow: true, reason: null });
+});
+
+test('first words: a frame without the microphone permission teaches nothing', () => {
+  const { tracker, firstAudio } = setup(NOBODY_CAPTURING);
+  const slow = { ...group('Virtual mic'), first_audio: { ms: 950, open_ms: 0, at_ms: 100 } };
+  tracker.report(ATTACKER, { type: 'release_state', url: URL_A, mic: 'prompt', groups: [slow] });
+  assert.deepEqual(firstAudio.all(), {});
 });

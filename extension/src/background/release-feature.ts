@@ -4,7 +4,11 @@
 // Trust (docs/design/security.md): a frame's report counts only while its microphone permission is
 // 'granted'; a device question is answered from the host's view only for a device the frame reported
 // live, from that device's source alone (else the site answer); reports and questions are rate-limited
-// per frame (reports coalesced, questions over the limit keep the device open).
+// per frame (reports coalesced, questions over the limit keep the device open). The frames' first-audio
+// measurements are learned per site and device (first-audio-store.ts), and a device whose reopen
+// without micoff-host was slow is kept open while the host is not connected (shared/first-words.ts).
+
+import { firstWordsNeedHost } from '../shared/first-words.ts';
 import {
   type ContentToBackground,
   parseContentToBackground,
@@ -13,7 +17,9 @@ import {
 import { badgeOf } from '../shared/mic-state.ts';
 import type { Processes } from '../shared/protocol.ts';
 import { KEPT, releaseConfig, releaseDecision, UNANSWERED } from '../shared/release-decision.ts';
+import { normalizeOrigin } from '../shared/settings.ts';
 import type { BackgroundContext } from './context.ts';
+import { browserFirstAudioStore, type FirstAudioStore } from './first-audio-store.ts';
 import { createNativeReleaseWatch, type NativeReleaseWatch } from './native-release.ts';
 import { type RateLimit, RateLimiter } from './rate-limit.ts';
 import { classifySource } from './release-bluetooth.ts';
@@ -29,14 +35,28 @@ export const RATE_LIMITED: ReleasePolicyAnswer = Object.freeze({ allow: false, r
 export interface PolicyDeps {
   settings: Pick<BackgroundContext['settings'], 'get'>;
   audio: Pick<BackgroundContext['audio'], 'snapshot'>;
+  firstAudio: Pick<FirstAudioStore, 'ready' | 'get'>;
+  /** Is micoff-host connected (or connecting) now: its sink waker at work? */
+  hostConnected(): boolean;
 }
 
-/** The site setting, then the Bluetooth policy for the source the label names. */
+/** The device's slow reopen figure while the host is not connected, else null (shared/first-words.ts). */
+export function firstWordsMs(
+  d: Omit<PolicyDeps, 'settings' | 'audio'>,
+  url: string,
+  label: string,
+): number | null {
+  const origin = normalizeOrigin(url);
+  return origin ? firstWordsNeedHost(d.firstAudio.get(origin, label), d.hostConnected()) : null;
+}
+
+/** The site setting, then the Bluetooth policy for the source the label names, then first words. */
 export async function releasePolicy(d: PolicyDeps, url: string, label: string): Promise<ReleasePolicyAnswer> {
   const settings = await d.settings.get();
+  await d.firstAudio.ready;
   const snap = d.audio.snapshot();
   const { bluetooth } = classifySource(snap.streams, label, snap.server?.default_source_name ?? null);
-  return releaseDecision({ settings, url, bluetooth });
+  return releaseDecision({ settings, url, bluetooth, firstWordsMs: firstWordsMs(d, url, label) });
 }
 
 export interface FrameRef {
@@ -45,6 +65,7 @@ export interface FrameRef {
 }
 
 export interface ReleaseTrackerDeps extends PolicyDeps {
+  firstAudio: FirstAudioStore;
   now(): number;
   setTimeout(cb: () => void, ms: number): unknown;
   clearTimeout(handle: unknown): void;
@@ -70,8 +91,18 @@ export function createReleaseTracker(d: ReleaseTrackerDeps) {
 
   const apply = (f: FrameRef, report: FrameReport) => {
     frames.set(f.tabId, f.frameId, report);
+    learn(report);
     d.onTab(f.tabId);
   };
+
+  /** The frame's first-audio measurements, under its own origin (a report repeats the latest one). */
+  function learn(report: FrameReport): void {
+    const origin = normalizeOrigin(report.url);
+    if (!origin) return;
+    for (const g of report.groups) {
+      if (g.first_audio) d.firstAudio.learn(origin, g.label, g.first_audio, d.hostConnected());
+    }
+  }
 
   function report(f: FrameRef, m: Extract<ContentToBackground, { type: 'release_state' }>): void {
     const groups = m.mic === 'granted' ? m.groups : [];
@@ -154,14 +185,32 @@ export function startRelease(ctx: BackgroundContext): void {
     const base = tabViewOf(tracker.frames.frames(tabId), tracker.frames.topUrl(tabId));
     const others = [...ctx.tabs.all()].filter(([id]) => id !== tabId).map(([, v]) => v);
     const nativeView = native?.update(tabId, base, others) ?? null;
-    const view = base && native ? { ...base, native_release: nativeView } : base;
+    const view = base && native ? { ...base, native_release: nativeView } : withFirstWords(tabId, base);
     ctx.tabs.set(tabId, view);
     const b = badgeOf(view);
     chrome.action?.setBadgeText({ tabId, text: b.text }).catch(() => {});
     chrome.action?.setBadgeBackgroundColor({ tabId, color: b.color }).catch(() => {});
     chrome.action?.setTitle({ tabId, title: b.title }).catch(() => {});
   };
+  /** The slowest reopen figure among the tab's devices that the first-words rule keeps open, if any. */
+  const withFirstWords = (tabId: number, base: ReturnType<typeof tabViewOf>) => {
+    if (!base) return base;
+    const figures = tracker.frames
+      .frames(tabId)
+      .flatMap((f) =>
+        f.groups.filter((g) => g.state !== 'ended').map((g) => firstWordsMs(policyDeps, f.url, g.label)),
+      )
+      .filter((ms): ms is number => ms !== null);
+    return figures.length > 0 ? { ...base, first_words_need_host_ms: Math.max(...figures) } : base;
+  };
+  const firstAudio = browserFirstAudioStore();
+  const policyDeps = {
+    firstAudio,
+    // Connecting counts as there: a background woken by a page asks before its host is back.
+    hostConnected: () => ['connected', 'connecting'].includes(ctx.host.status().state),
+  };
   const tracker = createReleaseTracker({
+    ...policyDeps,
     settings: ctx.settings,
     audio: ctx.audio,
     now: Date.now,
@@ -209,7 +258,12 @@ export function startRelease(ctx: BackgroundContext): void {
     frames: () => tracker.frames.all(),
     tab: (tabId: number) => ctx.tabs.get(tabId),
     decisions: tracker.decisions,
-    policy: (url: string, label: string) => releasePolicy(ctx, url, label),
+    policy: (url: string, label: string) => releasePolicy({ ...ctx, ...policyDeps }, url, label),
+    firstAudio: () => firstAudio.all(),
+  });
+  // The first-words rule reads the host's status: the tabs' views follow it.
+  ctx.host.onStatus(() => {
+    for (const tabId of Object.keys(tracker.frames.all())) refresh(Number(tabId));
   });
 }
 

@@ -7,6 +7,7 @@
 import { KEEPALIVE_EVERY_MS } from '../page/chromium/guards/grant-keeper.ts';
 import { type BuildBrowser, isBrowserStream, microphoneNameOf } from '../shared/browser-streams.ts';
 import { h } from '../shared/dom.ts';
+import { firstWordsNote } from '../shared/first-words.ts';
 import type { AudioSnapshot, TabReleaseView } from '../shared/messages/popup-background.ts';
 import { nativeReleaseNodes } from './native-release-line.ts';
 import { quietPartNodes } from './quiet-part-line.ts';
@@ -55,6 +56,9 @@ export function tabSectionNodes(
     echo ? h('div', { id: 'tab-echo' }, echo) : null,
     view?.latency_guard ? h('div', { class: 'notice', id: 'tab-guard' }, view.latency_guard) : null,
     view?.grant_may_expire ? h('div', { class: 'notice', id: 'tab-grant' }, ONE_TIME_GRANT_NOTE) : null,
+    view?.first_words_need_host_ms
+      ? h('div', { class: 'notice', id: 'tab-first-words' }, firstWordsNote(view.first_words_need_host_ms))
+      : null,
   ].filter((n): n is HTMLDivElement => n !== null);
 }
 

@@ -95,3 +95,14 @@ test('the site switch is decided here: siteDecision, which releaseDecision and r
     reason: KEPT.site,
   });
 });
+
+test('releaseDecision: a slow reopen without the host keeps the device, after the site switch and Bluetooth', () => {
+  const d = (s: Partial<Settings>, bluetooth: boolean | undefined, firstWordsMs: number | null | undefined) =>
+    releaseDecision({ settings: { ...DEFAULT_SETTINGS, ...s }, url: SITE, bluetooth, firstWordsMs });
+  assert.deepEqual(d({}, false, 950), { allow: false, reason: KEPT.firstWords });
+  assert.deepEqual(d({}, undefined, 950), { allow: false, reason: KEPT.firstWords });
+  assert.deepEqual(d({}, false, null), { allow: true, reason: null });
+  assert.deepEqual(d({}, false, undefined), { allow: true, reason: null });
+  assert.deepEqual(d({ releaseOnMute: false }, false, 950), { allow: false, reason: KEPT.site });
+  assert.deepEqual(d({}, true, 950), { allow: false, reason: KEPT.bluetooth });
+});

@@ -1,8 +1,9 @@
 // May a muted microphone be released? Decided here, once, by the background (the only part that
 // sees both the settings and the host's view of the audio server); the content script forwards the
-// answer and the page world asks. The page world adds only what it alone can know: the delay since
-// the device came on (the timing, group-machine.ts) and a MediaRecorder that is recording
-// (patch/recorder.ts); the reasons it shows for those are here too, so every reason has one home.
+// answer and the page world asks (the background also weighs what the page world measured of a reopen:
+// shared/first-words.ts). The page world adds only what it alone can know: the delay since the device
+// came on (the timing, group-machine.ts) and a MediaRecorder that is recording (patch/recorder.ts); the
+// reasons it shows for those are here too, so every reason has one home.
 import { followPathsFor, releaseAllowedForSource, releaseEnabledFor, type Settings } from './settings.ts';
 
 /** Why a muted device is kept open (shown in the popup and the badge title). */
@@ -28,6 +29,10 @@ export const KEPT = {
   policy: 'kept open by policy',
   /** No answer to the release question reached the page in time (UNANSWERED). */
   unanswered: "micoff's background did not answer (kept open to be safe)",
+  /** A reopen on this device without micoff-host was slow (shared/first-words.ts): releasing it would
+   * cost the first words after an unmute; the popup says how to fix it (firstWordsNote). */
+  firstWords:
+    'a reopen of this microphone is slow without micoff-host, so it stays open to keep your first words',
   /** Reopened ahead of an unmute (page/chromium/guards/intent.ts): the user came back to the call. */
   primed:
     'reopened a moment ago because you came back to the call, so that you are heard at once when you unmute',
@@ -56,6 +61,9 @@ export interface ReleaseFacts {
   /** Is the capture source Bluetooth (release-bluetooth.ts classifySource)? Omitted for a device the
    * frame did not report live: the site's answer alone. */
   bluetooth?: boolean;
+  /** The device's slow reopen figure while micoff-host is not connected (shared/first-words.ts
+   * firstWordsNeedHost); null or omitted: nothing keeps it open for the first words. */
+  firstWordsMs?: number | null;
 }
 
 /** The site switch (the site's override, else the global switch). Decided here only: the background's
@@ -77,6 +85,8 @@ export function releaseDecision(f: ReleaseFacts): ReleaseDecision {
   if (f.bluetooth !== undefined && !releaseAllowedForSource(f.settings, f.bluetooth)) {
     return { allow: false, reason: KEPT.bluetooth };
   }
+  if (f.firstWordsMs !== undefined && f.firstWordsMs !== null)
+    return { allow: false, reason: KEPT.firstWords };
   return ALLOWED;
 }
 

@@ -7,8 +7,15 @@
 
 import { KEPT } from '../../shared/release-decision.ts';
 import type { Bridge } from '../common/bridge.ts';
-import { captureOriginals, maskToString, type Realm } from '../common/originals.ts';
+import {
+  captureOriginals,
+  maskToString,
+  type Originals,
+  type Realm,
+  type Track,
+} from '../common/originals.ts';
 import { createEchoGuard } from './guards/echo-guard.ts';
+import { createFirstAudio, type Tap } from './guards/first-audio.ts';
 import { createGrantKeeper, KEEPALIVE_HOLD_MS } from './guards/grant-keeper.ts';
 import { createIntent, PRIME_HOLD_MS } from './guards/intent.ts';
 import { listenForIntent } from './guards/intent-listeners.ts';
@@ -23,7 +30,7 @@ import { patchRtc } from './patch/rtc.ts';
 import { patchStream } from './patch/stream.ts';
 import { patchTrack } from './patch/track.ts';
 import { patchWebAudio } from './patch/webaudio.ts';
-import { applyEnabled } from './registry/members.ts';
+import { applyEnabled, liveMembers } from './registry/members.ts';
 import { createOpen } from './registry/reopen.ts';
 import { createTrackRegistry, type Group, type Member } from './track-registry.ts';
 
@@ -82,6 +89,22 @@ export function install(w: Realm, opts: InstallOptions): boolean {
     echo.opened(swapped);
   });
   reg.onEnded((m) => echo.drop(m));
+  const report = () => bridge.report(realm, reg.report(keeper.mayExpire()));
+  // How long each open takes to deliver audio, for the background's first-words rule (first-audio.ts).
+  const firstAudio = createFirstAudio<Group, Track>({
+    ...timers,
+    dateNow: o.dateNow,
+    tap: (track) => tapFrames(o, track),
+    measured: (g, sample) => {
+      g.firstAudio = sample;
+      report();
+    },
+  });
+  reg.onOpened((g, track) => firstAudio.watch(g, track, o.now()));
+  // The page stopped the device's last track: the tap must not keep the device open.
+  reg.onEnded((m) => {
+    if (liveMembers(m.group).length === 0) firstAudio.cut(m.group);
+  });
   // What a user does before unmuting reopens a released device ahead of the unmute (intent.ts).
   const intent = page ? createIntent({ now: o.now, interactive: page.interactive }) : null;
 
@@ -97,14 +120,24 @@ export function install(w: Realm, opts: InstallOptions): boolean {
       return answer;
     },
     stopTracks: (g) => {
+      firstAudio.cut(g);
       for (const m of g.members) echo.drop(m);
       reg.stopTracks(g);
     },
-    reacquire: reg.reacquire,
-    endTracks: reg.endTracks,
+    reacquire: async (g) => {
+      const start = o.now();
+      const reopened = await reg.reacquire(g);
+      const fresh = reopened.ok ? liveMembers(g)[0] : undefined;
+      if (fresh) firstAudio.watch(g, fresh.real, start, o.now());
+      return reopened;
+    },
+    endTracks: (g) => {
+      firstAudio.cut(g);
+      reg.endTracks(g);
+    },
     changed: () => {
       keeper.changed();
-      bridge.report(realm, reg.report(keeper.mayExpire()));
+      report();
     },
     audibility: (g) => reg.audibility(g, bridge.config().paths ?? true),
     heard: () => intent?.noteUnmute(),
@@ -131,4 +164,21 @@ export function install(w: Realm, opts: InstallOptions): boolean {
     for (const g of reg.groups.values()) machine.reconsider(g);
   });
   return true;
+}
+
+/** A tap on a fresh real track (guards/first-audio.ts): an enabled clone of its own (a disabled track's
+ * frames are not counted), never seen by the page; null where the browser keeps no frame count. */
+function tapFrames(o: Originals, track: Track): Tap | null {
+  const { trackStats, totalFramesDuration } = o;
+  if (!trackStats || !totalFramesDuration) return null;
+  const clone = o.clone.call(track);
+  o.setEnabled.call(clone, true);
+  return {
+    audioMs: () => {
+      if (o.isEnded(clone)) return null;
+      const stats = trackStats.call(clone);
+      return stats ? totalFramesDuration.call(stats) : null;
+    },
+    stop: () => o.stop.call(clone),
+  };
 }

@@ -36,7 +36,7 @@ export function createTrackRegistry(
   hooks: RegistryHooks,
   open: ReacquireDeps['open'] = createOpen(o, () => null),
 ) {
-  const patches = createHooks<Group, Member>();
+  const patches = createHooks<Group, Member, Track>();
   const book = createMembers(o, realm, { evaluate: hooks.evaluate, ended: patches.ended });
   const shadows = createShadows(o, book);
   const graph = createGraph(o, book.members);
@@ -93,6 +93,8 @@ export function createTrackRegistry(
     holdReason: patches.holdReason,
     onRequest: patches.onRequest,
     requested: patches.requested,
+    onOpened: patches.onOpened,
+    opened: patches.opened,
     /** A peer connection the page uses (its received audio is the far end's: echo-guard.ts). */
     addConnection: connections.add,
     farEndLevel: connections.farEndLevel,

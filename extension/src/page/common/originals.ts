@@ -35,6 +35,10 @@ export interface Originals {
   readonly label: Getter<Track, string>;
   readonly kind: Getter<Track, string>;
   readonly isEnded: (t: Track) => boolean;
+  /** The track's statistics (`MediaStreamTrack.stats`) and how much audio (ms) an audio one has had so
+   * far (page/chromium/guards/first-audio.ts); null where the browser keeps none. */
+  readonly trackStats: Getter<Track, object | null> | null;
+  readonly totalFramesDuration: Getter<object, number> | null;
 
   readonly addEventListener: EventTarget['addEventListener'];
   readonly dispatchEvent: EventTarget['dispatchEvent'];
@@ -232,6 +236,12 @@ export function captureOriginals(w: Realm): Originals | null {
     label,
     kind,
     isEnded: (t) => readyState.call(t) === 'ended',
+    trackStats: getterOf(TrackProto, 'stats'),
+    totalFramesDuration: getterOf(
+      (w as unknown as { MediaStreamTrackAudioStats?: { prototype: object } }).MediaStreamTrackAudioStats
+        ?.prototype,
+      'totalFramesDuration',
+    ),
 
     addEventListener: w.EventTarget.prototype.addEventListener,
     dispatchEvent: w.EventTarget.prototype.dispatchEvent,

@@ -102,3 +102,23 @@ test('state groups carry since when micoff keeps a muted device’s senders quie
   assert.equal(parse({ muted_since_ms: 1000, quiet_since_ms: 1500, enabled: 1 })?.quiet_since_ms, null);
   assert.equal(parse({ muted_since_ms: 1000, quiet_since_ms: 'later' }), undefined);
 });
+
+test('a group report carries its first-audio measurement only when it is a well-formed one', () => {
+  const first = (v: unknown) => {
+    const m = parsePageMessage(JSON.stringify({ type: 'state', groups: [{ ...group, first_audio: v }] }));
+    return m?.type === 'state' ? m.groups[0]?.first_audio : 'rejected';
+  };
+  const ok = { ms: 950, open_ms: 40, at_ms: 1_700_000_000_000 };
+  assert.deepEqual(first(ok), ok);
+  const bads = [
+    undefined,
+    null,
+    'slow',
+    { ms: -1, open_ms: 0, at_ms: 1 },
+    { ms: 1e9, open_ms: 0, at_ms: 1 },
+    { ms: 5, open_ms: 0 },
+    { ms: 5, at_ms: 1 },
+    { ms: 5, open_ms: 6, at_ms: 1 },
+  ];
+  for (const bad of bads) assert.equal(first(bad), null, JSON.stringify(bad));
+});

@@ -3,6 +3,7 @@
 // whose names page scripts cannot know, so they can neither forge nor read them). Each side still parses
 // what it receives here: the page world can do nothing beyond reporting its own tracks' states and
 // asking whether a release is allowed.
+import { type FirstAudio, parseFirstAudio } from '../first-words.ts';
 import type { ReleaseConfig } from '../release-decision.ts';
 import { isCount, isRecord, isText, parseJsonRecord } from './validate.ts';
 
@@ -38,6 +39,9 @@ export interface GroupReport {
   /** The site's microphone permission may be a one-time one ("Allow this time"): micoff keeps it alive
    * while the tab is in the background and released (page/chromium/guards/grant-keeper.ts); the popup says so. */
   grant_may_expire?: boolean;
+  /** Chromium build: how long the device's latest open (the page's getUserMedia or micoff's reopen) took
+   * to deliver its first audio (shared/first-words.ts); null until measured. */
+  first_audio?: FirstAudio | null;
 }
 
 export type PageToContent =
@@ -74,6 +78,7 @@ export function parseGroupReport(v: unknown): GroupReport | null {
     muted_since_ms,
     quiet_since_ms,
     grant_may_expire,
+    first_audio,
   } = v;
   if (!isText(id) || !STATES.includes(state as GroupState)) return null;
   if (!isTime(since_ms)) return null;
@@ -100,6 +105,7 @@ export function parseGroupReport(v: unknown): GroupReport | null {
     muted_since_ms: mutedSince,
     quiet_since_ms: quietSince,
     grant_may_expire: grant_may_expire === true,
+    first_audio: parseFirstAudio(first_audio),
   };
 }
 

@@ -35,6 +35,9 @@ export interface TabReleaseView {
   /** The site's microphone permission may be a one-time one: micoff keeps it alive while the tab is
    * muted in the background (page/chromium/guards/grant-keeper.ts), which the popup explains. */
   grant_may_expire?: boolean;
+  /** A device of the tab is kept open while muted because its reopen without micoff-host was this slow
+   * (ms; shared/first-words.ts); the popup says what the host would add. */
+  first_words_need_host_ms?: number | null;
   /** Firefox: is Firefox's own release of the muted microphone in effect? (background/native-release.ts) */
   native_release?: NativeReleaseView | null;
 }

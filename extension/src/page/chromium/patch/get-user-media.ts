@@ -30,6 +30,7 @@ export function patchGetUserMedia(w: Realm, o: Originals, reg: TrackRegistry): b
         m.guard = guard;
         m.constraints = unguardedConstraints(m.constraints);
       }
+      reg.opened(g, t);
       touched = true;
     }
     if (!touched) return;

@@ -1,11 +1,13 @@
 // What the patched surfaces (patch/*.ts) hang on the registry: consumers to forget before a reacquire
 // (prune), to rebuild on the fresh tracks after one (swapped), to close when a member ends for good
-// (ended), and what keeps a muted device open (holds). The registry calls them; it knows no patch.
+// (ended), what keeps a muted device open (holds), and who watches a device the page opened itself
+// (opened). The registry calls them; it knows no patch.
 
 export type Hooks<G, M> = ReturnType<typeof createHooks<G, M>>;
 
-export function createHooks<G, M>() {
+export function createHooks<G, M, T = unknown>() {
   const pruners: (() => void)[] = [];
+  const openListeners: ((g: G, track: T) => void)[] = [];
   const swapListeners: ((swapped: M[]) => void)[] = [];
   const endListeners: ((m: M) => void)[] = [];
   const holds: ((g: G) => string | null)[] = [];
@@ -47,6 +49,17 @@ export function createHooks<G, M>() {
       for (const l of requestListeners) {
         try {
           l();
+        } catch {}
+      }
+    },
+    /** The page's own getUserMedia handed it `track` on `g`'s device (guards/first-audio.ts). */
+    onOpened(l: (g: G, track: T) => void): void {
+      openListeners.push(l);
+    },
+    opened(g: G, track: T): void {
+      for (const l of openListeners) {
+        try {
+          l(g, track);
         } catch {}
       }
     },

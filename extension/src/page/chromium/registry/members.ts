@@ -3,6 +3,7 @@
 // own events reach the page's track from here: `ended` when the device goes away, `mute` / `unmute`
 // while it is the member's current real track.
 
+import type { FirstAudio } from '../../../shared/first-words.ts';
 import type { GroupReport } from '../../../shared/messages/page-content.ts';
 import { concreteDeviceId, isVirtualDeviceId } from '../../common/device-groups.ts';
 import type { Originals, Track } from '../../common/originals.ts';
@@ -47,6 +48,8 @@ export interface Group extends MachineGroup {
   members: Set<Member>;
   reported: GroupReport['state'] | null;
   since: number;
+  /** How long the device's latest open took to deliver its first audio (guards/first-audio.ts). */
+  firstAudio: FirstAudio | null;
 }
 
 export interface MembersDeps {
@@ -116,6 +119,7 @@ export function createMembers(o: Originals, realm: number, deps: MembersDeps) {
         ...freshMachineState(o.now()),
         reported: null,
         since: o.dateNow(),
+        firstAudio: null,
       };
       groups.set(deviceId, g);
     }

@@ -1,5 +1,6 @@
 // What the bridge reports for a realm's groups (shared/messages/page-content.ts GroupReport): state,
-// since when, why kept, how many tracks and how many enabled, echo cancellation, the latency guard.
+// since when, why kept, how many tracks and how many enabled, echo cancellation, the latency guard, how
+// long its latest open took to deliver audio.
 import type { GroupReport } from '../../../shared/messages/page-content.ts';
 import { groupState, keptReason } from '../machine/group-machine.ts';
 import { type Group, liveMembers, type Member } from './members.ts';
@@ -33,6 +34,7 @@ export function reportGroups(
       echo_cancellation: echoCancellationOf(live),
       latency_guard: live.find((m) => m.guard)?.guard ?? null,
       grant_may_expire: grantMayExpire,
+      first_audio: g.firstAudio,
     });
     if (state === 'ended') groups.delete(g.deviceId);
   }
