@@ -15,7 +15,12 @@ export const CPU_SPECS = [
 /** Timing specs that run in the CPU lane, to even the two lanes out (the CPU lane and the timing lane
  * give a spec the same surroundings: one spec beside it). capture-latency-guard reads echo
  * cancellation's depth, which the functional lane's load spoils (docs/test-rig.md#lanes). */
-export const SHORT_TIMING_SPECS = ['capture-latency-guard.spec.ts', 'release-gap.spec.ts'] as const;
+export const SHORT_TIMING_SPECS = [
+  'capture-latency-guard.spec.ts',
+  'release-gap.spec.ts',
+  'release-rules.spec.ts',
+  'release-timing.spec.ts',
+] as const;
 
 /** The specs that compare micoff with the plain flip, or one capture latency with another, to a few
  * milliseconds or decibels. */
@@ -23,8 +28,6 @@ export const TIMING_SPECS = [
   'capture-latency-aec.spec.ts',
   'release-echo.spec.ts',
   'release-first-words.spec.ts',
-  'release-rules.spec.ts',
-  'release-timing.spec.ts',
 ] as const;
 
 export const LANES = ['functional', 'cpu', 'timing'] as const;
