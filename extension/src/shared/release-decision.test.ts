@@ -57,16 +57,24 @@ test('releaseConfig carries the delay and the site answer', () => {
     release: true,
     reason: null,
     paths: true,
+    keepalive_ms: DEFAULT_SETTINGS.grantKeepaliveMs,
   });
   assert.deepEqual(
     releaseConfig(
       { ...DEFAULT_SETTINGS, siteOverrides: { 'https://meet.example.com': { release: false } } },
       SITE,
     ),
-    { delay_ms: 3000, release: false, reason: KEPT.site, paths: true },
+    {
+      delay_ms: 3000,
+      release: false,
+      reason: KEPT.site,
+      paths: true,
+      keepalive_ms: DEFAULT_SETTINGS.grantKeepaliveMs,
+    },
   );
   const off = { ...DEFAULT_SETTINGS, followPathsSites: { 'https://meet.example.com': false } };
   assert.equal(releaseConfig(off, SITE).paths, false);
+  assert.equal(releaseConfig({ ...DEFAULT_SETTINGS, grantKeepaliveMs: 8000 }, SITE).keepalive_ms, 8000);
 });
 
 test('the unanswered release is decided here: kept open, with its reason', () => {

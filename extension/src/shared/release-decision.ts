@@ -99,6 +99,8 @@ export interface ReleaseConfig {
   /** Follow pipelines and senders (page/chromium/graph/audibility.ts); false: only the disabled-track rule. Absent
    * (an older sender) means true. */
   paths?: boolean;
+  /** The grant keeper's interval (Settings.grantKeepaliveMs); absent means the default. */
+  keepalive_ms?: number;
 }
 
 export function releaseConfig(settings: Settings, url: string): ReleaseConfig {
@@ -108,6 +110,7 @@ export function releaseConfig(settings: Settings, url: string): ReleaseConfig {
     release: d.allow,
     reason: d.reason,
     paths: followPathsFor(settings, url),
+    keepalive_ms: settings.grantKeepaliveMs,
   };
 }
 

@@ -5,7 +5,9 @@ import {
   DEFAULT_SETTINGS,
   followPathsFor,
   followPathsSitePatch,
+  GRANT_KEEPALIVE_MAX_MS,
   normalizeOrigin,
+  parseGrantKeepalive,
   parseReleaseDelay,
   releaseAllowedForSource,
   releaseEnabledFor,
@@ -32,6 +34,25 @@ test('parseReleaseDelay', () => {
     [undefined, null],
   ];
   for (const [input, want] of cases) assert.equal(parseReleaseDelay(input), want, String(input));
+});
+
+test('parseGrantKeepalive: 5 s to the shipped 3 minutes, the default the longest', () => {
+  const cases: [unknown, number | null][] = [
+    [5000, 5000],
+    [10_000.4, 10_000],
+    [180_000, 180_000],
+    [4999, null],
+    [180_001, null],
+    ['10000', null],
+    [Number.NaN, null],
+    [undefined, null],
+  ];
+  for (const [input, want] of cases) assert.equal(parseGrantKeepalive(input), want, String(input));
+  assert.equal(DEFAULT_SETTINGS.grantKeepaliveMs, GRANT_KEEPALIVE_MAX_MS);
+  assert.ok(
+    GRANT_KEEPALIVE_MAX_MS + 60_000 < 300_000,
+    'a minute of timer throttling still lands before 5 min',
+  );
 });
 
 test('normalizeOrigin', () => {
@@ -65,6 +86,7 @@ test('validateSettings fills defaults and drops junk', () => {
       },
       followPaths: 'no',
       followPathsSites: { 'a.example': false, 'https://b.example': 'off', 'file:///x': true },
+      grantKeepaliveMs: 1000,
       extra: 1,
     }),
     {
@@ -74,6 +96,7 @@ test('validateSettings fills defaults and drops junk', () => {
       siteOverrides: { 'https://a.example': { release: false } },
       followPaths: true,
       followPathsSites: { 'https://a.example': false },
+      grantKeepaliveMs: DEFAULT_SETTINGS.grantKeepaliveMs,
     },
   );
   assert.equal(validateSettings({ bluetoothPolicy: 'maybe' }).bluetoothPolicy, 'keep-open');
@@ -152,11 +175,16 @@ test('store: update, site overrides, change events', async () => {
   assert.deepEqual(await store.get(), DEFAULT_SETTINGS);
   assert.equal((await store.update({ releaseDelayMs: 500 })).releaseDelayMs, 500);
   await assert.rejects(store.update({ releaseDelayMs: 10_001 }), RangeError);
+  assert.equal((await store.update({ grantKeepaliveMs: 8000 })).grantKeepaliveMs, 8000);
+  await assert.rejects(
+    store.update({ grantKeepaliveMs: 1000 }),
+    /grant keepalive must be 5000-180000 ms, got 1000/,
+  );
   await store.setSiteOverride('https://meet.example.com/room', { release: false });
   assert.deepEqual((await store.get()).siteOverrides, { 'https://meet.example.com': { release: false } });
   await store.setSiteOverride('meet.example.com', null);
   assert.deepEqual((await store.get()).siteOverrides, {});
   await assert.rejects(store.setSiteOverride('file:///x', { release: true }), TypeError);
-  assert.deepEqual(seen, [500, 500, 500]);
+  assert.deepEqual(seen, [500, 500, 500, 500]);
   assert.ok(f.data.has(SETTINGS_KEY));
 });

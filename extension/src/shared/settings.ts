@@ -26,11 +26,19 @@ export interface Settings {
   followPaths: boolean;
   /** Per-site exceptions to `followPaths`, keyed by origin. */
   followPathsSites: Record<string, boolean>;
+  /** The grant keeper's interval (page/chromium/guards/grant-keeper.ts). Not on the options page: the
+   * default is the one to ship; the e2e tests shorten it through the test surface. */
+  grantKeepaliveMs: number;
 }
 
 export const SETTINGS_KEY = 'settings';
 export const RELEASE_DELAY_MIN_MS = 0;
 export const RELEASE_DELAY_MAX_MS = 10_000;
+/** The grant keeper's interval (docs/design/release-on-mute.md "One-time grants"): at most 3 minutes,
+ * so that a minute of Chromium's timer throttling in a hidden page still lands before its 5 minutes;
+ * at least 5 s, so that no stored value turns the microphone on and off by the second. */
+export const GRANT_KEEPALIVE_MIN_MS = 5_000;
+export const GRANT_KEEPALIVE_MAX_MS = 180_000;
 
 export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   releaseOnMute: true,
@@ -39,6 +47,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   siteOverrides: {},
   followPaths: true,
   followPathsSites: {},
+  grantKeepaliveMs: GRANT_KEEPALIVE_MAX_MS,
 });
 
 /** A delay from user input or storage; null when it is not a number in range (fractions round). */
@@ -47,6 +56,13 @@ export function parseReleaseDelay(input: unknown): number | null {
   if (typeof n !== 'number' || !Number.isFinite(n)) return null;
   const ms = Math.round(n);
   return ms >= RELEASE_DELAY_MIN_MS && ms <= RELEASE_DELAY_MAX_MS ? ms : null;
+}
+
+/** A grant keeper interval from storage or a test; null when it is not a number in range. */
+export function parseGrantKeepalive(input: unknown): number | null {
+  if (typeof input !== 'number' || !Number.isFinite(input)) return null;
+  const ms = Math.round(input);
+  return ms >= GRANT_KEEPALIVE_MIN_MS && ms <= GRANT_KEEPALIVE_MAX_MS ? ms : null;
 }
 
 /** `https://meet.example.com/abc?x` -> `https://meet.example.com`; a bare host means https. Only
@@ -99,6 +115,7 @@ export function validateSettings(raw: unknown): Settings {
         ? r.bluetoothPolicy
         : DEFAULT_SETTINGS.bluetoothPolicy,
     siteOverrides,
+    grantKeepaliveMs: parseGrantKeepalive(r.grantKeepaliveMs) ?? DEFAULT_SETTINGS.grantKeepaliveMs,
   };
 }
 
@@ -186,6 +203,11 @@ export function createSettingsStore(
       if (patch.releaseDelayMs !== undefined && parseReleaseDelay(patch.releaseDelayMs) === null) {
         throw new RangeError(
           `release delay must be ${RELEASE_DELAY_MIN_MS}-${RELEASE_DELAY_MAX_MS} ms, got ${patch.releaseDelayMs}`,
+        );
+      }
+      if (patch.grantKeepaliveMs !== undefined && parseGrantKeepalive(patch.grantKeepaliveMs) === null) {
+        throw new RangeError(
+          `grant keepalive must be ${GRANT_KEEPALIVE_MIN_MS}-${GRANT_KEEPALIVE_MAX_MS} ms, got ${patch.grantKeepaliveMs}`,
         );
       }
       return write({ ...(await get()), ...patch });

@@ -6,6 +6,7 @@
 // Hostile territory: a failure in our bookkeeping never breaks the page's own call.
 
 import { KEPT } from '../../shared/release-decision.ts';
+import { DEFAULT_SETTINGS } from '../../shared/settings.ts';
 import type { Bridge } from '../common/bridge.ts';
 import {
   captureOriginals,
@@ -69,6 +70,7 @@ export function install(w: Realm, opts: InstallOptions): boolean {
   // One-time grants stay alive while the page is hidden and released (grant-keeper.ts).
   const keeper = createGrantKeeper<Group>({
     ...timers,
+    everyMs: () => bridge.config().keepalive_ms ?? DEFAULT_SETTINGS.grantKeepaliveMs,
     hidden: () => (page ? !page.visible() : false),
     released,
     capturing: () => [...reg.groups.values()].some((g) => g.state !== 'off'),

@@ -3,6 +3,7 @@ import { webcrypto } from 'node:crypto';
 import { mock, test } from 'node:test';
 import { captureNatives, newSecret, offerChannel } from '../../shared/messages/page-channel.ts';
 import { KEPT, UNANSWERED } from '../../shared/release-decision.ts';
+import { DEFAULT_SETTINGS, GRANT_KEEPALIVE_MAX_MS, GRANT_KEEPALIVE_MIN_MS } from '../../shared/settings.ts';
 import { createBridge } from './bridge.ts';
 
 // The page world's bridge over a real channel handover, on Node's EventTarget standing in for the
@@ -44,4 +45,20 @@ test('no answer, before or after the site settings arrived: kept open (UNANSWERE
     assert.equal(await answer, UNANSWERED, `config: ${release}`);
     mock.timers.reset();
   }
+});
+
+test("the grant keeper's interval: the default until the config says, kept in range", (t) => {
+  t.after(() => mock.timers.reset());
+  const { bridge, content } = frame();
+  assert.equal(bridge.config().keepalive_ms, DEFAULT_SETTINGS.grantKeepaliveMs);
+  const send = (keepalive_ms?: number) =>
+    content.send(JSON.stringify({ type: 'config', delay_ms: 0, release: true, reason: null, keepalive_ms }));
+  send(8000);
+  assert.equal(bridge.config().keepalive_ms, 8000);
+  send(10);
+  assert.equal(bridge.config().keepalive_ms, GRANT_KEEPALIVE_MIN_MS);
+  send(3_600_000);
+  assert.equal(bridge.config().keepalive_ms, GRANT_KEEPALIVE_MAX_MS);
+  send(); // an older background: no field
+  assert.equal(bridge.config().keepalive_ms, DEFAULT_SETTINGS.grantKeepaliveMs);
 });

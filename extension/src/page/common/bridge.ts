@@ -9,7 +9,13 @@ import { awaitChannel, captureNatives } from '../../shared/messages/page-channel
 import type { GroupReport, PageToContent } from '../../shared/messages/page-content.ts';
 import { parseContentMessage } from '../../shared/messages/page-content.ts';
 import { type ReleaseConfig, UNANSWERED } from '../../shared/release-decision.ts';
-import { DEFAULT_SETTINGS, RELEASE_DELAY_MAX_MS, RELEASE_DELAY_MIN_MS } from '../../shared/settings.ts';
+import {
+  DEFAULT_SETTINGS,
+  GRANT_KEEPALIVE_MAX_MS,
+  GRANT_KEEPALIVE_MIN_MS,
+  RELEASE_DELAY_MAX_MS,
+  RELEASE_DELAY_MIN_MS,
+} from '../../shared/settings.ts';
 
 export type { ReleaseConfig };
 
@@ -38,7 +44,12 @@ export function createBridge(w: Window & typeof globalThis): Bridge {
   const stringify = JSON.stringify;
   const setTimer = w.setTimeout.bind(w);
 
-  let config: ReleaseConfig = { delay_ms: DEFAULT_SETTINGS.releaseDelayMs, release: true, reason: null };
+  let config: ReleaseConfig = {
+    delay_ms: DEFAULT_SETTINGS.releaseDelayMs,
+    release: true,
+    reason: null,
+    keepalive_ms: DEFAULT_SETTINGS.grantKeepaliveMs,
+  };
   const configListeners: (() => void)[] = [];
   const realms = new Map<number, GroupReport[]>();
   const pending = new Map<number, (a: PolicyAnswer) => void>();
@@ -53,7 +64,9 @@ export function createBridge(w: Window & typeof globalThis): Bridge {
     if (msg.type === 'config') {
       const delay = Math.round(msg.delay_ms) || 0;
       const delay_ms = Math.min(RELEASE_DELAY_MAX_MS, Math.max(RELEASE_DELAY_MIN_MS, delay));
-      config = { delay_ms, release: msg.release, reason: msg.reason, paths: msg.paths ?? true };
+      const keepalive = Math.round(msg.keepalive_ms ?? DEFAULT_SETTINGS.grantKeepaliveMs);
+      const keepalive_ms = Math.min(GRANT_KEEPALIVE_MAX_MS, Math.max(GRANT_KEEPALIVE_MIN_MS, keepalive));
+      config = { delay_ms, release: msg.release, reason: msg.reason, paths: msg.paths ?? true, keepalive_ms };
       for (const l of configListeners) l();
     } else {
       const resolve = pending.get(msg.query);

@@ -55,6 +55,14 @@ test('answers from the background are held to their shape', () => {
     paths: true, // absent: an older background, the rule as before is on
   });
   assert.equal(parseConfigAnswer({ delay_ms: 500, release: true, reason: null, paths: false })?.paths, false);
+  assert.equal(
+    parseConfigAnswer({ delay_ms: 500, release: true, reason: null, keepalive_ms: 8000 })?.keepalive_ms,
+    8000,
+  );
+  assert.equal(
+    parseConfigAnswer({ delay_ms: 500, release: true, reason: null, keepalive_ms: 'x' })?.keepalive_ms,
+    undefined,
+  );
   assert.equal(parseConfigAnswer({ delay_ms: Number.NaN, release: true, reason: null }), null);
   assert.equal(parseConfigAnswer({ delay_ms: 500 }), null);
   assert.equal(parseConfigAnswer(undefined), null);

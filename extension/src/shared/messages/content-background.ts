@@ -59,5 +59,12 @@ export function parseConfigAnswer(a: unknown): ReleaseConfig | null {
   if (!isRecord(a) || typeof a.release !== 'boolean') return null;
   if (typeof a.delay_ms !== 'number' || !Number.isFinite(a.delay_ms)) return null;
   const paths = typeof a.paths === 'boolean' ? a.paths : true;
-  return { delay_ms: a.delay_ms, release: a.release, reason: isText(a.reason) ? a.reason : null, paths };
+  const keepalive = typeof a.keepalive_ms === 'number' && Number.isFinite(a.keepalive_ms);
+  return {
+    delay_ms: a.delay_ms,
+    release: a.release,
+    reason: isText(a.reason) ? a.reason : null,
+    paths,
+    ...(keepalive ? { keepalive_ms: a.keepalive_ms as number } : {}),
+  };
 }

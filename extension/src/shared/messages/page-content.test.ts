@@ -54,6 +54,14 @@ test('parseContentMessage', () => {
     JSON.stringify({ type: 'config', delay_ms: 3000, release: true, reason: null, paths: false }),
   );
   assert.equal(off?.type === 'config' && off.paths, false);
+  const keep = (v: unknown) => {
+    const m = parseContentMessage(
+      JSON.stringify({ type: 'config', delay_ms: 3000, release: true, reason: null, keepalive_ms: v }),
+    );
+    return m?.type === 'config' ? m.keepalive_ms : 'not a config';
+  };
+  assert.equal(keep(8000), 8000);
+  assert.equal(keep('8000'), undefined); // junk: the default applies (the bridge's)
   assert.equal(parseContentMessage(JSON.stringify({ type: 'policy', query: 1, allow: 'yes' })), null);
   assert.equal(
     parseContentMessage(JSON.stringify({ type: 'config', delay_ms: '3000', release: true })),

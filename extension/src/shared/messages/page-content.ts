@@ -144,7 +144,8 @@ export function parseContentMessage(raw: unknown): ContentToPage | null {
   const reason = v.reason === null || typeof v.reason === 'string' ? (v.reason as string | null) : null;
   if (v.type === 'config' && typeof v.delay_ms === 'number' && typeof v.release === 'boolean') {
     const paths = typeof v.paths === 'boolean' ? v.paths : true;
-    return { type: 'config', delay_ms: v.delay_ms, release: v.release, reason, paths };
+    const keepalive = isTime(v.keepalive_ms) ? { keepalive_ms: v.keepalive_ms } : {};
+    return { type: 'config', delay_ms: v.delay_ms, release: v.release, reason, paths, ...keepalive };
   }
   if (v.type === 'policy' && typeof v.query === 'number' && typeof v.allow === 'boolean') {
     return { type: 'policy', query: v.query, allow: v.allow, reason };

@@ -1,17 +1,27 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FakeTimers } from '../../../background/fakes.test-util.ts';
-import { createGrantKeeper, KEEPALIVE_EVERY_MS } from './grant-keeper.ts';
+import { DEFAULT_SETTINGS } from '../../../shared/settings.ts';
+import { createGrantKeeper } from './grant-keeper.ts';
+
+const KEEPALIVE_EVERY_MS = DEFAULT_SETTINGS.grantKeepaliveMs;
 
 /** A page with one device: `released` and `hidden` as the test sets them; a keepalive captures until
  * the test releases again. */
 function page(state: PermissionState | null = 'prompt') {
   const timers = new FakeTimers();
-  const world = { hidden: false, released: false, capturing: true, keepalives: [] as number[] };
+  const world = {
+    hidden: false,
+    released: false,
+    capturing: true,
+    everyMs: KEEPALIVE_EVERY_MS,
+    keepalives: [] as number[],
+  };
   const keeper = createGrantKeeper<string>({
     now: () => timers.now,
     setTimer: (cb, ms) => timers.setTimeout(cb, ms),
     clearTimer: (h) => timers.clearTimeout(h),
+    everyMs: () => world.everyMs,
     hidden: () => world.hidden,
     released: () => (world.released ? ['mic'] : []),
     capturing: () => world.capturing,
@@ -47,7 +57,6 @@ test('hidden and released: a keepalive every KEEPALIVE_EVERY_MS after the last c
   timers.advance(KEEPALIVE_EVERY_MS);
   assert.deepEqual(world.keepalives, [releasedAt + KEEPALIVE_EVERY_MS, endedAt + KEEPALIVE_EVERY_MS]);
   assert.equal(keeper.count(), 2);
-  assert.ok(KEEPALIVE_EVERY_MS + 60_000 < 300_000, 'a minute of timer throttling still lands before 5 min');
 });
 
 test('nothing while visible, capturing, or with nothing released; visibility resumes the schedule', () => {
@@ -76,4 +85,21 @@ test('unknown permission state counts as may expire; only the first request deci
   assert.equal(keeper.mayExpire(), true);
   keeper.requested('granted');
   assert.equal(keeper.mayExpire(), true);
+});
+
+test('the interval comes from the config: a shorter one (a test) applies at the next change', () => {
+  const { timers, world, set } = page();
+  set({ released: true, capturing: false, hidden: true });
+  const releasedAt = timers.now;
+  set({ everyMs: 10_000 }); // a new config re-decides every group, which tells the keeper
+  timers.advance(10_000);
+  assert.deepEqual(world.keepalives, [releasedAt + 10_000]);
+  timers.advance(300);
+  set({ released: true, capturing: false }); // the keepalive's hold ran out
+  const endedAt = timers.now;
+  set({ everyMs: KEEPALIVE_EVERY_MS }); // back to the default, counted from the end of the last capture
+  timers.advance(KEEPALIVE_EVERY_MS - 1);
+  assert.deepEqual(world.keepalives, [releasedAt + 10_000]);
+  timers.advance(1);
+  assert.deepEqual(world.keepalives, [releasedAt + 10_000, endedAt + KEEPALIVE_EVERY_MS]);
 });
