@@ -4,11 +4,11 @@
 // On Firefox: whether Firefox's own release is in effect, with the command that switches it on (Firefox's
 // part), and what micoff does on top of it (micoff's part: the call's senders quiet while muted).
 
-import { KEEPALIVE_EVERY_MS } from '../page/chromium/guards/grant-keeper.ts';
 import { type BuildBrowser, isBrowserStream, microphoneNameOf } from '../shared/browser-streams.ts';
 import { h } from '../shared/dom.ts';
 import { firstWordsNote } from '../shared/first-words.ts';
 import type { AudioSnapshot, TabReleaseView } from '../shared/messages/popup-background.ts';
+import { DEFAULT_SETTINGS } from '../shared/settings.ts';
 import { nativeReleaseNodes } from './native-release-line.ts';
 import { quietPartNodes } from './quiet-part-line.ts';
 import { streamState, tabState } from './view.ts';
@@ -23,7 +23,7 @@ export function serverLine(audio: AudioSnapshot | null, browser: BuildBrowser): 
   return `Audio server: ${rec.length} record stream${rec.length > 1 ? 's' : ''} open: ${parts.join(', ')}.`;
 }
 
-const KEEPALIVE_MINUTES = Math.round(KEEPALIVE_EVERY_MS / 60_000);
+const KEEPALIVE_MINUTES = Math.round(DEFAULT_SETTINGS.grantKeepaliveMs / 60_000);
 
 /** Said when the site's permission may be a one-time one (page/chromium/guards/grant-keeper.ts): the page
  * had to ask for it in this visit. Either answer to that prompt reads "granted" to micoff until a
