@@ -3,7 +3,9 @@
 // badge and the permission show, and a screenshot per state (e2e/artifacts/popup-states/
 // chromium-<state>.png). One server: no sentence depends on which. Firefox's states:
 // firefox-popup-states.spec.ts; what each state shows: docs/usage.md#the-popup-state-by-state.
+
 import type { BrowserContext, Page, Worker } from '@playwright/test';
+import { CLOSED_LATENCY_LINE } from '../../extension/src/popup/latency-section.ts';
 import { ONE_TIME_GRANT_NOTE } from '../../extension/src/popup/tab-section.ts';
 import { type Badge, MIC_BADGE } from '../../extension/src/shared/mic-state.ts';
 import type { AudioRig } from '../rig/audio-rig.ts';
@@ -99,6 +101,8 @@ test('Chromium: unmuted, released, muted before the release: each sentence as th
   await expect(server).toHaveText('Audio server: no record stream from the browser (microphone closed).');
   await expect(popup.locator('#chart svg rect.released')).toHaveCount(1, { timeout: 15_000 });
   await expect.poll(() => badgeOf(serviceWorker, tabId)).toEqual(said(MIC_BADGE.released));
+  // No grant is claimed for a capture that is not there.
+  await expect(popup.locator('#tab-latency')).toHaveText(CLOSED_LATENCY_LINE);
   await shot(popup, 'released');
 
   // Muted before the release: unmuted (the device reopens) and muted at once, micoff waits its delay.

@@ -8,6 +8,7 @@ import {
   type PopupToBackground,
 } from '../shared/messages/popup-background.ts';
 import type { LatencyReply, LatencyRequest } from '../shared/messages/ui-latency.ts';
+import { micClosed, micStateOf } from '../shared/mic-state.ts';
 import {
   browserSettingsStore,
   followPathsFor,
@@ -16,7 +17,7 @@ import {
   releaseEnabledFor,
 } from '../shared/settings.ts';
 import { chartSvg, type PowerState, savingsLines } from './chart.ts';
-import { audioPathLine, latencyLine, tabStreamIndices } from './latency-section.ts';
+import { audioPathLine, CLOSED_LATENCY_LINE, latencyLine, tabStreamIndices } from './latency-section.ts';
 import { createTabSection } from './tab-section.ts';
 import {
   cpuTable,
@@ -65,6 +66,7 @@ port.onMessage.addListener((raw: unknown) => {
     case 'tab':
       tabSection.tab(msg.tab);
       latest.labels = msg.tab?.labels ?? [];
+      latest.closed = msg.tab ? micClosed(micStateOf(msg.tab)) : false;
       renderLatency();
       if (msg.tab?.origin && !siteOrigin) void showSite(msg.tab.origin);
       break;
@@ -103,13 +105,21 @@ function renderSavings(): void {
 post({ type: 'get_power' }); // measured once per opening (the host reads for one second)
 
 // ---- capture latency ----------------------------------------------------------------------
-const latest: { audio: AudioSnapshot | null; latency: LatencyReply | null; labels: string[] } = {
+const latest: {
+  audio: AudioSnapshot | null;
+  latency: LatencyReply | null;
+  labels: string[];
+  closed: boolean;
+} = {
   audio: null,
   latency: null,
   labels: [],
+  closed: false,
 };
 function renderLatency(): void {
-  $('tab-latency').textContent = latencyLine(latest.latency, tabStreamIndices(latest.audio, latest.labels));
+  $('tab-latency').textContent = latest.closed
+    ? CLOSED_LATENCY_LINE
+    : latencyLine(latest.latency, tabStreamIndices(latest.audio, latest.labels));
 }
 /** The host's view of the grant changes when streams come and go: asked again every 2 s while open. */
 async function pollLatency(): Promise<void> {

@@ -19,6 +19,10 @@ export function tabStreamIndices(audio: AudioSnapshot | null, labels: readonly s
     .map((s) => s.index);
 }
 
+/** The tab's line while its microphone is closed: the server grants no latency to a capture that is
+ * not there (the host's view of other captures is not this tab's). */
+export const CLOSED_LATENCY_LINE = 'Capture latency: no capture while the microphone is closed.';
+
 export function latencyLine(reply: LatencyReply | null, indices: readonly number[]): string {
   if (!reply) return 'Capture latency: asking micoff-host…';
   if (!reply.status) return `Capture latency: not available (${reply.error ?? 'micoff-host not reachable'}).`;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { NativeReleaseVerdict, TabReleaseView } from './messages/popup-background.ts';
-import { badgeOf, MIC_BADGE, micStateOf } from './mic-state.ts';
+import { badgeOf, MIC_BADGE, micClosed, micStateOf } from './mic-state.ts';
 
 const view = (v: Partial<TabReleaseView>): TabReleaseView => ({
   origin: null,
@@ -44,4 +44,11 @@ test('badgeOf names the microphone, not micoff: MIC while open, none once closed
     assert.match(b.title, /^micoff: .*microphone/);
     assert.doesNotMatch(b.text, /^(ON|OFF)$/);
   }
+});
+
+test('micClosed: released by micoff or by Firefox is closed; on, muted-open and kept are not', () => {
+  assert.deepEqual(
+    (['on', 'muted_open', 'released', 'released_by_firefox', 'kept'] as const).map(micClosed),
+    [false, false, true, true, false],
+  );
 });

@@ -54,3 +54,8 @@ export function badgeOf(view: TabReleaseView | null): Badge {
   const b = MIC_BADGE[state];
   return state === 'kept' && view.reason ? { ...b, title: `${b.title} (${view.reason})` } : b;
 }
+
+/** Is the tab's microphone closed (released by micoff or by Firefox)? */
+export function micClosed(state: MicState): boolean {
+  return state === 'released' || state === 'released_by_firefox';
+}
