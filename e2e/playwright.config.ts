@@ -1,9 +1,9 @@
 // e2e on the real-audio rig (e2e/rig/), in lanes (e2e/lanes.ts): the functional specs with several
-// workers; the CPU specs and the timing specs with one each. Retries only on CI (a retried pass is
+// workers; the CPU specs one at a time, the timing specs two at a time. Retries only on CI (a retried pass is
 // "flaky" in the JSON report; npm test names it). List + JSON reporters: the JSON is what
 // scripts/test.sh counts (scripts/e2e-report.ts).
 import { defineConfig } from '@playwright/test';
-import { FUNCTIONAL_WORKERS, laneFilter, laneOf } from './lanes.ts';
+import { LANE_WORKERS, laneFilter, laneOf } from './lanes.ts';
 import type { WorkerFixtures } from './rig/fixtures.ts';
 import { onCi } from './rig/needs.ts';
 
@@ -15,7 +15,7 @@ export default defineConfig<unknown, WorkerFixtures>({
   // One per lane: lanes run at the same time, and Playwright empties its output folder when it starts.
   outputDir: lane ? `./artifacts/test-results-${lane}` : './artifacts/test-results',
   ...laneFilter(lane),
-  workers: lane === 'functional' ? FUNCTIONAL_WORKERS : 1,
+  workers: lane ? LANE_WORKERS[lane] : 1,
   fullyParallel: false,
   retries: CI ? 1 : 0,
   forbidOnly: CI,

@@ -202,8 +202,8 @@ group_done
 
 if ((run_e2e == 1)); then
   e2e_lane_join functional "e2e functional lane (beside the groups above)"
-  # The CPU specs one at a time, beside the timing specs one at a time, and nothing else.
-  say "Playwright e2e, CPU lane beside the timing lane (one spec each at a time)"
+  # The CPU specs one at a time, beside the timing specs two at a time, and nothing else.
+  say "Playwright e2e, CPU lane (one spec at a time) beside the timing lane (two at a time)"
   e2e_lane_bg timing
   group "e2e CPU lane"
   e2e_lane cpu
