@@ -1,20 +1,28 @@
 import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { test } from 'node:test';
-import { CPU_SPECS, LANE_WORKERS, LANES, laneFilter, laneOf, TIMING_SPECS } from './lanes.ts';
+import {
+  CPU_SPECS,
+  LANE_WORKERS,
+  LANES,
+  laneFilter,
+  laneOf,
+  SHORT_TIMING_SPECS,
+  TIMING_SPECS,
+} from './lanes.ts';
 
 test('every named spec exists, and none is in two lanes', () => {
   const specs = new Set(readdirSync(new URL('./tests/', import.meta.url)));
-  const named = [...CPU_SPECS, ...TIMING_SPECS];
+  const named = [...CPU_SPECS, ...SHORT_TIMING_SPECS, ...TIMING_SPECS];
   for (const f of named) assert.ok(specs.has(f), f);
   assert.equal(new Set(named).size, named.length);
 });
 
 test('the functional lane leaves out exactly the specs of the other lanes; unset takes all', () => {
-  const others = CPU_SPECS.length + TIMING_SPECS.length;
+  const others = CPU_SPECS.length + SHORT_TIMING_SPECS.length + TIMING_SPECS.length;
   assert.equal(laneFilter('functional').testIgnore?.length, others);
   assert.deepEqual(laneFilter('cpu'), {
-    testMatch: CPU_SPECS.map((f) => `**/${f}`),
+    testMatch: [...CPU_SPECS, ...SHORT_TIMING_SPECS].map((f) => `**/${f}`),
   });
   assert.deepEqual(laneFilter(null), {});
   assert.equal(laneOf({}), null);
@@ -22,7 +30,8 @@ test('the functional lane leaves out exactly the specs of the other lanes; unset
   assert.throws(() => laneOf({ MICOFF_E2E_LANE: 'quiet' }), /expected one of/);
 });
 
-test('the CPU specs run one at a time; every lane has its workers', () => {
+test('the CPU and timing specs run one at a time; every lane has its workers', () => {
   assert.equal(LANE_WORKERS.cpu, 1);
+  assert.equal(LANE_WORKERS.timing, 1);
   for (const lane of LANES) assert.ok(LANE_WORKERS[lane] >= 1, lane);
 });

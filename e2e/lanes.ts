@@ -1,8 +1,8 @@
-// The e2e suite's lanes (docs/test-rig.md#lanes): the functional specs share the machine with several
-// workers (beside the builds and unit tests); then the CPU specs, one at a time, beside the timing
-// specs, two at a time (each compares micoff with a control in the same run, so the light calls beside
-// it load both sides alike). `MICOFF_E2E_LANE` picks a lane; unset, a run takes every spec with one
-// worker.
+// The e2e suite's lanes (docs/test-rig.md#lanes): the functional specs first, several at a time and
+// alone on the machine; then the CPU lane beside the timing lane, one spec each at a time (each compares
+// micoff with a control in the same run, so one light call beside it loads both sides alike; a second
+// one does not: docs/test-rig.md#lanes). `MICOFF_E2E_LANE` picks a lane; unset, a run takes every spec
+// with one worker.
 
 /** The specs that measure CPU. */
 export const CPU_SPECS = [
@@ -12,27 +12,31 @@ export const CPU_SPECS = [
   'release-paths-cpu.spec.ts',
 ] as const;
 
-/** The specs that compare micoff with the plain flip, or one capture latency with another, to a few
- * milliseconds or decibels: beside the CPU lane, not beside the functional lane's load (under it,
- * capture-latency-guard's echo cancellation read -21 dB against -88; docs/test-rig.md#lanes). */
-export const TIMING_SPECS = [
-  'capture-latency-aec.spec.ts',
+/** Timing specs that run in the CPU lane, to even the two lanes out (either lane gives a spec the same
+ * surroundings: one spec beside it). */
+export const SHORT_TIMING_SPECS = [
   'capture-latency-guard.spec.ts',
   'firefox-quiet-unmute.spec.ts',
-  'release-echo.spec.ts',
-  'release-first-words.spec.ts',
   'release-gap.spec.ts',
   'release-rules.spec.ts',
   'release-timing.spec.ts',
 ] as const;
 
+/** The specs that compare micoff with the plain flip, or one capture latency with another, to a few
+ * milliseconds or decibels: never beside the functional lane's load (under it, capture-latency-guard's
+ * echo cancellation read -21 dB against -88). */
+export const TIMING_SPECS = [
+  'capture-latency-aec.spec.ts',
+  'release-echo.spec.ts',
+  'release-first-words.spec.ts',
+] as const;
+
 export const LANES = ['functional', 'cpu', 'timing'] as const;
 export type Lane = (typeof LANES)[number];
 
-/** Workers per lane: the functional specs mostly wait on browsers and audio servers; the timing specs
- * two at a time beside the one CPU spec, which ends the CPU lane no later than the timing lane
- * (docs/test-rig.md#lanes has the figures). */
-export const LANE_WORKERS: Record<Lane, number> = { functional: 2, cpu: 1, timing: 2 };
+/** Workers per lane: the functional specs mostly wait on browsers and audio servers, and have the
+ * machine to themselves; the CPU and timing lanes one spec each (docs/test-rig.md#lanes). */
+export const LANE_WORKERS: Record<Lane, number> = { functional: 3, cpu: 1, timing: 1 };
 
 export function laneOf(env: NodeJS.ProcessEnv = process.env): Lane | null {
   const lane = env.MICOFF_E2E_LANE;
@@ -44,8 +48,9 @@ export function laneOf(env: NodeJS.ProcessEnv = process.env): Lane | null {
 /** Playwright's testMatch / testIgnore for a lane (file names under e2e/tests/). */
 export function laneFilter(lane: Lane | null): { testMatch?: string[]; testIgnore?: string[] } {
   const glob = (files: readonly string[]) => files.map((f) => `**/${f}`);
-  if (lane === 'cpu') return { testMatch: glob(CPU_SPECS) };
+  if (lane === 'cpu') return { testMatch: glob([...CPU_SPECS, ...SHORT_TIMING_SPECS]) };
   if (lane === 'timing') return { testMatch: glob(TIMING_SPECS) };
-  if (lane === 'functional') return { testIgnore: glob([...CPU_SPECS, ...TIMING_SPECS]) };
+  if (lane === 'functional')
+    return { testIgnore: glob([...CPU_SPECS, ...SHORT_TIMING_SPECS, ...TIMING_SPECS]) };
   return {};
 }

@@ -1,5 +1,5 @@
 // e2e on the real-audio rig (e2e/rig/), in lanes (e2e/lanes.ts): the functional specs with several
-// workers; the CPU specs one at a time, the timing specs two at a time. Retries only on CI (a retried pass is
+// workers; the CPU specs and the timing specs one at a time. Retries only on CI (a retried pass is
 // "flaky" in the JSON report; npm test names it). List + JSON reporters: the JSON is what
 // scripts/test.sh counts (scripts/e2e-report.ts).
 import { defineConfig } from '@playwright/test';

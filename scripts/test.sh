@@ -2,8 +2,9 @@
 # `npm test`: every check micoff has, in one run (deps, types and lints, unit tests, the bounded fuzz
 # run, the host's Debian package, the Playwright e2e suite), each counted by scripts/test-tally.sh; the
 # last line is `N passed (K on retry), N failed, N skipped` and the exit status is non-zero on any
-# failure. The functional e2e lane runs beside the builds and unit tests, then the CPU lane beside the
-# timing lane (e2e/lanes.ts); the time per group and the slowest specs end the run (e2e/artifacts/).
+# failure. The functional e2e lane runs first, alone; then the CPU lane beside the timing lane
+# (e2e/lanes.ts), with the builds and unit tests at the idle scheduling class beside them; the time per
+# group and the slowest specs end the run (e2e/artifacts/).
 # Options: MICOFF_TEST_ONLY=static,rust,ts,fuzz,package,e2e; MICOFF_E2E_GREP=regex.
 # More: docs/test-rig.md#npm-test-script.
 set -uo pipefail
@@ -103,113 +104,123 @@ if want e2e || want package; then
   ((failed == failed_before)) && host_built=1
 fi
 
-# e2e_lane_bg LANE: e2e_lane in the background, its counts kept for e2e_lane_join.
-e2e_lane_bg() {
-  local lane=$1
+# in_background NAME CMD...: CMD (a function of this script) in a subshell with counters of its own,
+# its counts, names and times kept in $LOG_DIR for `join_background NAME`.
+declare -A bg_pids=()
+in_background() {
+  local name=$1
+  shift
   (
-    local t0=$SECONDS
-    passed=0 failed=0 skipped=0 on_retry=0 failures=() retried=() skips=() spec_times=()
-    e2e_lane "$lane"
-    printf '%s %s %s %s %s\n' "$passed" "$failed" "$skipped" "$on_retry" $((SECONDS - t0)) >"$LOG_DIR/e2e-$lane.counts"
-    printf '%s\n' "${failures[@]}" >"$LOG_DIR/e2e-$lane.failures"
-    printf '%s\n' "${retried[@]}" >"$LOG_DIR/e2e-$lane.retried"
-    printf '%s\n' "${skips[@]}" >"$LOG_DIR/e2e-$lane.skips"
-    printf '%s\n' "${spec_times[@]}" >"$LOG_DIR/e2e-$lane.times"
+    passed=0 failed=0 skipped=0 on_retry=0 failures=() retried=() skips=() spec_times=() group_times=()
+    "$@"
+    group_done
+    printf '%s %s %s %s\n' "$passed" "$failed" "$skipped" "$on_retry" >"$LOG_DIR/bg-$name.counts"
+    printf '%s\n' "${failures[@]}" >"$LOG_DIR/bg-$name.failures"
+    printf '%s\n' "${retried[@]}" >"$LOG_DIR/bg-$name.retried"
+    printf '%s\n' "${skips[@]}" >"$LOG_DIR/bg-$name.skips"
+    printf '%s\n' "${spec_times[@]}" >"$LOG_DIR/bg-$name.times"
+    printf '%s\n' "${group_times[@]}" >"$LOG_DIR/bg-$name.groups"
   ) &
-  e2e_pids[$lane]=$!
+  bg_pids[$name]=$!
 }
 
-# e2e_lane_join LANE WHAT: waits for a background lane and adds its counts (WHAT names its time).
-e2e_lane_join() {
-  local lane=$1 what=$2 p f s r took
-  wait "${e2e_pids[$lane]}"
-  if read -r p f s r took <"$LOG_DIR/e2e-$lane.counts" 2>/dev/null; then
+# join_background NAME: waits for it and adds its counts, names and times to this run's.
+join_background() {
+  local name=$1 p f s r
+  wait "${bg_pids[$name]}"
+  if read -r p f s r <"$LOG_DIR/bg-$name.counts" 2>/dev/null; then
     passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s)) on_retry=$((on_retry + r))
-    mapfile -t -O "${#failures[@]}" failures < <(grep -v '^$' "$LOG_DIR/e2e-$lane.failures")
-    mapfile -t -O "${#retried[@]}" retried < <(grep -v '^$' "$LOG_DIR/e2e-$lane.retried")
-    mapfile -t -O "${#skips[@]}" skips < <(grep -v '^$' "$LOG_DIR/e2e-$lane.skips")
-    mapfile -t -O "${#spec_times[@]}" spec_times < <(grep -v '^$' "$LOG_DIR/e2e-$lane.times")
-    time_group "$what" "$took"
+    local dir="$LOG_DIR/bg-$name"
+    mapfile -t -O "${#failures[@]}" failures < <(grep -v '^$' "$dir.failures")
+    mapfile -t -O "${#retried[@]}" retried < <(grep -v '^$' "$dir.retried")
+    mapfile -t -O "${#skips[@]}" skips < <(grep -v '^$' "$dir.skips")
+    mapfile -t -O "${#spec_times[@]}" spec_times < <(grep -v '^$' "$dir.times")
+    mapfile -t -O "${#group_times[@]}" group_times < <(grep -v '^$' "$dir.groups")
   else
-    fail_one "e2e $lane lane: it ended without its counts"
+    fail_one "$name: it ended without its counts"
   fi
 }
 
-# The functional e2e lane in the background: its specs mostly wait on browsers and audio servers, so
-# the builds and unit tests below share the machine with it, at a lower priority.
-declare -A e2e_pids=()
-run_e2e=0
-if want e2e && ((host_built == 0)); then
-  fail_one "e2e: not run, the host did not build (above)"
-elif want e2e; then
-  run_e2e=1
-  say "Playwright e2e, functional lane (in the background; its lines come as they pass)"
-  e2e_lane_bg functional
-fi
-nice_=(nice -n 10)
+# timed_lane LANE WHAT: one e2e lane, its wall time in the summary as WHAT.
+timed_lane() {
+  local t0=$SECONDS
+  e2e_lane "$1"
+  time_group "$2" $((SECONDS - t0))
+}
 
-if want static; then
-  group "clippy, packaged extension lints"
-  check "cargo clippy -D warnings" "${nice_[@]}" cargo clippy --workspace --all-targets --locked -- -D warnings
-  check "npm run package + web-ext lint (packaged xpi)" bash -c 'set -e; npm run package --silent -- --no-build; v=$(node -p "require(\"./package.json\").version"); d=$(mktemp -d); trap "rm -rf $d" EXIT; unzip -q "dist/micoff-$v.xpi" -d "$d"; test -s "dist/micoff-$v-chrome.zip"; out=$(npx web-ext lint --source-dir "$d" --output json --boring 2>/dev/null); echo "$out"; node -e "const r=JSON.parse(process.argv[1]); if (r.summary.errors>0) process.exit(1)" "$out"'
-  check "web-ext lint (firefox)" bash -c 'out=$(npx web-ext lint --source-dir dist/firefox --output json --boring 2>/dev/null); echo "$out"; node -e "const r=JSON.parse(process.argv[1]); if (r.summary.errors>0) process.exit(1)" "$out"'
-fi
-
-if want rust; then
-  group "cargo test"
-  say "cargo test (Rust unit and integration tests)"
-  log="$LOG_DIR/cargo-test.log"
-  # The ignored tests are those that need root: as root they run.
-  as_root=()
-  [ "$(id -u)" = 0 ] && as_root=(--include-ignored)
-  "${nice_[@]}" cargo test --workspace --locked --no-fail-fast -- "${as_root[@]}" >"$log" 2>&1
-  rc=$?
-  grep -E '^(test result:|failures:|    [a-z_:]+$|test .* FAILED)' "$log" >&2
-  count_cargo_log "$log" "$rc"
-fi
-
-if want ts; then
-  group "TypeScript unit tests"
-  say "TypeScript unit tests (node --test)"
-  mapfile -t ts_tests < <(find extension scripts e2e -name '*.test.ts' -not -path '*/node_modules/*' 2>/dev/null | sort)
-  log="$LOG_DIR/ts-unit.log"
-  if ((${#ts_tests[@]} == 0)); then
-    count_from "ts unit tests" 0 0 0
-  else
-    "${nice_[@]}" node --import tsx --test --test-reporter=tap "${ts_tests[@]}" >"$log" 2>&1
-    rc=$?
-    grep -E '^(not ok|# (pass|fail|skip))' "$log" >&2
-    count_tap_log "ts unit tests" "$log" "$rc"
+# The builds and unit tests: run beside the CPU and timing lanes at the scheduler's idle class
+# (SCHED_IDLE: they get a CPU only when no lane's process wants it, and give it up the moment one
+# wakes), so the lanes keep the machine as if alone while the idle CPU does this work.
+builds() {
+  chrt --idle -p 0 "$BASHPID" >/dev/null 2>&1 || renice -n 19 -p "$BASHPID" >/dev/null 2>&1 || true
+  if want static; then
+    group "clippy, packaged extension lints (beside the CPU and timing lanes)"
+    check "cargo clippy -D warnings" cargo clippy --workspace --all-targets --locked -- -D warnings
+    check "npm run package + web-ext lint (packaged xpi)" bash -c 'set -e; npm run package --silent -- --no-build; v=$(node -p "require(\"./package.json\").version"); d=$(mktemp -d); trap "rm -rf $d" EXIT; unzip -q "dist/micoff-$v.xpi" -d "$d"; test -s "dist/micoff-$v-chrome.zip"; out=$(npx web-ext lint --source-dir "$d" --output json --boring 2>/dev/null); echo "$out"; node -e "const r=JSON.parse(process.argv[1]); if (r.summary.errors>0) process.exit(1)" "$out"'
+    check "web-ext lint (firefox)" bash -c 'out=$(npx web-ext lint --source-dir dist/firefox --output json --boring 2>/dev/null); echo "$out"; node -e "const r=JSON.parse(process.argv[1]); if (r.summary.errors>0) process.exit(1)" "$out"'
   fi
-fi
 
-if want fuzz; then
-  if [ -x native-host/fuzz/run-bounded.sh ]; then
-    group "fuzz (bounded)"
-    check "fuzz (bounded)" "${nice_[@]}" native-host/fuzz/run-bounded.sh
+  if want rust; then
+    group "cargo test (beside the CPU and timing lanes)"
+    say "cargo test (Rust unit and integration tests)"
+    local log="$LOG_DIR/cargo-test.log" rc
+    # The ignored tests are those that need root: as root they run.
+    local as_root=()
+    [ "$(id -u)" = 0 ] && as_root=(--include-ignored)
+    cargo test --workspace --locked --no-fail-fast -- "${as_root[@]}" >"$log" 2>&1
+    rc=$?
+    grep -E '^(test result:|failures:|    [a-z_:]+$|test .* FAILED)' "$log" >&2
+    count_cargo_log "$log" "$rc"
+  fi
+
+  if want ts; then
+    group "TypeScript unit tests (beside the CPU and timing lanes)"
+    say "TypeScript unit tests (node --test)"
+    local ts_tests
+    mapfile -t ts_tests < <(find extension scripts e2e -name '*.test.ts' -not -path '*/node_modules/*' 2>/dev/null | sort)
+    local log="$LOG_DIR/ts-unit.log" rc
+    if ((${#ts_tests[@]} == 0)); then
+      count_from "ts unit tests" 0 0 0
+    else
+      node --import tsx --test --test-reporter=tap "${ts_tests[@]}" >"$log" 2>&1
+      rc=$?
+      grep -E '^(not ok|# (pass|fail|skip))' "$log" >&2
+      count_tap_log "ts unit tests" "$log" "$rc"
+    fi
+  fi
+
+  if want fuzz && [ -x native-host/fuzz/run-bounded.sh ]; then
+    group "fuzz (bounded, beside the CPU and timing lanes)"
+    check "fuzz (bounded)" native-host/fuzz/run-bounded.sh
     # How many inputs each target got.
     grep -E '^(fuzz:|[a-z_]+: [0-9?]+ executions)' "$LOG_DIR/fuzz__bounded_.log" >&2 || true
   fi
-fi
 
-if want package && ((host_built == 1)); then
-  # The .deb as `npm run package` builds it (the static tarball is left out: its first build takes
-  # minutes, docs/design/packaging.md), then what a user's dpkg would see (check-deb.mjs) and lintian.
-  group "Debian package"
-  check "npm run package --deb + check-deb + lintian" "${nice_[@]}" bash -c 'set -e; command -v lintian >/dev/null || { echo "lintian is not installed"; exit 1; }; npm run package --silent -- --no-build --no-xpi --no-crx --deb; v=$(node -p "require(\"./package.json\").version"); node scripts/host-package/check-deb.mjs dist/micoff-host_"$v"-*_amd64.deb'
-fi
+  if want package && ((host_built == 1)); then
+    # The .deb as `npm run package` builds it (the static tarball is left out: its first build takes
+    # minutes, docs/design/packaging.md), then what a user's dpkg would see (check-deb.mjs) and lintian.
+    group "Debian package (beside the CPU and timing lanes)"
+    check "npm run package --deb + check-deb + lintian" bash -c 'set -e; command -v lintian >/dev/null || { echo "lintian is not installed"; exit 1; }; npm run package --silent -- --no-build --no-xpi --no-crx --deb; v=$(node -p "require(\"./package.json\").version"); node scripts/host-package/check-deb.mjs dist/micoff-host_"$v"-*_amd64.deb'
+  fi
+}
+
+# First the functional e2e lane, alone (its specs mostly wait on browsers and audio servers, several at
+# a time); then the CPU lane beside the timing lane, with the builds and unit tests in the idle time.
 group_done
-
-if ((run_e2e == 1)); then
-  e2e_lane_join functional "e2e functional lane (beside the groups above)"
-  # The CPU specs one at a time, beside the timing specs two at a time, and nothing else.
-  say "Playwright e2e, CPU lane (one spec at a time) beside the timing lane (two at a time)"
-  e2e_lane_bg timing
-  group "e2e CPU lane"
-  e2e_lane cpu
-  group_done
-  e2e_lane_join timing "e2e timing lane (beside the CPU lane)"
+if want e2e && ((host_built == 0)); then
+  fail_one "e2e: not run, the host did not build (above)"
+elif want e2e; then
+  say "Playwright e2e, functional lane"
+  timed_lane functional "e2e functional lane"
 fi
+in_background builds builds
+if want e2e && ((host_built == 1)); then
+  say "Playwright e2e, CPU lane beside the timing lane (one spec each at a time), the builds beside them"
+  in_background timing timed_lane timing "e2e timing lane (beside the CPU lane)"
+  timed_lane cpu "e2e CPU lane"
+  join_background timing
+fi
+join_background builds
 time_group "npm test in all" $((SECONDS - run_t0))
 
 print_times "$ART/durations.tsv"
