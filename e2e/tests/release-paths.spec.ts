@@ -29,7 +29,7 @@ import {
   whenStreams,
 } from './release-util.ts';
 
-const CYCLES = 3;
+const CYCLES = 5;
 /** Medians over CYCLES, from the release point and from the unmute (docs/design/release-on-mute.md#release-paths-bars). */
 const RELEASE_BAR_MS = 250;
 const AUDIO_BAR_MS = 500;
