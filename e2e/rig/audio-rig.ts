@@ -547,12 +547,31 @@ export class PipeWireRig extends BaseRig {
       if (this.opts.echoPath === 'loopback') {
         await this.pactl(['load-module', 'module-loopback', ...ECHO_LOOPBACK_ARGS]);
       }
-      await this.pactl(['set-default-sink', this.defaultSink]);
-      await this.pactl(['set-default-source', MIC]);
-      await waitFor(
+      // Made default once WirePlumber takes it: with three rigs starting at once a sink listed a moment
+      // ago still answered "Not supported" (a fresh-clone run, 2026-11-29), so each is asked again
+      // until it is taken or the rig's timeout ends.
+      const makeDefault = (what: string, args: string[], done: (i: q.PactlInfo) => boolean) =>
+        waitFor(
+          what,
+          async () => {
+            try {
+              await this.pactl(args);
+            } catch {
+              return null;
+            }
+            return done(await this.info()) ? true : null;
+          },
+          opts,
+        );
+      await makeDefault(
+        `\`${this.defaultSink}\` as the default sink`,
+        ['set-default-sink', this.defaultSink],
+        (i) => i.defaultSink === this.defaultSink,
+      );
+      await makeDefault(
         '`mic` as the default source',
-        async () => (await this.info()).defaultSource === MIC,
-        opts,
+        ['set-default-source', MIC],
+        (i) => i.defaultSource === MIC,
       );
     } catch (e) {
       if (e instanceof RigError) throw e;
