@@ -16,11 +16,10 @@ import {
   updateSettings,
 } from '../rig/firefox.ts';
 import { expect, test } from '../rig/fixtures.ts';
-import { MeetingPage } from '../rig/meeting-page.ts';
 import { need } from '../rig/needs.ts';
-import { isFirefox } from '../rig/pactl.ts';
 import type { PageServer } from '../rig/page-server.ts';
 import { waitFor } from '../rig/proc.ts';
+import { firefoxRecords, openCall } from './firefox-quiet-util.ts';
 import { internalNamesIn, POPUP_VIEWPORT, popupShotPath, systemHostPresent } from './popup-states-util.ts';
 
 test.skip(({ audioServer }) => audioServer !== 'pulseaudio', 'one audio server is enough: PulseAudio only');
@@ -28,8 +27,6 @@ test.skip(({ audioServer }) => audioServer !== 'pulseaudio', 'one audio server i
 /** Firefox's release delay and micoff's: Firefox closes a muted microphone once it has been on this
  * long, so a microphone muted right after it came on stays open that long, long enough to see it. */
 const DELAY_MS = 5000;
-
-const firefoxRecords = async (rig: AudioRig) => (await rig.recordStreams()).filter(isFirefox).length;
 
 /** The toolbar badge of `tabId` (text and title), read from one of the extension's pages. */
 async function badgeOf(extensionPage: Page, tabId: number): Promise<{ text: string; title: string }> {
@@ -74,15 +71,8 @@ async function shot(popup: Page, state: string): Promise<void> {
 
 /** A call on the meeting page, capturing at the server, and the popup for its tab with the tab's id. */
 async function callWithPopup(ff: LaunchedFirefox, rig: AudioRig, pages: PageServer, extensionPage: Page) {
-  const url = pages.url('meeting.html');
-  const page = await ff.browser.newPage();
-  await page.goto(url);
-  const meeting = new MeetingPage(page, url);
-  await pageWaitFor(page, 'the meeting page', () => window.ready !== undefined);
-  await meeting.ready();
-  await waitFor('Firefox capturing at the server', async () =>
-    (await firefoxRecords(rig)) > 0 ? true : null,
-  );
+  const meeting = await openCall(ff, rig, pages);
+  const url = meeting.url;
   const origin = new URL(url).origin;
   const popup = await popupForTab(ff, extensionPage, origin);
   await popup.setViewport(POPUP_VIEWPORT);
