@@ -5,11 +5,35 @@
 // does when a grant has really gone (a one-time grant expired, the user took it back).
 import { join } from 'node:path';
 import type { BrowserContext } from '@playwright/test';
+import { type LaunchedChromium, launchChromium } from './chromium.ts';
 import { ROOT } from './paths.ts';
+import { startXvfb, type Xvfb } from './xvfb.ts';
 
 export const SITE_SETTINGS_EXT = join(ROOT, 'e2e', 'rig', 'site-settings-ext');
 
 export type MicSetting = 'allow' | 'block' | 'ask';
+
+/** A headful Chromium on an Xvfb display of its own, with real focus and Chromium's real permission
+ * layer, and this tool beside micoff: a site's grant behaves as in a person's browser. The caller
+ * closes `b`, then stops `x`. */
+export async function launchWithSiteSettings(
+  env: NodeJS.ProcessEnv,
+): Promise<{ x: Xvfb; b: LaunchedChromium }> {
+  const x = await startXvfb();
+  try {
+    const b = await launchChromium({
+      env,
+      display: x.display,
+      realFocus: true,
+      realPermissions: true,
+      extraExtensions: [SITE_SETTINGS_EXT],
+    });
+    return { x, b };
+  } catch (e) {
+    await x.stop();
+    throw e;
+  }
+}
 
 export interface SiteSettings {
   set(origin: string, setting: MicSetting): Promise<void>;

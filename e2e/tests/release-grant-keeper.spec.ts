@@ -7,14 +7,14 @@
 // Raw samples: e2e/artifacts/release-grant-keeper.json.
 import type { Page, Worker } from '@playwright/test';
 import { KEPT } from '../../extension/src/shared/release-decision.ts';
-import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
+import { extensionServiceWorker, type LaunchedChromium } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { extensionId } from '../rig/host.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
 import { need } from '../rig/needs.ts';
 import { waitFor } from '../rig/proc.ts';
-import { SITE_SETTINGS_EXT, type SiteSettings, siteSettings } from '../rig/site-settings.ts';
-import { startXvfb, type Xvfb, xvfbMissing } from '../rig/xvfb.ts';
+import { launchWithSiteSettings, type SiteSettings, siteSettings } from '../rig/site-settings.ts';
+import { type Xvfb, xvfbMissing } from '../rig/xvfb.ts';
 import {
   chromiumStreams,
   saveArtifact,
@@ -94,14 +94,7 @@ test('the grant keeper reopens a muted page in the background: a held track and 
   let x: Xvfb | undefined;
   let b: LaunchedChromium | undefined;
   try {
-    x = await startXvfb();
-    b = await launchChromium({
-      env: rig.clientEnv,
-      display: x.display,
-      realFocus: true,
-      realPermissions: true,
-      extraExtensions: [SITE_SETTINGS_EXT],
-    });
+    ({ x, b } = await launchWithSiteSettings(rig.clientEnv));
     const site = await siteSettings(b.context);
     const sw = await extensionServiceWorker(b.context, extensionId());
     await setReleaseSettings(sw, { releaseOnMute: true, releaseDelayMs: 0, grantKeepaliveMs: EVERY_MS });

@@ -4,14 +4,14 @@
 // Cases and why this rig: docs/design/release-on-mute.md#silent-unmute-spec.
 // Raw samples: e2e/artifacts/release-silent-unmute.json.
 import type { BrowserContext, Page } from '@playwright/test';
-import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
+import { extensionServiceWorker, type LaunchedChromium } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { extensionId } from '../rig/host.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
 import { need } from '../rig/needs.ts';
 import { waitFor } from '../rig/proc.ts';
-import { type MicSetting, SITE_SETTINGS_EXT, siteSettings } from '../rig/site-settings.ts';
-import { startXvfb, type Xvfb, xvfbMissing } from '../rig/xvfb.ts';
+import { launchWithSiteSettings, type MicSetting, siteSettings } from '../rig/site-settings.ts';
+import { type Xvfb, xvfbMissing } from '../rig/xvfb.ts';
 import { saveArtifact, setReleaseSettings, whenStreams } from './release-util.ts';
 
 test.skip(({ audioServer }) => audioServer !== 'pulseaudio', 'one audio server is enough: PulseAudio only');
@@ -72,14 +72,7 @@ test('a reopen that cannot succeed ends the track within 1 s, from a hidden tab:
   let b: LaunchedChromium | undefined;
   const results: Record<string, Outcome & { streams_after?: number }> = {};
   try {
-    x = await startXvfb();
-    b = await launchChromium({
-      env: rig.clientEnv,
-      display: x.display,
-      realFocus: true,
-      realPermissions: true,
-      extraExtensions: [SITE_SETTINGS_EXT],
-    });
+    ({ x, b } = await launchWithSiteSettings(rig.clientEnv));
     const sw = await extensionServiceWorker(b.context, extensionId());
     await setReleaseSettings(sw, { releaseOnMute: true, releaseDelayMs: 0 });
     const context: BrowserContext = b.context;
