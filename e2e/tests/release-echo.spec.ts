@@ -25,6 +25,11 @@ import { chromiumStreams, median, saveArtifact, setReleaseSettings, whenStreams 
 
 const ROUNDS = Number(process.env.MICOFF_ECHO_ROUNDS ?? 1);
 const UNMUTES = Number(process.env.MICOFF_ECHO_UNMUTES ?? 3);
+/** When the first UNMUTES per kind and call miss a bar, this many more of each (in a fresh call per
+ * browser) settle it, and every bar is judged again on all of them: either browser's canceller lets a
+ * burst of echo through at random seconds on a loaded machine, and a median of three per second takes
+ * two such bursts for a leak (docs/design/release-on-mute.md#echo-after-an-unmute-spec). */
+const MORE_UNMUTES = Number(process.env.MICOFF_ECHO_MORE_UNMUTES ?? 2);
 const KINDS = ['intent', 'sudden'] as const;
 type Kind = (typeof KINDS)[number];
 /** How long the pointer rests on the unmute button before the click (the issue's >= 1 s). */
@@ -103,17 +108,19 @@ async function clickUnmute(call: MeetingPage, leadMs: number): Promise<void> {
 }
 
 /** Each configuration's calls, alternated over rounds: converge, teach the unmute button, then
- * `UNMUTES` times each kind (interleaved): mute for MUTED_MS and measure the unmute with `measure`. */
+ * `perKind` times each kind (interleaved): mute for MUTED_MS and measure the unmute with `measure`. */
 async function runCalls(
   audioServer: 'pulseaudio' | 'pipewire',
   pages: Parameters<typeof openEchoCall>[1],
   measure: (call: MeetingPage, unmute: () => Promise<unknown>) => Promise<Unmute['after']>,
   micDbs: number[] = [],
+  perKind = UNMUTES,
+  rounds: { from: number; count: number } = { from: 0, count: ROUNDS },
 ): Promise<Unmute[]> {
   const rig = await startEchoRig(audioServer);
   const unmutes: Unmute[] = [];
   try {
-    for (let round = 0; round < ROUNDS; round++) {
+    for (let round = rounds.from; round < rounds.from + rounds.count; round++) {
       const order = round % 2 ? [...CONFIGS].reverse() : CONFIGS;
       for (const c of order) {
         const { call, close, browser } = await openEchoCall(rig, pages, c);
@@ -132,7 +139,7 @@ async function runCalls(
           await clickUnmute(call, 100);
           await call.page.mouse.move(600, 500);
           await new Promise((r) => setTimeout(r, 4000));
-          for (let k = 0; k < UNMUTES; k++) {
+          for (let k = 0; k < perKind; k++) {
             for (const kind of k % 2 ? [...KINDS].reverse() : KINDS) {
               await call.mute();
               await call.page.mouse.move(600, 500);
@@ -156,26 +163,18 @@ async function runCalls(
   return unmutes;
 }
 
-test('echo after an unmute: within 6 dB of the plain flip after a sign of intent, 15 dB with no warning', async ({
-  audioServer,
-  pages,
-}) => {
-  test.skip(
-    audioServer !== 'pulseaudio' && !process.env.MICOFF_ECHO_ROUNDS,
-    'PulseAudio only in the suite (time); a sweep (MICOFF_ECHO_ROUNDS) runs on either',
-  );
-  test.setTimeout(
-    60_000 + ROUNDS * CONFIGS.length * (25_000 + CONVERGE_S * 1000 + UNMUTES * KINDS.length * 22_000),
-  );
-  const micDbs: number[] = [];
-  const unmutes = await runCalls(
-    audioServer,
-    pages,
-    (call, unmute) => sentPerSecond(call, AFTER_S, unmute),
-    micDbs,
-  );
-  // The quieter call's echo at the mic: the floor rule asks the most of micoff's sent level.
-  const micDb = Math.min(...micDbs);
+interface KindVerdict {
+  curve_db: Record<string, number[]>;
+  worst_window_db: Record<string, number>;
+  micoff_minus_plain_db: number;
+  micoff_below_mic_db: number;
+  bar_db: number;
+  within: boolean;
+}
+
+/** The bars on a set of unmutes: per kind, the per-second medians' worst 3-s windows; and the settled
+ * median second. `micDb` is the quieter call's echo at the mic (the floor rule asks the most of it). */
+function judge(unmutes: Unmute[], micDb: number) {
   const of = (name: string, kind: Kind) => unmutes.filter((u) => u.config === name && u.kind === kind);
   const curve = (name: string, kind: Kind) =>
     Array.from({ length: AFTER_S }, (_, i) =>
@@ -187,7 +186,7 @@ test('echo after an unmute: within 6 dB of the plain flip after a sign of intent
     );
   const worst = (name: string, kind: Kind) => worstWindowDb(curve(name, kind), WINDOW_S);
   const byKind = Object.fromEntries(
-    KINDS.map((kind) => [
+    KINDS.map((kind): [Kind, KindVerdict] => [
       kind,
       {
         curve_db: Object.fromEntries(
@@ -197,22 +196,70 @@ test('echo after an unmute: within 6 dB of the plain flip after a sign of intent
         micoff_minus_plain_db: worst('micoff', kind) - worst('plain', kind),
         micoff_below_mic_db: micDb - worst('micoff', kind),
         bar_db: BAR_DB[kind],
+        within: echoWithin({
+          micoffDb: worst('micoff', kind),
+          plainDb: worst('plain', kind),
+          barDb: BAR_DB[kind],
+          micDb,
+        }),
       },
     ]),
-  ) as unknown as Record<
-    Kind,
-    { micoff_minus_plain_db: number; micoff_below_mic_db: number; bar_db: number }
+  ) as Record<Kind, KindVerdict>;
+  const settledDb = Object.fromEntries(CONFIGS.map((c) => [c.name, settled(c.name)])) as Record<
+    string,
+    number
   >;
+  const micoffSettled = settledDb.micoff as number;
+  const settledWithin = echoWithin({
+    micoffDb: micoffSettled,
+    plainDb: settledDb.plain as number,
+    barDb: 3,
+    micDb,
+  });
+  return {
+    unmutes_per_kind_and_call: unmutes.length / (CONFIGS.length * KINDS.length),
+    by_kind: byKind,
+    settled_median_db: settledDb,
+    settled_micoff_minus_plain_db: micoffSettled - (settledDb.plain as number),
+    settled_below_mic_db: micDb - micoffSettled,
+    settled_within: settledWithin,
+    within: settledWithin && KINDS.every((k) => byKind[k].within),
+  };
+}
+
+test('echo after an unmute: within 6 dB of the plain flip after a sign of intent, 15 dB with no warning', async ({
+  audioServer,
+  pages,
+}) => {
+  test.skip(
+    audioServer !== 'pulseaudio' && !process.env.MICOFF_ECHO_ROUNDS,
+    'PulseAudio only in the suite (time); a sweep (MICOFF_ECHO_ROUNDS) runs on either',
+  );
+  const callsMs = (rounds: number, perKind: number) =>
+    rounds * CONFIGS.length * (25_000 + CONVERGE_S * 1000 + perKind * KINDS.length * 22_000);
+  test.setTimeout(60_000 + callsMs(ROUNDS, UNMUTES) + callsMs(1, MORE_UNMUTES));
+  const micDbs: number[] = [];
+  const measure = (call: MeetingPage, unmute: () => Promise<unknown>) => sentPerSecond(call, AFTER_S, unmute);
+  let unmutes = await runCalls(audioServer, pages, measure, micDbs);
+  assertMechanism(unmutes);
+  const first = judge(unmutes, Math.min(...micDbs));
+  if (!first.within && MORE_UNMUTES > 0) {
+    unmutes = unmutes.concat(
+      await runCalls(audioServer, pages, measure, micDbs, MORE_UNMUTES, { from: ROUNDS, count: 1 }),
+    );
+  }
+  // The quieter call's echo at the mic: the floor rule asks the most of micoff's sent level.
+  const micDb = Math.min(...micDbs);
+  const verdict = first.within ? first : judge(unmutes, micDb);
   const result = {
     server: audioServer,
     rounds: ROUNDS,
-    unmutes_per_kind_and_call: UNMUTES,
+    more_unmutes: first.within ? 0 : MORE_UNMUTES,
     muted_ms: MUTED_MS,
     intent_lead_ms: INTENT_LEAD_MS,
     mic_db: micDbs,
-    by_kind: byKind,
-    settled_median_db: Object.fromEntries(CONFIGS.map((c) => [c.name, settled(c.name)])),
-    settled_micoff_minus_plain_db: settled('micoff') - settled('plain'),
+    ...verdict,
+    first_unmutes: first.within ? undefined : { ...first },
     unmutes,
   };
   saveArtifact(`release-echo-${audioServer}.json`, result);
@@ -221,17 +268,18 @@ test('echo after an unmute: within 6 dB of the plain flip after a sign of intent
   // There was an echo to cancel: loud at the microphone in every call.
   for (const db of micDbs) expect(db, 'the echo at the microphone').toBeGreaterThanOrEqual(MIC_ECHO_MIN_DB);
   for (const kind of KINDS) {
-    const k = byKind[kind];
+    const k = verdict.by_kind[kind];
     expect(
-      echoWithin({ micoffDb: worst('micoff', kind), plainDb: worst('plain', kind), barDb: k.bar_db, micDb }),
+      k.within,
       `${kind}: micoff's worst 3-s window ${k.micoff_minus_plain_db.toFixed(1)} dB above plain's (bar ` +
-        `${k.bar_db}) and only ${k.micoff_below_mic_db.toFixed(1)} dB below the echo at the mic (floor ${SUPPRESSED_BELOW_MIC_DB})`,
+        `${k.bar_db}) and only ${k.micoff_below_mic_db.toFixed(1)} dB below the echo at the mic (floor ` +
+        `${SUPPRESSED_BELOW_MIC_DB}), over ${verdict.unmutes_per_kind_and_call} unmutes per kind and browser`,
     ).toBe(true);
   }
   expect(
-    echoWithin({ micoffDb: settled('micoff'), plainDb: settled('plain'), barDb: 3, micDb }),
-    `settled: micoff ${result.settled_micoff_minus_plain_db.toFixed(1)} dB above plain (bar 3), ` +
-      `${(micDb - settled('micoff')).toFixed(1)} dB below the echo at the mic`,
+    verdict.settled_within,
+    `settled: micoff ${verdict.settled_micoff_minus_plain_db.toFixed(1)} dB above plain (bar 3), ` +
+      `${verdict.settled_below_mic_db.toFixed(1)} dB below the echo at the mic`,
   ).toBe(true);
 });
 

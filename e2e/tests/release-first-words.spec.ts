@@ -10,12 +10,13 @@
 import type { Page, Worker } from '@playwright/test';
 import { FIRST_AUDIO_SLOW_MS, firstWordsNote } from '../../extension/src/shared/first-words.ts';
 import { KEPT } from '../../extension/src/shared/release-decision.ts';
-import type { AudioRig } from '../rig/audio-rig.ts';
+import type { AudioRig, AudioServerKind } from '../rig/audio-rig.ts';
 import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { extensionId } from '../rig/host.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
 import { need } from '../rig/needs.ts';
+import type { PageServer } from '../rig/page-server.ts';
 import { ARTIFACTS_DIR } from '../rig/paths.ts';
 import { waitFor } from '../rig/proc.ts';
 import { startXvfb, type Xvfb, xvfbMissing } from '../rig/xvfb.ts';
@@ -108,6 +109,33 @@ async function openCalls(
   } catch (e) {
     for (const c of calls) await c.browser.close();
     throw e;
+  }
+}
+
+/** A fresh rig, the two calls side by side on a private Xvfb on `sources` of it, then `body`; all of
+ * it closed after. */
+async function inCalls(
+  audioServer: AudioServerKind,
+  pages: PageServer,
+  sources: (rig: AudioRig) => Promise<[string, string]>,
+  withHost: boolean,
+  body: (rig: AudioRig, calls: Call[]) => Promise<void>,
+): Promise<void> {
+  need(xvfbMissing());
+  const { startAudioRig } = await import('../rig/audio-rig.ts');
+  const rig = await startAudioRig(audioServer, { reader: false, tone: false });
+  let x: Xvfb | undefined;
+  let calls: Call[] = [];
+  try {
+    const on = await sources(rig);
+    x = await startXvfb();
+    const url = pages.url(`meeting.html?playout=1&encoded=1&ptime=${PTIME_MS}`);
+    calls = await openCalls(rig, x.display, on, url, withHost);
+    await body(rig, calls);
+  } finally {
+    for (const c of calls) await c.browser.close();
+    await x?.stop();
+    await rig.stop();
   }
 }
 
@@ -247,29 +275,14 @@ for (const sourceKind of ['monitor', 'clock'] as const) {
     pages,
   }) => {
     test.setTimeout(480_000);
-    need(xvfbMissing());
-    const { startAudioRig } = await import('../rig/audio-rig.ts');
-    const rig = await startAudioRig(audioServer, { reader: false, tone: false });
-    let x: Xvfb | undefined;
-    let calls: Call[] = [];
     const others: Page[] = [];
-    try {
-      let sources: [string, string];
-      if (sourceKind === 'monitor') {
-        sources = await monitorSources(rig);
-      } else {
-        await rig.addClockedSource('clock1');
-        await rig.addClockedSource('clock2');
-        sources = ['clock1', 'clock2'];
-      }
-      x = await startXvfb();
-      calls = await openCalls(
-        rig,
-        x.display,
-        sources,
-        pages.url(`meeting.html?playout=1&encoded=1&ptime=${PTIME_MS}`),
-        true,
-      );
+    const sources = async (rig: AudioRig): Promise<[string, string]> => {
+      if (sourceKind === 'monitor') return monitorSources(rig);
+      await rig.addClockedSource('clock1');
+      await rig.addClockedSource('clock2');
+      return ['clock1', 'clock2'];
+    };
+    await inCalls(audioServer, pages, sources, true, async (rig, calls) => {
       const otherTab = async (c: Call) => {
         const tab = await c.browser.context.newPage();
         await tab.goto(pages.url('index.html').replace('127.0.0.1', 'localhost'));
@@ -306,11 +319,7 @@ for (const sourceKind of ['monitor', 'clock'] as const) {
           `${kind}: micoff minus the plain flip (ms)`,
         ).toBeLessThanOrEqual(BAR_MS);
       }
-    } finally {
-      for (const c of calls) await c.browser.close();
-      await x?.stop();
-      await rig.stop();
-    }
+    });
   });
 }
 
@@ -319,21 +328,7 @@ test(`first words without micoff-host on a monitor source: micoff's hotkey and c
   pages,
 }) => {
   test.setTimeout(240_000);
-  need(xvfbMissing());
-  const { startAudioRig } = await import('../rig/audio-rig.ts');
-  const rig = await startAudioRig(audioServer, { reader: false, tone: false });
-  let x: Xvfb | undefined;
-  let calls: Call[] = [];
-  try {
-    const sources = await monitorSources(rig);
-    x = await startXvfb();
-    calls = await openCalls(
-      rig,
-      x.display,
-      sources,
-      pages.url(`meeting.html?playout=1&encoded=1&ptime=${PTIME_MS}`),
-      false,
-    );
+  await inCalls(audioServer, pages, monitorSources, false, async (rig, calls) => {
     const micoff = calls[0] as Call;
     const sw = micoff.sw as Worker;
     expect((await tabView(sw, micoff.tabId as number))?.state, 'the call captures').toBe('capturing');
@@ -427,9 +422,5 @@ test(`first words without micoff-host on a monitor source: micoff's hotkey and c
       expect(sampled, 'every sampled mute released the device').toEqual(sampled.map(() => 'released'));
       expect(view?.first_words_need_host_ms ?? null, 'nothing to say').toBeNull();
     }
-  } finally {
-    for (const c of calls) await c.browser.close();
-    await x?.stop();
-    await rig.stop();
-  }
+  });
 });
