@@ -5,7 +5,10 @@ import {
   FIRST_AUDIO_SLOW_MS,
   firstWordsNeedHost,
   firstWordsNote,
+  KEY_LEAD_MS,
   learnFirstAudio,
+  reopenOutlastsKey,
+  SLOW_REOPEN_MS,
 } from './first-words.ts';
 
 const at = (ms: number, at_ms: number, open_ms = 0) => ({ ms, open_ms, at_ms });
@@ -53,4 +56,18 @@ test('the note names the figure and the fix', () => {
   const note = firstWordsNote(952.4);
   assert.match(note, /^First words on this microphone need micoff-host: its reopen took 952 ms\./);
   assert.match(note, /Install micoff-host \(see README\)/);
+});
+
+test('a reopen slower than the key gives: kept only where the user unmutes by key, only for micoff’s reopens', () => {
+  assert.ok(SLOW_REOPEN_MS > KEY_LEAD_MS);
+  type Case = [what: string, sample: ReturnType<typeof at> | null, byKey: boolean, kept: number | null];
+  const cases: Case[] = [
+    ['PipeWire monitor behind a large-latency player, by key', at(180, 1, 90), true, 180],
+    ['the same device, unmuted by click only', at(180, 1, 90), false, null],
+    ['a device that keeps up (PulseAudio monitor)', at(60, 1, 30), true, null],
+    ['just at the mark', at(SLOW_REOPEN_MS, 1, 60), true, null],
+    ['the page’s own getUserMedia (not a reopen)', at(400, 1, 0), true, null],
+    ['nothing measured yet', null, true, null],
+  ];
+  for (const [what, sample, byKey, kept] of cases) assert.equal(reopenOutlastsKey(sample, byKey), kept, what);
 });

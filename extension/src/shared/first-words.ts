@@ -59,6 +59,27 @@ export function firstWordsNeedHost(entry: FirstAudioEntry | null, hostConnected:
   return s && waitAfterOpen(s) > FIRST_AUDIO_SLOW_MS ? s.ms : null;
 }
 
+/** The lead an unmute key gives: its first modifier goes down at least this long before the key (the
+ * shortest a person gives), and micoff reopens on that modifier (page/chromium/guards/intent.ts). */
+export const KEY_LEAD_MS = 100;
+
+/** A micoff reopen that took longer than this from its start to its first audio outlasts the key's
+ * lead by more than the first-words bar (10 ms) and some: an unmute by key there would lose the first
+ * words. Between a device that keeps up (PulseAudio's monitor 56-65 ms, PipeWire's pipe source 71-82)
+ * and PipeWire's monitor behind a large-latency player (148-221); argued in
+ * docs/design/release-on-mute.md "Reopen on a PipeWire monitor source". */
+export const SLOW_REOPEN_MS = 120;
+
+/** The page world's rule: on a page where the user unmutes by a key, a device whose latest reopen by
+ * micoff (`open_ms` > 0: timed from the reopen's start) took longer than SLOW_REOPEN_MS to deliver its
+ * first audio is kept open while muted; returns that reopen's figure, else null. The host cannot help
+ * here (it is the audio server's graph that is slow to take a new recorder), so it holds with or
+ * without it. The page's own getUserMedia (`open_ms` 0) says nothing about a reopen. */
+export function reopenOutlastsKey(s: FirstAudio | null, unmutesByKey: boolean): number | null {
+  if (!unmutesByKey || !s || s.open_ms <= 0) return null;
+  return s.ms > SLOW_REOPEN_MS ? s.ms : null;
+}
+
 /** What the popup says about such a device (its one wording). */
 export function firstWordsNote(ms: number): string {
   return (

@@ -2,8 +2,9 @@
 // sees both the settings and the host's view of the audio server); the content script forwards the
 // answer and the page world asks (the background also weighs what the page world measured of a reopen:
 // shared/first-words.ts). The page world adds only what it alone can know: the delay since the device
-// came on (the timing, group-machine.ts) and a MediaRecorder that is recording (patch/recorder.ts); the
-// reasons it shows for those are here too, so every reason has one home.
+// came on (the timing, group-machine.ts), a MediaRecorder that is recording (patch/recorder.ts) and a
+// reopen slower than the page's unmute key gives (shared/first-words.ts reopenOutlastsKey); the reasons
+// it shows for those are here too, so every reason has one home.
 import { followPathsFor, releaseAllowedForSource, releaseEnabledFor, type Settings } from './settings.ts';
 
 /** Why a muted device is kept open (shown in the popup and the badge title). */
@@ -33,6 +34,10 @@ export const KEPT = {
    * cost the first words after an unmute; the popup says how to fix it (firstWordsNote). */
   firstWords:
     'a reopen of this microphone is slow without micoff-host, so it stays open to keep your first words',
+  /** micoff's reopens of this device take longer than the lead the page's unmute key gives
+   * (shared/first-words.ts reopenOutlastsKey): releasing it would cost the first words of an unmute. */
+  slowReopen:
+    'this microphone reopens slower than your unmute key gives, so it stays open to keep your first words',
   /** Reopened ahead of an unmute (page/chromium/guards/intent.ts): the user came back to the call. */
   primed:
     'reopened a moment ago because you came back to the call, so that you are heard at once when you unmute',

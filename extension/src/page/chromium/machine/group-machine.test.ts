@@ -29,6 +29,7 @@ function setup(opts: { lastOnAgo?: number; heard?: () => Audibility; onHeard?: (
   const world = {
     config: { delay_ms: 3000, release: true, reason: null } as ReleaseConfig,
     hold: null as string | null,
+    slow: null as string | null,
     log: [] as string[],
     questions: [] as ((a: PolicyAnswer) => void)[],
     reopens: [] as { resolve: (r: Reopened) => void; reject: (e: Error) => void }[],
@@ -39,6 +40,7 @@ function setup(opts: { lastOnAgo?: number; heard?: () => Audibility; onHeard?: (
     clearTimer: (h) => timers.clearTimeout(h),
     config: () => world.config,
     holdReason: () => world.hold,
+    slowReopen: () => world.slow,
     askPolicy: () => {
       world.log.push('ask');
       return new Promise((resolve) => world.questions.push(resolve));
@@ -145,6 +147,28 @@ test('policy says no: kept open with its reason, and not asked again until somet
   assert.deepEqual(world.log, ['ask', 'ask']);
   await answer({ allow: false, reason: null });
   assert.equal(g.kept, KEPT.policy);
+});
+
+test('a reopen slower than the key: kept open once the background allows; its own reason first', async () => {
+  const { timers, track, g, world, set, answer } = setup();
+  world.slow = KEPT.slowReopen;
+  set(track, false);
+  timers.advance(3000);
+  await answer({ allow: false, reason: KEPT.firstWords });
+  assert.equal(g.kept, KEPT.firstWords, 'what the host would fix is what the user reads');
+  set(track, true);
+  set(track, false);
+  timers.advance(3000);
+  await answer({ allow: true, reason: null });
+  assert.deepEqual(world.log, ['ask', 'ask'], 'never stopped');
+  assert.equal(groupState(g), 'not_released');
+  assert.equal(g.kept, KEPT.slowReopen);
+  set(track, true);
+  world.slow = null; // e.g. the page reloaded its call and nothing is known of a reopen
+  set(track, false);
+  timers.advance(3000);
+  await answer({ allow: true, reason: null });
+  assert.equal(groupState(g), 'released');
 });
 
 test('release off for the site: kept at once without a timer; a new config reconsiders', async () => {

@@ -51,6 +51,10 @@ export interface GroupEffects<G extends MachineGroup> {
   holdReason(g: G): string | null;
   /** Ask the background (site switch, Bluetooth) whether the device may be released now. */
   askPolicy(g: G): Promise<PolicyAnswer>;
+  /** The page world's last word once the background allows: why a release would cost the first words
+   * of an unmute here (a reopen slower than the page's unmute key gives), else null. After the
+   * background's answer, so that its reason (one the host would fix) is the one shown. */
+  slowReopen?(g: G): string | null;
   /** Release: stop the real tracks (the page-visible ones stay live). */
   stopTracks(g: G): void;
   /** Reopen the device and swap fresh tracks in, or say why it could not be (then the tracks end). */
@@ -179,6 +183,12 @@ export function createGroupMachine<G extends MachineGroup>(fx: GroupEffects<G>):
     if (!stillWanted(g, seq)) return;
     if (!answer.allow) {
       g.kept = answer.reason ?? KEPT.policy;
+      fx.changed(g);
+      return;
+    }
+    const slow = fx.slowReopen?.(g) ?? null;
+    if (slow !== null) {
+      g.kept = slow;
       fx.changed(g);
       return;
     }
