@@ -63,21 +63,38 @@ export function firstWordsNeedHost(entry: FirstAudioEntry | null, hostConnected:
  * shortest a person gives), and micoff reopens on that modifier (page/chromium/guards/intent.ts). */
 export const KEY_LEAD_MS = 100;
 
-/** A micoff reopen that took longer than this from its start to its first audio outlasts the key's
- * lead by more than the first-words bar (10 ms) and some: an unmute by key there would lose the first
- * words. Between a device that keeps up (PulseAudio's monitor 56-65 ms, PipeWire's pipe source 71-82)
- * and PipeWire's monitor behind a large-latency player (148-221); argued in
- * docs/design/release-on-mute.md "Reopen on a PipeWire monitor source". */
-export const SLOW_REOPEN_MS = 120;
+/** A micoff reopen whose device then waited longer than this for its first audio, once the browser
+ * had opened it, outlasts the key's lead: with the open itself (tens of ms) the first audio comes at
+ * or after the unmute. The wait is the device's (the audio server's graph taking a new recorder); the
+ * open's own time swings with the machine's load and the circumstance of the reopen (a tab coming to
+ * the front), so it does not count. Between the waits of devices that keep up (PulseAudio 0-21 ms,
+ * PipeWire's pipe source 22-31) and PipeWire's monitor behind a large-latency player (33-103, mostly
+ * above 50); argued in docs/design/release-on-mute.md "Reopen on a PipeWire monitor source". */
+export const SLOW_REOPEN_WAIT_MS = 50;
 
-/** The page world's rule: on a page where the user unmutes by a key, a device whose latest reopen by
- * micoff (`open_ms` > 0: timed from the reopen's start) took longer than SLOW_REOPEN_MS to deliver its
- * first audio is kept open while muted; returns that reopen's figure, else null. The host cannot help
- * here (it is the audio server's graph that is slow to take a new recorder), so it holds with or
- * without it. The page's own getUserMedia (`open_ms` 0) says nothing about a reopen. */
-export function reopenOutlastsKey(s: FirstAudio | null, unmutesByKey: boolean): number | null {
-  if (!unmutesByKey || !s || s.open_ms <= 0) return null;
-  return s.ms > SLOW_REOPEN_MS ? s.ms : null;
+/** How many of micoff's reopens of a device in a row must have waited longer than the mark before it
+ * is kept open: one alone can (PulseAudio's monitor read 51 ms once, on an idle machine). */
+export const SLOW_REOPENS_IN_A_ROW = 2;
+
+/** The run of slow reopens after a new measurement: one more when micoff's reopen (`open_ms` > 0)
+ * waited longer than SLOW_REOPEN_WAIT_MS once open, none when it did not; the page's own getUserMedia
+ * (`open_ms` 0) says nothing about a reopen and leaves it. */
+export function slowReopenStreak(streak: number, s: FirstAudio): number {
+  if (s.open_ms <= 0) return streak;
+  return waitAfterOpen(s) > SLOW_REOPEN_WAIT_MS ? streak + 1 : 0;
+}
+
+/** The page world's rule: on a page where the user unmutes by a key, a device whose last
+ * SLOW_REOPENS_IN_A_ROW reopens by micoff each waited longer than SLOW_REOPEN_WAIT_MS for their first
+ * audio once open is kept open while muted; returns the latest reopen's figure (from its start), else
+ * null. The host cannot help here (it is the audio server's graph that is slow to take a new
+ * recorder), so it holds with or without it. */
+export function reopenOutlastsKey(
+  streak: number,
+  latest: FirstAudio | null,
+  unmutesByKey: boolean,
+): number | null {
+  return unmutesByKey && latest && streak >= SLOW_REOPENS_IN_A_ROW ? latest.ms : null;
 }
 
 /** What the popup says about such a device (its one wording). */

@@ -5,7 +5,7 @@
 // (common/), the registry, the group machine (machine/), the guards (guards/) and the patches (patch/).
 // Hostile territory: a failure in our bookkeeping never breaks the page's own call.
 
-import { reopenOutlastsKey } from '../../shared/first-words.ts';
+import { reopenOutlastsKey, slowReopenStreak } from '../../shared/first-words.ts';
 import { KEPT } from '../../shared/release-decision.ts';
 import { DEFAULT_SETTINGS } from '../../shared/settings.ts';
 import type { Bridge } from '../common/bridge.ts';
@@ -100,6 +100,7 @@ export function install(w: Realm, opts: InstallOptions): boolean {
     tap: (track) => tapFrames(o, track),
     measured: (g, sample) => {
       g.firstAudio = sample;
+      g.slowReopens = slowReopenStreak(g.slowReopens, sample);
       report();
     },
   });
@@ -117,7 +118,7 @@ export function install(w: Realm, opts: InstallOptions): boolean {
     holdReason: reg.holdReason,
     // A device that reopens slower than the page's unmute key gives stays open (first-words.ts).
     slowReopen: (g) =>
-      reopenOutlastsKey(g.firstAudio, (intent?.learned().keys.length ?? 0) > 0) !== null
+      reopenOutlastsKey(g.slowReopens, g.firstAudio, (intent?.learned().keys.length ?? 0) > 0) !== null
         ? KEPT.slowReopen
         : null,
     askPolicy: async (g) => {

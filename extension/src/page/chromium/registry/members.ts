@@ -50,6 +50,8 @@ export interface Group extends MachineGroup {
   since: number;
   /** How long the device's latest open took to deliver its first audio (guards/first-audio.ts). */
   firstAudio: FirstAudio | null;
+  /** How many of micoff's reopens in a row waited long once open (shared/first-words.ts slowReopenStreak). */
+  slowReopens: number;
 }
 
 export interface MembersDeps {
@@ -120,6 +122,7 @@ export function createMembers(o: Originals, realm: number, deps: MembersDeps) {
         reported: null,
         since: o.dateNow(),
         firstAudio: null,
+        slowReopens: 0,
       };
       groups.set(deviceId, g);
     }
