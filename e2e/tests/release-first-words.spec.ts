@@ -253,7 +253,7 @@ async function settled(rig: AudioRig, c: Call, why: string): Promise<Outcome> {
 }
 
 /** micoff keeps a device open for a reopen slower than the key gives only where one was: never on
- * PulseAudio (its devices wait 0-21 ms once open), and on PipeWire only once a reopen of micoff's waited
+ * PulseAudio (its devices wait 0-23 ms once open), and on PipeWire only once a reopen of micoff's waited
  * longer than SLOW_REOPEN_WAIT_MS once open (the latest one the background learned: none comes after a
  * keep). */
 function expectKeptOnlyWhenSlow(server: AudioServerKind, outcomes: Outcome[], firstAudio: unknown): void {

@@ -67,7 +67,7 @@ export const KEY_LEAD_MS = 100;
  * had opened it, outlasts the key's lead: with the open itself (tens of ms) the first audio comes at
  * or after the unmute. The wait is the device's (the audio server's graph taking a new recorder); the
  * open's own time swings with the machine's load and the circumstance of the reopen (a tab coming to
- * the front), so it does not count. Between the waits of devices that keep up (PulseAudio 0-21 ms,
+ * the front), so it does not count. Between the waits of devices that keep up (PulseAudio 0-23 ms,
  * PipeWire's pipe source 22-31) and PipeWire's monitor behind a large-latency player (33-103, mostly
  * above 50); argued in docs/design/release-on-mute.md "Reopen on a PipeWire monitor source". */
 export const SLOW_REOPEN_WAIT_MS = 50;
