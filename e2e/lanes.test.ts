@@ -3,6 +3,7 @@ import { readdirSync } from 'node:fs';
 import { test } from 'node:test';
 import {
   CPU_SPECS,
+  ECHO_SPECS,
   LANE_WORKERS,
   LANES,
   laneFilter,
@@ -13,25 +14,27 @@ import {
 
 test('every named spec exists, and none is in two lanes', () => {
   const specs = new Set(readdirSync(new URL('./tests/', import.meta.url)));
-  const named = [...CPU_SPECS, ...SHORT_TIMING_SPECS, ...TIMING_SPECS];
+  const named = [...CPU_SPECS, ...SHORT_TIMING_SPECS, ...TIMING_SPECS, ...ECHO_SPECS];
   for (const f of named) assert.ok(specs.has(f), f);
   assert.equal(new Set(named).size, named.length);
 });
 
 test('the functional lane leaves out exactly the specs of the other lanes; unset takes all', () => {
-  const others = CPU_SPECS.length + SHORT_TIMING_SPECS.length + TIMING_SPECS.length;
+  const others = CPU_SPECS.length + SHORT_TIMING_SPECS.length + TIMING_SPECS.length + ECHO_SPECS.length;
   assert.equal(laneFilter('functional').testIgnore?.length, others);
   assert.deepEqual(laneFilter('cpu'), {
     testMatch: [...CPU_SPECS, ...SHORT_TIMING_SPECS].map((f) => `**/${f}`),
   });
+  assert.deepEqual(laneFilter('echo'), { testMatch: ECHO_SPECS.map((f) => `**/${f}`) });
   assert.deepEqual(laneFilter(null), {});
   assert.equal(laneOf({}), null);
   assert.equal(laneOf({ MICOFF_E2E_LANE: 'timing' }), 'timing');
   assert.throws(() => laneOf({ MICOFF_E2E_LANE: 'quiet' }), /expected one of/);
 });
 
-test('the CPU and timing specs run one at a time; every lane has its workers', () => {
+test('the CPU, timing and echo specs run one at a time; every lane has its workers', () => {
   assert.equal(LANE_WORKERS.cpu, 1);
   assert.equal(LANE_WORKERS.timing, 1);
+  assert.equal(LANE_WORKERS.echo, 1);
   for (const lane of LANES) assert.ok(LANE_WORKERS[lane] >= 1, lane);
 });

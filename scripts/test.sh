@@ -2,9 +2,9 @@
 # `npm test`: every check micoff has, in one run (deps, types and lints, unit tests, the bounded fuzz
 # run, the host's Debian package, the Playwright e2e suite), each counted by scripts/test-tally.sh; the
 # last line is `N passed (K on retry), N failed, N skipped` and the exit status is non-zero on any
-# failure. The functional e2e lane runs first, alone; then the CPU lane beside the timing lane
-# (e2e/lanes.ts), with the builds and unit tests at the idle scheduling class beside them; the time per
-# group and the slowest specs end the run (e2e/artifacts/).
+# failure. The functional e2e lane runs first, alone; then the CPU lane beside the timing lane and the
+# echo lane after it (e2e/lanes.ts), with the builds and unit tests at the idle scheduling class beside
+# them; the time per group and the slowest specs end the run (e2e/artifacts/).
 # Options: MICOFF_TEST_ONLY=static,rust,ts,fuzz,package,e2e; MICOFF_E2E_GREP=regex.
 # More: docs/test-rig.md#npm-test-script.
 set -uo pipefail
@@ -204,8 +204,28 @@ builds() {
   fi
 }
 
+# builds_done: waits until the builds beside the lanes have ended (their counts written, or their
+# subshell gone), and says how long it waited.
+builds_done() {
+  local t0=$SECONDS pid=${bg_pids[builds]:-}
+  while [ ! -e "$LOG_DIR/bg-builds.counts" ] && [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null; do
+    sleep 2
+  done
+  ((SECONDS - t0 > 0)) && say "the echo lane waited $((SECONDS - t0)) s for the builds"
+  return 0
+}
+
+# The timing lane, then the echo lane once the builds are done: echo cancellation lets echo through
+# beside them even at the idle class (docs/test-rig.md#lanes).
+timing_then_echo() {
+  timed_lane timing "e2e timing lane (beside the CPU lane)"
+  builds_done
+  timed_lane echo "e2e echo lane (after the timing lane and the builds, beside the CPU lane)"
+}
+
 # First the functional e2e lane, alone (its specs mostly wait on browsers and audio servers, several at
-# a time); then the CPU lane beside the timing lane, with the builds and unit tests in the idle time.
+# a time); then the CPU lane beside the timing lane and the echo lane after it, with the builds and unit
+# tests in the idle time.
 group_done
 if want e2e && ((host_built == 0)); then
   fail_one "e2e: not run, the host did not build (above)"
@@ -215,8 +235,8 @@ elif want e2e; then
 fi
 in_background builds builds
 if want e2e && ((host_built == 1)); then
-  say "Playwright e2e, CPU lane beside the timing lane (one spec each at a time), the builds beside them"
-  in_background timing timed_lane timing "e2e timing lane (beside the CPU lane)"
+  say "Playwright e2e, CPU lane beside the timing lane, then the echo lane (one spec each at a time), the builds beside them"
+  in_background timing timing_then_echo
   timed_lane cpu "e2e CPU lane"
   join_background timing
 fi
