@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import {
   CPU_SPECS,
   ECHO_SPECS,
+  ECHO_SPECS_IN_CPU_LANE_ON_PIPEWIRE,
   LANE_WORKERS,
   LANES,
   laneFilter,
@@ -21,15 +22,30 @@ test('every named spec exists, and none is in two lanes', () => {
 
 test('the functional lane leaves out exactly the specs of the other lanes; unset takes all', () => {
   const others = CPU_SPECS.length + SHORT_TIMING_SPECS.length + TIMING_SPECS.length + ECHO_SPECS.length;
-  assert.equal(laneFilter('functional').testIgnore?.length, others);
-  assert.deepEqual(laneFilter('cpu'), {
-    testMatch: [...CPU_SPECS, ...SHORT_TIMING_SPECS].map((f) => `**/${f}`),
+  for (const server of ['pulseaudio', 'pipewire'] as const) {
+    assert.equal(laneFilter('functional', server).testIgnore?.length, others);
+    assert.deepEqual(laneFilter(null, server), {});
+  }
+  const glob = (files: readonly string[]) => files.map((f) => `**/${f}`);
+  assert.deepEqual(laneFilter('cpu', 'pulseaudio'), {
+    testMatch: glob([...CPU_SPECS, ...SHORT_TIMING_SPECS]),
   });
-  assert.deepEqual(laneFilter('echo'), { testMatch: ECHO_SPECS.map((f) => `**/${f}`) });
-  assert.deepEqual(laneFilter(null), {});
+  assert.deepEqual(laneFilter('echo', 'pulseaudio'), { testMatch: glob(ECHO_SPECS) });
   assert.equal(laneOf({}), null);
   assert.equal(laneOf({ MICOFF_E2E_LANE: 'timing' }), 'timing');
   assert.throws(() => laneOf({ MICOFF_E2E_LANE: 'quiet' }), /expected one of/);
+});
+
+test('on PipeWire the moved echo specs run in the CPU lane, once per server in all', () => {
+  const runs = (f: string, server: 'pulseaudio' | 'pipewire') =>
+    (['cpu', 'timing', 'echo'] as const).filter((l) => laneFilter(l, server).testMatch?.includes(`**/${f}`));
+  for (const f of ECHO_SPECS_IN_CPU_LANE_ON_PIPEWIRE) {
+    assert.deepEqual(runs(f, 'pipewire'), ['cpu']);
+    assert.deepEqual(runs(f, 'pulseaudio'), ['echo']);
+  }
+  for (const f of [...CPU_SPECS, ...SHORT_TIMING_SPECS, ...TIMING_SPECS, ...ECHO_SPECS])
+    for (const server of ['pulseaudio', 'pipewire'] as const)
+      assert.equal(runs(f, server).length, 1, `${f} ${server}`);
 });
 
 test('the CPU, timing and echo specs run one at a time; every lane has its workers', () => {

@@ -14,7 +14,6 @@ export default defineConfig<unknown, WorkerFixtures>({
   testDir: './tests',
   // One per lane: lanes run at the same time, and Playwright empties its output folder when it starts.
   outputDir: lane ? `./artifacts/test-results-${lane}` : './artifacts/test-results',
-  ...laneFilter(lane),
   workers: lane ? LANE_WORKERS[lane] : 1,
   fullyParallel: false,
   retries: CI ? 1 : 0,
@@ -26,7 +25,7 @@ export default defineConfig<unknown, WorkerFixtures>({
     ['json', { outputFile: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ?? './artifacts/results.json' }],
   ],
   projects: [
-    { name: 'pulseaudio', use: { audioServer: 'pulseaudio' } },
-    { name: 'pipewire', use: { audioServer: 'pipewire' } },
+    { name: 'pulseaudio', use: { audioServer: 'pulseaudio' }, ...laneFilter(lane, 'pulseaudio') },
+    { name: 'pipewire', use: { audioServer: 'pipewire' }, ...laneFilter(lane, 'pipewire') },
   ],
 });
