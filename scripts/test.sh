@@ -215,8 +215,8 @@ builds_done() {
   return 0
 }
 
-# The timing lane, then the echo lane once the builds are done: echo cancellation lets echo through
-# beside them even at the idle class (docs/test-rig.md#lanes).
+# The timing lane, then the echo lane once the builds are done: beside them the echo specs needed
+# release-echo's second stage in r18-r21 and capture-latency-aec its retry in r22 (docs/test-rig.md#lanes).
 timing_then_echo() {
   timed_lane timing "e2e timing lane (beside the CPU lane)"
   builds_done

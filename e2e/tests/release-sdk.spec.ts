@@ -9,6 +9,7 @@
 import { copyFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
+import { SIGNAL_SINK } from '../rig/audio-rig.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { PAGES_DIR, ROOT } from '../rig/paths.ts';
 import { waitFor } from '../rig/proc.ts';
@@ -75,6 +76,14 @@ test.beforeAll(async () => {
     outfile: join(SDK_DIR, 'bundle', 'sdk-loopback.js'),
     logLevel: 'warning',
   });
+});
+
+// A signal without gaps: with the rig's tone (250 ms bursts every 500 ms) "audio back" waited for the
+// next burst, and mediasoup-zero-rtp's medians read 147-176 or 385-501 ms by the bursts' phase (r19-r27,
+// 2026-11-29; bar 500).
+test.use({ rigOptions: { tone: false } });
+test.beforeAll(async ({ rig }) => {
+  await rig.playInto(SIGNAL_SINK, 'speech');
 });
 
 test('real SDKs: released on their mute, audio back on their unmute, no SDK event', async ({
