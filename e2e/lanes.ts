@@ -34,7 +34,7 @@ export const TIMING_SPECS = [
 
 /** The specs that compare echo cancellation, micoff's with the plain flip's or one capture latency's
  * with another's, to a few decibels: after the timing lane, once the builds beside the lanes are done
- * (beside them, even at the idle class, the cancellers let echo through: docs/test-rig.md#lanes). */
+ * (docs/test-rig.md#lanes says what they read beside them). */
 export const ECHO_SPECS = ['capture-latency-aec.spec.ts', 'release-echo.spec.ts'] as const;
 
 /** Echo specs whose PipeWire run goes to the CPU lane, to even the lanes out: the CPU lane runs its

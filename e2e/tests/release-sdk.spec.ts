@@ -78,9 +78,8 @@ test.beforeAll(async () => {
   });
 });
 
-// A signal without gaps: with the rig's tone (250 ms bursts every 500 ms) "audio back" waited for the
-// next burst, and mediasoup-zero-rtp's medians read 147-176 or 385-501 ms by the bursts' phase (r19-r27,
-// 2026-11-29; bar 500).
+// A signal without gaps: with the rig's tone (250 ms bursts every 500 ms) "audio back" would wait for
+// the next burst (docs/test-rig.md#lanes, r27).
 test.use({ rigOptions: { tone: false } });
 test.beforeAll(async ({ rig }) => {
   await rig.playInto(SIGNAL_SINK, 'speech');

@@ -142,9 +142,8 @@ for (const pageName of ['meeting.html', 'webaudio.html']) {
 
     // While released the call carries nothing or silence: the sender's source energy stands (nearly)
     // still, after what was already in the pipeline when the track was disabled (WebAudio buffers a
-    // few hundred ms; its silence is not bit-exact zero on PipeWire). Released, it reads 1e-6 per second
-    // or less (r18-r25); once, 500 ms after the release on PipeWire under three functional workers, 0.0075
-    // against the bar's 0.0054 (0 on the retry): the quiet second now starts 1 s after the release.
+    // few hundred ms; its silence is not bit-exact zero on PipeWire), so the quiet second starts 1 s after
+    // the release (docs/test-rig.md#lanes, r25).
     await new Promise((r) => setTimeout(r, 1000));
     const quietFrom = await sent();
     await new Promise((r) => setTimeout(r, 1000));
