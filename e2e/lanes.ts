@@ -20,6 +20,7 @@ export const CPU_SPECS = [
 export const SHORT_TIMING_SPECS = [
   'capture-latency-guard.spec.ts',
   'firefox-quiet-unmute.spec.ts',
+  'release-far-end-janus.spec.ts',
   'release-gap.spec.ts',
 ] as const;
 

@@ -17,15 +17,16 @@ say() { printf 'ensure-deps: %s\n' "$*" >&2; }
 APT_PACKAGES=(pulseaudio pulseaudio-utils libpulse-dev pkg-config chromium sysstat
   pipewire pipewire-pulse wireplumber pipewire-bin dbus)
 # Installed when the archive has them; what is not is said at the end (and fails CI). `--with-firefox`
-# (npm test): the Firefox e2e tests' browser, and Xvfb for the spec that needs a headful Chromium (a
-# headless page is always visible, so a background tab needs a real window). `--firefox`: the browser
-# alone, for `npm run demo -- --browser firefox|both`.
+# (npm test): the Firefox e2e tests' browser, Xvfb for the spec that needs a headful Chromium (a
+# headless page is always visible, so a background tab needs a real window), and Janus with its demos
+# (janus.js) for the far end that watches the packets. `--firefox`: the browser alone, for
+# `npm run demo -- --browser firefox|both`.
 OPTIONAL_APT_PACKAGES=()
 PACKAGE_TOOLS=0
 FUZZ_TOOLS=0
 for a in "$@"; do
   case $a in
-    --with-firefox) OPTIONAL_APT_PACKAGES+=(firefox-esr xvfb) ;;
+    --with-firefox) OPTIONAL_APT_PACKAGES+=(firefox-esr xvfb janus janus-demos) ;;
     --firefox) OPTIONAL_APT_PACKAGES+=(firefox-esr) ;;
     --package)
       PACKAGE_TOOLS=1
@@ -102,6 +103,12 @@ if ((${#missing[@]} + ${#optional[@]} > 0)); then
     done
     say "installing: ${missing[*]}"
     "${SUDO[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+    # Debian's janus starts a gateway on every interface: the tests start their own in a private
+    # network namespace (e2e/rig/janus.ts), so the one the package just started is stopped, for good.
+    if [[ " ${missing[*]} " == *" janus "* ]] && [ -d /run/systemd/system ]; then
+      "${SUDO[@]}" systemctl disable --now janus.service >&2 &&
+        say "janus: the package's system service is stopped and disabled (the tests start their own)"
+    fi
   fi
 fi
 
@@ -189,8 +196,16 @@ for p in "${OPTIONAL_APT_PACKAGES[@]}"; do
       bin=${MICOFF_XVFB:-$(command -v Xvfb || true)} override=${MICOFF_XVFB:+MICOFF_XVFB}
       for_what="the e2e test of a background tab (headful Chromium)"
       ;;
+    janus)
+      bin=/usr/bin/janus override=""
+      for_what="the e2e test of a far end that watches the packets"
+      ;;
+    janus-demos)
+      bin=/usr/share/javascript/janus-gateway/janus.js override=""
+      for_what="the e2e test of a far end that watches the packets (janus.js)"
+      ;;
   esac
-  [ -n "$bin" ] && [ -x "$bin" ] && continue
+  [ -n "$bin" ] && [ -r "$bin" ] && { [ "$p" = janus-demos ] || [ -x "$bin" ]; } && continue
   why=${not_installed_why[$p]:-}
   [ -z "$why" ] && [ -n "$override" ] && why="$override=$bin is not an executable"
   unmet+=("$p (${bin:-Xvfb}; for $for_what): ${why:-not installed}")

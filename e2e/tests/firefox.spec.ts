@@ -230,9 +230,13 @@ test('Firefox ESR without its pref keeps the mic open while muted; the popup say
       state: document.querySelector('#tab-state')?.firstChild?.textContent ?? '',
       // micoff does not release on Firefox: no per-site release switches to offer.
       siteRow: (document.querySelector('#site-row') as HTMLElement | null)?.hidden,
+      // micoff's quiet part is: whether a release keeps sending is the site's to choose.
+      sending: (document.querySelector('#site-sending-row') as HTMLElement | null)?.hidden,
+      sendingValue: (document.querySelector('#site-sending') as HTMLSelectElement | null)?.value,
     }));
     expect(shown.state).toMatch(/^Muted since .+, microphone still open\.$/);
     expect(shown.siteRow).toBe(true);
+    expect([shown.sending, shown.sendingValue]).toEqual([false, 'auto']);
     // What the popup says is what the server shows: the same stream, open and running, past micoff's
     // delay and Firefox's default one (3 s).
     expect(saidAfterMs).toBeGreaterThan(Math.max(MICOFF_DELAY_MS, FIREFOX_DEFAULT_DELAY_MS));

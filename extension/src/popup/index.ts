@@ -13,6 +13,8 @@ import {
   browserSettingsStore,
   followPathsFor,
   followPathsSitePatch,
+  keepSendingFor,
+  keepSendingSitePatch,
   normalizeOrigin,
   releaseEnabledFor,
 } from '../shared/settings.ts';
@@ -135,11 +137,16 @@ async function showSite(url: string): Promise<void> {
   const origin = normalizeOrigin(url);
   if (!origin || !/^https?:/.test(url)) return;
   siteOrigin = origin;
-  // micoff releases on Chromium only (Firefox's own pref does on Firefox): no per-site switches there.
+  const s = await settings.get();
+  // Both browsers: Chromium's stand-ins, Firefox's quiet part (docs/design/release-on-mute.md "Far
+  // ends that watch the packets").
+  const sending = keepSendingFor(s, origin);
+  ($('site-sending') as HTMLSelectElement).value = sending === null ? 'auto' : sending ? 'on' : 'off';
+  $('site-sending-row').hidden = false;
+  // micoff releases on Chromium only (Firefox's own pref does on Firefox): no release switches there.
   if (__BROWSER__ === 'firefox') return;
   const box = $('site-release') as HTMLInputElement;
   $('site-origin').textContent = new URL(origin).host;
-  const s = await settings.get();
   box.checked = releaseEnabledFor(s, origin);
   ($('site-paths') as HTMLInputElement).checked = followPathsFor(s, origin);
   $('site-row').hidden = false;
@@ -152,6 +159,13 @@ async function showSite(url: string): Promise<void> {
   const s = await settings.get();
   // Back to the global setting: no exception needed.
   const patch = followPathsSitePatch(s, siteOrigin, on === s.followPaths ? null : on);
+  if (patch) await settings.update(patch);
+});
+
+($('site-sending') as HTMLSelectElement).addEventListener('change', async (e) => {
+  if (!siteOrigin) return;
+  const v = (e.target as HTMLSelectElement).value;
+  const patch = keepSendingSitePatch(await settings.get(), siteOrigin, v === 'auto' ? null : v === 'on');
   if (patch) await settings.update(patch);
 });
 

@@ -5,7 +5,13 @@
 // came on (the timing, group-machine.ts), a MediaRecorder that is recording (patch/recorder.ts) and a
 // reopen slower than the page's unmute key gives (shared/first-words.ts reopenOutlastsKey); the reasons
 // it shows for those are here too, so every reason has one home.
-import { followPathsFor, releaseAllowedForSource, releaseEnabledFor, type Settings } from './settings.ts';
+import {
+  followPathsFor,
+  keepSendingFor,
+  releaseAllowedForSource,
+  releaseEnabledFor,
+  type Settings,
+} from './settings.ts';
 
 /** Why a muted device is kept open (shown in the popup and the badge title). */
 export const KEPT = {
@@ -106,6 +112,10 @@ export interface ReleaseConfig {
   paths?: boolean;
   /** The grant keeper's interval (Settings.grantKeepaliveMs); absent means the default. */
   keepalive_ms?: number;
+  /** While released, keep sending silence (Chromium: a stand-in on the senders; Firefox: no quiet
+   * part): the site's answer, or null / absent for none (the page world keeps sending where it finds a
+   * far end that watches for packets: page/common/far-end.ts). */
+  keep_sending?: boolean | null;
 }
 
 export function releaseConfig(settings: Settings, url: string): ReleaseConfig {
@@ -116,6 +126,7 @@ export function releaseConfig(settings: Settings, url: string): ReleaseConfig {
     reason: d.reason,
     paths: followPathsFor(settings, url),
     keepalive_ms: settings.grantKeepaliveMs,
+    keep_sending: keepSendingFor(settings, url),
   };
 }
 

@@ -6,6 +6,8 @@ import {
   followPathsFor,
   followPathsSitePatch,
   GRANT_KEEPALIVE_MAX_MS,
+  keepSendingFor,
+  keepSendingSitePatch,
   normalizeOrigin,
   parseGrantKeepalive,
   parseReleaseDelay,
@@ -86,6 +88,7 @@ test('validateSettings fills defaults and drops junk', () => {
       },
       followPaths: 'no',
       followPathsSites: { 'a.example': false, 'https://b.example': 'off', 'file:///x': true },
+      keepSendingSites: { 'janus.example': true, 'https://b.example': 1, 'file:///x': false },
       grantKeepaliveMs: 1000,
       extra: 1,
     }),
@@ -96,6 +99,7 @@ test('validateSettings fills defaults and drops junk', () => {
       siteOverrides: { 'https://a.example': { release: false } },
       followPaths: true,
       followPathsSites: { 'https://a.example': false },
+      keepSendingSites: { 'https://janus.example': true },
       grantKeepaliveMs: DEFAULT_SETTINGS.grantKeepaliveMs,
     },
   );
@@ -187,4 +191,23 @@ test('store: update, site overrides, change events', async () => {
   await assert.rejects(store.setSiteOverride('file:///x', { release: true }), TypeError);
   assert.deepEqual(seen, [500, 500, 500, 500]);
   assert.ok(f.data.has(SETTINGS_KEY));
+});
+
+test("keepSendingFor: the site's answer or none; the patch sets and clears one", () => {
+  const s = validateSettings({
+    keepSendingSites: { 'https://on.example': true, 'https://off.example': false },
+  });
+  assert.equal(keepSendingFor(s, 'https://on.example/room'), true);
+  assert.equal(keepSendingFor(s, 'https://off.example'), false);
+  assert.equal(keepSendingFor(s, 'https://any.example'), null);
+  assert.equal(keepSendingFor(s, 'not a url at all'), null);
+  assert.deepEqual(keepSendingSitePatch(s, 'https://any.example/x', true)?.keepSendingSites, {
+    'https://on.example': true,
+    'https://off.example': false,
+    'https://any.example': true,
+  });
+  assert.deepEqual(keepSendingSitePatch(s, 'https://on.example', null)?.keepSendingSites, {
+    'https://off.example': false,
+  });
+  assert.equal(keepSendingSitePatch(s, 'file:///x', true), null);
 });

@@ -26,6 +26,10 @@ export interface Settings {
   followPaths: boolean;
   /** Per-site exceptions to `followPaths`, keyed by origin. */
   followPathsSites: Record<string, boolean>;
+  /** Per site (by origin): while the microphone is released, keep sending silence (true) or not
+   * (false). A site without an entry gets it where the page uses a far end that watches for packets
+   * (`keepSendingFor`; docs/design/release-on-mute.md "Far ends that watch the packets"). */
+  keepSendingSites: Record<string, boolean>;
   /** The grant keeper's interval (page/chromium/guards/grant-keeper.ts). Not on the options page: the
    * default is the one to ship; the e2e tests shorten it through the test surface. */
   grantKeepaliveMs: number;
@@ -47,6 +51,7 @@ export const DEFAULT_SETTINGS: Readonly<Settings> = Object.freeze({
   siteOverrides: {},
   followPaths: true,
   followPathsSites: {},
+  keepSendingSites: {},
   grantKeepaliveMs: GRANT_KEEPALIVE_MAX_MS,
 });
 
@@ -85,6 +90,17 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** A stored origin -> boolean map, its keys normalized and anything else dropped. */
+function siteBooleans(raw: unknown): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  if (!isRecord(raw)) return out;
+  for (const [key, value] of Object.entries(raw)) {
+    const origin = normalizeOrigin(key);
+    if (origin && typeof value === 'boolean') out[origin] = value;
+  }
+  return out;
+}
+
 /** Anything (stored value, older version, junk) -> valid Settings. Invalid fields take their default;
  * invalid site entries are dropped. */
 export function validateSettings(raw: unknown): Settings {
@@ -98,16 +114,10 @@ export function validateSettings(raw: unknown): Settings {
       }
     }
   }
-  const followPathsSites: Record<string, boolean> = {};
-  if (isRecord(r.followPathsSites)) {
-    for (const [key, value] of Object.entries(r.followPathsSites)) {
-      const origin = normalizeOrigin(key);
-      if (origin && typeof value === 'boolean') followPathsSites[origin] = value;
-    }
-  }
   return {
     followPaths: typeof r.followPaths === 'boolean' ? r.followPaths : DEFAULT_SETTINGS.followPaths,
-    followPathsSites,
+    followPathsSites: siteBooleans(r.followPathsSites),
+    keepSendingSites: siteBooleans(r.keepSendingSites),
     releaseOnMute: typeof r.releaseOnMute === 'boolean' ? r.releaseOnMute : DEFAULT_SETTINGS.releaseOnMute,
     releaseDelayMs: parseReleaseDelay(r.releaseDelayMs) ?? DEFAULT_SETTINGS.releaseDelayMs,
     bluetoothPolicy:
@@ -145,6 +155,27 @@ export function followPathsSitePatch(
   if (value === null) delete followPathsSites[origin];
   else followPathsSites[origin] = value;
   return { followPathsSites };
+}
+
+/** This site's answer to "keep sending silence while released": true, false, or null (none: the page
+ * world decides, keeping it where the page uses a far end that watches for packets). */
+export function keepSendingFor(settings: Settings, urlOrOrigin: string): boolean | null {
+  const origin = normalizeOrigin(urlOrOrigin);
+  return (origin ? settings.keepSendingSites[origin] : undefined) ?? null;
+}
+
+/** The settings patch that sets (or with null clears) one site's keep-sending answer. */
+export function keepSendingSitePatch(
+  settings: Settings,
+  urlOrOrigin: string,
+  value: boolean | null,
+): Pick<Settings, 'keepSendingSites'> | null {
+  const origin = normalizeOrigin(urlOrOrigin);
+  if (!origin) return null;
+  const keepSendingSites = { ...settings.keepSendingSites };
+  if (value === null) delete keepSendingSites[origin];
+  else keepSendingSites[origin] = value;
+  return { keepSendingSites };
 }
 
 /** Whether to release a source, given whether the host reports it as Bluetooth. */

@@ -6,9 +6,13 @@ import { test } from 'node:test';
 import { type FakeTrack, fakeBridge, fakeRealm, settle } from '../fake-realm/realm.test-util.ts';
 import { install } from './interpose.ts';
 
-async function call() {
+async function call(keepSending: boolean | null = true, janus = false) {
   const realm = fakeRealm();
-  const { bridge, reports } = fakeBridge();
+  if (janus)
+    Object.assign(realm.w, {
+      Janus: Object.assign(() => {}, { init: () => {}, isWebrtcSupported: () => true }),
+    });
+  const { bridge, reports } = fakeBridge(3000, keepSending);
   assert.equal(install(realm.w, { bridge, realm: 0 }), true);
   assert.equal(install(realm.w, { bridge, realm: 0 }), false, 'once per realm');
   const gum = realm.FakeMediaDevices.prototype.getUserMedia as (
@@ -22,8 +26,8 @@ async function call() {
   return { ...realm, t, stream, sender, state };
 }
 
-test('mute, delay, release; unmute, reacquire: the page sees one live track throughout', async () => {
-  const c = await call();
+async function muteReleaseUnmute(keepSending: boolean | null, janus = false) {
+  const c = await call(keepSending, janus);
   assert.deepEqual(c.state(), ['capturing']);
   c.t.enabled = false;
   c.timers.advance(2999);
@@ -38,6 +42,9 @@ test('mute, delay, release; unmute, reacquire: the page sees one live track thro
     ['live', false, true],
     'the page sees no change',
   );
+  assert.equal(c.sender.track, c.t, 'the page reads its own while released');
+  const released = c.sender._track as FakeTrack | null;
+  const releasedState = released?._state;
   c.t.enabled = true;
   await settle();
   assert.deepEqual(c.state(), ['capturing']);
@@ -45,7 +52,30 @@ test('mute, delay, release; unmute, reacquire: the page sees one live track thro
   assert.ok(fresh && fresh._state === 'live');
   assert.equal(c.sender._track, fresh, 'the fresh track is on the wire');
   assert.equal(c.sender.track, c.t, 'the page reads its own');
+  return { c, released, releasedState };
+}
+
+test('mute, delay, release; unmute, reacquire: the page sees one live track throughout', async () => {
+  const { c, released, releasedState } = await muteReleaseUnmute(true);
+  assert.notEqual(released, c.t, 'while released the sender sends a stand-in’s silence');
+  assert.equal(releasedState, 'live');
+  assert.equal(released?._state, 'ended', 'the stand-in stopped at the reacquire');
+  assert.deepEqual(c.sender._sets, [], 'the RTP clock ran on: no restart');
+});
+
+test('without keep_sending: the stopped track on the sender, the RTP stream restarted', async () => {
+  const { c, released } = await muteReleaseUnmute(false);
+  assert.equal(released, c.t, 'the stopped device track stays on the sender');
   assert.deepEqual(c.sender._sets, [[false], [true]], 'the RTP stream restarted');
+});
+
+test('no answer for the site: a stand-in where the page holds janus.js, none elsewhere', async () => {
+  const withJanus = await muteReleaseUnmute(null, true);
+  assert.notEqual(withJanus.released, withJanus.c.t, 'janus.js: the stand-in');
+  assert.deepEqual(withJanus.c.sender._sets, []);
+  const without = await muteReleaseUnmute(null, false);
+  assert.equal(without.released, without.c.t, 'no janus.js: the stopped track, as before');
+  assert.deepEqual(without.c.sender._sets, [[false], [true]]);
 });
 
 test('a device that cannot be reopened: the page’s track ends as on unplug', async () => {

@@ -9,6 +9,7 @@ import { reopenOutlastsKey, slowReopenStreak } from '../../shared/first-words.ts
 import { KEPT } from '../../shared/release-decision.ts';
 import { DEFAULT_SETTINGS } from '../../shared/settings.ts';
 import type { Bridge } from '../common/bridge.ts';
+import { keepSending } from '../common/far-end.ts';
 import {
   captureOriginals,
   maskToString,
@@ -131,7 +132,7 @@ export function install(w: Realm, opts: InstallOptions): boolean {
     stopTracks: (g) => {
       firstAudio.cut(g);
       for (const m of g.members) echo.drop(m);
-      reg.stopTracks(g);
+      reg.stopTracks(g, keepSending(bridge.config(), w));
     },
     reacquire: async (g) => {
       const start = o.now();

@@ -14,6 +14,7 @@ import { endTracks, stopTracks } from './registry/release.ts';
 import { createOpen, refusalReason } from './registry/reopen.ts';
 import { reportGroups } from './registry/report.ts';
 import { restartStarved } from './registry/sender-restarts.ts';
+import { createSenderStandIns } from './registry/sender-stand-ins.ts';
 import { createShadows } from './registry/shadows.ts';
 import { swapIn } from './registry/swap.ts';
 
@@ -37,7 +38,14 @@ export function createTrackRegistry(
   open: ReacquireDeps['open'] = createOpen(o, () => null),
 ) {
   const patches = createHooks<Group, Member, Track>();
-  const book = createMembers(o, realm, { evaluate: hooks.evaluate, ended: patches.ended });
+  const standIns = createSenderStandIns(o);
+  const book = createMembers(o, realm, {
+    evaluate: hooks.evaluate,
+    ended: (m) => {
+      for (const s of m.senders) standIns.drop(s);
+      patches.ended(m);
+    },
+  });
   const shadows = createShadows(o, book);
   const graph = createGraph(o, book.members);
   const connections = createConnections(o);
@@ -47,10 +55,11 @@ export function createTrackRegistry(
   function prune(): void {
     patches.prune();
     shadows.prune();
+    standIns.prune();
   }
 
   const swap = (m: Member, next: Track) =>
-    swapIn(o, { rebind: book.rebind, swapTrack: shadows.swapTrack }, m, next);
+    swapIn(o, { rebind: book.rebind, swapTrack: shadows.swapTrack, standIns }, m, next);
   const reacquire = createReacquire(o, {
     prune,
     restartStarved: (g) => restartStarved(() => graph.roots(g), o.setTimeout),
@@ -99,7 +108,12 @@ export function createTrackRegistry(
     addConnection: connections.add,
     farEndLevel: connections.farEndLevel,
     refreshOwnStreams: connections.refreshOwn,
-    stopTracks: (g: Group) => stopTracks(o, g),
+    /** With `keepSending`, the senders send silence from a stand-in while released (sender-stand-ins.ts). */
+    stopTracks: (g: Group, keepSending = false) =>
+      stopTracks(o, g, keepSending ? { of: standIns, alias: (t, m) => book.byReal.set(t, m) } : undefined),
+    /** The stand-in a sender carries while its device is released, if any. */
+    standInOn: standIns.on,
+    pruneStandIns: standIns.prune,
     endTracks: (g: Group) => endTracks(o, book.markEnded, g),
     /** Reopen the device and swap fresh tracks in, or say why it could not be reopened or went away
      * meanwhile (the group machine then ends the tracks). */

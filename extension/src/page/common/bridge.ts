@@ -66,7 +66,14 @@ export function createBridge(w: Window & typeof globalThis): Bridge {
       const delay_ms = Math.min(RELEASE_DELAY_MAX_MS, Math.max(RELEASE_DELAY_MIN_MS, delay));
       const keepalive = Math.round(msg.keepalive_ms ?? DEFAULT_SETTINGS.grantKeepaliveMs);
       const keepalive_ms = Math.min(GRANT_KEEPALIVE_MAX_MS, Math.max(GRANT_KEEPALIVE_MIN_MS, keepalive));
-      config = { delay_ms, release: msg.release, reason: msg.reason, paths: msg.paths ?? true, keepalive_ms };
+      config = {
+        delay_ms,
+        release: msg.release,
+        reason: msg.reason,
+        paths: msg.paths ?? true,
+        keepalive_ms,
+        keep_sending: msg.keep_sending ?? null,
+      };
       for (const l of configListeners) l();
     } else {
       const resolve = pending.get(msg.query);

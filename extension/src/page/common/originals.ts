@@ -95,6 +95,12 @@ export interface Originals {
   readonly AudioWorkletNode: typeof AudioWorkletNode | null;
   readonly AudioDestinationNode: typeof AudioDestinationNode | null;
   readonly MediaStreamAudioDestinationNode: typeof MediaStreamAudioDestinationNode | null;
+  /** A silent track for a sender while its device is released (page/chromium/registry/sender-stand-ins.ts). */
+  readonly AudioContext: typeof AudioContext | null;
+  readonly ConstantSourceNode: typeof ConstantSourceNode | null;
+  readonly startSource: AudioScheduledSourceNode['start'] | null;
+  readonly closeContext: AudioContext['close'] | null;
+  readonly resumeContext: AudioContext['resume'] | null;
 
   /** The page's microphone permission as `navigator.permissions.query` answers it, and its state
    * (page/chromium/guards/permission-watch.ts); null when the realm has no Permissions API or the query fails. */
@@ -290,6 +296,11 @@ export function captureOriginals(w: Realm): Originals | null {
     AudioWorkletNode: w.AudioWorkletNode ?? null,
     AudioDestinationNode: w.AudioDestinationNode ?? null,
     MediaStreamAudioDestinationNode: w.MediaStreamAudioDestinationNode ?? null,
+    AudioContext: w.AudioContext ?? null,
+    ConstantSourceNode: w.ConstantSourceNode ?? null,
+    startSource: w.AudioScheduledSourceNode?.prototype.start ?? null,
+    closeContext: w.AudioContext?.prototype.close ?? null,
+    resumeContext: w.AudioContext?.prototype.resume ?? null,
 
     async micPermission() {
       if (!permissions || !query) return null;

@@ -26,6 +26,7 @@ export function fakeRealm(opts: { without?: string[] } = {}) {
   const audio = fakeWebAudio({ FakeTrack, FakeStream });
   const { FakeAudioContext, FakeAudioNode, FakeSourceNode, FakeAnalyser, FakeScriptProcessor } = audio;
   const { FakeWorkletNode, FakeAudioDestination, FakeStreamDestination, FakeAudioParam } = audio;
+  const { FakeScheduledSource, FakeConstantSource } = audio;
   const { FakeMediaElement, FakeRecorder, FakeIFrame } = fakeElements();
   const streams = fakeInsertable({ FakeTrack });
   const { FakeReadable, FakeGenerator, FakeProcessor, transform, FakeWorker, FakeMessagePort } = streams;
@@ -55,6 +56,8 @@ export function fakeRealm(opts: { without?: string[] } = {}) {
     AudioDestinationNode: FakeAudioDestination,
     MediaStreamAudioDestinationNode: FakeStreamDestination,
     AudioParam: FakeAudioParam,
+    AudioScheduledSourceNode: FakeScheduledSource,
+    ConstantSourceNode: FakeConstantSource,
     HTMLMediaElement: FakeMediaElement,
     MediaRecorder: FakeRecorder,
     MediaStreamTrackGenerator: FakeGenerator,
@@ -157,10 +160,10 @@ export function pageWorld(opts: { patches?: Patch[]; without?: string[] } = {}) 
 export type PageWorld = ReturnType<typeof pageWorld>;
 
 /** A bridge that answers at once (release allowed, `delay_ms`) and keeps every report. */
-export function fakeBridge(delay_ms = 3000) {
+export function fakeBridge(delay_ms = 3000, keep_sending: boolean | null = true) {
   const reports: GroupReport[][] = [];
   const bridge: Bridge = {
-    config: () => ({ delay_ms, release: true, reason: null }),
+    config: () => ({ delay_ms, release: true, reason: null, keep_sending }),
     onConfig: () => {},
     report: (_realm, groups) => reports.push(groups),
     askPolicy: () => Promise.resolve({ allow: true, reason: null }),

@@ -52,8 +52,31 @@ export function fakeWebAudio({ FakeTrack, FakeStream }: Pick<Media, 'FakeTrack' 
     }),
   });
   class FakeAudioParam {}
+  /** AudioScheduledSourceNode: `start` on its prototype, as in browsers. */
+  class FakeScheduledSource extends FakeAudioNode {
+    _started = false;
+    start(): void {
+      this._started = true;
+    }
+  }
+  class FakeConstantSource extends FakeScheduledSource {
+    readonly _offset: number;
+    constructor(ctx: FakeAudioContext, init: { offset?: number } = {}) {
+      super(ctx);
+      this._offset = init.offset ?? 1;
+    }
+  }
   class FakeAudioContext {
     state: AudioContextState = 'running';
+    /** Every context made, with its options (micoff's stand-in graph among them). */
+    static _all: FakeAudioContext[] = [];
+    constructor(readonly _options: unknown = undefined) {
+      FakeAudioContext._all.push(this);
+    }
+    resume(): Promise<void> {
+      if (this.state !== 'closed') this.state = 'running';
+      return Promise.resolve();
+    }
     readonly destination: FakeAudioDestination = new FakeAudioDestination(this);
     /** Every source node the context's own method made (the page's and micoff's inner ones). */
     readonly _made: FakeSourceNode[] = [];
@@ -84,5 +107,7 @@ export function fakeWebAudio({ FakeTrack, FakeStream }: Pick<Media, 'FakeTrack' 
     FakeStreamDestination,
     FakeAudioParam,
     FakeAudioContext,
+    FakeScheduledSource,
+    FakeConstantSource,
   };
 }

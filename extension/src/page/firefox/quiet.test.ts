@@ -297,3 +297,23 @@ test('the replaced sender and connection methods look like the browser’s own',
   const pc = new w.FakePeerConnection();
   await assert.rejects(pc.getStats(track), /InvalidAccessError/);
 });
+
+test('keep sending: the site says so, or the page uses janus.js; the senders stay on the wire', async (t) => {
+  const w = firefoxWorld(t);
+  const { stream, track } = await w.gum();
+  const sender = new w.FakePeerConnection().addTrack(track, stream);
+  w.advance(10_000);
+  w.setConfig({ keep_sending: true });
+  await muteUntilQuiet(w, track);
+  assert.equal(sender._track, track, 'the site says keep sending');
+  assert.equal(w.last()[0]?.quiet_since_ms, null);
+  // The site's answer gone: none, and no janus.js on the page: quiet at the next evaluation.
+  w.setConfig({ keep_sending: null });
+  await settle();
+  assert.equal(sender._track, null);
+  // janus.js on the page: back on the wire.
+  Object.assign(w.w, { Janus: Object.assign(() => {}, { init: () => {}, isWebrtcSupported: () => true }) });
+  w.setConfig({});
+  await settle();
+  assert.equal(sender._track, track, 'janus.js on the page');
+});

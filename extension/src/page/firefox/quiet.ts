@@ -6,6 +6,7 @@
 // each back while Firefox reopens the device. The device itself stays Firefox's to release.
 import { QUIET_HOLD_MS } from '../../shared/firefox-release.ts';
 import type { Bridge } from '../common/bridge.ts';
+import { keepSending } from '../common/far-end.ts';
 import type { Realm } from '../common/originals.ts';
 import type { MuteWatch } from './mute-observer.ts';
 import { followSenders } from './senders.ts';
@@ -31,7 +32,10 @@ export function quietSenders(w: Realm, watch: MuteWatch, bridge: Bridge): (() =>
 
   /** Brings the senders in line with the book; returns whether the report changed. */
   const evaluate = (): boolean => {
-    const { delay_ms, release } = bridge.config();
+    const config = bridge.config();
+    const { delay_ms } = config;
+    // Where a far end watches for packets, the senders go on sending the disabled track's silence.
+    const release = config.release && !keepSending(config, w);
     const now = o.dateNow();
     const muted = new Map(book.muted().map((m) => [m.key, m]));
     const due = (key: string | null) => {

@@ -53,7 +53,10 @@ test('answers from the background are held to their shape', () => {
     release: false,
     reason: 'off',
     paths: true, // absent: an older background, the rule as before is on
+    keep_sending: null, // absent: no answer for the site, the page world decides
   });
+  assert.equal(parseConfigAnswer({ delay_ms: 500, release: true, keep_sending: false })?.keep_sending, false);
+  assert.equal(parseConfigAnswer({ delay_ms: 500, release: true, keep_sending: 'yes' })?.keep_sending, null);
   assert.equal(parseConfigAnswer({ delay_ms: 500, release: true, reason: null, paths: false })?.paths, false);
   assert.equal(
     parseConfigAnswer({ delay_ms: 500, release: true, reason: null, keepalive_ms: 8000 })?.keepalive_ms,

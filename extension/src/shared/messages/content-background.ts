@@ -66,5 +66,6 @@ export function parseConfigAnswer(a: unknown): ReleaseConfig | null {
     reason: isText(a.reason) ? a.reason : null,
     paths,
     ...(keepalive ? { keepalive_ms: a.keepalive_ms as number } : {}),
+    keep_sending: typeof a.keep_sending === 'boolean' ? a.keep_sending : null,
   };
 }

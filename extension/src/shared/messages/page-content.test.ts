@@ -48,8 +48,13 @@ test('parseContentMessage', () => {
       release: true,
       reason: null,
       paths: true,
+      keep_sending: null,
     },
   );
+  const sending = parseContentMessage(
+    JSON.stringify({ type: 'config', delay_ms: 3000, release: true, reason: null, keep_sending: true }),
+  );
+  assert.equal(sending?.type === 'config' && sending.keep_sending, true);
   const off = parseContentMessage(
     JSON.stringify({ type: 'config', delay_ms: 3000, release: true, reason: null, paths: false }),
   );

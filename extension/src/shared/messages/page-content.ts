@@ -145,7 +145,16 @@ export function parseContentMessage(raw: unknown): ContentToPage | null {
   if (v.type === 'config' && typeof v.delay_ms === 'number' && typeof v.release === 'boolean') {
     const paths = typeof v.paths === 'boolean' ? v.paths : true;
     const keepalive = isTime(v.keepalive_ms) ? { keepalive_ms: v.keepalive_ms } : {};
-    return { type: 'config', delay_ms: v.delay_ms, release: v.release, reason, paths, ...keepalive };
+    const keep_sending = typeof v.keep_sending === 'boolean' ? v.keep_sending : null;
+    return {
+      type: 'config',
+      delay_ms: v.delay_ms,
+      release: v.release,
+      reason,
+      paths,
+      ...keepalive,
+      keep_sending,
+    };
   }
   if (v.type === 'policy' && typeof v.query === 'number' && typeof v.allow === 'boolean') {
     return { type: 'policy', query: v.query, allow: v.allow, reason };

@@ -58,7 +58,8 @@ export function patchRtc(w: Realm, o: Originals, reg: TrackRegistry): void {
     for (const [s, e] of senders) {
       const carried = o.senderTrack?.call(s);
       if (!carried || (reg.byReal.get(carried)?.page ?? carried) !== t) continue;
-      const restart = params ? () => params.restart(s) : undefined;
+      // A sender that sent a stand-in's silence kept its RTP clock running: nothing to restart.
+      const restart = params && !reg.standInOn(s) ? () => params.restart(s) : undefined;
       out.push({ kind: 'sender', sending: sending(s, e), why: KEPT.sending, restart });
     }
     return out;
@@ -94,6 +95,7 @@ export function patchRtc(w: Realm, o: Originals, reg: TrackRegistry): void {
           if (!senders.has(this)) senders.set(this, { pc: null, transceiver: null });
           p.then(() => {
             attach(this, track);
+            reg.pruneStandIns();
             reg.evaluateAll();
           }).catch(() => {});
           return p;

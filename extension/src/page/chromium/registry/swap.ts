@@ -3,12 +3,15 @@
 // takes the old one's place on the member's senders and in every shadow stream.
 import type { Originals, Track } from '../../common/originals.ts';
 import type { Member } from './members.ts';
+import type { SenderStandIns } from './sender-stand-ins.ts';
 
 export interface SwapDeps {
   /** The member's real track is `next` from now on (members.ts rebind). */
   rebind(m: Member, next: Track): void;
   /** Put `next` in place of `old` in the shadow streams (shadows.ts swapTrack). */
   swapTrack(old: Track, next: Track): void;
+  /** The silent tracks released senders carry (sender-stand-ins.ts). */
+  standIns?: SenderStandIns;
 }
 
 export function swapIn(o: Originals, deps: SwapDeps, m: Member, next: Track): void {
@@ -16,16 +19,34 @@ export function swapIn(o: Originals, deps: SwapDeps, m: Member, next: Track): vo
   deps.rebind(m, next);
   o.setEnabled.call(next, m.enabled && !m.heldBack);
   if (m.applied) o.applyConstraints.call(next, m.applied).catch(() => {});
-  swapSenders(o, m, old, next);
+  swapSenders(o, m, old, next, deps.standIns);
   deps.swapTrack(old, next);
 }
 
-/** Only where the sender still carries the old track: one the page emptied (removeTrack,
- * replaceTrack(null)) or moved to another track stays as the page left it, and is forgotten. */
-export function swapSenders(o: Originals, m: Member, old: Track, next: Track): void {
+/** Only where the sender still carries the old track, or the stand-in the release put there: one the
+ * page emptied (removeTrack, replaceTrack(null)) or moved to another track stays as the page left it,
+ * and is forgotten. */
+export function swapSenders(
+  o: Originals,
+  m: Member,
+  old: Track,
+  next: Track,
+  standIns?: SenderStandIns,
+): void {
   for (const s of m.senders) {
     const carried = o.senderTrack?.call(s);
-    if (carried === old) o.replaceTrack?.call(s, next).catch(() => {});
-    else if (carried !== next) m.senders.delete(s);
+    const standIn = standIns?.on(s) ?? null;
+    if (carried === old || (standIn !== null && carried === standIn)) {
+      const p = o.replaceTrack?.call(s, next);
+      if (p)
+        p.then(
+          () => standIns?.drop(s),
+          () => standIns?.drop(s),
+        );
+      else standIns?.drop(s);
+    } else {
+      standIns?.drop(s);
+      if (carried !== next) m.senders.delete(s);
+    }
   }
 }
