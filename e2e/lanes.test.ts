@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { readdirSync } from 'node:fs';
 import { test } from 'node:test';
 import {
+  AFTER_BUILDS_TIMING_SPECS,
   CPU_SPECS,
   ECHO_SPECS,
   ECHO_SPECS_IN_CPU_LANE_ON_PIPEWIRE,
@@ -15,13 +16,24 @@ import {
 
 test('every named spec exists, and none is in two lanes', () => {
   const specs = new Set(readdirSync(new URL('./tests/', import.meta.url)));
-  const named = [...CPU_SPECS, ...SHORT_TIMING_SPECS, ...TIMING_SPECS, ...ECHO_SPECS];
+  const named = [
+    ...CPU_SPECS,
+    ...SHORT_TIMING_SPECS,
+    ...TIMING_SPECS,
+    ...ECHO_SPECS,
+    ...AFTER_BUILDS_TIMING_SPECS,
+  ];
   for (const f of named) assert.ok(specs.has(f), f);
   assert.equal(new Set(named).size, named.length);
 });
 
 test('the functional lane leaves out exactly the specs of the other lanes; unset takes all', () => {
-  const others = CPU_SPECS.length + SHORT_TIMING_SPECS.length + TIMING_SPECS.length + ECHO_SPECS.length;
+  const others =
+    CPU_SPECS.length +
+    SHORT_TIMING_SPECS.length +
+    TIMING_SPECS.length +
+    ECHO_SPECS.length +
+    AFTER_BUILDS_TIMING_SPECS.length;
   for (const server of ['pulseaudio', 'pipewire'] as const) {
     assert.equal(laneFilter('functional', server).testIgnore?.length, others);
     assert.deepEqual(laneFilter(null, server), {});
@@ -30,7 +42,9 @@ test('the functional lane leaves out exactly the specs of the other lanes; unset
   assert.deepEqual(laneFilter('cpu', 'pulseaudio'), {
     testMatch: glob([...CPU_SPECS, ...SHORT_TIMING_SPECS]),
   });
-  assert.deepEqual(laneFilter('echo', 'pulseaudio'), { testMatch: glob(ECHO_SPECS) });
+  assert.deepEqual(laneFilter('echo', 'pulseaudio'), {
+    testMatch: glob([...ECHO_SPECS, ...AFTER_BUILDS_TIMING_SPECS]),
+  });
   assert.equal(laneOf({}), null);
   assert.equal(laneOf({ MICOFF_E2E_LANE: 'timing' }), 'timing');
   assert.throws(() => laneOf({ MICOFF_E2E_LANE: 'quiet' }), /expected one of/);
@@ -43,7 +57,13 @@ test('on PipeWire the moved echo specs run in the CPU lane, once per server in a
     assert.deepEqual(runs(f, 'pipewire'), ['cpu']);
     assert.deepEqual(runs(f, 'pulseaudio'), ['echo']);
   }
-  for (const f of [...CPU_SPECS, ...SHORT_TIMING_SPECS, ...TIMING_SPECS, ...ECHO_SPECS])
+  for (const f of [
+    ...CPU_SPECS,
+    ...SHORT_TIMING_SPECS,
+    ...TIMING_SPECS,
+    ...ECHO_SPECS,
+    ...AFTER_BUILDS_TIMING_SPECS,
+  ])
     for (const server of ['pulseaudio', 'pipewire'] as const)
       assert.equal(runs(f, server).length, 1, `${f} ${server}`);
 });
