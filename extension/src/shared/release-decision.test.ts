@@ -58,6 +58,7 @@ test('releaseConfig carries the delay and the site answer', () => {
     reason: null,
     paths: true,
     keepalive_ms: DEFAULT_SETTINGS.grantKeepaliveMs,
+    keep_sending: null,
   });
   assert.deepEqual(
     releaseConfig(
@@ -70,10 +71,18 @@ test('releaseConfig carries the delay and the site answer', () => {
       reason: KEPT.site,
       paths: true,
       keepalive_ms: DEFAULT_SETTINGS.grantKeepaliveMs,
+      keep_sending: null,
     },
   );
   const off = { ...DEFAULT_SETTINGS, followPathsSites: { 'https://meet.example.com': false } };
   assert.equal(releaseConfig(off, SITE).paths, false);
+  const sending = (answer: boolean) => ({
+    ...DEFAULT_SETTINGS,
+    keepSendingSites: { 'https://meet.example.com': answer },
+  });
+  assert.equal(releaseConfig(sending(true), SITE).keep_sending, true);
+  assert.equal(releaseConfig(sending(false), SITE).keep_sending, false);
+  assert.equal(releaseConfig(sending(true), 'https://other.example.com/').keep_sending, null);
   assert.equal(releaseConfig({ ...DEFAULT_SETTINGS, grantKeepaliveMs: 8000 }, SITE).keepalive_ms, 8000);
 });
 
