@@ -1,0 +1,368 @@
+// Faults mid-call: each part micoff sits between goes away while the microphone is released, and while
+// it is unmuted; micoff's call against the plain flip's (no extension) on one private rig, both up at
+// once. Per fault, state and call: what the page saw (its track's readyState and enabled, the events on
+// it), how long until the far end hears the user again (from the unmute, or from the fault's end when
+// unmuted), whether a mute after it releases the device again, and what is left behind (record streams,
+// micoff-host processes, the settings). Bars and the table: docs/design/faults.md.
+// Raw outcomes: e2e/artifacts/faults-<project>.json (one entry per cell, merged across tests).
+import { existsSync, readFileSync } from 'node:fs';
+import type { Worker } from '@playwright/test';
+import { type AudioRig, SIGNAL_SINK, startAudioRig } from '../rig/audio-rig.ts';
+import { extensionServiceWorker, isInTree, type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
+import { expect, test } from '../rig/fixtures.ts';
+import { extensionId } from '../rig/host.ts';
+import { MeetingPage } from '../rig/meeting-page.ts';
+import type { PageServer } from '../rig/page-server.ts';
+import { ARTIFACTS_DIR } from '../rig/paths.ts';
+import { run, waitFor } from '../rig/proc.ts';
+import { chromiumStreams, saveArtifact, setReleaseSettings } from './release-util.ts';
+
+type Config = 'micoff' | 'plain';
+const CONFIGS: readonly Config[] = ['micoff', 'plain'];
+type State = 'released' | 'unmuted';
+/** An enabled live track may carry nothing for at most this long once the fault is over (ms). */
+const SILENT_BAR_MS = 1000;
+/** How long the audio server is stopped (SIGSTOP .. SIGCONT), as a suspend would. */
+const STOPPED_MS = Number(process.env.MICOFF_FAULT_STOP_MS ?? 30_000);
+/** How long to wait for the far end to hear the user again before calling the track silent. */
+const BACK_WAIT_MS = 5000;
+
+interface Call {
+  config: Config;
+  b: LaunchedChromium;
+  m: MeetingPage;
+  pid: number;
+  sw: Worker | null;
+}
+
+interface Fault {
+  name: string;
+  /** The fault, over when it resolves. */
+  inject(rig: AudioRig, calls: Record<Config, Call>): Promise<void>;
+}
+
+async function pidsOf(name: string, under: number): Promise<number[]> {
+  const r = await run('pgrep', ['-x', name]);
+  return r.stdout
+    .split('\n')
+    .map(Number)
+    .filter((p) => p > 0 && isInTree(p, under));
+}
+
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const FAULTS: Fault[] = [
+  {
+    name: 'audio server restarted',
+    inject: async (rig) => {
+      await rig.restart();
+      // A restarted server has its devices again: the source's signal comes back with it.
+      await rig.playInto(SIGNAL_SINK, 'speech');
+    },
+  },
+  {
+    name: 'micoff-host killed',
+    inject: async (_rig, calls) => {
+      const before = await pidsOf('micoff-host', calls.micoff.pid);
+      if (before.length === 0) throw new Error('no micoff-host under the micoff browser');
+      for (const p of before) process.kill(p, 'SIGKILL');
+      await waitFor(
+        'a new micoff-host (the extension reconnects)',
+        async () =>
+          (await pidsOf('micoff-host', calls.micoff.pid)).some((p) => !before.includes(p)) ? true : null,
+        { timeoutMs: 15_000, intervalMs: 100 },
+      );
+    },
+  },
+  {
+    name: "the extension's service worker stopped",
+    inject: async (_rig, calls) => {
+      const browser = calls.micoff.b.context.browser();
+      const cdp = browser
+        ? await browser.newBrowserCDPSession()
+        : await calls.micoff.b.context.newCDPSession(calls.micoff.m.page);
+      const { targetInfos } = (await cdp.send('Target.getTargets')) as {
+        targetInfos: { targetId: string; type: string; url: string }[];
+      };
+      const sw = targetInfos.find(
+        (t) => t.type === 'service_worker' && t.url.startsWith(`chrome-extension://${extensionId()}/`),
+      );
+      if (!sw) throw new Error("no service worker target of micoff's");
+      await cdp.send('Target.closeTarget', { targetId: sw.targetId });
+      await cdp.detach();
+      calls.micoff.sw = null;
+    },
+  },
+  {
+    name: 'capture device gone and back',
+    inject: async (rig) => {
+      await rig.pactl(['unload-module', 'module-remap-source']);
+      await pause(2000);
+      await rig.pactl([
+        'load-module',
+        'module-remap-source',
+        'source_name=mic',
+        `master=${SIGNAL_SINK}.monitor`,
+      ]);
+      await rig.pactl(['set-default-source', 'mic']);
+    },
+  },
+  {
+    name: `audio server stopped ${STOPPED_MS / 1000} s`,
+    inject: async (rig) => {
+      for (const p of rig.serverPids()) process.kill(p, 'SIGSTOP');
+      await pause(STOPPED_MS);
+      for (const p of rig.serverPids()) process.kill(p, 'SIGCONT');
+    },
+  },
+  {
+    name: 'tab frozen',
+    inject: async (_rig, calls) => {
+      const sessions = await Promise.all(
+        CONFIGS.map((c) => calls[c].b.context.newCDPSession(calls[c].m.page)),
+      );
+      for (const s of sessions) await s.send('Page.setWebLifecycleState', { state: 'frozen' });
+      await pause(3000);
+      for (const s of sessions) await s.send('Page.setWebLifecycleState', { state: 'active' });
+      for (const s of sessions) await s.detach();
+    },
+  },
+];
+
+async function openCalls(rig: AudioRig, pages: PageServer): Promise<Record<Config, Call>> {
+  const calls: Partial<Record<Config, Call>> = {};
+  try {
+    for (const config of CONFIGS) {
+      const b = await launchChromium({ env: rig.clientEnv, withExtension: config === 'micoff' });
+      calls[config] = {
+        config,
+        b,
+        m: undefined as unknown as MeetingPage,
+        pid: await b.browserPid(),
+        sw: null,
+      };
+      if (config === 'micoff') {
+        const sw = await extensionServiceWorker(b.context, extensionId());
+        await setReleaseSettings(sw, { releaseOnMute: true, releaseDelayMs: 0 });
+        (calls[config] as Call).sw = sw;
+      }
+      const m = await MeetingPage.open(b.context, pages.url('meeting.html?playout=1'));
+      (calls[config] as Call).m = m;
+      await m.ready();
+      await m.waitForAudioFlowing();
+      await m.page.evaluate(`window.__events = [];
+        for (const type of ['ended', 'mute', 'unmute'])
+          call.track.addEventListener(type, () => window.__events.push(type));`);
+    }
+    return calls as Record<Config, Call>;
+  } catch (e) {
+    for (const c of Object.values(calls)) await c?.b.close().catch(() => {});
+    throw e;
+  }
+}
+
+/** ms from now until the far end's received energy grows again, or null within BACK_WAIT_MS. */
+async function audioBack(m: MeetingPage): Promise<number | null> {
+  const t0 = Date.now();
+  const energy = async () => (await m.stats()).inbound?.totalAudioEnergy ?? 0;
+  let prev = await energy();
+  while (Date.now() - t0 < BACK_WAIT_MS) {
+    await pause(20);
+    const e = await energy();
+    if (e - prev > 1e-6) return Date.now() - t0;
+    prev = e;
+  }
+  return null;
+}
+
+/** The call's capture streams at the audio server (the browser's, by process tree). */
+async function streamsOf(rig: AudioRig, c: Call): Promise<number> {
+  return (await chromiumStreams(rig)).filter((s) => s.processId !== null && isInTree(s.processId, c.pid))
+    .length;
+}
+
+/** micoff-host's connections to the audio server and its playback streams (the sink waker), with the
+ * pids behind them: none may outlive the process, none may be doubled by a reconnect. */
+async function hostAtServer(rig: AudioRig): Promise<{ clients: number[]; sink_inputs: number[] }> {
+  type Item = { properties?: Record<string, string> };
+  const ofHost = async (what: string) =>
+    ((JSON.parse(await rig.pactl(['-f', 'json', 'list', what])) as Item[]) ?? [])
+      .filter((x) => x.properties?.['application.process.binary'] === 'micoff-host')
+      .map((x) => Number(x.properties?.['application.process.id']));
+  return { clients: await ofHost('clients'), sink_inputs: await ofHost('sink-inputs') };
+}
+
+/** The user's settings as micoff reads them, to check nothing is lost. */
+async function storedSettings(c: Call): Promise<string> {
+  const sw = c.sw ?? (await extensionServiceWorker(c.b.context, extensionId()));
+  c.sw = sw;
+  return sw.evaluate(async () =>
+    JSON.stringify(
+      await (
+        globalThis as unknown as { micoff: { settings: { get(): Promise<unknown> } } }
+      ).micoff.settings.get(),
+    ),
+  );
+}
+
+interface Outcome {
+  fault: string;
+  state: State;
+  config: Config;
+  /** The page's track once the fault is over (and unmuted). */
+  ready_state: string;
+  enabled: boolean;
+  events: string[];
+  /** Far end hears the user again, ms from the unmute (released) or the fault's end (unmuted). */
+  back_ms: number | null;
+  /** A mute after it: micoff's device released again (null: not micoff's, or the track ended). */
+  released_again: boolean | null;
+  /** Capture streams of the call's browser after that mute. */
+  streams_after_mute: number;
+  /** What the page has left: 'back' (audio within the bar), 'ended' (the page is told), 'silent' (an
+   * enabled live track that carries nothing: the one outcome never allowed). */
+  verdict: 'back' | 'ended' | 'silent';
+}
+
+const RANK = { back: 2, ended: 1, silent: 0 } as const;
+
+// Not in npm test yet: twelve cells per server, each with its own audio server and two browsers, two of
+// them with a 30 s stop; the suite's lanes have no room left in its 30 min (docs/design/faults.md).
+test.skip(!process.env.MICOFF_FAULTS, 'faults: MICOFF_FAULTS=1 runs them (docs/design/faults.md)');
+
+for (const fault of FAULTS) {
+  for (const state of ['released', 'unmuted'] as const) {
+    test(`fault: ${fault.name}, while ${state}`, async ({ audioServer, pages }) => {
+      test.setTimeout(STOPPED_MS + 120_000);
+      const rig = await startAudioRig(audioServer, { reader: false, tone: false });
+      let calls: Record<Config, Call> | undefined;
+      const outcomes: Outcome[] = [];
+      const extra: Record<string, unknown> = {};
+      try {
+        await rig.playInto(SIGNAL_SINK, 'speech');
+        calls = await openCalls(rig, pages);
+        const c = calls;
+        const settingsBefore = await storedSettings(c.micoff);
+        extra.host_at_server_before = await hostAtServer(rig);
+        if (state === 'released') {
+          for (const k of CONFIGS) await c[k].m.mute();
+          await waitFor(
+            'micoff released',
+            async () => ((await streamsOf(rig, c.micoff)) === 0 ? true : null),
+            {
+              timeoutMs: 3000,
+              intervalMs: 20,
+            },
+          );
+        }
+        await fault.inject(rig, c);
+        // Both calls timed at once, each from its own unmute (or from the fault's end).
+        const back = await Promise.all(
+          CONFIGS.map(async (k) => {
+            if (state === 'released') await c[k].m.unmute();
+            return audioBack(c[k].m);
+          }),
+        );
+        await pause(500);
+        for (const [i, k] of CONFIGS.entries()) {
+          const s = await c[k].m.stats();
+          const readyState = s.track?.readyState ?? 'none';
+          const enabled = s.track?.enabled ?? false;
+          const backMs = back[i] ?? null;
+          outcomes.push({
+            fault: fault.name,
+            state,
+            config: k,
+            ready_state: readyState,
+            enabled,
+            events: await c[k].m.page.evaluate('window.__events'),
+            back_ms: backMs,
+            released_again: null,
+            streams_after_mute: -1,
+            verdict:
+              readyState !== 'live'
+                ? 'ended'
+                : backMs !== null && backMs <= SILENT_BAR_MS
+                  ? 'back'
+                  : 'silent',
+          });
+        }
+        // Releases go on: a mute after the fault releases micoff's device again.
+        for (const k of CONFIGS) await c[k].m.mute();
+        for (const o of outcomes) {
+          const call = c[o.config];
+          if (o.config === 'micoff' && o.ready_state === 'live') {
+            o.released_again = await waitFor(
+              'micoff released again',
+              async () => ((await streamsOf(rig, call)) === 0 ? true : null),
+              { timeoutMs: 3000, intervalMs: 20 },
+            ).catch(() => false);
+          }
+          o.streams_after_mute = await streamsOf(rig, call);
+        }
+        const hostPids = await pidsOf('micoff-host', c.micoff.pid);
+        extra.host_processes = hostPids.length;
+        // The host reconnects to a restarted server on its own: give it the time its backoff takes.
+        await pause(1000);
+        const after = await hostAtServer(rig);
+        extra.host_at_server_after = after;
+        extra.host_at_server_dead = [...after.clients, ...after.sink_inputs].filter(
+          (p) => !hostPids.includes(p),
+        ).length;
+        extra.settings_kept = (await storedSettings(c.micoff)) === settingsBefore;
+        if (fault.name === 'micoff-host killed') {
+          const popup = await c.micoff.b.context.newPage();
+          await popup.goto(`chrome-extension://${extensionId()}/popup.html`);
+          await popup.waitForTimeout(500);
+          extra.popup_host = (await popup.locator('#host').textContent())?.trim() ?? '';
+          await popup.screenshot({
+            path: `${ARTIFACTS_DIR}/faults-${audioServer}-host-killed-${state}-popup.png`,
+          });
+          await popup.close();
+        }
+      } finally {
+        for (const k of CONFIGS) await calls?.[k]?.b.close().catch(() => {});
+        await rig.stop();
+      }
+      record(audioServer, fault.name, state, outcomes, extra);
+      console.log(`fault ${fault.name} (${state}, ${audioServer}): ${JSON.stringify({ outcomes, extra })}`);
+      const micoff = outcomes.find((o) => o.config === 'micoff') as Outcome;
+      const plain = outcomes.find((o) => o.config === 'plain') as Outcome;
+      expect(micoff.verdict, 'micoff leaves no enabled live track that carries nothing').not.toBe('silent');
+      expect(
+        RANK[micoff.verdict],
+        `micoff (${micoff.verdict}) no worse than the plain flip (${plain.verdict})`,
+      ).toBeGreaterThanOrEqual(RANK[plain.verdict]);
+      if (micoff.ready_state === 'live')
+        expect(micoff.released_again, 'a mute after it releases again').toBe(true);
+      expect(micoff.streams_after_mute, "micoff's capture left behind after the mute").toBe(0);
+      expect(extra.settings_kept, "the user's settings as they were").toBe(true);
+      expect(extra.host_processes, 'one micoff-host').toBe(1);
+      expect(extra.host_at_server_dead, "no audio server client of a dead micoff-host's").toBe(0);
+      const before = extra.host_at_server_before as { clients: number[]; sink_inputs: number[] };
+      const after = extra.host_at_server_after as { clients: number[]; sink_inputs: number[] };
+      expect(after.clients.length, "micoff-host's connections to the audio server, as before").toBe(
+        before.clients.length,
+      );
+      expect(after.sink_inputs.length, "micoff-host's playback streams, none doubled").toBeLessThanOrEqual(
+        before.sink_inputs.length,
+      );
+      if ('popup_host' in extra) expect(extra.popup_host, 'the popup: connected again, no notice').toBe('');
+    });
+  }
+}
+
+/** Adds one cell's outcomes to the project's artifact (tests of a project run one after another). */
+function record(
+  server: string,
+  fault: string,
+  state: State,
+  outcomes: Outcome[],
+  extra: Record<string, unknown>,
+): void {
+  const name = `faults-${server}.json`;
+  const path = `${ARTIFACTS_DIR}/${name}`;
+  const all: Record<string, unknown> = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : {};
+  all[`${fault} | ${state}`] = { outcomes, ...extra };
+  saveArtifact(name, all);
+}
