@@ -6,6 +6,7 @@
 
 import type { Page } from '@playwright/test';
 import { KEPT } from '../../extension/src/shared/release-decision.ts';
+import { SIGNAL_SINK } from '../rig/audio-rig.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
 import { waitFor } from '../rig/proc.ts';
@@ -148,6 +149,13 @@ async function bars(
 }
 
 const MIC = { tracks: '{ track: call.track }', streams: '{ stream: call.stream }' };
+
+// A signal without gaps: with the rig's tone (250 ms bursts every 500 ms) "audio at the peer after the
+// unmute" would wait for the next burst (docs/test-rig.md#lanes, r31).
+test.use({ rigOptions: { tone: false } });
+test.beforeAll(async ({ rig }) => {
+  await rig.playInto(SIGNAL_SINK, 'speech');
+});
 
 test.describe('released when nothing hears', () => {
   test.beforeEach(async ({ serviceWorker }) => {
