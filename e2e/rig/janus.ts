@@ -7,20 +7,19 @@
 // `settings.js` that points janus.js at this Janus. Docs: docs/test-rig.md#janus.
 import {
   copyFileSync,
-  createReadStream,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
   readFileSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { extname, join, normalize, resolve, sep } from 'node:path';
+import { join } from 'node:path';
+import { CONTENT_TYPES, serveFileUnder } from './page-server.ts';
 import { PAGES_DIR } from './paths.ts';
 import { assertAlive, type Child, RigError, run, startChild, stopChild, waitFor, which } from './proc.ts';
 
@@ -187,15 +186,6 @@ export async function startJanus(): Promise<Janus> {
   }
 }
 
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.png': 'image/png',
-  '.svg': 'image/svg+xml',
-  '.woff2': 'font/woff2',
-};
-
 /** The page micoff's specs drive (e2e/pages/janus-call.html: janus.js, audio only), on the demos'
  * origin so that it loads Debian's janus.js from the same `javascript` folder. */
 export const JANUS_CALL_PAGE = '/micoff/janus-call.html';
@@ -203,30 +193,16 @@ export const JANUS_CALL_PAGE = '/micoff/janus-call.html';
 /** The demos folder on 127.0.0.1 (its `javascript` link into Debian's /usr/share/javascript followed),
  * `settings.js` replaced by one naming `server`, and e2e/pages/janus-call.* under /micoff/. */
 async function serveDemos(server: string): Promise<{ origin: string; close(): Promise<void> }> {
-  const base = resolve(JANUS_DEMOS);
   const settings = `var server = ${JSON.stringify(server)};\nvar iceServers = null;\n`;
   const http = createServer((req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://x').pathname);
     if (path === '/settings.js') {
-      res.writeHead(200, { 'content-type': TYPES['.js'] as string }).end(settings);
+      res.writeHead(200, { 'content-type': CONTENT_TYPES['.js'] as string }).end(settings);
       return;
     }
     const ours = path.startsWith('/micoff/janus-call.');
-    const root = ours ? resolve(PAGES_DIR) : base;
-    const rel = ours ? path.slice('/micoff'.length) : path;
-    const file = normalize(join(root, rel.endsWith('/') ? `${rel}index.html` : rel));
-    let ok = file.startsWith(root + sep);
-    try {
-      ok &&= statSync(file).isFile();
-    } catch {
-      ok = false;
-    }
-    if (!ok) {
-      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
-      return;
-    }
-    res.writeHead(200, { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream' });
-    createReadStream(file).pipe(res);
+    if (ours) serveFileUnder(res, PAGES_DIR, path.slice('/micoff'.length));
+    else serveFileUnder(res, JANUS_DEMOS, path);
   });
   await new Promise<void>((r, j) => {
     http.once('error', j);
