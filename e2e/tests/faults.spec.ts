@@ -220,6 +220,9 @@ interface Outcome {
   back_ms: number | null;
   /** A mute after it: micoff's device released again (null: not micoff's, or the track ended). */
   released_again: boolean | null;
+  /** Capture streams of the call's browser once the fault is over, before that mute: whether a silent
+   * track still has a capture at the server (stalled) or none (ended beneath the page). */
+  streams_before_mute: number;
   /** Capture streams of the call's browser after that mute. */
   streams_after_mute: number;
   /** What the page has left: 'back' (audio within the bar), 'ended' (the page is told), 'silent' (an
@@ -281,6 +284,7 @@ for (const fault of FAULTS) {
             events: await c[k].m.page.evaluate('window.__events'),
             back_ms: backMs,
             released_again: null,
+            streams_before_mute: await streamsOf(rig, c[k]),
             streams_after_mute: -1,
             verdict:
               readyState !== 'live'
