@@ -143,18 +143,32 @@ export function followPathsFor(settings: Settings, urlOrOrigin: string): boolean
   return site ?? settings.followPaths;
 }
 
+/** The per-site boolean maps of the settings. */
+type SiteBooleans = 'followPathsSites' | 'keepSendingSites';
+
+/** The settings patch that sets (or with null clears) one site's entry in the map `key`; null when
+ * `urlOrOrigin` names no site. */
+function siteBooleanPatch<K extends SiteBooleans>(
+  settings: Settings,
+  key: K,
+  urlOrOrigin: string,
+  value: boolean | null,
+): Pick<Settings, K> | null {
+  const origin = normalizeOrigin(urlOrOrigin);
+  if (!origin) return null;
+  const sites: Record<string, boolean> = { ...settings[key] };
+  if (value === null) delete sites[origin];
+  else sites[origin] = value;
+  return { [key]: sites } as Pick<Settings, K>;
+}
+
 /** The settings patch that sets (or with null clears) one site's `followPaths` exception. */
 export function followPathsSitePatch(
   settings: Settings,
   urlOrOrigin: string,
   value: boolean | null,
 ): Pick<Settings, 'followPathsSites'> | null {
-  const origin = normalizeOrigin(urlOrOrigin);
-  if (!origin) return null;
-  const followPathsSites = { ...settings.followPathsSites };
-  if (value === null) delete followPathsSites[origin];
-  else followPathsSites[origin] = value;
-  return { followPathsSites };
+  return siteBooleanPatch(settings, 'followPathsSites', urlOrOrigin, value);
 }
 
 /** This site's answer to "keep sending silence while released": true, false, or null (none: the page
@@ -170,12 +184,7 @@ export function keepSendingSitePatch(
   urlOrOrigin: string,
   value: boolean | null,
 ): Pick<Settings, 'keepSendingSites'> | null {
-  const origin = normalizeOrigin(urlOrOrigin);
-  if (!origin) return null;
-  const keepSendingSites = { ...settings.keepSendingSites };
-  if (value === null) delete keepSendingSites[origin];
-  else keepSendingSites[origin] = value;
-  return { keepSendingSites };
+  return siteBooleanPatch(settings, 'keepSendingSites', urlOrOrigin, value);
 }
 
 /** Whether to release a source, given whether the host reports it as Bluetooth. */
