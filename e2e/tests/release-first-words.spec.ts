@@ -318,15 +318,13 @@ async function settled(rig: AudioRig, c: Call, why: string): Promise<Outcome> {
   );
 }
 
-/** micoff keeps a device open for a reopen slower than the key gives only where one was: never on
- * PulseAudio (its devices wait 0-23 ms once open), and on PipeWire only once a reopen of micoff's waited
- * longer than SLOW_REOPEN_WAIT_MS once open (the latest one the background learned: none comes after a
- * keep). */
-function expectKeptOnlyWhenSlow(server: AudioServerKind, outcomes: Outcome[], firstAudio: unknown): void {
-  if (server === 'pulseaudio') {
-    expect(outcomes, 'every mute released the device').toEqual(outcomes.map(() => 'released'));
-    return;
-  }
+/** micoff keeps a device open for a reopen slower than the key gives only where one was: once a reopen
+ * of micoff's waited longer than SLOW_REOPEN_WAIT_MS once open (the latest one the background learned:
+ * none comes after a keep), on either server. PulseAudio's devices wait 0-23 ms once open on an idle
+ * machine, but a fresh machine's first timing spec, beside the builds, read two slow ones in a row there
+ * (docs/design/release-on-mute.md#first-words-spec): how fast the server reopens is not micoff's to
+ * hold, only that the rule acts on what it measured. */
+function expectKeptOnlyWhenSlow(outcomes: Outcome[], firstAudio: unknown): void {
   if (!outcomes.includes('kept')) return;
   const latest = Object.values(firstAudio as Record<string, FirstAudioEntry>).flatMap((e) =>
     [e.host, e.no_host].filter((x) => x !== null),
@@ -430,7 +428,7 @@ for (const sourceKind of ['monitor', 'clock'] as const) {
         `release-first-words ${audioServer} ${sourceKind}: ${JSON.stringify({ result, outcomes, firstAudio })}`,
       );
       expectSamples(samples);
-      expectKeptOnlyWhenSlow(audioServer, outcomes, firstAudio);
+      expectKeptOnlyWhenSlow(outcomes, firstAudio);
       expectRuleKeeps(waits, outcomes);
       const micoff = calls[0] as Call;
       if (outcomes.includes('kept')) {
@@ -551,7 +549,7 @@ test(`first words without micoff-host on a monitor source: micoff's hotkey and c
     } else {
       // pipewire-pulse has no such delay: released as with the host, or kept where a reopen of micoff's
       // was slower than the key gives (as with the host), never for the host's sake.
-      expectKeptOnlyWhenSlow(audioServer, outcomes, firstAudio);
+      expectKeptOnlyWhenSlow(outcomes, firstAudio);
       expectRuleKeeps(waits, outcomes);
       expect(view?.first_words_need_host_ms ?? null, 'nothing to say about the host').toBeNull();
     }
