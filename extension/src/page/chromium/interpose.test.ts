@@ -1,13 +1,13 @@
 // The whole interposition in one fake realm: the group machine, the registry and every patch wired by
 // install(), driven as a page drives a call: mute, wait out the delay, unmute; and a device that cannot
-// be reopened.
+// be reopened; a capture that stalls.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type FakeTrack, fakeBridge, fakeRealm, settle } from '../fake-realm/realm.test-util.ts';
 import { install } from './interpose.ts';
 
-async function call(keepSending: boolean | null = true, janus = false) {
-  const realm = fakeRealm();
+async function call(keepSending: boolean | null = true, janus = false, stats = false) {
+  const realm = fakeRealm({ stats });
   if (janus)
     Object.assign(realm.w, {
       Janus: Object.assign(() => {}, { init: () => {}, isWebrtcSupported: () => true }),
@@ -91,4 +91,86 @@ test('a device that cannot be reopened: the page’s track ends as on unplug', a
   await settle();
   assert.deepEqual([c.t.readyState, ended], ['ended', 1]);
   assert.deepEqual(c.state(), ['ended']);
+});
+
+test('a capture that stalls under the unmuted page is reopened behind it; one that delivers is left alone', async () => {
+  const c = await call(true, false, true);
+  let ended = 0;
+  c.t.addEventListener('ended', () => ended++);
+  // Delivering for a minute: never touched.
+  for (let t = 0; t < 60_000; t += 250) {
+    c.t._framesMs += 250;
+    c.timers.advance(250);
+  }
+  await settle();
+  assert.equal(c.devices._opened.length, 1);
+  // Stalled: no frame for STALL_MS (and the next read): reopened, the page's objects as before.
+  c.timers.advance(1000);
+  await settle();
+  assert.equal(c.devices._opened.length, 2, 'the device reopened');
+  const fresh = c.devices._opened[1];
+  assert.equal(c.t._state, 'ended', 'the stalled capture stopped');
+  assert.equal(fresh?._state, 'live');
+  assert.equal(c.sender._track, fresh, 'the fresh track is on the wire');
+  assert.deepEqual([c.t.readyState, c.t.enabled, c.sender.track, ended], ['live', true, c.t, 0]);
+  assert.deepEqual(c.state(), ['capturing']);
+  // The fresh capture delivers: left alone.
+  for (let t = 0; t < 10_000; t += 250) {
+    if (fresh) fresh._framesMs += 250;
+    c.timers.advance(250);
+  }
+  await settle();
+  assert.equal(c.devices._opened.length, 2);
+});
+
+test('a stalled capture whose device cannot be reopened: tried again twice a second, the page’s track live; after a minute it ends', async () => {
+  const c = await call(true, false, true);
+  c.t._framesMs = 500;
+  c.timers.advance(250);
+  let ended = 0;
+  c.t.addEventListener('ended', () => ended++);
+  c.devices._plan = Array.from({ length: 400 }, () => new Error('NotReadableError'));
+  c.timers.advance(1000);
+  await settle();
+  assert.equal(c.devices._plan.length, 399, 'one reopen tried');
+  assert.deepEqual([c.t.readyState, ended], ['live', 0], 'the page’s track as it was');
+  for (let t = 0; t < 58_000; t += 250) {
+    c.timers.advance(250);
+    await settle();
+  }
+  assert.deepEqual([c.t.readyState, ended], ['live', 0], 'still trying');
+  assert.ok(c.devices._plan.length < 400 - 100 && c.devices._plan.length > 400 - 125, 'about two a second');
+  c.devices._plan = [];
+  c.timers.advance(1000);
+  await settle();
+  assert.deepEqual([c.t.readyState, ended, c.state()], ['live', 0, ['capturing']], 'back once it can');
+  assert.equal(c.sender._track, c.devices._opened.at(-1));
+  // And refused for good: ended after the minute.
+  const fresh = c.devices._opened.at(-1);
+  if (fresh) fresh._framesMs = 300;
+  c.timers.advance(250);
+  c.devices._plan = Array.from({ length: 400 }, () => new Error('NotReadableError'));
+  for (let t = 0; t < 63_000; t += 250) {
+    c.timers.advance(250);
+    await settle();
+  }
+  assert.deepEqual([c.t.readyState, ended, c.state()], ['ended', 1, ['ended']]);
+});
+
+test('muted, or the system muted the track: a capture that delivers nothing is not reopened', async () => {
+  const c = await call(true, false, true);
+  c.t._framesMs = 500;
+  c.t._muted = true;
+  c.timers.advance(10_000);
+  await settle();
+  assert.equal(c.devices._opened.length, 1, 'muted by the system: left alone');
+  c.t._muted = false;
+  c.t.enabled = false; // the page mutes: released, never restarted
+  c.timers.advance(2999);
+  await settle();
+  assert.equal(c.devices._opened.length, 1);
+  c.timers.advance(1);
+  await settle();
+  assert.deepEqual(c.state(), ['released']);
+  assert.equal(c.devices._opened.length, 1);
 });

@@ -17,6 +17,7 @@ import {
   type Realm,
   type Track,
 } from '../common/originals.ts';
+import { createCaptureWatch } from './guards/capture-watch.ts';
 import { createEchoGuard } from './guards/echo-guard.ts';
 import { createFirstAudio, type Tap } from './guards/first-audio.ts';
 import { createGrantKeeper, KEEPALIVE_HOLD_MS } from './guards/grant-keeper.ts';
@@ -110,6 +111,24 @@ export function install(w: Realm, opts: InstallOptions): boolean {
   reg.onEnded((m) => {
     if (liveMembers(m.group).length === 0) firstAudio.cut(m.group);
   });
+  // A capture that stops delivering under an enabled track is reopened (capture-watch.ts), unless
+  // something holds the device that a reopen would break (a recording); the machine it acts through is
+  // built below.
+  let restart: (g: Group) => void = () => {};
+  const watch = createCaptureWatch<Group, Track>({
+    ...timers,
+    watched: () =>
+      [...reg.groups.values()].filter(
+        (g) => g.state === 'on' && liveMembers(g).some((m) => m.enabled) && reg.holdReason(g) === null,
+      ),
+    read: (g) => {
+      const m = liveMembers(g).find((x) => x.enabled && !x.heldBack);
+      // A track the system muted may deliver nothing by design: not watched while muted.
+      const audioMs = m && !o.muted.call(m.real) && o.getEnabled.call(m.real) ? framesOf(o, m.real) : null;
+      return m && audioMs !== null ? { track: m.real, audioMs } : null;
+    },
+    stalled: (g) => restart(g),
+  });
   // What a user does before unmuting reopens a released device ahead of the unmute (intent.ts).
   const intent = page ? createIntent({ now: o.now, interactive: page.interactive }) : null;
 
@@ -147,12 +166,14 @@ export function install(w: Realm, opts: InstallOptions): boolean {
     },
     changed: () => {
       keeper.changed();
+      watch.changed();
       report();
     },
     audibility: (g) => reg.audibility(g, bridge.config().paths ?? true),
     heard: () => intent?.noteUnmute(),
   });
   toMachine.connect(machine);
+  restart = (g) => machine.restart(g);
   if (page && intent) {
     listenForIntent(o, page, intent, () => {
       for (const g of released()) machine.prime(g, PRIME_HOLD_MS, KEPT.primed);
@@ -176,6 +197,15 @@ export function install(w: Realm, opts: InstallOptions): boolean {
   return true;
 }
 
+/** How much audio (ms) a live track has had (only an enabled track's frames are counted), or null when
+ * it cannot tell (ended, no frame count in this browser). */
+function framesOf(o: Originals, track: Track): number | null {
+  const { trackStats, totalFramesDuration } = o;
+  if (!trackStats || !totalFramesDuration || o.isEnded(track)) return null;
+  const stats = trackStats.call(track);
+  return stats ? totalFramesDuration.call(stats) : null;
+}
+
 /** A tap on a fresh real track (guards/first-audio.ts): an enabled clone of its own (a disabled track's
  * frames are not counted), never seen by the page; null where the browser keeps no frame count. */
 function tapFrames(o: Originals, track: Track): Tap | null {
@@ -184,11 +214,7 @@ function tapFrames(o: Originals, track: Track): Tap | null {
   const clone = o.clone.call(track);
   o.setEnabled.call(clone, true);
   return {
-    audioMs: () => {
-      if (o.isEnded(clone)) return null;
-      const stats = trackStats.call(clone);
-      return stats ? totalFramesDuration.call(stats) : null;
-    },
+    audioMs: () => framesOf(o, clone),
     stop: () => o.stop.call(clone),
   };
 }

@@ -35,6 +35,8 @@ export function fakeMedia() {
     _enabled = true;
     _state: MediaStreamTrackState = 'live';
     _muted = false;
+    /** How much audio (ms) the track has had (MediaStreamTrack.stats' totalFramesDuration). */
+    _framesMs = 0;
     _constraints: MediaTrackConstraints;
     /** Every applyConstraints call, in order. */
     _applied: MediaTrackConstraints[] = [];
@@ -99,6 +101,16 @@ export function fakeMedia() {
       this._sinks.clear();
     }
   }
+  /** MediaStreamTrack.stats of an audio track (a realm has it only with fakeRealm's `stats`). */
+  class FakeAudioStats {
+    declare readonly totalFramesDuration: number;
+    constructor(readonly _track: FakeTrack) {}
+  }
+  define(FakeAudioStats, {
+    totalFramesDuration: accessor(function (this: FakeAudioStats) {
+      return this._track._framesMs;
+    }),
+  });
   define(FakeTrack, {
     enabled: accessor(
       function (this: FakeTrack) {
@@ -114,6 +126,9 @@ export function fakeMedia() {
     }),
     muted: accessor(function (this: FakeTrack) {
       return this._muted;
+    }),
+    stats: accessor(function (this: FakeTrack) {
+      return new FakeAudioStats(this);
     }),
     kind: accessor(function (this: FakeTrack) {
       return this._kind;
@@ -187,5 +202,5 @@ export function fakeMedia() {
   }
   const devices = new FakeMediaDevices();
 
-  return { FakeTrack, FakeStream, FakeMediaDevices, FakeNavigator, devices };
+  return { FakeTrack, FakeStream, FakeMediaDevices, FakeNavigator, FakeAudioStats, devices };
 }

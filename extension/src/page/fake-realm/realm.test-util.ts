@@ -18,10 +18,11 @@ import { fakeWebAudio } from './webaudio.test-util.ts';
 
 export { DEFAULT, type Device, HEADSET, MIC, type OpenStep } from './media.test-util.ts';
 
-export function fakeRealm(opts: { without?: string[] } = {}) {
+/** `stats`: the realm has MediaStreamTrackAudioStats (a track's frame count, FakeTrack._framesMs). */
+export function fakeRealm(opts: { without?: string[]; stats?: boolean } = {}) {
   const timers = new FakeTimers();
 
-  const { FakeTrack, FakeStream, FakeMediaDevices, FakeNavigator, devices } = fakeMedia();
+  const { FakeTrack, FakeStream, FakeMediaDevices, FakeNavigator, FakeAudioStats, devices } = fakeMedia();
   const { FakeSender, FakeTransceiver, FakePeerConnection } = fakeRtc();
   const audio = fakeWebAudio({ FakeTrack, FakeStream });
   const { FakeAudioContext, FakeAudioNode, FakeSourceNode, FakeAnalyser, FakeScriptProcessor } = audio;
@@ -69,6 +70,7 @@ export function fakeRealm(opts: { without?: string[] } = {}) {
     MessagePort: FakeMessagePort,
     HTMLIFrameElement: FakeIFrame,
   };
+  if (opts.stats) globals.MediaStreamTrackAudioStats = FakeAudioStats;
   for (const name of opts.without ?? []) delete globals[name];
   const w = globals as unknown as Realm;
 

@@ -5,7 +5,14 @@ import { ENDED, KEPT } from '../../../shared/release-decision.ts';
 import type { PolicyAnswer, ReleaseConfig } from '../../common/bridge.ts';
 import type { Audibility } from '../graph/audibility.ts';
 import type { GroupMachine, MachineGroup, Reopened } from './group-machine.ts';
-import { createGroupMachine, freshMachineState, groupState, machineRelay } from './group-machine.ts';
+import {
+  createGroupMachine,
+  freshMachineState,
+  groupState,
+  machineRelay,
+  RESTART_GIVE_UP_MS,
+  RESTART_RETRY_MS,
+} from './group-machine.ts';
 
 interface M {
   enabled: boolean;
@@ -436,6 +443,88 @@ test('audibility: the listener going away lets the muted device go', async () =>
   assert.equal(g.listening, null);
 });
 
+test('restart: a device that is on is stopped and reopened at once, the page still unmuted', async () => {
+  const { g, world, machine, reopen } = setup();
+  assert.equal(machine.restart(g), true);
+  assert.deepEqual(world.log, ['stop', 'reacquire']);
+  assert.equal(g.state, 'acquiring');
+  assert.equal(groupState(g), 'capturing');
+  await reopen(true);
+  assert.equal(g.state, 'on');
+  assert.equal(groupState(g), 'capturing');
+});
+
+test('restart: a release pending before it is void; the reopened device is released after its own delay', async () => {
+  const { timers, track, g, world, machine, set, reopen, answer } = setup({ lastOnAgo: 60_000 });
+  // Muted with the release due, then the watch restarts it (its real track stalled).
+  set(track, false);
+  machine.restart(g);
+  timers.advance(3000);
+  assert.deepEqual(world.log, ['stop', 'reacquire'], 'the old timer does not fire a release mid-reopen');
+  await reopen(true);
+  timers.advance(2999);
+  assert.deepEqual(world.log, ['stop', 'reacquire']);
+  timers.advance(1);
+  await answer({ allow: true, reason: null });
+  assert.deepEqual(world.log, ['stop', 'reacquire', 'ask', 'stop']);
+  assert.equal(groupState(g), 'released');
+});
+
+test('restart: a refused reopen is tried again every RESTART_RETRY_MS, the tracks live; it ends them after RESTART_GIVE_UP_MS', async () => {
+  const { timers, track, g, world, machine, reopen } = setup();
+  machine.restart(g);
+  await reopen(false);
+  assert.deepEqual([g.state, track.ended, groupState(g)], ['acquiring', false, 'capturing']);
+  timers.advance(RESTART_RETRY_MS - 1);
+  assert.deepEqual(world.log, ['stop', 'reacquire']);
+  timers.advance(1);
+  await tick();
+  assert.deepEqual(world.log, ['stop', 'reacquire', 'reacquire'], 'tried again');
+  await reopen(true);
+  assert.deepEqual([g.state, track.ended], ['on', false]);
+  // Refused for good: ended once RESTART_GIVE_UP_MS have passed since the restart.
+  machine.restart(g);
+  const tries = () => world.log.filter((x) => x === 'reacquire').length;
+  const before = tries();
+  for (let t = 0; t < RESTART_GIVE_UP_MS; t += RESTART_RETRY_MS) {
+    await reopen(false);
+    timers.advance(RESTART_RETRY_MS);
+    await tick();
+  }
+  await reopen(false);
+  assert.equal(world.log.at(-1), 'end');
+  assert.ok(tries() - before >= RESTART_GIVE_UP_MS / RESTART_RETRY_MS, `${tries() - before} tries`);
+  assert.deepEqual([track.ended, groupState(g)], [true, 'ended']);
+});
+
+test('restart: muted while a refused reopen waits: released, and the unmute reopens it as any other', async () => {
+  const { timers, track, g, world, machine, set, reopen } = setup();
+  machine.restart(g);
+  await reopen(false);
+  set(track, false);
+  assert.equal(g.state, 'acquiring', 'the page’s change does not act mid-restart');
+  timers.advance(RESTART_RETRY_MS);
+  await tick();
+  assert.deepEqual([g.state, groupState(g)], ['off', 'released']);
+  assert.deepEqual(world.log, ['stop', 'reacquire']);
+  set(track, true);
+  assert.deepEqual(world.log, ['stop', 'reacquire', 'reacquire']);
+  await reopen(true);
+  assert.equal(groupState(g), 'capturing');
+});
+
+test('restart: only a device that is on; not released, reopening or ended', async () => {
+  const { track, g, world, machine, set, release, reopen } = setup();
+  await release();
+  assert.equal(machine.restart(g), false);
+  set(track, true);
+  assert.equal(g.state, 'acquiring');
+  assert.equal(machine.restart(g), false);
+  await reopen(false);
+  assert.equal(machine.restart(g), false);
+  assert.deepEqual(world.log, ['ask', 'stop', 'reacquire', 'end']);
+});
+
 test('the relay drops calls until the machine is connected, then forwards each', () => {
   const relay = machineRelay<G>();
   const g = { label: 'Mic' } as G;
@@ -447,11 +536,20 @@ test('the relay drops calls until the machine is connected, then forwards each',
     reconsider: () => calls.push('reconsider'),
     unhold: (_g, why) => calls.push(`unhold ${why}`),
     prime: (_g, ms, why) => calls.push(`prime ${ms} ${why}`) > 0,
+    restart: () => calls.push('restart') > 0,
   };
+  assert.equal(relay.restart(g), false);
   relay.connect(machine);
   relay.evaluate(g);
   relay.reconsider(g);
   relay.unhold(g, RECORDING);
   assert.equal(relay.prime(g, 10, KEPT.primed), true);
-  assert.deepEqual(calls, ['evaluate', 'reconsider', `unhold ${RECORDING}`, `prime 10 ${KEPT.primed}`]);
+  assert.equal(relay.restart(g), true);
+  assert.deepEqual(calls, [
+    'evaluate',
+    'reconsider',
+    `unhold ${RECORDING}`,
+    `prime 10 ${KEPT.primed}`,
+    'restart',
+  ]);
 });

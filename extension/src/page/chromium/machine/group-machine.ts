@@ -3,6 +3,10 @@
 // again) -> acquiring -> on, or ended when the device cannot be reopened. While off, `prime` reopens it
 // ahead of an expected unmute (page/chromium/guards/intent.ts) or for a moment so that a one-time permission does not
 // expire (page/chromium/guards/grant-keeper.ts): the device is on again, still muted, until the hold runs out.
+// While on, `restart` reopens a device whose capture stopped delivering (guards/capture-watch.ts): its
+// stalled tracks stop and it is reopened as after a release (a fresh capture in the same renderer would
+// share the stalled source), tried again every RESTART_RETRY_MS while refused (an audio server still
+// stopped) for RESTART_GIVE_UP_MS, then the page's tracks end: they never stay live and silent for good.
 // Pure: the page supplies the clock, timers, the background's answer and what happens to the real
 // tracks (effects), so the transitions run under `node --test`.
 import type { GroupState } from '../../../shared/messages/page-content.ts';
@@ -40,6 +44,11 @@ export interface MachineGroup {
 
 /** A reopen's result: the fresh tracks are in, or why they are not (ENDED). */
 export type Reopened = { ok: true } | { ok: false; why: string };
+
+/** A restart's reopen that is refused is tried again this much later ... */
+export const RESTART_RETRY_MS = 500;
+/** ... for this long; the next refusal ends the page's tracks. */
+export const RESTART_GIVE_UP_MS = 60_000;
 
 export interface GroupEffects<G extends MachineGroup> {
   now(): number;
@@ -108,6 +117,9 @@ export interface GroupMachine<G extends MachineGroup> {
   /** Reopen a released device while the page keeps it muted, and keep it on for `holdMs` (then the
    * release comes back unless the page unmuted meanwhile). False when the device is not released. */
   prime(g: G, holdMs: number, why: string): boolean;
+  /** The device is on and its capture delivers nothing (capture-watch.ts): stop it and reopen it now,
+   * trying again while refused (RESTART_GIVE_UP_MS). False when the device is not on. */
+  restart(g: G): boolean;
 }
 
 /** The group machine as the parts built before it see it (the registry, the grant keeper: the machine
@@ -127,6 +139,7 @@ export function machineRelay<G extends MachineGroup>(): MachineRelay<G> {
     reconsider: (g) => m?.reconsider(g),
     unhold: (g, reason) => m?.unhold(g, reason),
     prime: (g, holdMs, why) => m?.prime(g, holdMs, why) ?? false,
+    restart: (g) => m?.restart(g) ?? false,
   };
 }
 
@@ -222,6 +235,37 @@ export function createGroupMachine<G extends MachineGroup>(fx: GroupEffects<G>):
     evaluate(g);
   }
 
+  /** A restart's reopen, tried again while refused until `deadline`; the page muting meanwhile leaves
+   * the device released (its unmute reopens it as any other). */
+  async function reopenStalled(g: G, deadline: number): Promise<void> {
+    g.state = 'acquiring';
+    fx.changed(g);
+    let result: Reopened = { ok: false, why: ENDED.gone };
+    try {
+      result = await fx.reacquire(g);
+    } catch {}
+    if (result.ok) {
+      g.state = 'on';
+      g.lastOnMs = fx.now();
+      evaluate(g);
+      return;
+    }
+    if (groupState(g) === 'ended') return;
+    if (fx.now() >= deadline) {
+      fail(g, result.why);
+      return;
+    }
+    // Still acquiring while it waits: the page's own changes meanwhile neither release nor reopen it.
+    await new Promise<void>((resolve) => fx.setTimer(resolve, RESTART_RETRY_MS));
+    if (groupState(g) === 'ended') return; // the page stopped its tracks meanwhile
+    if (nothingHears(g)) {
+      g.state = 'off'; // muted meanwhile: released (its tracks are stopped); the unmute reopens it
+      evaluate(g);
+      return;
+    }
+    await reopenStalled(g, deadline);
+  }
+
   return {
     evaluate,
     reconsider(g) {
@@ -237,6 +281,16 @@ export function createGroupMachine<G extends MachineGroup>(fx: GroupEffects<G>):
       if (g.state !== 'off' || !g.silenced) return false;
       g.hold = { untilMs: fx.now() + holdMs, why };
       void acquire(g);
+      return true;
+    },
+    restart(g) {
+      if (g.state !== 'on') return false;
+      cancelTimer(g);
+      g.seq++; // a release decided before the stall is void: the reopen decides afresh
+      g.kept = null;
+      fx.stopTracks(g);
+      g.state = 'off';
+      void reopenStalled(g, fx.now() + RESTART_GIVE_UP_MS);
       return true;
     },
   };

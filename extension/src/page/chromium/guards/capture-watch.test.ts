@@ -1,0 +1,182 @@
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { FakeTimers } from '../../../background/fakes.test-util.ts';
+import {
+  createCaptureWatch,
+  FIRST_GAP_MS,
+  HEALTHY_MS,
+  MAX_GAP_MS,
+  POLL_MS,
+  RESTART_FIRST_FRAME_MS,
+  STALL_MS,
+} from './capture-watch.ts';
+
+/** One device `mic`, on while `world.on`; its capture delivers `world.ms` of audio through
+ * `world.track` (null read: it cannot tell). A restart hands out a fresh track with no audio yet. */
+function rig() {
+  const timers = new FakeTimers();
+  const world = {
+    on: true,
+    track: 't1',
+    ms: 0 as number | null,
+    restarts: [] as number[],
+    reads: 0,
+  };
+  const watch = createCaptureWatch<string, string>({
+    now: () => timers.now,
+    setTimer: (cb, ms) => timers.setTimeout(cb, ms),
+    clearTimer: (h) => timers.clearTimeout(h),
+    watched: () => (world.on ? ['mic'] : []),
+    read: () => {
+      world.reads++;
+      return world.ms === null ? null : { track: world.track, audioMs: world.ms };
+    },
+    stalled: () => {
+      world.restarts.push(timers.now);
+      world.track = `t${world.restarts.length + 1}`;
+      world.ms = 0;
+    },
+  });
+  /** Let `ms` pass with the capture delivering in real time (or not). */
+  const run = (ms: number, delivering: boolean) => {
+    for (let t = 0; t < ms; t += 10) {
+      if (delivering && world.ms !== null) world.ms += 10;
+      timers.advance(10);
+    }
+  };
+  return { timers, world, watch, run };
+}
+
+test('a capture that delivers is never restarted, however long', () => {
+  const { world, watch, run } = rig();
+  watch.changed();
+  run(60_000, true);
+  assert.deepEqual(world.restarts, []);
+  assert.ok(world.reads >= 60_000 / POLL_MS - 1, 'read every POLL_MS');
+});
+
+test('a capture that stops delivering is restarted within STALL_MS + POLL_MS of its last frame', () => {
+  const { timers, world, watch, run } = rig();
+  watch.changed();
+  run(3000, true);
+  const lastFrame = timers.now;
+  run(STALL_MS + POLL_MS, false);
+  assert.equal(world.restarts.length, 1);
+  const after = (world.restarts[0] ?? 0) - lastFrame;
+  assert.ok(after >= STALL_MS && after <= STALL_MS + POLL_MS, `restarted ${after} ms after the last frame`);
+});
+
+test('a gap shorter than STALL_MS (a busy machine) is not a stall', () => {
+  const { world, watch, run } = rig();
+  watch.changed();
+  for (let i = 0; i < 20; i++) {
+    run(2000, true);
+    run(STALL_MS - POLL_MS - 10, false);
+  }
+  assert.deepEqual(world.restarts, []);
+});
+
+test('a fresh capture before its first frame is not a stall (first-audio.ts measures slow starts)', () => {
+  const { world, watch, run } = rig();
+  watch.changed();
+  run(10_000, false);
+  assert.deepEqual(world.restarts, []);
+});
+
+test('a track that cannot tell (held back, muted by the system, no stats) is not watched', () => {
+  const { world, watch, run } = rig();
+  watch.changed();
+  run(2000, true);
+  world.ms = null;
+  run(10_000, false);
+  assert.deepEqual(world.restarts, []);
+  // Readable again with the same count: its silence counts from then, not from before.
+  world.ms = 2000;
+  run(STALL_MS - 20, false);
+  assert.deepEqual(world.restarts, []);
+});
+
+test('released or muted: the watch sleeps (no timer) until something changes, then reads again', () => {
+  const { timers, world, watch, run } = rig();
+  watch.changed();
+  run(1000, true);
+  world.on = false;
+  run(POLL_MS * 2, false);
+  assert.equal(timers.pending(), 0, 'no timer while nothing is watched');
+  const reads = world.reads;
+  run(10_000, false);
+  assert.equal(world.reads, reads);
+  world.on = true;
+  watch.changed();
+  watch.changed();
+  assert.equal(timers.pending(), 1, 'one timer however often it is woken');
+  run(1000, true);
+  assert.ok(world.reads > reads);
+});
+
+test('a device that stalls again and again: restarts spaced by a doubling gap, up to MAX_GAP_MS', () => {
+  const { world, watch, run } = rig();
+  watch.changed();
+  for (let t = 0; t < 600_000; t += 1000) {
+    run(200, true); // every fresh capture delivers a little, then stalls
+    run(800, false);
+  }
+  const gaps = world.restarts.slice(1).map((t, i) => t - (world.restarts[i] ?? 0));
+  assert.ok(gaps.length >= 5, `${world.restarts.length} restarts`);
+  assert.ok((gaps[0] ?? 0) >= FIRST_GAP_MS);
+  for (let i = 1; i < gaps.length; i++) {
+    const want = Math.min(FIRST_GAP_MS * 2 ** i, MAX_GAP_MS);
+    assert.ok((gaps[i] ?? 0) >= want, `gap ${i}: ${gaps[i]} ms, want >= ${want}`);
+  }
+  assert.ok(Math.max(...gaps) <= MAX_GAP_MS + 1000);
+});
+
+test('a capture healthy for HEALTHY_MS clears the gap: the next stall restarts at once', () => {
+  const { world, watch, run } = rig();
+  watch.changed();
+  run(1000, true);
+  run(STALL_MS + POLL_MS, false);
+  assert.equal(world.restarts.length, 1);
+  run(HEALTHY_MS + POLL_MS, true);
+  const before = world.restarts.length;
+  run(STALL_MS + POLL_MS, false);
+  assert.equal(world.restarts.length, before + 1);
+});
+
+test('a read that throws is treated as one that cannot tell', () => {
+  const timers = new FakeTimers();
+  let restarts = 0;
+  const watch = createCaptureWatch<string, string>({
+    now: () => timers.now,
+    setTimer: (cb, ms) => timers.setTimeout(cb, ms),
+    clearTimer: (h) => timers.clearTimeout(h),
+    watched: () => ['mic'],
+    read: () => {
+      throw new Error('stats gone');
+    },
+    stalled: () => {
+      restarts++;
+    },
+  });
+  watch.changed();
+  timers.advance(10_000);
+  assert.equal(restarts, 0);
+});
+
+test('a restart whose fresh capture never delivers: restarted again (after the gap), unlike a first open', () => {
+  const { world, watch, run } = rig();
+  watch.changed();
+  run(1000, true);
+  run(STALL_MS + POLL_MS, false);
+  assert.equal(world.restarts.length, 1);
+  run(RESTART_FIRST_FRAME_MS + POLL_MS, false);
+  assert.equal(world.restarts.length, 1, 'not before the gap since the last restart');
+  run(FIRST_GAP_MS, false);
+  assert.equal(world.restarts.length, 2);
+  const [a = 0, b = 0] = world.restarts;
+  assert.ok(b - a >= FIRST_GAP_MS && b - a <= FIRST_GAP_MS + POLL_MS, `${b - a} ms apart`);
+  run(500, true); // this one delivers
+  const n = world.restarts.length;
+  run(30_000, true);
+  assert.equal(world.restarts.length, n);
+});

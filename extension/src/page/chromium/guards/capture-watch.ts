@@ -1,0 +1,112 @@
+// A capture that stops delivering under an enabled, live track: after the audio server was stopped and
+// resumed (a suspend, SIGSTOP/SIGCONT) a browser's capture can stay `live` and carry nothing, with no
+// `ended` or `mute` for the page (docs/design/faults.md). While a device is on and a member's real
+// track is enabled, its frame count (MediaStreamTrack.stats, as first-audio.ts reads it) is read every
+// POLL_MS; once a track that has had audio gets no new frame for STALL_MS, its device is reopened
+// (group-machine.ts `restart`, which tries again while the reopen is refused and ends the page's tracks
+// if it never comes back): the page's tracks carry audio again. A device whose fresh capture stalls
+// again waits a gap that doubles
+// from FIRST_GAP_MS up to MAX_GAP_MS, forgotten once a capture has delivered without a stall for
+// HEALTHY_MS. Nothing runs while every device is released or muted. Pure: the page supplies the clock,
+// timers and the reads, so it runs under `node --test`.
+
+/** How often a watched track's frame count is read. */
+export const POLL_MS = 100;
+/** No new frame for this long (a capture delivers every 10 ms): the capture is stalled. */
+export const STALL_MS = 400;
+/** After a restart that put fresh tracks in, the next one of the same device waits at least this long,
+ * doubling each time. */
+export const FIRST_GAP_MS = 2000;
+export const MAX_GAP_MS = 60_000;
+/** A restart's fresh capture with no frame this long after it is in is stalled too (the audio server
+ * can take a reopen made while it was stopped and never feed it). Only after a restart: a first open's
+ * slow start is first-audio.ts's. */
+export const RESTART_FIRST_FRAME_MS = 600;
+/** A capture delivering this long clears the device's past restarts. */
+export const HEALTHY_MS = 10_000;
+
+/** What a watched device's capture has delivered: through which track, and how much audio (ms). */
+export interface Delivered<T> {
+  track: T;
+  audioMs: number;
+}
+
+export interface CaptureWatchDeps<G, T> {
+  now(): number;
+  setTimer(cb: () => void, ms: number): unknown;
+  clearTimer(handle: unknown): void;
+  /** The devices to watch now: on, with an enabled live track (none: the watch sleeps). */
+  watched(): Iterable<G>;
+  /** What `g`'s capture has delivered so far, or null when it cannot tell now (the only enabled track
+   * held back, muted by the system, or no frame count in this browser). */
+  read(g: G): Delivered<T> | null;
+  /** `g`'s capture is stalled: reopen the device. */
+  stalled(g: G): void;
+}
+
+export interface CaptureWatch {
+  /** A device may have turned on or off, or a track been enabled: wake the watch if it sleeps. */
+  changed(): void;
+}
+
+interface Seen<T> {
+  track: T;
+  audioMs: number;
+  /** now() when this count was first read: no frame came since. */
+  since: number;
+  /** now() since when this track has delivered without a stall. */
+  steady: number;
+}
+
+export function createCaptureWatch<G, T>(d: CaptureWatchDeps<G, T>): CaptureWatch {
+  const seen = new Map<G, Seen<T>>();
+  const restarts = new Map<G, { atMs: number; gapMs: number }>();
+  let timer: unknown = null;
+
+  function look(g: G, now: number): void {
+    let r: Delivered<T> | null = null;
+    try {
+      r = d.read(g);
+    } catch {}
+    if (!r || !Number.isFinite(r.audioMs)) {
+      seen.delete(g);
+      return;
+    }
+    const s = seen.get(g);
+    if (!s || s.track !== r.track) {
+      seen.set(g, { track: r.track, audioMs: r.audioMs, since: now, steady: now });
+      return;
+    }
+    if (r.audioMs !== s.audioMs) {
+      if (now - s.since >= STALL_MS) s.steady = now; // it had stalled before this frame
+      s.audioMs = r.audioMs;
+      s.since = now;
+      if (now - s.steady >= HEALTHY_MS) restarts.delete(g);
+      return;
+    }
+    const past = restarts.get(g);
+    // A track that never had audio is first-audio.ts's (a slow first frame is not a stall), unless a
+    // restart put it in.
+    const quietMs = now - s.since;
+    if (r.audioMs <= 0 ? !past || quietMs < RESTART_FIRST_FRAME_MS : quietMs < STALL_MS) return;
+    if (past && now - past.atMs < past.gapMs) return;
+    restarts.set(g, { atMs: now, gapMs: past ? Math.min(past.gapMs * 2, MAX_GAP_MS) : FIRST_GAP_MS });
+    seen.delete(g);
+    d.stalled(g);
+  }
+
+  function tick(): void {
+    timer = null;
+    const now = d.now();
+    const groups = new Set(d.watched());
+    for (const g of seen.keys()) if (!groups.has(g)) seen.delete(g);
+    for (const g of groups) look(g, now);
+    if (groups.size > 0 && timer === null) timer = d.setTimer(tick, POLL_MS);
+  }
+
+  return {
+    changed() {
+      if (timer === null) timer = d.setTimer(tick, POLL_MS);
+    },
+  };
+}
