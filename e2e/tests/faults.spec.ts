@@ -36,8 +36,15 @@ const SILENT_BAR_MS = 1000;
 /** Where the device gives the plain flip nothing either, micoff's audio may come back this much later
  * at most (two polls of the far end's statistics). */
 const SAME_MS = 50;
+/** ... and this much later where micoff's capture watch reopened the capture beneath the page: the
+ * reopen's own cost (PulseAudio, device gone and back while unmuted: 2164-2189 ms against the plain
+ * flip's 1984-2017, the rig's monitor giving both nothing for 2 s; docs/design/faults.md). */
+const SAME_AFTER_REOPEN_MS = 250;
 /** How long the audio server is stopped (SIGSTOP .. SIGCONT), as a suspend would. */
 const STOPPED_MS = Number(process.env.MICOFF_FAULT_STOP_MS ?? 30_000);
+/** A capture that stalls while the server runs: micoff's capture watch reads once a second until it
+ * sees one, so its audio is back within two reads and a reopen (docs/design/faults.md). */
+const HEAL_BAR_MS = 2500;
 /** A short stop (a hiccup): a capture watch that reopens a stalled capture must not make it worse. */
 const HICCUP_MS = 3000;
 /** How long to wait for the far end to hear the user again before calling the track silent. */
@@ -55,8 +62,8 @@ interface Call {
 
 interface Fault {
   name: string;
-  /** micoff must carry audio again after it, whatever the plain flip gets: its capture watch heals it
-   * (page/chromium/guards/capture-watch.ts). */
+  /** micoff must carry audio again after it within HEAL_BAR_MS, whatever the plain flip gets: its
+   * capture watch heals it (page/chromium/guards/capture-watch.ts). */
   heals?: boolean;
   /** The fault, over when it resolves; what it saw on the way goes in `extra`. */
   inject(rig: AudioRig, calls: Record<Config, Call>, extra: Record<string, unknown>): Promise<void>;
@@ -440,14 +447,19 @@ for (const fault of FAULTS) {
       const micoff = outcomes.find((o) => o.config === 'micoff') as Outcome;
       const plain = outcomes.find((o) => o.config === 'plain') as Outcome;
       if (fault.heals) {
-        expect(micoff.verdict, "micoff's capture watch brings the audio back").toBe('back');
+        expect(micoff.ready_state, "micoff's track live").toBe('live');
+        expect(
+          micoff.back_ms ?? Number.POSITIVE_INFINITY,
+          "micoff's capture watch brings the audio back",
+        ).toBeLessThanOrEqual(HEAL_BAR_MS);
       } else if (plain.verdict === 'silent') {
         // The device gives nobody anything yet (PulseAudio's reloaded remap of a null sink's monitor
         // delivers its first audio about 2 s late): micoff's track back no later than the plain one's.
+        const margin = micoff.capture_reopened ? SAME_AFTER_REOPEN_MS : SAME_MS;
         expect(
           micoff.back_ms ?? Number.POSITIVE_INFINITY,
-          `micoff's audio back no later than the plain flip's (${plain.back_ms} ms)`,
-        ).toBeLessThanOrEqual((plain.back_ms ?? Number.POSITIVE_INFINITY) + SAME_MS);
+          `micoff's audio back no later than the plain flip's (${plain.back_ms} ms) + ${margin} ms`,
+        ).toBeLessThanOrEqual((plain.back_ms ?? Number.POSITIVE_INFINITY) + margin);
       } else {
         expect(micoff.verdict, 'micoff leaves no enabled live track that carries nothing').not.toBe('silent');
       }

@@ -164,6 +164,17 @@ export function install(w: Realm, opts: InstallOptions): boolean {
       firstAudio.cut(g);
       reg.endTracks(g);
     },
+    present: async (g) => {
+      const listed = new Set(
+        (await o.enumerateDevices.call(o.mediaDevices))
+          .filter((d) => d.kind === 'audioinput')
+          .map((d) => d.deviceId),
+      );
+      return liveMembers(g).every((m) => {
+        const id = exactDeviceId(m.root.constraints.deviceId);
+        return id === null || listed.has(id);
+      });
+    },
     changed: () => {
       keeper.changed();
       watch.changed();
@@ -195,6 +206,14 @@ export function install(w: Realm, opts: InstallOptions): boolean {
     for (const g of reg.groups.values()) machine.reconsider(g);
   });
   return true;
+}
+
+/** The device a reopen asks for (`deviceId: { exact }`, pinned at getUserMedia), or null for any. */
+function exactDeviceId(c: ConstrainDOMString | undefined): string | null {
+  if (typeof c === 'string') return c;
+  const exact = c && typeof c === 'object' && !Array.isArray(c) ? c.exact : undefined;
+  if (typeof exact === 'string') return exact;
+  return Array.isArray(exact) && typeof exact[0] === 'string' ? exact[0] : null;
 }
 
 /** How much audio (ms) a live track has had (only an enabled track's frames are counted), or null when

@@ -3,6 +3,7 @@ import { test } from 'node:test';
 import { FakeTimers } from '../../../background/fakes.test-util.ts';
 import {
   createCaptureWatch,
+  FAST_POLL_MS,
   FIRST_GAP_MS,
   HEALTHY_MS,
   MAX_GAP_MS,
@@ -55,15 +56,30 @@ test('a capture that delivers is never restarted, however long', () => {
   assert.ok(world.reads >= 60_000 / POLL_MS - 1, 'read every POLL_MS');
 });
 
-test('a capture that stops delivering is restarted within STALL_MS + POLL_MS of its last frame', () => {
+test('a capture that stops delivering is restarted within two reads of its last frame', () => {
   const { timers, world, watch, run } = rig();
   watch.changed();
   run(3000, true);
   const lastFrame = timers.now;
-  run(STALL_MS + POLL_MS, false);
+  run(2 * POLL_MS, false);
   assert.equal(world.restarts.length, 1);
   const after = (world.restarts[0] ?? 0) - lastFrame;
-  assert.ok(after >= STALL_MS && after <= STALL_MS + POLL_MS, `restarted ${after} ms after the last frame`);
+  assert.ok(after >= STALL_MS && after <= 2 * POLL_MS, `restarted ${after} ms after the last frame`);
+});
+
+test('once restarted, the device is read every FAST_POLL_MS until healthy again, then every POLL_MS', () => {
+  const { world, watch, run } = rig();
+  watch.changed();
+  run(1000, true);
+  run(2 * POLL_MS, false);
+  assert.equal(world.restarts.length, 1);
+  let reads = world.reads;
+  run(1000, true);
+  assert.ok(world.reads - reads >= 1000 / FAST_POLL_MS - 1, `${world.reads - reads} reads in a second`);
+  run(HEALTHY_MS, true);
+  reads = world.reads;
+  run(10_000, true);
+  assert.ok(world.reads - reads <= 10_000 / POLL_MS + 1, `${world.reads - reads} reads in 10 s`);
 });
 
 test('a gap shorter than STALL_MS (a busy machine) is not a stall', () => {
@@ -117,6 +133,8 @@ test('released or muted: the watch sleeps (no timer) until something changes, th
 test('a device that stalls again and again: restarts spaced by a doubling gap, up to MAX_GAP_MS', () => {
   const { world, watch, run } = rig();
   watch.changed();
+  run(1000, true);
+  run(2 * POLL_MS, false);
   for (let t = 0; t < 600_000; t += 1000) {
     run(200, true); // every fresh capture delivers a little, then stalls
     run(800, false);
@@ -135,11 +153,11 @@ test('a capture healthy for HEALTHY_MS clears the gap: the next stall restarts a
   const { world, watch, run } = rig();
   watch.changed();
   run(1000, true);
-  run(STALL_MS + POLL_MS, false);
+  run(2 * POLL_MS, false);
   assert.equal(world.restarts.length, 1);
   run(HEALTHY_MS + POLL_MS, true);
   const before = world.restarts.length;
-  run(STALL_MS + POLL_MS, false);
+  run(2 * POLL_MS, false);
   assert.equal(world.restarts.length, before + 1);
 });
 
@@ -167,14 +185,14 @@ test('a restart whose fresh capture never delivers: restarted again (after the g
   const { world, watch, run } = rig();
   watch.changed();
   run(1000, true);
-  run(STALL_MS + POLL_MS, false);
+  run(2 * POLL_MS, false);
   assert.equal(world.restarts.length, 1);
-  run(RESTART_FIRST_FRAME_MS + POLL_MS, false);
+  run(RESTART_FIRST_FRAME_MS + FAST_POLL_MS, false);
   assert.equal(world.restarts.length, 1, 'not before the gap since the last restart');
   run(FIRST_GAP_MS, false);
   assert.equal(world.restarts.length, 2);
   const [a = 0, b = 0] = world.restarts;
-  assert.ok(b - a >= FIRST_GAP_MS && b - a <= FIRST_GAP_MS + POLL_MS, `${b - a} ms apart`);
+  assert.ok(b - a >= FIRST_GAP_MS && b - a <= FIRST_GAP_MS + FAST_POLL_MS, `${b - a} ms apart`);
   run(500, true); // this one delivers
   const n = world.restarts.length;
   run(30_000, true);

@@ -2,16 +2,20 @@
 // resumed (a suspend, SIGSTOP/SIGCONT) a browser's capture can stay `live` and carry nothing, with no
 // `ended` or `mute` for the page (docs/design/faults.md). While a device is on and a member's real
 // track is enabled, its frame count (MediaStreamTrack.stats, as first-audio.ts reads it) is read every
-// POLL_MS; once a track that has had audio gets no new frame for STALL_MS, its device is reopened
-// (group-machine.ts `restart`, which tries again while the reopen is refused and ends the page's tracks
-// if it never comes back): the page's tracks carry audio again. A device whose fresh capture stalls
-// again waits a gap that doubles
-// from FIRST_GAP_MS up to MAX_GAP_MS, forgotten once a capture has delivered without a stall for
-// HEALTHY_MS. Nothing runs while every device is released or muted. Pure: the page supplies the clock,
-// timers and the reads, so it runs under `node --test`.
+// POLL_MS; a track that has had audio and got no new frame between two reads (at least STALL_MS apart)
+// is stalled, and its device is reopened (group-machine.ts `restart`, which tries again while the reopen
+// is refused and ends the page's tracks if it never comes back). Until the device has delivered without
+// a stall for HEALTHY_MS after a restart, the reads come every FAST_POLL_MS, and a restart's fresh
+// capture with no first frame RESTART_FIRST_FRAME_MS after it is in counts as stalled too. A device
+// whose fresh capture stalls again waits a gap that doubles from FIRST_GAP_MS up to MAX_GAP_MS. Nothing
+// runs while every device is released or muted; while unmuted, one read a second (a faster poll cost
+// micoff's unmuted overhead bar: docs/design/faults.md "The capture watch"). Pure: the page supplies the
+// clock, timers and the reads, so it runs under `node --test`.
 
-/** How often a watched track's frame count is read. */
-export const POLL_MS = 100;
+/** How often a watched track's frame count is read ... */
+export const POLL_MS = 1000;
+/** ... and after a restart, until the device is healthy again. */
+export const FAST_POLL_MS = 100;
 /** No new frame for this long (a capture delivers every 10 ms): the capture is stalled. */
 export const STALL_MS = 400;
 /** After a restart that put fresh tracks in, the next one of the same device waits at least this long,
@@ -95,18 +99,21 @@ export function createCaptureWatch<G, T>(d: CaptureWatchDeps<G, T>): CaptureWatc
     d.stalled(g);
   }
 
+  /** Fast while a watched device is recovering from a restart. */
+  const every = (groups: Set<G>) => ([...groups].some((g) => restarts.has(g)) ? FAST_POLL_MS : POLL_MS);
+
   function tick(): void {
     timer = null;
     const now = d.now();
     const groups = new Set(d.watched());
     for (const g of seen.keys()) if (!groups.has(g)) seen.delete(g);
     for (const g of groups) look(g, now);
-    if (groups.size > 0 && timer === null) timer = d.setTimer(tick, POLL_MS);
+    if (groups.size > 0 && timer === null) timer = d.setTimer(tick, every(groups));
   }
 
   return {
     changed() {
-      if (timer === null) timer = d.setTimer(tick, POLL_MS);
+      if (timer === null) timer = d.setTimer(tick, every(new Set(d.watched())));
     },
   };
 }

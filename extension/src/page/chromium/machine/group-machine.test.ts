@@ -25,7 +25,14 @@ interface G extends MachineGroup {
 const RECORDING = KEPT.recording;
 
 /** One group with one enabled track, the machine over fake effects, and what the effects saw. */
-function setup(opts: { lastOnAgo?: number; heard?: () => Audibility; onHeard?: () => void } = {}) {
+function setup(
+  opts: {
+    lastOnAgo?: number;
+    heard?: () => Audibility;
+    onHeard?: () => void;
+    present?: () => Promise<boolean>;
+  } = {},
+) {
   const timers = new FakeTimers();
   const track: M = { enabled: true, ended: false };
   const g: G = {
@@ -64,6 +71,7 @@ function setup(opts: { lastOnAgo?: number; heard?: () => Audibility; onHeard?: (
     changed: () => {},
     audibility: opts.heard,
     heard: opts.onHeard,
+    ...(opts.present ? { present: opts.present } : {}),
   });
   const set = (m: M, enabled: boolean) => {
     m.enabled = enabled;
@@ -509,6 +517,21 @@ test('restart: muted while a refused reopen waits: released, and the unmute reop
   assert.deepEqual(world.log, ['stop', 'reacquire']);
   set(track, true);
   assert.deepEqual(world.log, ['stop', 'reacquire', 'reacquire']);
+  await reopen(true);
+  assert.equal(groupState(g), 'capturing');
+});
+
+test('restart: a device no longer listed is left to the audio server; a listed one is reopened', async () => {
+  let here = false;
+  const { g, world, machine, reopen } = setup({ present: async () => here });
+  assert.equal(machine.restart(g), true);
+  await tick();
+  assert.deepEqual(world.log, [], 'gone: nothing stopped');
+  assert.equal(g.state, 'on');
+  here = true;
+  machine.restart(g);
+  await tick();
+  assert.deepEqual(world.log, ['stop', 'reacquire']);
   await reopen(true);
   assert.equal(groupState(g), 'capturing');
 });

@@ -70,6 +70,9 @@ export interface GroupEffects<G extends MachineGroup> {
   reacquire(g: G): Promise<Reopened>;
   /** The device cannot come back: end the page's tracks (they fire `ended`, as on unplug). */
   endTracks(g: G): void;
+  /** Whether the device is listed now (restart: a capture stalled because its device went away is left
+   * to the audio server, which moves it back when the device returns); without it, always. */
+  present?(g: G): Promise<boolean>;
   /** The group's reportable state may have changed. */
   changed(g: G): void;
   /** What hears the device (audibility.ts); without it the plain rule (enabled tracks hear). */
@@ -285,12 +288,21 @@ export function createGroupMachine<G extends MachineGroup>(fx: GroupEffects<G>):
     },
     restart(g) {
       if (g.state !== 'on') return false;
-      cancelTimer(g);
-      g.seq++; // a release decided before the stall is void: the reopen decides afresh
-      g.kept = null;
-      fx.stopTracks(g);
-      g.state = 'off';
-      void reopenStalled(g, fx.now() + RESTART_GIVE_UP_MS);
+      const go = () => {
+        if (g.state !== 'on') return; // released or reopened meanwhile
+        cancelTimer(g);
+        g.seq++; // a release decided before the stall is void: the reopen decides afresh
+        g.kept = null;
+        fx.stopTracks(g);
+        g.state = 'off';
+        void reopenStalled(g, fx.now() + RESTART_GIVE_UP_MS);
+      };
+      if (!fx.present) go();
+      else
+        void fx.present(g).then(
+          (here) => here && go(),
+          () => go(),
+        );
       return true;
     },
   };
