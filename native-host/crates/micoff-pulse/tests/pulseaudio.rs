@@ -229,13 +229,16 @@ async fn load_and_unload_module() {
         .load_module("module-null-sink", "sink_name=extra")
         .await
         .unwrap();
-    next_event(
+    let added = next_event(
         &mut events,
         LIMIT,
         "sink added",
         |e| matches!(e, PulseEvent::DeviceAdded { device, .. } if device.name == "extra"),
     )
     .await;
+    let PulseEvent::DeviceAdded { device: sink, .. } = added else {
+        unreachable!()
+    };
     assert!(client
         .sinks()
         .await
@@ -243,6 +246,15 @@ async fn load_and_unload_module() {
         .iter()
         .any(|s| s.name == "extra"));
     client.unload_module(index).await.unwrap();
+    // The server answers the unload before the module is gone (PulseAudio unloads it on a deferred
+    // event): the sink is gone once its removal is announced.
+    next_event(
+        &mut events,
+        LIMIT,
+        "sink removed",
+        |e| matches!(e, PulseEvent::DeviceRemoved { index, .. } if *index == sink.index),
+    )
+    .await;
     assert!(client
         .sinks()
         .await
