@@ -23,6 +23,8 @@ const TRIES: usize = 3;
 const FIRST_DATA_LIMIT: Duration = Duration::from_secs(15);
 /// The waker's line in the host's log.
 const WOKE: &str = "sink waker: woke null sink `spk`";
+/** A capture that came while the sink was not far ahead (right after the previous wake): nothing to do. */
+const NOT_AHEAD: &str = "why=NotFarAhead";
 
 /// `pacat` playing silence into `spk` at its default latency.
 fn playback(rig: &PulseRig) -> Proc {
@@ -107,6 +109,7 @@ fn a_browsers_new_capture_gets_data_promptly_and_other_recorders_are_left_alone(
 
     let with: Vec<Duration> = (0..TRIES).map(|_| first_data(&rig, CHROMIUM)).collect();
     let wakes = log().matches(WOKE).count();
+    let not_ahead = log().matches(NOT_AHEAD).count();
     let other = first_data(&rig, NOT_A_BROWSER);
     let wakes_after_other = log().matches(WOKE).count();
     host.finish();
@@ -125,7 +128,14 @@ fn a_browsers_new_capture_gets_data_promptly_and_other_recorders_are_left_alone(
     assert!(without_ms > 1000.0, "{summary}");
     // The waker: a clear gap, with margin for a loaded machine.
     assert!(with_ms * 4.0 < without_ms, "{summary}");
-    assert_eq!(wakes, TRIES, "one wake per browser capture: {summary}");
+    // Each browser capture woke the sink, or found it not far ahead (a capture that comes right after
+    // a wake, before the sink ran ahead again: r4, 8eb2e99, read 18 ms ahead against the 10 ms asked).
+    assert!(wakes >= 1, "{summary}");
+    assert_eq!(
+        wakes + not_ahead,
+        TRIES,
+        "one wake or one not-far-ahead per browser capture: {summary}"
+    );
     // Not a browser's: no wake, and it waited for the sink as before.
     assert_eq!(wakes_after_other, wakes, "{summary}");
     assert!(other.as_secs_f64() * 1e3 > without_ms / 2.0, "{summary}");
