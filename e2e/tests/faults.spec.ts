@@ -37,8 +37,8 @@ const SILENT_BAR_MS = 1000;
  * at most (two polls of the far end's statistics). */
 const SAME_MS = 50;
 /** ... and this much later where micoff's capture watch reopened the capture beneath the page: the
- * reopen's own cost (PulseAudio, device gone and back while unmuted: 2164-2189 ms against the plain
- * flip's 1984-2017, the rig's monitor giving both nothing for 2 s; docs/design/faults.md). */
+ * reopen's own cost where the rig's device gives both calls nothing for a while (docs/design/faults.md,
+ * "The capture watch"). */
 const SAME_AFTER_REOPEN_MS = 250;
 /** How long the audio server is stopped (SIGSTOP .. SIGCONT), as a suspend would. */
 const STOPPED_MS = Number(process.env.MICOFF_FAULT_STOP_MS ?? 30_000);
