@@ -64,6 +64,11 @@ export interface AudioRigOptions {
    *     of its own (ECHO_LOOPBACK_MS), as a speaker's sound reaches a sound card's mic: the capture gets
    *     the latency it asks (up to 50 ms), whatever the playback's. */
   echoPath?: 'direct' | 'loopback';
+  /** PipeWire only: `spk`, `out` and `mic` made by PipeWire itself (a `pipewire.conf.d` drop-in: two
+   * null-audio-sink nodes and a loopback whose playback side is the source `mic`), not modules of
+   * pipewire-pulse, so they outlive a restart of pipewire-pulse alone (`PipeWireRig.restartPulse`).
+   * No echo path or source properties with it. */
+  devicesInPipeWire?: boolean;
   /** Deadline for each part to come up. */
   startTimeoutMs?: number;
   /** Keep the run folder (logs) after stop (default: env MICOFF_KEEP_RIG=1). */
@@ -140,6 +145,7 @@ abstract class BaseRig implements AudioRig {
       reader: options.reader ?? true,
       tone: options.tone ?? true,
       echoPath: options.echoPath ?? 'none',
+      devicesInPipeWire: options.devicesInPipeWire ?? false,
       startTimeoutMs: options.startTimeoutMs ?? 15_000,
       keep: options.keep ?? process.env.MICOFF_KEEP_RIG === '1',
     };
@@ -480,9 +486,8 @@ export class PipeWireRig extends BaseRig {
     this.mkdirs('run', 'home', 'home/.config', 'home/.local/state', 'home/.local/share');
   }
 
-  protected async startServer(): Promise<void> {
-    const bus = this.path('bus');
-    rmSync(bus, { force: true });
+  /** The servers' environment: everything private to the rig's folder. */
+  private serverEnv(): NodeJS.ProcessEnv {
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       XDG_RUNTIME_DIR: this.path('run'),
@@ -491,12 +496,24 @@ export class PipeWireRig extends BaseRig {
       XDG_CONFIG_HOME: this.configHome,
       XDG_STATE_HOME: this.path('home', '.local', 'state'),
       XDG_DATA_HOME: this.path('home', '.local', 'share'),
-      DBUS_SESSION_BUS_ADDRESS: `unix:path=${bus}`,
+      DBUS_SESSION_BUS_ADDRESS: `unix:path=${this.path('bus')}`,
       DISPLAY: '',
     };
     delete env.PULSE_SERVER;
     delete env.PIPEWIRE_REMOTE;
-    const opts = { timeoutMs: this.opts.startTimeoutMs, intervalMs: 50, check: this.checkServers };
+    return env;
+  }
+
+  private get startOpts() {
+    return { timeoutMs: this.opts.startTimeoutMs, intervalMs: 50, check: this.checkServers };
+  }
+
+  protected async startServer(): Promise<void> {
+    const bus = this.path('bus');
+    rmSync(bus, { force: true });
+    const env = this.serverEnv();
+    if (this.opts.devicesInPipeWire) this.writeDeviceDropIn();
+    const opts = this.startOpts;
 
     // WirePlumber needs a session bus; a private one (what dbus-run-session would give).
     const dbus = startChild(
@@ -518,65 +535,150 @@ export class PipeWireRig extends BaseRig {
 
     const wp = startChild('wireplumber', 'wireplumber', [], this.path('wireplumber.log'), { env });
     this.servers.push(wp);
-    const pp = startChild('pipewire-pulse', 'pipewire-pulse', [], this.path('pipewire-pulse.log'), { env });
-    this.servers.push(pp);
-    await this.waitPulseReady('pipewire-pulse', pp.logFile);
+    const pp = await this.startPulse();
 
-    // The same devices as rig.pa, loaded at run time (pipewire-pulse implements these two modules).
+    // The same devices as rig.pa, loaded at run time (pipewire-pulse implements these two modules),
+    // unless PipeWire made them itself.
     try {
-      await this.pactl(['load-module', 'module-null-sink', `sink_name=${SIGNAL_SINK}`]);
-      await this.pactl(['load-module', 'module-null-sink', `sink_name=${OUTPUT_SINK}`]);
-      await this.pactl([
-        'load-module',
-        'module-remap-source',
-        `source_name=${MIC}`,
-        `master=${SIGNAL_SINK}.monitor`,
-        ...(this.sourcePropsArg() ? [this.sourcePropsArg().trim()] : []),
-      ]);
-      // WirePlumber creates the nodes asynchronously: wait until `mic` and the default sink (its
-      // monitor) exist before making them default ("Not supported" otherwise, on a busy machine).
-      const wanted = [MIC, `${this.defaultSink}.monitor`];
-      await waitFor(
-        `the nodes ${wanted.join(', ')}`,
-        async () => {
-          const names = new Set((await q.sources(this.pactl)).map((s) => s.name));
-          return wanted.every((n) => names.has(n));
-        },
-        opts,
-      );
-      if (this.opts.echoPath === 'loopback') {
-        await this.pactl(['load-module', 'module-loopback', ...ECHO_LOOPBACK_ARGS]);
+      if (!this.opts.devicesInPipeWire) {
+        await this.pactl(['load-module', 'module-null-sink', `sink_name=${SIGNAL_SINK}`]);
+        await this.pactl(['load-module', 'module-null-sink', `sink_name=${OUTPUT_SINK}`]);
+        await this.pactl([
+          'load-module',
+          'module-remap-source',
+          `source_name=${MIC}`,
+          `master=${SIGNAL_SINK}.monitor`,
+          ...(this.sourcePropsArg() ? [this.sourcePropsArg().trim()] : []),
+        ]);
       }
-      // Made default once WirePlumber takes it: with three rigs starting at once a sink listed a moment
-      // ago still answered "Not supported" (a fresh-clone run, 2026-11-29), so each is asked again
-      // until it is taken or the rig's timeout ends.
-      const makeDefault = (what: string, args: string[], done: (i: q.PactlInfo) => boolean) =>
-        waitFor(
-          what,
-          async () => {
-            try {
-              await this.pactl(args);
-            } catch {
-              return null;
-            }
-            return done(await this.info()) ? true : null;
-          },
-          opts,
-        );
-      await makeDefault(
-        `\`${this.defaultSink}\` as the default sink`,
-        ['set-default-sink', this.defaultSink],
-        (i) => i.defaultSink === this.defaultSink,
-      );
-      await makeDefault(
-        '`mic` as the default source',
-        ['set-default-source', MIC],
-        (i) => i.defaultSource === MIC,
-      );
+      await this.devicesUp();
     } catch (e) {
       if (e instanceof RigError) throw e;
       throw new RigError('pipewire-pulse (devices)', (e as Error).message, pp.logFile);
     }
+  }
+
+  private async startPulse(): Promise<Child> {
+    const pp = startChild('pipewire-pulse', 'pipewire-pulse', [], this.path('pipewire-pulse.log'), {
+      env: this.serverEnv(),
+    });
+    this.servers.push(pp);
+    await this.waitPulseReady('pipewire-pulse', pp.logFile);
+    return pp;
+  }
+
+  /** Stops pipewire-pulse alone (SIGTERM, as `systemctl --user restart pipewire-pulse` does) and starts
+   * it again on the same socket; PipeWire and WirePlumber run on. Its clients (the rig's tone and
+   * reader, a signal from `playInto`) go with it: the tone and reader are started again, a signal must
+   * be played again. Needs `devicesInPipeWire` (else the devices, its modules, would go too). */
+  async restartPulse(): Promise<void> {
+    if (!this.opts.devicesInPipeWire)
+      throw new Error('restartPulse needs devicesInPipeWire: the devices are modules of pipewire-pulse');
+    const pp = this.servers.find((c) => c.name === 'pipewire-pulse');
+    for (const c of this.clients.reverse()) await stopChild(c);
+    this.clients = [];
+    if (pp) {
+      await stopChild(pp);
+      this.servers = this.servers.filter((c) => c !== pp);
+    }
+    const fresh = await this.startPulse();
+    try {
+      await this.devicesUp();
+    } catch (e) {
+      if (e instanceof RigError) throw e;
+      throw new RigError('pipewire-pulse (devices after its restart)', (e as Error).message, fresh.logFile);
+    }
+    await this.startClients();
+  }
+
+  /** The devices as PipeWire's own objects (see `devicesInPipeWire`), read by pipewire at its start. */
+  private writeDeviceDropIn(): void {
+    if (this.opts.echoPath !== 'none' || Object.keys(this.opts.sourceProperties).length > 0)
+      throw new Error('devicesInPipeWire has no echo path or source properties');
+    const nullSink = (name: string) => `  { factory = adapter
+    args = {
+      factory.name = support.null-audio-sink
+      node.name = "${name}"
+      node.description = "${name}"
+      media.class = "Audio/Sink"
+      audio.position = [ FL FR ]
+      monitor.channel-volumes = true
+    }
+  }`;
+    const dir = join(this.configHome, 'pipewire', 'pipewire.conf.d');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      join(dir, 'micoff-rig-devices.conf'),
+      `# micoff e2e rig: the devices of rig.pa made by PipeWire itself (e2e/rig/audio-rig.ts).
+context.objects = [
+${nullSink(SIGNAL_SINK)}
+${nullSink(OUTPUT_SINK)}
+]
+context.modules = [
+  { name = libpipewire-module-loopback
+    args = {
+      node.description = "${MIC}"
+      capture.props = {
+        node.name = "${MIC}.capture"
+        target.object = "${SIGNAL_SINK}"
+        stream.capture.sink = true
+        audio.position = [ FL FR ]
+      }
+      playback.props = {
+        node.name = "${MIC}"
+        media.class = "Audio/Source"
+        audio.position = [ FL FR ]
+      }
+    }
+  }
+]
+`,
+    );
+  }
+
+  /** `mic` and the default sink's monitor exist, then both made the defaults. */
+  private async devicesUp(): Promise<void> {
+    const opts = this.startOpts;
+    // WirePlumber creates the nodes asynchronously: wait until `mic` and the default sink (its
+    // monitor) exist before making them default ("Not supported" otherwise, on a busy machine).
+    const wanted = [MIC, `${this.defaultSink}.monitor`];
+    await waitFor(
+      `the nodes ${wanted.join(', ')}`,
+      async () => {
+        const names = new Set((await q.sources(this.pactl)).map((s) => s.name));
+        return wanted.every((n) => names.has(n));
+      },
+      opts,
+    );
+    if (this.opts.echoPath === 'loopback') {
+      await this.pactl(['load-module', 'module-loopback', ...ECHO_LOOPBACK_ARGS]);
+    }
+    // Made default once WirePlumber takes it: with three rigs starting at once a sink listed a moment
+    // ago still answered "Not supported" (a fresh-clone run, 2026-11-29), so each is asked again
+    // until it is taken or the rig's timeout ends.
+    const makeDefault = (what: string, args: string[], done: (i: q.PactlInfo) => boolean) =>
+      waitFor(
+        what,
+        async () => {
+          try {
+            await this.pactl(args);
+          } catch {
+            return null;
+          }
+          return done(await this.info()) ? true : null;
+        },
+        opts,
+      );
+    await makeDefault(
+      `\`${this.defaultSink}\` as the default sink`,
+      ['set-default-sink', this.defaultSink],
+      (i) => i.defaultSink === this.defaultSink,
+    );
+    await makeDefault(
+      '`mic` as the default source',
+      ['set-default-source', MIC],
+      (i) => i.defaultSource === MIC,
+    );
   }
 
   private async waitPart(

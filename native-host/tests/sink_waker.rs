@@ -45,6 +45,17 @@ fn rewind(rig: &PulseRig) {
 
 /// Starts `parec --latency-msec=10 -d mic` as `client`; the time until its first non-empty read.
 fn first_data(rig: &PulseRig, client: &str) -> Duration {
+    let (parec, first) = start_recorder(rig, client);
+    let took = first
+        .recv_timeout(FIRST_DATA_LIMIT)
+        .unwrap_or_else(|_| panic!("no data from parec ({client}) within {FIRST_DATA_LIMIT:?}"));
+    drop(parec); // killed by pid; its reader thread ends at EOF
+    took
+}
+
+/// `spk` rewound, then `parec --latency-msec=10 -d mic` started as `client`: the process, and a
+/// channel that gets the time from its start to its first non-empty read.
+fn start_recorder(rig: &PulseRig, client: &str) -> (Proc, mpsc::Receiver<Duration>) {
     require("parec", "pulseaudio-utils");
     wait_no_recorders(rig);
     rewind(rig);
@@ -65,11 +76,22 @@ fn first_data(rig: &PulseRig, client: &str) -> Duration {
             let _ = tx.send(started.elapsed());
         }
     });
-    let took = rx
-        .recv_timeout(FIRST_DATA_LIMIT)
-        .unwrap_or_else(|_| panic!("no data from parec ({client}) within {FIRST_DATA_LIMIT:?}"));
-    drop(parec); // killed by pid; its reader thread ends at EOF
-    took
+    (parec, rx)
+}
+
+/// The real host in native messaging mode on `rig`, logging to `log_path`; answered once its audio
+/// client (the one the waker listens on) is connected.
+fn start_host(rig: &PulseRig, log_path: &std::path::Path) -> HostClient {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_micoff-host"));
+    cmd.arg(chrome_origin())
+        .env("RUST_LOG", "micoff_native=debug,micoff_backend=debug")
+        .env("NO_COLOR", "1")
+        .stderr(File::create(log_path).unwrap());
+    rig.env(&mut cmd);
+    let mut host = HostClient::spawn(cmd).unwrap();
+    let info = host.result(json!({"type": "audio_server_info"}));
+    assert_eq!(info["kind"], "pulseaudio", "{info}");
+    host
 }
 
 fn wait_no_recorders(rig: &PulseRig) {
@@ -95,16 +117,7 @@ fn a_browsers_new_capture_gets_data_promptly_and_other_recorders_are_left_alone(
     let without: Vec<Duration> = (0..TRIES).map(|_| first_data(&rig, CHROMIUM)).collect();
 
     let log_path = rig.path().join("host.log");
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_micoff-host"));
-    cmd.arg(chrome_origin())
-        .env("RUST_LOG", "micoff_native=debug,micoff_backend=debug")
-        .env("NO_COLOR", "1")
-        .stderr(File::create(&log_path).unwrap());
-    rig.env(&mut cmd);
-    let mut host = HostClient::spawn(cmd).unwrap();
-    // Answered once the host's audio client (the one the waker listens on) is connected.
-    let info = host.result(json!({"type": "audio_server_info"}));
-    assert_eq!(info["kind"], "pulseaudio", "{info}");
+    let host = start_host(&rig, &log_path);
     let log = || std::fs::read_to_string(&log_path).unwrap();
 
     let with: Vec<Duration> = (0..TRIES).map(|_| first_data(&rig, CHROMIUM)).collect();
@@ -139,4 +152,37 @@ fn a_browsers_new_capture_gets_data_promptly_and_other_recorders_are_left_alone(
     // Not a browser's: no wake, and it waited for the sink as before.
     assert_eq!(wakes_after_other, wakes, "{summary}");
     assert!(other.as_secs_f64() * 1e3 > without_ms / 2.0, "{summary}");
+}
+
+/// A host that starts while a browser's capture already waits on the sink (the capture opened as the
+/// previous host died): its waker's events begin with the client's start, so the capture is handled
+/// as a new one and the sink woken.
+#[test]
+fn a_host_that_starts_after_the_capture_wakes_the_sink_for_it() {
+    let rig = PulseRig::start();
+    let _tone = playback(&rig);
+    let without = first_data(&rig, CHROMIUM);
+
+    let log_path = rig.path().join("host.log");
+    let (parec, first) = start_recorder(&rig, CHROMIUM);
+    micoff_testkit::wait_for("the capture at the server", Duration::from_secs(10), || {
+        rig.client_record_streams() == 1
+    });
+    let host = start_host(&rig, &log_path);
+    let with = first
+        .recv_timeout(FIRST_DATA_LIMIT)
+        .unwrap_or_else(|_| panic!("no data from parec within {FIRST_DATA_LIMIT:?}"));
+    drop(parec);
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    host.finish();
+    let summary = format!(
+        "first data without a host {} ms, with a host started after the capture {} ms; host \
+         log:\n{log}",
+        without.as_millis(),
+        with.as_millis()
+    );
+    eprintln!("{summary}");
+    assert!(without.as_secs_f64() > 1.0, "{summary}");
+    assert_eq!(log.matches(WOKE).count(), 1, "{summary}");
+    assert!(with * 2 < without, "{summary}");
 }

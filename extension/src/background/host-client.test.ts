@@ -1,7 +1,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { EMPTY_REPORT, fakeDeps, tick, VERSION } from './fakes.test-util.ts';
-import { backoffDelayMs, classifyDisconnect, createHostClient, type HostError } from './host-client.ts';
+import {
+  backoffDelayMs,
+  classifyDisconnect,
+  createHostClient,
+  type HostError,
+  STEADY_MS,
+} from './host-client.ts';
 
 test('classifyDisconnect', () => {
   const cases: [string, string, string | null][] = [
@@ -133,6 +139,33 @@ test('crash: status error with the reason; reconnect() skips the wait', async ()
   host.reconnect();
   assert.equal(ports.length, 2);
   assert.equal(host.status().state, 'connecting');
+});
+
+test('a host that dies after a steady connection is started again at once; one that dies young backs off', async () => {
+  const { deps, ports, timers, state } = fakeDeps();
+  const host = createHostClient(deps);
+  host.start();
+  ports[0]?.answer(VERSION);
+  await tick();
+  timers.advance(STEADY_MS);
+  state.lastError = 'Native host has exited.';
+  ports[0]?.close();
+  assert.equal(host.status().retry_at_ms, timers.now);
+  timers.advance(0);
+  assert.equal(ports.length, 2, 'a new host at once');
+  // That one cannot start: the backoff as after any failure, from its first step.
+  ports[1]?.close();
+  assert.equal(host.status().retry_at_ms, timers.now + 1000);
+  timers.advance(1000);
+  ports[2]?.answer(VERSION);
+  await tick();
+  assert.equal(host.status().state, 'connected');
+  // Up, then gone before it was steady: no restart at once.
+  timers.advance(STEADY_MS - 1);
+  ports[2]?.close();
+  assert.equal(host.status().retry_at_ms, timers.now + 1000);
+  timers.advance(999);
+  assert.equal(ports.length, 3);
 });
 
 test('connect() throwing is a status, not an exception', () => {

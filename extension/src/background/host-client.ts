@@ -117,6 +117,12 @@ interface Pending {
   timer: unknown;
 }
 
+/** A connection that was up at least this long and then dropped is tried again at once: the host
+ * died (killed, crashed, replaced by an upgrade) and the sooner a new one runs, the sooner its sink
+ * waker serves a capture opened meanwhile. One that drops sooner backs off, so a host that dies right
+ * after its start is not restarted in a loop. */
+export const STEADY_MS = 10_000;
+
 /** How long after the host ended a subscription the client asks for it again. */
 const RESUBSCRIBE_AFTER_MS = 2000;
 
@@ -205,8 +211,9 @@ export function createHostClient(deps: HostClientDeps): HostClient {
     byRemoteId.clear();
     for (const s of subs) s.remoteId = null;
     if (current.state === 'stopped') return;
-    const attempts = current.attempts + 1;
-    const delay = backoffDelayMs(attempts, initialMs, maxMs);
+    const steady = current.state === 'connected' && deps.now() - current.since_ms >= STEADY_MS;
+    const attempts = steady ? 0 : current.attempts + 1;
+    const delay = steady ? 0 : backoffDelayMs(attempts, initialMs, maxMs);
     const { state, fix_command } = classifyDisconnect(reason);
     log(`host disconnected (${reason}); retry in ${delay} ms`);
     setStatus({

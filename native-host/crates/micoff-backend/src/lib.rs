@@ -26,8 +26,10 @@ pub fn real(launch: Launch) -> Deps {
 /// when the audio client cannot even start; the host works on without it.
 pub fn native(launch: Launch) -> (Deps, Option<SinkWaker>) {
     let audio = Arc::new(PulseServer::from_env());
-    let waker = match audio.client() {
-        Ok(client) => Some(SinkWaker::start(client)),
+    // The waker's events from the client's start: a browser capture already open when this host
+    // starts (the one a host that died left, say) is seen like a new one.
+    let waker = match audio.client_with_events() {
+        Ok((client, events)) => Some(SinkWaker::start(client, events)),
         Err(e) => {
             tracing::warn!("the sink waker does not run: {e}");
             None

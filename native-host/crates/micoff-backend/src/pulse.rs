@@ -39,16 +39,26 @@ impl PulseServer {
 
     /// The shared client, started on first use (the sink waker shares it).
     pub(crate) fn client(&self) -> Result<Arc<PulseClient>, HostError> {
+        self.client_with_events().map(|(client, _)| client)
+    }
+
+    /// The shared client and its events: from the client's start (its first `Connected` and the
+    /// `StreamAdded` of the streams already open) when this call starts it, else from now on.
+    pub(crate) fn client_with_events(
+        &self,
+    ) -> Result<(Arc<PulseClient>, broadcast::Receiver<PulseEvent>), HostError> {
         let mut slot = self
             .client
             .lock()
             .map_err(|_| HostError::Internal("the audio client lock is poisoned".into()))?;
         if let Some(client) = slot.as_ref() {
-            return Ok(Arc::clone(client));
+            return Ok((Arc::clone(client), client.subscribe()));
         }
-        let client = Arc::new(PulseClient::spawn(self.config.clone()).map_err(unavailable)?);
+        let (client, events) =
+            PulseClient::spawn_subscribed(self.config.clone()).map_err(unavailable)?;
+        let client = Arc::new(client);
         *slot = Some(Arc::clone(&client));
-        Ok(client)
+        Ok((client, events))
     }
 
     /// Server, devices and streams at once (for the doctor).

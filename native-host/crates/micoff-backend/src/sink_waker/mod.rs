@@ -14,7 +14,8 @@ mod tests;
 
 use std::sync::Arc;
 
-use micoff_pulse::{PulseClient, PulseError, Snapshot};
+use micoff_pulse::{PulseClient, PulseError, PulseEvent, Snapshot};
+use tokio::sync::broadcast;
 
 use micoff_native::deps::BoxFuture;
 
@@ -26,10 +27,10 @@ pub struct SinkWaker {
 }
 
 impl SinkWaker {
-    /// Starts the waker on `client` (events only: it does nothing until the server reports a
-    /// new record stream). Must be called within a tokio runtime.
-    pub fn start(client: Arc<PulseClient>) -> Self {
-        let events = client.subscribe();
+    /// Starts the waker on `client` and its `events` (it does nothing until they report a new
+    /// record stream; events from the client's start include the streams already open). Must be
+    /// called within a tokio runtime.
+    pub fn start(client: Arc<PulseClient>, events: broadcast::Receiver<PulseEvent>) -> Self {
         let task = tokio::spawn(task::run(Live(client), events));
         Self { task }
     }
