@@ -5,16 +5,7 @@
 // unmuted), whether a mute after it releases the device again, and what is left behind (record streams,
 // micoff-host processes, the settings). Bars and the table: docs/design/faults.md.
 // Raw outcomes: e2e/artifacts/faults-<project>.json (one entry per cell, merged across tests).
-import {
-  chmodSync,
-  copyFileSync,
-  existsSync,
-  mkdtempSync,
-  readFileSync,
-  renameSync,
-  rmSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Worker } from '@playwright/test';
@@ -33,31 +24,41 @@ import { extensionId } from '../rig/host.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
 import type { PageServer } from '../rig/page-server.ts';
 import { ARTIFACTS_DIR, HOST_BINARY } from '../rig/paths.ts';
-import { run, waitFor } from '../rig/proc.ts';
-import { chromiumStreams, saveArtifact, setReleaseSettings } from './release-util.ts';
+import { waitFor } from '../rig/proc.ts';
+import {
+  ageMs,
+  audioBack,
+  CONFIGS,
+  type Config,
+  deviceGoneAndBack,
+  HICCUP_MS,
+  hostAtServer,
+  type Judged,
+  judge,
+  killHost,
+  leftBehind,
+  type Outcome,
+  pause,
+  pidsOf,
+  RANK,
+  RECORD_TRACK_EVENTS,
+  record,
+  SAME_MS,
+  STOPPED_MS,
+  type State,
+  serverRestarted,
+  stopServer,
+  suspendedSinks,
+} from './faults-util.ts';
+import { chromiumStreams, setReleaseSettings } from './release-util.ts';
 
-type Config = 'micoff' | 'plain';
-const CONFIGS: readonly Config[] = ['micoff', 'plain'];
-type State = 'released' | 'unmuted';
-/** An enabled live track may carry nothing for at most this long once the fault is over (ms). */
-const SILENT_BAR_MS = 1000;
-/** Where the device gives the plain flip nothing either, micoff's audio may come back this much later
- * at most (two polls of the far end's statistics). */
-const SAME_MS = 50;
 /** ... and this much later where micoff's capture watch reopened the capture beneath the page: the
  * reopen's own cost where the rig's device gives both calls nothing for a while (docs/design/faults.md,
  * "The capture watch"). */
 const SAME_AFTER_REOPEN_MS = 250;
-/** How long the audio server is stopped (SIGSTOP .. SIGCONT), as a suspend would. */
-const STOPPED_MS = Number(process.env.MICOFF_FAULT_STOP_MS ?? 30_000);
 /** A capture that stalls while the server runs: micoff's capture watch reads once a second until it
  * sees one, so its audio is back within two reads and a reopen (docs/design/faults.md). */
 const HEAL_BAR_MS = 2500;
-/** A short stop (a hiccup): a capture watch that reopens a stalled capture must not make it worse. */
-const HICCUP_MS = 3000;
-/** How long to wait for the far end to hear the user again before calling the track silent. */
-const BACK_WAIT_MS = 5000;
-
 interface Call {
   config: Config;
   b: LaunchedChromium;
@@ -89,26 +90,6 @@ interface Fault {
   atUnmute?(rig: AudioRig, calls: Record<Config, Call>, extra: Record<string, unknown>): Promise<void>;
 }
 
-async function pidsOf(name: string, under: number): Promise<number[]> {
-  const r = await run('pgrep', ['-x', name]);
-  return r.stdout
-    .split('\n')
-    .map(Number)
-    .filter((p) => p > 0 && isInTree(p, under));
-}
-
-const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** How long the process has run (ms), from /proc (its start time in clock ticks since boot). */
-function ageMs(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const startTicks = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19]);
-  const uptimeS = Number(readFileSync('/proc/uptime', 'utf8').split(' ')[0]);
-  return (uptimeS - startTicks / CLOCK_TICKS) * 1000;
-}
-/** USER_HZ: 100 on every Linux architecture the suite runs on. */
-const CLOCK_TICKS = 100;
-
 /** The micoff-host processes under the micoff browser (at least one). */
 async function hostPids(calls: Record<Config, Call>): Promise<number[]> {
   const pids = await pidsOf('micoff-host', calls.micoff.pid);
@@ -116,40 +97,15 @@ async function hostPids(calls: Record<Config, Call>): Promise<number[]> {
   return pids;
 }
 
-/** SIGKILL to `before` (the micoff browser's hosts) at once, then waits for the extension's new one:
- * ms from the kill until it runs. */
-async function killHost(calls: Record<Config, Call>, before: number[]): Promise<number> {
-  const t0 = Date.now();
-  for (const p of before) process.kill(p, 'SIGKILL');
-  await waitFor(
-    'a new micoff-host (the extension reconnects)',
-    async () =>
-      (await pidsOf('micoff-host', calls.micoff.pid)).some((p) => !before.includes(p)) ? true : null,
-    { timeoutMs: 15_000, intervalMs: 20 },
-  );
-  return Date.now() - t0;
-}
-
-/** The audio server's processes stopped for `ms`, then continued. */
-async function stopServer(rig: AudioRig, ms: number): Promise<void> {
-  for (const p of rig.serverPids()) process.kill(p, 'SIGSTOP');
-  await pause(ms);
-  for (const p of rig.serverPids()) process.kill(p, 'SIGCONT');
-}
-
 const FAULTS: Fault[] = [
   {
     name: 'audio server restarted',
-    inject: async (rig) => {
-      await rig.restart();
-      // A restarted server has its devices again: the source's signal comes back with it.
-      await rig.playInto(SIGNAL_SINK, 'speech');
-    },
+    inject: (rig) => serverRestarted(rig),
   },
   {
     name: 'micoff-host killed',
     inject: async (_rig, calls, extra) => {
-      extra.host_new_after_ms = await killHost(calls, await hostPids(calls));
+      extra.host_new_after_ms = await killHost(calls.micoff.pid, await hostPids(calls));
     },
   },
   {
@@ -166,7 +122,7 @@ const FAULTS: Fault[] = [
       extra.host_pids_killed = pids;
     },
     atUnmute: async (_rig, calls, extra) => {
-      extra.host_new_after_ms = await killHost(calls, extra.host_pids_killed as number[]);
+      extra.host_new_after_ms = await killHost(calls.micoff.pid, extra.host_pids_killed as number[]);
     },
   },
   {
@@ -231,17 +187,7 @@ const FAULTS: Fault[] = [
   },
   {
     name: 'capture device gone and back',
-    inject: async (rig) => {
-      await rig.pactl(['unload-module', 'module-remap-source']);
-      await pause(2000);
-      await rig.pactl([
-        'load-module',
-        'module-remap-source',
-        'source_name=mic',
-        `master=${SIGNAL_SINK}.monitor`,
-      ]);
-      await rig.pactl(['set-default-source', 'mic']);
-    },
+    inject: (rig) => deviceGoneAndBack(rig),
   },
   {
     name: `audio server stopped ${STOPPED_MS / 1000} s`,
@@ -318,35 +264,13 @@ async function openCalls(
       (calls[config] as Call).m = m;
       await m.ready();
       await m.waitForAudioFlowing();
-      await m.page.evaluate(`window.__events = [];
-        for (const type of ['ended', 'mute', 'unmute'])
-          call.track.addEventListener(type, () => window.__events.push(type));`);
+      await m.page.evaluate(RECORD_TRACK_EVENTS);
     }
     return calls as Record<Config, Call>;
   } catch (e) {
     for (const c of Object.values(calls)) await c?.b.close().catch(() => {});
     throw e;
   }
-}
-
-/** ms from now until the far end hears the user again, or null within BACK_WAIT_MS: its received
- * energy grows with packets arriving in the same poll. Energy alone is not enough: the far end's jitter
- * buffer conceals missing packets with audio of its own (fading from the last it heard), so right after
- * a capture stops the energy still grows while nothing comes. */
-async function audioBack(m: MeetingPage): Promise<number | null> {
-  const t0 = Date.now();
-  const read = async () => {
-    const i = (await m.stats()).inbound;
-    return { energy: i?.totalAudioEnergy ?? 0, packets: i?.packetsReceived ?? 0 };
-  };
-  let prev = await read();
-  while (Date.now() - t0 < BACK_WAIT_MS) {
-    await pause(20);
-    const now = await read();
-    if (now.energy - prev.energy > 1e-6 && now.packets > prev.packets) return Date.now() - t0;
-    prev = now;
-  }
-  return null;
 }
 
 /** The call's capture streams at the audio server (the browser's, by process tree): their indices. */
@@ -356,31 +280,17 @@ async function streamIdsOf(rig: AudioRig, c: Call): Promise<number[]> {
     .map((s) => s.index);
 }
 
+/** The call as `judge` reads it. */
+function judged(rig: AudioRig, c: Call): Judged {
+  return {
+    m: c.m,
+    events: () => c.m.page.evaluate('window.__events'),
+    streams: () => streamIdsOf(rig, c),
+  };
+}
+
 async function streamsOf(rig: AudioRig, c: Call): Promise<number> {
   return (await streamIdsOf(rig, c)).length;
-}
-
-/** micoff-host's connections to the audio server and its playback streams (the sink waker), with the
- * pids behind them: none may outlive the process, none may be doubled by a reconnect. */
-async function hostAtServer(rig: AudioRig): Promise<{ clients: number[]; sink_inputs: number[] }> {
-  type Item = { properties?: Record<string, string> };
-  const ofHost = async (what: string) =>
-    ((JSON.parse(await rig.pactl(['-f', 'json', 'list', what])) as Item[]) ?? [])
-      .filter((x) => x.properties?.['application.process.binary'] === 'micoff-host')
-      .map((x) => Number(x.properties?.['application.process.id']));
-  return { clients: await ofHost('clients'), sink_inputs: await ofHost('sink-inputs') };
-}
-
-/** The server's sinks by name, and those of them suspended. */
-async function suspendedSinks(rig: AudioRig): Promise<{ known: string[]; suspended: string[] }> {
-  const sinks = JSON.parse(await rig.pactl(['-f', 'json', 'list', 'short', 'sinks'])) as {
-    name: string;
-    state: string;
-  }[];
-  return {
-    known: sinks.map((s) => s.name),
-    suspended: sinks.filter((s) => s.state === 'SUSPENDED').map((s) => s.name),
-  };
 }
 
 /** The user's settings as micoff reads them, to check nothing is lost. */
@@ -395,33 +305,6 @@ async function storedSettings(c: Call): Promise<string> {
     ),
   );
 }
-
-interface Outcome {
-  fault: string;
-  state: State;
-  config: Config;
-  /** The page's track once the fault is over (and unmuted). */
-  ready_state: string;
-  enabled: boolean;
-  events: string[];
-  /** Far end hears the user again, ms from the unmute (released) or the fault's end (unmuted). */
-  back_ms: number | null;
-  /** A mute after it: micoff's device released again (null: not micoff's, or the track ended). */
-  released_again: boolean | null;
-  /** Capture streams of the call's browser once the fault is over, before that mute: whether a silent
-   * track still has a capture at the server (stalled) or none (ended beneath the page). */
-  streams_before_mute: number;
-  /** Capture streams of the call's browser after that mute. */
-  streams_after_mute: number;
-  /** Unmuted: the call's capture streams once the fault is over are all new ones (the capture was
-   * reopened: micoff's capture watch, or the browser's own); null when released. */
-  capture_reopened: boolean | null;
-  /** What the page has left: 'back' (audio within the bar), 'ended' (the page is told), 'silent' (an
-   * enabled live track that carries nothing: the one outcome never allowed). */
-  verdict: 'back' | 'ended' | 'silent';
-}
-
-const RANK = { back: 2, ended: 1, silent: 0 } as const;
 
 // Not in npm test yet: nineteen cells on PulseAudio and twenty-one on PipeWire, each with its own audio
 // server and two browsers, two of them with a 30 s stop; the suite's lanes have no room left in its 30 min
@@ -485,67 +368,21 @@ for (const fault of FAULTS) {
         );
         await withUnmute;
         await pause(500);
-        for (const [i, k] of CONFIGS.entries()) {
-          const s = await c[k].m.stats();
-          const readyState = s.track?.readyState ?? 'none';
-          const enabled = s.track?.enabled ?? false;
-          const backMs = back[i] ?? null;
-          const idsNow = await streamIdsOf(rig, c[k]);
-          outcomes.push({
-            fault: fault.name,
+        outcomes.push(
+          ...(await judge(
+            fault.name,
             state,
-            config: k,
-            ready_state: readyState,
-            enabled,
-            events: await c[k].m.page.evaluate('window.__events'),
-            back_ms: backMs,
-            released_again: null,
-            streams_before_mute: idsNow.length,
-            streams_after_mute: -1,
-            capture_reopened:
-              state === 'unmuted' && idsNow.length > 0
-                ? !idsNow.some((id) => idsBefore[k].includes(id))
-                : null,
-            verdict:
-              readyState !== 'live'
-                ? 'ended'
-                : backMs !== null && backMs <= SILENT_BAR_MS
-                  ? 'back'
-                  : 'silent',
-          });
-        }
-        // Releases go on: a mute after the fault releases micoff's device again.
-        for (const k of CONFIGS) await c[k].m.mute();
-        for (const o of outcomes) {
-          const call = c[o.config];
-          if (o.config === 'micoff' && o.ready_state === 'live') {
-            o.released_again = await waitFor(
-              'micoff released again',
-              async () => ((await streamsOf(rig, call)) === 0 ? true : null),
-              { timeoutMs: 3000, intervalMs: 20 },
-            ).catch(() => false);
-          }
-          o.streams_after_mute = await streamsOf(rig, call);
-        }
-        const hostPids = await pidsOf('micoff-host', c.micoff.pid);
-        extra.host_processes = hostPids.length;
-        // The host reconnects to a restarted server on its own: give it the time its backoff takes.
-        await pause(1000);
-        const after = await hostAtServer(rig);
-        extra.host_at_server_after = after;
-        extra.host_at_server_dead = [...after.clients, ...after.sink_inputs].filter(
-          (p) => !hostPids.includes(p),
-        ).length;
+            {
+              micoff: judged(rig, c.micoff),
+              plain: judged(rig, c.plain),
+            },
+            back,
+            idsBefore,
+            3000,
+          )),
+        );
+        await leftBehind(rig, c.micoff.pid, suspendedBefore, extra);
         extra.settings_kept = (await storedSettings(c.micoff)) === settingsBefore;
-        // The sink waker suspends and resumes a sink: none may be left suspended (a sink the fault
-        // made itself, the stall's, aside). PulseAudio only: WirePlumber suspends idle nodes itself.
-        const sinksNow = await suspendedSinks(rig);
-        extra.sinks_left_suspended =
-          audioServer === 'pulseaudio'
-            ? sinksNow.suspended.filter(
-                (n) => suspendedBefore.known.includes(n) && !suspendedBefore.suspended.includes(n),
-              )
-            : [];
         if (fault.name.startsWith('micoff-host killed')) {
           const popup = await c.micoff.b.context.newPage();
           await popup.goto(`chrome-extension://${extensionId()}/popup.html`);
@@ -561,7 +398,7 @@ for (const fault of FAULTS) {
         await rig.stop();
         rmSync(hostDir, { recursive: true, force: true });
       }
-      record(audioServer, fault.name, state, outcomes, extra);
+      record('faults', audioServer, fault.name, state, outcomes, extra);
       console.log(`fault ${fault.name} (${state}, ${audioServer}): ${JSON.stringify({ outcomes, extra })}`);
       const micoff = outcomes.find((o) => o.config === 'micoff') as Outcome;
       const plain = outcomes.find((o) => o.config === 'plain') as Outcome;
@@ -610,19 +447,4 @@ for (const fault of FAULTS) {
       }
     });
   }
-}
-
-/** Adds one cell's outcomes to the project's artifact (tests of a project run one after another). */
-function record(
-  server: string,
-  fault: string,
-  state: State,
-  outcomes: Outcome[],
-  extra: Record<string, unknown>,
-): void {
-  const name = `faults-${server}.json`;
-  const path = `${ARTIFACTS_DIR}/${name}`;
-  const all: Record<string, unknown> = existsSync(path) ? JSON.parse(readFileSync(path, 'utf8')) : {};
-  all[`${fault} | ${state}`] = { outcomes, ...extra };
-  saveArtifact(name, all);
 }
