@@ -2,7 +2,7 @@
 // the timings, how a call's audio is found back and judged, what micoff-host leaves at the server, and
 // the artifact each cell adds to. Bars and tables: docs/design/faults.md.
 import { existsSync, readFileSync } from 'node:fs';
-import { type AudioRig, SIGNAL_SINK } from '../rig/audio-rig.ts';
+import { type AudioRig, PipeWireRig, SIGNAL_SINK } from '../rig/audio-rig.ts';
 import { isInTree } from '../rig/chromium.ts';
 import type { MeetingStats } from '../rig/meeting-page.ts';
 import { ARTIFACTS_DIR } from '../rig/paths.ts';
@@ -63,6 +63,15 @@ export async function killHost(browserPid: number, before: number[]): Promise<nu
  * server has its devices again, not the rig's player). */
 export async function serverRestarted(rig: AudioRig): Promise<void> {
   await rig.restart();
+  await rig.playInto(SIGNAL_SINK, 'speech');
+}
+
+/** pipewire-pulse alone restarted, as `systemctl --user restart pipewire-pulse` does: PipeWire,
+ * WirePlumber and the devices (PipeWire's own: the rig needs `devicesInPipeWire`) stay; the source's
+ * signal, a client of pipewire-pulse, is played again. */
+export async function pipewirePulseRestarted(rig: AudioRig): Promise<void> {
+  if (!(rig instanceof PipeWireRig)) throw new Error("pipewire-pulse is PipeWire's");
+  await rig.restartPulse();
   await rig.playInto(SIGNAL_SINK, 'speech');
 }
 

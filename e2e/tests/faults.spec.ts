@@ -14,7 +14,6 @@ import {
   type AudioRig,
   type AudioRigOptions,
   type AudioServerKind,
-  PipeWireRig,
   SIGNAL_SINK,
   startAudioRig,
 } from '../rig/audio-rig.ts';
@@ -40,6 +39,7 @@ import {
   type Outcome,
   pause,
   pidsOf,
+  pipewirePulseRestarted,
   RANK,
   RECORD_TRACK_EVENTS,
   record,
@@ -126,16 +126,10 @@ const FAULTS: Fault[] = [
     },
   },
   {
-    // pipewire-pulse alone, as `systemctl --user restart pipewire-pulse`: PipeWire, WirePlumber and
-    // the devices (PipeWire's own here, not pipewire-pulse's modules) stay.
     name: 'pipewire-pulse restarted',
     servers: ['pipewire'],
     rigOptions: { devicesInPipeWire: true },
-    inject: async (rig) => {
-      if (!(rig instanceof PipeWireRig)) throw new Error("pipewire-pulse is PipeWire's");
-      await rig.restartPulse();
-      await rig.playInto(SIGNAL_SINK, 'speech');
-    },
+    inject: (rig) => pipewirePulseRestarted(rig),
   },
   {
     // The host dies and cannot start again for a while (its binary fails): the popup says so; once it
@@ -387,6 +381,7 @@ for (const fault of FAULTS) {
           const popup = await c.micoff.b.context.newPage();
           await popup.goto(`chrome-extension://${extensionId()}/popup.html`);
           await popup.waitForTimeout(500);
+          extra.popup_host_notices = await popup.locator('#host .notice').count();
           extra.popup_host = (await popup.locator('#host').textContent())?.trim() ?? '';
           await popup.screenshot({
             path: `${ARTIFACTS_DIR}/faults-${audioServer}-host-killed-${state}-popup.png`,
@@ -438,7 +433,12 @@ for (const fault of FAULTS) {
       expect(after.sink_inputs.length, "micoff-host's playback streams, none doubled").toBeLessThanOrEqual(
         before.sink_inputs.length,
       );
-      if ('popup_host' in extra) expect(extra.popup_host, 'the popup: connected again, no notice').toBe('');
+      if ('popup_host' in extra) {
+        expect(extra.popup_host_notices, 'the popup: connected again, no notice').toBe(0);
+        expect(extra.popup_host, 'the popup says the host was restarted, and why').toMatch(
+          /^micoff-host restarted at .+ \(the last one ended: .+\)$/,
+        );
+      }
       if (fault.name === 'micoff-host down until restored') {
         expect(extra.popup_host_down, 'the popup says the host is gone, and why').toContain(
           'Cannot talk to micoff-host',

@@ -1,6 +1,6 @@
 // Faults mid-call in Debian's Firefox ESR, both servers: the faults of faults.spec.ts that Firefox meets
-// the same way (the audio server restarted, stopped 30 s and 3 s, the capture device gone and back,
-// micoff-host killed), each while the microphone is released and while it is unmuted; micoff's Firefox
+// the same way (the audio server restarted, pipewire-pulse restarted alone, stopped 30 s and 3 s, the
+// capture device gone and back, micoff-host killed), each while the microphone is released and while it is unmuted; micoff's Firefox
 // (Firefox's own release set by the installer, micoff's quiet part) against the plain flip's (Firefox as
 // it comes: the page's `enabled` flip, the device kept open), both on one private rig. Per cell and call:
 // the page's track, how long until the far end hears the user again, whether a mute after it releases
@@ -9,7 +9,13 @@
 // docs/design/faults.md, "Firefox".
 // Raw outcomes: e2e/artifacts/firefox-faults-<project>.json (one entry per cell, merged across tests).
 import type { Page } from 'puppeteer-core';
-import { type AudioRig, SIGNAL_SINK, startAudioRig } from '../rig/audio-rig.ts';
+import {
+  type AudioRig,
+  type AudioRigOptions,
+  type AudioServerKind,
+  SIGNAL_SINK,
+  startAudioRig,
+} from '../rig/audio-rig.ts';
 import { isInTree } from '../rig/chromium.ts';
 import { firefoxMissing, type LaunchedFirefox, launchFirefox } from '../rig/firefox.ts';
 import { expect, test } from '../rig/fixtures.ts';
@@ -32,6 +38,7 @@ import {
   type Outcome,
   pause,
   pidsOf,
+  pipewirePulseRestarted,
   RANK,
   RECORD_TRACK_EVENTS,
   record,
@@ -51,6 +58,9 @@ interface Call {
 
 interface Fault {
   name: string;
+  /** Where the fault exists (default: both servers). */
+  servers?: readonly AudioServerKind[];
+  rigOptions?: AudioRigOptions;
   inject(rig: AudioRig, calls: Record<Config, Call>, extra: Record<string, unknown>): Promise<void>;
 }
 
@@ -63,6 +73,12 @@ const FAULTS: Fault[] = [
       if (pids.length === 0) throw new Error('no micoff-host under the micoff Firefox');
       extra.host_new_after_ms = await killHost(calls.micoff.ff.pid, pids);
     },
+  },
+  {
+    name: 'pipewire-pulse restarted',
+    servers: ['pipewire'],
+    rigOptions: { devicesInPipeWire: true },
+    inject: (rig) => pipewirePulseRestarted(rig),
   },
   { name: 'capture device gone and back', inject: (rig) => deviceGoneAndBack(rig) },
   { name: `audio server stopped ${STOPPED_MS / 1000} s`, inject: (rig) => stopServer(rig, STOPPED_MS) },
@@ -131,7 +147,7 @@ async function storedSettings(c: Call): Promise<string> {
  * touched (its own reopen, measured in firefox-quiet-unmute.spec.ts). */
 const RELEASE_WAIT_MS = DELAY_MS + 5000;
 
-// Not in npm test: ten cells per server, each with its own audio server and two Firefoxes, two of them
+// Not in npm test: ten cells on PulseAudio and twelve on PipeWire, each with its own audio server and two Firefoxes, two of them
 // with a 30 s stop (docs/design/faults.md).
 test.skip(!process.env.MICOFF_FAULTS, 'faults: MICOFF_FAULTS=1 runs them (docs/design/faults.md)');
 
@@ -139,8 +155,12 @@ for (const fault of FAULTS) {
   for (const state of ['released', 'unmuted'] as const) {
     test(`Firefox fault: ${fault.name}, while ${state}`, async ({ audioServer, pages }) => {
       need(firefoxMissing());
+      test.skip(
+        fault.servers !== undefined && !fault.servers.includes(audioServer),
+        `${fault.name}: ${fault.servers?.join(', ')} only`,
+      );
       test.setTimeout(STOPPED_MS + 150_000);
-      const rig = await startAudioRig(audioServer, { reader: false, tone: false });
+      const rig = await startAudioRig(audioServer, { reader: false, tone: false, ...fault.rigOptions });
       let calls: Record<Config, Call> | undefined;
       const outcomes: Outcome[] = [];
       const extra: Record<string, unknown> = {};

@@ -148,9 +148,12 @@ test('a host that dies after a steady connection is started again at once; one t
   ports[0]?.answer(VERSION);
   await tick();
   timers.advance(STEADY_MS);
+  assert.equal(host.status().last_drop, null);
   state.lastError = 'Native host has exited.';
   ports[0]?.close();
   assert.equal(host.status().retry_at_ms, timers.now);
+  const dropped = { at_ms: timers.now, reason: 'Native host has exited.' };
+  assert.deepEqual(host.status().last_drop, dropped);
   timers.advance(0);
   assert.equal(ports.length, 2, 'a new host at once');
   // That one cannot start: the backoff as after any failure, from its first step.
@@ -160,6 +163,8 @@ test('a host that dies after a steady connection is started again at once; one t
   ports[2]?.answer(VERSION);
   await tick();
   assert.equal(host.status().state, 'connected');
+  // The failed attempt between was no good connection: the drop the popup names is the first one.
+  assert.deepEqual(host.status().last_drop, dropped);
   // Up, then gone before it was steady: no restart at once.
   timers.advance(STEADY_MS - 1);
   ports[2]?.close();

@@ -154,6 +154,7 @@ export function createHostClient(deps: HostClientDeps): HostClient {
     attempts: 0,
     retry_at_ms: null,
     since_ms: deps.now(),
+    last_drop: null,
   };
 
   function setStatus(patch: Partial<HostStatus>): void {
@@ -223,6 +224,7 @@ export function createHostClient(deps: HostClientDeps): HostClient {
       version: null,
       attempts,
       retry_at_ms: deps.now() + delay,
+      ...(current.state === 'connected' ? { last_drop: { at_ms: deps.now(), reason } } : {}),
     });
     retryTimer = deps.timers.setTimeout(() => {
       retryTimer = null;

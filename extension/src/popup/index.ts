@@ -26,6 +26,7 @@ import {
   doctorList,
   hostNotice,
   hostPill,
+  hostRestarted,
   needsHost,
   needsHostLine,
   streamsTable,
@@ -44,7 +45,10 @@ port.onMessage.addListener((raw: unknown) => {
       const pill = hostPill(msg.status);
       $('host-pill').textContent = pill.text;
       $('host-pill').className = pill.cls;
-      $('host').replaceChildren(...hostNotice(msg.status, () => post({ type: 'host_reconnect' })));
+      $('host').replaceChildren(
+        ...hostNotice(msg.status, () => post({ type: 'host_reconnect' })),
+        ...hostRestarted(msg.status),
+      );
       if (msg.status.state !== 'connected') {
         $('cpu-body').replaceChildren(needsHostLine(msg.status));
         $('tab-cpu').textContent = `Audio path CPU: ${needsHost(msg.status)}`;

@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import type { HostStatus } from '../shared/host-status.ts';
 import type { NativeReleaseVerdict, TabReleaseView } from '../shared/messages/popup-background.ts';
-import { tabState } from './view.ts';
+import { hostRestartLine, tabState } from './view.ts';
 
 const base: TabReleaseView = { origin: null, state: 'capturing', since_ms: null, reason: null };
 const firefox = (now: NativeReleaseVerdict): TabReleaseView => ({
@@ -40,4 +41,24 @@ test('tabState on Firefox: open or closed as micoff saw it at the audio server, 
   const unknown = tabState(firefox({ state: 'unknown', why: 'w' }));
   assert.match(unknown, new RegExp(`^Muted${at}\\.$`));
   assert.doesNotMatch(unknown, /open|released/);
+});
+
+test('hostRestartLine: said once connected again after a drop, never while down or on a first connection', () => {
+  const up: HostStatus = {
+    state: 'connected',
+    message: null,
+    fix_command: null,
+    version: null,
+    attempts: 0,
+    retry_at_ms: null,
+    since_ms: 2,
+    last_drop: null,
+  };
+  assert.equal(hostRestartLine(up), null);
+  const drop = { at_ms: 1, reason: 'Native host has exited.' };
+  assert.match(
+    hostRestartLine({ ...up, last_drop: drop }) ?? '',
+    /^micoff-host restarted at .+ \(the last one ended: Native host has exited\.\)$/,
+  );
+  assert.equal(hostRestartLine({ ...up, state: 'error', last_drop: drop }), null);
 });

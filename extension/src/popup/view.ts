@@ -69,6 +69,18 @@ export function hostNotice(s: HostStatus, onRetry: () => void): Node[] {
 
 const clock = (ms: number) => new Date(ms).toLocaleTimeString();
 
+/** Connected again after a connection dropped: when and why micoff-host was restarted (the page side
+ * went on meanwhile); null otherwise. */
+export function hostRestartLine(s: HostStatus): string | null {
+  if (s.state !== 'connected' || !s.last_drop) return null;
+  return `micoff-host restarted at ${clock(s.last_drop.at_ms)} (the last one ended: ${s.last_drop.reason})`;
+}
+
+export function hostRestarted(s: HostStatus): Node[] {
+  const line = hostRestartLine(s);
+  return line ? [h('div', { class: 'muted', id: 'host-restarted' }, line)] : [];
+}
+
 /** The tab's first line: the microphone's state (shared/mic-state.ts), said where it is known. On
  * Firefox, whether a muted microphone is still open is micoff's check at the audio server
  * (native-release-line.ts says the details), never assumed from the page world's "capturing". */

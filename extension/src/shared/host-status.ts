@@ -19,4 +19,7 @@ export interface HostStatus {
   /** When (ms since epoch) the next reconnect is due; null unless waiting to reconnect. */
   retry_at_ms: number | null;
   since_ms: number;
+  /** The last time a good connection dropped (the host exited, crashed or was killed) and the browser's
+   * reason; kept once connected again, so the popup can say the host was restarted. */
+  last_drop: { at_ms: number; reason: string } | null;
 }
