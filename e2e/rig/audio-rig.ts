@@ -102,8 +102,9 @@ export interface AudioRig {
    * writer process (e2e/rig/pipe-writer.ts). Not module-sine-source: PulseAudio's has a fixed 2 s
    * latency (its data comes in 2 s blocks, module-sine-source.c), and pipewire-pulse has none. */
   addClockedSource(name: string): Promise<void>;
-  /** Stops and starts the server on the same socket (tone and reader come back too). */
-  restart(): Promise<void>;
+  /** Stops and starts the server on the same socket (tone and reader come back too); `killed`: the
+   * server processes SIGKILLed first, as a crash ends them. */
+  restart(opts?: { killed?: boolean }): Promise<void>;
   stop(): Promise<void>;
   /** The last lines of every log, for failure reports. */
   logs(): string;
@@ -343,7 +344,8 @@ abstract class BaseRig implements AudioRig {
     );
   }
 
-  async restart(): Promise<void> {
+  async restart(opts: { killed?: boolean } = {}): Promise<void> {
+    if (opts.killed) for (const c of [...this.servers].reverse()) await stopChild(c, 0);
     await this.stopAll();
     this.stopped = false;
     await this.startServer();

@@ -106,7 +106,8 @@ export function alive(pid: number): boolean {
   }
 }
 
-/** SIGTERM to the child's process group, then SIGKILL after `graceMs`; resolves when it is gone. */
+/** SIGTERM to the child's process group, then SIGKILL after `graceMs` (0: SIGKILL at once, as a crash
+ * or the OOM killer ends it); resolves when it is gone. */
 export async function stopChild(c: Child, graceMs = 3000): Promise<void> {
   if (c.exit) {
     killGroup(c, 'SIGKILL'); // leftovers in its group (e.g. the shell's children)
@@ -116,6 +117,11 @@ export async function stopChild(c: Child, graceMs = 3000): Promise<void> {
     if (c.exit) resolve();
     c.proc.once('exit', () => resolve());
   });
+  if (graceMs <= 0) {
+    killGroup(c, 'SIGKILL');
+    await exited;
+    return;
+  }
   killGroup(c, 'SIGTERM');
   const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), graceMs).unref());
   if ((await Promise.race([exited, timer])) === 'timeout') {

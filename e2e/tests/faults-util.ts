@@ -59,10 +59,10 @@ export async function killHost(browserPid: number, before: number[]): Promise<nu
   return Date.now() - t0;
 }
 
-/** The audio server's processes stopped and started again; the source's signal with them (a restarted
+/** The audio server's processes killed (SIGKILL, as a crash ends them) and started again; the source's signal with them (a restarted
  * server has its devices again, not the rig's player). */
-export async function serverRestarted(rig: AudioRig): Promise<void> {
-  await rig.restart();
+export async function serverKilledAndRestarted(rig: AudioRig): Promise<void> {
+  await rig.restart({ killed: true });
   await rig.playInto(SIGNAL_SINK, 'speech');
 }
 
@@ -73,6 +73,16 @@ export async function pipewirePulseRestarted(rig: AudioRig): Promise<void> {
   if (!(rig instanceof PipeWireRig)) throw new Error("pipewire-pulse is PipeWire's");
   await rig.restartPulse();
   await rig.playInto(SIGNAL_SINK, 'speech');
+}
+
+/** A capture that stays live and delivers nothing while the server runs, as a long stop left one once
+ * (docs/design/faults.md): the capture streams `indices` moved to a suspended source (a null sink's
+ * monitor); the device itself stays. PulseAudio only: pipewire-pulse keeps feeding a suspended sink's
+ * monitor. */
+export async function capturesStalled(rig: AudioRig, indices: number[]): Promise<void> {
+  await rig.pactl(['load-module', 'module-null-sink', 'sink_name=stalled']);
+  await rig.pactl(['suspend-sink', 'stalled', '1']);
+  for (const i of indices) await rig.pactl(['move-source-output', String(i), 'stalled.monitor']);
 }
 
 /** The microphone's module unloaded, 2 s, loaded again and made the default source. */

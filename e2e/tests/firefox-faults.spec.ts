@@ -1,5 +1,5 @@
 // Faults mid-call in Debian's Firefox ESR, both servers: the faults of faults.spec.ts that Firefox meets
-// the same way (the audio server restarted, pipewire-pulse restarted alone, stopped 30 s and 3 s, the
+// the same way (the audio server killed and restarted, pipewire-pulse restarted alone, stopped 30 s and 3 s, the
 // capture device gone and back, micoff-host killed), each while the microphone is released and while it is unmuted; micoff's Firefox
 // (Firefox's own release set by the installer, micoff's quiet part) against the plain flip's (Firefox as
 // it comes: the page's `enabled` flip, the device kept open), both on one private rig. Per cell and call:
@@ -44,7 +44,7 @@ import {
   record,
   SAME_MS,
   STOPPED_MS,
-  serverRestarted,
+  serverKilledAndRestarted,
   stopServer,
   suspendedSinks,
 } from './faults-util.ts';
@@ -65,7 +65,7 @@ interface Fault {
 }
 
 const FAULTS: Fault[] = [
-  { name: 'audio server restarted', inject: (rig) => serverRestarted(rig) },
+  { name: 'audio server killed and restarted', inject: (rig) => serverKilledAndRestarted(rig) },
   {
     name: 'micoff-host killed',
     inject: async (_rig, calls, extra) => {

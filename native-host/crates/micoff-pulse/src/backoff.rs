@@ -1,4 +1,7 @@
-//! Reconnect schedule: `initial`, doubling up to `max`. No jitter: one host talks to one local
+//! Reconnect schedule: every `initial` for the first `fast_for` after a loss (a restarted server is
+//! back within a second or two, and a capture that reconnected to it may wait for the sink waker:
+//! docs/design/faults.md), then doubling up to `max`. A connect to a server that is not there fails
+//! at once, so the fast phase costs nothing measurable. No jitter: one host talks to one local
 //! server, there is no herd to spread.
 
 use std::time::Duration;
@@ -6,6 +9,8 @@ use std::time::Duration;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Backoff {
     pub initial: Duration,
+    /// How long retries come every `initial` before they start doubling.
+    pub fast_for: Duration,
     pub max: Duration,
 }
 
@@ -13,6 +18,7 @@ impl Default for Backoff {
     fn default() -> Self {
         Self {
             initial: Duration::from_millis(100),
+            fast_for: Duration::from_secs(3),
             max: Duration::from_secs(5),
         }
     }
@@ -21,7 +27,10 @@ impl Default for Backoff {
 impl Backoff {
     /// Delay before reconnect attempt number `attempt` (0 = the first retry after a loss).
     pub fn delay(&self, attempt: u32) -> Duration {
-        let factor = 1u32.checked_shl(attempt.min(31)).unwrap_or(u32::MAX);
+        let fast = self.fast_for.as_millis() / self.initial.as_millis().max(1);
+        let fast = u32::try_from(fast).unwrap_or(u32::MAX);
+        let doublings = attempt.saturating_sub(fast.saturating_sub(1));
+        let factor = 1u32.checked_shl(doublings.min(31)).unwrap_or(u32::MAX);
         self.initial
             .checked_mul(factor)
             .map_or(self.max, |d| d.min(self.max))
@@ -34,10 +43,11 @@ mod tests {
     use super::*;
 
     #[test]
-    fn doubles_from_100ms_and_caps_at_5s() {
+    fn every_100ms_for_3s_then_doubling_and_capped_at_5s() {
         let b = Backoff::default();
-        let ms: Vec<u128> = (0..9).map(|a| b.delay(a).as_millis()).collect();
-        assert_eq!(ms, [100, 200, 400, 800, 1600, 3200, 5000, 5000, 5000]);
+        let ms: Vec<u128> = (0..36).map(|a| b.delay(a).as_millis()).collect();
+        assert_eq!(ms[..30], [100; 30]);
+        assert_eq!(ms[30..], [200, 400, 800, 1600, 3200, 5000]);
     }
 
     #[test]
@@ -51,6 +61,7 @@ mod tests {
     fn custom_schedule() {
         let b = Backoff {
             initial: Duration::from_millis(10),
+            fast_for: Duration::ZERO,
             max: Duration::from_millis(35),
         };
         let ms: Vec<u128> = (0..4).map(|a| b.delay(a).as_millis()).collect();

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { FakeTimers } from '../../../background/fakes.test-util.ts';
 import {
+  CONFIRM_MS,
   createCaptureWatch,
   FAST_POLL_MS,
   FIRST_GAP_MS,
@@ -10,6 +11,7 @@ import {
   POLL_MS,
   RESTART_FIRST_FRAME_MS,
   STALL_MS,
+  SUSPECT_MS,
 } from './capture-watch.ts';
 
 /** One device `mic`, on while `world.on`; its capture delivers `world.ms` of audio through
@@ -56,15 +58,35 @@ test('a capture that delivers is never restarted, however long', () => {
   assert.ok(world.reads >= 60_000 / POLL_MS - 1, 'read every POLL_MS');
 });
 
-test('a capture that stops delivering is restarted within two reads of its last frame', () => {
-  const { timers, world, watch, run } = rig();
+test('a capture that stops delivering is restarted STALL_MS to POLL_MS + CONFIRM_MS after its last frame, wherever between two reads it stops', () => {
+  for (let phase = 0; phase < POLL_MS; phase += 10) {
+    const { timers, world, watch, run } = rig();
+    watch.changed();
+    run(3000 + phase, true);
+    const lastFrame = timers.now;
+    run(2 * POLL_MS, false);
+    assert.equal(world.restarts.length, 1, `phase ${phase}`);
+    const after = (world.restarts[0] ?? 0) - lastFrame;
+    assert.ok(
+      after >= STALL_MS && after <= POLL_MS + CONFIRM_MS + 10,
+      `phase ${phase}: restarted ${after} ms after the last frame`,
+    );
+  }
+});
+
+test('a steady capture is read once per POLL_MS: no second read unless a read falls SUSPECT_MS short', () => {
+  const { world, watch, run } = rig();
   watch.changed();
-  run(3000, true);
-  const lastFrame = timers.now;
-  run(2 * POLL_MS, false);
-  assert.equal(world.restarts.length, 1);
-  const after = (world.restarts[0] ?? 0) - lastFrame;
-  assert.ok(after >= STALL_MS && after <= 2 * POLL_MS, `restarted ${after} ms after the last frame`);
+  run(POLL_MS, true);
+  const reads = world.reads;
+  run(20 * POLL_MS, true);
+  assert.equal(world.reads - reads, 20);
+  // Frames that run SUSPECT_MS short of a read and then come again: one more read, no restart.
+  for (let i = 0; i < 10; i++) {
+    run(POLL_MS - SUSPECT_MS, true);
+    run(SUSPECT_MS, false);
+  }
+  assert.deepEqual(world.restarts, []);
 });
 
 test('once restarted, the device is read every FAST_POLL_MS until healthy again, then every POLL_MS', () => {
@@ -82,12 +104,12 @@ test('once restarted, the device is read every FAST_POLL_MS until healthy again,
   assert.ok(world.reads - reads <= 10_000 / POLL_MS + 1, `${world.reads - reads} reads in 10 s`);
 });
 
-test('a gap shorter than STALL_MS (a busy machine) is not a stall', () => {
+test('a gap shorter than STALL_MS (a busy machine) is not a stall, wherever it falls between reads', () => {
   const { world, watch, run } = rig();
   watch.changed();
-  for (let i = 0; i < 20; i++) {
-    run(2000, true);
-    run(STALL_MS - POLL_MS - 10, false);
+  for (let phase = 0; phase < POLL_MS; phase += 10) {
+    run(2000 + phase, true);
+    run(STALL_MS - 10, false);
   }
   assert.deepEqual(world.restarts, []);
 });

@@ -2,22 +2,29 @@
 // resumed (a suspend, SIGSTOP/SIGCONT) a browser's capture can stay `live` and carry nothing, with no
 // `ended` or `mute` for the page (docs/design/faults.md). While a device is on and a member's real
 // track is enabled, its frame count (MediaStreamTrack.stats, as first-audio.ts reads it) is read every
-// POLL_MS; a track that has had audio and got no new frame between two reads (at least STALL_MS apart)
-// is stalled, and its device is reopened (group-machine.ts `restart`, which tries again while the reopen
-// is refused and ends the page's tracks if it never comes back). Until the device has delivered without
-// a stall for HEALTHY_MS after a restart, the reads come every FAST_POLL_MS, and a restart's fresh
-// capture with no first frame RESTART_FIRST_FRAME_MS after it is in counts as stalled too. A device
-// whose fresh capture stalls again waits a gap that doubles from FIRST_GAP_MS up to MAX_GAP_MS. Nothing
-// runs while every device is released or muted; while unmuted, one read a second (a faster poll cost
-// micoff's unmuted overhead bar: docs/design/faults.md "The capture watch"). Pure: the page supplies the
-// clock, timers and the reads, so it runs under `node --test`.
+// POLL_MS. A read whose new audio falls SUSPECT_MS or more short of the time since the previous read
+// says when the frames stopped, if they did; a second read comes CONFIRM_MS later at least, and
+// STALL_MS after that estimate at most. A track that has had audio and got no new frame for STALL_MS
+// (by that estimate, with at least CONFIRM_MS between the reads) is stalled, and its device is reopened
+// (group-machine.ts `restart`, which tries again while the reopen is refused and ends the page's tracks
+// if it never comes back). Until the device has delivered without a stall for HEALTHY_MS after a
+// restart, the reads come every FAST_POLL_MS, and a restart's fresh capture with no first frame
+// RESTART_FIRST_FRAME_MS after it is in counts as stalled too. A device whose fresh capture stalls again
+// waits a gap that doubles from FIRST_GAP_MS up to MAX_GAP_MS. Nothing runs while every device is
+// released or muted. The read rate is what the unmuted call pays (docs/design/faults.md "The capture
+// watch"). Pure: the page supplies the clock, timers and the reads, so it runs under `node --test`.
 
 /** How often a watched track's frame count is read ... */
-export const POLL_MS = 1000;
+export const POLL_MS = 400;
 /** ... and after a restart, until the device is healthy again. */
 export const FAST_POLL_MS = 100;
 /** No new frame for this long (a capture delivers every 10 ms): the capture is stalled. */
 export const STALL_MS = 400;
+/** A read whose new audio is this much less than the time since the previous read: the frames may
+ * have stopped in between (a capture delivers in fragments of 10 to 60 ms). */
+export const SUSPECT_MS = 100;
+/** A stall is only called on a read at least this long after the last one that saw a new frame. */
+export const CONFIRM_MS = 150;
 /** After a restart that put fresh tracks in, the next one of the same device waits at least this long,
  * doubling each time. */
 export const FIRST_GAP_MS = 2000;
@@ -58,6 +65,10 @@ interface Seen<T> {
   audioMs: number;
   /** now() when this count was first read: no frame came since. */
   since: number;
+  /** When the last frame came, as far as the reads tell (at most `since`). */
+  lastFrameAt: number;
+  /** now() at the last read. */
+  readAt: number;
   /** now() since when this track has delivered without a stall. */
   steady: number;
 }
@@ -67,36 +78,55 @@ export function createCaptureWatch<G, T>(d: CaptureWatchDeps<G, T>): CaptureWatc
   const restarts = new Map<G, { atMs: number; gapMs: number }>();
   let timer: unknown = null;
 
-  function look(g: G, now: number): void {
+  /** Reads `g`; returns when it wants its next read (ms from now), if sooner than the poll. */
+  function look(g: G, now: number): number | null {
     let r: Delivered<T> | null = null;
     try {
       r = d.read(g);
     } catch {}
     if (!r || !Number.isFinite(r.audioMs)) {
       seen.delete(g);
-      return;
+      return null;
     }
     const s = seen.get(g);
     if (!s || s.track !== r.track) {
-      seen.set(g, { track: r.track, audioMs: r.audioMs, since: now, steady: now });
-      return;
+      seen.set(g, {
+        track: r.track,
+        audioMs: r.audioMs,
+        since: now,
+        lastFrameAt: now,
+        readAt: now,
+        steady: now,
+      });
+      return null;
     }
     if (r.audioMs !== s.audioMs) {
-      if (now - s.since >= STALL_MS) s.steady = now; // it had stalled before this frame
+      if (now - s.lastFrameAt >= STALL_MS) s.steady = now; // it had stalled before this frame
+      // The frames came after the previous read: if they ran out short of now, they stopped then.
+      const lastFrameAt = Math.min(now, s.readAt + Math.max(0, r.audioMs - s.audioMs));
       s.audioMs = r.audioMs;
       s.since = now;
+      s.readAt = now;
+      s.lastFrameAt = lastFrameAt;
       if (now - s.steady >= HEALTHY_MS) restarts.delete(g);
-      return;
+      return now - lastFrameAt >= SUSPECT_MS ? Math.max(CONFIRM_MS, lastFrameAt + STALL_MS - now) : null;
     }
+    s.readAt = now;
     const past = restarts.get(g);
     // A track that never had audio is first-audio.ts's (a slow first frame is not a stall), unless a
     // restart put it in.
     const quietMs = now - s.since;
-    if (r.audioMs <= 0 ? !past || quietMs < RESTART_FIRST_FRAME_MS : quietMs < STALL_MS) return;
-    if (past && now - past.atMs < past.gapMs) return;
+    const stalled =
+      r.audioMs <= 0
+        ? past !== undefined && quietMs >= RESTART_FIRST_FRAME_MS
+        : quietMs >= CONFIRM_MS && now - s.lastFrameAt >= STALL_MS;
+    if (!stalled)
+      return r.audioMs > 0 ? Math.max(CONFIRM_MS - quietMs, s.lastFrameAt + STALL_MS - now) : null;
+    if (past && now - past.atMs < past.gapMs) return null;
     restarts.set(g, { atMs: now, gapMs: past ? Math.min(past.gapMs * 2, MAX_GAP_MS) : FIRST_GAP_MS });
     seen.delete(g);
     d.stalled(g);
+    return null;
   }
 
   /** Fast while a watched device is recovering from a restart. */
@@ -107,8 +137,12 @@ export function createCaptureWatch<G, T>(d: CaptureWatchDeps<G, T>): CaptureWatc
     const now = d.now();
     const groups = new Set(d.watched());
     for (const g of seen.keys()) if (!groups.has(g)) seen.delete(g);
-    for (const g of groups) look(g, now);
-    if (groups.size > 0 && timer === null) timer = d.setTimer(tick, every(groups));
+    let next = every(groups);
+    for (const g of groups) {
+      const soon = look(g, now);
+      if (soon !== null) next = Math.min(next, Math.max(1, soon));
+    }
+    if (groups.size > 0 && timer === null) timer = d.setTimer(tick, next);
   }
 
   return {
