@@ -338,7 +338,18 @@ impl PipeWireRig {
         wait_until_up(&rig, "pipewire-pulse", Duration::from_secs(30), || None);
         for command in device_commands() {
             let args: Vec<&str> = command.iter().map(String::as_str).collect();
-            rig.pactl(&args);
+            if args[0].starts_with("set-default-") {
+                // pipewire-pulse answers `load-module` before the node exists, and setting a
+                // default to a node it does not know yet fails with "Not supported" (a fresh-clone
+                // run beside the e2e lanes, 2026-11-30): try again until the node is there.
+                wait_for(
+                    &format!("pactl {}", args.join(" ")),
+                    Duration::from_secs(10),
+                    || rig.pactl_ok(&args),
+                );
+            } else {
+                rig.pactl(&args);
+            }
         }
         // WirePlumber creates the nodes and applies defaults asynchronously.
         wait_for(
