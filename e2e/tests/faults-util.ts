@@ -59,8 +59,8 @@ export async function killHost(browserPid: number, before: number[]): Promise<nu
   return Date.now() - t0;
 }
 
-/** The audio server's processes killed (SIGKILL, as a crash ends them) and started again; the source's signal with them (a restarted
- * server has its devices again, not the rig's player). */
+/** The audio server's processes killed (SIGKILL, as a crash ends them) and started again; the
+ * source's signal with them (a restarted server has its devices again, not the rig's player). */
 export async function serverKilledAndRestarted(rig: AudioRig): Promise<void> {
   await rig.restart({ killed: true });
   await rig.playInto(SIGNAL_SINK, 'speech');

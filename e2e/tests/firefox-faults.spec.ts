@@ -1,6 +1,7 @@
 // Faults mid-call in Debian's Firefox ESR, both servers: the faults of faults.spec.ts that Firefox meets
-// the same way (the audio server killed and restarted, pipewire-pulse restarted alone, stopped 30 s and 3 s, the
-// capture device gone and back, micoff-host killed), each while the microphone is released and while it is unmuted; micoff's Firefox
+// the same way (the audio server killed and restarted, pipewire-pulse restarted alone, stopped 30 s
+// and 3 s, the capture device gone and back, micoff-host killed), each while the microphone is released
+// and while it is unmuted; micoff's Firefox
 // (Firefox's own release set by the installer, micoff's quiet part) against the plain flip's (Firefox as
 // it comes: the page's `enabled` flip, the device kept open), both on one private rig. Per cell and call:
 // the page's track, how long until the far end hears the user again, whether a mute after it releases
