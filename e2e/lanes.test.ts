@@ -5,11 +5,11 @@ import {
   AFTER_BUILDS_TIMING_SPECS,
   CPU_SPECS,
   ECHO_SPECS,
-  ECHO_SPECS_IN_CPU_LANE_ON_PIPEWIRE,
   LANE_WORKERS,
   LANES,
   laneFilter,
   laneOf,
+  MOVED_ON,
   SHORT_TIMING_SPECS,
   TIMING_SPECS,
 } from './lanes.ts';
@@ -50,13 +50,13 @@ test('the functional lane leaves out exactly the specs of the other lanes; unset
   assert.throws(() => laneOf({ MICOFF_E2E_LANE: 'quiet' }), /expected one of/);
 });
 
-test('on PipeWire the moved echo specs run in the CPU lane, once per server in all', () => {
+test('a moved spec runs in its lane on that server only, every spec once per server in all', () => {
   const runs = (f: string, server: 'pulseaudio' | 'pipewire') =>
     (['cpu', 'timing', 'echo'] as const).filter((l) => laneFilter(l, server).testMatch?.includes(`**/${f}`));
-  for (const f of ECHO_SPECS_IN_CPU_LANE_ON_PIPEWIRE) {
-    assert.deepEqual(runs(f, 'pipewire'), ['cpu']);
-    assert.deepEqual(runs(f, 'pulseaudio'), ['echo']);
-  }
+  assert.deepEqual(runs('capture-latency-aec.spec.ts', 'pipewire'), ['cpu']);
+  assert.deepEqual(runs('capture-latency-aec.spec.ts', 'pulseaudio'), ['echo']);
+  for (const server of ['pulseaudio', 'pipewire'] as const)
+    for (const [f, lane] of Object.entries(MOVED_ON[server])) assert.deepEqual(runs(f, server), [lane]);
   for (const f of [
     ...CPU_SPECS,
     ...SHORT_TIMING_SPECS,

@@ -42,9 +42,14 @@ export const ECHO_SPECS = ['capture-latency-aec.spec.ts', 'release-echo.spec.ts'
  * 146-173 / 245-251 without them: docs/test-rig.md#lanes). */
 export const AFTER_BUILDS_TIMING_SPECS = ['release-far-end-janus.spec.ts'] as const;
 
-/** Echo specs whose PipeWire run goes to the CPU lane, to even the lanes out: the CPU lane runs its
- * PulseAudio specs first, so these come long after the builds there too. */
-export const ECHO_SPECS_IN_CPU_LANE_ON_PIPEWIRE = ['capture-latency-aec.spec.ts'] as const;
+/** Specs whose run on one server goes to another lane than their kind's, to even the lanes out (either
+ * lane gives a spec the same surroundings: one spec beside it). On PipeWire capture-latency-aec runs in
+ * the CPU lane, which runs its PulseAudio specs first, so it comes long after the builds there too. Not
+ * the timing lane's first minutes: the builds run beside them (docs/test-rig.md#lanes). */
+export const MOVED_ON: Record<AudioServerKind, Readonly<Record<string, Exclude<Lane, 'functional'>>>> = {
+  pulseaudio: {},
+  pipewire: { 'capture-latency-aec.spec.ts': 'cpu' },
+};
 
 export const LANES = ['functional', 'cpu', 'timing', 'echo'] as const;
 export type Lane = (typeof LANES)[number];
@@ -60,6 +65,13 @@ export function laneOf(env: NodeJS.ProcessEnv = process.env): Lane | null {
   throw new Error(`MICOFF_E2E_LANE=${lane}: expected one of ${LANES.join(', ')}`);
 }
 
+/** The specs of the lanes after the functional one, by the lane their kind runs in. */
+const BY_KIND: Record<Exclude<Lane, 'functional'>, readonly string[]> = {
+  cpu: [...CPU_SPECS, ...SHORT_TIMING_SPECS],
+  timing: TIMING_SPECS,
+  echo: [...ECHO_SPECS, ...AFTER_BUILDS_TIMING_SPECS],
+};
+
 /** Playwright's testMatch / testIgnore for a lane on one audio server's project (file names under
  * e2e/tests/). */
 export function laneFilter(
@@ -67,22 +79,10 @@ export function laneFilter(
   server: AudioServerKind,
 ): { testMatch?: string[]; testIgnore?: string[] } {
   const glob = (files: readonly string[]) => files.map((f) => `**/${f}`);
-  const moved: readonly string[] = server === 'pipewire' ? ECHO_SPECS_IN_CPU_LANE_ON_PIPEWIRE : [];
-  if (lane === 'cpu') return { testMatch: glob([...CPU_SPECS, ...SHORT_TIMING_SPECS, ...moved]) };
-  if (lane === 'timing') return { testMatch: glob(TIMING_SPECS) };
-  if (lane === 'echo')
-    return {
-      testMatch: glob([...ECHO_SPECS.filter((f) => !moved.includes(f)), ...AFTER_BUILDS_TIMING_SPECS]),
-    };
-  if (lane === 'functional')
-    return {
-      testIgnore: glob([
-        ...CPU_SPECS,
-        ...SHORT_TIMING_SPECS,
-        ...TIMING_SPECS,
-        ...ECHO_SPECS,
-        ...AFTER_BUILDS_TIMING_SPECS,
-      ]),
-    };
-  return {};
+  if (lane === null) return {};
+  const placed = Object.entries(BY_KIND).flatMap(([kind, files]) =>
+    files.map((f) => [f, MOVED_ON[server][f] ?? kind] as const),
+  );
+  if (lane === 'functional') return { testIgnore: glob(placed.map(([f]) => f)) };
+  return { testMatch: glob(placed.filter(([, l]) => l === lane).map(([f]) => f)) };
 }

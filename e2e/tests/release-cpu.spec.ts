@@ -1,9 +1,11 @@
-// Release-on-mute's CPU bars, with and without micoff on one rig of their own: released against the
-// floor (the page's own stopped track), the control (muted without micoff still costs), and micoff's
-// unmuted overhead in paired windows (both calls at once, the load hits both alike).
+// Release-on-mute's CPU bars, with and without micoff: released against the floor (the page's own
+// stopped track), the control (muted without micoff still costs), and micoff's unmuted overhead in
+// paired windows. Every window samples both sides over the same interval (the load hits both alike):
+// in the rounds each browser has a rig of its own (its audio server in the figure), in the paired
+// phases both share one (trees only; one server wakes both calls alike).
 // Method, bar values and their measurements: docs/design/release-on-mute.md#release-cpu-bars.
 // Raw samples: e2e/artifacts/release-cpu.json.
-import { startAudioRig } from '../rig/audio-rig.ts';
+import { type AudioRig, startAudioRig } from '../rig/audio-rig.ts';
 import { extensionServiceWorker, type LaunchedChromium, launchChromium } from '../rig/chromium.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { extensionId, sampleCpu } from '../rig/host.ts';
@@ -43,54 +45,91 @@ interface Sample {
   by_process: Record<string, number>;
 }
 
-// Its own PulseAudio rig either way: run it once, in the PulseAudio project.
+// Its own PulseAudio rigs either way: run it once, in the PulseAudio project.
 test.skip(({ audioServer }) => audioServer !== 'pulseaudio', 'own PulseAudio rig: PulseAudio project only');
 
 test('CPU: released vs unmuted, control without micoff, overhead unmuted', async ({ pages }) => {
   test.setTimeout(
     150_000 +
-      (ROUNDS + 1) * 2 * (2 * WINDOW_S + 8) * 1000 +
+      (ROUNDS + 1) * (2 * WINDOW_S + 12) * 1000 +
       (PAIRED_WINDOWS + FLOOR_WINDOWS) * (PAIRED_WINDOW_S + 2) * 1000,
   );
+  // micoff's rig, and both browsers' in the paired phases.
   const rig = await startAudioRig('pulseaudio', { reader: false, tone: false });
   const browsers: Partial<Record<Config, LaunchedChromium>> = {};
+  // The rounds' browser without micoff, on a rig of its own.
+  let own: AudioRig | undefined;
+  let alone: LaunchedChromium | undefined;
   try {
+    own = await startAudioRig('pulseaudio', { reader: false, tone: false });
     browsers.with = await launchChromium({ env: rig.clientEnv });
-    browsers.without = await launchChromium({ env: rig.clientEnv, withExtension: false });
+    alone = await launchChromium({ env: own.clientEnv, withExtension: false });
+    const rounds: Record<Config, { browser: LaunchedChromium; rig: AudioRig }> = {
+      with: { browser: browsers.with, rig },
+      without: { browser: alone, rig: own },
+    };
     const sw = await extensionServiceWorker(browsers.with.context, extensionId());
     await setReleaseSettings(sw, { releaseOnMute: true, releaseDelayMs: 0 });
     const samples: Sample[] = [];
     const measure = async (config: Config) => {
-      const b = browsers[config] as LaunchedChromium;
       const r = await sampleCpu({
-        browserPid: await b.browserPid(),
+        browserPid: await rounds[config].browser.browserPid(),
         audioServer: true,
         windowS: WINDOW_S,
-        env: rig.clientEnv,
+        env: rounds[config].rig.clientEnv,
       });
       return { cpu_pct: onCpuPct(r), by_process: byProcess(r) };
+    };
+    const configs: Config[] = ['with', 'without'];
+    /** Both browsers over the same window, the one whose sampler starts first alternating by round. */
+    const measureBoth = async (round: number, state: Sample['state']) => {
+      const order: Config[] = Math.abs(round) % 2 ? ['without', 'with'] : ['with', 'without'];
+      const taken = await Promise.all(order.map((c) => measure(c)));
+      order.forEach((config, k) => {
+        samples.push({ round, config, state, ...(taken[k] as Awaited<ReturnType<typeof measure>>) });
+      });
     };
 
     // Round -1 warms both browsers up (first page load, JIT, the host's first replies); discarded.
     for (let round = -1; round < ROUNDS; round++) {
-      const order: Config[] = Math.abs(round) % 2 ? ['without', 'with'] : ['with', 'without'];
-      for (const config of order) {
-        const b = browsers[config] as LaunchedChromium;
-        const meeting = await MeetingPage.open(b.context, pages.url('meeting.html'));
+      const calls = {} as Record<Config, MeetingPage>;
+      for (const config of configs) {
+        const meeting = await MeetingPage.open(rounds[config].browser.context, pages.url('meeting.html'));
+        calls[config] = meeting;
         await meeting.ready();
-        await whenStreams(rig, 'capturing', (n) => n === 1);
-        await new Promise((r) => setTimeout(r, 2000)); // settle after the call comes up
-        samples.push({ round, config, state: 'unmuted', ...(await measure(config)) });
-        await meeting.mute();
-        if (config === 'with') await whenStreams(rig, 'released', (n) => n === 0, 2000);
-        else await new Promise((r) => setTimeout(r, 500));
-        samples.push({ round, config, state: 'muted', ...(await measure(config)) });
-        await meeting.hangUp();
-        await meeting.close();
-        await whenStreams(rig, 'no capture between configurations', (n) => n === 0, 5000);
+        await whenStreams(rounds[config].rig, 'capturing', (n) => n === 1);
+      }
+      await new Promise((r) => setTimeout(r, 2000)); // settle after the calls come up
+      await measureBoth(round, 'unmuted');
+      await Promise.all(configs.map((c) => calls[c].mute()));
+      await whenStreams(rig, 'released', (n) => n === 0, 2000);
+      await new Promise((r) => setTimeout(r, 500));
+      expect(await chromiumStreams(own), 'muted without micoff: still capturing').toHaveLength(1);
+      await measureBoth(round, 'muted');
+      for (const config of configs) {
+        await calls[config].hangUp();
+        await calls[config].close();
+        await whenStreams(rounds[config].rig, 'no capture between rounds', (n) => n === 0, 5000);
       }
     }
-    expect(await chromiumStreams(rig)).toEqual([]);
+    for (const config of configs) expect(await chromiumStreams(rounds[config].rig)).toEqual([]);
+
+    // The paired phases on one rig: the browser without micoff started again on micoff's rig, warmed
+    // by one call. Two servers wake at phases of their own: with the overhead's calls on two rigs, one
+    // trial's second half read 1.21 (every audio thread of micoff's side dearer in every window, the
+    // first half 1.05); one server wakes both calls alike (docs/design/release-on-mute.md).
+    await alone.close();
+    alone = undefined;
+    await own.stop();
+    own = undefined;
+    browsers.without = await launchChromium({ env: rig.clientEnv, withExtension: false });
+    const warm = await MeetingPage.open(browsers.without.context, pages.url('meeting.html'));
+    await warm.ready();
+    await whenStreams(rig, 'the restarted browser capturing', (n) => n === 1);
+    await new Promise((r) => setTimeout(r, 2000));
+    await warm.hangUp();
+    await warm.close();
+    await whenStreams(rig, 'no capture after the warm-up', (n) => n === 0, 5000);
 
     // Overhead: both calls up at once, both trees sampled over the same windows, half of them with each
     // side's audio service the newer (balancedPairedWindows).
@@ -204,6 +243,8 @@ test('CPU: released vs unmuted, control without micoff, overhead unmuted', async
   } finally {
     await browsers.with?.close();
     await browsers.without?.close();
+    await alone?.close();
+    await own?.stop();
     await rig.stop();
   }
 });

@@ -53,6 +53,8 @@ const KINDS = [
   ...(process.env.MICOFF_FIRST_WORDS_CODE === '1' ? ['code'] : []),
 ];
 type Kind = 'hotkey' | 'click' | 'visible' | 'code';
+/** How long the call's tab stays behind another before it comes back (the `visible` kind). */
+const HIDDEN_MS = 500;
 /** Each call's unmutes before the sampled ones: what micoff learns to read as intent. */
 const WARM_UP_KINDS = ['click', 'hotkey'] as const;
 const WARM_UP_MUTES = WARM_UP_KINDS.length;
@@ -160,7 +162,6 @@ async function sampleTurns(
   cycles: number,
   settle: (c: Call) => Promise<void>,
   otherTab: (c: Call) => Promise<Page>,
-  closeOthers: () => Promise<void>,
 ): Promise<Record<string, Record<string, Sample[]>>> {
   // One unmute of each kind first: what micoff learns to read as intent (a control, a key).
   for (const c of calls) {
@@ -194,7 +195,6 @@ async function sampleTurns(
           before: s?.before ?? [],
           heard_ms: await heard,
         });
-        await closeOthers();
       }
     }
   }
@@ -363,7 +363,7 @@ async function unmuteBy(kind: Kind, page: Page, other: () => Promise<Page>): Pro
       await waitFor('the call hidden', async () =>
         (await page.evaluate('document.visibilityState')) === 'hidden' ? true : null,
       );
-      await pause(1000);
+      await pause(HIDDEN_MS);
       await page.bringToFront();
       await waitFor('the call visible', async () =>
         (await page.evaluate('document.visibilityState')) === 'visible' ? true : null,
@@ -383,7 +383,8 @@ for (const sourceKind of ['monitor', 'clock'] as const) {
     pages,
   }) => {
     test.setTimeout(480_000);
-    const others: Page[] = [];
+    /** Per browser, the tab the call hides behind: opened at the first tab switch, kept. */
+    const others = new Map<Call, Page>();
     const sources = async (rig: AudioRig): Promise<[string, string]> => {
       if (sourceKind === 'monitor') return monitorSources(rig);
       await rig.addClockedSource('clock1');
@@ -392,9 +393,12 @@ for (const sourceKind of ['monitor', 'clock'] as const) {
     };
     await inCalls(audioServer, pages, sources, true, async (rig, calls) => {
       const otherTab = async (c: Call) => {
-        const tab = await c.browser.context.newPage();
-        await tab.goto(pages.url('index.html').replace('127.0.0.1', 'localhost'));
-        others.push(tab);
+        let tab = others.get(c);
+        if (!tab) {
+          tab = await c.browser.context.newPage();
+          await tab.goto(pages.url('index.html').replace('127.0.0.1', 'localhost'));
+          others.set(c, tab);
+        }
         return tab;
       };
       /** Per mute of micoff's call: released, or kept open because it reopens slower than the key. */
@@ -411,9 +415,7 @@ for (const sourceKind of ['monitor', 'clock'] as const) {
         if (c.name === 'micoff') outcomes.push(await settled(rig, c, KEPT.slowReopen));
         await new Promise((r) => setTimeout(r, 700));
       };
-      const samples = await sampleTurns(calls, KINDS as Kind[], CYCLES, muteAndSettle, otherTab, async () => {
-        for (const tab of others.splice(0)) await tab.close();
-      });
+      const samples = await sampleTurns(calls, KINDS as Kind[], CYCLES, muteAndSettle, otherTab);
       const firstAudio = await learned(sw);
       const waits = reopenWaits([...stores, firstAudio], outcomes);
       const result = summarize(samples, slowSamples(waits, KINDS, CYCLES, WARM_UP_MUTES));
@@ -485,16 +487,9 @@ test(`first words without micoff-host on a monitor source: micoff's hotkey and c
       if (c.name === 'micoff') outcomes.push(await settled(rig, c, why));
       await new Promise((r) => setTimeout(r, 700));
     };
-    const samples = await sampleTurns(
-      calls,
-      ['hotkey', 'click'],
-      NOHOST_CYCLES,
-      muteAndSettle,
-      async () => {
-        throw new Error('no tab-switch unmute here');
-      },
-      async () => {},
-    );
+    const samples = await sampleTurns(calls, ['hotkey', 'click'], NOHOST_CYCLES, muteAndSettle, async () => {
+      throw new Error('no tab-switch unmute here');
+    });
     const firstAudio = await learned(sw);
     const waits = reopenWaits([...stores, firstAudio], outcomes);
     const result = summarize(samples, slowSamples(waits, ['hotkey', 'click'], NOHOST_CYCLES, WARM_UP_MUTES));
