@@ -103,8 +103,12 @@ export async function stopServer(rig: AudioRig, ms: number): Promise<void> {
 /** ms from now until the far end hears the user again, or null within BACK_WAIT_MS: its received
  * energy grows with packets arriving in the same poll. Energy alone is not enough: the far end's jitter
  * buffer conceals missing packets with audio of its own (fading from the last it heard), so right after
- * a capture stops the energy still grows while nothing comes. */
-export async function audioBack(m: { stats(): Promise<MeetingStats> }): Promise<number | null> {
+ * a capture stops the energy still grows while nothing comes. `packetsOnly`: packets arriving, for a far
+ * end that plays nothing (and so measures no energy). */
+export async function audioBack(
+  m: { stats(): Promise<MeetingStats> },
+  opts: { packetsOnly?: boolean } = {},
+): Promise<number | null> {
   const t0 = Date.now();
   const read = async () => {
     const i = (await m.stats()).inbound;
@@ -114,7 +118,8 @@ export async function audioBack(m: { stats(): Promise<MeetingStats> }): Promise<
   while (Date.now() - t0 < BACK_WAIT_MS) {
     await pause(20);
     const now = await read();
-    if (now.energy - prev.energy > 1e-6 && now.packets > prev.packets) return Date.now() - t0;
+    if ((opts.packetsOnly || now.energy - prev.energy > 1e-6) && now.packets > prev.packets)
+      return Date.now() - t0;
     prev = now;
   }
   return null;

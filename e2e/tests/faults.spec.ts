@@ -21,9 +21,11 @@ import { extensionServiceWorker, isInTree, type LaunchedChromium, launchChromium
 import { expect, test } from '../rig/fixtures.ts';
 import { extensionId } from '../rig/host.ts';
 import { MeetingPage } from '../rig/meeting-page.ts';
+import { need } from '../rig/needs.ts';
 import type { PageServer } from '../rig/page-server.ts';
 import { ARTIFACTS_DIR, HOST_BINARY } from '../rig/paths.ts';
 import { waitFor } from '../rig/proc.ts';
+import { startXvfb, type Xvfb, xvfbMissing } from '../rig/xvfb.ts';
 import {
   ageMs,
   audioBack,
@@ -52,6 +54,10 @@ import {
 } from './faults-util.ts';
 import { chromiumStreams, setReleaseSettings } from './release-util.ts';
 
+/** How long the calls' tabs are hidden before the fault in a `background` cell: past the 10 s after
+ * which Chromium runs a hidden page's timers at most once a second. */
+const BACKGROUND_MS = 12_000;
+
 interface Call {
   config: Config;
   b: LaunchedChromium;
@@ -73,6 +79,12 @@ interface Fault {
    * signal), so micoff's call is the only recorder of `mic`: on PulseAudio its null sink then runs far
    * ahead while micoff's device is released, as a virtual microphone nothing else records does. */
   ownSources?: boolean;
+  /** Both calls headful on a private Xvfb, each behind another tab of its browser for BACKGROUND_MS
+   * before the fault and until it is judged, and playing nothing (a far end that is silent): Chromium
+   * runs the timers of a page hidden that long, and not audible, at most once a second. With nothing
+   * played the far end decodes nothing (loopback.js): its audio is back when packets arrive again (a
+   * stalled capture sends none). */
+  background?: boolean;
   /** The fault, over when it resolves; what it saw on the way goes in `extra`. */
   inject(rig: AudioRig, calls: Record<Config, Call>, extra: Record<string, unknown>): Promise<void>;
   /** Released only: a part of the fault that comes with the unmute, started right before both calls
@@ -191,6 +203,18 @@ const FAULTS: Fault[] = [
       ),
   },
   {
+    // The capture watch reads on timers; a user in a call often looks at another tab.
+    name: 'capture stalled at the server, the call in a background tab',
+    servers: ['pulseaudio'],
+    states: ['unmuted'],
+    background: true,
+    inject: async (rig) =>
+      capturesStalled(
+        rig,
+        (await chromiumStreams(rig)).map((s) => s.index),
+      ),
+  },
+  {
     name: 'tab frozen',
     inject: async (_rig, calls) => {
       const sessions = await Promise.all(
@@ -211,6 +235,8 @@ async function openCalls(
   pages: PageServer,
   hostDir: string,
   plainSource: string | null,
+  url: string,
+  display?: string,
 ): Promise<Record<Config, Call>> {
   const calls: Partial<Record<Config, Call>> = {};
   try {
@@ -222,6 +248,7 @@ async function openCalls(
           config === 'plain' && plainSource ? { ...rig.clientEnv, PULSE_SOURCE: plainSource } : rig.clientEnv,
         withExtension: config === 'micoff',
         ...(host ? { hostBinary: host } : {}),
+        ...(display ? { display, realFocus: true, extraArgs: ['--window-size=640,800'] } : {}),
       });
       calls[config] = {
         config,
@@ -236,7 +263,7 @@ async function openCalls(
         await setReleaseSettings(sw, { releaseOnMute: true, releaseDelayMs: 0 });
         (calls[config] as Call).sw = sw;
       }
-      const m = await MeetingPage.open(b.context, pages.url('meeting.html?playout=1'));
+      const m = await MeetingPage.open(b.context, pages.url(url));
       (calls[config] as Call).m = m;
       await m.ready();
       await m.waitForAudioFlowing();
@@ -282,7 +309,7 @@ async function storedSettings(c: Call): Promise<string> {
   );
 }
 
-// Not in npm test yet: nineteen cells on PulseAudio and twenty-one on PipeWire, each with its own audio
+// Not in npm test yet: twenty cells on PulseAudio and twenty-one on PipeWire, each with its own audio
 // server and two browsers, two of them with a 30 s stop; the suite's lanes have no room left in its 30 min
 // (docs/design/faults.md).
 test.skip(!process.env.MICOFF_FAULTS, 'faults: MICOFF_FAULTS=1 runs them (docs/design/faults.md)');
@@ -300,7 +327,12 @@ for (const fault of FAULTS) {
       const outcomes: Outcome[] = [];
       const extra: Record<string, unknown> = {};
       const hostDir = mkdtempSync(join(tmpdir(), 'micoff-faults-'));
+      let x: Xvfb | undefined;
       try {
+        if (fault.background) {
+          need(xvfbMissing());
+          x = await startXvfb();
+        }
         await rig.playInto(SIGNAL_SINK, 'speech');
         let plainSource: string | null = null;
         if (fault.ownSources) {
@@ -314,8 +346,21 @@ for (const fault of FAULTS) {
           ]);
           await rig.playInto('spk2', 'speech');
         }
-        calls = await openCalls(rig, pages, hostDir, plainSource);
+        // A far end that plays what it receives; a background call's plays nothing (`background`).
+        const url = fault.background ? 'meeting.html' : 'meeting.html?playout=1';
+        calls = await openCalls(rig, pages, hostDir, plainSource, url, x?.display);
         const c = calls;
+        if (fault.background) {
+          for (const k of CONFIGS) {
+            const tab = await c[k].b.context.newPage();
+            await tab.goto(pages.url('index.html'));
+            await tab.bringToFront();
+            await waitFor(`${k}'s call hidden`, async () =>
+              (await c[k].m.page.evaluate('document.visibilityState')) === 'hidden' ? true : null,
+            );
+          }
+          await pause(BACKGROUND_MS);
+        }
         const settingsBefore = await storedSettings(c.micoff);
         extra.host_at_server_before = await hostAtServer(rig);
         if (state === 'released') {
@@ -339,7 +384,7 @@ for (const fault of FAULTS) {
         const back = await Promise.all(
           CONFIGS.map(async (k) => {
             if (state === 'released') await c[k].m.unmute();
-            return audioBack(c[k].m);
+            return audioBack(c[k].m, { packetsOnly: fault.background === true });
           }),
         );
         await withUnmute;
@@ -373,6 +418,7 @@ for (const fault of FAULTS) {
       } finally {
         for (const k of CONFIGS) await calls?.[k]?.b.close().catch(() => {});
         await rig.stop();
+        await x?.stop();
         rmSync(hostDir, { recursive: true, force: true });
       }
       record('faults', audioServer, fault.name, state, outcomes, extra);

@@ -13,6 +13,7 @@ import { startRelease } from './release-feature.ts';
 import { createSavedCpu } from './saved-cpu.ts';
 import { browserSavingsStore } from './savings-store.ts';
 import { installTestSurface } from './test-surface.ts';
+import { acceptTicks } from './ticks.ts';
 import { ownExtension } from './ui-sender.ts';
 
 /** Features started with the shared context: each adds its start function here. */
@@ -31,6 +32,7 @@ const own = ownExtension();
 
 // Listeners are registered synchronously at top level, so a waking service worker gets the event.
 chrome.runtime.onConnect.addListener((port) => {
+  if (acceptTicks(port)) return;
   if (port.name !== POPUP_PORT) return;
   const refusal = popups.accept(port as unknown as ConnectingPortLike, own);
   if (refusal !== null) log(`popup port refused: ${refusal}`);

@@ -12,6 +12,7 @@ import {
   micPermissionOf,
   parseConfigAnswer,
   parsePolicyAnswer,
+  TICKS_PORT,
 } from '../shared/messages/content-background.ts';
 import { type ChannelEnd, captureNatives, newSecret, offerChannel } from '../shared/messages/page-channel.ts';
 import { type ContentToPage, parsePageMessage } from '../shared/messages/page-content.ts';
@@ -62,6 +63,36 @@ async function forwardConfig(): Promise<void> {
   if (config) toPage({ type: 'config', ...config });
 }
 
+// The background's ticks, handed to the page world one by one, while it wants them (a port held open:
+// background/ticks.ts). A service worker that went away (stopped when idle, the extension reloading)
+// closes the port: asked again a second later if still wanted.
+let ticksWanted = false;
+let ticksPort: chrome.runtime.Port | null = null;
+function ticks(on: boolean): void {
+  ticksWanted = on;
+  if (!on) {
+    ticksPort?.disconnect();
+    ticksPort = null;
+    return;
+  }
+  if (ticksPort) return;
+  let port: chrome.runtime.Port;
+  try {
+    port = chrome.runtime.connect({ name: TICKS_PORT });
+  } catch {
+    return; // the extension is gone (reloaded): no ticks, the page's own timers only
+  }
+  ticksPort = port;
+  port.onMessage.addListener(() => toPage({ type: 'tick' }));
+  port.onDisconnect.addListener(() => {
+    if (ticksPort !== port) return;
+    ticksPort = null;
+    setTimeout(() => {
+      if (ticksWanted && !ticksPort) ticks(true);
+    }, 1000);
+  });
+}
+
 function main(): void {
   channel = offerChannel(captureNatives(window), newSecret(crypto));
   if (!channel) return;
@@ -95,6 +126,9 @@ function main(): void {
             const a = parsePolicyAnswer(raw) ?? UNANSWERED;
             toPage({ type: 'policy', query: msg.query, ...a });
           });
+        break;
+      case 'ticks':
+        ticks(msg.on);
         break;
     }
   });

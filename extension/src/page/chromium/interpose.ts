@@ -115,6 +115,10 @@ export function install(w: Realm, opts: InstallOptions): boolean {
   // something holds the device that a reopen would break (a recording); the machine it acts through is
   // built below.
   let restart: (g: Group) => void = () => {};
+  // In a hidden tab the page's timers run at most once a second: while the watch reads there, the
+  // background's ticks run its due reads (capture-watch.ts `poke`).
+  let watching = false;
+  const wantTicks = () => bridge.ticks(realm, watching && page !== null && !page.visible());
   const watch = createCaptureWatch<Group, Track>({
     ...timers,
     watched: () =>
@@ -128,7 +132,13 @@ export function install(w: Realm, opts: InstallOptions): boolean {
       return m && audioMs !== null ? { track: m.real, audioMs } : null;
     },
     stalled: (g) => restart(g),
+    onActive: (active) => {
+      watching = active;
+      wantTicks();
+    },
   });
+  bridge.onTick(() => watch.poke());
+  if (page) o.addEventListener.call(page.document, 'visibilitychange', wantTicks);
   // What a user does before unmuting reopens a released device ahead of the unmute (intent.ts).
   const intent = page ? createIntent({ now: o.now, interactive: page.interactive }) : null;
 

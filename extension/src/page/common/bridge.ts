@@ -31,6 +31,10 @@ export interface Bridge {
   report(realm: number, groups: GroupReport[]): void;
   /** Ask the background whether the source may be released (site switch, Bluetooth policy). */
   askPolicy(label: string): Promise<PolicyAnswer>;
+  /** Whether one realm wants the background's ticks (its capture watch reads in a hidden tab); the
+   * frame asks for them while any realm does. */
+  ticks(realm: number, on: boolean): void;
+  onTick(listener: () => void): void;
 }
 
 /** How long a release waits for the background's answer before the device is kept open (UNANSWERED).
@@ -51,6 +55,9 @@ export function createBridge(w: Window & typeof globalThis): Bridge {
     keepalive_ms: DEFAULT_SETTINGS.grantKeepaliveMs,
   };
   const configListeners: (() => void)[] = [];
+  const tickListeners: (() => void)[] = [];
+  const ticking = new Set<number>();
+  let ticksAsked = false;
   const realms = new Map<number, GroupReport[]>();
   const pending = new Map<number, (a: PolicyAnswer) => void>();
   let nextQuery = 1;
@@ -75,6 +82,8 @@ export function createBridge(w: Window & typeof globalThis): Bridge {
         keep_sending: msg.keep_sending ?? null,
       };
       for (const l of configListeners) l();
+    } else if (msg.type === 'tick') {
+      for (const l of tickListeners) l();
     } else {
       const resolve = pending.get(msg.query);
       pending.delete(msg.query);
@@ -105,6 +114,17 @@ export function createBridge(w: Window & typeof globalThis): Bridge {
         }, POLICY_TIMEOUT_MS);
         send({ type: 'policy_query', query, label });
       });
+    },
+    ticks(realm, on) {
+      if (on) ticking.add(realm);
+      else ticking.delete(realm);
+      const want = ticking.size > 0;
+      if (want === ticksAsked) return;
+      ticksAsked = want;
+      send({ type: 'ticks', on: want });
+    },
+    onTick(listener) {
+      tickListeners.push(listener);
     },
   };
 }

@@ -164,13 +164,26 @@ export type PageWorld = ReturnType<typeof pageWorld>;
 /** A bridge that answers at once (release allowed, `delay_ms`) and keeps every report. */
 export function fakeBridge(delay_ms = 3000, keep_sending: boolean | null = true) {
   const reports: GroupReport[][] = [];
+  const ticks: boolean[] = [];
+  const tickListeners: (() => void)[] = [];
   const bridge: Bridge = {
     config: () => ({ delay_ms, release: true, reason: null, keep_sending }),
     onConfig: () => {},
     report: (_realm, groups) => reports.push(groups),
     askPolicy: () => Promise.resolve({ allow: true, reason: null }),
+    ticks: (_realm, on) => ticks.push(on),
+    onTick: (l) => tickListeners.push(l),
   };
-  return { bridge, reports, last: () => reports.at(-1) ?? [] };
+  return {
+    bridge,
+    reports,
+    last: () => reports.at(-1) ?? [],
+    /** What the page world said about ticks, in order; `tick()` hands it one. */
+    ticks,
+    tick: () => {
+      for (const l of tickListeners) l();
+    },
+  };
 }
 
 /** A track as the page-world code types it (the fakes stand in for MediaStreamTrack). */

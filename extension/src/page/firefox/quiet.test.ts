@@ -51,6 +51,8 @@ function firefoxWorld(t: { after(fn: () => void): void }) {
     onConfig: (l) => configListeners.push(l),
     report: (_realm, groups) => reports.push(groups),
     askPolicy: () => Promise.resolve({ allow: true, reason: null }),
+    ticks: () => {},
+    onTick: () => {},
   };
   assert.equal(
     observeMutes(r.w, bridge, (watch) => quietSenders(r.w, watch, bridge)),

@@ -17,6 +17,14 @@ export function micPermissionOf(state: unknown): MicPermission {
   return MIC_PERMISSIONS.includes(state as MicPermission) ? (state as MicPermission) : 'unknown';
 }
 
+/** The port a frame's content script holds open while its page world wants ticks (page-content.ts
+ * `ticks`: the capture watch reads in a hidden tab, whose timers Chromium runs at most once a second);
+ * the background posts `{type: 'tick'}` on it every TICK_MS until it closes (background/ticks.ts). */
+export const TICKS_PORT = 'micoff-ticks';
+/** A hidden tab's capture watch runs a due read at most this late (page/chromium/guards/capture-watch.ts
+ * `poke`): a stall is then seen within POLL_MS + CONFIRM_MS + TICK_MS of its last frame. */
+export const TICK_MS = 200;
+
 export type ContentToBackground =
   /** This frame's capture devices (empty when the frame goes away or stops capturing). */
   | { type: 'release_state'; url: string; mic: MicPermission; groups: GroupReport[] }

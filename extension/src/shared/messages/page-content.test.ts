@@ -18,6 +18,8 @@ test('parsePageMessage accepts only well-formed messages from the page world', (
     [{ type: 'state', groups: [] }, 'state'],
     [{ type: 'state', groups: [group] }, 'state'],
     [{ type: 'policy_query', query: 3, label: 'Mic' }, 'policy_query'],
+    [{ type: 'ticks', on: true }, 'ticks'],
+    [{ type: 'ticks', on: false }, 'ticks'],
   ];
   for (const [m, type] of ok)
     assert.equal(parsePageMessage(JSON.stringify(m))?.type, type, JSON.stringify(m));
@@ -29,6 +31,8 @@ test('parsePageMessage accepts only well-formed messages from the page world', (
     { type: 'state', groups: [{ ...group, tracks: -1 }] },
     { type: 'policy_query', query: -1, label: 'x' },
     { type: 'policy_query', query: 1 },
+    { type: 'ticks', on: 'yes' },
+    { type: 'ticks' },
     { type: 'release_now' },
     [],
     null,
@@ -68,6 +72,7 @@ test('parseContentMessage', () => {
   assert.equal(keep(8000), 8000);
   assert.equal(keep('8000'), undefined); // junk: the default applies (the bridge's)
   assert.equal(parseContentMessage(JSON.stringify({ type: 'policy', query: 1, allow: 'yes' })), null);
+  assert.deepEqual(parseContentMessage(JSON.stringify({ type: 'tick', extra: 1 })), { type: 'tick' });
   assert.equal(
     parseContentMessage(JSON.stringify({ type: 'config', delay_ms: '3000', release: true })),
     null,

@@ -50,12 +50,17 @@ export type PageToContent =
   /** Every group of the frame (all realms), whenever one changes. */
   | { type: 'state'; groups: GroupReport[] }
   /** May the device with this label be released now? Answered by `policy` with the same query. */
-  | { type: 'policy_query'; query: number; label: string };
+  | { type: 'policy_query'; query: number; label: string }
+  /** Whether the frame wants `tick`s: its capture watch reads while its tab is hidden, where Chromium
+   * runs the page's timers at most once a second (page/chromium/guards/capture-watch.ts). */
+  | { type: 'ticks'; on: boolean };
 
 export type ContentToPage =
   /** The release settings for this frame's site, as the background decided them. */
   | ({ type: 'config' } & ReleaseConfig)
-  | { type: 'policy'; query: number; allow: boolean; reason: string | null };
+  | { type: 'policy'; query: number; allow: boolean; reason: string | null }
+  /** A wake-up from the background, while the frame wants them (`ticks`). */
+  | { type: 'tick' };
 
 const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
@@ -132,6 +137,8 @@ export function parsePageMessage(raw: unknown): PageToContent | null {
       if (!Number.isSafeInteger(v.query) || (v.query as number) < 0) return null;
       if (!isText(v.label)) return null;
       return { type: 'policy_query', query: v.query as number, label: v.label };
+    case 'ticks':
+      return typeof v.on === 'boolean' ? { type: 'ticks', on: v.on } : null;
     default:
       return null;
   }
@@ -159,5 +166,6 @@ export function parseContentMessage(raw: unknown): ContentToPage | null {
   if (v.type === 'policy' && typeof v.query === 'number' && typeof v.allow === 'boolean') {
     return { type: 'policy', query: v.query, allow: v.allow, reason };
   }
+  if (v.type === 'tick') return { type: 'tick' };
   return null;
 }

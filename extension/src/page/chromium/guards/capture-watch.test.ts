@@ -16,35 +16,42 @@ import {
 
 /** One device `mic`, on while `world.on`; its capture delivers `world.ms` of audio through
  * `world.track` (null read: it cannot tell). A restart hands out a fresh track with no audio yet. */
-function rig() {
+function rig(opts: { throttled?: boolean } = {}) {
   const timers = new FakeTimers();
+  // A hidden page's timers (Chromium): run on the next whole second, at the earliest when due.
+  const delay = (ms: number) =>
+    opts.throttled ? Math.ceil((timers.now + ms) / 1000) * 1000 - timers.now : ms;
   const world = {
     on: true,
     track: 't1',
     ms: 0 as number | null,
     restarts: [] as number[],
     reads: 0,
+    /** What onActive said, in order. */
+    activity: [] as boolean[],
   };
   const watch = createCaptureWatch<string, string>({
     now: () => timers.now,
-    setTimer: (cb, ms) => timers.setTimeout(cb, ms),
+    setTimer: (cb, ms) => timers.setTimeout(cb, delay(ms)),
     clearTimer: (h) => timers.clearTimeout(h),
     watched: () => (world.on ? ['mic'] : []),
     read: () => {
       world.reads++;
       return world.ms === null ? null : { track: world.track, audioMs: world.ms };
     },
+    onActive: (a) => world.activity.push(a),
     stalled: () => {
       world.restarts.push(timers.now);
       world.track = `t${world.restarts.length + 1}`;
       world.ms = 0;
     },
   });
-  /** Let `ms` pass with the capture delivering in real time (or not). */
-  const run = (ms: number, delivering: boolean) => {
+  /** Let `ms` pass with the capture delivering in real time (or not), poked every `pokeMs` if set. */
+  const run = (ms: number, delivering: boolean, pokeMs?: number) => {
     for (let t = 0; t < ms; t += 10) {
       if (delivering && world.ms !== null) world.ms += 10;
       timers.advance(10);
+      if (pokeMs !== undefined && timers.now % pokeMs === 0) watch.poke();
     }
   };
   return { timers, world, watch, run };
@@ -72,6 +79,53 @@ test('a capture that stops delivering is restarted STALL_MS to POLL_MS + CONFIRM
       `phase ${phase}: restarted ${after} ms after the last frame`,
     );
   }
+});
+
+test('in a hidden page (timers once a second) pokes every 200 ms see a stall within 750 ms of its last frame, wherever it stops; without them it takes up to 2 s', () => {
+  let slowest = { poked: 0, unpoked: 0 };
+  for (let phase = 0; phase < 1000; phase += 10) {
+    for (const poked of [true, false]) {
+      const { timers, world, watch, run } = rig({ throttled: true });
+      const poke = poked ? 200 : undefined;
+      watch.changed();
+      run(3000 + phase, true, poke);
+      const lastFrame = timers.now;
+      run(2500, false, poke);
+      assert.ok(world.restarts.length >= 1, `phase ${phase}, poked ${poked}: restarted`);
+      const after = (world.restarts[0] ?? 0) - lastFrame;
+      assert.ok(after >= STALL_MS, `phase ${phase}: restarted ${after} ms after the last frame`);
+      const key = poked ? 'poked' : 'unpoked';
+      slowest = { ...slowest, [key]: Math.max(slowest[key], after) };
+    }
+  }
+  assert.ok(slowest.poked <= POLL_MS + CONFIRM_MS + 200, `poked: ${slowest.poked} ms at worst`);
+  assert.ok(slowest.unpoked > 1000, `unpoked: ${slowest.unpoked} ms at worst (the throttling is real here)`);
+});
+
+test('pokes add no read: a steady capture is read once per POLL_MS, poked every 100 ms or not', () => {
+  const reads = [undefined, 100].map((poke) => {
+    const { world, watch, run } = rig();
+    watch.changed();
+    run(20_000, true, poke);
+    return world.reads;
+  });
+  assert.equal(reads[1], reads[0]);
+});
+
+test('the watch is active only while it reads: released or muted, no pokes wanted', () => {
+  const { world, watch, run } = rig();
+  assert.equal(watch.active(), false);
+  watch.changed();
+  assert.equal(watch.active(), true);
+  world.on = false;
+  run(POLL_MS + 10, true);
+  assert.equal(watch.active(), false);
+  const before = world.reads;
+  watch.poke();
+  assert.equal(world.reads, before, 'a poke while asleep reads nothing');
+  assert.deepEqual(world.activity, [true, false]);
+  watch.changed();
+  assert.equal(watch.active(), false, 'nothing watched: it stays asleep');
 });
 
 test('a steady capture is read once per POLL_MS: no second read unless a read falls SUSPECT_MS short', () => {

@@ -12,7 +12,10 @@
 // RESTART_FIRST_FRAME_MS after it is in counts as stalled too. A device whose fresh capture stalls again
 // waits a gap that doubles from FIRST_GAP_MS up to MAX_GAP_MS. Nothing runs while every device is
 // released or muted. The read rate is what the unmuted call pays (docs/design/faults.md "The capture
-// watch"). Pure: the page supplies the clock, timers and the reads, so it runs under `node --test`.
+// watch"). A hidden page's timers run at most once a second (Chromium, 10 s after the tab went to the
+// background, unless it plays audio): there `poke`, a wake-up from outside the page's timers, runs a
+// read that is due. Pure: the page supplies the clock, timers and the reads, so it runs under
+// `node --test`.
 
 /** How often a watched track's frame count is read ... */
 export const POLL_MS = 400;
@@ -53,11 +56,17 @@ export interface CaptureWatchDeps<G, T> {
   read(g: G): Delivered<T> | null;
   /** `g`'s capture is stalled: reopen the device. */
   stalled(g: G): void;
+  /** The watch started or stopped reading (`active`). */
+  onActive?(active: boolean): void;
 }
 
 export interface CaptureWatch {
   /** A device may have turned on or off, or a track been enabled: wake the watch if it sleeps. */
   changed(): void;
+  /** Whether it reads now (a watched device): a hidden page then wants `poke`s. */
+  active(): boolean;
+  /** A wake-up from outside the page's timers: the read that is due, if one is, runs now. */
+  poke(): void;
 }
 
 interface Seen<T> {
@@ -77,6 +86,12 @@ export function createCaptureWatch<G, T>(d: CaptureWatchDeps<G, T>): CaptureWatc
   const seen = new Map<G, Seen<T>>();
   const restarts = new Map<G, { atMs: number; gapMs: number }>();
   let timer: unknown = null;
+  /** When the pending timer should fire (a throttled one fires later). */
+  let dueAt = 0;
+  const arm = (ms: number) => {
+    dueAt = d.now() + ms;
+    timer = d.setTimer(tick, ms);
+  };
 
   /** Reads `g`; returns when it wants its next read (ms from now), if sooner than the poll. */
   function look(g: G, now: number): number | null {
@@ -142,12 +157,23 @@ export function createCaptureWatch<G, T>(d: CaptureWatchDeps<G, T>): CaptureWatc
       const soon = look(g, now);
       if (soon !== null) next = Math.min(next, Math.max(1, soon));
     }
-    if (groups.size > 0 && timer === null) timer = d.setTimer(tick, next);
+    if (groups.size > 0 && timer === null) arm(next);
+    if (timer === null) d.onActive?.(false);
   }
 
   return {
     changed() {
-      if (timer === null) timer = d.setTimer(tick, every(new Set(d.watched())));
+      if (timer !== null) return;
+      const groups = new Set(d.watched());
+      if (groups.size === 0) return;
+      arm(every(groups));
+      d.onActive?.(true);
+    },
+    active: () => timer !== null,
+    poke() {
+      if (timer === null || d.now() < dueAt) return;
+      d.clearTimer(timer);
+      tick();
     },
   };
 }
