@@ -117,8 +117,7 @@ export function install(w: Realm, opts: InstallOptions): boolean {
   let restart: (g: Group) => void = () => {};
   // In a hidden tab the page's timers run at most once a second: while the watch reads there, the
   // background's ticks run its due reads (capture-watch.ts `poke`).
-  let watching = false;
-  const wantTicks = () => bridge.ticks(realm, watching && page !== null && !page.visible());
+  const wantTicks = () => bridge.ticks(realm, watch.active() && page !== null && !page.visible());
   const watch = createCaptureWatch<Group, Track>({
     ...timers,
     watched: () =>
@@ -132,10 +131,7 @@ export function install(w: Realm, opts: InstallOptions): boolean {
       return m && audioMs !== null ? { track: m.real, audioMs } : null;
     },
     stalled: (g) => restart(g),
-    onActive: (active) => {
-      watching = active;
-      wantTicks();
-    },
+    onActive: () => wantTicks(),
   });
   bridge.onTick(() => watch.poke());
   if (page) o.addEventListener.call(page.document, 'visibilitychange', wantTicks);
