@@ -39,11 +39,15 @@ test('the functional lane leaves out exactly the specs of the other lanes; unset
     assert.deepEqual(laneFilter(null, server), {});
   }
   const glob = (files: readonly string[]) => files.map((f) => `**/${f}`);
+  const movedOnPulse = 'firefox-quiet-unmute.spec.ts';
   assert.deepEqual(laneFilter('cpu', 'pulseaudio'), {
-    testMatch: glob([...CPU_SPECS, ...SHORT_TIMING_SPECS]),
+    testMatch: glob([...CPU_SPECS, ...SHORT_TIMING_SPECS].filter((f) => f !== movedOnPulse)),
   });
   assert.deepEqual(laneFilter('echo', 'pulseaudio'), {
-    testMatch: glob([...ECHO_SPECS, ...AFTER_BUILDS_TIMING_SPECS]),
+    testMatch: glob([movedOnPulse, ...ECHO_SPECS, ...AFTER_BUILDS_TIMING_SPECS]),
+  });
+  assert.deepEqual(laneFilter('cpu', 'pipewire'), {
+    testMatch: glob([...CPU_SPECS, ...SHORT_TIMING_SPECS, 'capture-latency-aec.spec.ts']),
   });
   assert.equal(laneOf({}), null);
   assert.equal(laneOf({ MICOFF_E2E_LANE: 'timing' }), 'timing');
@@ -55,6 +59,8 @@ test('a moved spec runs in its lane on that server only, every spec once per ser
     (['cpu', 'timing', 'echo'] as const).filter((l) => laneFilter(l, server).testMatch?.includes(`**/${f}`));
   assert.deepEqual(runs('capture-latency-aec.spec.ts', 'pipewire'), ['cpu']);
   assert.deepEqual(runs('capture-latency-aec.spec.ts', 'pulseaudio'), ['echo']);
+  assert.deepEqual(runs('firefox-quiet-unmute.spec.ts', 'pulseaudio'), ['echo']);
+  assert.deepEqual(runs('firefox-quiet-unmute.spec.ts', 'pipewire'), ['cpu']);
   for (const server of ['pulseaudio', 'pipewire'] as const)
     for (const [f, lane] of Object.entries(MOVED_ON[server])) assert.deepEqual(runs(f, server), [lane]);
   for (const f of [

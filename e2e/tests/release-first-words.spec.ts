@@ -33,7 +33,8 @@ import { startXvfb, type Xvfb, xvfbMissing } from '../rig/xvfb.ts';
 import { INSTRUMENT, recordStreamsOn } from './first-words-util.ts';
 import { median, saveArtifact, setReleaseSettings, tabIdOf, tabView } from './release-util.ts';
 
-const CYCLES = Number(process.env.MICOFF_FIRST_WORDS_CYCLES ?? 11);
+/** Unmutes per kind and call (docs/design/release-on-mute.md "Limits (known, not hidden)" for 9). */
+const CYCLES = Number(process.env.MICOFF_FIRST_WORDS_CYCLES ?? 9);
 /** Without the host: hotkey and click only, medians of 7 (the issue's count), about a minute per server. */
 const NOHOST_CYCLES = Number(process.env.MICOFF_FIRST_WORDS_NOHOST_CYCLES ?? 7);
 /** Opus frame length the page's answer asks for (loopback.js `ptime`): a send time includes the

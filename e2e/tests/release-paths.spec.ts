@@ -153,6 +153,9 @@ const MIC = { tracks: '{ track: call.track }', streams: '{ stream: call.stream }
 // A signal without gaps: with the rig's tone (250 ms bursts every 500 ms) "audio at the peer after the
 // unmute" would wait for the next burst (docs/test-rig.md#lanes, r31).
 test.use({ rigOptions: { tone: false } });
+// Each test stands alone (its own call; the rig's signal played per worker): in the functional lane its
+// tests spread over the workers instead of ending the lane alone (docs/test-rig.md#lanes).
+test.describe.configure({ mode: 'parallel' });
 test.beforeAll(async ({ rig }) => {
   await rig.playInto(SIGNAL_SINK, 'speech');
 });
