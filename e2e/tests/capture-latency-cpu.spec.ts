@@ -14,8 +14,8 @@ import { MeetingPage } from '../rig/meeting-page.ts';
 import { type AudioThreads, audioThreads } from './audio-threads.ts';
 import { median, saveArtifact, whenStreams } from './release-util.ts';
 
-/** Paired rounds after the warm-up: every one of 25 in the fresh-clone runs r14-r18 read 0.50-0.68
- * against the 0.80 bar (docs/design/capture-latency.md "Side by side"). */
+/** Paired rounds after the warm-up: the median of three (docs/design/capture-latency.md "Side by side"
+ * says why three are enough). */
 const ROUNDS = Number(process.env.MICOFF_CPU_ROUNDS ?? 3);
 const WINDOW_S = Number(process.env.MICOFF_CPU_WINDOW_S ?? 6);
 const ALL_LATENCIES = [10, 20, 40, 60] as const;

@@ -7,7 +7,7 @@
 // Raw samples: e2e/artifacts/firefox-quiet-cpu-<server>.json.
 
 import { QUIET_HOLD_MS } from '../../extension/src/shared/firefox-release.ts';
-import { type AudioRig, startAudioRig } from '../rig/audio-rig.ts';
+import { type AudioRig, type AudioServerKind, startAudioRig } from '../rig/audio-rig.ts';
 import { firefoxMissing, type LaunchedFirefox, launchFirefox } from '../rig/firefox.ts';
 import { expect, test } from '../rig/fixtures.ts';
 import { sampleCpu } from '../rig/host.ts';
@@ -30,7 +30,7 @@ const SOCKET_QUIET_OVER_PREF = 0.25;
 /** When the released configurations are measured, from the mute: past micoff's hold, and on PipeWire
  * past the idle source's suspend too (WirePlumber's, 5 s after the capture left, a burst); the
  * PulseAudio rig loads no suspend-on-idle module. */
-const settledMs = (server: string) =>
+const settledMs = (server: AudioServerKind) =>
   server === 'pipewire' ? Math.max(QUIET_HOLD_MS + 500, 7500) : QUIET_HOLD_MS + 500;
 
 test('Firefox ESR: muted with Firefox’s release and micoff costs at most 0.50 of muted, 0.75 of Firefox’s release alone', async ({

@@ -32,8 +32,8 @@ const STAND_IN_BAR = 1.3;
 /** The WebAudio pipeline muted, with / without micoff (paired windows, browser trees), at most: between
  * released and not released (docs/design/release-on-mute.md#release-paths-cpu-bar-values). */
 const WEBAUDIO_SAVED_PAIRED = 0.85;
-/** Paired windows for that bar: medians of 10 read 0.65-0.74 in 16 runs of 20
- * (docs/design/release-on-mute.md#release-paths-cpu-bar-values). */
+/** Paired windows for that bar (docs/design/release-on-mute.md#release-paths-cpu-bar-values says why
+ * ten). */
 const WEBAUDIO_PAIRED_WINDOWS = 10;
 
 type Config = 'with' | 'without';
