@@ -186,3 +186,63 @@ fn a_host_that_starts_after_the_capture_wakes_the_sink_for_it() {
     assert_eq!(log.matches(WOKE).count(), 1, "{summary}");
     assert!(with * 2 < without, "{summary}");
 }
+
+/// The state `pactl list short sinks` gives `sink` (`RUNNING`, `IDLE`, `SUSPENDED`).
+fn sink_state(rig: &PulseRig, sink: &str) -> String {
+    rig.pactl(&["list", "short", "sinks"])
+        .lines()
+        .find_map(|l| {
+            let cols: Vec<&str> = l.split('\t').collect();
+            (cols.get(1) == Some(&sink)).then(|| cols.last().unwrap_or(&"").to_string())
+        })
+        .unwrap_or_else(|| panic!("no sink {sink}"))
+}
+
+/// A host killed between its waker's suspend and its resume leaves the null sink suspended (the
+/// server keeps a client's suspend after the client is gone) and its ledger entry; the next host on
+/// that server resumes the sink. The window itself (two requests written back to back) is not hit
+/// by a kill on purpose: the test makes the state such a kill leaves, with a pid that is dead. A
+/// sink the user suspended (no entry) stays suspended.
+#[test]
+fn a_sink_a_killed_host_left_suspended_is_resumed_by_the_next_host() {
+    let rig = PulseRig::start();
+    let _tone = playback(&rig);
+    let mut gone = Command::new("true").spawn().unwrap();
+    let dead_pid = gone.id();
+    gone.wait().unwrap();
+    let ledger = rig
+        .path()
+        .join("runtime")
+        .join(micoff_backend::sink_waker::ledger::LEDGER_DIR);
+    std::fs::create_dir_all(&ledger).unwrap();
+    let entry = ledger.join(dead_pid.to_string());
+    std::fs::write(&entry, format!("{}\n{SIGNAL_SINK}\n", rig.socket.display())).unwrap();
+    rig.pactl(&["suspend-sink", SIGNAL_SINK, "1"]);
+    rig.pactl(&["load-module", "module-null-sink", "sink_name=users"]);
+    rig.pactl(&["suspend-sink", "users", "1"]);
+    // pactl has exited: both suspends outlive the client that asked for them.
+    assert_eq!(sink_state(&rig, SIGNAL_SINK), "SUSPENDED");
+    assert_eq!(sink_state(&rig, "users"), "SUSPENDED");
+
+    let log_path = rig.path().join("host.log");
+    let host = start_host(&rig, &log_path);
+    micoff_testkit::wait_for(
+        "the dead host's sink resumed",
+        Duration::from_secs(10),
+        || sink_state(&rig, SIGNAL_SINK) != "SUSPENDED",
+    );
+    let log = std::fs::read_to_string(&log_path).unwrap();
+    assert!(
+        !entry.exists(),
+        "the entry outlived its resume; host log:\n{log}"
+    );
+    assert!(
+        !rig.path().join("runtime/micoff").exists(),
+        "the emptied folders stay"
+    );
+    assert_eq!(sink_state(&rig, "users"), "SUSPENDED", "host log:\n{log}");
+    // The virtual microphone delivers again.
+    let took = first_data(&rig, NOT_A_BROWSER);
+    assert!(took < FIRST_DATA_LIMIT, "host log:\n{log}");
+    host.finish();
+}

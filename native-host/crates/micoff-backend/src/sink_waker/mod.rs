@@ -3,10 +3,12 @@
 //! wakes: 0-2 s of first words lost. In native messaging mode this task watches the server's events
 //! and, when a browser's capture stream appears on such a chain and the sink is far ahead, suspends
 //! and resumes the sink (docs/design/release-on-mute.md, "First words: the idle null sink"). Module
-//! map: [`decide`] (the pure rule over a listing); `task` (the event loop on the shared
-//! micoff-pulse client); this file: [`SinkWaker`], the handle that starts it.
+//! map: [`decide`] (the pure rule over a listing); [`ledger`] (what a suspend that may stand
+//! leaves for the next host); `task` (the event loop on the shared micoff-pulse client); this
+//! file: [`SinkWaker`], the handle that starts it.
 
 pub mod decide;
+pub mod ledger;
 mod task;
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
@@ -31,7 +33,11 @@ impl SinkWaker {
     /// record stream; events from the client's start include the streams already open). Must be
     /// called within a tokio runtime.
     pub fn start(client: Arc<PulseClient>, events: broadcast::Receiver<PulseEvent>) -> Self {
-        let task = tokio::spawn(task::run(Live(client), events));
+        let runtime_dir = std::env::var_os("XDG_RUNTIME_DIR")
+            .map(std::path::PathBuf::from)
+            .filter(|d| d.is_absolute());
+        let ledger = ledger::Ledger::new(runtime_dir);
+        let task = tokio::spawn(task::run(Live(client), events, ledger));
         Self { task }
     }
 }

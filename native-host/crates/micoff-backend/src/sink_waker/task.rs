@@ -3,10 +3,11 @@
 
 use std::time::Instant;
 
-use micoff_pulse::{PulseError, PulseEvent, Snapshot, StreamKind};
+use micoff_pulse::{PulseError, PulseEvent, ServerInfo, Snapshot, StreamKind};
 use tokio::sync::broadcast;
 
 use super::decide::{browser_of, decide, Verdict, Wake};
+use super::ledger::{Entry, Ledger};
 use micoff_native::deps::BoxFuture;
 
 /// What the waker needs from the audio client: the real `PulseClient`, a fake in tests.
@@ -19,22 +20,43 @@ pub(super) trait SinkControl: Send + Sync + 'static {
 /// restart) when the connection is back, if it is still suspended.
 type Unresumed = Option<String>;
 
-/// Runs until the event channel closes (the client is gone).
-pub(super) async fn run<C: SinkControl>(client: C, mut events: broadcast::Receiver<PulseEvent>) {
+/// Runs until the event channel closes (the client is gone). `ledger` keeps, while a suspend may
+/// stand, what the next host needs to undo it should this one die (ledger.rs).
+pub(super) async fn run<C: SinkControl>(
+    client: C,
+    mut events: broadcast::Receiver<PulseEvent>,
+    ledger: Ledger,
+) {
     let mut unresumed: Unresumed = None;
+    // The server the client is connected to: the ledger's entries are per server.
+    let mut server = String::new();
     loop {
         match events.recv().await {
             Ok(PulseEvent::StreamAdded {
                 kind: StreamKind::Record,
                 stream,
             }) if browser_of(&stream).is_some() => {
-                if let Some(sink) = on_browser_stream(&client, stream.index).await {
+                if let Some(sink) = on_browser_stream(&client, stream.index, &ledger, &server).await
+                {
                     unresumed = Some(sink);
                 }
             }
-            Ok(PulseEvent::Connected { .. }) => {
+            Ok(PulseEvent::Connected { info }) => {
+                server = server_of(&info);
                 if let Some(sink) = unresumed.take() {
-                    resume_left_over(&client, &sink).await;
+                    if resume_left_over(&client, &sink).await {
+                        ledger.clear();
+                    }
+                }
+                for left in ledger.left_by_dead(&server) {
+                    tracing::info!(
+                        "sink waker: a micoff-host that ended may have left `{}` suspended ({})",
+                        left.entry.sink,
+                        left.path.display()
+                    );
+                    if resume_left_over(&client, &left.entry.sink).await {
+                        ledger.forget(&left);
+                    }
                 }
             }
             Ok(_) => {}
@@ -47,9 +69,22 @@ pub(super) async fn run<C: SinkControl>(client: C, mut events: broadcast::Receiv
     }
 }
 
+/// The ledger's name for the server `info` describes: its socket, else the server string.
+fn server_of(info: &ServerInfo) -> String {
+    info.socket_path
+        .clone()
+        .or_else(|| info.server_string.clone())
+        .unwrap_or_default()
+}
+
 /// Lists the server, decides, and wakes the null sink if that is the verdict. Returns the sink's
 /// name if it was suspended and could not be resumed.
-async fn on_browser_stream<C: SinkControl>(client: &C, stream: u32) -> Option<String> {
+async fn on_browser_stream<C: SinkControl>(
+    client: &C,
+    stream: u32,
+    ledger: &Ledger,
+    server: &str,
+) -> Option<String> {
     let seen = Instant::now();
     let snapshot = match client.snapshot().await {
         Ok(s) => s,
@@ -63,7 +98,17 @@ async fn on_browser_stream<C: SinkControl>(client: &C, stream: u32) -> Option<St
             tracing::debug!(stream, ?why, "sink waker: nothing to wake");
             None
         }
-        Verdict::Wake(wake) => suspend_and_resume(client, &wake, seen).await,
+        Verdict::Wake(wake) => {
+            ledger.note(&Entry {
+                server: server.to_owned(),
+                sink: wake.sink_name.clone(),
+            });
+            let unresumed = suspend_and_resume(client, &wake, seen).await;
+            if unresumed.is_none() {
+                ledger.clear();
+            }
+            unresumed
+        }
     }
 }
 
@@ -108,8 +153,9 @@ async fn suspend_and_resume<C: SinkControl>(client: &C, w: &Wake, seen: Instant)
 }
 
 /// Resumes `sink` after a reconnect if it is still suspended (a server that restarted has a
-/// fresh, running sink and nothing is done).
-async fn resume_left_over<C: SinkControl>(client: &C, sink: &str) {
+/// fresh, running sink and nothing is done). Whether it is known not to be left suspended by us now
+/// (a resume only lifts a client's suspend: a sink suspended as idle stays so, as it should).
+async fn resume_left_over<C: SinkControl>(client: &C, sink: &str) -> bool {
     let suspended = match client.snapshot().await {
         Ok(s) => s
             .sinks
@@ -117,14 +163,20 @@ async fn resume_left_over<C: SinkControl>(client: &C, sink: &str) {
             .find(|d| d.name == sink && d.state == "suspended"),
         Err(e) => {
             tracing::warn!("sink waker: cannot list the server to resume `{sink}`: {e}");
-            return;
+            return false;
         }
     };
     let Some(device) = suspended else {
-        return;
+        return true;
     };
     match client.suspend_sink(device.index, false).await {
-        Ok(()) => tracing::info!("sink waker: resumed `{sink}` after the reconnect"),
-        Err(e) => tracing::warn!("sink waker: could not resume `{sink}`: {e}"),
+        Ok(()) => {
+            tracing::info!("sink waker: resumed `{sink}`, left suspended");
+            true
+        }
+        Err(e) => {
+            tracing::warn!("sink waker: could not resume `{sink}`: {e}");
+            false
+        }
     }
 }
