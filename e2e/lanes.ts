@@ -9,6 +9,7 @@ import type { AudioServerKind } from './rig/audio-rig.ts';
 
 /** The specs that measure CPU. */
 export const CPU_SPECS = [
+  'background-cpu.spec.ts',
   'capture-latency-cpu.spec.ts',
   'firefox-quiet.spec.ts',
   'release-cpu.spec.ts',
@@ -45,14 +46,17 @@ export const AFTER_BUILDS_TIMING_SPECS = ['release-far-end-janus.spec.ts'] as co
 /** Specs whose run on one server goes to another lane than their kind's, to even the lanes out (either
  * lane gives a spec the same surroundings: one spec beside it). On PipeWire capture-latency-aec runs in
  * the CPU lane, which runs its PulseAudio specs first, so it comes long after the builds there too, as
- * do release-timing (both servers) and release-rules (PipeWire) at its end; on PulseAudio
- * firefox-quiet-unmute runs in the echo lane, after the builds. Not the timing lane's first minutes:
- * the builds run beside them (docs/test-rig.md#lanes). */
+ * does release-timing (both servers) at its end; on PulseAudio firefox-quiet-unmute and release-gap
+ * run in the echo lane, after the builds. Not the timing lane's first minutes: the builds run beside
+ * them (docs/test-rig.md#lanes). */
 export const MOVED_ON: Record<AudioServerKind, Readonly<Record<string, Exclude<Lane, 'functional'>>>> = {
-  pulseaudio: { 'firefox-quiet-unmute.spec.ts': 'echo', 'release-timing.spec.ts': 'cpu' },
+  pulseaudio: {
+    'firefox-quiet-unmute.spec.ts': 'echo',
+    'release-gap.spec.ts': 'echo',
+    'release-timing.spec.ts': 'cpu',
+  },
   pipewire: {
     'capture-latency-aec.spec.ts': 'cpu',
-    'release-rules.spec.ts': 'cpu',
     'release-timing.spec.ts': 'cpu',
   },
 };

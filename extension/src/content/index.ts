@@ -13,6 +13,7 @@ import {
   parseConfigAnswer,
   parsePolicyAnswer,
   TICKS_PORT,
+  type TickRequest,
 } from '../shared/messages/content-background.ts';
 import { type ChannelEnd, captureNatives, newSecret, offerChannel } from '../shared/messages/page-channel.ts';
 import { type ContentToPage, parsePageMessage } from '../shared/messages/page-content.ts';
@@ -64,18 +65,22 @@ async function forwardConfig(): Promise<void> {
 }
 
 // The background's ticks, handed to the page world one by one, while it wants them (a port held open:
-// background/ticks.ts). A service worker that went away (stopped when idle, the extension reloading)
-// closes the port: asked again a second later if still wanted.
-let ticksWanted = false;
+// background/ticks.ts), on the schedule it asks for. A service worker that went away (stopped when idle,
+// the extension reloading) closes the port: asked again a second later, with the same schedule, if
+// still wanted.
+let ticksEveryMs = 0;
 let ticksPort: chrome.runtime.Port | null = null;
-function ticks(on: boolean): void {
-  ticksWanted = on;
-  if (!on) {
+function ticks(everyMs: number): void {
+  ticksEveryMs = everyMs;
+  if (everyMs === 0) {
     ticksPort?.disconnect();
     ticksPort = null;
     return;
   }
-  if (ticksPort) return;
+  if (ticksPort) {
+    post({ every_ms: everyMs });
+    return;
+  }
   let port: chrome.runtime.Port;
   try {
     port = chrome.runtime.connect({ name: TICKS_PORT });
@@ -88,9 +93,17 @@ function ticks(on: boolean): void {
     if (ticksPort !== port) return;
     ticksPort = null;
     setTimeout(() => {
-      if (ticksWanted && !ticksPort) ticks(true);
+      if (ticksEveryMs > 0 && !ticksPort) ticks(ticksEveryMs);
     }, 1000);
   });
+  post({ every_ms: everyMs });
+}
+function post(request: TickRequest): void {
+  try {
+    ticksPort?.postMessage(request);
+  } catch {
+    // Disconnected meanwhile: its onDisconnect asks again.
+  }
 }
 
 function main(): void {
@@ -128,7 +141,10 @@ function main(): void {
           });
         break;
       case 'ticks':
-        ticks(msg.on);
+        ticks(msg.every_ms);
+        break;
+      case 'tick_once':
+        if (ticksPort) post({ once_ms: msg.in_ms });
         break;
     }
   });

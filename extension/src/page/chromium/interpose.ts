@@ -116,8 +116,10 @@ export function install(w: Realm, opts: InstallOptions): boolean {
   // built below.
   let restart: (g: Group) => void = () => {};
   // In a hidden tab the page's timers run at most once a second: while the watch reads there, the
-  // background's ticks run its due reads (capture-watch.ts `poke`).
-  const wantTicks = () => bridge.ticks(realm, watch.active() && page !== null && !page.visible());
+  // background's ticks, on the watch's schedule, run its reads (capture-watch.ts `poke`).
+  let watchEveryMs: number | null = null;
+  const hidden = () => page !== null && !page.visible();
+  const wantTicks = () => bridge.ticks(realm, hidden() ? watchEveryMs : null);
   const watch = createCaptureWatch<Group, Track>({
     ...timers,
     watched: () =>
@@ -131,7 +133,11 @@ export function install(w: Realm, opts: InstallOptions): boolean {
       return m && audioMs !== null ? { track: m.real, audioMs } : null;
     },
     stalled: (g) => restart(g),
-    onActive: () => wantTicks(),
+    onSchedule: (everyMs, soonMs) => {
+      watchEveryMs = everyMs;
+      wantTicks();
+      if (soonMs !== null && hidden()) bridge.tickOnce(soonMs);
+    },
   });
   bridge.onTick(() => watch.poke());
   if (page) o.addEventListener.call(page.document, 'visibilitychange', wantTicks);

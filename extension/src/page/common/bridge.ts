@@ -31,9 +31,11 @@ export interface Bridge {
   report(realm: number, groups: GroupReport[]): void;
   /** Ask the background whether the source may be released (site switch, Bluetooth policy). */
   askPolicy(label: string): Promise<PolicyAnswer>;
-  /** Whether one realm wants the background's ticks (its capture watch reads in a hidden tab); the
-   * frame asks for them while any realm does. */
-  ticks(realm: number, on: boolean): void;
+  /** Every how many ms one realm wants the background's ticks (its capture watch reads in a hidden
+   * tab), or null; the frame asks for them at the shortest period any realm wants. */
+  ticks(realm: number, everyMs: number | null): void;
+  /** One tick in `inMs`, besides the period (a read wanted sooner). */
+  tickOnce(inMs: number): void;
   onTick(listener: () => void): void;
 }
 
@@ -56,8 +58,8 @@ export function createBridge(w: Window & typeof globalThis): Bridge {
   };
   const configListeners: (() => void)[] = [];
   const tickListeners: (() => void)[] = [];
-  const ticking = new Set<number>();
-  let ticksAsked = false;
+  const ticking = new Map<number, number>();
+  let ticksAsked = 0;
   const realms = new Map<number, GroupReport[]>();
   const pending = new Map<number, (a: PolicyAnswer) => void>();
   let nextQuery = 1;
@@ -115,13 +117,16 @@ export function createBridge(w: Window & typeof globalThis): Bridge {
         send({ type: 'policy_query', query, label });
       });
     },
-    ticks(realm, on) {
-      if (on) ticking.add(realm);
+    ticks(realm, everyMs) {
+      if (everyMs !== null) ticking.set(realm, everyMs);
       else ticking.delete(realm);
-      const want = ticking.size > 0;
+      const want = ticking.size > 0 ? Math.min(...ticking.values()) : 0;
       if (want === ticksAsked) return;
       ticksAsked = want;
-      send({ type: 'ticks', on: want });
+      send({ type: 'ticks', every_ms: want });
+    },
+    tickOnce(inMs) {
+      if (ticksAsked > 0) send({ type: 'tick_once', in_ms: inMs });
     },
     onTick(listener) {
       tickListeners.push(listener);

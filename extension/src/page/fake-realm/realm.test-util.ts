@@ -164,22 +164,26 @@ export type PageWorld = ReturnType<typeof pageWorld>;
 /** A bridge that answers at once (release allowed, `delay_ms`) and keeps every report. */
 export function fakeBridge(delay_ms = 3000, keep_sending: boolean | null = true) {
   const reports: GroupReport[][] = [];
-  const ticks: boolean[] = [];
+  const ticks: (number | null)[] = [];
+  const ticksOnce: number[] = [];
   const tickListeners: (() => void)[] = [];
   const bridge: Bridge = {
     config: () => ({ delay_ms, release: true, reason: null, keep_sending }),
     onConfig: () => {},
     report: (_realm, groups) => reports.push(groups),
     askPolicy: () => Promise.resolve({ allow: true, reason: null }),
-    ticks: (_realm, on) => ticks.push(on),
+    ticks: (_realm, everyMs) => ticks.push(everyMs),
+    tickOnce: (inMs) => ticksOnce.push(inMs),
     onTick: (l) => tickListeners.push(l),
   };
   return {
     bridge,
     reports,
     last: () => reports.at(-1) ?? [],
-    /** What the page world said about ticks, in order; `tick()` hands it one. */
+    /** The tick periods the page world asked for, in order (null: none), and its single ticks;
+     * `tick()` hands it one. */
     ticks,
+    ticksOnce,
     tick: () => {
       for (const l of tickListeners) l();
     },

@@ -52,6 +52,7 @@ function firefoxWorld(t: { after(fn: () => void): void }) {
     report: (_realm, groups) => reports.push(groups),
     askPolicy: () => Promise.resolve({ allow: true, reason: null }),
     ticks: () => {},
+    tickOnce: () => {},
     onTick: () => {},
   };
   assert.equal(

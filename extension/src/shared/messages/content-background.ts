@@ -2,7 +2,7 @@
 // over chrome.runtime.sendMessage (the background knows the tab and frame from the sender). The
 // background parses every request here; the content script parses every answer here.
 import type { ReleaseConfig, ReleaseDecision } from '../release-decision.ts';
-import { type GroupReport, parseGroupReports } from './page-content.ts';
+import { type GroupReport, isTickMs, parseGroupReports } from './page-content.ts';
 import { isRecord, isText } from './validate.ts';
 
 /** The frame's microphone permission as the content script's own `navigator.permissions` reports it
@@ -18,12 +18,21 @@ export function micPermissionOf(state: unknown): MicPermission {
 }
 
 /** The port a frame's content script holds open while its page world wants ticks (page-content.ts
- * `ticks`: the capture watch reads in a hidden tab, whose timers Chromium runs at most once a second);
- * the background posts `{type: 'tick'}` on it every TICK_MS until it closes (background/ticks.ts). */
+ * `ticks`: the capture watch reads in a hidden tab, whose timers Chromium runs at most once a second).
+ * The content script posts TickRequests on it; the background posts `{type: 'tick'}` back
+ * (background/ticks.ts) until it closes. */
 export const TICKS_PORT = 'micoff-ticks';
-/** A hidden tab's capture watch runs a due read at most this late (page/chromium/guards/capture-watch.ts
- * `poke`): a stall is then seen within POLL_MS + CONFIRM_MS + TICK_MS of its last frame. */
-export const TICK_MS = 200;
+
+/** On the ticks port: a tick every `every_ms` from now on (the watch's period), or one in `once_ms`. */
+export type TickRequest = { every_ms: number } | { once_ms: number };
+
+/** A TickRequest from a content script, or null when it is not one. */
+export function parseTickRequest(raw: unknown): TickRequest | null {
+  if (!isRecord(raw)) return null;
+  if (isTickMs(raw.every_ms)) return { every_ms: raw.every_ms };
+  if (isTickMs(raw.once_ms)) return { once_ms: raw.once_ms };
+  return null;
+}
 
 export type ContentToBackground =
   /** This frame's capture devices (empty when the frame goes away or stops capturing). */

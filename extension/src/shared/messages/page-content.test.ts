@@ -18,8 +18,9 @@ test('parsePageMessage accepts only well-formed messages from the page world', (
     [{ type: 'state', groups: [] }, 'state'],
     [{ type: 'state', groups: [group] }, 'state'],
     [{ type: 'policy_query', query: 3, label: 'Mic' }, 'policy_query'],
-    [{ type: 'ticks', on: true }, 'ticks'],
-    [{ type: 'ticks', on: false }, 'ticks'],
+    [{ type: 'ticks', every_ms: 400 }, 'ticks'],
+    [{ type: 'ticks', every_ms: 0 }, 'ticks'],
+    [{ type: 'tick_once', in_ms: 150 }, 'tick_once'],
   ];
   for (const [m, type] of ok)
     assert.equal(parsePageMessage(JSON.stringify(m))?.type, type, JSON.stringify(m));
@@ -31,8 +32,13 @@ test('parsePageMessage accepts only well-formed messages from the page world', (
     { type: 'state', groups: [{ ...group, tracks: -1 }] },
     { type: 'policy_query', query: -1, label: 'x' },
     { type: 'policy_query', query: 1 },
-    { type: 'ticks', on: 'yes' },
+    { type: 'ticks', on: true },
+    { type: 'ticks', every_ms: '400' },
+    { type: 'ticks', every_ms: 1 },
+    { type: 'ticks', every_ms: 1e9 },
     { type: 'ticks' },
+    { type: 'tick_once', in_ms: 0 },
+    { type: 'tick_once', in_ms: Number.NaN },
     { type: 'release_now' },
     [],
     null,

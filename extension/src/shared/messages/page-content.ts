@@ -51,9 +51,12 @@ export type PageToContent =
   | { type: 'state'; groups: GroupReport[] }
   /** May the device with this label be released now? Answered by `policy` with the same query. */
   | { type: 'policy_query'; query: number; label: string }
-  /** Whether the frame wants `tick`s: its capture watch reads while its tab is hidden, where Chromium
-   * runs the page's timers at most once a second (page/chromium/guards/capture-watch.ts). */
-  | { type: 'ticks'; on: boolean };
+  /** Every how many ms the frame wants `tick`s (0: none): its capture watch reads while its tab is
+   * hidden, where Chromium runs the page's timers at most once a second
+   * (page/chromium/guards/capture-watch.ts). */
+  | { type: 'ticks'; every_ms: number }
+  /** One `tick` in this many ms, besides the period (while ticks are on). */
+  | { type: 'tick_once'; in_ms: number };
 
 export type ContentToPage =
   /** The release settings for this frame's site, as the background decided them. */
@@ -63,6 +66,12 @@ export type ContentToPage =
   | { type: 'tick' };
 
 const isTime = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+/** The tick periods and delays a frame may ask for (`ticks`, `tick_once`), and the background serves
+ * (background/ticks.ts). */
+export const TICK_MIN_MS = 50;
+export const TICK_MAX_MS = 10_000;
+/** A tick period or delay the background serves. */
+export const isTickMs = (v: unknown): v is number => isTime(v) && v >= TICK_MIN_MS && v <= TICK_MAX_MS;
 
 const STATES: readonly GroupState[] = ['capturing', 'released', 'not_released', 'ended'];
 export const MAX_GROUPS = 32;
@@ -138,7 +147,9 @@ export function parsePageMessage(raw: unknown): PageToContent | null {
       if (!isText(v.label)) return null;
       return { type: 'policy_query', query: v.query as number, label: v.label };
     case 'ticks':
-      return typeof v.on === 'boolean' ? { type: 'ticks', on: v.on } : null;
+      return v.every_ms === 0 || isTickMs(v.every_ms) ? { type: 'ticks', every_ms: v.every_ms } : null;
+    case 'tick_once':
+      return isTickMs(v.in_ms) ? { type: 'tick_once', in_ms: v.in_ms } : null;
     default:
       return null;
   }

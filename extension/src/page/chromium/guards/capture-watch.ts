@@ -13,9 +13,10 @@
 // waits a gap that doubles from FIRST_GAP_MS up to MAX_GAP_MS. Nothing runs while every device is
 // released or muted. The read rate is what the unmuted call pays (docs/design/faults.md "The capture
 // watch"). A hidden page's timers run at most once a second (Chromium, 10 s after the tab went to the
-// background, unless it plays audio): there `poke`, a wake-up from outside the page's timers, runs a
-// read that is due. Pure: the page supplies the clock, timers and the reads, so it runs under
-// `node --test`.
+// background, unless it plays audio): there the watch says its schedule (`onSchedule`: its period, and
+// a read wanted sooner than that), the page asks the background for wake-ups on it, and a `poke` runs
+// the pending read when it is due. Pure: the page supplies the clock, timers and the reads, so it runs
+// under `node --test`.
 
 /** How often a watched track's frame count is read ... */
 export const POLL_MS = 400;
@@ -36,6 +37,10 @@ export const MAX_GAP_MS = 60_000;
  * can take a reopen made while it was stopped and never feed it). Only after a restart: a first open's
  * slow start is first-audio.ts's. */
 export const RESTART_FIRST_FRAME_MS = 600;
+/** A poke this much before the pending read is due runs it: the background's period and the page's
+ * reads drift apart by the ticks' trip (a few ms), and a tick just early would put the read off a whole
+ * period. */
+export const POKE_EARLY_MS = 50;
 /** A capture delivering this long clears the device's past restarts. */
 export const HEALTHY_MS = 10_000;
 
@@ -56,8 +61,9 @@ export interface CaptureWatchDeps<G, T> {
   read(g: G): Delivered<T> | null;
   /** `g`'s capture is stalled: reopen the device. */
   stalled(g: G): void;
-  /** The watch started or stopped reading (`active`). */
-  onActive?(active: boolean): void;
+  /** After each read and start: the period the watch reads at now (null: it stopped), and when its
+   * next read is due if that is sooner than the period (a read that fell short wants a second one). */
+  onSchedule?(everyMs: number | null, soonMs: number | null): void;
 }
 
 export interface CaptureWatch {
@@ -65,7 +71,9 @@ export interface CaptureWatch {
   changed(): void;
   /** Whether it reads now (a watched device): a hidden page then wants `poke`s. */
   active(): boolean;
-  /** A wake-up from outside the page's timers: the read that is due, if one is, runs now. */
+  /** A wake-up from outside the page's timers, on the schedule `onSchedule` said: the pending read
+   * runs now if it is due (POKE_EARLY_MS early at most); a page whose own timer ran it already (not
+   * throttled) reads no more for the pokes. */
   poke(): void;
 }
 
@@ -86,7 +94,7 @@ export function createCaptureWatch<G, T>(d: CaptureWatchDeps<G, T>): CaptureWatc
   const seen = new Map<G, Seen<T>>();
   const restarts = new Map<G, { atMs: number; gapMs: number }>();
   let timer: unknown = null;
-  /** When the pending timer should fire (a throttled one fires later). */
+  /** When the pending read is due (a throttled timer fires later). */
   let dueAt = 0;
   const arm = (ms: number) => {
     dueAt = d.now() + ms;
@@ -152,13 +160,15 @@ export function createCaptureWatch<G, T>(d: CaptureWatchDeps<G, T>): CaptureWatc
     const now = d.now();
     const groups = new Set(d.watched());
     for (const g of seen.keys()) if (!groups.has(g)) seen.delete(g);
-    let next = every(groups);
+    const period = every(groups);
+    let next = period;
     for (const g of groups) {
       const soon = look(g, now);
       if (soon !== null) next = Math.min(next, Math.max(1, soon));
     }
     if (groups.size > 0 && timer === null) arm(next);
-    if (timer === null) d.onActive?.(false);
+    if (timer === null) d.onSchedule?.(null, null);
+    else d.onSchedule?.(every(groups), next < period ? next : null);
   }
 
   return {
@@ -167,11 +177,11 @@ export function createCaptureWatch<G, T>(d: CaptureWatchDeps<G, T>): CaptureWatc
       const groups = new Set(d.watched());
       if (groups.size === 0) return;
       arm(every(groups));
-      d.onActive?.(true);
+      d.onSchedule?.(every(groups), null);
     },
     active: () => timer !== null,
     poke() {
-      if (timer === null || d.now() < dueAt) return;
+      if (timer === null || d.now() < dueAt - POKE_EARLY_MS) return;
       d.clearTimer(timer);
       tick();
     },
