@@ -18,6 +18,7 @@ import {
   describeExit,
   logTail,
   RigError,
+  run,
   startChild,
   stopChild,
   waitFor,
@@ -508,6 +509,15 @@ export class PipeWireRig extends BaseRig {
 
   private get startOpts() {
     return { timeoutMs: this.opts.startTimeoutMs, intervalMs: 50, check: this.checkServers };
+  }
+
+  /** `pw-cli` against this rig's PipeWire itself (clients of the rig reach only pipewire-pulse). */
+  async pwCli(args: string[]): Promise<string> {
+    const env: NodeJS.ProcessEnv = { ...process.env, PIPEWIRE_RUNTIME_DIR: this.path('run') };
+    delete env.PIPEWIRE_REMOTE;
+    const r = await run('pw-cli', args, { env, timeoutMs: 5000 });
+    if (r.code !== 0) throw new Error(`pw-cli ${args.join(' ')} failed (${r.code}): ${r.stderr.trim()}`);
+    return r.stdout;
   }
 
   protected async startServer(): Promise<void> {

@@ -5,6 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { type AudioRig, PipeWireRig, SIGNAL_SINK } from '../rig/audio-rig.ts';
 import { isInTree } from '../rig/chromium.ts';
 import type { MeetingStats } from '../rig/meeting-page.ts';
+import { recordStreams } from '../rig/pactl.ts';
 import { ARTIFACTS_DIR } from '../rig/paths.ts';
 import { run, waitFor } from '../rig/proc.ts';
 import { saveArtifact } from './release-util.ts';
@@ -75,11 +76,27 @@ export async function pipewirePulseRestarted(rig: AudioRig): Promise<void> {
   await rig.playInto(SIGNAL_SINK, 'speech');
 }
 
+/** How long a call's tab is hidden before what a background case measures: past the 10 s after
+ * which Chromium runs a hidden page's timers at most once a second. */
+export const BACKGROUND_MS = 12_000;
+
 /** A capture that stays live and delivers nothing while the server runs, as a long stop left one once
- * (docs/design/faults.md): the capture streams `indices` moved to a suspended source (a null sink's
- * monitor); the device itself stays. PulseAudio only: pipewire-pulse keeps feeding a suspended sink's
- * monitor. */
+ * (docs/design/faults.md); the device itself stays, so a reopen gets audio at once. PulseAudio: the
+ * capture streams `indices` moved to a suspended source (a null sink's monitor). PipeWire, whose
+ * pipewire-pulse keeps feeding a suspended sink's monitor: each stream's own node paused
+ * (`pw-cli send-command <node> Pause`), which leaves it connected, uncorked and `running` to
+ * pipewire-pulse and its client. */
 export async function capturesStalled(rig: AudioRig, indices: number[]): Promise<void> {
+  if (rig instanceof PipeWireRig) {
+    const streams = await recordStreams(rig.pactl);
+    for (const i of indices) {
+      const node = streams.find((s) => s.index === i)?.properties['object.id'];
+      if (node === undefined)
+        throw new Error(`capture stream ${i}: no PipeWire node (object.id) at the server`);
+      await rig.pwCli(['send-command', node, 'Pause', '{}']);
+    }
+    return;
+  }
   await rig.pactl(['load-module', 'module-null-sink', 'sink_name=stalled']);
   await rig.pactl(['suspend-sink', 'stalled', '1']);
   for (const i of indices) await rig.pactl(['move-source-output', String(i), 'stalled.monitor']);

@@ -29,6 +29,7 @@ import { startXvfb, type Xvfb, xvfbMissing } from '../rig/xvfb.ts';
 import {
   ageMs,
   audioBack,
+  BACKGROUND_MS,
   CONFIGS,
   type Config,
   capturesStalled,
@@ -53,10 +54,6 @@ import {
   suspendedSinks,
 } from './faults-util.ts';
 import { chromiumStreams, setReleaseSettings } from './release-util.ts';
-
-/** How long the calls' tabs are hidden before the fault in a `background` cell: past the 10 s after
- * which Chromium runs a hidden page's timers at most once a second. */
-const BACKGROUND_MS = 12_000;
 
 interface Call {
   config: Config;
@@ -194,7 +191,7 @@ const FAULTS: Fault[] = [
     inject: (rig) => stopServer(rig, HICCUP_MS),
   },
   {
-    // Every capture stream of both calls (capturesStalled); on PipeWire the cell makes no stall.
+    // Every capture stream of both calls (capturesStalled).
     name: 'capture stalled at the server',
     inject: async (rig) =>
       capturesStalled(
@@ -205,7 +202,6 @@ const FAULTS: Fault[] = [
   {
     // The capture watch reads on timers; a user in a call often looks at another tab.
     name: 'capture stalled at the server, the call in a background tab',
-    servers: ['pulseaudio'],
     states: ['unmuted'],
     background: true,
     inject: async (rig) =>
