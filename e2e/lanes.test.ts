@@ -39,7 +39,7 @@ test('the functional lane leaves out exactly the specs of the other lanes; unset
     assert.deepEqual(laneFilter(null, server), {});
   }
   const glob = (files: readonly string[]) => files.map((f) => `**/${f}`);
-  const movedOnPulse = ['firefox-quiet-unmute.spec.ts', 'release-gap.spec.ts'];
+  const movedOnPulse = ['firefox-quiet-unmute.spec.ts'];
   assert.deepEqual(laneFilter('cpu', 'pulseaudio'), {
     testMatch: glob([
       ...[...CPU_SPECS, ...SHORT_TIMING_SPECS].filter((f) => !movedOnPulse.includes(f)),

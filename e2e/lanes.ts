@@ -40,21 +40,22 @@ export const ECHO_SPECS = ['capture-latency-aec.spec.ts', 'release-echo.spec.ts'
 
 /** Timing specs that run in the echo lane, after the builds: a far end whose own mixer and jitter buffer
  * the builds' load slows unevenly (Janus's AudioBridge read micoff 564 / plain 517 ms there, against
- * 146-173 / 245-251 without them: docs/test-rig.md#lanes). */
-export const AFTER_BUILDS_TIMING_SPECS = ['release-far-end-janus.spec.ts'] as const;
+ * 146-173 / 245-251 without them: docs/test-rig.md#lanes); the fault cells of npm test (audio back
+ * within 1 s of a fault, micoff against the plain flip). */
+export const AFTER_BUILDS_TIMING_SPECS = [
+  'release-far-end-janus.spec.ts',
+  'faults.spec.ts',
+  'firefox-faults.spec.ts',
+] as const;
 
 /** Specs whose run on one server goes to another lane than their kind's, to even the lanes out (either
  * lane gives a spec the same surroundings: one spec beside it). On PipeWire capture-latency-aec runs in
  * the CPU lane, which runs its PulseAudio specs first, so it comes long after the builds there too, as
- * does release-timing (both servers) at its end; on PulseAudio firefox-quiet-unmute and release-gap
- * run in the echo lane, after the builds. Not the timing lane's first minutes: the builds run beside
+ * does release-timing (both servers) at its end; on PulseAudio firefox-quiet-unmute runs in the echo
+ * lane, after the builds. Not the timing lane's first minutes: the builds run beside
  * them (docs/test-rig.md#lanes). */
 export const MOVED_ON: Record<AudioServerKind, Readonly<Record<string, Exclude<Lane, 'functional'>>>> = {
-  pulseaudio: {
-    'firefox-quiet-unmute.spec.ts': 'echo',
-    'release-gap.spec.ts': 'echo',
-    'release-timing.spec.ts': 'cpu',
-  },
+  pulseaudio: { 'firefox-quiet-unmute.spec.ts': 'echo', 'release-timing.spec.ts': 'cpu' },
   pipewire: {
     'capture-latency-aec.spec.ts': 'cpu',
     'release-timing.spec.ts': 'cpu',

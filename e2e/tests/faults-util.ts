@@ -2,7 +2,7 @@
 // the timings, how a call's audio is found back and judged, what micoff-host leaves at the server, and
 // the artifact each cell adds to. Bars and tables: docs/design/faults.md.
 import { existsSync, readFileSync } from 'node:fs';
-import { type AudioRig, PipeWireRig, SIGNAL_SINK } from '../rig/audio-rig.ts';
+import { type AudioRig, type AudioServerKind, PipeWireRig, SIGNAL_SINK } from '../rig/audio-rig.ts';
 import { isInTree } from '../rig/chromium.ts';
 import type { MeetingStats } from '../rig/meeting-page.ts';
 import { recordStreams } from '../rig/pactl.ts';
@@ -13,6 +13,27 @@ import { saveArtifact } from './release-util.ts';
 export type Config = 'micoff' | 'plain';
 export const CONFIGS: readonly Config[] = ['micoff', 'plain'];
 export type State = 'released' | 'unmuted';
+
+/** The cells of a fault that npm test runs: the ones where micoff itself acts (its capture watch, the
+ * background's ticks, the host's restart and sink waker), on the servers named. `npm run test:faults`
+ * (MICOFF_FAULTS=1) runs every cell (docs/design/faults.md "How it is measured"). */
+export interface InSuite {
+  states: readonly State[];
+  servers: readonly AudioServerKind[];
+}
+
+const EVERY_CELL = process.env.MICOFF_FAULTS === '1';
+
+/** Whether a fault's cell in `state` is a test of this run at all. */
+export function cellInRun(suite: InSuite | undefined, state: State): boolean {
+  return EVERY_CELL || suite?.states.includes(state) === true;
+}
+
+/** Why a cell of this run is skipped on `server` (null: it runs). */
+export function cellSkipped(suite: InSuite | undefined, server: AudioServerKind): string | null {
+  if (EVERY_CELL || suite?.servers.includes(server)) return null;
+  return `in npm test on ${suite?.servers.join(', ')} only; MICOFF_FAULTS=1 runs every cell`;
+}
 /** An enabled live track may carry nothing for at most this long once the fault is over (ms). */
 export const SILENT_BAR_MS = 1000;
 

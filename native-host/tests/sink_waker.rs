@@ -13,7 +13,9 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use micoff_testkit::host::chrome_origin;
-use micoff_testkit::{require, AudioRig, HostClient, Proc, PulseRig, MIC, SIGNAL_SINK};
+use micoff_testkit::{
+    require, AudioRig, HostClient, Proc, PulseRig, MIC, OUTPUT_SINK, SIGNAL_SINK,
+};
 use serde_json::json;
 
 /// Chromium's capture client name (micoff-browsers' table).
@@ -244,5 +246,67 @@ fn a_sink_a_killed_host_left_suspended_is_resumed_by_the_next_host() {
     // The virtual microphone delivers again.
     let took = first_data(&rig, NOT_A_BROWSER);
     assert!(took < FIRST_DATA_LIMIT, "host log:\n{log}");
+    host.finish();
+}
+
+/// `pactl list sinks`' current latency of `sink`, in µs.
+fn sink_latency_us(rig: &PulseRig, sink: &str) -> u64 {
+    let listing = rig.pactl(&["list", "sinks"]);
+    let block = listing
+        .split("Sink #")
+        .find(|b| b.contains(&format!("Name: {sink}\n")))
+        .unwrap_or_else(|| panic!("no sink {sink}"));
+    let line = block
+        .lines()
+        .find(|l| l.trim_start().starts_with("Latency:"))
+        .unwrap();
+    line.split_whitespace().nth(1).unwrap().parse().unwrap()
+}
+
+/// A player on the idle null output sink, named as Firefox's (whose capture waits for its output:
+/// docs/design/release-on-mute.md) or as something else: the host wakes the sink for Firefox's only.
+#[test]
+fn a_firefox_player_on_an_idle_null_sink_wakes_it_and_another_player_does_not() {
+    require("pacat", "pulseaudio-utils");
+    let rig = PulseRig::start();
+    let log_path = rig.path().join("host.log");
+    let host = start_host(&rig, &log_path);
+    let log = || std::fs::read_to_string(&log_path).unwrap();
+    let woke_out = "sink waker: woke null sink `out` for firefox's new playback stream";
+    let player = |binary: &str| {
+        rig.pactl(&["suspend-sink", OUTPUT_SINK, "1"]);
+        rig.pactl(&["suspend-sink", OUTPUT_SINK, "0"]);
+        let mut cmd = rig.command("pacat");
+        cmd.args(["--raw", "--latency-msec=20", "-d", OUTPUT_SINK])
+            .env(
+                "PULSE_PROP",
+                format!("application.name={binary} application.process.binary={binary}"),
+            )
+            .stdin(File::open("/dev/zero").unwrap())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null());
+        Proc(cmd.spawn().unwrap())
+    };
+    let other = player("mpv");
+    std::thread::sleep(Duration::from_millis(300));
+    let other_ahead = sink_latency_us(&rig, OUTPUT_SINK);
+    drop(other);
+    let firefox = player("firefox-esr");
+    micoff_testkit::wait_for("the waker's line", Duration::from_secs(10), || {
+        log().contains(woke_out)
+    });
+    std::thread::sleep(Duration::from_millis(300));
+    let firefox_ahead = sink_latency_us(&rig, OUTPUT_SINK);
+    drop(firefox);
+    let summary = format!(
+        "`out` ahead 300 ms after a player started: another program's {other_ahead} µs, \
+         Firefox's {firefox_ahead} µs; host log:\n{}",
+        log()
+    );
+    eprintln!("{summary}");
+    assert_eq!(log().matches(woke_out).count(), 1, "{summary}");
+    // Left alone, the sink still drains what it rendered ahead; woken, it runs at the player's pace.
+    assert!(other_ahead > 500_000, "{summary}");
+    assert!(firefox_ahead < 200_000, "{summary}");
     host.finish();
 }

@@ -1,10 +1,13 @@
-//! Whether a new record stream should wake the null sink behind it: a pure function over the
-//! server's listing ([`decide`]), so every case is a unit test with a literal sample.
+//! Whether a new stream should wake the null sink behind it: a pure function over the server's
+//! listing ([`decide`]), so every case is a unit test with a literal sample.
 //!
 //! Why: PulseAudio's `module-null-sink` renders up to `BLOCK_USEC` (2 s) ahead when no stream asks
-//! for less, and sleeps until that timestamp even after a new low-latency recorder on its monitor
-//! lowers the requested latency, so the recorder's first data comes 0-2 s late. A suspend and
-//! resume restarts the timeline at now (`sink_set_state_in_io_thread_cb`).
+//! for less, and sleeps until that timestamp even after a new low-latency stream lowers the
+//! requested latency. A new recorder on its monitor gets its first data 0-2 s late; a new playback
+//! stream is consumed 0-2 s late, which holds up Firefox's capture too (its media graph is clocked by
+//! its output stream: after a server restart its call's audio came back 1.7-1.8 s late while the
+//! rig's output was an idle null sink, 34-85 ms once that sink was woken). A suspend and resume
+//! restarts the timeline at now (`sink_set_state_in_io_thread_cb`).
 
 use micoff_pulse::{Device, Snapshot, Stream, StreamKind};
 
@@ -31,8 +34,10 @@ pub struct Wake {
     /// The configured latency of the stream's source (the smallest any of its recorders asked).
     pub asked_us: u64,
     pub browser: Browser,
+    pub stream_kind: StreamKind,
     pub stream_index: u32,
-    /// Source names from the stream's source to the sink's monitor.
+    /// Record streams: source names from the stream's source to the sink's monitor; playback
+    /// streams: the sink.
     pub chain: Vec<String>,
 }
 
@@ -41,9 +46,14 @@ pub struct Wake {
 pub enum Leave {
     /// pipewire-pulse: its graph starts a new recorder promptly.
     PipeWire,
-    /// Not in the listing (gone already), or not a record stream.
+    /// Not in the listing (gone already), or not of the kind asked about.
     NoStream,
     NotBrowser,
+    /// A playback stream of a browser whose capture does not wait for its output (Chromium's
+    /// capture and playback are separate streams).
+    NotClockedByOutput,
+    /// A playback stream whose sink is not in the listing.
+    NoSink,
     /// The stream's source is not in the listing (gone, or the stream is not linked yet).
     NoSource,
     /// The chain of sources ends at something that is not a sink's monitor (a hardware or
@@ -70,35 +80,53 @@ pub enum Verdict {
     Leave(Leave),
 }
 
-/// What to do about the record stream `stream_index`, given the server's listing.
-pub fn decide(snapshot: &Snapshot, stream_index: u32) -> Verdict {
-    match wake(snapshot, stream_index) {
+/// What to do about the new stream `stream_index` of `kind`, given the server's listing.
+pub fn decide(snapshot: &Snapshot, kind: StreamKind, stream_index: u32) -> Verdict {
+    let woken = if snapshot.server.is_pipewire {
+        Err(Leave::PipeWire)
+    } else {
+        match kind {
+            StreamKind::Record => wake_for_recorder(snapshot, stream_index),
+            StreamKind::Playback => wake_for_player(snapshot, stream_index),
+        }
+    };
+    match woken {
         Ok(w) => Verdict::Wake(w),
         Err(leave) => Verdict::Leave(leave),
     }
 }
 
-fn wake(snapshot: &Snapshot, stream_index: u32) -> Result<Wake, Leave> {
-    if snapshot.server.is_pipewire {
-        return Err(Leave::PipeWire);
+/// A browser's playback stream on a null sink far ahead, where the browser's capture waits for its
+/// output (Firefox).
+fn wake_for_player(snapshot: &Snapshot, stream_index: u32) -> Result<Wake, Leave> {
+    let (stream, browser) = browser_stream(snapshot, StreamKind::Playback, stream_index)?;
+    if !clocked_by_output(browser) {
+        return Err(Leave::NotClockedByOutput);
     }
-    let stream = snapshot
-        .streams
-        .record
-        .iter()
-        .find(|s| s.index == stream_index && s.kind == StreamKind::Record)
-        .ok_or(Leave::NoStream)?;
-    let browser = browser_of(stream).ok_or(Leave::NotBrowser)?;
-    let source = source_by_index(snapshot, stream.device_index).ok_or(Leave::NoSource)?;
-    let asked_us = source.configured_latency_us;
-    let (chain, sink_index) = chain_to_monitor(snapshot, source)?;
     let sink = snapshot
         .sinks
         .iter()
-        .find(|s| s.index == sink_index)
-        .ok_or_else(|| Leave::NoMonitor {
-            chain: chain.clone(),
-        })?;
+        .find(|s| s.index == stream.device_index)
+        .ok_or(Leave::NoSink)?;
+    // What the sink's streams ask, the new one's included.
+    let asked_us = sink.configured_latency_us;
+    let chain = vec![sink.name.clone()];
+    wake_far_ahead(
+        sink,
+        asked_us,
+        (browser, StreamKind::Playback, stream_index),
+        chain,
+    )
+}
+
+/// `sink` to wake for the new stream `(browser, kind, index)` if it is a null sink rendering far
+/// ahead of `asked_us`.
+fn wake_far_ahead(
+    sink: &Device,
+    asked_us: u64,
+    (browser, stream_kind, stream_index): (Browser, StreamKind, u32),
+    chain: Vec<String>,
+) -> Result<Wake, Leave> {
     if sink.driver.as_deref() != Some(NULL_SINK_DRIVER) {
         return Err(Leave::NotNullSink {
             sink: sink.name.clone(),
@@ -119,13 +147,62 @@ fn wake(snapshot: &Snapshot, stream_index: u32) -> Result<Wake, Leave> {
         ahead_us,
         asked_us,
         browser,
+        stream_kind,
         stream_index,
         chain,
     })
 }
 
-/// A browser's capture stream: a client the browser table names (never a module's own stream,
-/// such as a remap source recording its master).
+/// The stream `stream_index` of `kind` in the listing, and its browser.
+fn browser_stream(
+    snapshot: &Snapshot,
+    kind: StreamKind,
+    stream_index: u32,
+) -> Result<(&Stream, Browser), Leave> {
+    let streams = match kind {
+        StreamKind::Record => &snapshot.streams.record,
+        StreamKind::Playback => &snapshot.streams.playback,
+    };
+    let stream = streams
+        .iter()
+        .find(|s| s.index == stream_index && s.kind == kind)
+        .ok_or(Leave::NoStream)?;
+    Ok((stream, browser_of(stream).ok_or(Leave::NotBrowser)?))
+}
+
+fn wake_for_recorder(snapshot: &Snapshot, stream_index: u32) -> Result<Wake, Leave> {
+    let (stream, browser) = browser_stream(snapshot, StreamKind::Record, stream_index)?;
+    let source = source_by_index(snapshot, stream.device_index).ok_or(Leave::NoSource)?;
+    let asked_us = source.configured_latency_us;
+    let (chain, sink_index) = chain_to_monitor(snapshot, source)?;
+    let sink = snapshot
+        .sinks
+        .iter()
+        .find(|s| s.index == sink_index)
+        .ok_or_else(|| Leave::NoMonitor {
+            chain: chain.clone(),
+        })?;
+    wake_far_ahead(
+        sink,
+        asked_us,
+        (browser, StreamKind::Record, stream_index),
+        chain,
+    )
+}
+
+/// Whether a new stream of `kind` can ever wake a sink (so is worth a listing): a browser's capture
+/// stream, or the playback stream of a browser whose capture waits for its output.
+pub(super) fn may_wake(kind: StreamKind, stream: &Stream) -> bool {
+    browser_of(stream).is_some_and(|b| kind == StreamKind::Record || clocked_by_output(b))
+}
+
+/// Firefox: one media graph per page, clocked by its output stream, carries its capture too.
+fn clocked_by_output(browser: Browser) -> bool {
+    browser.table().is_firefox()
+}
+
+/// A browser's stream: a client the browser table names (never a module's own stream, such as a
+/// remap source recording its master).
 pub(super) fn browser_of(stream: &Stream) -> Option<Browser> {
     if stream.is_module_stream() {
         return None;

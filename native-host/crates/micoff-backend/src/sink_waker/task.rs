@@ -1,12 +1,12 @@
 //! The waker's task: micoff-pulse events in, at most a listing and a suspend/resume pair out per
-//! new browser capture stream. It only ever awaits the event channel: no timer, no polling.
+//! new browser stream. It only ever awaits the event channel: no timer, no polling.
 
 use std::time::Instant;
 
 use micoff_pulse::{PulseError, PulseEvent, ServerInfo, Snapshot, StreamKind};
 use tokio::sync::broadcast;
 
-use super::decide::{browser_of, decide, Verdict, Wake};
+use super::decide::{decide, may_wake, Verdict, Wake};
 use super::ledger::{Entry, Ledger};
 use micoff_native::deps::BoxFuture;
 
@@ -32,12 +32,9 @@ pub(super) async fn run<C: SinkControl>(
     let mut server = String::new();
     loop {
         match events.recv().await {
-            Ok(PulseEvent::StreamAdded {
-                kind: StreamKind::Record,
-                stream,
-            }) if browser_of(&stream).is_some() => {
-                if let Some(sink) = on_browser_stream(&client, stream.index, &ledger, &server).await
-                {
+            Ok(PulseEvent::StreamAdded { kind, stream }) if may_wake(kind, &stream) => {
+                let woke = on_browser_stream(&client, kind, stream.index, &ledger, &server).await;
+                if let Some(sink) = woke {
                     unresumed = Some(sink);
                 }
             }
@@ -81,6 +78,7 @@ fn server_of(info: &ServerInfo) -> String {
 /// name if it was suspended and could not be resumed.
 async fn on_browser_stream<C: SinkControl>(
     client: &C,
+    kind: StreamKind,
     stream: u32,
     ledger: &Ledger,
     server: &str,
@@ -93,7 +91,7 @@ async fn on_browser_stream<C: SinkControl>(
             return None;
         }
     };
-    match decide(&snapshot, stream) {
+    match decide(&snapshot, kind, stream) {
         Verdict::Leave(why) => {
             tracing::debug!(stream, ?why, "sink waker: nothing to wake");
             None
@@ -127,9 +125,13 @@ async fn suspend_and_resume<C: SinkControl>(client: &C, w: &Wake, seen: Instant)
     let (ahead_ms, asked_ms) = (w.ahead_us / 1000, w.asked_us / 1000);
     match (suspended, resumed) {
         (Ok(()), Ok(())) => {
+            let (what, asks) = match w.stream_kind {
+                StreamKind::Record => ("capture", "the source asks"),
+                StreamKind::Playback => ("playback", "its streams ask"),
+            };
             tracing::info!(
-                "sink waker: woke null sink `{sink}` for {browser}'s new capture stream {stream} \
-                 on {chain}: it was {ahead_ms} ms ahead, the source asks {asked_ms} ms; \
+                "sink waker: woke null sink `{sink}` for {browser}'s new {what} stream {stream} \
+                 on {chain}: it was {ahead_ms} ms ahead, {asks} {asked_ms} ms; \
                  suspend+resume took {took_ms:.1} ms, {after_stream_ms:.1} ms after the stream \
                  was seen"
             );

@@ -145,3 +145,36 @@ fn left(v: Verdict) -> Leave {
         Verdict::Wake(w) => panic!("woken: {w:?}"),
     }
 }
+
+/// A playback stream on `sink` by a client named `client` running `binary`.
+fn playback(index: u32, sink: u32, client: &str, binary: &str) -> Stream {
+    Stream {
+        kind: StreamKind::Playback,
+        name: Some("AudioStream".into()),
+        media_name: Some("AudioStream".into()),
+        device_configured_latency_us: Some(PLAYER_ASKED_US),
+        sample_format: "float32le".into(),
+        sample_rate_hz: 44_100,
+        channels: 2,
+        ..record(index, sink, client, binary)
+    }
+}
+
+/// What `pactl list sinks` showed for the rig's `out` 20 ms after PulseAudio was killed and started
+/// again under a Firefox call: "Latency: 1736495 usec, configured 18753 usec", Firefox's two playback
+/// streams on it ("Sink Latency: 1728426 usec").
+const OUT_AHEAD_US: u64 = 1_736_495;
+const PLAYER_ASKED_US: u64 = 18_753;
+
+/// The rig with `out` far ahead and `players` on it.
+fn rig_playing(out_ahead_us: u64, players: Vec<Stream>) -> Snapshot {
+    let mut snap = rig(8_595, Vec::new());
+    snap.sinks[1].latency_us = out_ahead_us;
+    snap.sinks[1].configured_latency_us = PLAYER_ASKED_US;
+    snap.streams.playback = players;
+    snap
+}
+
+fn firefox_playing(index: u32) -> Stream {
+    playback(index, 1, "Firefox", "firefox-esr")
+}

@@ -320,3 +320,26 @@ async fn a_dead_hosts_entry_waits_while_the_server_cannot_be_listed() {
     assert_eq!(fake.asked(), [(0, false)]);
     assert!(!dead.exists());
 }
+
+#[tokio::test]
+async fn a_firefox_playback_stream_on_a_far_ahead_null_sink_wakes_it_and_chromiums_is_not_even_listed(
+) {
+    let fake = Fake::new(
+        vec![Ok(rig_playing(OUT_AHEAD_US, vec![firefox_playing(0)]))],
+        vec![],
+    );
+    let played = |stream: Stream| PulseEvent::StreamAdded {
+        kind: StreamKind::Playback,
+        stream,
+    };
+    run_over(
+        &fake,
+        vec![
+            played(playback(5, 1, "Chromium", "chromium")),
+            played(firefox_playing(0)),
+        ],
+    )
+    .await;
+    assert_eq!(fake.listings(), 1);
+    assert_eq!(fake.asked(), [(1, true), (1, false)]);
+}
