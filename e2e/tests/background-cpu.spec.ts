@@ -28,7 +28,7 @@ import {
 } from './release-util.ts';
 
 /** Paired windows, half with each side's audio service the newer (balancedPairedWindows). */
-const WINDOWS = Number(process.env.MICOFF_BACKGROUND_CPU_WINDOWS ?? 10);
+const WINDOWS = Number(process.env.MICOFF_BACKGROUND_CPU_WINDOWS ?? 16);
 
 type Config = 'with' | 'without';
 
