@@ -144,7 +144,7 @@ function main(): void {
         ticks(msg.every_ms);
         break;
       case 'tick_once':
-        if (ticksPort) post({ once_ms: msg.in_ms });
+        post({ once_ms: msg.in_ms });
         break;
     }
   });

@@ -155,19 +155,23 @@ test("on the ticks a steady capture is read once per POLL_MS, throttled or not (
 
 test('the watch is active only while it reads: released or muted, no pokes wanted', () => {
   const { world, watch, run } = rig();
-  assert.equal(watch.active(), false);
+  /** Reading, by what the watch last said of its schedule. */
+  const active = () => (world.schedule.at(-1)?.[0] ?? null) !== null;
+  assert.equal(active(), false);
   watch.changed();
-  assert.equal(watch.active(), true);
+  assert.equal(active(), true);
   world.on = false;
   run(POLL_MS + 10, true);
-  assert.equal(watch.active(), false);
+  assert.equal(active(), false);
   const before = world.reads;
   watch.poke();
   assert.equal(world.reads, before, 'a poke while asleep reads nothing');
   assert.deepEqual(world.schedule.at(0), [POLL_MS, null]);
   assert.deepEqual(world.schedule.at(-1), [null, null]);
+  const said = world.schedule.length;
   watch.changed();
-  assert.equal(watch.active(), false, 'nothing watched: it stays asleep');
+  assert.equal(active(), false, 'nothing watched: it stays asleep');
+  assert.equal(world.schedule.length, said);
 });
 
 test('a steady capture is read once per POLL_MS: no second read unless a read falls SUSPECT_MS short', () => {

@@ -69,8 +69,6 @@ export interface CaptureWatchDeps<G, T> {
 export interface CaptureWatch {
   /** A device may have turned on or off, or a track been enabled: wake the watch if it sleeps. */
   changed(): void;
-  /** Whether it reads now (a watched device): a hidden page then wants `poke`s. */
-  active(): boolean;
   /** A wake-up from outside the page's timers, on the schedule `onSchedule` said: the pending read
    * runs now if it is due (POKE_EARLY_MS early at most); a page whose own timer ran it already (not
    * throttled) reads no more for the pokes. */
@@ -179,7 +177,6 @@ export function createCaptureWatch<G, T>(d: CaptureWatchDeps<G, T>): CaptureWatc
       arm(every(groups));
       d.onSchedule?.(every(groups), null);
     },
-    active: () => timer !== null,
     poke() {
       if (timer === null || d.now() < dueAt - POKE_EARLY_MS) return;
       d.clearTimer(timer);
